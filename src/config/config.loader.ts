@@ -1,0 +1,153 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { isAbsolute, join, resolve } from 'node:path';
+import { load } from 'js-yaml';
+import { BrainstemConfig, KNOBS, Knob, flagOf } from './config.schema';
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+export interface ConfigSources {
+  /** Text of config/default.yaml (or the file named by BRAINSTEM_CONFIG). */
+  yamlText: string;
+  yamlName: string;
+  env: Record<string, string | undefined>;
+  argv: readonly string[];
+  cwd: string;
+  home: string;
+}
+
+const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;
+
+export function isLoopbackHost(host: string): boolean {
+  return LOOPBACK.test(host);
+}
+
+function getPath(obj: unknown, path: string): unknown {
+  return path.split('.').reduce<unknown>((o, k) => (o && typeof o === 'object' ? (o as Record<string, unknown>)[k] : undefined), obj);
+}
+
+function setPath(obj: Record<string, unknown>, path: string, value: unknown): void {
+  const keys = path.split('.');
+  let o = obj;
+  for (const k of keys.slice(0, -1)) {
+    if (typeof o[k] !== 'object' || o[k] === null) o[k] = {};
+    o = o[k] as Record<string, unknown>;
+  }
+  o[keys[keys.length - 1]] = value;
+}
+
+/** Coerces a YAML value (typed) or an env/flag value (string) to the knob's type, or explains why not. */
+function coerce(knob: Knob, raw: unknown): { value: unknown } | { error: string } {
+  const fromText = typeof raw === 'string';
+  switch (knob.kind) {
+    case 'int': {
+      const n = fromText ? (/^-?\d+$/.test(raw.trim()) ? Number(raw.trim()) : NaN) : raw;
+      if (typeof n !== 'number' || !Number.isInteger(n)) return { error: `expected an integer, got ${JSON.stringify(raw)}` };
+      if (n < knob.min || n > knob.max) return { error: `expected an integer in ${knob.min}..${knob.max}, got ${n}` };
+      return { value: n };
+    }
+    case 'bool': {
+      if (typeof raw === 'boolean') return { value: raw };
+      if (fromText && /^(true|1|yes|on)$/i.test(raw)) return { value: true };
+      if (fromText && /^(false|0|no|off)$/i.test(raw)) return { value: false };
+      return { error: `expected true or false, got ${JSON.stringify(raw)}` };
+    }
+    case 'string': {
+      if (raw === null || raw === '') return knob.nullable ? { value: null } : { error: 'must not be empty' };
+      if (typeof raw !== 'string') return { error: `expected a string, got ${JSON.stringify(raw)}` };
+      return { value: raw };
+    }
+    case 'enum': {
+      if (typeof raw !== 'string' || !knob.values.includes(raw)) {
+        return { error: `expected one of ${knob.values.join(', ')}, got ${JSON.stringify(raw)}` };
+      }
+      return { value: raw };
+    }
+    case 'list': {
+      if (fromText) return { value: raw.split(',').map((s) => s.trim()).filter(Boolean) };
+      if (raw === null) return { value: [] };
+      if (!Array.isArray(raw) || !raw.every((s) => typeof s === 'string')) return { error: 'expected a list of strings' };
+      return { value: raw };
+    }
+  }
+}
+
+function flagValues(argv: readonly string[]): Map<string, string> {
+  const out = new Map<string, string>();
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (!a.startsWith('--')) continue;
+    const eq = a.indexOf('=');
+    if (eq > 0) out.set(a.slice(0, eq), a.slice(eq + 1));
+    else if (i + 1 < argv.length) out.set(a, argv[++i]);
+  }
+  return out;
+}
+
+function expandPath(p: string, cwd: string, home: string): string {
+  const expanded = p === '~' ? home : p.startsWith('~/') ? join(home, p.slice(2)) : p;
+  return isAbsolute(expanded) ? expanded : resolve(cwd, expanded);
+}
+
+/** Builds the typed config: YAML defaults, then env, then flags. Every problem is reported, each naming its source. */
+export function buildConfig(src: ConfigSources): BrainstemConfig {
+  const problems: string[] = [];
+  let yaml: unknown;
+  try {
+    yaml = load(src.yamlText) ?? {};
+  } catch (e) {
+    throw new ConfigError([`${src.yamlName}: not valid YAML: ${(e as Error).message.split('\n')[0]}`]);
+  }
+  const flags = flagValues(src.argv);
+  const out: Record<string, unknown> = {};
+  for (const knob of KNOBS) {
+    const flag = flagOf(knob);
+    const layers: Array<[string, unknown]> = [[`${src.yamlName} ${knob.path}`, getPath(yaml, knob.path)]];
+    if (src.env[knob.env] !== undefined) layers.push([knob.env, src.env[knob.env]]);
+    if (flags.has(flag)) layers.push([flag, flags.get(flag)]);
+    const [name, raw] = layers[layers.length - 1];
+    if (raw === undefined) {
+      problems.push(`${knob.env}: no value (missing ${knob.path} in ${src.yamlName})`);
+      continue;
+    }
+    const r = coerce(knob, raw);
+    if ('error' in r) problems.push(`${name}: ${r.error}`);
+    else setPath(out, knob.path, r.value);
+  }
+  if (problems.length) throw new ConfigError(problems);
+  const cfg = out as unknown as BrainstemConfig;
+  cfg.journal.dir = expandPath(cfg.journal.dir, src.cwd, src.home);
+  cfg.profiles.dir = expandPath(cfg.profiles.dir, src.cwd, src.home);
+  if (!isLoopbackHost(cfg.server.host) && !cfg.server.api_token) {
+    throw new ConfigError([
+      `BRAINSTEM_HOST: refusing to bind non-loopback host ${cfg.server.host} without BRAINSTEM_API_TOKEN`,
+    ]);
+  }
+  return cfg;
+}
+
+/** Reads the config file and the process environment. */
+export function loadConfig(
+  env: Record<string, string | undefined> = process.env,
+  argv: readonly string[] = process.argv.slice(2),
+): BrainstemConfig {
+  const file = env.BRAINSTEM_CONFIG ?? findDefaultConfig();
+  let yamlText: string;
+  try {
+    yamlText = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new ConfigError([`BRAINSTEM_CONFIG: cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`]);
+  }
+  return buildConfig({ yamlText, yamlName: file, env, argv, cwd: process.cwd(), home: homedir() });
+}
+
+/** config/default.yaml sits at the package root: two levels above src/config, three above dist/src/config. */
+function findDefaultConfig(): string {
+  const candidates = [resolve(__dirname, '../../config/default.yaml'), resolve(__dirname, '../../../config/default.yaml')];
+  return candidates.find((c) => existsSync(c)) ?? candidates[0];
+}

@@ -1,0 +1,58 @@
+/** The typed configuration and the table of its knobs. Pure: no file or env access here. */
+
+export type MainBrainDriver = 'stream' | 'command' | 'webhook';
+
+export interface BrainstemConfig {
+  server: { host: string; port: number; api_token: string | null; body_limit_bytes: number };
+  journal: { dir: string; sync: boolean; checkpoint_every: number };
+  sessions: { max_sessions: number };
+  supervision: {
+    debounce_ms: number;
+    restore_ttl_s: number;
+    stall_watchdog_interval_s: number;
+    stall_threshold_s: number;
+    stall_cooldown_s: number;
+    stall_watchdog_startup_delay_s: number;
+  };
+  main_brain: { driver: MainBrainDriver; round_timeout_s: number };
+  profiles: { dir: string };
+  plugins: string[];
+}
+
+type KnobKind =
+  | { kind: 'int'; min: number; max: number }
+  | { kind: 'string'; nullable?: boolean }
+  | { kind: 'bool' }
+  | { kind: 'enum'; values: readonly string[] }
+  | { kind: 'list' };
+
+export type Knob = { path: string; env: string } & KnobKind;
+
+const INT32 = 2 ** 31 - 1;
+
+export const KNOBS: readonly Knob[] = [
+  { path: 'server.host', env: 'BRAINSTEM_HOST', kind: 'string' },
+  { path: 'server.port', env: 'BRAINSTEM_PORT', kind: 'int', min: 0, max: 65535 },
+  { path: 'server.api_token', env: 'BRAINSTEM_API_TOKEN', kind: 'string', nullable: true },
+  { path: 'server.body_limit_bytes', env: 'BRAINSTEM_BODY_LIMIT_BYTES', kind: 'int', min: 1024, max: 1 << 30 },
+  { path: 'journal.dir', env: 'BRAINSTEM_JOURNAL_DIR', kind: 'string' },
+  { path: 'journal.sync', env: 'BRAINSTEM_JOURNAL_SYNC', kind: 'bool' },
+  { path: 'journal.checkpoint_every', env: 'BRAINSTEM_JOURNAL_CHECKPOINT_EVERY', kind: 'int', min: 1, max: 1_000_000 },
+  { path: 'sessions.max_sessions', env: 'BRAINSTEM_MAX_SESSIONS', kind: 'int', min: 1, max: 100_000 },
+  { path: 'supervision.debounce_ms', env: 'BRAINSTEM_SUPERVISION_DEBOUNCE_MS', kind: 'int', min: 0, max: 3_600_000 },
+  { path: 'supervision.restore_ttl_s', env: 'BRAINSTEM_SUPERVISION_RESTORE_TTL_S', kind: 'int', min: 0, max: INT32 },
+  // The seed: 0 or less disables the watchdog, so negative intervals are valid.
+  { path: 'supervision.stall_watchdog_interval_s', env: 'BRAINSTEM_SUPERVISION_STALL_WATCHDOG_INTERVAL_S', kind: 'int', min: -INT32, max: INT32 },
+  { path: 'supervision.stall_threshold_s', env: 'BRAINSTEM_SUPERVISION_STALL_THRESHOLD_S', kind: 'int', min: 0, max: INT32 },
+  { path: 'supervision.stall_cooldown_s', env: 'BRAINSTEM_SUPERVISION_STALL_COOLDOWN_S', kind: 'int', min: 0, max: INT32 },
+  { path: 'supervision.stall_watchdog_startup_delay_s', env: 'BRAINSTEM_SUPERVISION_STALL_WATCHDOG_STARTUP_DELAY_S', kind: 'int', min: 0, max: INT32 },
+  { path: 'main_brain.driver', env: 'BRAINSTEM_MAIN_BRAIN_DRIVER', kind: 'enum', values: ['stream', 'command', 'webhook'] },
+  { path: 'main_brain.round_timeout_s', env: 'BRAINSTEM_MAIN_BRAIN_ROUND_TIMEOUT_S', kind: 'int', min: 1, max: INT32 },
+  { path: 'profiles.dir', env: 'BRAINSTEM_PROFILES_DIR', kind: 'string' },
+  { path: 'plugins', env: 'BRAINSTEM_PLUGINS', kind: 'list' },
+];
+
+/** The command-line flag of a knob: BRAINSTEM_JOURNAL_DIR -> --journal-dir. */
+export function flagOf(knob: Knob): string {
+  return '--' + knob.env.replace(/^BRAINSTEM_/, '').toLowerCase().replace(/_/g, '-');
+}

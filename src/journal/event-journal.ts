@@ -1,0 +1,410 @@
+import { Observable, Subject } from 'rxjs';
+import { canonicalJson, chainHash, GENESIS_HASH, sha256 } from './canonical-json';
+import {
+  AppendOptions,
+  AppendResult,
+  ExpectedVersion,
+  Journal,
+  JournalConflictError,
+  JournalCorruptError,
+  JournalError,
+  JournalEvent,
+  JournalHead,
+  JsonValue,
+  NewEvent,
+  Snapshot,
+  VerifyReport,
+} from './journal.port';
+import { Checkpoint, JournalStorage } from './journal.storage';
+
+export interface JournalOptions {
+  /** Epoch milliseconds; injected so tests control time. */
+  now?: () => number;
+  /** A checkpoint is written every this many events; boot re-verifies only what follows the last one. */
+  checkpointEvery?: number;
+}
+
+const STREAM_NAME = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,199}$/;
+const EVENT_TYPE = /^[a-z][a-z0-9_.-]{0,99}$/;
+const PAGE = 4096;
+const HASH_LEN = 64;
+
+interface Pending {
+  stream: string;
+  expected: ExpectedVersion;
+  events: Array<{ type: string; data: string; meta: string }>;
+  resolve: (r: AppendResult) => void;
+  reject: (e: Error) => void;
+}
+
+/** Splits a stored record into its hash and canonical body, and checks the link to the previous hash. */
+function openRecord(seq: number, record: string, prevHash: string): { hash: string; body: string } {
+  const hash = record.slice(0, HASH_LEN);
+  const body = record.slice(HASH_LEN);
+  if (chainHash(prevHash, body) !== hash) throw new JournalCorruptError(seq, 'hash chain broken (event altered or reordered)');
+  return { hash, body };
+}
+
+function decode(seq: number, hash: string, body: string): JournalEvent {
+  let p: Omit<JournalEvent, 'hash'>;
+  try {
+    p = JSON.parse(body);
+  } catch {
+    throw new JournalCorruptError(seq, 'event is not valid JSON');
+  }
+  if (p.seq !== seq) throw new JournalCorruptError(seq, `stored under seq ${seq} but says seq ${p.seq}`);
+  return { seq: p.seq, stream: p.stream, version: p.version, type: p.type, at: p.at, data: p.data, meta: p.meta, hash };
+}
+
+/**
+ * The journal: hash-chained, gapless, group-committed, over any JournalStorage.
+ * One writer loop drains the append queue into one storage batch, so concurrent appenders share one fsync.
+ */
+export class EventJournal implements Journal {
+  private readonly committed = new Subject<JournalEvent>();
+  readonly committed$ = this.committed.asObservable();
+  private headSeq = 0;
+  private headHash = GENESIS_HASH;
+  private readonly versions = new Map<string, number>();
+  private queue: Pending[] = [];
+  private writing: Promise<void> | null = null;
+  private closed = false;
+  private readonly now: () => number;
+  private readonly checkpointEvery: number;
+
+  private constructor(
+    private readonly storage: JournalStorage,
+    options: JournalOptions,
+  ) {
+    this.now = options.now ?? Date.now;
+    this.checkpointEvery = options.checkpointEvery ?? 4096;
+  }
+
+  /** Opens the storage and verifies everything after the last checkpoint; refuses a broken chain. */
+  static async open(storage: JournalStorage, options: JournalOptions = {}): Promise<EventJournal> {
+    await storage.open();
+    const journal = new EventJournal(storage, options);
+    try {
+      await journal.verifyTail();
+    } catch (e) {
+      await storage.close();
+      throw e;
+    }
+    return journal;
+  }
+
+  get location(): string {
+    return this.storage.location;
+  }
+
+  head(): JournalHead {
+    return { seq: this.headSeq, hash: this.headHash };
+  }
+
+  private async verifyTail(): Promise<void> {
+    const { head, checkpoint } = await this.storage.readMeta();
+    const last = await this.storage.lastSeq();
+    if (!head) {
+      if (last === 0) return;
+      throw new JournalCorruptError(1, 'events exist but the head record is missing');
+    }
+    let from = 1;
+    let prev = GENESIS_HASH;
+    if (checkpoint) {
+      const rec = await this.storage.readRecord(checkpoint.seq);
+      if (rec === undefined) throw new JournalCorruptError(checkpoint.seq, 'checkpointed event is missing');
+      const { hash } = openRecord(checkpoint.seq, rec, checkpoint.prev_hash);
+      if (hash !== checkpoint.hash) throw new JournalCorruptError(checkpoint.seq, 'checkpoint hash does not match the event');
+      from = checkpoint.seq + 1;
+      prev = checkpoint.hash;
+    }
+    const end = await this.walk(from, prev, () => undefined);
+    if (end.seq < head.seq) throw new JournalCorruptError(end.seq + 1, `event missing (head is at seq ${head.seq})`);
+    if (end.seq > head.seq) throw new JournalCorruptError(head.seq + 1, `event beyond the recorded head ${head.seq}`);
+    if (end.hash !== head.hash) throw new JournalCorruptError(head.seq, 'head hash does not match the last event');
+    if (last !== head.seq) throw new JournalCorruptError(head.seq + 1, 'stray event after the head');
+    this.headSeq = head.seq;
+    this.headHash = head.hash;
+  }
+
+  /**
+   * Reads and verifies events from `from` until the end of storage (or `until`), calling `each`.
+   * Returns the last verified seq and hash.
+   */
+  private async walk(
+    from: number,
+    prevHash: string,
+    each: (event: JournalEvent) => void,
+    until = Number.MAX_SAFE_INTEGER,
+  ): Promise<{ seq: number; hash: string }> {
+    let expected = from;
+    let prev = prevHash;
+    for (;;) {
+      const page = await this.storage.readRecords(expected, Math.min(PAGE, until - expected + 1));
+      for (const r of page) {
+        if (r.seq !== expected) throw new JournalCorruptError(expected, 'event missing (seq gap)');
+        const { hash, body } = openRecord(r.seq, r.record, prev);
+        each(decode(r.seq, hash, body));
+        prev = hash;
+        expected++;
+      }
+      if (page.length === 0 || expected > until) return { seq: expected - 1, hash: prev };
+    }
+  }
+
+  /** Verifies the whole chain, seq and per-stream version contiguity. Never throws for corruption: reports it. */
+  async verify(): Promise<VerifyReport> {
+    const versions = new Map<string, number>();
+    let checked = 0;
+    const head = this.head();
+    try {
+      const end = await this.walk(
+        1,
+        GENESIS_HASH,
+        (e) => {
+          const v = versions.get(e.stream) ?? 0;
+          if (e.version !== v + 1) throw new JournalCorruptError(e.seq, `stream ${e.stream} version ${e.version} follows ${v}`);
+          versions.set(e.stream, e.version);
+          checked++;
+        },
+        head.seq,
+      );
+      if (end.seq !== head.seq) throw new JournalCorruptError(end.seq + 1, `event missing (head is at seq ${head.seq})`);
+      return { ok: true, head_seq: head.seq, head_hash: head.hash, checked };
+    } catch (e) {
+      if (!(e instanceof JournalCorruptError)) throw e;
+      return { ok: false, head_seq: head.seq, head_hash: head.hash, checked, first_bad_seq: e.seq, error: e.message };
+    }
+  }
+
+  async streamVersion(stream: string): Promise<number> {
+    const cached = this.versions.get(stream);
+    if (cached !== undefined) return cached;
+    const v = await this.storage.streamVersion(stream);
+    this.versions.set(stream, v);
+    return v;
+  }
+
+  append(stream: string, events: readonly NewEvent[], options: AppendOptions = {}): Promise<AppendResult> {
+    if (this.closed) return Promise.reject(new JournalError('journal_closed', 'the journal is closed'));
+    let prepared: Pending['events'];
+    try {
+      prepared = this.prepare(stream, events, options.expectedVersion ?? 'any');
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    return new Promise<AppendResult>((resolve, reject) => {
+      this.queue.push({ stream, expected: options.expectedVersion ?? 'any', events: prepared, resolve, reject });
+      if (!this.writing) this.writing = this.drain();
+    });
+  }
+
+  /** Validates and canonicalises up front, so nothing malformed reaches the writer or the disk. */
+  private prepare(stream: string, events: readonly NewEvent[], expected: ExpectedVersion) {
+    const invalid = (msg: string) => new JournalError('journal_invalid_event', msg);
+    if (!STREAM_NAME.test(stream)) throw invalid(`invalid stream name ${JSON.stringify(stream)}`);
+    if (!(expected === 'any' || expected === 'no_stream' || (Number.isInteger(expected) && expected >= 0))) {
+      throw invalid(`invalid expected version ${JSON.stringify(expected)}`);
+    }
+    if (!Array.isArray(events) || events.length === 0) throw invalid('append needs at least one event');
+    return events.map((e, i) => {
+      if (!e || typeof e.type !== 'string' || !EVENT_TYPE.test(e.type)) throw invalid(`event ${i}: invalid type ${JSON.stringify(e?.type)}`);
+      try {
+        const meta = {
+          actor: e.meta?.actor ?? 'system',
+          correlation_id: e.meta?.correlation_id ?? null,
+          causation_seq: e.meta?.causation_seq ?? null,
+        };
+        return { type: e.type, data: canonicalJson(e.data ?? null), meta: canonicalJson(meta) };
+      } catch (err) {
+        throw invalid(`event ${i} (${e.type}): ${(err as Error).message}`);
+      }
+    });
+  }
+
+  private async drain(): Promise<void> {
+    try {
+      while (this.queue.length > 0) {
+        const group = this.queue;
+        this.queue = [];
+        await this.commitGroup(group);
+      }
+    } finally {
+      this.writing = null;
+    }
+  }
+
+  private async commitGroup(group: Pending[]): Promise<void> {
+    try {
+      await Promise.all([...new Set(group.map((p) => p.stream))].map((s) => this.streamVersion(s)));
+    } catch (e) {
+      for (const p of group) p.reject(e as Error);
+      return;
+    }
+    const at = new Date(this.now()).toISOString();
+    const versions = new Map<string, number>();
+    const records: Array<{ seq: number; stream: string; version: number; record: string }> = [];
+    const accepted: Array<{ p: Pending; events: JournalEvent[] }> = [];
+    let seq = this.headSeq;
+    let hash = this.headHash;
+    let prevOfLast = hash;
+    for (const p of group) {
+      const current = versions.get(p.stream) ?? this.versions.get(p.stream) ?? 0;
+      const ok = p.expected === 'any' || (p.expected === 'no_stream' ? current === 0 : p.expected === current);
+      if (!ok) {
+        p.reject(new JournalConflictError(p.stream, p.expected, current));
+        continue;
+      }
+      let version = current;
+      const out: JournalEvent[] = [];
+      for (const e of p.events) {
+        seq++;
+        version++;
+        // Keys in sorted order, so the body is canonical JSON without re-sorting the pre-canonicalised parts.
+        const body = `{"at":${JSON.stringify(at)},"data":${e.data},"meta":${e.meta},"seq":${seq},"stream":${JSON.stringify(p.stream)},"type":${JSON.stringify(e.type)},"version":${version}}`;
+        prevOfLast = hash;
+        hash = chainHash(hash, body);
+        records.push({ seq, stream: p.stream, version, record: hash + body });
+        out.push({ seq, stream: p.stream, version, type: e.type, at, data: JSON.parse(e.data), meta: JSON.parse(e.meta), hash });
+      }
+      versions.set(p.stream, version);
+      accepted.push({ p, events: out });
+    }
+    if (accepted.length === 0) return;
+    const checkpoint: Checkpoint | undefined =
+      Math.floor(seq / this.checkpointEvery) > Math.floor(this.headSeq / this.checkpointEvery)
+        ? { seq, hash, prev_hash: prevOfLast }
+        : undefined;
+    try {
+      await this.storage.commit({ events: records, streamVersions: versions, head: { seq, hash }, checkpoint });
+    } catch (e) {
+      for (const a of accepted) a.p.reject(e as Error);
+      return;
+    }
+    this.headSeq = seq;
+    this.headHash = hash;
+    for (const [s, v] of versions) this.versions.set(s, v);
+    for (const a of accepted) a.p.resolve({ version: versions.get(a.p.stream) as number, events: a.events });
+    for (const a of accepted) for (const e of a.events) this.committed.next(e);
+  }
+
+  async readAll(afterSeq = 0, limit = 1000): Promise<JournalEvent[]> {
+    const head = this.headSeq;
+    const from = Math.max(0, Math.floor(afterSeq)) + 1;
+    const n = Math.min(Math.max(0, Math.floor(limit)), head - from + 1);
+    if (n <= 0) return [];
+    const prev = await this.hashAt(from - 1);
+    const out: JournalEvent[] = [];
+    const end = await this.walk(from, prev, (e) => out.push(e), from + n - 1);
+    if (end.seq < from + n - 1) throw new JournalCorruptError(end.seq + 1, 'event missing');
+    return out;
+  }
+
+  async readStream(stream: string, fromVersion = 1, limit = Number.MAX_SAFE_INTEGER): Promise<JournalEvent[]> {
+    const from = Math.max(1, Math.floor(fromVersion));
+    if (limit <= 0) return [];
+    const index = await this.storage.streamSeqs(stream, from, limit);
+    const out: JournalEvent[] = [];
+    let prevSeq = -1;
+    let prevHash = '';
+    for (const [i, { version, seq }] of index.entries()) {
+      if (version !== from + i) throw new JournalCorruptError(seq, `stream ${stream} index skips version ${from + i}`);
+      if (seq > this.headSeq) break;
+      const record = await this.storage.readRecord(seq);
+      if (record === undefined) throw new JournalCorruptError(seq, `event missing (stream ${stream} version ${version})`);
+      const { hash, body } = openRecord(seq, record, prevSeq === seq - 1 ? prevHash : await this.hashAt(seq - 1));
+      const event = decode(seq, hash, body);
+      if (event.stream !== stream || event.version !== version) {
+        throw new JournalCorruptError(seq, `index says ${stream}@${version}, event says ${event.stream}@${event.version}`);
+      }
+      out.push(event);
+      prevSeq = seq;
+      prevHash = hash;
+    }
+    return out;
+  }
+
+  /** Stored hash of the event at seq (genesis for 0); a missing event is corruption. */
+  private async hashAt(seq: number): Promise<string> {
+    if (seq <= 0) return GENESIS_HASH;
+    if (seq === this.headSeq) return this.headHash;
+    const record = await this.storage.readRecord(seq);
+    if (record === undefined) throw new JournalCorruptError(seq, 'event missing');
+    return record.slice(0, HASH_LEN);
+  }
+
+  subscribe(afterSeq = 0): Observable<JournalEvent> {
+    return new Observable<JournalEvent>((subscriber) => {
+      // Listen first and buffer, then catch up from storage: whatever commits meanwhile is in the buffer,
+      // and `last` drops what both paths saw, so the hand-over has no gap and no duplicate.
+      let last = afterSeq;
+      let live = false;
+      const buffer: JournalEvent[] = [];
+      const deliver = (e: JournalEvent) => {
+        if (e.seq <= last) return;
+        last = e.seq;
+        subscriber.next(e);
+      };
+      const sub = this.committed.subscribe({
+        next: (e) => (live ? deliver(e) : buffer.push(e)),
+        complete: () => subscriber.complete(),
+      });
+      (async () => {
+        for (;;) {
+          const page = await this.readAll(last, PAGE);
+          if (subscriber.closed) return;
+          page.forEach(deliver);
+          if (page.length < PAGE) break;
+        }
+        buffer.forEach(deliver);
+        buffer.length = 0;
+        live = true;
+      })().catch((e) => subscriber.error(e));
+      return () => sub.unsubscribe();
+    });
+  }
+
+  async saveSnapshot(stream: string, snapshot: { version: number; state: unknown }): Promise<void> {
+    const [entry] = await this.storage.streamSeqs(stream, snapshot.version, 1);
+    if (!entry || entry.version !== snapshot.version || snapshot.version < 1) {
+      throw new JournalError('journal_invalid_event', `cannot snapshot ${stream}@${snapshot.version}: no such event`);
+    }
+    const body = canonicalJson({
+      stream,
+      version: snapshot.version,
+      seq: entry.seq,
+      at: new Date(this.now()).toISOString(),
+      event_hash: await this.hashAt(entry.seq),
+      state: snapshot.state ?? null,
+    });
+    await this.storage.putSnapshot(stream, sha256(body) + body);
+  }
+
+  async loadSnapshot<TState = JsonValue>(stream: string): Promise<Snapshot<TState> | null> {
+    const text = await this.storage.getSnapshot(stream);
+    if (text === undefined) return null;
+    const body = text.slice(HASH_LEN);
+    let snap: Snapshot<TState> & { event_hash: string };
+    try {
+      snap = JSON.parse(body);
+    } catch {
+      throw new JournalCorruptError(0, `snapshot of ${stream} is not valid JSON`);
+    }
+    if (sha256(body) !== text.slice(0, HASH_LEN)) throw new JournalCorruptError(snap.seq, `snapshot of ${stream} was altered`);
+    const record = await this.storage.readRecord(snap.seq);
+    if (record === undefined) throw new JournalCorruptError(snap.seq, `event under the snapshot of ${stream} is missing`);
+    const { hash } = openRecord(snap.seq, record, await this.hashAt(snap.seq - 1));
+    if (hash !== snap.event_hash) throw new JournalCorruptError(snap.seq, `snapshot of ${stream} does not match its event`);
+    return { stream: snap.stream, version: snap.version, seq: snap.seq, at: snap.at, state: snap.state };
+  }
+
+  /** Waits for queued appends to be written, then closes the storage. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    while (this.writing) await this.writing;
+    this.committed.complete();
+    await this.storage.close();
+  }
+}
+

@@ -1,0 +1,120 @@
+import { Observable } from 'rxjs';
+
+export type JsonPrimitive = string | number | boolean | null;
+export type JsonValue = JsonPrimitive | JsonValue[] | { [key: string]: JsonValue };
+
+export type ExpectedVersion = 'any' | 'no_stream' | number;
+
+export interface EventMeta {
+  actor: string;
+  correlation_id: string | null;
+  causation_seq: number | null;
+}
+
+/** One event as stored and published: the envelope of DESIGN.md. */
+export interface JournalEvent<TType extends string = string, TData = JsonValue> {
+  seq: number;
+  stream: string;
+  version: number;
+  type: TType;
+  at: string;
+  data: TData;
+  meta: EventMeta;
+  hash: string;
+}
+
+export interface NewEvent {
+  type: string;
+  data?: unknown;
+  meta?: Partial<EventMeta>;
+}
+
+export interface AppendOptions {
+  expectedVersion?: ExpectedVersion;
+}
+
+export interface AppendResult {
+  /** The stream's version after the append. */
+  version: number;
+  events: JournalEvent[];
+}
+
+export interface Snapshot<TState = JsonValue> {
+  stream: string;
+  /** Stream version the state includes; replay continues at version + 1. */
+  version: number;
+  seq: number;
+  at: string;
+  state: TState;
+}
+
+export interface JournalHead {
+  seq: number;
+  hash: string;
+}
+
+export interface VerifyReport {
+  ok: boolean;
+  head_seq: number;
+  head_hash: string;
+  checked: number;
+  first_bad_seq?: number;
+  error?: string;
+}
+
+/** Read-only view handed to plugins and audits. */
+export interface JournalReader {
+  head(): JournalHead;
+  readStream(stream: string, fromVersion?: number, limit?: number): Promise<JournalEvent[]>;
+  readAll(afterSeq?: number, limit?: number): Promise<JournalEvent[]>;
+  /** Catches up from afterSeq, then continues live, without gap or duplicate at the hand-over. */
+  subscribe(afterSeq?: number): Observable<JournalEvent>;
+  streamVersion(stream: string): Promise<number>;
+  loadSnapshot<TState = JsonValue>(stream: string): Promise<Snapshot<TState> | null>;
+  verify(): Promise<VerifyReport>;
+}
+
+/** The journal port: the one source of truth. Adapters: LevelDB (embedded default) and in-memory (tests). */
+export interface Journal extends JournalReader {
+  append(stream: string, events: readonly NewEvent[], options?: AppendOptions): Promise<AppendResult>;
+  saveSnapshot(stream: string, snapshot: { version: number; state: unknown }): Promise<void>;
+  /** Every event after it has been durably appended, in seq order. */
+  readonly committed$: Observable<JournalEvent>;
+  close(): Promise<void>;
+}
+
+export type JournalErrorCode =
+  | 'journal_conflict'
+  | 'journal_corrupt'
+  | 'journal_locked'
+  | 'journal_closed'
+  | 'journal_invalid_event';
+
+export class JournalError extends Error {
+  constructor(
+    readonly code: JournalErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'JournalError';
+  }
+}
+
+export class JournalConflictError extends JournalError {
+  constructor(
+    readonly stream: string,
+    readonly expected: ExpectedVersion,
+    readonly actual: number,
+  ) {
+    super('journal_conflict', `stream ${stream}: expected version ${String(expected)}, actual ${actual}`);
+  }
+}
+
+export class JournalCorruptError extends JournalError {
+  constructor(
+    readonly seq: number,
+    detail: string,
+  ) {
+    super('journal_corrupt', `journal is corrupt at seq ${seq}: ${detail}`);
+  }
+}

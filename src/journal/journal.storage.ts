@@ -1,0 +1,43 @@
+import { JournalHead } from './journal.port';
+
+/** Where the chain was last known good: boot re-verifies only what comes after it. */
+export interface Checkpoint {
+  seq: number;
+  hash: string;
+  prev_hash: string;
+}
+
+export interface StoredRecord {
+  seq: number;
+  /** `<64 hex chars of hash><canonical JSON of the event without its hash>` */
+  record: string;
+}
+
+export interface CommitBatch {
+  events: Array<{ seq: number; stream: string; version: number; record: string }>;
+  streamVersions: ReadonlyMap<string, number>;
+  head: JournalHead;
+  checkpoint?: Checkpoint;
+}
+
+/**
+ * What an adapter must store. The chain, seq/version rules, group commit and subscriptions live in
+ * EventJournal once; a storage only keeps bytes and applies a batch all-or-nothing.
+ */
+export interface JournalStorage {
+  readonly location: string;
+  open(): Promise<void>;
+  close(): Promise<void>;
+  readMeta(): Promise<{ head: JournalHead | null; checkpoint: Checkpoint | null }>;
+  /** Highest stored event seq, 0 when empty. */
+  lastSeq(): Promise<number>;
+  streamVersion(stream: string): Promise<number>;
+  commit(batch: CommitBatch): Promise<void>;
+  /** Records with seq >= fromSeq, ascending, at most limit. */
+  readRecords(fromSeq: number, limit: number): Promise<StoredRecord[]>;
+  readRecord(seq: number): Promise<string | undefined>;
+  /** Index entries of a stream from a version, ascending. */
+  streamSeqs(stream: string, fromVersion: number, limit: number): Promise<Array<{ version: number; seq: number }>>;
+  putSnapshot(stream: string, text: string): Promise<void>;
+  getSnapshot(stream: string): Promise<string | undefined>;
+}

@@ -1,0 +1,105 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { ClassicLevel } from 'classic-level';
+import { JournalError, JournalHead } from './journal.port';
+import { Checkpoint, CommitBatch, JournalStorage, StoredRecord } from './journal.storage';
+
+// Key layout (utf8, sorted): e!<seq> event record, i!<stream>!<version> -> seq, m!head, m!checkpoint,
+// n!<stream> snapshot, v!<stream> -> stream version. '"' is the code point after '!', closing each range.
+const eventKey = (seq: number) => 'e!' + String(seq).padStart(16, '0');
+const indexKey = (stream: string, version: number) => `i!${stream}!` + String(version).padStart(10, '0');
+const HEAD = 'm!head';
+const CHECKPOINT = 'm!checkpoint';
+
+type BatchOp = { type: 'put'; key: string; value: string };
+
+/** LevelDB storage through classic-level. Nothing LevelDB-specific leaves this file. */
+export class LevelStorage implements JournalStorage {
+  readonly location: string;
+  private readonly db: ClassicLevel<string, string>;
+
+  constructor(
+    dir: string,
+    private readonly options: { sync: boolean },
+  ) {
+    this.location = join(dir, 'db');
+    mkdirSync(dir, { recursive: true });
+    this.db = new ClassicLevel<string, string>(this.location, { keyEncoding: 'utf8', valueEncoding: 'utf8' });
+  }
+
+  async open(): Promise<void> {
+    try {
+      await this.db.open();
+    } catch (e) {
+      const cause = (e as { cause?: { code?: string } }).cause;
+      if (cause?.code === 'LEVEL_LOCKED') {
+        throw new JournalError(
+          'journal_locked',
+          `the journal at ${this.location} is locked by another process (a running Brainstem server?); stop it first, or use its HTTP API`,
+        );
+      }
+      throw e;
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.db.close();
+  }
+
+  async readMeta(): Promise<{ head: JournalHead | null; checkpoint: Checkpoint | null }> {
+    const [head, checkpoint] = await this.db.getMany([HEAD, CHECKPOINT]);
+    return { head: head ? JSON.parse(head) : null, checkpoint: checkpoint ? JSON.parse(checkpoint) : null };
+  }
+
+  async lastSeq(): Promise<number> {
+    const keys = await this.db.keys({ gte: 'e!', lt: 'e"', reverse: true, limit: 1 }).all();
+    return keys.length ? Number(keys[0].slice(2)) : 0;
+  }
+
+  async streamVersion(stream: string): Promise<number> {
+    const v = await this.db.get('v!' + stream);
+    return v === undefined ? 0 : Number(v);
+  }
+
+  async commit(batch: CommitBatch): Promise<void> {
+    const ops: BatchOp[] = [];
+    for (const e of batch.events) {
+      ops.push({ type: 'put', key: eventKey(e.seq), value: e.record });
+      ops.push({ type: 'put', key: indexKey(e.stream, e.version), value: String(e.seq) });
+    }
+    for (const [stream, version] of batch.streamVersions) ops.push({ type: 'put', key: 'v!' + stream, value: String(version) });
+    ops.push({ type: 'put', key: HEAD, value: JSON.stringify(batch.head) });
+    if (batch.checkpoint) ops.push({ type: 'put', key: CHECKPOINT, value: JSON.stringify(batch.checkpoint) });
+    await this.db.batch(ops, { sync: this.options.sync });
+  }
+
+  async readRecords(fromSeq: number, limit: number): Promise<StoredRecord[]> {
+    const it = this.db.iterator({ gte: eventKey(Math.max(1, fromSeq)), lt: 'e"', limit });
+    try {
+      const entries = await it.nextv(limit);
+      return entries.map(([k, v]) => ({ seq: Number(k.slice(2)), record: v }));
+    } finally {
+      await it.close();
+    }
+  }
+
+  async readRecord(seq: number): Promise<string | undefined> {
+    return this.db.get(eventKey(seq));
+  }
+
+  async streamSeqs(stream: string, fromVersion: number, limit: number) {
+    const prefix = `i!${stream}!`;
+    const entries = await this.db
+      .iterator({ gte: indexKey(stream, Math.max(1, fromVersion)), lt: prefix + '\uffff', limit })
+      .all();
+    return entries.map(([k, v]) => ({ version: Number(k.slice(prefix.length)), seq: Number(v) }));
+  }
+
+  async putSnapshot(stream: string, text: string): Promise<void> {
+    await this.db.put('n!' + stream, text, { sync: this.options.sync });
+  }
+
+  async getSnapshot(stream: string): Promise<string | undefined> {
+    return this.db.get('n!' + stream);
+  }
+}

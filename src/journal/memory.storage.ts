@@ -1,0 +1,66 @@
+import { JournalHead } from './journal.port';
+import { Checkpoint, CommitBatch, JournalStorage, StoredRecord } from './journal.storage';
+
+/** In-memory storage for unit tests; same contract as the LevelDB one. */
+export class MemoryStorage implements JournalStorage {
+  readonly location = 'memory';
+  private records: string[] = [];
+  private index = new Map<string, number[]>();
+  private versions = new Map<string, number>();
+  private snapshots = new Map<string, string>();
+  private head: JournalHead | null = null;
+  private checkpoint: Checkpoint | null = null;
+
+  async open(): Promise<void> {}
+  async close(): Promise<void> {}
+
+  async readMeta() {
+    return { head: this.head, checkpoint: this.checkpoint };
+  }
+
+  async lastSeq(): Promise<number> {
+    return this.records.length;
+  }
+
+  async streamVersion(stream: string): Promise<number> {
+    return this.versions.get(stream) ?? 0;
+  }
+
+  async commit(batch: CommitBatch): Promise<void> {
+    for (const e of batch.events) {
+      this.records[e.seq - 1] = e.record;
+      const seqs = this.index.get(e.stream) ?? [];
+      seqs[e.version - 1] = e.seq;
+      this.index.set(e.stream, seqs);
+    }
+    for (const [s, v] of batch.streamVersions) this.versions.set(s, v);
+    this.head = batch.head;
+    if (batch.checkpoint) this.checkpoint = batch.checkpoint;
+  }
+
+  async readRecords(fromSeq: number, limit: number): Promise<StoredRecord[]> {
+    const out: StoredRecord[] = [];
+    for (let seq = Math.max(1, fromSeq); seq <= this.records.length && out.length < limit; seq++) {
+      out.push({ seq, record: this.records[seq - 1] });
+    }
+    return out;
+  }
+
+  async readRecord(seq: number): Promise<string | undefined> {
+    return this.records[seq - 1];
+  }
+
+  async streamSeqs(stream: string, fromVersion: number, limit: number) {
+    const seqs = this.index.get(stream) ?? [];
+    const from = Math.max(1, fromVersion);
+    return seqs.slice(from - 1, from - 1 + limit).map((seq, i) => ({ version: from + i, seq }));
+  }
+
+  async putSnapshot(stream: string, text: string): Promise<void> {
+    this.snapshots.set(stream, text);
+  }
+
+  async getSnapshot(stream: string): Promise<string | undefined> {
+    return this.snapshots.get(stream);
+  }
+}

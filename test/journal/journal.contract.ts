@@ -1,0 +1,221 @@
+import { firstValueFrom, take, toArray } from 'rxjs';
+import { GENESIS_HASH, chainHash } from '../../src/journal/canonical-json';
+import { EventJournal } from '../../src/journal/event-journal';
+import { JournalConflictError, JournalError, JournalEvent } from '../../src/journal/journal.port';
+
+export interface JournalHarness {
+  /** Opens (or reopens) the same underlying store. */
+  open(options?: { now?: () => number; checkpointEvery?: number }): Promise<EventJournal>;
+  cleanup(): Promise<void>;
+}
+
+const ev = (type: string, data: unknown = {}) => ({ type, data });
+
+/** The contract every journal adapter passes. */
+export function journalContract(name: string, makeHarness: () => Promise<JournalHarness>): void {
+  describe(`journal contract: ${name}`, () => {
+    let harness: JournalHarness;
+    let journal: EventJournal;
+    let clock = Date.parse('2026-01-01T00:00:00.000Z');
+    const now = () => clock;
+
+    beforeEach(async () => {
+      harness = await makeHarness();
+      journal = await harness.open({ now, checkpointEvery: 50 });
+    });
+    afterEach(async () => {
+      await journal.close();
+      await harness.cleanup();
+    });
+
+    describe('given an empty journal', () => {
+      it('has the genesis head and reads nothing', async () => {
+        expect(journal.head()).toEqual({ seq: 0, hash: GENESIS_HASH });
+        expect(await journal.readAll()).toEqual([]);
+        expect(await journal.readStream('nobody')).toEqual([]);
+        expect(await journal.streamVersion('nobody')).toBe(0);
+        expect(await journal.loadSnapshot('nobody')).toBeNull();
+        expect(await journal.verify()).toEqual({ ok: true, head_seq: 0, head_hash: GENESIS_HASH, checked: 0 });
+      });
+    });
+
+    describe('when events are appended', () => {
+      it('stores the envelope with gapless seq, per-stream version and a hash chain', async () => {
+        await journal.append('a', [ev('x.one', { n: 1 })], { expectedVersion: 'no_stream' });
+        clock += 1000;
+        const { version, events } = await journal.append('b', [ev('x.two', { z: 1, a: [1, 'two'] }), { type: 'x.three' }], {
+          expectedVersion: 'no_stream',
+        });
+        expect(version).toBe(2);
+        const all = await journal.readAll();
+        expect(all.map((e) => [e.seq, e.stream, e.version, e.type])).toEqual([
+          [1, 'a', 1, 'x.one'],
+          [2, 'b', 1, 'x.two'],
+          [3, 'b', 2, 'x.three'],
+        ]);
+        expect(all.slice(1)).toEqual(events);
+        expect(all[0]).toMatchObject({
+          at: '2026-01-01T00:00:00.000Z',
+          data: { n: 1 },
+          meta: { actor: 'system', correlation_id: null, causation_seq: null },
+        });
+        expect(all[2].data).toBeNull();
+        let prev = GENESIS_HASH;
+        for (const e of all) {
+          const { hash, ...rest } = e;
+          expect(hash).toBe(chainHash(prev, canonical(rest)));
+          prev = hash;
+        }
+        expect(journal.head()).toEqual({ seq: 3, hash: prev });
+      });
+
+      it('reads ranges and honours limits', async () => {
+        for (let i = 0; i < 10; i++) await journal.append(i % 2 ? 'odd' : 'even', [ev('n.added', { i })]);
+        expect((await journal.readAll(0, 3)).map((e) => e.seq)).toEqual([1, 2, 3]);
+        expect((await journal.readAll(8)).map((e) => e.seq)).toEqual([9, 10]);
+        expect(await journal.readAll(10)).toEqual([]);
+        expect(await journal.readAll(50)).toEqual([]);
+        expect(await journal.readAll(0, 0)).toEqual([]);
+        expect((await journal.readStream('odd')).map((e) => e.version)).toEqual([1, 2, 3, 4, 5]);
+        expect((await journal.readStream('odd', 4)).map((e) => e.data)).toEqual([{ i: 7 }, { i: 9 }]);
+        expect((await journal.readStream('odd', 2, 2)).map((e) => e.version)).toEqual([2, 3]);
+        expect(await journal.readStream('odd', 6)).toEqual([]);
+        expect(await journal.readStream('odd', 1, 0)).toEqual([]);
+        expect(await journal.readStream('unknown', 1)).toEqual([]);
+      });
+
+      it('rejects the whole batch when one event is malformed, writing nothing', async () => {
+        await journal.append('s', [ev('ok.event')]);
+        const head = journal.head();
+        await expect(journal.append('s', [ev('fine'), ev('bad', { n: NaN })])).rejects.toMatchObject({ code: 'journal_invalid_event' });
+        await expect(journal.append('s', [ev('fine'), { type: 'Bad Type' }])).rejects.toBeInstanceOf(JournalError);
+        await expect(journal.append('../x', [ev('fine')])).rejects.toMatchObject({ code: 'journal_invalid_event' });
+        await expect(journal.append('s', [])).rejects.toMatchObject({ code: 'journal_invalid_event' });
+        const cyclic: Record<string, unknown> = {};
+        cyclic.self = cyclic;
+        await expect(journal.append('s', [ev('fine', cyclic)])).rejects.toMatchObject({ code: 'journal_invalid_event' });
+        expect(journal.head()).toEqual(head);
+        expect(await journal.streamVersion('s')).toBe(1);
+      });
+
+      it('writes a multi-event append as one atomic, contiguous batch even when interleaved', async () => {
+        const results = await Promise.all(
+          Array.from({ length: 64 }, (_, i) => journal.append(`s${i % 4}`, [ev('a.one', { i }), ev('a.two', { i })])),
+        );
+        const all = await journal.readAll(0, 1000);
+        expect(all.map((e) => e.seq)).toEqual(Array.from({ length: 128 }, (_, i) => i + 1));
+        for (const r of results) expect(r.events[1].seq).toBe(r.events[0].seq + 1);
+        for (let s = 0; s < 4; s++) {
+          expect((await journal.readStream(`s${s}`)).map((e) => e.version)).toEqual(Array.from({ length: 32 }, (_, i) => i + 1));
+        }
+        expect((await journal.verify()).ok).toBe(true);
+      });
+    });
+
+    describe('optimistic concurrency', () => {
+      it('checks no_stream, exact and any', async () => {
+        await journal.append('c', [ev('c.made')], { expectedVersion: 'no_stream' });
+        await expect(journal.append('c', [ev('c.made')], { expectedVersion: 'no_stream' })).rejects.toBeInstanceOf(JournalConflictError);
+        await expect(journal.append('c', [ev('c.next')], { expectedVersion: 0 })).rejects.toMatchObject({
+          code: 'journal_conflict',
+          actual: 1,
+        });
+        await journal.append('c', [ev('c.next')], { expectedVersion: 1 });
+        await journal.append('c', [ev('c.any')], { expectedVersion: 'any' });
+        expect(await journal.streamVersion('c')).toBe(3);
+      });
+
+      it('lets exactly one of two concurrent writers with the same expected version win', async () => {
+        await journal.append('race', [ev('r.start')]);
+        for (let round = 1; round <= 20; round++) {
+          const outcomes = await Promise.allSettled([
+            journal.append('race', [ev('r.write', { w: 'a' })], { expectedVersion: round }),
+            journal.append('race', [ev('r.write', { w: 'b' })], { expectedVersion: round }),
+          ]);
+          expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
+          const lost = outcomes.find((o) => o.status === 'rejected') as PromiseRejectedResult;
+          expect(lost.reason).toBeInstanceOf(JournalConflictError);
+        }
+        expect(await journal.streamVersion('race')).toBe(21);
+      });
+    });
+
+    describe('snapshots', () => {
+      it('recovers as snapshot plus exactly the one-event tail', async () => {
+        for (let i = 1; i <= 5; i++) await journal.append('counter', [ev('counter.incremented', { by: i })]);
+        await journal.saveSnapshot('counter', { version: 5, state: { total: 15 } });
+        await journal.append('counter', [ev('counter.incremented', { by: 6 })]);
+        await journal.close();
+        journal = await harness.open({ now });
+        const snap = await journal.loadSnapshot<{ total: number }>('counter');
+        expect(snap).toMatchObject({ stream: 'counter', version: 5, seq: 5, state: { total: 15 } });
+        const tail = await journal.readStream('counter', (snap?.version ?? 0) + 1);
+        expect(tail).toHaveLength(1);
+        expect(tail[0].data).toEqual({ by: 6 });
+      });
+
+      it('refuses to snapshot a version that does not exist', async () => {
+        await journal.append('s', [ev('s.one')]);
+        await expect(journal.saveSnapshot('s', { version: 2, state: {} })).rejects.toMatchObject({ code: 'journal_invalid_event' });
+      });
+    });
+
+    describe('persistence', () => {
+      it('reopens with the same head, versions and verified chain, past several checkpoints', async () => {
+        for (let i = 0; i < 12; i++) await journal.append(`p${i % 3}`, Array.from({ length: 10 }, (_, j) => ev('p.e', { i, j })));
+        const head = journal.head();
+        await journal.close();
+        journal = await harness.open({ now, checkpointEvery: 50 });
+        expect(journal.head()).toEqual(head);
+        expect(await journal.streamVersion('p1')).toBe(40);
+        await journal.append('p1', [ev('p.more')], { expectedVersion: 40 });
+        expect(await journal.verify()).toMatchObject({ ok: true, head_seq: 121, checked: 121 });
+      });
+    });
+
+    describe('subscriptions', () => {
+      it('publishes committed events in seq order after the append resolved', async () => {
+        const seen: number[] = [];
+        const sub = journal.committed$.subscribe((e) => seen.push(e.seq));
+        const r = await journal.append('pub', [ev('p.a'), ev('p.b')]);
+        expect(seen).toEqual(r.events.map((e) => e.seq));
+        sub.unsubscribe();
+      });
+
+      it('hands over from catch-up to live with no gap and no duplicate under 1,000 concurrent appends', async () => {
+        for (let i = 0; i < 300; i++) await journal.append(`h${i % 7}`, [ev('h.before', { i })]);
+        const total = 1300;
+        const received = firstValueFrom(journal.subscribe(0).pipe(take(total), toArray()));
+        const writers = Array.from({ length: 1000 }, (_, i) => journal.append(`h${i % 7}`, [ev('h.during', { i })]));
+        await Promise.all(writers);
+        const events = await received;
+        expect(events.map((e: JournalEvent) => e.seq)).toEqual(Array.from({ length: total }, (_, i) => i + 1));
+      });
+
+      it('starts after the given seq', async () => {
+        for (let i = 0; i < 5; i++) await journal.append('t', [ev('t.e', { i })]);
+        const got = firstValueFrom(journal.subscribe(3).pipe(take(3), toArray()));
+        await journal.append('t', [ev('t.e', { i: 5 })]);
+        expect((await got).map((e) => e.seq)).toEqual([4, 5, 6]);
+      });
+    });
+
+    it('refuses appends after close', async () => {
+      await journal.close();
+      await expect(journal.append('x', [ev('x.y')])).rejects.toMatchObject({ code: 'journal_closed' });
+      journal = await harness.open();
+    });
+  });
+}
+
+function canonical(value: unknown): string {
+  return JSON.stringify(sortKeys(value));
+}
+
+function sortKeys(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(sortKeys);
+  if (v && typeof v === 'object') {
+    return Object.fromEntries(Object.keys(v as object).sort().map((k) => [k, sortKeys((v as Record<string, unknown>)[k])]));
+  }
+  return v;
+}
