@@ -1,0 +1,38 @@
+import { LoggerService } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import { AppModule } from './app.module';
+import { BrainstemConfig } from './config/config.schema';
+import { AllExceptionsFilter } from './http/all-exceptions.filter';
+import { installBearerAuth } from './http/auth';
+import { createValidationPipe } from './http/validation';
+import { openLevelJournal } from './journal/journal.factory';
+import { Journal } from './journal/journal.port';
+
+export interface AppOptions {
+  /** An already opened journal (tests); otherwise the LevelDB journal in config.journal.dir is opened and verified. */
+  journal?: Journal;
+  logger?: LoggerService | false;
+}
+
+export const API_PREFIX = 'api/v1';
+
+/** Builds the whole service; the journal is opened and verified before any route exists. */
+export async function createApp(config: BrainstemConfig, options: AppOptions = {}): Promise<NestFastifyApplication> {
+  const journal =
+    options.journal ??
+    (await openLevelJournal(config.journal.dir, { sync: config.journal.sync, checkpointEvery: config.journal.checkpoint_every }));
+  const adapter = new FastifyAdapter({ bodyLimit: config.server.body_limit_bytes });
+  const fastify = adapter.getInstance();
+  installBearerAuth(fastify, config.server.api_token);
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, journal), adapter, {
+    logger: options.logger,
+    abortOnError: false,
+  });
+  app.setGlobalPrefix(API_PREFIX);
+  app.useGlobalPipes(createValidationPipe());
+  app.useGlobalFilters(new AllExceptionsFilter());
+  await app.init();
+  await fastify.ready();
+  return app;
+}

@@ -1,0 +1,18 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { BusModule } from './bus/bus.module';
+import { ConfigModule } from './config/config.module';
+import { BrainstemConfig } from './config/config.schema';
+import { HealthController } from './http/health.controller';
+import { JournalModule } from './journal/journal.module';
+import { Journal } from './journal/journal.port';
+
+@Module({})
+export class AppModule {
+  static forRoot(config: BrainstemConfig, journal: Journal): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [ConfigModule.forRoot(config), JournalModule.forRoot(journal), BusModule],
+      controllers: [HealthController],
+    };
+  }
+}

@@ -1,0 +1,45 @@
+import { STATUS_CODES } from 'node:http';
+import { ValidationError } from 'class-validator';
+import { DomainError, DomainErrorCode } from '../common/domain-error';
+import { JournalError } from '../journal/journal.port';
+
+const STATUS: Record<DomainErrorCode, number> = {
+  invalid_input: 400,
+  unauthorized: 401,
+  not_found: 404,
+  conflict: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  too_many_requests: 429,
+  not_implemented: 501,
+  journal_conflict: 409,
+  journal_invalid_event: 400,
+  journal_corrupt: 500,
+  journal_locked: 503,
+  journal_closed: 503,
+};
+
+export interface ErrorBody {
+  statusCode: number;
+  error: string;
+  code: string;
+  message: string;
+  details?: Record<string, unknown>;
+}
+
+export function errorBody(statusCode: number, code: string, message: string, details?: Record<string, unknown>): ErrorBody {
+  return { statusCode, error: STATUS_CODES[statusCode] ?? 'Error', code, message, ...(details ? { details } : {}) };
+}
+
+export function domainErrorBody(e: DomainError | JournalError): ErrorBody {
+  return errorBody(STATUS[e.code], e.code, e.message, e instanceof DomainError ? e.details : undefined);
+}
+
+/** class-validator errors as one readable line: "tools.mcp_servers.x.type: must be one of stdio, http". */
+export function describeValidationErrors(errors: ValidationError[], parent = ''): string[] {
+  return errors.flatMap((e) => {
+    const path = parent ? (/^\d+$/.test(e.property) ? `${parent}[${e.property}]` : `${parent}.${e.property}`) : e.property;
+    const own = Object.values(e.constraints ?? {}).map((m) => `${path}: ${m.replace(new RegExp(`^${e.property} `), '')}`);
+    return [...own, ...describeValidationErrors(e.children ?? [], path)];
+  });
+}

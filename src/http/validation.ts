@@ -1,0 +1,13 @@
+import { ValidationPipe } from '@nestjs/common';
+import { DomainError } from '../common/domain-error';
+import { describeValidationErrors } from './http-errors';
+
+/** Whitelist and reject unknown fields; errors name the offending path. */
+export function createValidationPipe(): ValidationPipe {
+  return new ValidationPipe({
+    whitelist: true,
+    forbidNonWhitelisted: true,
+    transform: true,
+    exceptionFactory: (errors) => new DomainError('invalid_input', describeValidationErrors(errors).join('; ')),
+  });
+}

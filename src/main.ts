@@ -1,0 +1,30 @@
+import 'reflect-metadata';
+import { Logger } from '@nestjs/common';
+import { createApp } from './app.factory';
+import { ConfigError, loadConfig } from './config/config.loader';
+import { JournalError } from './journal/journal.port';
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const app = await createApp(config);
+  app.enableShutdownHooks(['SIGTERM', 'SIGINT']);
+  const logger = new Logger('brainstem');
+  // A stray rejection is a bug to log, not a reason to drop every session.
+  process.on('unhandledRejection', (reason) => logger.error(`unhandled rejection: ${(reason as Error)?.stack ?? String(reason)}`));
+  await app.listen({ host: config.server.host, port: config.server.port });
+  const address = app.getHttpServer().address();
+  const port = typeof address === 'object' && address ? address.port : config.server.port;
+  const host = config.server.host.includes(':') ? `[${config.server.host}]` : config.server.host;
+  logger.log(`journal ${config.journal.dir}`);
+  // Tests and scripts read this line to find the port.
+  process.stdout.write(`Brainstem listening on http://${host}:${port}\n`);
+}
+
+main().catch((e: unknown) => {
+  if (e instanceof ConfigError || e instanceof JournalError) {
+    process.stderr.write(`brainstem: ${e.message}\n`);
+  } else {
+    process.stderr.write(`brainstem: failed to start: ${(e as Error)?.stack ?? String(e)}\n`);
+  }
+  process.exit(1);
+});

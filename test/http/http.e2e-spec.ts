@@ -1,0 +1,101 @@
+import { Journal } from '../../src/journal/journal.port';
+import { JOURNAL } from '../../src/journal/journal.tokens';
+import { readSse } from '../support/sse';
+import { TestApp, startTestApp } from '../support/test-app';
+
+describe('HTTP conventions and audit endpoints', () => {
+  let t: TestApp;
+  let journal: Journal;
+
+  beforeAll(async () => {
+    t = await startTestApp({ BRAINSTEM_BODY_LIMIT_BYTES: '4096' }, { listen: true });
+    journal = t.app.get<Journal>(JOURNAL);
+    for (let i = 1; i <= 6; i++) await journal.append(i % 2 ? 'odd' : 'even', [{ type: i % 3 ? 'test.tick' : 'test.tock', data: { i } }]);
+  });
+  afterAll(() => t.close());
+
+  it('answers health', async () => {
+    const res = await t.inject({ method: 'GET', url: '/api/v1/health' });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ status: 'ok' });
+  });
+
+  it('rejects an unknown query field with 400 naming it', async () => {
+    const res = await t.inject({ method: 'GET', url: '/api/v1/journal/events?limit=2&bogus=1' });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ statusCode: 400, error: 'Bad Request', code: 'invalid_input' });
+    expect(res.json().message).toContain('bogus');
+  });
+
+  it('rejects a badly typed query value with 400', async () => {
+    const res = await t.inject({ method: 'GET', url: '/api/v1/journal/events?limit=many' });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().message).toContain('limit');
+  });
+
+  it('answers 413 for a body over the limit and 400 for malformed JSON', async () => {
+    const big = await t.inject({
+      method: 'POST',
+      url: '/api/v1/journal/events',
+      headers: { 'content-type': 'application/json' },
+      payload: JSON.stringify({ blob: 'x'.repeat(10000) }),
+    });
+    expect(big.statusCode).toBe(413);
+    expect(big.json()).toMatchObject({ code: 'payload_too_large' });
+    const bad = await t.inject({ method: 'POST', url: '/api/v1/journal/events', headers: { 'content-type': 'application/json' }, payload: '{nope' });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().code).toBe('invalid_input');
+  });
+
+  it('pages the journal with filters and a continuation cursor', async () => {
+    const first = await t.inject({ method: 'GET', url: '/api/v1/journal/events?limit=2' });
+    expect(first.json().events.map((e: { seq: number }) => e.seq)).toEqual([1, 2]);
+    expect(first.json().next_after_seq).toBe(2);
+    const rest = await t.inject({ method: 'GET', url: '/api/v1/journal/events?after_seq=2' });
+    expect(rest.json().events.map((e: { seq: number }) => e.seq)).toEqual([3, 4, 5, 6]);
+    expect(rest.json().next_after_seq).toBeNull();
+    const odd = await t.inject({ method: 'GET', url: '/api/v1/journal/events?stream=odd&type=test.tick' });
+    expect(odd.json().events.map((e: { data: { i: number } }) => e.data.i)).toEqual([1, 5]);
+  });
+
+  it('verifies the chain', async () => {
+    const res = await t.inject({ method: 'GET', url: '/api/v1/journal/verify' });
+    expect(res.json()).toMatchObject({ ok: true, head_seq: 6, checked: 6 });
+    expect(res.json().head_hash).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('streams events over SSE and resumes after Last-Event-ID', async () => {
+    const all = await readSse(`${t.url}/api/v1/events/stream`, 6);
+    expect(all.map((e) => e.id)).toEqual(['1', '2', '3', '4', '5', '6']);
+    expect(JSON.parse(all[0].data)).toMatchObject({ seq: 1, stream: 'odd', type: 'test.tick' });
+    const resumed = readSse(`${t.url}/api/v1/events/stream`, 3, { 'last-event-id': '4' });
+    await journal.append('live', [{ type: 'test.live', data: {} }]);
+    const got = await resumed;
+    expect(got.map((e) => e.id)).toEqual(['5', '6', '7']);
+    expect(got[2].event).toBe('test.live');
+  });
+
+  it('rejects a malformed Last-Event-ID', async () => {
+    const res = await t.inject({ method: 'GET', url: '/api/v1/events/stream', headers: { 'last-event-id': 'abc' } });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().message).toContain('Last-Event-ID');
+  });
+});
+
+describe('bearer token', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ BRAINSTEM_API_TOKEN: 's3cret-token' });
+  });
+  afterAll(() => t.close());
+
+  it('answers 401 without the token or with a wrong one, 200 with it', async () => {
+    const none = await t.inject({ method: 'GET', url: '/api/v1/health' });
+    expect(none.statusCode).toBe(401);
+    expect(none.json()).toMatchObject({ statusCode: 401, code: 'unauthorized' });
+    const wrong = await t.inject({ method: 'GET', url: '/api/v1/health', headers: { authorization: 'Bearer nope' } });
+    expect(wrong.statusCode).toBe(401);
+    const right = await t.inject({ method: 'GET', url: '/api/v1/health', headers: { authorization: 'Bearer s3cret-token' } });
+    expect(right.statusCode).toBe(200);
+  });
+});

@@ -1,0 +1,12 @@
+import { readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { resolve } from 'node:path';
+import { buildConfig } from '../../src/config/config.loader';
+import { BrainstemConfig } from '../../src/config/config.schema';
+
+const DEFAULT_YAML = readFileSync(resolve(__dirname, '../../config/default.yaml'), 'utf8');
+
+/** The real config pipeline (default.yaml + env), with test env values layered on top. */
+export function testConfig(env: Record<string, string> = {}): BrainstemConfig {
+  return buildConfig({ yamlText: DEFAULT_YAML, yamlName: 'config/default.yaml', env, argv: [], cwd: process.cwd(), home: homedir() });
+}
