@@ -22,6 +22,11 @@ export interface JournalOptions {
   now?: () => number;
   /** A checkpoint is written every this many events; boot re-verifies only what follows the last one. */
   checkpointEvery?: number;
+  /**
+   * 'tail' (default) refuses to open a journal whose events after the last checkpoint do not verify;
+   * 'none' opens at the recorded head without checking, for offline tools that then call verify().
+   */
+  verifyOnOpen?: 'tail' | 'none';
 }
 
 const STREAM_NAME = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,199}$/;
@@ -69,6 +74,8 @@ export class EventJournal implements Journal {
   private queue: Pending[] = [];
   private writing: Promise<void> | null = null;
   private closed = false;
+  /** Head recorded outside the store at the last durable commit before this open, if the storage keeps one. */
+  private witness: JournalHead | null = null;
   private readonly now: () => number;
   private readonly checkpointEvery: number;
 
@@ -85,7 +92,8 @@ export class EventJournal implements Journal {
     await storage.open();
     const journal = new EventJournal(storage, options);
     try {
-      await journal.verifyTail();
+      if (options.verifyOnOpen === 'none') await journal.loadHead();
+      else await journal.verifyTail();
     } catch (e) {
       await storage.close();
       throw e;
@@ -101,9 +109,25 @@ export class EventJournal implements Journal {
     return { seq: this.headSeq, hash: this.headHash };
   }
 
+  private async loadHead(): Promise<void> {
+    const { head, witness } = await this.storage.readMeta();
+    this.witness = witness ?? null;
+    if (head) {
+      this.headSeq = head.seq;
+      this.headHash = head.hash;
+    }
+  }
+
   private async verifyTail(): Promise<void> {
-    const { head, checkpoint } = await this.storage.readMeta();
+    const { head, checkpoint, witness } = await this.storage.readMeta();
+    this.witness = witness ?? null;
     const last = await this.storage.lastSeq();
+    if (witness && witness.seq > (head?.seq ?? 0)) {
+      throw new JournalCorruptError(
+        (head?.seq ?? 0) + 1,
+        `events up to seq ${witness.seq} were acknowledged but the store ends at ${head?.seq ?? 0} (the storage dropped part of its log)`,
+      );
+    }
     if (!head) {
       if (last === 0) return;
       throw new JournalCorruptError(1, 'events exist but the head record is missing');
@@ -123,6 +147,9 @@ export class EventJournal implements Journal {
     if (end.seq > head.seq) throw new JournalCorruptError(head.seq + 1, `event beyond the recorded head ${head.seq}`);
     if (end.hash !== head.hash) throw new JournalCorruptError(head.seq, 'head hash does not match the last event');
     if (last !== head.seq) throw new JournalCorruptError(head.seq + 1, 'stray event after the head');
+    if (witness && (await this.hashAt(witness.seq)) !== witness.hash) {
+      throw new JournalCorruptError(witness.seq, 'event differs from the one acknowledged');
+    }
     this.headSeq = head.seq;
     this.headHash = head.hash;
   }
@@ -152,28 +179,35 @@ export class EventJournal implements Journal {
     }
   }
 
-  /** Verifies the whole chain, seq and per-stream version contiguity. Never throws for corruption: reports it. */
+  /**
+   * Verifies the whole stored history: hash chain, gapless seq, per-stream version contiguity, and that the
+   * last stored event is the recorded head. Reports corruption instead of throwing it.
+   */
   async verify(): Promise<VerifyReport> {
     const versions = new Map<string, number>();
     let checked = 0;
     const head = this.head();
+    const report = (seq: number, detail: string): VerifyReport => {
+      const error = new JournalCorruptError(seq, detail).message;
+      return { ok: false, head_seq: head.seq, head_hash: head.hash, checked, first_bad_seq: seq, error };
+    };
     try {
-      const end = await this.walk(
-        1,
-        GENESIS_HASH,
-        (e) => {
-          const v = versions.get(e.stream) ?? 0;
-          if (e.version !== v + 1) throw new JournalCorruptError(e.seq, `stream ${e.stream} version ${e.version} follows ${v}`);
-          versions.set(e.stream, e.version);
-          checked++;
-        },
-        head.seq,
-      );
-      if (end.seq !== head.seq) throw new JournalCorruptError(end.seq + 1, `event missing (head is at seq ${head.seq})`);
+      const end = await this.walk(1, GENESIS_HASH, (e) => {
+        const v = versions.get(e.stream) ?? 0;
+        if (e.version !== v + 1) throw new JournalCorruptError(e.seq, `stream ${e.stream} version ${e.version} follows ${v}`);
+        versions.set(e.stream, e.version);
+        checked++;
+      });
+      if (end.seq < head.seq) return report(end.seq + 1, `event missing (head is at seq ${head.seq})`);
+      if (this.witness && this.witness.seq > end.seq) {
+        return report(end.seq + 1, `events up to seq ${this.witness.seq} were acknowledged but the store ends at ${end.seq}`);
+      }
+      if (end.seq > head.seq) return report(head.seq + 1, `event beyond the recorded head ${head.seq}`);
+      if (end.hash !== head.hash) return report(head.seq, 'head hash does not match the last event');
       return { ok: true, head_seq: head.seq, head_hash: head.hash, checked };
     } catch (e) {
       if (!(e instanceof JournalCorruptError)) throw e;
-      return { ok: false, head_seq: head.seq, head_hash: head.hash, checked, first_bad_seq: e.seq, error: e.message };
+      return report(e.seq, e.detail);
     }
   }
 

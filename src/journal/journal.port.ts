@@ -113,7 +113,7 @@ export class JournalConflictError extends JournalError {
 export class JournalCorruptError extends JournalError {
   constructor(
     readonly seq: number,
-    detail: string,
+    readonly detail: string,
   ) {
     super('journal_corrupt', `journal is corrupt at seq ${seq}: ${detail}`);
   }

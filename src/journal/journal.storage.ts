@@ -28,7 +28,11 @@ export interface JournalStorage {
   readonly location: string;
   open(): Promise<void>;
   close(): Promise<void>;
-  readMeta(): Promise<{ head: JournalHead | null; checkpoint: Checkpoint | null }>;
+  /**
+   * `witness` is a head recorded outside the store after each durable commit, when the storage keeps one:
+   * if the store comes back behind it, the store lost acknowledged events.
+   */
+  readMeta(): Promise<{ head: JournalHead | null; checkpoint: Checkpoint | null; witness?: JournalHead | null }>;
   /** Highest stored event seq, 0 when empty. */
   lastSeq(): Promise<number>;
   streamVersion(stream: string): Promise<number>;

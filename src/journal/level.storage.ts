@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { ClassicLevel } from 'classic-level';
 import { JournalError, JournalHead } from './journal.port';
@@ -6,23 +6,36 @@ import { Checkpoint, CommitBatch, JournalStorage, StoredRecord } from './journal
 
 // Key layout (utf8, sorted): e!<seq> event record, i!<stream>!<version> -> seq, m!head, m!checkpoint,
 // n!<stream> snapshot, v!<stream> -> stream version. '"' is the code point after '!', closing each range.
-const eventKey = (seq: number) => 'e!' + String(seq).padStart(16, '0');
+export const eventKey = (seq: number) => 'e!' + String(seq).padStart(16, '0');
 const indexKey = (stream: string, version: number) => `i!${stream}!` + String(version).padStart(10, '0');
 const HEAD = 'm!head';
 const CHECKPOINT = 'm!checkpoint';
 
 type BatchOp = { type: 'put'; key: string; value: string };
 
-/** LevelDB storage through classic-level. Nothing LevelDB-specific leaves this file. */
+/** Fixed-size record, rewritten in place: `<seq, 16 digits> <hash>\n`. */
+const witnessRecord = (h: JournalHead) => Buffer.from(`${String(h.seq).padStart(16, '0')} ${h.hash}\n`);
+
+/**
+ * LevelDB storage through classic-level. Nothing LevelDB-specific leaves this file.
+ *
+ * LevelDB recovers a damaged log by silently dropping the damaged record and everything after it, which
+ * leaves a shorter but self-consistent chain. So after each durable commit the head is also written to a
+ * witness file beside the database (no fsync: it is written only after the batch is durable, so it is
+ * never ahead of the data); on open, a database behind its witness has lost acknowledged events.
+ */
 export class LevelStorage implements JournalStorage {
   readonly location: string;
   private readonly db: ClassicLevel<string, string>;
+  private readonly witnessPath: string;
+  private witnessFd: number | null = null;
 
   constructor(
     dir: string,
     private readonly options: { sync: boolean },
   ) {
     this.location = join(dir, 'db');
+    this.witnessPath = join(dir, 'HEAD');
     mkdirSync(dir, { recursive: true });
     this.db = new ClassicLevel<string, string>(this.location, { keyEncoding: 'utf8', valueEncoding: 'utf8' });
   }
@@ -43,12 +56,29 @@ export class LevelStorage implements JournalStorage {
   }
 
   async close(): Promise<void> {
+    if (this.witnessFd !== null) closeSync(this.witnessFd);
+    this.witnessFd = null;
     await this.db.close();
   }
 
-  async readMeta(): Promise<{ head: JournalHead | null; checkpoint: Checkpoint | null }> {
+  async readMeta() {
     const [head, checkpoint] = await this.db.getMany([HEAD, CHECKPOINT]);
-    return { head: head ? JSON.parse(head) : null, checkpoint: checkpoint ? JSON.parse(checkpoint) : null };
+    return {
+      head: head ? (JSON.parse(head) as JournalHead) : null,
+      checkpoint: checkpoint ? (JSON.parse(checkpoint) as Checkpoint) : null,
+      witness: this.readWitness(),
+    };
+  }
+
+  private readWitness(): JournalHead | null {
+    if (!existsSync(this.witnessPath)) return null;
+    const m = /^(\d{16}) ([0-9a-f]{64})\n$/.exec(readFileSync(this.witnessPath, 'utf8'));
+    return m ? { seq: Number(m[1]), hash: m[2] } : null;
+  }
+
+  private writeWitness(head: JournalHead): void {
+    if (this.witnessFd === null) this.witnessFd = openSync(this.witnessPath, existsSync(this.witnessPath) ? 'r+' : 'w');
+    writeSync(this.witnessFd, witnessRecord(head), 0, undefined, 0);
   }
 
   async lastSeq(): Promise<number> {
@@ -71,6 +101,7 @@ export class LevelStorage implements JournalStorage {
     ops.push({ type: 'put', key: HEAD, value: JSON.stringify(batch.head) });
     if (batch.checkpoint) ops.push({ type: 'put', key: CHECKPOINT, value: JSON.stringify(batch.checkpoint) });
     await this.db.batch(ops, { sync: this.options.sync });
+    this.writeWitness(batch.head);
   }
 
   async readRecords(fromSeq: number, limit: number): Promise<StoredRecord[]> {

@@ -1,0 +1,12 @@
+import { journalCli } from './journal.cli';
+
+const USAGE = `usage: brainstem <command>
+  journal verify|replay|tail --dir <path>   inspect a stopped journal`;
+
+/** Entry point of the `brainstem` command. */
+export async function main(argv: readonly string[]): Promise<number> {
+  const io = { out: (l: string) => process.stdout.write(l + '\n'), err: (l: string) => process.stderr.write(l + '\n') };
+  if (argv[0] === 'journal') return journalCli(argv.slice(1), io);
+  io.err(USAGE);
+  return 2;
+}

@@ -1,0 +1,145 @@
+import { spawnSync } from 'node:child_process';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { ClassicLevel } from 'classic-level';
+import { openLevelJournal } from '../../src/journal/journal.factory';
+import { JournalCorruptError } from '../../src/journal/journal.port';
+import { eventKey } from '../../src/journal/level.storage';
+import { tempDir } from '../support/temp-dir';
+
+const BIN = resolve(__dirname, '../../bin/brainstem.js');
+
+async function writeEvents(dir: string, count: number, checkpointEvery = 4096): Promise<void> {
+  const journal = await openLevelJournal(dir, { checkpointEvery });
+  for (let i = 1; i <= count; i++) await journal.append(`s${i % 3}`, [{ type: 'test.event', data: { i, text: `event number ${i}` } }]);
+  await journal.close();
+}
+
+async function tamper(dir: string, change: (db: ClassicLevel<string, string>) => Promise<void>): Promise<void> {
+  const db = new ClassicLevel<string, string>(join(dir, 'db'));
+  await db.open();
+  await change(db);
+  await db.close();
+}
+
+/** Flips one byte inside the event body (after the 64-char hash), keeping the value the same length. */
+async function flipByte(dir: string, seq: number): Promise<void> {
+  await tamper(dir, async (db) => {
+    const v = (await db.get(eventKey(seq)))!;
+    const at = v.indexOf('event number') + 6;
+    await db.put(eventKey(seq), v.slice(0, at) + (v[at] === 'X' ? 'Y' : 'X') + v.slice(at + 1));
+  });
+}
+
+function cliVerify(dir: string): { status: number | null; out: string } {
+  const r = spawnSync(process.execPath, [BIN, 'journal', 'verify', '--dir', dir], { encoding: 'utf8' });
+  return { status: r.status, out: r.stdout + r.stderr };
+}
+
+describe('corruption is noticed', () => {
+  let dir: ReturnType<typeof tempDir>;
+  beforeEach(() => (dir = tempDir('brainstem-corrupt-')));
+  afterEach(() => dir.remove());
+
+  it('given one flipped byte inside an event, open refuses naming the seq, and the CLI verify agrees', async () => {
+    await writeEvents(dir.path, 30);
+    await flipByte(dir.path, 12);
+    await expect(openLevelJournal(dir.path)).rejects.toThrow(/corrupt at seq 12\b/);
+    await expect(openLevelJournal(dir.path)).rejects.toBeInstanceOf(JournalCorruptError);
+    const cli = cliVerify(dir.path);
+    expect(cli.status).toBe(1);
+    expect(cli.out).toContain('BROKEN at seq 12');
+  });
+
+  it('given a deleted event key in the middle, open refuses naming the missing seq', async () => {
+    await writeEvents(dir.path, 30);
+    await tamper(dir.path, (db) => db.del(eventKey(17)));
+    await expect(openLevelJournal(dir.path)).rejects.toThrow(/corrupt at seq 17\b/);
+    expect(cliVerify(dir.path).out).toContain('BROKEN at seq 17');
+  });
+
+  it('given the last event deleted, open refuses because the head names it', async () => {
+    await writeEvents(dir.path, 30);
+    await tamper(dir.path, (db) => db.del(eventKey(30)));
+    await expect(openLevelJournal(dir.path)).rejects.toThrow(/corrupt at seq 30\b/);
+  });
+
+  it('given damage before the last checkpoint, boot skips it but verify and reads of that event report it', async () => {
+    await writeEvents(dir.path, 30, 10);
+    await flipByte(dir.path, 3);
+    const journal = await openLevelJournal(dir.path, { checkpointEvery: 10 });
+    try {
+      expect(await journal.verify()).toMatchObject({ ok: false, first_bad_seq: 3 });
+      await expect(journal.readStream('s0')).rejects.toThrow(/corrupt at seq 3\b/);
+      await expect(journal.readAll(0, 10)).rejects.toThrow(/corrupt at seq 3\b/);
+    } finally {
+      await journal.close();
+    }
+    expect(cliVerify(dir.path).out).toContain('BROKEN at seq 3');
+  });
+
+  it('given an altered snapshot, loading it fails', async () => {
+    const journal = await openLevelJournal(dir.path);
+    await journal.append('snap', [{ type: 'test.event', data: { i: 1 } }]);
+    await journal.saveSnapshot('snap', { version: 1, state: { total: 1 } });
+    await journal.close();
+    await tamper(dir.path, async (db) => {
+      const v = (await db.get('n!snap'))!;
+      await db.put('n!snap', v.replace('"total":1', '"total":9'));
+    });
+    const reopened = await openLevelJournal(dir.path);
+    try {
+      await expect(reopened.loadSnapshot('snap')).rejects.toThrow(/snapshot of snap was altered/);
+    } finally {
+      await reopened.close();
+    }
+  });
+
+  it('given one flipped byte in the LevelDB log file, LevelDB drops the record silently but open refuses', async () => {
+    await writeEvents(dir.path, 40);
+    const db = join(dir.path, 'db');
+    const log = readdirSync(db).find((f) => f.endsWith('.log'))!;
+    const bytes = readFileSync(join(db, log));
+    const at = bytes.indexOf('event number 20"');
+    expect(at).toBeGreaterThan(0);
+    bytes[at + 3] ^= 0x01;
+    writeFileSync(join(db, log), bytes);
+    await expect(openLevelJournal(dir.path)).rejects.toThrow(/corrupt at seq 20\b.*acknowledged/);
+    expect(cliVerify(dir.path).out).toContain('BROKEN at seq 20');
+  });
+
+  it('says plainly when the journal is locked by a running server', async () => {
+    const journal = await openLevelJournal(dir.path);
+    try {
+      const cli = cliVerify(dir.path);
+      expect(cli.status).toBe(3);
+      expect(cli.out).toMatch(/locked by another process/);
+    } finally {
+      await journal.close();
+    }
+  });
+});
+
+describe('journal CLI on a healthy journal', () => {
+  const dir = tempDir('brainstem-cli-');
+  beforeAll(() => writeEvents(dir.path, 25));
+  afterAll(() => dir.remove());
+
+  it('verifies, replays a readable timeline and tails', () => {
+    const verify = cliVerify(dir.path);
+    expect(verify.status).toBe(0);
+    expect(verify.out).toMatch(/^ok: 25 events verified; head seq 25/);
+    const replay = spawnSync(process.execPath, [BIN, 'journal', 'replay', '--dir', dir.path], { encoding: 'utf8' });
+    const lines = replay.stdout.trim().split('\n');
+    expect(lines).toHaveLength(26);
+    expect(lines[0]).toMatch(/^\s*1\s+\S+Z\s+s1@1\s+test\.event\s+\{"i":1,"text":"event number 1"\}$/);
+    const tail = spawnSync(process.execPath, [BIN, 'journal', 'tail', '--dir', dir.path, '-n', '3'], { encoding: 'utf8' });
+    expect(tail.stdout.trim().split('\n').map((l) => l.trim().split(/\s+/)[0])).toEqual(['23', '24', '25', '--']);
+  });
+
+  it('prints usage and exits 2 on bad arguments', () => {
+    const r = spawnSync(process.execPath, [BIN, 'journal', 'explode'], { encoding: 'utf8' });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('usage: brainstem journal');
+  });
+});
