@@ -1,0 +1,83 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { ConfigError, buildConfig } from './config.loader';
+
+const yamlText = readFileSync(resolve(__dirname, '../../config/default.yaml'), 'utf8');
+const build = (env: Record<string, string> = {}, argv: string[] = [], yaml = yamlText) =>
+  buildConfig({ yamlText: yaml, yamlName: 'default.yaml', env, argv, cwd: '/srv/app', home: '/home/me' });
+
+function problemsOf(fn: () => unknown): string[] {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof ConfigError) return e.problems;
+    throw e;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('configuration', () => {
+  it('given only the defaults file, has the documented defaults with paths resolved', () => {
+    const c = build();
+    expect(c.server).toEqual({ host: '127.0.0.1', port: 4820, api_token: null, body_limit_bytes: 1048576 });
+    expect(c.journal).toEqual({ dir: '/srv/app/journal', sync: true, checkpoint_every: 4096 });
+    expect(c.supervision).toEqual({
+      debounce_ms: 2000,
+      restore_ttl_s: 900,
+      stall_watchdog_interval_s: 90,
+      stall_threshold_s: 900,
+      stall_cooldown_s: 1800,
+      stall_watchdog_startup_delay_s: 45,
+    });
+    expect(c.profiles.dir).toBe('/home/me/.brainstem/profiles');
+    expect(c.main_brain).toEqual({ driver: 'stream', round_timeout_s: 600 });
+    expect(c.sessions.max_sessions).toBe(32);
+    expect(c.plugins).toEqual([]);
+  });
+
+  it('when env vars are set, they win over the file, and flags win over env', () => {
+    const c = build(
+      { BRAINSTEM_PORT: '5000', BRAINSTEM_JOURNAL_DIR: '/data/j', BRAINSTEM_JOURNAL_SYNC: 'false', BRAINSTEM_PLUGINS: './a.js, ./b.js' },
+      ['--port', '6000', '--supervision-stall-watchdog-interval-s=0'],
+    );
+    expect(c.server.port).toBe(6000);
+    expect(c.journal.dir).toBe('/data/j');
+    expect(c.journal.sync).toBe(false);
+    expect(c.plugins).toEqual(['./a.js', './b.js']);
+    expect(c.supervision.stall_watchdog_interval_s).toBe(0);
+  });
+
+  it('accepts a negative watchdog interval (the seed: 0 or less disables it)', () => {
+    expect(build({ BRAINSTEM_SUPERVISION_STALL_WATCHDOG_INTERVAL_S: '-1' }).supervision.stall_watchdog_interval_s).toBe(-1);
+  });
+
+  it('when values are bad, reports every one naming its variable', () => {
+    const problems = problemsOf(() =>
+      build({
+        BRAINSTEM_PORT: 'eighty',
+        BRAINSTEM_SUPERVISION_STALL_THRESHOLD_S: '-5',
+        BRAINSTEM_MAIN_BRAIN_DRIVER: 'telepathy',
+        BRAINSTEM_JOURNAL_SYNC: 'maybe',
+      }),
+    );
+    expect(problems).toEqual([
+      'BRAINSTEM_PORT: expected an integer, got "eighty"',
+      'BRAINSTEM_JOURNAL_SYNC: expected true or false, got "maybe"',
+      'BRAINSTEM_SUPERVISION_STALL_THRESHOLD_S: expected an integer in 0..2147483647, got -5',
+      'BRAINSTEM_MAIN_BRAIN_DRIVER: expected one of stream, command, webhook, got "telepathy"',
+    ]);
+  });
+
+  it('names the file key when the YAML itself is wrong', () => {
+    expect(problemsOf(() => build({}, [], yamlText.replace('port: 4820', 'port: "x"')))).toEqual([
+      'default.yaml server.port: expected an integer, got "x"',
+    ]);
+    expect(problemsOf(() => build({}, [], 'server: [unclosed'))[0]).toMatch(/^default.yaml: not valid YAML/);
+  });
+
+  it('refuses a non-loopback host without a token, and accepts it with one', () => {
+    expect(problemsOf(() => build({ BRAINSTEM_HOST: '0.0.0.0' }))[0]).toMatch(/^BRAINSTEM_HOST: refusing to bind non-loopback host 0\.0\.0\.0/);
+    expect(build({ BRAINSTEM_HOST: '0.0.0.0', BRAINSTEM_API_TOKEN: 't' }).server.host).toBe('0.0.0.0');
+    expect(build({ BRAINSTEM_HOST: '::1' }).server.host).toBe('::1');
+  });
+});

@@ -1,0 +1,63 @@
+import { resolve } from 'node:path';
+import { Journal } from '../../src/journal/journal.port';
+import { JOURNAL } from '../../src/journal/journal.tokens';
+import { PluginHost } from '../../src/bus/plugin-host';
+import { TestApp, startTestApp } from '../support/test-app';
+import { waitFor } from '../support/wait-for';
+
+const fixture = (f: string) => resolve(__dirname, '../fixtures/plugins', f);
+
+describe('plugins', () => {
+  let t: TestApp;
+  let journal: Journal;
+  const recorder = require(fixture('recorder.plugin.js')) as { seen: number[] };
+  const exploder = require(fixture('exploding-subscriber.plugin.js')) as { seen: number[] };
+
+  beforeAll(async () => {
+    t = await startTestApp({
+      BRAINSTEM_PLUGINS: ['recorder.plugin.js', 'exploding-subscriber.plugin.js', 'failing-register.plugin.js', 'not-a-plugin.js']
+        .map(fixture)
+        .join(','),
+    });
+    journal = t.app.get<Journal>(JOURNAL);
+  });
+  afterAll(() => t.close());
+
+  const pluginEvents = async () => (await journal.readStream('plugins')).map((e) => [e.type, (e.data as { name: string }).name]);
+
+  it('given plugins at start, loads the good ones and journals the failures of the bad ones', async () => {
+    const events = await pluginEvents();
+    expect(events).toEqual(
+      expect.arrayContaining([
+        ['plugin.loaded', 'recorder'],
+        ['plugin.loaded', 'exploder'],
+        ['plugin.failed', 'broken-at-start'],
+        ['plugin.failed', fixture('not-a-plugin.js')],
+      ]),
+    );
+    expect(t.app.get(PluginHost).loaded.map((p) => [p.name, p.failed])).toEqual([
+      ['recorder', false],
+      ['exploder', false],
+      ['broken-at-start', true],
+      [fixture('not-a-plugin.js'), true],
+    ]);
+  });
+
+  it('when a plugin throws in a subscriber, it alone is dropped and the service keeps running', async () => {
+    const first = await journal.append('demo', [{ type: 'test.before' }]);
+    const boom = await journal.append('demo', [{ type: 'test.boom' }]);
+    await waitFor(async () => (await pluginEvents()).some(([type, name]) => type === 'plugin.failed' && name === 'exploder'), {
+      what: 'plugin.failed for exploder',
+    });
+    const after = await journal.append('demo', [{ type: 'test.after' }]);
+    await waitFor(() => recorder.seen.includes(after.events[0].seq), { what: 'recorder to see test.after' });
+
+    expect(recorder.seen).toEqual(expect.arrayContaining([first.events[0].seq, boom.events[0].seq, after.events[0].seq]));
+    expect(exploder.seen).toContain(boom.events[0].seq);
+    expect(exploder.seen).not.toContain(after.events[0].seq);
+    const failed = (await journal.readStream('plugins')).find((e) => e.type === 'plugin.failed' && (e.data as { name: string }).name === 'exploder');
+    expect((failed?.data as { error: string }).error).toBe('kaboom in a subscriber');
+    const health = await t.inject({ method: 'GET', url: '/api/v1/health' });
+    expect(health.statusCode).toBe(200);
+  });
+});
