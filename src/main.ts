@@ -7,8 +7,20 @@ import { JournalError } from './journal/journal.port';
 async function main(): Promise<void> {
   const config = loadConfig();
   const app = await createApp(config);
-  app.enableShutdownHooks(['SIGTERM', 'SIGINT']);
   const logger = new Logger('brainstem');
+  // Close (flushing the journal's queued appends) and exit 0; Nest's own hooks would re-raise the signal.
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.once(signal, () => {
+      logger.log(`${signal}: shutting down`);
+      app.close().then(
+        () => process.exit(0),
+        (e: unknown) => {
+          logger.error(`shutdown failed: ${(e as Error)?.stack ?? String(e)}`);
+          process.exit(1);
+        },
+      );
+    });
+  }
   // A stray rejection is a bug to log, not a reason to drop every session.
   process.on('unhandledRejection', (reason) => logger.error(`unhandled rejection: ${(reason as Error)?.stack ?? String(reason)}`));
   await app.listen({ host: config.server.host, port: config.server.port });

@@ -1,0 +1,48 @@
+import { openLevelJournal } from '../../src/journal/journal.factory';
+import { spawnService, startService } from '../support/service-process';
+import { tempDir } from '../support/temp-dir';
+
+describe('the service as a real process', () => {
+  let dir: ReturnType<typeof tempDir>;
+  beforeEach(() => (dir = tempDir('brainstem-proc-')));
+  afterEach(() => dir.remove());
+
+  it('starts on the journal dir, answers health, and exits cleanly on SIGTERM leaving a verifiable journal', async () => {
+    const svc = await startService({ BRAINSTEM_JOURNAL_DIR: dir.path, BRAINSTEM_PLUGINS: '' });
+    const res = await fetch(`${svc.url}/api/v1/health`);
+    expect(await res.json()).toEqual({ status: 'ok' });
+    svc.child.kill('SIGTERM');
+    expect(await svc.exited).toBe(0);
+    const journal = await openLevelJournal(dir.path);
+    expect((await journal.verify()).ok).toBe(true);
+    await journal.close();
+  });
+
+  it('refuses to start on a bad value, naming the variable', async () => {
+    const p = spawnService({ BRAINSTEM_JOURNAL_DIR: dir.path, BRAINSTEM_SUPERVISION_STALL_COOLDOWN_S: '-3' });
+    expect(await p.exited).toBe(1);
+    expect(p.output()).toContain('BRAINSTEM_SUPERVISION_STALL_COOLDOWN_S: expected an integer in 0..');
+  });
+
+  it('refuses a non-loopback bind without a token', async () => {
+    const p = spawnService({ BRAINSTEM_JOURNAL_DIR: dir.path, BRAINSTEM_HOST: '0.0.0.0' });
+    expect(await p.exited).toBe(1);
+    expect(p.output()).toContain('refusing to bind non-loopback host 0.0.0.0 without BRAINSTEM_API_TOKEN');
+  });
+
+  it('refuses to start on a corrupt journal, naming the seq', async () => {
+    const journal = await openLevelJournal(dir.path);
+    await journal.append('x', [{ type: 'test.one' }, { type: 'test.two' }]);
+    await journal.close();
+    const { ClassicLevel } = await import('classic-level');
+    const db = new ClassicLevel<string, string>(`${dir.path}/db`);
+    await db.open();
+    const key = 'e!' + '1'.padStart(16, '0');
+    const value = (await db.get(key))!;
+    await db.put(key, value.replace('test.one', 'test.0ne'));
+    await db.close();
+    const p = spawnService({ BRAINSTEM_JOURNAL_DIR: dir.path });
+    expect(await p.exited).toBe(1);
+    expect(p.output()).toContain('journal is corrupt at seq 1');
+  });
+});

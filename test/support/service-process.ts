@@ -1,0 +1,39 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { resolve } from 'node:path';
+import { waitFor } from './wait-for';
+
+const ROOT = resolve(__dirname, '../..');
+
+export interface ServiceProcess {
+  child: ChildProcess;
+  url: string;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+/** Runs the real service (src/main.ts through swc) as a child process with the given env. */
+export function spawnService(env: Record<string, string>, args: string[] = []): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
+  const child = spawn(process.execPath, ['-r', '@swc-node/register', resolve(ROOT, 'src/main.ts'), ...args], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', BRAINSTEM_PORT: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.setEncoding('utf8').on('data', (c: string) => (out += c));
+  child.stderr!.setEncoding('utf8').on('data', (c: string) => (out += c));
+  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  return { child, output: () => out, exited };
+}
+
+/** Starts the service and waits until it prints the URL it listens on. */
+export async function startService(env: Record<string, string>, args: string[] = []): Promise<ServiceProcess> {
+  const p = spawnService(env, args);
+  const url = await waitFor(
+    () => {
+      if (p.child.exitCode !== null) throw new Error(`service exited ${p.child.exitCode}:\n${p.output()}`);
+      return /Brainstem listening on (http:\/\/\S+)/.exec(p.output())?.[1];
+    },
+    { timeoutMs: 60000, what: 'the service to listen' },
+  );
+  return { ...p, url };
+}
