@@ -3,6 +3,7 @@ import { canonicalJson, chainHash, GENESIS_HASH, sha256 } from './canonical-json
 import {
   AppendOptions,
   AppendResult,
+  EventMeta,
   ExpectedVersion,
   Journal,
   JournalConflictError,
@@ -34,31 +35,56 @@ const EVENT_TYPE = /^[a-z][a-z0-9_.-]{0,99}$/;
 const PAGE = 4096;
 const HASH_LEN = 64;
 
+interface PreparedEvent {
+  type: string;
+  /** JSON of the type, and canonical JSON of data and meta, ready to be spliced into the stored body. */
+  typeJson: string;
+  data: string;
+  meta: string;
+  metaValue: EventMeta;
+}
+
 interface Pending {
   stream: string;
   expected: ExpectedVersion;
-  events: Array<{ type: string; data: string; meta: string }>;
+  events: PreparedEvent[];
   resolve: (r: AppendResult) => void;
   reject: (e: Error) => void;
 }
 
-/** Splits a stored record into its hash and canonical body, and checks the link to the previous hash. */
-function openRecord(seq: number, record: string, prevHash: string): { hash: string; body: string } {
-  const hash = record.slice(0, HASH_LEN);
-  const body = record.slice(HASH_LEN);
-  if (chainHash(prevHash, body) !== hash) throw new JournalCorruptError(seq, 'hash chain broken (event altered or reordered)');
-  return { hash, body };
+function normaliseMeta(meta: Partial<EventMeta> | undefined): EventMeta {
+  const m: EventMeta = {
+    actor: meta?.actor ?? 'system',
+    causation_seq: meta?.causation_seq ?? null,
+    correlation_id: meta?.correlation_id ?? null,
+  };
+  if (typeof m.actor !== 'string') throw new TypeError('meta.actor must be a string');
+  if (m.causation_seq !== null && !(Number.isInteger(m.causation_seq) && m.causation_seq > 0)) {
+    throw new TypeError('meta.causation_seq must be a positive integer or null');
+  }
+  if (m.correlation_id !== null && typeof m.correlation_id !== 'string') throw new TypeError('meta.correlation_id must be a string or null');
+  return m;
 }
 
-function decode(seq: number, hash: string, body: string): JournalEvent {
-  let p: Omit<JournalEvent, 'hash'>;
+/**
+ * Opens a stored record: parses the event, checks it is the expected seq, and checks its link to the
+ * previous hash. Parsing first lets a missing event be reported as missing rather than as a bad hash.
+ */
+function openRecord(seq: number, record: string, prevHash: string): JournalEvent {
+  const hash = record.slice(0, HASH_LEN);
+  const body = record.slice(HASH_LEN);
+  let event: JournalEvent;
   try {
-    p = JSON.parse(body);
+    event = JSON.parse(body);
   } catch {
     throw new JournalCorruptError(seq, 'event is not valid JSON');
   }
-  if (p.seq !== seq) throw new JournalCorruptError(seq, `stored under seq ${seq} but says seq ${p.seq}`);
-  return { seq: p.seq, stream: p.stream, version: p.version, type: p.type, at: p.at, data: p.data, meta: p.meta, hash };
+  if (event.seq !== seq) {
+    throw new JournalCorruptError(seq, event.seq > seq ? 'event missing (seq gap)' : `found seq ${event.seq} where seq ${seq} belongs`);
+  }
+  if (chainHash(prevHash, body) !== hash) throw new JournalCorruptError(seq, 'hash chain broken (event altered or reordered)');
+  event.hash = hash;
+  return event;
 }
 
 /**
@@ -137,8 +163,7 @@ export class EventJournal implements Journal {
     if (checkpoint) {
       const rec = await this.storage.readRecord(checkpoint.seq);
       if (rec === undefined) throw new JournalCorruptError(checkpoint.seq, 'checkpointed event is missing');
-      const { hash } = openRecord(checkpoint.seq, rec, checkpoint.prev_hash);
-      if (hash !== checkpoint.hash) throw new JournalCorruptError(checkpoint.seq, 'checkpoint hash does not match the event');
+      if (openRecord(checkpoint.seq, rec, checkpoint.prev_hash).hash !== checkpoint.hash) throw new JournalCorruptError(checkpoint.seq, 'checkpoint hash does not match the event');
       from = checkpoint.seq + 1;
       prev = checkpoint.hash;
     }
@@ -166,17 +191,15 @@ export class EventJournal implements Journal {
   ): Promise<{ seq: number; hash: string }> {
     let expected = from;
     let prev = prevHash;
-    for (;;) {
-      const page = await this.storage.readRecords(expected, Math.min(PAGE, until - expected + 1));
-      for (const r of page) {
-        if (r.seq !== expected) throw new JournalCorruptError(expected, 'event missing (seq gap)');
-        const { hash, body } = openRecord(r.seq, r.record, prev);
-        each(decode(r.seq, hash, body));
-        prev = hash;
+    for await (const page of this.storage.scanRecords(from, until - from + 1, PAGE)) {
+      for (const record of page) {
+        const event = openRecord(expected, record, prev);
+        each(event);
+        prev = event.hash;
         expected++;
       }
-      if (page.length === 0 || expected > until) return { seq: expected - 1, hash: prev };
     }
+    return { seq: expected - 1, hash: prev };
   }
 
   /**
@@ -234,7 +257,7 @@ export class EventJournal implements Journal {
   }
 
   /** Validates and canonicalises up front, so nothing malformed reaches the writer or the disk. */
-  private prepare(stream: string, events: readonly NewEvent[], expected: ExpectedVersion) {
+  private prepare(stream: string, events: readonly NewEvent[], expected: ExpectedVersion): PreparedEvent[] {
     const invalid = (msg: string) => new JournalError('journal_invalid_event', msg);
     if (!STREAM_NAME.test(stream)) throw invalid(`invalid stream name ${JSON.stringify(stream)}`);
     if (!(expected === 'any' || expected === 'no_stream' || (Number.isInteger(expected) && expected >= 0))) {
@@ -244,12 +267,10 @@ export class EventJournal implements Journal {
     return events.map((e, i) => {
       if (!e || typeof e.type !== 'string' || !EVENT_TYPE.test(e.type)) throw invalid(`event ${i}: invalid type ${JSON.stringify(e?.type)}`);
       try {
-        const meta = {
-          actor: e.meta?.actor ?? 'system',
-          correlation_id: e.meta?.correlation_id ?? null,
-          causation_seq: e.meta?.causation_seq ?? null,
-        };
-        return { type: e.type, data: canonicalJson(e.data ?? null), meta: canonicalJson(meta) };
+        const metaValue = normaliseMeta(e.meta);
+        // Keys in sorted order: this is the canonical JSON of meta.
+        const meta = `{"actor":${JSON.stringify(metaValue.actor)},"causation_seq":${metaValue.causation_seq},"correlation_id":${JSON.stringify(metaValue.correlation_id)}}`;
+        return { type: e.type, typeJson: JSON.stringify(e.type), data: canonicalJson(e.data ?? null), meta, metaValue };
       } catch (err) {
         throw invalid(`event ${i} (${e.type}): ${(err as Error).message}`);
       }
@@ -275,7 +296,8 @@ export class EventJournal implements Journal {
       for (const p of group) p.reject(e as Error);
       return;
     }
-    const at = new Date(this.now()).toISOString();
+    const atJson = JSON.stringify(new Date(this.now()).toISOString());
+    const at: string = JSON.parse(atJson);
     const versions = new Map<string, number>();
     const records: Array<{ seq: number; stream: string; version: number; record: string }> = [];
     const accepted: Array<{ p: Pending; events: JournalEvent[] }> = [];
@@ -291,15 +313,17 @@ export class EventJournal implements Journal {
       }
       let version = current;
       const out: JournalEvent[] = [];
+      const streamJson = JSON.stringify(p.stream);
       for (const e of p.events) {
         seq++;
         version++;
         // Keys in sorted order, so the body is canonical JSON without re-sorting the pre-canonicalised parts.
-        const body = `{"at":${JSON.stringify(at)},"data":${e.data},"meta":${e.meta},"seq":${seq},"stream":${JSON.stringify(p.stream)},"type":${JSON.stringify(e.type)},"version":${version}}`;
+        const body = `{"at":${atJson},"data":${e.data},"meta":${e.meta},"seq":${seq},"stream":${streamJson},"type":${e.typeJson},"version":${version}}`;
         prevOfLast = hash;
         hash = chainHash(hash, body);
         records.push({ seq, stream: p.stream, version, record: hash + body });
-        out.push({ seq, stream: p.stream, version, type: e.type, at, data: JSON.parse(e.data), meta: JSON.parse(e.meta), hash });
+        // data is re-parsed so publishers see exactly what replay will see, not the caller's live object.
+        out.push({ seq, stream: p.stream, version, type: e.type, at, data: JSON.parse(e.data), meta: { ...e.metaValue }, hash });
       }
       versions.set(p.stream, version);
       accepted.push({ p, events: out });
@@ -310,7 +334,7 @@ export class EventJournal implements Journal {
         ? { seq, hash, prev_hash: prevOfLast }
         : undefined;
     try {
-      await this.storage.commit({ events: records, streamVersions: versions, head: { seq, hash }, checkpoint });
+      await this.storage.commit({ events: records, head: { seq, hash }, checkpoint });
     } catch (e) {
       for (const a of accepted) a.p.reject(e as Error);
       return;
@@ -346,14 +370,13 @@ export class EventJournal implements Journal {
       if (seq > this.headSeq) break;
       const record = await this.storage.readRecord(seq);
       if (record === undefined) throw new JournalCorruptError(seq, `event missing (stream ${stream} version ${version})`);
-      const { hash, body } = openRecord(seq, record, prevSeq === seq - 1 ? prevHash : await this.hashAt(seq - 1));
-      const event = decode(seq, hash, body);
+      const event = openRecord(seq, record, prevSeq === seq - 1 ? prevHash : await this.hashAt(seq - 1));
       if (event.stream !== stream || event.version !== version) {
         throw new JournalCorruptError(seq, `index says ${stream}@${version}, event says ${event.stream}@${event.version}`);
       }
       out.push(event);
       prevSeq = seq;
-      prevHash = hash;
+      prevHash = event.hash;
     }
     return out;
   }
@@ -427,8 +450,7 @@ export class EventJournal implements Journal {
     if (sha256(body) !== text.slice(0, HASH_LEN)) throw new JournalCorruptError(snap.seq, `snapshot of ${stream} was altered`);
     const record = await this.storage.readRecord(snap.seq);
     if (record === undefined) throw new JournalCorruptError(snap.seq, `event under the snapshot of ${stream} is missing`);
-    const { hash } = openRecord(snap.seq, record, await this.hashAt(snap.seq - 1));
-    if (hash !== snap.event_hash) throw new JournalCorruptError(snap.seq, `snapshot of ${stream} does not match its event`);
+    if (openRecord(snap.seq, record, await this.hashAt(snap.seq - 1)).hash !== snap.event_hash) throw new JournalCorruptError(snap.seq, `snapshot of ${stream} does not match its event`);
     return { stream: snap.stream, version: snap.version, seq: snap.seq, at: snap.at, state: snap.state };
   }
 

@@ -7,15 +7,8 @@ export interface Checkpoint {
   prev_hash: string;
 }
 
-export interface StoredRecord {
-  seq: number;
-  /** `<64 hex chars of hash><canonical JSON of the event without its hash>` */
-  record: string;
-}
-
 export interface CommitBatch {
   events: Array<{ seq: number; stream: string; version: number; record: string }>;
-  streamVersions: ReadonlyMap<string, number>;
   head: JournalHead;
   checkpoint?: Checkpoint;
 }
@@ -35,10 +28,17 @@ export interface JournalStorage {
   readMeta(): Promise<{ head: JournalHead | null; checkpoint: Checkpoint | null; witness?: JournalHead | null }>;
   /** Highest stored event seq, 0 when empty. */
   lastSeq(): Promise<number>;
+  /** The stream's last version (its highest index entry), 0 when it has none. */
   streamVersion(stream: string): Promise<number>;
   commit(batch: CommitBatch): Promise<void>;
-  /** Records with seq >= fromSeq, ascending, at most limit. */
-  readRecords(fromSeq: number, limit: number): Promise<StoredRecord[]>;
+  /**
+   * Stored records with seq >= fromSeq in seq order, at most limit. A record is
+   * `<64 hex chars of hash><canonical JSON of the event without its hash>`; the event names its own seq,
+   * which the journal checks, so a missing or misplaced record cannot go unnoticed.
+   */
+  readRecords(fromSeq: number, limit: number): Promise<string[]>;
+  /** The same records as pages from one cursor, for long sequential reads (replay, verify). */
+  scanRecords(fromSeq: number, limit: number, pageSize: number): AsyncIterable<string[]>;
   readRecord(seq: number): Promise<string | undefined>;
   /** Index entries of a stream from a version, ascending. */
   streamSeqs(stream: string, fromVersion: number, limit: number): Promise<Array<{ version: number; seq: number }>>;

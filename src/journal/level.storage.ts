@@ -2,16 +2,15 @@ import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeSync } f
 import { join } from 'node:path';
 import { ClassicLevel } from 'classic-level';
 import { JournalError, JournalHead } from './journal.port';
-import { Checkpoint, CommitBatch, JournalStorage, StoredRecord } from './journal.storage';
+import { Checkpoint, CommitBatch, JournalStorage } from './journal.storage';
 
 // Key layout (utf8, sorted): e!<seq> event record, i!<stream>!<version> -> seq, m!head, m!checkpoint,
-// n!<stream> snapshot, v!<stream> -> stream version. '"' is the code point after '!', closing each range.
+// n!<stream> snapshot. '"' is the code point after '!', closing each range. Two keys per event: a stream's
+// version is its last index key, so it needs no key of its own.
 export const eventKey = (seq: number) => 'e!' + String(seq).padStart(16, '0');
 const indexKey = (stream: string, version: number) => `i!${stream}!` + String(version).padStart(10, '0');
 const HEAD = 'm!head';
 const CHECKPOINT = 'm!checkpoint';
-
-type BatchOp = { type: 'put'; key: string; value: string };
 
 /** Fixed-size record, rewritten in place: `<seq, 16 digits> <hash>\n`. */
 const witnessRecord = (h: JournalHead) => Buffer.from(`${String(h.seq).padStart(16, '0')} ${h.hash}\n`);
@@ -87,29 +86,47 @@ export class LevelStorage implements JournalStorage {
   }
 
   async streamVersion(stream: string): Promise<number> {
-    const v = await this.db.get('v!' + stream);
-    return v === undefined ? 0 : Number(v);
+    const prefix = `i!${stream}!`;
+    const keys = await this.db.keys({ gte: prefix, lt: prefix + '\uffff', reverse: true, limit: 1 }).all();
+    return keys.length ? Number(keys[0].slice(prefix.length)) : 0;
   }
 
   async commit(batch: CommitBatch): Promise<void> {
-    const ops: BatchOp[] = [];
+    // The chained form: several times cheaper per op than db.batch(array) in classic-level.
+    const b = this.db.batch();
     for (const e of batch.events) {
-      ops.push({ type: 'put', key: eventKey(e.seq), value: e.record });
-      ops.push({ type: 'put', key: indexKey(e.stream, e.version), value: String(e.seq) });
+      b.put(eventKey(e.seq), e.record);
+      b.put(indexKey(e.stream, e.version), String(e.seq));
     }
-    for (const [stream, version] of batch.streamVersions) ops.push({ type: 'put', key: 'v!' + stream, value: String(version) });
-    ops.push({ type: 'put', key: HEAD, value: JSON.stringify(batch.head) });
-    if (batch.checkpoint) ops.push({ type: 'put', key: CHECKPOINT, value: JSON.stringify(batch.checkpoint) });
-    await this.db.batch(ops, { sync: this.options.sync });
+    b.put(HEAD, JSON.stringify(batch.head));
+    if (batch.checkpoint) b.put(CHECKPOINT, JSON.stringify(batch.checkpoint));
+    await b.write({ sync: this.options.sync });
     this.writeWitness(batch.head);
   }
 
-  async readRecords(fromSeq: number, limit: number): Promise<StoredRecord[]> {
-    const it = this.db.iterator({ gte: eventKey(Math.max(1, fromSeq)), lt: 'e"', limit });
+  async readRecords(fromSeq: number, limit: number): Promise<string[]> {
+    const it = this.db.values({ gte: eventKey(Math.max(1, fromSeq)), lt: 'e"', limit });
     try {
-      const entries = await it.nextv(limit);
-      return entries.map(([k, v]) => ({ seq: Number(k.slice(2)), record: v }));
+      return await it.nextv(limit);
     } finally {
+      await it.close();
+    }
+  }
+
+  /** One iterator for the whole scan, with the next page read while the caller works on the current one. */
+  async *scanRecords(fromSeq: number, limit: number, pageSize: number): AsyncIterable<string[]> {
+    const it = this.db.values({ gte: eventKey(Math.max(1, fromSeq)), lt: 'e"', limit: Number.isFinite(limit) ? limit : -1 });
+    let next = it.nextv(pageSize);
+    try {
+      for (;;) {
+        const page = await next;
+        if (page.length === 0) return;
+        next = it.nextv(pageSize);
+        yield page;
+      }
+    } finally {
+      // A caller that stops early leaves one prefetch in flight: settle it before closing.
+      await next.catch(() => undefined);
       await it.close();
     }
   }

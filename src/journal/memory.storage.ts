@@ -1,12 +1,11 @@
 import { JournalHead } from './journal.port';
-import { Checkpoint, CommitBatch, JournalStorage, StoredRecord } from './journal.storage';
+import { Checkpoint, CommitBatch, JournalStorage } from './journal.storage';
 
 /** In-memory storage for unit tests; same contract as the LevelDB one. */
 export class MemoryStorage implements JournalStorage {
   readonly location = 'memory';
   private records: string[] = [];
   private index = new Map<string, number[]>();
-  private versions = new Map<string, number>();
   private snapshots = new Map<string, string>();
   private head: JournalHead | null = null;
   private checkpoint: Checkpoint | null = null;
@@ -23,7 +22,7 @@ export class MemoryStorage implements JournalStorage {
   }
 
   async streamVersion(stream: string): Promise<number> {
-    return this.versions.get(stream) ?? 0;
+    return this.index.get(stream)?.length ?? 0;
   }
 
   async commit(batch: CommitBatch): Promise<void> {
@@ -33,17 +32,23 @@ export class MemoryStorage implements JournalStorage {
       seqs[e.version - 1] = e.seq;
       this.index.set(e.stream, seqs);
     }
-    for (const [s, v] of batch.streamVersions) this.versions.set(s, v);
     this.head = batch.head;
     if (batch.checkpoint) this.checkpoint = batch.checkpoint;
   }
 
-  async readRecords(fromSeq: number, limit: number): Promise<StoredRecord[]> {
-    const out: StoredRecord[] = [];
-    for (let seq = Math.max(1, fromSeq); seq <= this.records.length && out.length < limit; seq++) {
-      out.push({ seq, record: this.records[seq - 1] });
+  async readRecords(fromSeq: number, limit: number): Promise<string[]> {
+    const from = Math.max(1, fromSeq) - 1;
+    return this.records.slice(from, from + limit).filter((r) => r !== undefined);
+  }
+
+  async *scanRecords(fromSeq: number, limit: number, pageSize: number): AsyncIterable<string[]> {
+    for (let seq = Math.max(1, fromSeq), left = limit; left > 0; ) {
+      const page = await this.readRecords(seq, Math.min(pageSize, left));
+      if (page.length === 0) return;
+      yield page;
+      seq += page.length;
+      left -= page.length;
     }
-    return out;
   }
 
   async readRecord(seq: number): Promise<string | undefined> {
