@@ -66,23 +66,38 @@ function normaliseMeta(meta: Partial<EventMeta> | undefined): EventMeta {
   return m;
 }
 
+/** A stored record is `<hash><prev_hash><canonical event body>`; hash = sha256(prev_hash + body). */
+function encodeRecord(hash: string, prevHash: string, body: string): string {
+  return hash + prevHash + body;
+}
+
 /**
- * Opens a stored record: parses the event, checks it is the expected seq, and checks its link to the
- * previous hash. Parsing first lets a missing event be reported as missing rather than as a bad hash.
+ * Opens a stored record: parses the event, checks it is the expected seq and that its hash covers its
+ * predecessor's hash and its own body. Given the predecessor's actual hash (sequential reads), it also
+ * checks the link; a single event read in isolation is checked against the prev_hash it carries, and the
+ * links themselves are checked by every sequential walk (open, verify, replay). Parsing first lets a
+ * missing event be reported as missing rather than as a bad hash.
  */
-function openRecord(seq: number, record: string, prevHash: string): JournalEvent {
+function openRecord(seq: number, record: string, actualPrevHash?: string): JournalEvent {
   const hash = record.slice(0, HASH_LEN);
-  const body = record.slice(HASH_LEN);
-  let event: JournalEvent;
+  const prevHash = record.slice(HASH_LEN, 2 * HASH_LEN);
+  const body = record.slice(2 * HASH_LEN);
+  let event: JournalEvent | null;
   try {
     event = JSON.parse(body);
   } catch {
     throw new JournalCorruptError(seq, 'event is not valid JSON');
   }
+  if (typeof event !== 'object' || event === null || typeof event.seq !== 'number') {
+    throw new JournalCorruptError(seq, 'stored value is not an event');
+  }
   if (event.seq !== seq) {
     throw new JournalCorruptError(seq, event.seq > seq ? 'event missing (seq gap)' : `found seq ${event.seq} where seq ${seq} belongs`);
   }
-  if (chainHash(prevHash, body) !== hash) throw new JournalCorruptError(seq, 'hash chain broken (event altered or reordered)');
+  if (chainHash(prevHash, body) !== hash) throw new JournalCorruptError(seq, 'hash does not match the event (event altered)');
+  if (actualPrevHash !== undefined && prevHash !== actualPrevHash) {
+    throw new JournalCorruptError(seq, 'hash chain broken (does not follow the previous event)');
+  }
   event.hash = hash;
   return event;
 }
@@ -145,38 +160,43 @@ export class EventJournal implements Journal {
   }
 
   private async verifyTail(): Promise<void> {
-    const { head, checkpoint, witness } = await this.storage.readMeta();
+    const { head: recorded, checkpoint, witness } = await this.storage.readMeta();
     this.witness = witness ?? null;
-    const last = await this.storage.lastSeq();
-    if (witness && witness.seq > (head?.seq ?? 0)) {
-      throw new JournalCorruptError(
-        (head?.seq ?? 0) + 1,
-        `events up to seq ${witness.seq} were acknowledged but the store ends at ${head?.seq ?? 0} (the storage dropped part of its log)`,
-      );
-    }
-    if (!head) {
-      if (last === 0) return;
-      throw new JournalCorruptError(1, 'events exist but the head record is missing');
-    }
+    if (!recorded && (await this.storage.lastSeq()) > 0) throw new JournalCorruptError(1, 'events exist but the head record is missing');
+    const head = recorded ?? { seq: 0, hash: GENESIS_HASH };
     let from = 1;
     let prev = GENESIS_HASH;
     if (checkpoint) {
       const rec = await this.storage.readRecord(checkpoint.seq);
       if (rec === undefined) throw new JournalCorruptError(checkpoint.seq, 'checkpointed event is missing');
-      if (openRecord(checkpoint.seq, rec, checkpoint.prev_hash).hash !== checkpoint.hash) throw new JournalCorruptError(checkpoint.seq, 'checkpoint hash does not match the event');
+      if (openRecord(checkpoint.seq, rec).hash !== checkpoint.hash) {
+        throw new JournalCorruptError(checkpoint.seq, 'checkpoint hash does not match the event');
+      }
       from = checkpoint.seq + 1;
       prev = checkpoint.hash;
     }
-    const end = await this.walk(from, prev, () => undefined);
-    if (end.seq < head.seq) throw new JournalCorruptError(end.seq + 1, `event missing (head is at seq ${head.seq})`);
-    if (end.seq > head.seq) throw new JournalCorruptError(head.seq + 1, `event beyond the recorded head ${head.seq}`);
-    if (end.hash !== head.hash) throw new JournalCorruptError(head.seq, 'head hash does not match the last event');
-    if (last !== head.seq) throw new JournalCorruptError(head.seq + 1, 'stray event after the head');
-    if (witness && (await this.hashAt(witness.seq)) !== witness.hash) {
-      throw new JournalCorruptError(witness.seq, 'event differs from the one acknowledged');
-    }
+    const problem = await this.endProblem(await this.walk(from, prev, () => undefined), head);
+    if (problem) throw problem;
     this.headSeq = head.seq;
     this.headHash = head.hash;
+  }
+
+  /** What is wrong with where the stored chain ends, against the recorded head and the witness; null if nothing. */
+  private async endProblem(end: JournalHead, head: JournalHead): Promise<JournalCorruptError | null> {
+    const w = this.witness;
+    if (w && w.seq > end.seq) {
+      return new JournalCorruptError(
+        end.seq + 1,
+        `events up to seq ${w.seq} were acknowledged but the store ends at ${end.seq} (the storage dropped part of its log)`,
+      );
+    }
+    if (end.seq < head.seq) return new JournalCorruptError(end.seq + 1, `event missing (head is at seq ${head.seq})`);
+    if (end.seq > head.seq) return new JournalCorruptError(head.seq + 1, `event beyond the recorded head ${head.seq}`);
+    if (end.hash !== head.hash) return new JournalCorruptError(head.seq, 'head hash does not match the last event');
+    if (w && w.seq > 0 && (w.seq === end.seq ? end.hash : (await this.storage.readRecord(w.seq))?.slice(0, HASH_LEN)) !== w.hash) {
+      return new JournalCorruptError(w.seq, 'event differs from the one acknowledged');
+    }
+    return null;
   }
 
   /**
@@ -210,10 +230,14 @@ export class EventJournal implements Journal {
     const versions = new Map<string, number>();
     let checked = 0;
     const head = this.head();
-    const report = (seq: number, detail: string): VerifyReport => {
-      const error = new JournalCorruptError(seq, detail).message;
-      return { ok: false, head_seq: head.seq, head_hash: head.hash, checked, first_bad_seq: seq, error };
-    };
+    const report = (e: JournalCorruptError): VerifyReport => ({
+      ok: false,
+      head_seq: head.seq,
+      head_hash: head.hash,
+      checked,
+      first_bad_seq: e.seq,
+      error: e.message,
+    });
     try {
       const end = await this.walk(1, GENESIS_HASH, (e) => {
         const v = versions.get(e.stream) ?? 0;
@@ -221,16 +245,11 @@ export class EventJournal implements Journal {
         versions.set(e.stream, e.version);
         checked++;
       });
-      if (end.seq < head.seq) return report(end.seq + 1, `event missing (head is at seq ${head.seq})`);
-      if (this.witness && this.witness.seq > end.seq) {
-        return report(end.seq + 1, `events up to seq ${this.witness.seq} were acknowledged but the store ends at ${end.seq}`);
-      }
-      if (end.seq > head.seq) return report(head.seq + 1, `event beyond the recorded head ${head.seq}`);
-      if (end.hash !== head.hash) return report(head.seq, 'head hash does not match the last event');
-      return { ok: true, head_seq: head.seq, head_hash: head.hash, checked };
+      const problem = await this.endProblem(end, head);
+      return problem ? report(problem) : { ok: true, head_seq: head.seq, head_hash: head.hash, checked };
     } catch (e) {
-      if (!(e instanceof JournalCorruptError)) throw e;
-      return report(e.seq, e.detail);
+      if (e instanceof JournalCorruptError) return report(e);
+      throw e;
     }
   }
 
@@ -252,7 +271,8 @@ export class EventJournal implements Journal {
     }
     return new Promise<AppendResult>((resolve, reject) => {
       this.queue.push({ stream, expected: options.expectedVersion ?? 'any', events: prepared, resolve, reject });
-      if (!this.writing) this.writing = this.drain();
+      // Start on the next microtask, so appends issued in the same tick share the first batch too.
+      if (!this.writing) this.writing = Promise.resolve().then(() => this.drain());
     });
   }
 
@@ -303,7 +323,6 @@ export class EventJournal implements Journal {
     const accepted: Array<{ p: Pending; events: JournalEvent[] }> = [];
     let seq = this.headSeq;
     let hash = this.headHash;
-    let prevOfLast = hash;
     for (const p of group) {
       const current = versions.get(p.stream) ?? this.versions.get(p.stream) ?? 0;
       const ok = p.expected === 'any' || (p.expected === 'no_stream' ? current === 0 : p.expected === current);
@@ -319,9 +338,9 @@ export class EventJournal implements Journal {
         version++;
         // Keys in sorted order, so the body is canonical JSON without re-sorting the pre-canonicalised parts.
         const body = `{"at":${atJson},"data":${e.data},"meta":${e.meta},"seq":${seq},"stream":${streamJson},"type":${e.typeJson},"version":${version}}`;
-        prevOfLast = hash;
-        hash = chainHash(hash, body);
-        records.push({ seq, stream: p.stream, version, record: hash + body });
+        const prev = hash;
+        hash = chainHash(prev, body);
+        records.push({ seq, stream: p.stream, version, record: encodeRecord(hash, prev, body) });
         // data is re-parsed so publishers see exactly what replay will see, not the caller's live object.
         out.push({ seq, stream: p.stream, version, type: e.type, at, data: JSON.parse(e.data), meta: { ...e.metaValue }, hash });
       }
@@ -331,7 +350,7 @@ export class EventJournal implements Journal {
     if (accepted.length === 0) return;
     const checkpoint: Checkpoint | undefined =
       Math.floor(seq / this.checkpointEvery) > Math.floor(this.headSeq / this.checkpointEvery)
-        ? { seq, hash, prev_hash: prevOfLast }
+        ? { seq, hash }
         : undefined;
     try {
       await this.storage.commit({ events: records, head: { seq, hash }, checkpoint });
@@ -361,24 +380,18 @@ export class EventJournal implements Journal {
   async readStream(stream: string, fromVersion = 1, limit = Number.MAX_SAFE_INTEGER): Promise<JournalEvent[]> {
     const from = Math.max(1, Math.floor(fromVersion));
     if (limit <= 0) return [];
-    const index = await this.storage.streamSeqs(stream, from, limit);
-    const out: JournalEvent[] = [];
-    let prevSeq = -1;
-    let prevHash = '';
-    for (const [i, { version, seq }] of index.entries()) {
+    const index = (await this.storage.streamSeqs(stream, from, limit)).filter((e) => e.seq <= this.headSeq);
+    const records = await this.storage.readRecordsAt(index.map((e) => e.seq));
+    return index.map(({ version, seq }, i) => {
       if (version !== from + i) throw new JournalCorruptError(seq, `stream ${stream} index skips version ${from + i}`);
-      if (seq > this.headSeq) break;
-      const record = await this.storage.readRecord(seq);
+      const record = records[i];
       if (record === undefined) throw new JournalCorruptError(seq, `event missing (stream ${stream} version ${version})`);
-      const event = openRecord(seq, record, prevSeq === seq - 1 ? prevHash : await this.hashAt(seq - 1));
+      const event = openRecord(seq, record);
       if (event.stream !== stream || event.version !== version) {
         throw new JournalCorruptError(seq, `index says ${stream}@${version}, event says ${event.stream}@${event.version}`);
       }
-      out.push(event);
-      prevSeq = seq;
-      prevHash = event.hash;
-    }
-    return out;
+      return event;
+    });
   }
 
   /** Stored hash of the event at seq (genesis for 0); a missing event is corruption. */
@@ -450,7 +463,9 @@ export class EventJournal implements Journal {
     if (sha256(body) !== text.slice(0, HASH_LEN)) throw new JournalCorruptError(snap.seq, `snapshot of ${stream} was altered`);
     const record = await this.storage.readRecord(snap.seq);
     if (record === undefined) throw new JournalCorruptError(snap.seq, `event under the snapshot of ${stream} is missing`);
-    if (openRecord(snap.seq, record, await this.hashAt(snap.seq - 1)).hash !== snap.event_hash) throw new JournalCorruptError(snap.seq, `snapshot of ${stream} does not match its event`);
+    if (openRecord(snap.seq, record).hash !== snap.event_hash) {
+      throw new JournalCorruptError(snap.seq, `snapshot of ${stream} does not match its event`);
+    }
     return { stream: snap.stream, version: snap.version, seq: snap.seq, at: snap.at, state: snap.state };
   }
 

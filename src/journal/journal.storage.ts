@@ -4,7 +4,6 @@ import { JournalHead } from './journal.port';
 export interface Checkpoint {
   seq: number;
   hash: string;
-  prev_hash: string;
 }
 
 export interface CommitBatch {
@@ -33,13 +32,15 @@ export interface JournalStorage {
   commit(batch: CommitBatch): Promise<void>;
   /**
    * Stored records with seq >= fromSeq in seq order, at most limit. A record is
-   * `<64 hex chars of hash><canonical JSON of the event without its hash>`; the event names its own seq,
+   * `<hash><prev_hash><canonical JSON of the event without its hash>`; the event names its own seq,
    * which the journal checks, so a missing or misplaced record cannot go unnoticed.
    */
   readRecords(fromSeq: number, limit: number): Promise<string[]>;
   /** The same records as pages from one cursor, for long sequential reads (replay, verify). */
   scanRecords(fromSeq: number, limit: number, pageSize: number): AsyncIterable<string[]>;
   readRecord(seq: number): Promise<string | undefined>;
+  /** Several records by seq in one read; undefined where missing. */
+  readRecordsAt(seqs: readonly number[]): Promise<Array<string | undefined>>;
   /** Index entries of a stream from a version, ascending. */
   streamSeqs(stream: string, fromVersion: number, limit: number): Promise<Array<{ version: number; seq: number }>>;
   putSnapshot(stream: string, text: string): Promise<void>;

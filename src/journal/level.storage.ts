@@ -135,6 +135,10 @@ export class LevelStorage implements JournalStorage {
     return this.db.get(eventKey(seq));
   }
 
+  async readRecordsAt(seqs: readonly number[]): Promise<Array<string | undefined>> {
+    return this.db.getMany(seqs.map(eventKey));
+  }
+
   async streamSeqs(stream: string, fromVersion: number, limit: number) {
     const prefix = `i!${stream}!`;
     const entries = await this.db

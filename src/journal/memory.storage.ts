@@ -55,6 +55,10 @@ export class MemoryStorage implements JournalStorage {
     return this.records[seq - 1];
   }
 
+  async readRecordsAt(seqs: readonly number[]): Promise<Array<string | undefined>> {
+    return seqs.map((seq) => this.records[seq - 1]);
+  }
+
   async streamSeqs(stream: string, fromVersion: number, limit: number) {
     const seqs = this.index.get(stream) ?? [];
     const from = Math.max(1, fromVersion);

@@ -1,0 +1,48 @@
+import { EventJournal } from './event-journal';
+import { CommitBatch } from './journal.storage';
+import { MemoryStorage } from './memory.storage';
+
+/** Counts storage commits (each one an fsync on a durable storage). */
+class CountingStorage extends MemoryStorage {
+  batches: number[] = [];
+  override async commit(batch: CommitBatch): Promise<void> {
+    this.batches.push(batch.events.length);
+    await new Promise((r) => setImmediate(r));
+    return super.commit(batch);
+  }
+}
+
+describe('group commit', () => {
+  it('given 64 concurrent appenders, when they append at once, then one batch carries them all', async () => {
+    const storage = new CountingStorage();
+    const journal = await EventJournal.open(storage);
+    await Promise.all(Array.from({ length: 64 }, (_, i) => journal.append(`s${i}`, [{ type: 't.e' }])));
+    expect(storage.batches).toEqual([64]);
+    await journal.close();
+  });
+
+  it('given a batch in flight, appends arriving meanwhile share the next one', async () => {
+    const storage = new CountingStorage();
+    const journal = await EventJournal.open(storage);
+    const first = journal.append('a', [{ type: 't.e' }]);
+    await new Promise((r) => setImmediate(r));
+    const rest = Array.from({ length: 10 }, () => journal.append('b', [{ type: 't.e' }]));
+    await Promise.all([first, ...rest]);
+    expect(storage.batches).toEqual([1, 10]);
+    expect(journal.head().seq).toBe(11);
+    await journal.close();
+  });
+
+  it('given a conflicting append inside a group, only that append fails', async () => {
+    const storage = new CountingStorage();
+    const journal = await EventJournal.open(storage);
+    const results = await Promise.allSettled([
+      journal.append('x', [{ type: 't.e' }], { expectedVersion: 'no_stream' }),
+      journal.append('x', [{ type: 't.e' }], { expectedVersion: 'no_stream' }),
+      journal.append('y', [{ type: 't.e' }]),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(storage.batches).toEqual([2]);
+    await journal.close();
+  });
+});
