@@ -1,20 +1,7 @@
 import { Type } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 
-export class EventsQueryDto {
-  @IsOptional() @Type(() => Number) @IsInt() @Min(0)
-  after_seq?: number;
-
-  @IsOptional() @IsString() @MaxLength(200)
-  stream?: string;
-
-  @IsOptional() @IsString() @MaxLength(100)
-  type?: string;
-
-  @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(1000)
-  limit?: number;
-}
-
+/** Query of the SSE stream: where to resume and what to keep. */
 export class StreamQueryDto {
   @IsOptional() @Type(() => Number) @IsInt() @Min(0)
   after_seq?: number;
@@ -24,4 +11,10 @@ export class StreamQueryDto {
 
   @IsOptional() @IsString() @MaxLength(100)
   type?: string;
+}
+
+/** Query of a journal page: the stream query plus a page size. */
+export class EventsQueryDto extends StreamQueryDto {
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(1000)
+  limit?: number;
 }
