@@ -1,0 +1,117 @@
+import { Observable, throwError, timer } from 'rxjs';
+import { TestScheduler } from 'rxjs/testing';
+import { wakeRounds } from './wake-pipeline';
+
+interface T {
+  s: string;
+  r: string;
+  now?: boolean;
+}
+
+const key = (t: T) => `${t.s}:${t.r}`;
+
+describe('wake pipeline (virtual time)', () => {
+  let scheduler: TestScheduler;
+  beforeEach(() => {
+    scheduler = new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
+  });
+
+  /** A round lasts `frames` virtual frames. */
+  const rounds = (frames: number) => () => timer(frames, scheduler);
+
+  it('given a burst inside the window, when it settles, then one round carries all of it', () => {
+    scheduler.run(({ hot, expectObservable }) => {
+      const triggers = hot<T>('a-b-c-----|', { a: { s: 'w1', r: 'ask' }, b: { s: 'w2', r: 'done' }, c: { s: 'w3', r: 'blocked' } });
+      const out = wakeRounds(triggers, rounds(2), { debounceMs: 3, key, scheduler });
+      expectObservable(out).toBe('-------x--', {
+        x: [
+          { s: 'w1', r: 'ask' },
+          { s: 'w2', r: 'done' },
+          { s: 'w3', r: 'blocked' },
+        ],
+      });
+    });
+  });
+
+  it('given two bursts further apart than the window, then two rounds', () => {
+    scheduler.run(({ hot, expectObservable }) => {
+      const triggers = hot<T>('a-------b-------|', { a: { s: 'w1', r: 'ask' }, b: { s: 'w2', r: 'done' } });
+      const out = wakeRounds(triggers, rounds(1), { debounceMs: 3, key, scheduler });
+      expectObservable(out).toBe('---x-------y----', { x: [{ s: 'w1', r: 'ask' }], y: [{ s: 'w2', r: 'done' }] });
+    });
+  });
+
+  it('given triggers during an in-flight round, then exactly one follow-up round starts as the round ends', () => {
+    scheduler.run(({ hot, expectObservable }) => {
+      // Round 1 starts at 3 and lasts 10 frames (ends at 13). b, c, d arrive during it; their window
+      // closes at 9 while the round still runs: the flush is dropped, the triggers are not.
+      const triggers = hot<T>('a----bcd----------|', {
+        a: { s: 'w1', r: 'ask' },
+        b: { s: 'w2', r: 'done' },
+        c: { s: 'w3', r: 'blocked' },
+        d: { s: 'w2', r: 'done' },
+      });
+      const out = wakeRounds(triggers, rounds(10), { debounceMs: 3, key, scheduler });
+      expectObservable(out).toBe('---x---------y----', {
+        x: [{ s: 'w1', r: 'ask' }],
+        // w2 repeated (d) after w3, so it sorts after w3: reasons keep the order of their latest arrival.
+        y: [
+          { s: 'w3', r: 'blocked' },
+          { s: 'w2', r: 'done' },
+        ],
+      });
+    });
+  });
+
+  it('de-duplicates a (session, reason) within a round, keeping the latest', () => {
+    scheduler.run(({ hot, expectObservable }) => {
+      const triggers = hot<T>('abc------|', {
+        a: { s: 'w1', r: 'ask' },
+        b: { s: 'w1', r: 'done' },
+        c: { s: 'w1', r: 'ask' },
+      });
+      const out = wakeRounds(triggers, rounds(1), { debounceMs: 2, key, scheduler });
+      expectObservable(out).toBe('----x----', {
+        x: [
+          { s: 'w1', r: 'done' },
+          { s: 'w1', r: 'ask' },
+        ],
+      });
+    });
+  });
+
+  it('starts an immediate trigger without waiting for the window', () => {
+    scheduler.run(({ hot, expectObservable }) => {
+      const triggers = hot<T>('i-----|', { i: { s: '-', r: 'initial', now: true } });
+      const out = wakeRounds(triggers, rounds(1), { debounceMs: 5, key, immediate: (t) => !!t.now, scheduler });
+      expectObservable(out).toBe('x-----', { x: [{ s: '-', r: 'initial', now: true }] });
+    });
+  });
+
+  it('releases the lock when a round fails, and the next burst gets its round', () => {
+    scheduler.run(({ hot, expectObservable }) => {
+      const triggers = hot<T>('a---b------|', { a: { s: 'w1', r: 'ask' }, b: { s: 'w2', r: 'ask' } });
+      let n = 0;
+      const run = () => (n++ === 0 ? throwError(() => new Error('brain unreachable')) : timer(1, scheduler));
+      const out = wakeRounds(triggers, run, { debounceMs: 1, key, scheduler });
+      expectObservable(out).toBe('-x---y-----', { x: [{ s: 'w1', r: 'ask' }], y: [{ s: 'w2', r: 'ask' }] });
+    });
+  });
+
+  it('loses no trigger under a long stream of bursts and slow rounds', () => {
+    scheduler.run(({ cold, flush }) => {
+      const sent: T[] = Array.from({ length: 200 }, (_, i) => ({ s: `w${i % 37}`, r: `r${i}` }));
+      const marbles = sent.map((_, i) => (i % 7 === 0 ? '--x' : 'x')).join('');
+      const triggers: Observable<T> = cold<T>(marbles, { x: { s: '', r: '' } }).pipe((src) =>
+        new Observable<T>((sub) => {
+          let i = 0;
+          return src.subscribe({ next: () => sub.next(sent[i++]), complete: () => sub.complete() });
+        }),
+      );
+      const received: T[] = [];
+      wakeRounds(triggers, rounds(5), { debounceMs: 2, key, scheduler }).subscribe((b) => received.push(...b));
+      flush();
+      expect(received.map(key).sort()).toEqual(sent.map(key).sort());
+    });
+  });
+});
