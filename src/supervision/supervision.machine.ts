@@ -1,0 +1,122 @@
+import { and, assign, setup } from 'xstate';
+
+export type StartedBy = 'user' | 'workflow';
+export type ClosedReason = 'finished' | 'disabled' | 'converged' | 'workflow_converged' | 'max_turns' | 'restore_expired' | 'no_recoverable_worker';
+export type RoundOutcome = 'completed' | 'timed_out' | 'interrupted';
+
+export const DEFAULT_MAX_TURNS = 60;
+export const MAX_TURNS_LIMIT = 1000;
+
+/** Why the main brain is woken: one supervised session and what it did. */
+export interface WakeReason {
+  session_id: string;
+  alias: string;
+  trigger: string;
+  state: string | null;
+  message: string | null;
+}
+
+export interface RoundInFlight {
+  id: string;
+  /** Epoch ms. The deadline is a timestamp, not a timer, so it survives replay and is re-armed after restore. */
+  started_at: number;
+  deadline_at: number;
+  reasons: WakeReason[];
+}
+
+export interface SupervisionContext {
+  ever_enabled: boolean;
+  turns_used: number;
+  max_turns: number;
+  task_hint: string;
+  started_by: StartedBy | null;
+  closed_reason: ClosedReason | null;
+  summary: string | null;
+  round: RoundInFlight | null;
+  changed_at: number;
+}
+
+export type SupervisionEvent =
+  | { type: 'ENABLE'; at: number; started_by: StartedBy; task_hint?: string; max_turns?: number }
+  | { type: 'DISABLE'; at: number; reason: ClosedReason; summary?: string }
+  | { type: 'ROUND_START'; at: number; round: RoundInFlight }
+  | { type: 'ROUND_END'; at: number; round_id: string; outcome: RoundOutcome };
+
+const initialContext: SupervisionContext = {
+  ever_enabled: false,
+  turns_used: 0,
+  max_turns: DEFAULT_MAX_TURNS,
+  task_hint: '',
+  started_by: null,
+  closed_reason: null,
+  summary: null,
+  round: null,
+  changed_at: 0,
+};
+
+/**
+ * Supervision as a pure state machine: off → on (idle ⇄ in_round) → off. It only decides; the
+ * service journals each accepted event before applying it, and replay folds the journal through it.
+ */
+export const supervisionMachine = setup({
+  types: { context: {} as SupervisionContext, events: {} as SupervisionEvent },
+  guards: {
+    isCurrentRound: ({ context, event }) => event.type === 'ROUND_END' && context.round?.id === event.round_id,
+    turnsExhausted: ({ context }) => context.turns_used >= context.max_turns,
+  },
+  actions: {
+    enable: assign(({ context, event }) => {
+      if (event.type !== 'ENABLE') return {};
+      const wasOn = context.ever_enabled && context.closed_reason === null;
+      return {
+        ever_enabled: true,
+        turns_used: 0,
+        max_turns: event.max_turns ?? (wasOn ? context.max_turns : DEFAULT_MAX_TURNS),
+        task_hint: event.task_hint ?? (wasOn ? context.task_hint : ''),
+        // A user enabling takes ownership: a workflow converging then leaves supervision on.
+        started_by: wasOn && context.started_by === 'user' ? 'user' : event.started_by,
+        closed_reason: null,
+        summary: null,
+        changed_at: event.at,
+      };
+    }),
+    disable: assign(({ event }) =>
+      event.type === 'DISABLE' ? { closed_reason: event.reason, summary: event.summary ?? null, round: null, changed_at: event.at } : {},
+    ),
+    closeForTurns: assign(({ event }) => ({ closed_reason: 'max_turns' as const, round: null, changed_at: event.at })),
+    startRound: assign(({ context, event }) =>
+      event.type === 'ROUND_START' ? { round: event.round, turns_used: context.turns_used + 1, changed_at: event.at } : {},
+    ),
+    endRound: assign(({ event }) => ({ round: null, changed_at: event.at })),
+  },
+}).createMachine({
+  id: 'supervision',
+  context: initialContext,
+  initial: 'off',
+  states: {
+    off: {
+      on: { ENABLE: { target: 'on', actions: 'enable' } },
+    },
+    on: {
+      initial: 'idle',
+      on: {
+        ENABLE: { actions: 'enable' },
+        DISABLE: { target: 'off', actions: 'disable' },
+      },
+      states: {
+        idle: {
+          on: { ROUND_START: { target: 'in_round', actions: 'startRound' } },
+        },
+        in_round: {
+          on: {
+            // The round that used the last turn ends supervision with closed_reason max_turns.
+            ROUND_END: [
+              { guard: and(['isCurrentRound', 'turnsExhausted']), target: '#supervision.off', actions: 'closeForTurns' },
+              { guard: 'isCurrentRound', target: 'idle', actions: 'endRound' },
+            ],
+          },
+        },
+      },
+    },
+  },
+});
