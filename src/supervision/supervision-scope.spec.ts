@@ -1,0 +1,46 @@
+import { DomainError } from '../common/domain-error';
+import { ScopeSession, planScope } from './supervision-scope';
+
+const sessions: ScopeSession[] = [
+  { id: 'cs_a', alias: 'w1', excluded: false, active: true },
+  { id: 'cs_b', alias: 'w2', excluded: true, active: true },
+  { id: 'cs_c', alias: 'w3', excluded: false, active: true },
+  { id: 'cs_d', alias: 'w4', excluded: false, active: false },
+];
+
+describe('supervision scope', () => {
+  it('all: clears every exclusion', () => {
+    expect(planScope('all', ['ignored'], sessions)).toEqual({ mode: 'all', changes: [{ id: 'cs_b', excluded: false }], unknown_ids: [] });
+  });
+
+  it('only: includes the listed sessions (ids or aliases) and excludes every other active one', () => {
+    const plan = planScope('only', ['w2', 'cs_c'], sessions);
+    expect(plan.changes).toEqual([
+      { id: 'cs_a', excluded: true },
+      { id: 'cs_b', excluded: false },
+    ]);
+  });
+
+  it('except: excludes the listed sessions and includes the rest', () => {
+    expect(planScope('except', ['w1'], sessions).changes).toEqual([
+      { id: 'cs_a', excluded: true },
+      { id: 'cs_b', excluded: false },
+    ]);
+  });
+
+  it('invert: flips exclusion over the given visible sessions only', () => {
+    expect(planScope('invert', ['w1', 'w2'], sessions).changes).toEqual([
+      { id: 'cs_a', excluded: true },
+      { id: 'cs_b', excluded: false },
+    ]);
+  });
+
+  it('reports unknown ids beside valid ones', () => {
+    expect(planScope('except', ['w1', 'w99', 'cs_zzz'], sessions).unknown_ids).toEqual(['w99', 'cs_zzz']);
+  });
+
+  it.each(['only', 'except', 'invert'] as const)('%s with no valid id is refused', (mode) => {
+    expect(() => planScope(mode, ['w99'], sessions)).toThrow(DomainError);
+    expect(() => planScope(mode, [], sessions)).toThrow(/needs at least one valid session id/);
+  });
+});

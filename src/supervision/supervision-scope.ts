@@ -1,0 +1,64 @@
+import { DomainError } from '../common/domain-error';
+
+export type ScopeMode = 'all' | 'only' | 'except' | 'invert';
+/** Main-brain tools offer these; `invert` is REST/UI only (seed: Supervision scope). */
+export type ToolScopeMode = Exclude<ScopeMode, 'invert'>;
+
+export interface ScopeSession {
+  id: string;
+  alias: string;
+  excluded: boolean;
+  /** Not exited. `only` excludes every other active session. */
+  active: boolean;
+}
+
+export interface ScopePlan {
+  mode: ScopeMode;
+  /** The exclusion flag each affected session must get. */
+  changes: Array<{ id: string; excluded: boolean }>;
+  unknown_ids: string[];
+}
+
+/** A session reference: the full `cs_` id or the short alias (`w3`). */
+export function findSession<S extends { id: string; alias: string }>(sessions: readonly S[], ref: string): S | undefined {
+  const r = ref.trim();
+  return sessions.find((s) => s.id === r || s.alias === r.toLowerCase());
+}
+
+/**
+ * Plans a scope change (seed: Supervision scope). `only` and `except` that name no valid session are
+ * refused, so a wrong scope is never stored silently.
+ */
+export function planScope(mode: ScopeMode, ids: readonly string[], sessions: readonly ScopeSession[]): ScopePlan {
+  const found = new Map<string, ScopeSession>();
+  const unknown: string[] = [];
+  for (const ref of ids) {
+    const s = findSession(sessions, ref);
+    if (s) found.set(s.id, s);
+    else unknown.push(ref);
+  }
+  if ((mode === 'only' || mode === 'except' || mode === 'invert') && found.size === 0) {
+    throw new DomainError(
+      'invalid_input',
+      `session_ids: mode ${mode} needs at least one valid session id${unknown.length ? ` (unknown: ${unknown.join(', ')})` : ''}`,
+    );
+  }
+  const want = (s: ScopeSession): boolean | undefined => {
+    switch (mode) {
+      case 'all':
+        return false;
+      case 'only':
+        return found.has(s.id) ? false : s.active ? true : undefined;
+      case 'except':
+        return found.has(s.id);
+      case 'invert':
+        return found.has(s.id) ? !s.excluded : undefined;
+    }
+  };
+  const changes: ScopePlan['changes'] = [];
+  for (const s of sessions) {
+    const excluded = want(s);
+    if (excluded !== undefined && excluded !== s.excluded) changes.push({ id: s.id, excluded });
+  }
+  return { mode, changes, unknown_ids: mode === 'all' ? [] : unknown };
+}
