@@ -1,0 +1,20 @@
+export interface RestoreInput {
+  now: number;
+  /** When the journaled supervision state was last known current (epoch ms): its snapshot's age is measured from here. */
+  last_seen_at: number;
+  restore_ttl_s: number;
+  /** Supervision was on when the service went down. */
+  was_enabled: boolean;
+  /** Supervised workers that survived the restart (alive with the same start time, or resumable). */
+  recoverable_supervised_workers: number;
+}
+
+export type RestoreDecision = { restore: true } | { restore: false; reason: 'not_enabled' | 'restore_expired' | 'no_recoverable_worker' };
+
+/** Seed: restored only when the snapshot is fresher than the TTL and a recoverable worker exists. */
+export function decideRestore(input: RestoreInput): RestoreDecision {
+  if (!input.was_enabled) return { restore: false, reason: 'not_enabled' };
+  if (input.now - input.last_seen_at >= input.restore_ttl_s * 1000) return { restore: false, reason: 'restore_expired' };
+  if (input.recoverable_supervised_workers === 0) return { restore: false, reason: 'no_recoverable_worker' };
+  return { restore: true };
+}
