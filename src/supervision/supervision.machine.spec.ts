@@ -57,17 +57,15 @@ describe('supervision machine', () => {
     expect(s.context).toMatchObject({ turns_used: 0, max_turns: 5, task_hint: 'goal' });
   });
 
-  it('when the last turn is used, closes with max_turns as that round ends', () => {
+  it('starts no round once the turns are spent', () => {
     const s = apply(
       start(),
-      { type: 'ENABLE', at: 1, started_by: 'user', max_turns: 2 },
+      { type: 'ENABLE', at: 1, started_by: 'user', max_turns: 1 },
       { type: 'ROUND_START', at: 2, round: round('r1') },
       { type: 'ROUND_END', at: 3, round_id: 'r1', outcome: 'completed' },
-      { type: 'ROUND_START', at: 4, round: round('r2') },
-      { type: 'ROUND_END', at: 5, round_id: 'r2', outcome: 'timed_out' },
     );
-    expect(s.value).toBe('off');
-    expect(s.context).toMatchObject({ turns_used: 2, closed_reason: 'max_turns', round: null });
+    expect(s.can({ type: 'ROUND_START', at: 4, round: round('r2') })).toBe(false);
+    expect(apply(s, { type: 'ROUND_START', at: 4, round: round('r2') }).context.turns_used).toBe(1);
   });
 
   it('when disabled, records the reason and summary and drops the round in flight', () => {

@@ -1,4 +1,4 @@
-import { and, assign, setup } from 'xstate';
+import { assign, setup } from 'xstate';
 
 export type StartedBy = 'user' | 'workflow';
 export type ClosedReason = 'finished' | 'disabled' | 'converged' | 'workflow_converged' | 'max_turns' | 'restore_expired' | 'no_recoverable_worker';
@@ -57,12 +57,13 @@ const initialContext: SupervisionContext = {
 /**
  * Supervision as a pure state machine: off → on (idle ⇄ in_round) → off. It only decides; the
  * service journals each accepted event before applying it, and replay folds the journal through it.
+ * No round starts once turns_used reaches max_turns; the service then closes with reason max_turns.
  */
 export const supervisionMachine = setup({
   types: { context: {} as SupervisionContext, events: {} as SupervisionEvent },
   guards: {
     isCurrentRound: ({ context, event }) => event.type === 'ROUND_END' && context.round?.id === event.round_id,
-    turnsExhausted: ({ context }) => context.turns_used >= context.max_turns,
+    hasTurnsLeft: ({ context }) => context.turns_used < context.max_turns,
   },
   actions: {
     enable: assign(({ context, event }) => {
@@ -83,7 +84,6 @@ export const supervisionMachine = setup({
     disable: assign(({ event }) =>
       event.type === 'DISABLE' ? { closed_reason: event.reason, summary: event.summary ?? null, round: null, changed_at: event.at } : {},
     ),
-    closeForTurns: assign(({ event }) => ({ closed_reason: 'max_turns' as const, round: null, changed_at: event.at })),
     startRound: assign(({ context, event }) =>
       event.type === 'ROUND_START' ? { round: event.round, turns_used: context.turns_used + 1, changed_at: event.at } : {},
     ),
@@ -105,15 +105,11 @@ export const supervisionMachine = setup({
       },
       states: {
         idle: {
-          on: { ROUND_START: { target: 'in_round', actions: 'startRound' } },
+          on: { ROUND_START: { guard: 'hasTurnsLeft', target: 'in_round', actions: 'startRound' } },
         },
         in_round: {
           on: {
-            // The round that used the last turn ends supervision with closed_reason max_turns.
-            ROUND_END: [
-              { guard: and(['isCurrentRound', 'turnsExhausted']), target: '#supervision.off', actions: 'closeForTurns' },
-              { guard: 'isCurrentRound', target: 'idle', actions: 'endRound' },
-            ],
+            ROUND_END: { guard: 'isCurrentRound', target: 'idle', actions: 'endRound' },
           },
         },
       },

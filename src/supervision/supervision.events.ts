@@ -1,0 +1,38 @@
+import { ClosedReason, RoundInFlight, RoundOutcome, StartedBy, SupervisionEvent, WakeReason } from './supervision.machine';
+
+/** Journaled supervision events (stream `supervision`), each one accepted machine event. */
+export interface SupervisionEventMap {
+  'supervision.enabled': { started_by: StartedBy; task_hint?: string; max_turns?: number };
+  'supervision.disabled': { reason: ClosedReason; summary?: string };
+  'round.started': { round: RoundInFlight; prompt: string };
+  'round.completed': { round_id: string; summary?: string };
+  'round.timed_out': { round_id: string };
+  'round.interrupted': { round_id: string; reasons: WakeReason[] };
+  'supervision.stall_detected': { session_id: string; kind: string; stalled_for_s: number; cooldown_until: number };
+}
+
+export type SupervisionJournalType = keyof SupervisionEventMap;
+
+const OUTCOME: Record<'round.completed' | 'round.timed_out' | 'round.interrupted', RoundOutcome> = {
+  'round.completed': 'completed',
+  'round.timed_out': 'timed_out',
+  'round.interrupted': 'interrupted',
+};
+
+/** The machine event a journaled event stands for (replay); null for events that do not move the machine. */
+export function toMachineEvent(type: string, data: unknown, at: number): SupervisionEvent | null {
+  switch (type) {
+    case 'supervision.enabled':
+      return { type: 'ENABLE', at, ...(data as SupervisionEventMap['supervision.enabled']) };
+    case 'supervision.disabled':
+      return { type: 'DISABLE', at, ...(data as SupervisionEventMap['supervision.disabled']) };
+    case 'round.started':
+      return { type: 'ROUND_START', at, round: (data as SupervisionEventMap['round.started']).round };
+    case 'round.completed':
+    case 'round.timed_out':
+    case 'round.interrupted':
+      return { type: 'ROUND_END', at, round_id: (data as { round_id: string }).round_id, outcome: OUTCOME[type] };
+    default:
+      return null;
+  }
+}

@@ -1,0 +1,383 @@
+import { Observable, Subject, Subscription, defer, filter, from, switchMap, takeUntil, timer } from 'rxjs';
+import { SnapshotFrom, initialTransition, transition } from 'xstate';
+import { EventBus } from '../bus/event-bus';
+import { DomainError } from '../common/domain-error';
+import { Journal, JournalEvent } from '../journal/journal.port';
+import { roundPrompt } from './round-prompt';
+import { SessionDirectory, SessionView } from './session-directory.port';
+import { decideRestore } from './supervision-restore';
+import { ScopeMode, planScope } from './supervision-scope';
+import { SupervisionEventMap, SupervisionJournalType, toMachineEvent } from './supervision.events';
+import { ClosedReason, MAX_TURNS_LIMIT, RoundInFlight, StartedBy, WakeReason, supervisionMachine } from './supervision.machine';
+import { classifySessionEvent } from './wake-triggers';
+import { wakeRounds } from './wake-pipeline';
+
+export const SUPERVISION_STREAM = 'supervision';
+
+export interface SupervisionSettings {
+  debounce_ms: number;
+  restore_ttl_s: number;
+  round_timeout_s: number;
+}
+
+/** The seed's state object plus what DESIGN.md adds. */
+export interface AutonomousView {
+  enabled: boolean;
+  turns_used: number;
+  max_turns: number;
+  task_hint: string;
+  started_by: StartedBy | null;
+  closed_reason: ClosedReason | null;
+  summary: string | null;
+  round_in_flight: string | null;
+  scope: { supervised: string[]; excluded: string[] };
+}
+
+export type RoundStatus = 'in_flight' | 'completed' | 'timed_out' | 'interrupted';
+
+export interface RoundView {
+  id: string;
+  turn: number;
+  status: RoundStatus;
+  started_at: string;
+  deadline_at: string;
+  ended_at: string | null;
+  reasons: WakeReason[];
+  prompt: string;
+  summary: string | null;
+}
+
+export interface ScopeResult {
+  mode: ScopeMode;
+  supervised: string[];
+  excluded: string[];
+  unknown_ids: string[];
+}
+
+export interface EnableRequest {
+  task_hint?: string;
+  max_turns?: number;
+  scope_mode?: Exclude<ScopeMode, 'invert'>;
+  scope_session_ids?: string[];
+}
+
+interface Trigger {
+  reason: WakeReason;
+  immediate?: boolean;
+}
+
+type Snapshot = SnapshotFrom<typeof supervisionMachine>;
+
+const SYSTEM_REASON = (trigger: string, message: string | null = null): WakeReason => ({
+  session_id: '-',
+  alias: '-',
+  trigger,
+  state: null,
+  message,
+});
+
+/**
+ * Owns the supervision actor. Every change is a machine event that is checked against the machine,
+ * journaled (stream `supervision`), then applied; replay folds the journal through the same pure
+ * transitions. Changes are serialised, so REST, tools, triggers and timeouts never interleave.
+ */
+export class SupervisionService {
+  private snap: Snapshot = initialTransition(supervisionMachine)[0];
+  private version = 0;
+  private readonly rounds = new Map<string, RoundView>();
+  private readonly roundEnded = new Map<string, Subject<void>>();
+  private readonly triggers = new Subject<Trigger>();
+  private pipeline: Subscription | null = null;
+  private busSub: Subscription | null = null;
+  private queue: Promise<unknown> = Promise.resolve();
+  private readonly stop$ = new Subject<void>();
+
+  constructor(
+    private readonly bus: EventBus,
+    private readonly journal: Journal,
+    private readonly sessions: SessionDirectory,
+    private readonly settings: SupervisionSettings,
+    private readonly now: () => number,
+    private readonly newId: () => string,
+  ) {}
+
+  /** Rebuilds from the journal, applies the restore rule, then starts listening to session events. */
+  async start(): Promise<void> {
+    const events = await this.journal.readStream(SUPERVISION_STREAM);
+    for (const e of events) this.replay(e);
+    this.version = events.length;
+    await this.restore(events[events.length - 1]);
+    this.busSub = this.bus.events$
+      .pipe(filter((e) => e.type.startsWith('session.')))
+      .subscribe((e) => void this.onSessionEvent(e as unknown as JournalEvent));
+  }
+
+  stop(): void {
+    this.busSub?.unsubscribe();
+    this.stopPipeline();
+    this.stop$.next();
+  }
+
+  private replay(e: JournalEvent): void {
+    const ev = toMachineEvent(e.type, e.data, Date.parse(e.at));
+    if (ev) this.snap = transition(supervisionMachine, this.snap, ev)[0];
+    this.trackRound(e);
+  }
+
+  private async restore(last: JournalEvent | undefined): Promise<void> {
+    if (!this.isOn() || !last) return;
+    const recoverable = this.sessions.list().filter((s) => s.active && !s.excluded && s.recoverable).length;
+    const decision = decideRestore({
+      now: this.now(),
+      last_seen_at: Math.max(Date.parse(last.at), await this.lastActivity()),
+      restore_ttl_s: this.settings.restore_ttl_s,
+      was_enabled: true,
+      recoverable_supervised_workers: recoverable,
+    });
+    if (!decision.restore) {
+      await this.apply('supervision.disabled', { reason: decision.reason === 'no_recoverable_worker' ? 'no_recoverable_worker' : 'restore_expired' });
+      return;
+    }
+    const inFlight = this.snap.context.round;
+    if (inFlight) await this.apply('round.interrupted', { round_id: inFlight.id, reasons: inFlight.reasons });
+    this.startPipeline();
+    // The interrupted round's reasons are not lost: they wake the next round.
+    for (const r of inFlight?.reasons ?? []) this.triggers.next({ reason: r });
+  }
+
+  /** Time of the newest journaled event of any stream: the service was alive then. */
+  private async lastActivity(): Promise<number> {
+    const head = this.journal.head().seq;
+    const [newest] = head > 0 ? await this.journal.readAll(head - 1, 1) : [];
+    return newest ? Date.parse(newest.at) : 0;
+  }
+
+  // ---- queries -------------------------------------------------------------------------------------
+
+  status(): { autonomous: AutonomousView | null } {
+    const c = this.snap.context;
+    if (!c.ever_enabled) return { autonomous: null };
+    return {
+      autonomous: {
+        enabled: this.isOn(),
+        turns_used: c.turns_used,
+        max_turns: c.max_turns,
+        task_hint: c.task_hint,
+        started_by: c.started_by,
+        closed_reason: c.closed_reason,
+        summary: c.summary,
+        round_in_flight: c.round?.id ?? null,
+        scope: this.scopeLists(),
+      },
+    };
+  }
+
+  listRounds(): RoundView[] {
+    return [...this.rounds.values()].reverse();
+  }
+
+  getRound(id: string): RoundView {
+    const r = this.rounds.get(id);
+    if (!r) throw new DomainError('not_found', `no round ${id}`);
+    return r;
+  }
+
+  /** Round events as they are journaled (for SSE), catching up from the journal first. */
+  roundEvents(afterSeq = 0): Observable<JournalEvent> {
+    return this.journal.subscribe(afterSeq).pipe(filter((e) => e.stream === SUPERVISION_STREAM && e.type.startsWith('round.')));
+  }
+
+  isOn(): boolean {
+    return this.snap.matches('on');
+  }
+
+  // ---- commands ------------------------------------------------------------------------------------
+
+  enable(req: EnableRequest, startedBy: StartedBy, actor: string): Promise<{ autonomous: AutonomousView | null }> {
+    return this.serial(async () => {
+      if (req.max_turns !== undefined && !(Number.isInteger(req.max_turns) && req.max_turns >= 1 && req.max_turns <= MAX_TURNS_LIMIT)) {
+        throw new DomainError('invalid_input', `max_turns: must be an integer in 1..${MAX_TURNS_LIMIT}`);
+      }
+      if (req.scope_mode) await this.applyScope(req.scope_mode, req.scope_session_ids ?? [], actor);
+      await this.apply('supervision.enabled', {
+        started_by: startedBy,
+        ...(req.task_hint !== undefined ? { task_hint: req.task_hint } : {}),
+        ...(req.max_turns !== undefined ? { max_turns: req.max_turns } : {}),
+      });
+      this.startPipeline();
+      return this.status();
+    });
+  }
+
+  disable(reason: ClosedReason, summary?: string): Promise<{ autonomous: AutonomousView | null }> {
+    return this.serial(async () => {
+      if (this.isOn()) await this.close(reason, summary);
+      return this.status();
+    });
+  }
+
+  /** /supervise [goal]: enable with the goal as task_hint and run one round at once. */
+  async supervise(goal: string | undefined, actor: string): Promise<{ autonomous: AutonomousView | null }> {
+    const view = await this.enable(goal ? { task_hint: goal } : {}, 'user', actor);
+    this.triggers.next({ reason: SYSTEM_REASON('initial', goal ?? null), immediate: true });
+    return view;
+  }
+
+  setScope(mode: ScopeMode, ids: readonly string[], actor: string): Promise<ScopeResult> {
+    return this.serial(() => this.applyScope(mode, ids, actor));
+  }
+
+  completeRound(id: string, summary?: string): Promise<RoundView> {
+    return this.serial(async () => {
+      const r = this.getRound(id);
+      if (r.status !== 'in_flight') throw new DomainError('conflict', `round ${id} is already ${r.status}`);
+      await this.apply('round.completed', { round_id: id, ...(summary ? { summary } : {}) });
+      await this.afterRound();
+      return this.getRound(id);
+    });
+  }
+
+  /** A wake-up from outside the session events (the stall watchdog). */
+  wake(reason: WakeReason): void {
+    if (this.isOn()) this.triggers.next({ reason });
+  }
+
+  // ---- internals -----------------------------------------------------------------------------------
+
+  private serial<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(fn, fn);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private async applyScope(mode: ScopeMode, ids: readonly string[], actor: string): Promise<ScopeResult> {
+    const plan = planScope(mode, ids, this.sessions.list());
+    for (const c of plan.changes) await this.sessions.setExcluded(c.id, c.excluded, actor);
+    return { mode, ...this.scopeLists(), unknown_ids: plan.unknown_ids };
+  }
+
+  private scopeLists(): { supervised: string[]; excluded: string[] } {
+    const active = this.sessions.list().filter((s) => s.active);
+    return { supervised: active.filter((s) => !s.excluded).map((s) => s.id), excluded: active.filter((s) => s.excluded).map((s) => s.id) };
+  }
+
+  /** Checks the event against the machine, journals it, then applies it. */
+  private async apply<K extends SupervisionJournalType>(type: K, data: SupervisionEventMap[K]): Promise<void> {
+    const at = this.now();
+    const ev = toMachineEvent(type, data, at);
+    if (ev && !this.snap.can(ev)) throw new DomainError('conflict', `supervision cannot take ${type} now`);
+    const { events } = await this.bus.emit(SUPERVISION_STREAM, [{ type, data } as never], { expectedVersion: this.version });
+    this.version++;
+    this.replay(events[0]);
+  }
+
+  private trackRound(e: JournalEvent): void {
+    const d = e.data as Record<string, unknown>;
+    if (e.type === 'round.started') {
+      const { round, prompt } = d as unknown as SupervisionEventMap['round.started'];
+      this.rounds.set(round.id, {
+        id: round.id,
+        turn: this.snap.context.turns_used,
+        status: 'in_flight',
+        started_at: new Date(round.started_at).toISOString(),
+        deadline_at: new Date(round.deadline_at).toISOString(),
+        ended_at: null,
+        reasons: round.reasons,
+        prompt,
+        summary: null,
+      });
+      return;
+    }
+    const status: RoundStatus | undefined = (
+      { 'round.completed': 'completed', 'round.timed_out': 'timed_out', 'round.interrupted': 'interrupted' } as const
+    )[e.type as 'round.completed'];
+    const r = status && this.rounds.get(d.round_id as string);
+    if (r) {
+      r.status = status;
+      r.ended_at = e.at;
+      r.summary = typeof d.summary === 'string' ? d.summary : null;
+      this.roundEnded.get(r.id)?.complete();
+      this.roundEnded.delete(r.id);
+    }
+  }
+
+  private startPipeline(): void {
+    if (this.pipeline) return;
+    this.pipeline = wakeRounds(this.triggers, (batch) => this.runRound(batch.map((t) => t.reason)), {
+      debounceMs: this.settings.debounce_ms,
+      key: (t) => `${t.reason.session_id}:${t.reason.trigger}`,
+      immediate: (t) => !!t.immediate,
+    }).subscribe();
+  }
+
+  private stopPipeline(): void {
+    this.pipeline?.unsubscribe();
+    this.pipeline = null;
+    for (const s of this.roundEnded.values()) s.complete();
+    this.roundEnded.clear();
+  }
+
+  /** One round: journaled start, delivered as an event, ended by completion, timeout or close. */
+  private runRound(reasons: WakeReason[]): Observable<unknown> {
+    return defer(() =>
+      from(
+        this.serial(async () => {
+          if (!this.snap.matches({ on: 'idle' })) return null;
+          const at = this.now();
+          const round: RoundInFlight = {
+            id: `rd_${this.newId()}`,
+            started_at: at,
+            deadline_at: at + this.settings.round_timeout_s * 1000,
+            reasons,
+          };
+          const c = this.snap.context;
+          const prompt = roundPrompt({ round_id: round.id, reasons, task_hint: c.task_hint, turns_used: c.turns_used + 1, max_turns: c.max_turns });
+          const ended = new Subject<void>();
+          this.roundEnded.set(round.id, ended);
+          await this.apply('round.started', { round, prompt });
+          return { round, ended };
+        }),
+      ),
+    ).pipe(
+      switchMap((started) => {
+        if (!started) return [];
+        timer(Math.max(0, started.round.deadline_at - this.now()))
+          .pipe(takeUntil(started.ended), takeUntil(this.stop$))
+          .subscribe(() => void this.timeoutRound(started.round.id));
+        return started.ended;
+      }),
+    );
+  }
+
+  private timeoutRound(id: string): Promise<void> {
+    return this.serial(async () => {
+      if (this.rounds.get(id)?.status !== 'in_flight') return;
+      await this.apply('round.timed_out', { round_id: id });
+      await this.afterRound();
+    });
+  }
+
+  private async afterRound(): Promise<void> {
+    const c = this.snap.context;
+    if (this.isOn() && c.turns_used >= c.max_turns) await this.close('max_turns');
+  }
+
+  private async close(reason: ClosedReason, summary?: string): Promise<void> {
+    await this.apply('supervision.disabled', { reason, ...(summary ? { summary } : {}) });
+    this.stopPipeline();
+  }
+
+  private async onSessionEvent(e: JournalEvent): Promise<void> {
+    if (!this.isOn()) return;
+    const sessions: SessionView[] = this.sessions.list();
+    const what = classifySessionEvent(e, sessions);
+    if (!what) return;
+    if (what.kind === 'wake') {
+      this.triggers.next({ reason: what.reason });
+      return;
+    }
+    const others = sessions.filter((s) => s.active && !s.excluded && s.id !== what.session_id);
+    if (others.length > 0) this.triggers.next({ reason: what.reason });
+    else await this.disable('converged').catch(() => undefined);
+  }
+}

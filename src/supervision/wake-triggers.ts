@@ -1,0 +1,47 @@
+import { JournalEvent } from '../journal/journal.port';
+import { WakeReason } from './supervision.machine';
+import { SessionView } from './session-directory.port';
+
+export type TriggerOrExit = { kind: 'wake'; reason: WakeReason } | { kind: 'exit'; session_id: string; reason: WakeReason } | null;
+
+const PENDING = new Set(['pending_handling', 'pending_authorization', 'pending_decision']);
+const WAKING_PROGRESS = new Set(['completed', 'blocked', 'needs_review']);
+
+function sessionIdOf(e: JournalEvent): string | null {
+  const fromData = (e.data as { session_id?: unknown } | null)?.session_id;
+  if (typeof fromData === 'string') return fromData;
+  return e.stream.startsWith('session-') ? e.stream.slice('session-'.length) : null;
+}
+
+const text = (v: unknown): string | null => (typeof v === 'string' && v.length > 0 ? v : null);
+
+/**
+ * Maps a session event to what it means for supervision (seed: Events table): a wake-up reason, a worker
+ * exit (a check or a convergence close, decided by the caller), or nothing (heartbeats, request_context).
+ * Only supervised (not excluded) sessions count.
+ */
+export function classifySessionEvent(e: JournalEvent, sessions: readonly SessionView[]): TriggerOrExit {
+  const id = sessionIdOf(e);
+  const s = id ? sessions.find((x) => x.id === id) : undefined;
+  if (!s || s.excluded) return null;
+  const d = (e.data ?? {}) as Record<string, unknown>;
+  const reason = (trigger: string, message: string | null): WakeReason => ({ session_id: s.id, alias: s.alias, trigger, state: s.state, message });
+  switch (e.type) {
+    case 'session.state_changed': {
+      const to = d.to;
+      return typeof to === 'string' && PENDING.has(to) ? { kind: 'wake', reason: { ...reason(to, text(d.message)), state: to } } : null;
+    }
+    case 'session.progress':
+      return typeof d.status === 'string' && WAKING_PROGRESS.has(d.status)
+        ? { kind: 'wake', reason: reason(`progress_${d.status}`, text(d.message)) }
+        : null;
+    case 'session.blocked':
+      return { kind: 'wake', reason: reason('notify_blocked', text(d.reason)) };
+    case 'session.asked_human':
+      return { kind: 'wake', reason: reason('ask_human', text(d.question)) };
+    case 'session.exited':
+      return { kind: 'exit', session_id: s.id, reason: { ...reason('worker_exited', text(d.reason)), state: 'exited' } };
+    default:
+      return null;
+  }
+}

@@ -1,0 +1,153 @@
+import { EventBus } from '../../src/bus/event-bus';
+import { openLevelJournal } from '../../src/journal/journal.factory';
+import { Journal } from '../../src/journal/journal.port';
+import { SupervisionService } from '../../src/supervision/supervision.service';
+import { MemorySessionDirectory } from '../support/memory-session-directory';
+import { tempDir } from '../support/temp-dir';
+import { waitFor } from '../support/wait-for';
+
+let n = 0;
+const ids = () => String(++n).padStart(6, '0');
+
+describe('supervision service over a real journal', () => {
+  let dir: ReturnType<typeof tempDir>;
+  let journal: Journal;
+  let bus: EventBus;
+  let sessions: MemorySessionDirectory;
+  let svc: SupervisionService;
+
+  const boot = async (settings: Partial<{ debounce_ms: number; restore_ttl_s: number; round_timeout_s: number }> = {}) => {
+    svc = new SupervisionService(bus, journal, sessions, { debounce_ms: 30, restore_ttl_s: 900, round_timeout_s: 600, ...settings }, Date.now, ids);
+    await svc.start();
+  };
+
+  beforeEach(async () => {
+    dir = tempDir('brainstem-sup-');
+    journal = await openLevelJournal(dir.path);
+    bus = new EventBus(journal);
+    sessions = new MemorySessionDirectory(bus);
+    for (const id of ['cs_a', 'cs_b', 'cs_c', 'cs_d', 'cs_e']) sessions.add(id);
+    await boot();
+  });
+  afterEach(async () => {
+    svc.stop();
+    await journal.close();
+    dir.remove();
+  });
+
+  const inFlight = () => svc.listRounds().filter((r) => r.status === 'in_flight');
+
+  it('is null until first enabled, then reports the seed state object', async () => {
+    expect(svc.status()).toEqual({ autonomous: null });
+    await svc.enable({ task_hint: 'ship', max_turns: 10 }, 'user', 'test');
+    expect(svc.status().autonomous).toMatchObject({ enabled: true, turns_used: 0, max_turns: 10, task_hint: 'ship', started_by: 'user' });
+  });
+
+  it('merges a burst from 5 sessions inside the debounce window into exactly one round naming all 5', async () => {
+    await svc.enable({}, 'user', 'test');
+    await Promise.all(['cs_a', 'cs_b', 'cs_c', 'cs_d', 'cs_e'].map((id) => sessions.emit(id, 'session.state_changed', { from: 'working', to: 'pending_handling' })));
+    const [round] = await waitFor(() => (svc.listRounds().length ? svc.listRounds() : undefined), { what: 'a round' });
+    expect(round.reasons.map((r) => r.session_id).sort()).toEqual(['cs_a', 'cs_b', 'cs_c', 'cs_d', 'cs_e']);
+    expect(round.prompt).toContain('w3 (cs_c) finished its turn');
+    expect(svc.status().autonomous?.turns_used).toBe(1);
+  });
+
+  it('merges triggers that arrive during a round into exactly one follow-up round after it completes', async () => {
+    await svc.enable({}, 'user', 'test');
+    await sessions.emit('cs_a', 'session.progress', { status: 'completed', message: 'done' });
+    const [first] = await waitFor(() => (inFlight().length ? inFlight() : undefined), { what: 'first round' });
+    await sessions.emit('cs_b', 'session.asked_human', { question: 'Which DB?' });
+    await sessions.emit('cs_c', 'session.blocked', { reason: 'no token' });
+    await sessions.emit('cs_b', 'session.asked_human', { question: 'Which DB, really?' });
+    // Longer than the window: the flush during the round must not start a round, nor lose the triggers.
+    await new Promise((r) => setTimeout(r, 100));
+    expect(svc.listRounds()).toHaveLength(1);
+    await svc.completeRound(first.id, 'dispatched');
+    const rounds = await waitFor(() => (svc.listRounds().length === 2 ? svc.listRounds() : undefined), { what: 'the follow-up round' });
+    expect(rounds[0].reasons.map((r) => [r.session_id, r.trigger, r.message])).toEqual([
+      ['cs_c', 'notify_blocked', 'no token'],
+      ['cs_b', 'ask_human', 'Which DB, really?'],
+    ]);
+    expect(svc.listRounds()[1]).toMatchObject({ status: 'completed', summary: 'dispatched' });
+  });
+
+  it('never wakes for an excluded session, a working heartbeat or request_context', async () => {
+    await svc.enable({ scope_mode: 'except', scope_session_ids: ['w1'] }, 'user', 'test');
+    await sessions.emit('cs_a', 'session.asked_human', { question: 'hello?' });
+    await sessions.emit('cs_b', 'session.progress', { status: 'working' });
+    await sessions.emit('cs_b', 'session.context_requested', { query: 'where is X' });
+    await sessions.emit('cs_c', 'session.progress', { status: 'needs_review' });
+    const rounds = await waitFor(() => (svc.listRounds().length ? svc.listRounds() : undefined), { what: 'a round' });
+    expect(rounds[0].reasons.map((r) => [r.session_id, r.trigger])).toEqual([['cs_c', 'progress_needs_review']]);
+  });
+
+  it('closes with max_turns when the last turn ends, and starts no further round', async () => {
+    await svc.enable({ max_turns: 2 }, 'user', 'test');
+    for (const id of ['cs_a', 'cs_b']) {
+      await sessions.emit(id, 'session.blocked', { reason: 'x' });
+      const [r] = await waitFor(() => (inFlight().length ? inFlight() : undefined), { what: `round for ${id}` });
+      await svc.completeRound(r.id);
+    }
+    expect(svc.status().autonomous).toMatchObject({ enabled: false, turns_used: 2, closed_reason: 'max_turns' });
+    await sessions.emit('cs_c', 'session.blocked', { reason: 'y' });
+    await new Promise((r) => setTimeout(r, 100));
+    expect(svc.listRounds()).toHaveLength(2);
+  });
+
+  it('closes with converged and no round when the last supervised worker exits', async () => {
+    await svc.enable({ scope_mode: 'only', scope_session_ids: ['cs_a', 'cs_b'] }, 'user', 'test');
+    await sessions.emit('cs_a', 'session.exited', { code: 0, reason: 'done' });
+    const [check] = await waitFor(() => (svc.listRounds().length ? svc.listRounds() : undefined), { what: 'a check round for the first exit' });
+    expect(check.reasons[0]).toMatchObject({ session_id: 'cs_a', trigger: 'worker_exited' });
+    await svc.completeRound(check.id);
+    await sessions.emit('cs_b', 'session.exited', { code: 0, reason: 'done' });
+    await waitFor(() => !svc.isOn(), { what: 'convergence close' });
+    expect(svc.status().autonomous?.closed_reason).toBe('converged');
+    expect(svc.listRounds()).toHaveLength(1);
+  });
+
+  it('/supervise sets the goal and runs one round at once', async () => {
+    await svc.supervise('fix the build', 'user');
+    const [r] = await waitFor(() => (svc.listRounds().length ? svc.listRounds() : undefined), { what: 'the initial round', timeoutMs: 5000 });
+    expect(svc.status().autonomous).toMatchObject({ task_hint: 'fix the build', turns_used: 1 });
+    expect(r.reasons).toEqual([{ session_id: '-', alias: '-', trigger: 'initial', state: null, message: 'fix the build' }]);
+  });
+
+  it('times out a round that is never completed, releasing the lock', async () => {
+    svc.stop();
+    await boot({ round_timeout_s: 1 });
+    await svc.enable({}, 'user', 'test');
+    await sessions.emit('cs_a', 'session.blocked', { reason: 'x' });
+    await waitFor(() => svc.listRounds()[0]?.status === 'timed_out', { what: 'timeout' });
+    await sessions.emit('cs_b', 'session.blocked', { reason: 'y' });
+    await waitFor(() => svc.listRounds().length === 2, { what: 'the next round' });
+    await expect(svc.completeRound(svc.listRounds()[1].id)).rejects.toMatchObject({ code: 'conflict' });
+    await expect(svc.completeRound('rd_nope')).rejects.toMatchObject({ code: 'not_found' });
+  });
+
+  it('refuses only/except naming no valid session and stores nothing', async () => {
+    await expect(svc.enable({ scope_mode: 'only', scope_session_ids: ['w99'] }, 'user', 'test')).rejects.toMatchObject({ code: 'invalid_input' });
+    expect(svc.status()).toEqual({ autonomous: null });
+    await expect(svc.enable({ max_turns: 0 }, 'user', 'test')).rejects.toMatchObject({ code: 'invalid_input' });
+  });
+
+  it('rebuilds from the journal after a restart, and merges an interrupted round into the next one', async () => {
+    await svc.enable({ task_hint: 'keep going', max_turns: 9 }, 'user', 'test');
+    await sessions.emit('cs_a', 'session.asked_human', { question: 'Q1' });
+    await waitFor(() => inFlight().length === 1, { what: 'a round in flight' });
+    svc.stop();
+    await boot();
+    expect(svc.status().autonomous).toMatchObject({ enabled: true, task_hint: 'keep going', max_turns: 9, turns_used: 1 });
+    const rounds = await waitFor(() => (svc.listRounds().length === 2 ? svc.listRounds() : undefined), { what: 'the round after restore' });
+    expect(rounds[1].status).toBe('interrupted');
+    expect(rounds[0].reasons.map((r) => [r.session_id, r.message])).toEqual([['cs_a', 'Q1']]);
+  });
+
+  it('comes back disabled when no supervised worker survived the restart', async () => {
+    await svc.enable({}, 'user', 'test');
+    svc.stop();
+    for (const s of sessions.sessions) s.recoverable = false;
+    await boot();
+    expect(svc.status().autonomous).toMatchObject({ enabled: false, closed_reason: 'no_recoverable_worker' });
+  });
+});

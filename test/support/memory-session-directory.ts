@@ -1,0 +1,40 @@
+import { EventBus } from '../../src/bus/event-bus';
+import { SessionDirectory, SessionView } from '../../src/supervision/session-directory.port';
+
+/**
+ * A session directory for supervision tests that journals session events the way the sessions module
+ * does (stream session-<id>), so supervision sees real bus events.
+ */
+export class MemorySessionDirectory implements SessionDirectory {
+  readonly sessions: SessionView[] = [];
+
+  constructor(private readonly bus: EventBus) {}
+
+  list(): SessionView[] {
+    return this.sessions.map((s) => ({ ...s }));
+  }
+
+  add(id: string, over: Partial<SessionView> = {}): SessionView {
+    const s: SessionView = { id, alias: `w${this.sessions.length + 1}`, state: 'working', state_since: Date.now(), excluded: false, active: true, recoverable: true, ...over };
+    this.sessions.push(s);
+    return s;
+  }
+
+  async setExcluded(id: string, excluded: boolean): Promise<void> {
+    const s = this.sessions.find((x) => x.id === id)!;
+    s.excluded = excluded;
+  }
+
+  async emit(id: string, type: string, data: Record<string, unknown>): Promise<void> {
+    const s = this.sessions.find((x) => x.id === id)!;
+    if (type === 'session.state_changed') {
+      s.state = data.to as string;
+      s.state_since = Date.now();
+    }
+    if (type === 'session.exited') {
+      s.state = 'exited';
+      s.active = false;
+    }
+    await this.bus.emit(`session-${id}`, [{ type, data } as never]);
+  }
+}
