@@ -1,0 +1,110 @@
+/**
+ * The facts a session journals (stream `session-<cs_id>`). Each one is also the event fed to the
+ * session machine: `{type, ...data}`, so replay folds the stream through the same pure transitions.
+ * Times are epoch milliseconds from the injected clock, carried in the data so replay is deterministic.
+ */
+
+export type SessionState = 'starting' | 'working' | 'pending_handling' | 'pending_authorization' | 'pending_decision' | 'exited';
+export type ProgressStatus = 'working' | 'completed' | 'blocked' | 'needs_review';
+export type ExitReason = 'exited' | 'signaled' | 'stopped' | 'lost_on_restart' | 'spawn_failed' | 'vanished';
+/** attached: the service holds the worker's pipes; detached: alive after a restart, reachable only by signals. */
+export type Attachment = 'none' | 'attached' | 'detached';
+export type PermissionDecision = 'allow' | 'deny';
+
+export type JsonObject = { [key: string]: unknown };
+
+export type Pending =
+  | { kind: 'question'; question: string }
+  | { kind: 'permission'; request_id: string; tool: string; input: JsonObject }
+  | { kind: 'blocked'; reason: string };
+
+export interface LastProgress {
+  status: ProgressStatus;
+  message: string | null;
+  at: number;
+}
+
+/** What a session is created with; the data of `session.created` and the machine's input. */
+export interface SessionInput {
+  id: string;
+  alias: string;
+  title: string;
+  runtime: string;
+  profile_id: string | null;
+  cwd: string;
+  command: string | null;
+  args: string[];
+  env: Record<string, string>;
+  excluded: boolean;
+  created_at: number;
+}
+
+export interface SessionEventData {
+  'session.started': { at: number; pid: number | null; pid_start_time: string | null; idle: boolean };
+  'session.runtime_session_assigned': { at: number; runtime_session_id: string };
+  'session.message_dispatched': { at: number; text: string };
+  'session.progress': { at: number; status: ProgressStatus; message: string | null };
+  'session.blocked': { at: number; reason: string };
+  'session.asked_human': { at: number; question: string };
+  'session.context_requested': { at: number; query: string };
+  'session.turn_ended': { at: number; result: string | null };
+  'session.permission_requested': { at: number; request_id: string; tool: string; input: JsonObject };
+  'session.permission_resolved': { at: number; request_id: string; decision: PermissionDecision; reason: string | null };
+  'session.exclusion_changed': { at: number; excluded: boolean };
+  'session.stop_requested': { at: number; deadline_at: number };
+  'session.recovered': { at: number; attachment: Attachment; pid: number | null; pid_start_time: string | null; resumed: boolean };
+  'session.exited': { at: number; code: number | null; signal: string | null; reason: ExitReason };
+}
+
+export type SessionEventType = keyof SessionEventData;
+
+/** A machine event: the journaled type plus its data. */
+export type SessionEvent = { [K in SessionEventType]: { type: K } & SessionEventData[K] }[SessionEventType];
+export type SessionEventOf<K extends SessionEventType> = Extract<SessionEvent, { type: K }>;
+
+/** Journaled beside the facts for consumers (supervision); derived, so replay skips it. */
+export interface SessionStateChangedData {
+  at: number;
+  from: SessionState;
+  to: SessionState;
+}
+
+export interface SessionCreatedData extends SessionInput {}
+
+/** Appended to the `sessions` stream: the index of every session, and the alias counter. */
+export interface SessionAliasAssignedData {
+  session_id: string;
+  alias: string;
+  number: number;
+}
+
+export const SESSIONS_STREAM = 'sessions';
+export const sessionStream = (id: string): string => `session-${id}`;
+
+export function toJournalEvent(event: SessionEvent): { type: SessionEventType; data: SessionEventData[SessionEventType] } {
+  const { type, ...data } = event;
+  return { type, data };
+}
+
+const FACT_TYPES: ReadonlySet<string> = new Set<SessionEventType>([
+  'session.started',
+  'session.runtime_session_assigned',
+  'session.message_dispatched',
+  'session.progress',
+  'session.blocked',
+  'session.asked_human',
+  'session.context_requested',
+  'session.turn_ended',
+  'session.permission_requested',
+  'session.permission_resolved',
+  'session.exclusion_changed',
+  'session.stop_requested',
+  'session.recovered',
+  'session.exited',
+]);
+
+/** A journaled record back as a machine event, or null for derived records (state_changed, created). */
+export function fromJournalEvent(type: string, data: unknown): SessionEvent | null {
+  if (!FACT_TYPES.has(type)) return null;
+  return { type, ...(data as object) } as SessionEvent;
+}

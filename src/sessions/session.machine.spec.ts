@@ -1,0 +1,160 @@
+import { SessionEvent, SessionInput } from './session.events';
+import { SessionSnapshot, createSession, decide, restoreSession, stateOf, storeSession } from './session.machine';
+
+/** A simulated clock: every event is stamped by it, nothing reads real time. */
+function simulatedClock(start = 1_000) {
+  let now = start;
+  return { now: () => now, advance: (ms: number) => (now += ms) };
+}
+
+const input = (over: Partial<SessionInput> = {}): SessionInput => ({
+  id: 'cs_test',
+  alias: 'w1',
+  title: 't',
+  runtime: 'command',
+  profile_id: null,
+  cwd: '/tmp',
+  command: 'node',
+  args: [],
+  env: {},
+  excluded: false,
+  created_at: 1_000,
+  ...over,
+});
+
+type Ev = SessionEvent extends infer E ? (E extends SessionEvent ? Omit<E, 'at'> : never) : never;
+
+function apply(snap: SessionSnapshot, clock: { now: () => number }, ...events: Ev[]): SessionSnapshot {
+  return events.reduce((s, e) => {
+    const next = decide(s, { ...e, at: clock.now() } as SessionEvent);
+    if (!next) throw new Error(`${e.type} rejected in ${stateOf(s)}`);
+    return next;
+  }, snap);
+}
+
+const started: Ev = { type: 'session.started', pid: 42, pid_start_time: '777', idle: false };
+
+describe('session machine', () => {
+  it('given a new session, it is starting since its creation', () => {
+    const s = createSession(input());
+    expect(stateOf(s)).toBe('starting');
+    expect(s.context).toMatchObject({ state_since: 1_000, pid: null, attachment: 'none', excluded: false });
+  });
+
+  it('when the worker starts, it is working with its pid; an idle runtime starts pending_handling', () => {
+    const clock = simulatedClock(2_000);
+    const s = apply(createSession(input()), clock, started);
+    expect(stateOf(s)).toBe('working');
+    expect(s.context).toMatchObject({ pid: 42, pid_start_time: '777', attachment: 'attached', state_since: 2_000 });
+    const idle = apply(createSession(input()), clock, { ...started, idle: true } as Ev);
+    expect(stateOf(idle)).toBe('pending_handling');
+  });
+
+  it('given starting, rejects worker reports until the worker is started', () => {
+    const s = createSession(input());
+    expect(decide(s, { type: 'session.turn_ended', at: 1, result: null })).toBeNull();
+    expect(decide(s, { type: 'session.message_dispatched', at: 1, text: 'x' })).toBeNull();
+  });
+
+  it('when a turn ends, is pending_handling; a dispatched message makes it working again', () => {
+    const clock = simulatedClock();
+    let s = apply(createSession(input()), clock, started);
+    clock.advance(500);
+    s = apply(s, clock, { type: 'session.turn_ended', result: 'done' });
+    expect(stateOf(s)).toBe('pending_handling');
+    expect(s.context.state_since).toBe(1_500);
+    clock.advance(500);
+    s = apply(s, clock, { type: 'session.message_dispatched', text: 'next' });
+    expect(stateOf(s)).toBe('working');
+    expect(s.context.state_since).toBe(2_000);
+  });
+
+  it('when a permission is requested, is pending_authorization with tool and input; only that request resolves it', () => {
+    const clock = simulatedClock();
+    let s = apply(createSession(input()), clock, started, {
+      type: 'session.permission_requested',
+      request_id: 'r1',
+      tool: 'Bash',
+      input: { command: 'ls' },
+    });
+    expect(stateOf(s)).toBe('pending_authorization');
+    expect(s.context.pending).toEqual({ kind: 'permission', request_id: 'r1', tool: 'Bash', input: { command: 'ls' } });
+    expect(decide(s, { type: 'session.permission_resolved', at: 9, request_id: 'other', decision: 'allow', reason: null })).toBeNull();
+    expect(decide(s, { type: 'session.message_dispatched', at: 9, text: 'x' })).toBeNull();
+    s = apply(s, clock, { type: 'session.permission_resolved', request_id: 'r1', decision: 'allow', reason: null });
+    expect(stateOf(s)).toBe('working');
+    expect(s.context.pending).toBeNull();
+  });
+
+  it('when the worker asks the human, is pending_decision with the question; an answer makes it working', () => {
+    const clock = simulatedClock();
+    let s = apply(createSession(input()), clock, started, { type: 'session.asked_human', question: 'merge?' });
+    expect(stateOf(s)).toBe('pending_decision');
+    expect(s.context.pending).toEqual({ kind: 'question', question: 'merge?' });
+    s = apply(s, clock, { type: 'session.message_dispatched', text: 'yes' });
+    expect(stateOf(s)).toBe('working');
+  });
+
+  it('when blocked, is pending_handling with the reason; a repeat does not move state_since', () => {
+    const clock = simulatedClock();
+    let s = apply(createSession(input()), clock, started, { type: 'session.blocked', reason: 'no creds' });
+    expect(stateOf(s)).toBe('pending_handling');
+    expect(s.context.pending).toEqual({ kind: 'blocked', reason: 'no creds' });
+    const since = s.context.state_since;
+    clock.advance(10_000);
+    s = apply(s, clock, { type: 'session.blocked', reason: 'still' });
+    expect(s.context.state_since).toBe(since);
+    expect(s.context.updated_at).toBe(since + 10_000);
+  });
+
+  it('records progress and context requests without changing state', () => {
+    const clock = simulatedClock();
+    let s = apply(createSession(input()), clock, started, { type: 'session.progress', status: 'completed', message: 'step 1' });
+    s = apply(s, clock, { type: 'session.context_requested', query: 'where is X?' });
+    expect(stateOf(s)).toBe('working');
+    expect(s.context.last_progress).toEqual({ status: 'completed', message: 'step 1', at: 1_000 });
+  });
+
+  it('when the process exits, is exited with code and reason, and then accepts only exclusion changes', () => {
+    const clock = simulatedClock();
+    let s = apply(createSession(input()), clock, started, { type: 'session.exited', code: 3, signal: null, reason: 'exited' });
+    expect(stateOf(s)).toBe('exited');
+    expect(s.context).toMatchObject({ exit_code: 3, exit_reason: 'exited', attachment: 'none', pending: null });
+    expect(decide(s, { type: 'session.progress', at: 2, status: 'working', message: null })).toBeNull();
+    expect(decide(s, { type: 'session.message_dispatched', at: 2, text: 'x' })).toBeNull();
+    expect(decide(s, { type: 'session.exited', at: 2, code: 0, signal: null, reason: 'exited' })).toBeNull();
+    s = apply(s, clock, { type: 'session.exclusion_changed', excluded: true });
+    expect(s.context.excluded).toBe(true);
+  });
+
+  it('keeps the stop deadline as a timestamp in context', () => {
+    const clock = simulatedClock(5_000);
+    const s = apply(createSession(input()), clock, started, { type: 'session.stop_requested', deadline_at: 8_000 });
+    expect(s.context.stop_deadline_at).toBe(8_000);
+    expect(stateOf(s)).toBe('working');
+  });
+
+  it('when recovered detached after a restart, keeps its state; a resumed runtime waits for an instruction', () => {
+    const clock = simulatedClock();
+    const base = apply(createSession(input()), clock, started, { type: 'session.permission_requested', request_id: 'r', tool: 'Edit', input: {} });
+    const detached = apply(base, clock, { type: 'session.recovered', attachment: 'detached', pid: 42, pid_start_time: '777', resumed: false });
+    expect(stateOf(detached)).toBe('pending_authorization');
+    expect(detached.context.attachment).toBe('detached');
+    const resumed = apply(base, clock, { type: 'session.recovered', attachment: 'attached', pid: 43, pid_start_time: '9', resumed: true });
+    expect(stateOf(resumed)).toBe('pending_handling');
+    expect(resumed.context).toMatchObject({ pid: 43, pending: null });
+    const asking = apply(createSession(input()), clock, started, { type: 'session.asked_human', question: 'q' });
+    const resumedAsking = apply(asking, clock, { type: 'session.recovered', attachment: 'attached', pid: 43, pid_start_time: '9', resumed: true });
+    expect(stateOf(resumedAsking)).toBe('pending_decision');
+  });
+
+  it('round-trips through the stored form (journal snapshots)', () => {
+    const clock = simulatedClock();
+    const s = apply(createSession(input()), clock, started, { type: 'session.asked_human', question: 'q' });
+    const restored = restoreSession(JSON.parse(JSON.stringify(storeSession(s))));
+    expect(stateOf(restored)).toBe('pending_decision');
+    expect(restored.context).toEqual(s.context);
+    const next = decide(restored, { type: 'session.message_dispatched', at: 2_000, text: 'a' });
+    expect(next && stateOf(next)).toBe('working');
+  });
+});

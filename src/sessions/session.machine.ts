@@ -1,0 +1,195 @@
+import { SnapshotFrom, assign, initialTransition, setup, transition } from 'xstate';
+import {
+  Attachment,
+  ExitReason,
+  LastProgress,
+  Pending,
+  SessionEvent,
+  SessionEventOf,
+  SessionInput,
+  SessionState,
+} from './session.events';
+
+export interface SessionContext extends SessionInput {
+  pid: number | null;
+  /** /proc/<pid>/stat start time: a pid is only "ours" while this still matches. */
+  pid_start_time: string | null;
+  runtime_session_id: string | null;
+  attachment: Attachment;
+  last_progress: LastProgress | null;
+  pending: Pending | null;
+  state_since: number;
+  updated_at: number;
+  exit_code: number | null;
+  exit_signal: string | null;
+  exit_reason: ExitReason | null;
+  /** When SIGKILL follows an unanswered SIGTERM: a timestamp, so a restart can re-arm it. */
+  stop_deadline_at: number | null;
+}
+
+const at = ({ event }: { event: SessionEvent }): number => event.at;
+const of = <K extends SessionEvent['type']>(event: SessionEvent, type: K): SessionEventOf<K> | null =>
+  event.type === type ? (event as SessionEventOf<K>) : null;
+
+/** What any state with a (possibly not yet started) worker accepts without changing state. */
+const REPORTS = {
+  'session.progress': { actions: ['progress', 'touch'] },
+  'session.context_requested': { actions: 'touch' },
+  'session.runtime_session_assigned': { actions: ['runtimeSession', 'touch'] },
+  'session.exclusion_changed': { actions: ['exclusion', 'touch'] },
+  'session.stop_requested': { actions: ['stopRequested', 'touch'] },
+  'session.exited': { target: 'exited', actions: ['exited', 'touch'] },
+} as const;
+
+/**
+ * What a started worker's states accept. Targets are siblings, so a repeat (blocked while already
+ * pending_handling) is a self-transition that does not re-enter: state_since keeps its first value.
+ */
+const LIVE = {
+  ...REPORTS,
+  'session.blocked': { target: 'pending_handling', actions: ['blocked', 'touch'] },
+  'session.asked_human': { target: 'pending_decision', actions: ['askedHuman', 'touch'] },
+  'session.turn_ended': { target: 'pending_handling', actions: ['clearPending', 'touch'] },
+  'session.permission_requested': { target: 'pending_authorization', actions: ['permissionRequested', 'touch'] },
+  // A resumed runtime restarts between turns: it waits for an instruction, its old prompt is gone.
+  'session.recovered': [
+    { guard: 'resumedRuntime', target: 'pending_handling', actions: ['recovered', 'clearPending', 'touch'] },
+    { actions: ['recovered', 'touch'] },
+  ],
+} as const;
+
+const DISPATCH = { target: 'working', actions: ['clearPending', 'touch'] } as const;
+
+/**
+ * A coding session as a pure state machine. It only decides: the registry journals every accepted
+ * event before adopting the next snapshot, and replay folds the journal through the same transitions.
+ * No I/O, no timers, no clock: every event carries its own `at`.
+ */
+export const sessionMachine = setup({
+  types: { context: {} as SessionContext, events: {} as SessionEvent, input: {} as SessionInput },
+  guards: {
+    isCurrentPermission: ({ context, event }) =>
+      event.type === 'session.permission_resolved' && context.pending?.kind === 'permission' && context.pending.request_id === event.request_id,
+    resumedRuntime: ({ event }) => event.type === 'session.recovered' && event.resumed,
+    startsIdle: ({ event }) => event.type === 'session.started' && event.idle,
+  },
+  actions: {
+    touch: assign({ updated_at: at }),
+    enter: assign({ state_since: at }),
+    clearPending: assign({ pending: null }),
+    started: assign(({ event }) => {
+      const e = of(event, 'session.started');
+      return e ? { pid: e.pid, pid_start_time: e.pid_start_time, attachment: 'attached' as const } : {};
+    }),
+    runtimeSession: assign(({ event }) => {
+      const e = of(event, 'session.runtime_session_assigned');
+      return e ? { runtime_session_id: e.runtime_session_id } : {};
+    }),
+    progress: assign(({ event }) => {
+      const e = of(event, 'session.progress');
+      return e ? { last_progress: { status: e.status, message: e.message, at: e.at } } : {};
+    }),
+    blocked: assign(({ event }) => {
+      const e = of(event, 'session.blocked');
+      return e ? { pending: { kind: 'blocked' as const, reason: e.reason } } : {};
+    }),
+    askedHuman: assign(({ event }) => {
+      const e = of(event, 'session.asked_human');
+      return e ? { pending: { kind: 'question' as const, question: e.question } } : {};
+    }),
+    permissionRequested: assign(({ event }) => {
+      const e = of(event, 'session.permission_requested');
+      return e ? { pending: { kind: 'permission' as const, request_id: e.request_id, tool: e.tool, input: e.input } } : {};
+    }),
+    exclusion: assign(({ event }) => {
+      const e = of(event, 'session.exclusion_changed');
+      return e ? { excluded: e.excluded } : {};
+    }),
+    stopRequested: assign(({ event }) => {
+      const e = of(event, 'session.stop_requested');
+      return e ? { stop_deadline_at: e.deadline_at } : {};
+    }),
+    recovered: assign(({ event }) => {
+      const e = of(event, 'session.recovered');
+      return e ? { attachment: e.attachment, pid: e.pid, pid_start_time: e.pid_start_time } : {};
+    }),
+    exited: assign(({ event }) => {
+      const e = of(event, 'session.exited');
+      return e
+        ? { exit_code: e.code, exit_signal: e.signal, exit_reason: e.reason, attachment: 'none' as const, pending: null, stop_deadline_at: null }
+        : {};
+    }),
+  },
+}).createMachine({
+  id: 'session',
+  context: ({ input }) => ({
+    ...input,
+    pid: null,
+    pid_start_time: null,
+    runtime_session_id: null,
+    attachment: 'none',
+    last_progress: null,
+    pending: null,
+    state_since: input.created_at,
+    updated_at: input.created_at,
+    exit_code: null,
+    exit_signal: null,
+    exit_reason: null,
+    stop_deadline_at: null,
+  }),
+  initial: 'starting',
+  states: {
+    starting: {
+      on: {
+        ...REPORTS,
+        'session.started': [
+          { guard: 'startsIdle', target: 'pending_handling', actions: ['started', 'touch'] },
+          { target: 'working', actions: ['started', 'touch'] },
+        ],
+      },
+    },
+    working: { entry: 'enter', on: { ...LIVE, 'session.message_dispatched': DISPATCH } },
+    pending_handling: { entry: 'enter', on: { ...LIVE, 'session.message_dispatched': DISPATCH } },
+    pending_decision: {
+      entry: 'enter',
+      // A question to the human is still open after a resume.
+      on: { ...LIVE, 'session.message_dispatched': DISPATCH, 'session.recovered': { actions: ['recovered', 'touch'] } },
+    },
+    // Instructions wait until the permission is resolved.
+    pending_authorization: {
+      entry: 'enter',
+      on: { ...LIVE, 'session.permission_resolved': { guard: 'isCurrentPermission', target: 'working', actions: ['clearPending', 'touch'] } },
+    },
+    exited: { entry: 'enter', on: { 'session.exclusion_changed': { actions: ['exclusion', 'touch'] } } },
+  },
+});
+
+export type SessionSnapshot = SnapshotFrom<typeof sessionMachine>;
+
+/** The persisted form of a snapshot (journal snapshots): plain JSON. */
+export interface StoredSession {
+  value: SessionState;
+  context: SessionContext;
+}
+
+export function createSession(input: SessionInput): SessionSnapshot {
+  return initialTransition(sessionMachine, input)[0];
+}
+
+export function stateOf(snapshot: SessionSnapshot): SessionState {
+  return snapshot.value as SessionState;
+}
+
+/** The next snapshot if the machine accepts the event (some transition is enabled), else null. */
+export function decide(snapshot: SessionSnapshot, event: SessionEvent): SessionSnapshot | null {
+  if (!snapshot.can(event)) return null;
+  return transition(sessionMachine, snapshot, event)[0];
+}
+
+export function restoreSession(stored: StoredSession): SessionSnapshot {
+  return sessionMachine.resolveState({ value: stored.value, context: stored.context });
+}
+
+export function storeSession(snapshot: SessionSnapshot): StoredSession {
+  return { value: stateOf(snapshot), context: snapshot.context };
+}
