@@ -25,6 +25,10 @@ export async function createApp(config: BrainstemConfig, options: AppOptions = {
   const adapter = new FastifyAdapter({ bodyLimit: config.server.body_limit_bytes });
   const fastify = adapter.getInstance();
   installBearerAuth(fastify, config.server.api_token);
+  // A YAML body reaches handlers as {yaml: <text>}, the shape of the JSON alternative, so one DTO validates both.
+  fastify.addContentTypeParser(['application/yaml', 'application/x-yaml', 'text/yaml'], { parseAs: 'string' }, (_req, body, done) =>
+    done(null, { yaml: body }),
+  );
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, journal), adapter, {
     logger: options.logger,
     abortOnError: false,

@@ -5,13 +5,14 @@ import { BrainstemConfig } from './config/config.schema';
 import { HealthController } from './http/health.controller';
 import { JournalModule } from './journal/journal.module';
 import { Journal } from './journal/journal.port';
+import { ProfilesModule } from './profiles/profiles.module';
 
 @Module({})
 export class AppModule {
   static forRoot(config: BrainstemConfig, journal: Journal): DynamicModule {
     return {
       module: AppModule,
-      imports: [ConfigModule.forRoot(config), JournalModule.forRoot(journal), BusModule],
+      imports: [ConfigModule.forRoot(config), JournalModule.forRoot(journal), BusModule, ProfilesModule],
       controllers: [HealthController],
     };
   }

@@ -7,6 +7,13 @@ import { JournalEvent } from '../journal/journal.port';
 export interface DomainEventMap {
   'plugin.loaded': { name: string; path: string };
   'plugin.failed': { name: string; path: string; error: string };
+  'profile.created': { id: string; name: string; source: 'user' };
+  'profile.updated': { id: string; fields: string[] };
+  'profile.deleted': { id: string };
+  'profile.duplicated': { id: string; from: string; name: string };
+  'profile.default_set': { id: string; previous: string };
+  'profile.imported': { id: string; name: string; warnings: string[] };
+  'profile.project_bound': { project_dir: string; profile_id: string | null };
 }
 
 export type DomainEventType = keyof DomainEventMap;

@@ -1,0 +1,54 @@
+import { IsIn, IsNotEmpty, IsOptional, IsString, Matches, MaxLength, ValidateIf } from 'class-validator';
+import { IsProfileName, PROFILE_ID_PATTERN, ProfileFields, RUNTIMES, Runtime } from './profile.schema';
+
+/** REST shapes. Bodies reuse the document schema; the API calls the runtime `target_runtime`. */
+
+const ID_MESSAGE = '$property must be a profile id ([a-z0-9][a-z0-9-]{0,63})';
+
+export class ProfileIdParam {
+  @Matches(PROFILE_ID_PATTERN, { message: ID_MESSAGE })
+  id!: string;
+}
+
+export class CreateProfileDto extends ProfileFields {
+  @IsProfileName()
+  name!: string;
+
+  @IsOptional() @IsIn(RUNTIMES)
+  target_runtime?: Runtime;
+}
+
+/** Partial: objects deep-merge into the stored profile, arrays replace; the result is validated as a whole. */
+export class UpdateProfileDto extends ProfileFields {
+  @IsOptional() @IsProfileName()
+  name?: string;
+
+  @IsOptional() @IsIn(RUNTIMES)
+  target_runtime?: Runtime;
+}
+
+export class DuplicateProfileDto {
+  @IsOptional() @IsProfileName()
+  name?: string;
+}
+
+/** JSON form of an import; a YAML body (application/yaml) arrives in the same shape. */
+export class ImportProfileDto {
+  @IsString()
+  yaml!: string;
+}
+
+export class LintQueryDto {
+  @IsOptional() @IsIn(['shared', 'personal'])
+  scope?: 'shared' | 'personal';
+}
+
+export class ProjectBindingDto {
+  @IsString() @IsNotEmpty() @MaxLength(4096) @Matches(/^[^\0]*$/, { message: '$property must not contain NUL' })
+  project_dir!: string;
+
+  /** null unbinds the directory. */
+  @ValidateIf((o: ProjectBindingDto) => o.profile_id !== null)
+  @Matches(PROFILE_ID_PATTERN, { message: ID_MESSAGE })
+  profile_id!: string | null;
+}

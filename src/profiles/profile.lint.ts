@@ -1,0 +1,194 @@
+import { HOOK_EVENTS, Hook, HookEvent, MetadataField, ProfileDoc } from './profile.schema';
+
+/** The profile linter: a pure function (profile, context) → findings. Findings never block a save; apply refuses errors. */
+
+export type LintCode =
+  | 'bypass_permissions_shared'
+  | 'reserved_mcp_server_name'
+  | 'mcp_missing_command'
+  | 'mcp_missing_url'
+  | 'inline_secret'
+  | 'hook_handler_incomplete'
+  | 'skill_source_unsupported'
+  | 'skill_missing_file'
+  | 'unknown_builtin_tool'
+  | 'tool_allowed_and_denied'
+  | 'version_outdated'
+  | 'metadata_ignored'
+  | 'runtime_unsupported'
+  | 'schema';
+
+export interface LintFinding {
+  path: string;
+  code: LintCode;
+  message: string;
+}
+
+export interface LintResult {
+  valid: boolean;
+  errors: LintFinding[];
+  warnings: LintFinding[];
+}
+
+export interface LintContext {
+  /** Shared profiles may not bypass permissions; a profile is shared unless linted with scope=personal. */
+  shared: boolean;
+  /** Service-managed keys the file set by hand. */
+  metadataKeys: readonly MetadataField[];
+  /** Whether `<skill path>/SKILL.md` exists; injected so the linter stays free of fs. */
+  skillFileExists: (skillPath: string) => boolean;
+}
+
+/** The service's own MCP server name (DESIGN.md): profiles must not reuse it. */
+export const RESERVED_MCP_SERVER = 'brainstem';
+
+export const KNOWN_BUILTIN_TOOLS: readonly string[] = [
+  'Read', 'Write', 'Edit', 'MultiEdit', 'Bash', 'Glob', 'Grep', 'LS', 'WebSearch', 'WebFetch', 'Agent', 'Task',
+  'TodoWrite', 'NotebookRead', 'NotebookEdit', 'Skill', 'SlashCommand', 'BashOutput', 'KillShell',
+];
+
+const SECRET_PATTERNS: readonly RegExp[] = [
+  /\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{16,}/, // OpenAI, Anthropic
+  /\bgh[pousr]_[A-Za-z0-9]{20,}/, // GitHub tokens
+  /\bgithub_pat_[A-Za-z0-9_]{20,}/,
+  /\bglpat-[A-Za-z0-9_-]{20,}/, // GitLab
+  /\bxox[abprs]-[A-Za-z0-9-]{10,}/, // Slack
+  /\bAKIA[0-9A-Z]{16}\b/, // AWS access key id
+  /\bAIza[0-9A-Za-z_-]{35}/, // Google API key
+  /-----BEGIN [A-Z ]*PRIVATE KEY-----/,
+];
+/** ${VAR}, ${VAR:-default}, $VAR and opencode's {env:VAR} are references, not secrets. */
+const ENV_REFERENCE = /\$\{[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*|\{env:[^}]*\}/g;
+const SECRET_ENV_NAME = /(TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|PRIVATE_KEY|CREDENTIALS?)$/i;
+const HIGH_ENTROPY_MIN_LENGTH = 32;
+const HIGH_ENTROPY_BITS = 4.0;
+
+export function lintProfile(doc: ProfileDoc, ctx: LintContext): LintResult {
+  const errors: LintFinding[] = [];
+  const warnings: LintFinding[] = [];
+  const error = (path: string, code: LintCode, message: string) => errors.push({ path, code, message });
+  const warn = (path: string, code: LintCode, message: string) => warnings.push({ path, code, message });
+
+  if (doc.version === 1) warn('version', 'version_outdated', 'version 1 is outdated; version 2 is recommended');
+  for (const key of ctx.metadataKeys) warn(key, 'metadata_ignored', `${key} is managed by the service; the value in the file is ignored`);
+
+  if (doc.permissions.mode === 'bypassPermissions' && ctx.shared) {
+    error('permissions.mode', 'bypass_permissions_shared', 'bypassPermissions is not allowed in a shared profile');
+  }
+
+  for (const [name, server] of Object.entries(doc.tools.mcp_servers ?? {})) {
+    const at = `tools.mcp_servers.${name}`;
+    if (name.trim().toLowerCase() === RESERVED_MCP_SERVER) {
+      error(at, 'reserved_mcp_server_name', `the MCP server name "${RESERVED_MCP_SERVER}" is reserved for the service's own server`);
+    }
+    if (server.type === 'stdio' && !server.command) error(`${at}.command`, 'mcp_missing_command', 'a stdio server needs a command');
+    if (server.type === 'http' && !server.url) error(`${at}.url`, 'mcp_missing_url', 'an http server needs a url');
+    for (const [key, value] of Object.entries(server.env ?? {})) {
+      if (looksLikeSecret(value) || (SECRET_ENV_NAME.test(key) && literalPart(value).trim().length >= 8)) {
+        error(`${at}.env.${key}`, 'inline_secret', 'looks like an inlined secret; reference an environment variable instead (${VAR})');
+      }
+    }
+    (server.args ?? []).forEach((arg, i) => {
+      if (looksLikeSecret(arg)) error(`${at}.args[${i}]`, 'inline_secret', 'looks like an inlined secret; reference an environment variable instead');
+    });
+    if (server.url && looksLikeSecret(server.url)) error(`${at}.url`, 'inline_secret', 'the url carries what looks like a secret');
+  }
+
+  forEachHook(doc, (_event, hook, at) => {
+    const needed = hook.type === 'command' ? 'command' : hook.type === 'http' ? 'url' : 'prompt';
+    if (!hook[needed]) error(`${at}.${needed}`, 'hook_handler_incomplete', `a ${hook.type} handler needs ${needed}`);
+    for (const field of ['command', 'url'] as const) {
+      const value = hook[field];
+      if (value && looksLikeSecret(value)) error(`${at}.${field}`, 'inline_secret', 'looks like an inlined secret; reference an environment variable instead');
+    }
+  });
+
+  doc.skills.forEach((skill, i) => {
+    if (skill.source !== 'local') {
+      warn(`skills[${i}].source`, 'skill_source_unsupported', `source ${skill.source} is not injected into workers (local skills only)`);
+    }
+    if (skill.path && !ctx.skillFileExists(skill.path)) error(`skills[${i}].path`, 'skill_missing_file', `no SKILL.md in ${skill.path}`);
+  });
+
+  const denied = new Set([...(doc.tools.deny ?? []), ...doc.permissions.deny]);
+  (doc.tools.builtin ?? []).forEach((tool, i) => {
+    if (!KNOWN_BUILTIN_TOOLS.includes(tool)) warn(`tools.builtin[${i}]`, 'unknown_builtin_tool', `unknown built-in tool ${tool}`);
+    if (denied.has(tool)) warn(`tools.builtin[${i}]`, 'tool_allowed_and_denied', `${tool} is both allowed and denied (deny wins)`);
+  });
+
+  lintRuntime(doc, warn);
+  return { valid: errors.length === 0, errors, warnings };
+}
+
+type Report = (path: string, code: LintCode, message: string) => void;
+
+/** What each runtime cannot express (shared/runtime-formats.md); `auto` is linted as claude-code, the usual pick. */
+function lintRuntime(doc: ProfileDoc, warn: Report): void {
+  const unsupported = (path: string, what: string) => warn(path, 'runtime_unsupported', `${doc.runtime} ${what}`);
+  switch (doc.runtime) {
+    case 'auto':
+    case 'claude-code':
+      forEachHook(doc, (event, hook, at) => {
+        if (event === 'SessionStart' && hook.type !== 'command') unsupported(`${at}.type`, 'accepts only command handlers on SessionStart');
+      });
+      for (const list of ['allow', 'deny', 'ask'] as const) {
+        doc.permissions[list].forEach((rule, i) => {
+          if (/^Write\(.+\)$/.test(rule)) unsupported(`permissions.${list}[${i}]`, 'ignores path rules on Write (use Edit(...))');
+        });
+      }
+      return;
+    case 'codex':
+      for (const list of ['allow', 'deny', 'ask'] as const) {
+        if (doc.permissions[list].length > 0) unsupported(`permissions.${list}`, 'does not map fine-grained permission rules');
+      }
+      if (doc.tools.builtin) unsupported('tools.builtin', 'does not map the built-in tool allowlist');
+      if (doc.tools.deny?.length) unsupported('tools.deny', 'does not map tool deny rules');
+      forEachHook(doc, (_event, hook, at) => {
+        if (hook.type !== 'command') unsupported(`${at}.type`, 'supports only command hook handlers');
+      });
+      return;
+    case 'gemini-cli':
+      if (['bypassPermissions', 'auto', 'dontAsk'].includes(doc.permissions.mode)) {
+        unsupported('permissions.mode', `has no settings equivalent of ${doc.permissions.mode}`);
+      }
+      if (doc.permissions.ask.length > 0) unsupported('permissions.ask', 'does not map ask rules');
+      for (const name of Object.keys(doc.tools.mcp_servers ?? {})) {
+        if (name.includes('_')) unsupported(`tools.mcp_servers.${name}`, 'mis-parses "_" in MCP server names');
+      }
+      forEachHook(doc, (_event, hook, at) => {
+        if (hook.type !== 'command') unsupported(`${at}.type`, 'supports only command hook handlers');
+      });
+      return;
+    case 'opencode':
+      for (const event of HOOK_EVENTS) {
+        if (doc.hooks[event]?.length) unsupported(`hooks.${event}`, 'has no declarative hooks (plugins only)');
+      }
+      return;
+  }
+}
+
+function forEachHook(doc: ProfileDoc, visit: (event: HookEvent, hook: Hook, at: string) => void): void {
+  for (const event of HOOK_EVENTS) doc.hooks[event]?.forEach((hook, i) => visit(event, hook, `hooks.${event}[${i}]`));
+}
+
+function literalPart(value: string): string {
+  return value.replace(ENV_REFERENCE, '');
+}
+
+/** Known key formats, or a long, high-entropy token outside any environment reference. */
+export function looksLikeSecret(value: string): boolean {
+  const literal = literalPart(value);
+  if (SECRET_PATTERNS.some((p) => p.test(literal))) return true;
+  return literal
+    .split(/[\s"'`=:,;@/?&()[\]{}<>|]+/)
+    .some((token) => token.length >= HIGH_ENTROPY_MIN_LENGTH && /[A-Za-z]/.test(token) && /\d/.test(token) && entropy(token) >= HIGH_ENTROPY_BITS);
+}
+
+/** Shannon entropy in bits per character. */
+function entropy(s: string): number {
+  const counts = new Map<string, number>();
+  for (const c of s) counts.set(c, (counts.get(c) ?? 0) + 1);
+  let bits = 0;
+  for (const n of counts.values()) bits -= (n / s.length) * Math.log2(n / s.length);
+  return bits;
+}

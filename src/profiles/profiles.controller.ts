@@ -1,0 +1,97 @@
+import { Body, Controller, Delete, Get, Header, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { DomainError } from '../common/domain-error';
+import { LintResult } from './profile.lint';
+import {
+  CreateProfileDto,
+  DuplicateProfileDto,
+  ImportProfileDto,
+  LintQueryDto,
+  ProfileIdParam,
+  ProjectBindingDto,
+  UpdateProfileDto,
+} from './profile.dto';
+import { ImportResult, ProfileItem, ProfileList, ProfileView, ProfilesService, ProjectBinding } from './profiles.service';
+
+@Controller('agent-profiles')
+export class ProfilesController {
+  constructor(private readonly profiles: ProfilesService) {}
+
+  @Get()
+  list(): Promise<ProfileList> {
+    return this.profiles.list();
+  }
+
+  @Post()
+  create(@Body() body: CreateProfileDto): Promise<ProfileView> {
+    return this.profiles.create({ ...body });
+  }
+
+  @Post('import')
+  import(@Body() body: ImportProfileDto): Promise<ImportResult> {
+    return this.profiles.importYaml(body.yaml);
+  }
+
+  @Get('project-binding')
+  bindings(): Promise<{ bindings: ProjectBinding[] }> {
+    return this.profiles.bindings();
+  }
+
+  @Post('project-binding')
+  @HttpCode(200)
+  bind(@Body() body: ProjectBindingDto): Promise<{ project_dir: string; profile_id: string | null }> {
+    return this.profiles.bindProject(body.project_dir, body.profile_id);
+  }
+
+  @Get(':id')
+  get(@Param() p: ProfileIdParam): Promise<ProfileItem> {
+    return this.profiles.get(p.id);
+  }
+
+  @Patch(':id')
+  update(@Param() p: ProfileIdParam, @Body() body: UpdateProfileDto): Promise<ProfileView> {
+    return this.profiles.update(p.id, { ...body });
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  remove(@Param() p: ProfileIdParam): Promise<void> {
+    return this.profiles.remove(p.id);
+  }
+
+  @Post(':id/duplicate')
+  duplicate(@Param() p: ProfileIdParam, @Body() body: DuplicateProfileDto = {}): Promise<ProfileView> {
+    return this.profiles.duplicate(p.id, body.name);
+  }
+
+  @Post(':id/set-default')
+  @HttpCode(200)
+  setDefault(@Param() p: ProfileIdParam): Promise<ProfileView> {
+    return this.profiles.setDefault(p.id);
+  }
+
+  @Get(':id/lint')
+  lint(@Param() p: ProfileIdParam, @Query() q: LintQueryDto): Promise<LintResult> {
+    return this.profiles.lint(p.id, q.scope);
+  }
+
+  @Get(':id/export')
+  @Header('content-type', 'application/yaml; charset=utf-8')
+  export(@Param() p: ProfileIdParam): Promise<string> {
+    return this.profiles.exportYaml(p.id);
+  }
+
+  // Applying profiles to runtime config files belongs to the apply issue; until then these answer 501.
+  @Post(':id/apply')
+  apply(): never {
+    throw notYet('apply');
+  }
+
+  @Get(':id/preview')
+  preview(): never {
+    throw notYet('preview');
+  }
+}
+
+function notYet(what: string): DomainError {
+  return new DomainError('not_implemented', `${what} is not implemented yet (it comes with the apply issue)`);
+}

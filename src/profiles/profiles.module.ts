@@ -1,0 +1,25 @@
+import { Module } from '@nestjs/common';
+import { EventBus } from '../bus/event-bus';
+import { CONFIG } from '../config/config.module';
+import { BrainstemConfig } from '../config/config.schema';
+import { FsProfileStore, ProfileStore } from './profile.store';
+import { Clock, ProfilesService } from './profiles.service';
+import { ProfilesController } from './profiles.controller';
+
+export const PROFILE_STORE = Symbol('ProfileStore');
+export const PROFILES_CLOCK = Symbol('ProfilesClock');
+
+@Module({
+  controllers: [ProfilesController],
+  providers: [
+    { provide: PROFILE_STORE, useFactory: (config: BrainstemConfig) => new FsProfileStore(config.profiles.dir), inject: [CONFIG] },
+    { provide: PROFILES_CLOCK, useValue: (() => new Date()) satisfies Clock },
+    {
+      provide: ProfilesService,
+      useFactory: (store: ProfileStore, bus: EventBus, clock: Clock) => new ProfilesService(store, bus, clock),
+      inject: [PROFILE_STORE, EventBus, PROFILES_CLOCK],
+    },
+  ],
+  exports: [ProfilesService],
+})
+export class ProfilesModule {}

@@ -1,0 +1,443 @@
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { EventBus } from '../bus/event-bus';
+import { DomainEventMap } from '../bus/domain-event';
+import { DomainError } from '../common/domain-error';
+import { KeyedMutex } from './keyed-mutex';
+import { LintResult, lintProfile } from './profile.lint';
+import {
+  METADATA_FIELDS,
+  MetadataField,
+  ProfileDoc,
+  ProfileSource,
+  Runtime,
+  parseProfileDocument,
+  toPlain,
+} from './profile.schema';
+import { slugify, uniqueId, uniqueName } from './profile.slug';
+import { FileStamp, ProfileStore } from './profile.store';
+import { dumpProfileYaml, parseProfileYaml } from './profile.yaml';
+import { BUILTIN_TEMPLATES, BUILTIN_TEMPLATES_RELEASED_AT, DEFAULT_PROFILE_ID } from './templates';
+
+export type Clock = () => Date;
+
+export interface ProfileMetadata {
+  created_at: string;
+  updated_at: string;
+  source: ProfileSource;
+  locked: boolean;
+  owner_pack_id: string | null;
+}
+
+/** The document in API names (`target_runtime`), its metadata, and whether it is the default. */
+export type ProfileView = { id: string } & Omit<ProfileDoc, 'runtime'> & { target_runtime: Runtime } & ProfileMetadata & {
+    is_default: boolean;
+    error: null;
+  };
+
+/** A file that does not parse or validate: listed with its error instead of breaking the listing. */
+export type MalformedProfileView = { id: string; name: null } & ProfileMetadata & { is_default: boolean; error: string };
+
+export type ProfileItem = ProfileView | MalformedProfileView;
+
+export interface ProfileList {
+  profiles: ProfileItem[];
+  default_profile_id: string;
+}
+
+export type ImportNoteCode = 'default_cwd_dropped' | 'metadata_ignored' | 'renamed';
+
+export interface ImportResult {
+  profile: ProfileView;
+  warnings: Array<{ path: string; code: ImportNoteCode; message: string }>;
+  lint: LintResult;
+}
+
+export interface ProjectBinding {
+  project_dir: string;
+  profile_id: string;
+}
+
+/** A create or update body, in API names. */
+export type ProfileInput = Record<string, unknown>;
+
+type Entry =
+  | { id: string; doc: ProfileDoc; metadataKeys: MetadataField[]; meta: ProfileMetadata }
+  | { id: string; error: string; meta: ProfileMetadata };
+type ParsedFile = { doc: ProfileDoc; metadataKeys: MetadataField[] } | { error: string };
+
+/** What the state file remembers per user profile; `file_mtime_ms` tells our writes from hand edits. */
+interface StoredMetadata extends ProfileMetadata {
+  file_mtime_ms: number;
+}
+
+interface ProfilesState {
+  default_profile_id: string | null;
+  project_bindings: Record<string, string>;
+  profiles: Record<string, StoredMetadata>;
+}
+
+const BUILTIN_META: ProfileMetadata = {
+  created_at: BUILTIN_TEMPLATES_RELEASED_AT,
+  updated_at: BUILTIN_TEMPLATES_RELEASED_AT,
+  source: 'builtin',
+  locked: true,
+  owner_pack_id: null,
+};
+const BUILTINS = new Map(BUILTIN_TEMPLATES.map((t) => [t.id, t.doc]));
+const CATALOG = '#catalog';
+const STATE = '#state';
+
+/**
+ * Agent Profiles: built-ins from the code, user profiles from `<dir>/<id>.yaml`. Parsed files are cached
+ * and re-read when their stamp (mtime, size, inode) changes, so hand edits show up on the next read.
+ * Writes to one profile are serialised; every change is journaled on `profile-<id>`.
+ */
+export class ProfilesService {
+  private readonly cache = new Map<string, { stamp: FileStamp; parsed: ParsedFile }>();
+  private readonly locks = new KeyedMutex();
+  private state: ProfilesState | null = null;
+
+  constructor(
+    private readonly store: ProfileStore,
+    private readonly bus: EventBus,
+    private readonly clock: Clock,
+  ) {}
+
+  async list(): Promise<ProfileList> {
+    const [entries, defaultId] = await Promise.all([this.entries(), this.defaultId()]);
+    return { profiles: entries.map((e) => this.view(e, defaultId)), default_profile_id: defaultId };
+  }
+
+  async get(id: string): Promise<ProfileItem> {
+    return this.view(await this.entry(id), await this.defaultId());
+  }
+
+  async create(input: ProfileInput): Promise<ProfileView> {
+    return this.locks.run(CATALOG, async () => {
+      const doc = validated(fromApi(input));
+      await this.assertNameFree(doc.name);
+      const id = uniqueId(slugify(doc.name), await this.idTaken());
+      const view = await this.writeNew(id, doc, 'user');
+      await this.emit(id, 'profile.created', { id, name: doc.name, source: 'user' });
+      return view;
+    });
+  }
+
+  async update(id: string, patch: ProfileInput): Promise<ProfileView> {
+    const changes = fromApi(patch);
+    const renaming = typeof changes.name === 'string';
+    const apply = () =>
+      this.locks.run(id, async () => {
+        const current = await this.editable(id);
+        const doc = validated(mergePatch(current.doc, changes));
+        if (renaming && doc.name !== current.doc.name) await this.assertNameFree(doc.name, id);
+        const stamp = await this.store.write(id, dumpProfileYaml(doc));
+        const meta = await this.saveMeta(id, { ...current.meta, updated_at: this.now() }, stamp);
+        this.cache.set(id, { stamp, parsed: { doc, metadataKeys: [] } });
+        await this.emit(id, 'profile.updated', { id, fields: Object.keys(changes).sort() });
+        return this.view({ id, doc, metadataKeys: [], meta }, await this.defaultId());
+      });
+    // A rename takes the catalog lock first (same order as create), so two renames cannot claim one name.
+    return (renaming ? this.locks.run(CATALOG, apply) : apply()) as Promise<ProfileView>;
+  }
+
+  async remove(id: string): Promise<void> {
+    await this.locks.run(id, async () => {
+      if (BUILTINS.has(id)) throw locked(id);
+      if (!(await this.store.remove(id))) throw notFound(id);
+      this.cache.delete(id);
+      await this.mutateState((s) => {
+        delete s.profiles[id];
+        if (s.default_profile_id === id) s.default_profile_id = null;
+        for (const [dir, bound] of Object.entries(s.project_bindings)) if (bound === id) delete s.project_bindings[dir];
+      });
+      await this.emit(id, 'profile.deleted', { id });
+    });
+  }
+
+  async duplicate(id: string, name?: string): Promise<ProfileView> {
+    return this.locks.run(CATALOG, async () => {
+      const source = await this.valid(id);
+      const names = await this.namesTaken();
+      if (name !== undefined && names(name)) throw nameTaken(name);
+      const doc: ProfileDoc = { ...source.doc, name: name ?? uniqueName(`${source.doc.name} (copy)`, names) };
+      const copyId = uniqueId(`${id.slice(0, 59).replace(/-+$/, '')}-copy`, await this.idTaken());
+      const view = await this.writeNew(copyId, doc, 'user');
+      await this.emit(copyId, 'profile.duplicated', { id: copyId, from: id, name: doc.name });
+      return view;
+    });
+  }
+
+  async setDefault(id: string): Promise<ProfileView> {
+    const entry = await this.valid(id);
+    const previous = await this.defaultId();
+    await this.mutateState((s) => {
+      s.default_profile_id = id;
+    });
+    await this.emit(id, 'profile.default_set', { id, previous });
+    return this.view(entry, id) as ProfileView;
+  }
+
+  async lint(id: string, scope: 'shared' | 'personal' = 'shared'): Promise<LintResult> {
+    const entry = await this.entry(id);
+    if ('error' in entry) return { valid: false, errors: [{ path: '', code: 'schema', message: entry.error }], warnings: [] };
+    const { doc, metadataKeys, meta } = entry;
+    // Built-ins and imports are shared by nature, whatever the caller says.
+    const shared = scope === 'shared' || meta.source !== 'user';
+    return lintProfile(doc, { shared, metadataKeys, skillFileExists: (p) => existsSync(join(this.skillDir(doc, p), 'SKILL.md')) });
+  }
+
+  async importYaml(text: string): Promise<ImportResult> {
+    const parsed = parseProfileYaml(text);
+    if (!parsed.ok) throw new DomainError('invalid_input', `yaml: ${parsed.error}`);
+    const raw = parsed.value;
+    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new DomainError('invalid_input', 'yaml: must be a mapping');
+    const warnings: ImportResult['warnings'] = [];
+    const fields: Record<string, unknown> = { ...raw };
+    for (const key of METADATA_FIELDS) {
+      if (key in fields) {
+        delete fields[key];
+        warnings.push({ path: key, code: 'metadata_ignored', message: `${key} is managed by the service and was ignored` });
+      }
+    }
+    if (typeof fields.default_cwd === 'string' && fields.default_cwd !== '') {
+      warnings.push({ path: 'default_cwd', code: 'default_cwd_dropped', message: 'default_cwd is not imported; edit the profile to set one' });
+    }
+    delete fields.default_cwd;
+    const doc = validated(fields);
+    return this.locks.run(CATALOG, async () => {
+      const name = uniqueName(doc.name, await this.namesTaken());
+      if (name !== doc.name) warnings.push({ path: 'name', code: 'renamed', message: `the name "${doc.name}" is taken; imported as "${name}"` });
+      const id = uniqueId(slugify(name), await this.idTaken());
+      const profile = await this.writeNew(id, { ...doc, name }, 'import');
+      await this.emit(id, 'profile.imported', { id, name, warnings: warnings.map((w) => w.code) });
+      return { profile, warnings, lint: await this.lint(id) };
+    });
+  }
+
+  async exportYaml(id: string): Promise<string> {
+    return dumpProfileYaml((await this.valid(id)).doc);
+  }
+
+  async bindProject(projectDir: string, profileId: string | null): Promise<{ project_dir: string; profile_id: string | null }> {
+    if (!isAbsolute(projectDir)) throw new DomainError('invalid_input', 'project_dir: must be an absolute path');
+    const dir = resolve(projectDir);
+    if (profileId !== null) await this.valid(profileId);
+    await this.mutateState((s) => {
+      if (profileId === null) delete s.project_bindings[dir];
+      else s.project_bindings[dir] = profileId;
+    });
+    await this.bus.emit('profiles', [{ type: 'profile.project_bound', data: { project_dir: dir, profile_id: profileId } }]);
+    return { project_dir: dir, profile_id: profileId };
+  }
+
+  async bindings(): Promise<{ bindings: ProjectBinding[] }> {
+    const state = await this.loadState();
+    const bindings = Object.entries(state.project_bindings).map(([project_dir, profile_id]) => ({ project_dir, profile_id }));
+    return { bindings: bindings.sort((a, b) => a.project_dir.localeCompare(b.project_dir)) };
+  }
+
+  /** The profile a new session uses: the one it names, else its directory's (or nearest ancestor's) binding, else the default. */
+  async resolveForSession(request: { profile_id?: string | null; cwd?: string | null }): Promise<string> {
+    if (request.profile_id) return request.profile_id;
+    if (request.cwd) {
+      const { project_bindings } = await this.loadState();
+      for (let dir = resolve(request.cwd); ; dir = dirname(dir)) {
+        if (project_bindings[dir]) return project_bindings[dir];
+        if (dir === dirname(dir)) break;
+      }
+    }
+    return this.defaultId();
+  }
+
+  // ---- reading ----
+
+  private async entries(): Promise<Entry[]> {
+    const files = await this.store.list();
+    const state = await this.loadState();
+    const user = await Promise.all(files.filter((f) => !BUILTINS.has(f.id)).map((f) => this.loadFile(f.id, f.stamp, state)));
+    const builtins: Entry[] = BUILTIN_TEMPLATES.map((t) => ({ id: t.id, doc: t.doc, metadataKeys: [], meta: BUILTIN_META }));
+    // Drop cache entries of files that disappeared.
+    const present = new Set(files.map((f) => f.id));
+    for (const id of this.cache.keys()) if (!present.has(id)) this.cache.delete(id);
+    return [...builtins, ...user.filter((e): e is Entry => e !== null).sort((a, b) => a.id.localeCompare(b.id))];
+  }
+
+  private async entry(id: string): Promise<Entry> {
+    const builtin = BUILTINS.get(id);
+    if (builtin) return { id, doc: builtin, metadataKeys: [], meta: BUILTIN_META };
+    const stamp = await this.store.stamp(id);
+    const entry = stamp && (await this.loadFile(id, stamp, await this.loadState()));
+    if (!entry) throw notFound(id);
+    return entry;
+  }
+
+  /** A profile that parsed; malformed files cannot be copied, exported or edited by merging. */
+  private async valid(id: string): Promise<Extract<Entry, { doc: ProfileDoc }>> {
+    const entry = await this.entry(id);
+    if ('error' in entry) throw new DomainError('profile_malformed', `profile ${id} is malformed: ${entry.error}`, { id });
+    return entry;
+  }
+
+  private async editable(id: string): Promise<Extract<Entry, { doc: ProfileDoc }>> {
+    if (BUILTINS.has(id)) throw locked(id);
+    const entry = await this.valid(id);
+    if (entry.meta.locked) throw locked(id);
+    return entry;
+  }
+
+  private async loadFile(id: string, stamp: FileStamp, state: ProfilesState): Promise<Entry | null> {
+    let parsed = this.cachedAt(id, stamp);
+    if (!parsed) {
+      const file = await this.store.read(id);
+      if (!file) return null;
+      parsed = 'tooLarge' in file ? { error: 'the file is over the limit of 256 KiB' } : parseFile(file.text);
+      this.cache.set(id, { stamp: file.stamp, parsed });
+      stamp = file.stamp;
+    }
+    const meta = metadataOf(state.profiles[id], stamp);
+    return 'error' in parsed ? { id, error: parsed.error, meta } : { id, doc: parsed.doc, metadataKeys: parsed.metadataKeys, meta };
+  }
+
+  private cachedAt(id: string, stamp: FileStamp): ParsedFile | null {
+    const hit = this.cache.get(id);
+    const fresh = hit && hit.stamp.mtimeMs === stamp.mtimeMs && hit.stamp.size === stamp.size && hit.stamp.ino === stamp.ino;
+    return fresh ? hit.parsed : null;
+  }
+
+  private view(entry: Entry, defaultId: string): ProfileItem {
+    const common = { ...entry.meta, is_default: entry.id === defaultId };
+    if ('error' in entry) return { id: entry.id, name: null, ...common, error: entry.error };
+    const { runtime, ...rest } = entry.doc;
+    return { id: entry.id, ...rest, target_runtime: runtime, ...common, error: null };
+  }
+
+  private async namesTaken(): Promise<(name: string) => boolean> {
+    const names = new Set((await this.entries()).flatMap((e) => ('doc' in e ? [nameKey(e.doc.name)] : [])));
+    return (name) => names.has(nameKey(name));
+  }
+
+  private async assertNameFree(name: string, exceptId?: string): Promise<void> {
+    const clash = (await this.entries()).find((e) => 'doc' in e && e.id !== exceptId && nameKey(e.doc.name) === nameKey(name));
+    if (clash) throw nameTaken(name);
+  }
+
+  private async idTaken(): Promise<(id: string) => boolean> {
+    const ids = new Set([...BUILTINS.keys(), ...(await this.store.list()).map((f) => f.id)]);
+    return (id) => ids.has(id);
+  }
+
+  private async defaultId(): Promise<string> {
+    const chosen = (await this.loadState()).default_profile_id;
+    return chosen && (BUILTINS.has(chosen) || (await this.store.stamp(chosen))) ? chosen : DEFAULT_PROFILE_ID;
+  }
+
+  /** Relative skill paths are read against the profile's default_cwd, else the profiles directory. */
+  private skillDir(doc: ProfileDoc, path: string): string {
+    const expanded = path === '~' || path.startsWith('~/') ? join(homedir(), path.slice(1)) : path;
+    return resolve(doc.default_cwd || this.store.dir, expanded);
+  }
+
+  // ---- writing ----
+
+  private async writeNew(id: string, doc: ProfileDoc, source: ProfileSource): Promise<ProfileView> {
+    const stamp = await this.store.write(id, dumpProfileYaml(doc));
+    const now = this.now();
+    const meta = await this.saveMeta(id, { created_at: now, updated_at: now, source, locked: false, owner_pack_id: null }, stamp);
+    this.cache.set(id, { stamp, parsed: { doc, metadataKeys: [] } });
+    return this.view({ id, doc, metadataKeys: [], meta }, await this.defaultId()) as ProfileView;
+  }
+
+  private async saveMeta(id: string, meta: ProfileMetadata, stamp: FileStamp): Promise<ProfileMetadata> {
+    await this.mutateState((s) => {
+      s.profiles[id] = { ...meta, file_mtime_ms: stamp.mtimeMs };
+    });
+    return meta;
+  }
+
+  private mutateState(change: (state: ProfilesState) => void): Promise<void> {
+    return this.locks.run(STATE, async () => {
+      const next = structuredClone(await this.loadState());
+      change(next);
+      await this.store.writeState(JSON.stringify(next));
+      this.state = next;
+    });
+  }
+
+  private async loadState(): Promise<ProfilesState> {
+    if (this.state) return this.state;
+    const text = await this.store.readState();
+    const empty: ProfilesState = { default_profile_id: null, project_bindings: {}, profiles: {} };
+    this.state = text ? { ...empty, ...(JSON.parse(text) as Partial<ProfilesState>) } : empty;
+    return this.state;
+  }
+
+  private async emit<K extends 'profile.created' | 'profile.updated' | 'profile.deleted' | 'profile.duplicated' | 'profile.default_set' | 'profile.imported'>(
+    id: string,
+    type: K,
+    data: DomainEventMap[K],
+  ): Promise<void> {
+    await this.bus.emit(`profile-${id}`, [{ type, data } as { type: K; data: DomainEventMap[K] }]);
+  }
+
+  private now(): string {
+    return this.clock().toISOString();
+  }
+}
+
+function parseFile(text: string): ParsedFile {
+  const yaml = parseProfileYaml(text);
+  if (!yaml.ok) return { error: `invalid YAML: ${yaml.error}` };
+  const parsed = parseProfileDocument(yaml.value);
+  return parsed.ok ? { doc: parsed.doc, metadataKeys: parsed.metadataKeys } : { error: parsed.errors.join('; ') };
+}
+
+function validated(raw: unknown): ProfileDoc {
+  const parsed = parseProfileDocument(raw);
+  if (!parsed.ok) throw new DomainError('invalid_input', parsed.errors.join('; '), { errors: parsed.errors });
+  return parsed.doc;
+}
+
+/** API names to YAML names: `target_runtime` is the document's `runtime`. */
+function fromApi(input: ProfileInput): Record<string, unknown> {
+  const { target_runtime, ...rest } = toPlain(input) as Record<string, unknown>;
+  return target_runtime === undefined ? rest : { ...rest, runtime: target_runtime };
+}
+
+/** Objects merge deeply; arrays and scalars replace. */
+export function mergePatch(base: unknown, patch: unknown): unknown {
+  if (!isPlainObject(base) || !isPlainObject(patch)) return patch;
+  const out: Record<string, unknown> = { ...base };
+  for (const [key, value] of Object.entries(patch)) out[key] = mergePatch(base[key], value);
+  return out;
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Files without a record (written by hand) get their file time; a hand edit after our write moves updated_at. */
+function metadataOf(stored: StoredMetadata | undefined, stamp: FileStamp): ProfileMetadata {
+  const fileTime = new Date(stamp.mtimeMs).toISOString();
+  if (!stored) return { created_at: fileTime, updated_at: fileTime, source: 'user', locked: false, owner_pack_id: null };
+  const { file_mtime_ms, ...meta } = stored;
+  return file_mtime_ms === stamp.mtimeMs ? meta : { ...meta, updated_at: fileTime };
+}
+
+function nameKey(name: string): string {
+  return name.trim().toLowerCase();
+}
+
+function notFound(id: string): DomainError {
+  return new DomainError('not_found', `no profile ${id}`, { id });
+}
+
+function locked(id: string): DomainError {
+  return new DomainError('profile_locked', `profile ${id} is locked; duplicate it to edit`, { id });
+}
+
+function nameTaken(name: string): DomainError {
+  return new DomainError('profile_name_taken', `a profile named "${name}" already exists`, { name });
+}

@@ -1,0 +1,18 @@
+import { ProfileDoc } from '../profile.schema';
+
+/** A built-in template: shipped with the code, always listed, locked (duplicate it to edit). */
+export interface BuiltinTemplate {
+  id: string;
+  doc: ProfileDoc;
+}
+
+/** Built-ins change only with a release, so their timestamps are the release's, not the clock's. */
+export const BUILTIN_TEMPLATES_RELEASED_AT = '2026-11-22T00:00:00.000Z';
+
+/** Guard rails every template that may run shell commands shares. */
+export const DESTRUCTIVE_COMMANDS = ['Bash(rm -rf *)', 'Bash(git push *)', 'Bash(git push --force *)', 'Bash(git reset --hard *)'];
+
+/** Fills the fields a template leaves at the seed's defaults. */
+export function template(id: string, doc: Omit<ProfileDoc, 'version' | 'skills' | 'hooks' | 'auto_apply_dir' | 'default_cwd' | 'model'> & Partial<ProfileDoc>): BuiltinTemplate {
+  return { id, doc: { version: 2, model: {}, skills: [], hooks: {}, auto_apply_dir: '', default_cwd: '', ...doc } };
+}

@@ -1,0 +1,355 @@
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { load } from 'js-yaml';
+import { Journal } from '../../src/journal/journal.port';
+import { JOURNAL } from '../../src/journal/journal.tokens';
+import { TestApp, startTestApp } from '../support/test-app';
+
+const API = '/api/v1/agent-profiles';
+const BUILTIN_IDS = [
+  'coding-assistant',
+  'code-reviewer',
+  'researcher',
+  'security-auditor',
+  'frontend-developer',
+  'documentation-writer',
+  'devops-engineer',
+  'pair-programmer',
+];
+
+describe('Agent Profile REST', () => {
+  let t: TestApp;
+  let dir: string;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    dir = t.config.profiles.dir;
+  });
+  afterAll(() => t.close());
+
+  const get = (url: string) => t.inject({ method: 'GET', url });
+  const post = (url: string, payload?: object) => t.inject({ method: 'POST', url, ...(payload ? { payload } : {}) });
+  const patch = (url: string, payload: object) => t.inject({ method: 'PATCH', url, payload });
+  const del = (url: string) => t.inject({ method: 'DELETE', url });
+  const yamlPost = (url: string, text: string) => t.inject({ method: 'POST', url, headers: { 'content-type': 'application/yaml' }, payload: text });
+  const filesInDir = () => (existsSync(dir) ? readdirSync(dir).sort() : []);
+
+  describe('listing', () => {
+    it('lists the 8 locked built-ins with the default before anything is stored', async () => {
+      // Given an empty profiles directory; When listing
+      const res = await get(API);
+      // Then every built-in is there, locked, and coding-assistant is the default
+      expect(res.statusCode).toBe(200);
+      const body = res.json();
+      expect(body.default_profile_id).toBe('coding-assistant');
+      expect(body.profiles.map((p: { id: string }) => p.id)).toEqual(BUILTIN_IDS);
+      for (const p of body.profiles) expect(p).toMatchObject({ source: 'builtin', locked: true, target_runtime: 'auto', error: null });
+      expect(body.profiles[0].is_default).toBe(true);
+      expect(body.profiles[0]).not.toHaveProperty('runtime');
+    });
+
+    it('gives the seed key defaults to the code reviewer', async () => {
+      const res = await get(`${API}/code-reviewer`);
+      expect(res.statusCode).toBe(200);
+      const p = res.json();
+      expect(p.permissions.mode).toBe('plan');
+      expect(p.tools.builtin).toEqual(['Read', 'Glob', 'Grep']);
+      expect(p.permissions.deny).toEqual(expect.arrayContaining(['Bash', 'Write', 'Edit']));
+      expect(p.instructions.system_prompt.length).toBeGreaterThan(500);
+    });
+
+    it('answers 404 for an unknown id and 400 for ids that are not slugs', async () => {
+      expect((await get(`${API}/nope`)).json()).toMatchObject({ statusCode: 404, code: 'not_found' });
+      // A literal `..` segment is resolved by URL normalisation before routing, so only the encoded forms reach us.
+      for (const bad of ['a%2Fb', '%2E%2E', '..%2F..%2Fetc', 'a%00b', 'UPPER', '-lead']) {
+        const res = await get(`${API}/${bad}`);
+        expect([bad, res.statusCode]).toEqual([bad, 400]);
+        expect(res.json().message).toMatch(/^id: /);
+      }
+    });
+  });
+
+  describe('create, update, delete', () => {
+    it('creates a profile from a name, applies the defaults and writes <id>.yaml', async () => {
+      // When creating with only a name and a runtime
+      const res = await post(API, { name: 'Go Backend', target_runtime: 'codex' });
+      // Then it is 201 with defaults applied and metadata set by the service
+      expect(res.statusCode).toBe(201);
+      const p = res.json();
+      expect(p).toMatchObject({
+        id: 'go-backend',
+        name: 'Go Backend',
+        version: 1,
+        description: '',
+        icon: 'bot',
+        target_runtime: 'codex',
+        permissions: { mode: 'acceptEdits', allow: [], deny: [], ask: [] },
+        skills: [],
+        hooks: {},
+        source: 'user',
+        locked: false,
+        owner_pack_id: null,
+        is_default: false,
+      });
+      expect(Date.parse(p.created_at)).not.toBeNaN();
+      // And the file on disk uses the YAML name `runtime` and no metadata
+      const onDisk = load(readFileSync(join(dir, 'go-backend.yaml'), 'utf8')) as Record<string, unknown>;
+      expect(onDisk).toMatchObject({ name: 'Go Backend', runtime: 'codex' });
+      expect(onDisk).not.toHaveProperty('created_at');
+    });
+
+    it('refuses a second profile with the same name with 409 profile_name_taken', async () => {
+      const res = await post(API, { name: 'go backend' });
+      expect(res.statusCode).toBe(409);
+      expect(res.json().code).toBe('profile_name_taken');
+      const builtinName = await post(API, { name: 'Code Reviewer' });
+      expect(builtinName.json().code).toBe('profile_name_taken');
+    });
+
+    it('patches deep-merged objects and replaced arrays', async () => {
+      // Given a profile with permissions and an MCP server
+      await post(API, {
+        name: 'Merge Me',
+        permissions: { mode: 'plan', deny: ['Bash'] },
+        tools: { builtin: ['Read', 'Grep'], mcp_servers: { gh: { type: 'stdio', command: 'gh-mcp', env: { T: '${GH_TOKEN}' } } } },
+      });
+      // When patching one nested field and one array
+      const res = await patch(`${API}/merge-me`, { permissions: { allow: ['Read'] }, tools: { builtin: ['Edit'] }, description: 'merged' });
+      // Then untouched nested fields survive and the array is replaced
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toMatchObject({
+        description: 'merged',
+        permissions: { mode: 'plan', allow: ['Read'], deny: ['Bash'] },
+        tools: { builtin: ['Edit'], mcp_servers: { gh: { type: 'stdio', command: 'gh-mcp', env: { T: '${GH_TOKEN}' } } } },
+      });
+      expect((await get(`${API}/merge-me`)).json().description).toBe('merged');
+    });
+
+    it('renames through PATCH unless the name is taken', async () => {
+      await post(API, { name: 'Rename Me' });
+      expect((await patch(`${API}/rename-me`, { name: 'Go Backend' })).json().code).toBe('profile_name_taken');
+      const ok = await patch(`${API}/rename-me`, { name: 'Renamed' });
+      expect(ok.json()).toMatchObject({ id: 'rename-me', name: 'Renamed' });
+    });
+
+    it('answers 409 profile_locked for updating or deleting a built-in', async () => {
+      const upd = await patch(`${API}/code-reviewer`, { description: 'mine now' });
+      expect(upd.statusCode).toBe(409);
+      expect(upd.json().code).toBe('profile_locked');
+      const rm = await del(`${API}/researcher`);
+      expect(rm.statusCode).toBe(409);
+      expect(rm.json().code).toBe('profile_locked');
+    });
+
+    it('deletes a user profile with 204, then 404', async () => {
+      await post(API, { name: 'Short Lived' });
+      expect((await del(`${API}/short-lived`)).statusCode).toBe(204);
+      expect(existsSync(join(dir, 'short-lived.yaml'))).toBe(false);
+      expect((await del(`${API}/short-lived`)).statusCode).toBe(404);
+      expect((await patch(`${API}/short-lived`, { description: 'x' })).statusCode).toBe(404);
+    });
+
+    it('journals every change on profile-<id>', async () => {
+      await post(API, { name: 'Audited' });
+      await patch(`${API}/audited`, { description: 'changed' });
+      await del(`${API}/audited`);
+      const events = await t.app.get<Journal>(JOURNAL).readStream('profile-audited');
+      expect(events.map((e) => e.type)).toEqual(['profile.created', 'profile.updated', 'profile.deleted']);
+      expect(events[1].data).toEqual({ id: 'audited', fields: ['description'] });
+    });
+  });
+
+  describe('bad input', () => {
+    it.each([
+      ['a wrong type', { name: 'X1', version: 'two' }, 'version'],
+      ['an unknown top-level field', { name: 'X2', colour: 'red' }, 'colour'],
+      ['an unknown nested field', { name: 'X3', permissions: { mode: 'plan', sudo: true } }, 'permissions.sudo'],
+      ['an unknown permission mode', { name: 'X4', permissions: { mode: 'yolo' } }, 'permissions.mode'],
+      ['a hook event other than the three', { name: 'X5', hooks: { Stop: [{ type: 'command', command: 'x' }] } }, 'hooks.Stop'],
+      ['a bad MCP server type', { name: 'X6', tools: { mcp_servers: { s: { type: 'sse', url: 'http://x' } } } }, 'tools.mcp_servers.s.type'],
+      ['the YAML name of the runtime', { name: 'X7', runtime: 'codex' }, 'runtime'],
+      ['service metadata', { name: 'X8', locked: false }, 'locked'],
+      ['a missing name', { description: 'nameless' }, 'name'],
+      ['a NUL in default_cwd', { name: 'X9', default_cwd: '/tmp/\u0000x' }, 'default_cwd'],
+    ])('rejects %s with 400 naming the path', async (_what, body, path) => {
+      const before = filesInDir();
+      const res = await post(API, body);
+      expect(res.statusCode).toBe(400);
+      expect(res.json().code).toBe('invalid_input');
+      expect(res.json().message).toContain(`${path}:`);
+      expect(filesInDir()).toEqual(before);
+    });
+
+    it('rejects a PATCH that would make the profile invalid and leaves the file as it was', async () => {
+      await post(API, { name: 'Stable' });
+      const before = readFileSync(join(dir, 'stable.yaml'), 'utf8');
+      const res = await patch(`${API}/stable`, { hooks: { PreToolUse: [{ type: 'webhook' }] } });
+      expect(res.statusCode).toBe(400);
+      expect(res.json().message).toContain('hooks.PreToolUse[0].type:');
+      expect(readFileSync(join(dir, 'stable.yaml'), 'utf8')).toBe(before);
+    });
+  });
+
+  describe('duplicate and default', () => {
+    it('duplicates a locked built-in into an unlocked user copy named <id>-copy, then -copy-2', async () => {
+      const first = await post(`${API}/code-reviewer/duplicate`);
+      expect(first.statusCode).toBe(201);
+      expect(first.json()).toMatchObject({ id: 'code-reviewer-copy', name: 'Code Reviewer (copy)', source: 'user', locked: false });
+      expect(first.json().permissions.mode).toBe('plan');
+      const second = await post(`${API}/code-reviewer/duplicate`, { name: 'Strict Reviewer' });
+      expect(second.json()).toMatchObject({ id: 'code-reviewer-copy-2', name: 'Strict Reviewer' });
+      const third = await post(`${API}/code-reviewer/duplicate`, {});
+      expect(third.json()).toMatchObject({ id: 'code-reviewer-copy-3', name: 'Code Reviewer (copy) (2)' });
+      // And the copy is editable
+      expect((await patch(`${API}/code-reviewer-copy`, { description: 'tuned' })).statusCode).toBe(200);
+    });
+
+    it('refuses a duplicate whose name is taken, and an unknown source', async () => {
+      expect((await post(`${API}/researcher/duplicate`, { name: 'Strict Reviewer' })).json().code).toBe('profile_name_taken');
+      expect((await post(`${API}/missing/duplicate`)).statusCode).toBe(404);
+    });
+
+    it('sets the default, persists it in the profiles dir and falls back when it is deleted', async () => {
+      await post(API, { name: 'My Default' });
+      const res = await post(`${API}/my-default/set-default`);
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toMatchObject({ id: 'my-default', is_default: true });
+      const list = (await get(API)).json();
+      expect(list.default_profile_id).toBe('my-default');
+      expect(list.profiles.filter((p: { is_default: boolean }) => p.is_default).map((p: { id: string }) => p.id)).toEqual(['my-default']);
+      expect(JSON.parse(readFileSync(join(dir, '.brainstem-profiles.json'), 'utf8')).default_profile_id).toBe('my-default');
+      await del(`${API}/my-default`);
+      expect((await get(API)).json().default_profile_id).toBe('coding-assistant');
+      expect((await post(`${API}/missing/set-default`)).statusCode).toBe(404);
+    });
+  });
+
+  describe('lint', () => {
+    it('reports the result shape and treats profiles as shared unless scope=personal', async () => {
+      await post(API, { name: 'Bypass', version: 2, permissions: { mode: 'bypassPermissions' } });
+      const shared = (await get(`${API}/bypass/lint`)).json();
+      expect(shared).toEqual({
+        valid: false,
+        errors: [{ path: 'permissions.mode', code: 'bypass_permissions_shared', message: expect.any(String) }],
+        warnings: [],
+      });
+      expect((await get(`${API}/bypass/lint?scope=personal`)).json()).toEqual({ valid: true, errors: [], warnings: [] });
+      expect((await get(`${API}/bypass/lint?scope=everyone`)).statusCode).toBe(400);
+    });
+
+    it('lints every built-in clean', async () => {
+      for (const id of BUILTIN_IDS) expect([id, (await get(`${API}/${id}/lint`)).json()]).toEqual([id, { valid: true, errors: [], warnings: [] }]);
+    });
+
+    it('saves, lists and exports a profile with lint errors', async () => {
+      const res = await post(API, { name: 'Reserved', tools: { mcp_servers: { brainstem: { type: 'stdio', command: 'x' } } } });
+      expect(res.statusCode).toBe(201);
+      expect((await get(`${API}/reserved/lint`)).json().errors[0].code).toBe('reserved_mcp_server_name');
+      expect((await get(`${API}/reserved/export`)).statusCode).toBe(200);
+    });
+  });
+
+  describe('import and export', () => {
+    it('exports YAML with the on-disk structure and imports it back minus default_cwd', async () => {
+      // Given a profile with a default_cwd
+      await post(API, {
+        name: 'Round Trip',
+        version: 2,
+        target_runtime: 'claude-code',
+        default_cwd: '/srv/app',
+        hooks: { PreToolUse: [{ type: 'command', command: './check.sh', matcher: 'Bash' }] },
+        skills: [{ name: 'review', source: 'registry' }],
+      });
+      // When exporting it
+      const exported = await get(`${API}/round-trip/export`);
+      expect(exported.statusCode).toBe(200);
+      expect(exported.headers['content-type']).toMatch(/^application\/yaml/);
+      expect(exported.body).toBe(readFileSync(join(dir, 'round-trip.yaml'), 'utf8'));
+      // And importing the export as YAML
+      const imported = await yamlPost(`${API}/import`, exported.body);
+      // Then it is a new profile with a fresh id and name, everything but default_cwd kept, and warnings saying so
+      expect(imported.statusCode).toBe(201);
+      const body = imported.json();
+      expect(body.profile).toMatchObject({ id: 'round-trip-2', name: 'Round Trip (2)', source: 'import', locked: false, default_cwd: '' });
+      expect(body.warnings.map((w: { code: string }) => w.code)).toEqual(['default_cwd_dropped', 'renamed']);
+      const original = (await get(`${API}/round-trip`)).json();
+      const strip = (p: Record<string, unknown>) => {
+        const { id, name, default_cwd, created_at, updated_at, source, is_default, ...rest } = p;
+        return rest;
+      };
+      expect(strip(body.profile)).toEqual(strip(original));
+      expect(body.lint.warnings.map((w: { code: string }) => w.code)).toEqual(['skill_source_unsupported']);
+    });
+
+    it('imports the JSON form {yaml}, ignoring metadata with a warning', async () => {
+      const res = await post(`${API}/import`, { yaml: 'name: From Json\nversion: 2\nlocked: true\nsource: builtin\n' });
+      expect(res.statusCode).toBe(201);
+      expect(res.json().profile).toMatchObject({ id: 'from-json', source: 'import', locked: false });
+      expect(res.json().warnings.map((w: { path: string }) => w.path)).toEqual(['source', 'locked']);
+    });
+
+    it.each([
+      ['invalid YAML', 'name: [unclosed\n', 'yaml:'],
+      ['a non-mapping document', '- a\n- b\n', 'yaml: must be a mapping'],
+      ['YAML over 256 KiB', `name: Big\ndescription: "${'x'.repeat(256 * 1024)}"\n`, 'yaml: document is'],
+      ['an alias bomb', billionLaughs(), 'yaml:'],
+      ['a __proto__ key', 'name: Proto\n__proto__: {polluted: true}\n', 'yaml: the key __proto__'],
+      ['a wrong type', 'name: Typed\nskills: yes\n', 'skills:'],
+      ['an unknown field', 'name: Unknown\npermissions:\n  mode: plan\n  extra: 1\n', 'permissions.extra:'],
+    ])('rejects %s with 400 and writes nothing', async (_what, text, message) => {
+      const before = filesInDir();
+      const res = await yamlPost(`${API}/import`, text);
+      expect(res.statusCode).toBe(400);
+      expect(res.json().code).toBe('invalid_input');
+      expect(res.json().message).toContain(message);
+      expect(filesInDir()).toEqual(before);
+    });
+
+    it('rejects an import body without yaml', async () => {
+      const res = await post(`${API}/import`, { yml: 'name: x' });
+      expect(res.statusCode).toBe(400);
+      expect(res.json().message).toContain('yml');
+    });
+
+    it('exports a built-in and answers 404 for an unknown id', async () => {
+      const res = await get(`${API}/devops-engineer/export`);
+      expect(load(res.body)).toMatchObject({ name: 'DevOps Engineer', runtime: 'auto', version: 2 });
+      expect((await get(`${API}/missing/export`)).statusCode).toBe(404);
+    });
+  });
+
+  describe('project bindings', () => {
+    it('binds, lists and unbinds a project directory', async () => {
+      await post(API, { name: 'Bound' });
+      const bind = await post(`${API}/project-binding`, { project_dir: '/work/app/', profile_id: 'bound' });
+      expect(bind.statusCode).toBe(200);
+      expect(bind.json()).toEqual({ project_dir: '/work/app', profile_id: 'bound' });
+      expect((await get(`${API}/project-binding`)).json()).toEqual({ bindings: [{ project_dir: '/work/app', profile_id: 'bound' }] });
+      expect((await post(`${API}/project-binding`, { project_dir: '/work/app', profile_id: null })).json().profile_id).toBeNull();
+      expect((await get(`${API}/project-binding`)).json()).toEqual({ bindings: [] });
+    });
+
+    it('refuses relative dirs, unknown profiles and missing fields', async () => {
+      expect((await post(`${API}/project-binding`, { project_dir: 'rel/dir', profile_id: 'bound' })).json().message).toContain('project_dir:');
+      expect((await post(`${API}/project-binding`, { project_dir: '/x', profile_id: 'nope' })).statusCode).toBe(404);
+      expect((await post(`${API}/project-binding`, { project_dir: '/x' })).json().message).toContain('profile_id');
+      expect((await post(`${API}/project-binding`, { project_dir: '/x', profile_id: '../etc' })).statusCode).toBe(400);
+    });
+  });
+
+  it('answers 501 not_implemented for apply and preview (they come with the apply issue)', async () => {
+    expect((await post(`${API}/coding-assistant/apply`)).json()).toMatchObject({ statusCode: 501, code: 'not_implemented' });
+    expect((await get(`${API}/coding-assistant/preview`)).json()).toMatchObject({ statusCode: 501, code: 'not_implemented' });
+  });
+
+  it('leaves no temp files behind after all of the above', () => {
+    expect(filesInDir().filter((f) => !f.endsWith('.yaml') && f !== '.brainstem-profiles.json')).toEqual([]);
+  });
+});
+
+/** Nine levels of ten aliases each: tiny on disk, a billion nodes once expanded. */
+function billionLaughs(): string {
+  const lines = ['a0: &a0 ["lol","lol","lol","lol","lol","lol","lol","lol","lol","lol"]'];
+  for (let i = 1; i <= 9; i++) lines.push(`a${i}: &a${i} [${Array.from({ length: 10 }, () => `*a${i - 1}`).join(',')}]`);
+  return `name: Bomb\n${lines.join('\n')}\n`;
+}
