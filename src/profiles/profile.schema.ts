@@ -1,3 +1,4 @@
+import 'reflect-metadata';
 import { Type, plainToInstance } from 'class-transformer';
 import {
   ArrayMaxSize,

@@ -1,0 +1,211 @@
+import { LintCode, LintContext, LintResult, lintProfile, looksLikeSecret } from './profile.lint';
+import { ProfileDoc, normalizeDocument } from './profile.schema';
+import { BUILTIN_TEMPLATES } from './templates';
+
+const SKILL_DIR_WITH_FILE = '/skills/present';
+
+/** A clean version-2 profile; each case changes one thing. */
+function profile(overrides: Partial<ProfileDoc> = {}): ProfileDoc {
+  return { ...normalizeDocument({ name: 'Lint Me', version: 2 }), ...overrides };
+}
+
+function lint(doc: ProfileDoc, ctx: Partial<LintContext> = {}): LintResult {
+  return lintProfile(doc, { shared: true, metadataKeys: [], skillFileExists: (p) => p === SKILL_DIR_WITH_FILE, ...ctx });
+}
+
+const codes = (r: LintResult) => ({ errors: r.errors.map((f) => f.code), warnings: r.warnings.map((f) => f.code) });
+const findingsFor = (r: LintResult, code: LintCode) => [...r.errors, ...r.warnings].filter((f) => f.code === code);
+
+type Case = { rule: LintCode; severity: 'error' | 'warning'; path: string; failing: () => LintResult; passing: () => LintResult };
+
+const stdio = (extra: Record<string, unknown> = {}) => ({ type: 'stdio' as const, command: 'mcp-server', ...extra });
+
+const CASES: Case[] = [
+  {
+    rule: 'bypass_permissions_shared',
+    severity: 'error',
+    path: 'permissions.mode',
+    failing: () => lint(profile({ permissions: { mode: 'bypassPermissions', allow: [], deny: [], ask: [] } })),
+    passing: () => lint(profile({ permissions: { mode: 'bypassPermissions', allow: [], deny: [], ask: [] } }), { shared: false }),
+  },
+  {
+    rule: 'reserved_mcp_server_name',
+    severity: 'error',
+    path: 'tools.mcp_servers.brainstem',
+    failing: () => lint(profile({ tools: { mcp_servers: { brainstem: stdio() } } })),
+    passing: () => lint(profile({ tools: { mcp_servers: { 'brainstem-tools': stdio() } } })),
+  },
+  {
+    rule: 'mcp_missing_command',
+    severity: 'error',
+    path: 'tools.mcp_servers.local.command',
+    failing: () => lint(profile({ tools: { mcp_servers: { local: { type: 'stdio', args: ['x'] } } } })),
+    passing: () => lint(profile({ tools: { mcp_servers: { local: stdio() } } })),
+  },
+  {
+    rule: 'mcp_missing_url',
+    severity: 'error',
+    path: 'tools.mcp_servers.api.url',
+    failing: () => lint(profile({ tools: { mcp_servers: { api: { type: 'http', url: null } } } })),
+    passing: () => lint(profile({ tools: { mcp_servers: { api: { type: 'http', url: 'https://mcp.example.com/mcp' } } } })),
+  },
+  {
+    rule: 'inline_secret',
+    severity: 'error',
+    path: 'tools.mcp_servers.gh.env.GITHUB_TOKEN',
+    failing: () => lint(profile({ tools: { mcp_servers: { gh: stdio({ env: { GITHUB_TOKEN: 'ghp_' + 'a1B2c3D4e5'.repeat(4) } }) } } })),
+    passing: () => lint(profile({ tools: { mcp_servers: { gh: stdio({ env: { GITHUB_TOKEN: '${GITHUB_TOKEN}', LOG_LEVEL: 'debug' } }) } } })),
+  },
+  {
+    rule: 'inline_secret',
+    severity: 'error',
+    path: 'hooks.PreToolUse[0].command',
+    failing: () => lint(profile({ hooks: { PreToolUse: [{ type: 'command', command: 'curl -H "x-api-key: sk-ant-api03-abcdefghijklmnopqrstuv" https://x', timeout: 60 }] } })),
+    passing: () => lint(profile({ hooks: { PreToolUse: [{ type: 'command', command: 'curl -H "x-api-key: ${API_KEY}" https://x', timeout: 60 }] } })),
+  },
+  {
+    rule: 'hook_handler_incomplete',
+    severity: 'error',
+    path: 'hooks.PostToolUse[0].url',
+    failing: () => lint(profile({ hooks: { PostToolUse: [{ type: 'http', command: 'x', timeout: 60 }] } })),
+    passing: () => lint(profile({ hooks: { PostToolUse: [{ type: 'http', url: 'http://127.0.0.1:9000/hook', timeout: 60 }] } })),
+  },
+  {
+    rule: 'hook_handler_incomplete',
+    severity: 'error',
+    path: 'hooks.PreToolUse[0].prompt',
+    failing: () => lint(profile({ hooks: { PreToolUse: [{ type: 'prompt', prompt: '', timeout: 60 }] } })),
+    passing: () => lint(profile({ hooks: { PreToolUse: [{ type: 'prompt', prompt: 'Is this command safe?', timeout: 60 }] } })),
+  },
+  {
+    rule: 'skill_source_unsupported',
+    severity: 'warning',
+    path: 'skills[0].source',
+    failing: () => lint(profile({ skills: [{ name: 'review', source: 'git' }] })),
+    passing: () => lint(profile({ skills: [{ name: 'review', source: 'local' }] })),
+  },
+  {
+    rule: 'skill_missing_file',
+    severity: 'error',
+    path: 'skills[0].path',
+    failing: () => lint(profile({ skills: [{ name: 'review', source: 'local', path: '/skills/absent' }] })),
+    passing: () => lint(profile({ skills: [{ name: 'review', source: 'local', path: SKILL_DIR_WITH_FILE }] })),
+  },
+  {
+    rule: 'unknown_builtin_tool',
+    severity: 'warning',
+    path: 'tools.builtin[1]',
+    failing: () => lint(profile({ tools: { builtin: ['Read', 'Telepathy'] } })),
+    passing: () => lint(profile({ tools: { builtin: ['Read', 'WebFetch'] } })),
+  },
+  {
+    rule: 'tool_allowed_and_denied',
+    severity: 'warning',
+    path: 'tools.builtin[1]',
+    failing: () => lint(profile({ tools: { builtin: ['Read', 'Bash'], deny: ['Bash'] } })),
+    passing: () => lint(profile({ tools: { builtin: ['Read', 'Bash'], deny: ['Bash(rm *)'] } })),
+  },
+  {
+    rule: 'version_outdated',
+    severity: 'warning',
+    path: 'version',
+    failing: () => lint(profile({ version: 1 })),
+    passing: () => lint(profile({ version: 2 })),
+  },
+  {
+    rule: 'metadata_ignored',
+    severity: 'warning',
+    path: 'locked',
+    failing: () => lint(profile(), { metadataKeys: ['locked'] }),
+    passing: () => lint(profile(), { metadataKeys: [] }),
+  },
+  {
+    rule: 'runtime_unsupported',
+    severity: 'warning',
+    path: 'permissions.allow',
+    failing: () => lint(profile({ runtime: 'codex', permissions: { mode: 'acceptEdits', allow: ['Bash(npm test)'], deny: [], ask: [] } })),
+    passing: () => lint(profile({ runtime: 'claude-code', permissions: { mode: 'acceptEdits', allow: ['Bash(npm test)'], deny: [], ask: [] } })),
+  },
+];
+
+describe('profile lint: every rule fails and passes', () => {
+  it.each(CASES.map((c) => [`${c.rule} at ${c.path}`, c] as const))('%s', (_name, c) => {
+    // Given a profile that breaks the rule; When it is linted; Then exactly that finding is reported where expected
+    const failing = c.failing();
+    const list = c.severity === 'error' ? failing.errors : failing.warnings;
+    expect(list).toEqual([{ path: c.path, code: c.rule, message: expect.any(String) }]);
+    expect(failing.valid).toBe(c.severity !== 'error');
+    // Given the same profile fixed; Then the rule is silent
+    const passing = c.passing();
+    expect(findingsFor(passing, c.rule)).toEqual([]);
+    expect(passing.valid).toBe(true);
+  });
+});
+
+describe('profile lint: runtime-specific gaps', () => {
+  const hookOf = (type: 'command' | 'http' | 'prompt') => ({ type, command: 'x', url: 'http://h', prompt: 'p', timeout: 60 });
+
+  it('warns that codex maps neither the built-in allowlist nor deny rules nor non-command hooks', () => {
+    const r = lint(profile({ runtime: 'codex', tools: { builtin: ['Read'], deny: ['Bash'] }, hooks: { PreToolUse: [hookOf('http')] } }));
+    expect(r.warnings.map((w) => w.path)).toEqual(['tools.builtin', 'tools.deny', 'hooks.PreToolUse[0].type']);
+  });
+
+  it('warns that gemini-cli has no bypass mode in settings, no ask rules, and no "_" in server names', () => {
+    const r = lint(
+      profile({
+        runtime: 'gemini-cli',
+        permissions: { mode: 'bypassPermissions', allow: [], deny: [], ask: ['Bash'] },
+        tools: { mcp_servers: { my_server: stdio() } },
+      }),
+      { shared: false },
+    );
+    expect(r.warnings.map((w) => w.path)).toEqual(['permissions.mode', 'permissions.ask', 'tools.mcp_servers.my_server']);
+    expect(lint(profile({ runtime: 'gemini-cli', tools: { mcp_servers: { 'my-server': stdio() } } })).warnings).toEqual([]);
+  });
+
+  it('warns that opencode has no declarative hooks', () => {
+    expect(codes(lint(profile({ runtime: 'opencode', hooks: { SessionStart: [hookOf('command')] } }))).warnings).toEqual(['runtime_unsupported']);
+    expect(codes(lint(profile({ runtime: 'opencode' }))).warnings).toEqual([]);
+  });
+
+  it('warns that claude-code ignores Write(path) rules and non-command SessionStart handlers', () => {
+    const r = lint(
+      profile({
+        runtime: 'claude-code',
+        permissions: { mode: 'acceptEdits', allow: [], deny: ['Write(secrets/**)', 'Edit(secrets/**)'], ask: [] },
+        hooks: { SessionStart: [hookOf('prompt')], PreToolUse: [hookOf('prompt')] },
+      }),
+    );
+    expect(r.warnings.map((w) => w.path)).toEqual(['hooks.SessionStart[0].type', 'permissions.deny[0]']);
+  });
+});
+
+describe('secret detection', () => {
+  it.each([
+    'sk-proj-AbCdEfGhIjKlMnOpQrStUv',
+    'AKIAIOSFODNN7EXAMPLE',
+    'xoxb-1234567890-abcdefghij',
+    'Bearer eyJhbGciOiJIUzI1NiJ9x7Qm2Lr9Vt4Kp8Zs1Wn6Yd3',
+    '-----BEGIN OPENSSH PRIVATE KEY-----',
+  ])('flags %s', (value) => expect(looksLikeSecret(value)).toBe(true));
+
+  it.each([
+    '${GITHUB_TOKEN}',
+    '${API_KEY:-none}',
+    '{env:OPENAI_API_KEY}',
+    'npx -y @modelcontextprotocol/server-github',
+    '3f786850e387550fdab836ed7e6dc881de23001b',
+    '123e4567-e89b-12d3-a456-426614174000',
+    '/usr/local/share/some/very/long/path/to/a/binary-name-here',
+  ])('leaves %s alone', (value) => expect(looksLikeSecret(value)).toBe(false));
+});
+
+describe('built-in templates', () => {
+  it('are the 8 seed slugs, lint clean as shared profiles', () => {
+    expect(BUILTIN_TEMPLATES.map((t) => t.id)).toEqual([
+      'coding-assistant', 'code-reviewer', 'researcher', 'security-auditor',
+      'frontend-developer', 'documentation-writer', 'devops-engineer', 'pair-programmer',
+    ]);
+    for (const t of BUILTIN_TEMPLATES) expect([t.id, lint(t.doc)]).toEqual([t.id, { valid: true, errors: [], warnings: [] }]);
+  });
+});
