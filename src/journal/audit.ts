@@ -1,4 +1,5 @@
 import { Observable, filter, map } from 'rxjs';
+import { DomainError } from '../common/domain-error';
 import { JournalEvent, JournalReader } from './journal.port';
 
 export interface EventsQuery {
@@ -54,4 +55,11 @@ export function eventStream(journal: JournalReader, afterSeq: number, q: { strea
     filter((e) => (!q.stream || e.stream === q.stream) && (!q.type || e.type === q.type)),
     map((e) => ({ id: String(e.seq), type: e.type, data: e })),
   );
+}
+
+/** Where an SSE client resumes: Last-Event-ID (a reconnecting EventSource) wins over ?after_seq. */
+export function resumePoint(lastEventId: string | undefined, afterSeq: number | undefined): number {
+  if (lastEventId === undefined || lastEventId === '') return afterSeq ?? 0;
+  if (!/^\d{1,15}$/.test(lastEventId)) throw new DomainError('invalid_input', 'Last-Event-ID: must be a non-negative integer seq');
+  return Number(lastEventId);
 }

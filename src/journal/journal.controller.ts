@@ -1,7 +1,6 @@
 import { Controller, Get, Headers, Inject, Query, Sse } from '@nestjs/common';
 import { Observable } from 'rxjs';
-import { DomainError } from '../common/domain-error';
-import { EventsPage, SseMessage, eventStream, queryEvents } from './audit';
+import { EventsPage, SseMessage, eventStream, queryEvents, resumePoint } from './audit';
 import { EventsQueryDto, StreamQueryDto } from './journal.dto';
 import { Journal, VerifyReport } from './journal.port';
 import { JOURNAL } from './journal.tokens';
@@ -24,11 +23,4 @@ export class JournalController {
   stream(@Query() q: StreamQueryDto, @Headers('last-event-id') lastEventId?: string): Observable<SseMessage> {
     return eventStream(this.journal, resumePoint(lastEventId, q.after_seq), q);
   }
-}
-
-/** Last-Event-ID (a reconnecting EventSource) wins over ?after_seq. */
-function resumePoint(lastEventId: string | undefined, afterSeq: number | undefined): number {
-  if (lastEventId === undefined || lastEventId === '') return afterSeq ?? 0;
-  if (!/^\d{1,15}$/.test(lastEventId)) throw new DomainError('invalid_input', 'Last-Event-ID: must be a non-negative integer seq');
-  return Number(lastEventId);
 }

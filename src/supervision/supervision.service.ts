@@ -209,6 +209,14 @@ export class SupervisionService {
     });
   }
 
+  /** POST autonomous (the UI switch): on behaves as enable_supervision; off accepts nothing else. */
+  setAutonomous(req: { enabled: boolean; task_hint?: string; max_turns?: number }, actor: string): Promise<{ autonomous: AutonomousView | null }> {
+    if (req.enabled) return this.enable({ task_hint: req.task_hint, max_turns: req.max_turns }, 'user', actor);
+    const extra = (['task_hint', 'max_turns'] as const).filter((k) => req[k] !== undefined);
+    if (extra.length) throw new DomainError('invalid_input', `${extra.join(', ')}: to turn supervision off send only enabled=false`);
+    return this.disable('disabled');
+  }
+
   disable(reason: ClosedReason, summary?: string): Promise<{ autonomous: AutonomousView | null }> {
     return this.serial(async () => {
       if (this.isOn()) await this.close(reason, summary);

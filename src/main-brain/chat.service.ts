@@ -1,0 +1,98 @@
+import { Subscription, filter } from 'rxjs';
+import { EventBus } from '../bus/event-bus';
+import { Journal, JournalEvent } from '../journal/journal.port';
+import { AutonomousView, SupervisionService } from '../supervision/supervision.service';
+
+export type ChatRole = 'user' | 'brain' | 'system' | 'worker';
+export type ChatKind = 'message' | 'command' | 'question' | 'notice' | 'wrap_up';
+
+export interface ChatEventMap {
+  'chat.message': { role: ChatRole; kind: ChatKind; text: string; session_id: string | null };
+}
+
+export interface ChatMessage {
+  seq: number;
+  at: string;
+  role: ChatRole;
+  kind: ChatKind;
+  text: string;
+  session_id: string | null;
+}
+
+export const CHAT_STREAM = 'chat';
+const SUPERVISE = /^\/supervise(?:\s+([\s\S]*))?$/;
+const WATCHED = new Set<string>(['chat.message', 'supervision.disabled', 'session.asked_human']);
+/** Messages kept in memory for listing; the journal keeps them all. */
+const KEEP = 2000;
+
+const CLOSE_NOTICE: Record<string, string> = {
+  max_turns: 'Supervision closed: the turn cap was reached.',
+  converged: 'Supervision closed: no supervised worker is left (converged).',
+  workflow_converged: 'Supervision closed: the workflow run that started it converged.',
+  disabled: 'Supervision turned off.',
+  restore_expired: 'Supervision was not restored after the restart: its snapshot was older than the restore TTL.',
+  no_recoverable_worker: 'Supervision was not restored after the restart: no supervised worker survived.',
+};
+
+/** The main chat between the human and the main brain; workers' questions and supervision notices land here. */
+export class ChatService {
+  private messages: ChatMessage[] = [];
+  private sub: Subscription | null = null;
+
+  constructor(
+    private readonly bus: EventBus,
+    private readonly journal: Journal,
+    private readonly supervision: SupervisionService,
+  ) {}
+
+  async start(): Promise<void> {
+    const version = await this.journal.streamVersion(CHAT_STREAM);
+    const events = await this.journal.readStream(CHAT_STREAM, Math.max(1, version - KEEP + 1));
+    this.messages = events.map(toMessage);
+    this.sub = this.bus.events$
+      .pipe(filter((e) => WATCHED.has(e.type)))
+      .subscribe((e) => void this.onEvent(e as unknown as JournalEvent));
+  }
+
+  stop(): void {
+    this.sub?.unsubscribe();
+  }
+
+  list(limit = 200): ChatMessage[] {
+    return this.messages.slice(-limit);
+  }
+
+  /** A message from the human or the brain; `/supervise [goal]` from the human enables supervision and runs a round. */
+  async post(text: string, role: 'user' | 'brain', actor: string): Promise<{ message: ChatMessage; autonomous?: AutonomousView | null }> {
+    const command = role === 'user' ? SUPERVISE.exec(text.trim()) : null;
+    const message = await this.append(role, command ? 'command' : 'message', text, null);
+    if (!command) return { message };
+    const goal = command[1]?.trim() || undefined;
+    return { message, ...(await this.supervision.supervise(goal, actor)) };
+  }
+
+  private async append(role: ChatRole, kind: ChatKind, text: string, sessionId: string | null): Promise<ChatMessage> {
+    const { events } = await this.bus.emit(CHAT_STREAM, [{ type: 'chat.message', data: { role, kind, text, session_id: sessionId } } as never]);
+    return toMessage(events[0]);
+  }
+
+  private async onEvent(e: JournalEvent): Promise<void> {
+    const d = (e.data ?? {}) as Record<string, unknown>;
+    if (e.type === 'chat.message') {
+      this.messages.push(toMessage(e));
+      if (this.messages.length > KEEP) this.messages.splice(0, this.messages.length - KEEP);
+    } else if (e.type === 'supervision.disabled') {
+      const summary = typeof d.summary === 'string' ? d.summary : null;
+      if (d.reason === 'finished') await this.append('brain', summary ? 'wrap_up' : 'notice', summary ?? 'Supervision finished.', null);
+      else await this.append('system', 'notice', CLOSE_NOTICE[d.reason as string] ?? `Supervision closed: ${String(d.reason)}.`, null);
+    } else if (e.type === 'session.asked_human' && typeof d.question === 'string') {
+      const sessionId = typeof d.session_id === 'string' ? d.session_id : e.stream.replace(/^session-/, '');
+      await this.append('worker', 'question', d.question, sessionId);
+    }
+  }
+}
+
+function toMessage(e: JournalEvent): ChatMessage {
+  const d = e.data as ChatEventMap['chat.message'];
+  return { seq: e.seq, at: e.at, role: d.role, kind: d.kind, text: d.text, session_id: d.session_id };
+}

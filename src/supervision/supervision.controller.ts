@@ -1,0 +1,50 @@
+import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Sse } from '@nestjs/common';
+import { Observable, map } from 'rxjs';
+import { resumePoint } from '../journal/audit';
+import { CompleteRoundDto, AutonomousDto, RoundStreamQueryDto, ScopeDto } from './supervision.dto';
+import { AutonomousView, RoundView, ScopeResult, SupervisionService } from './supervision.service';
+
+type Status = { autonomous: AutonomousView | null };
+
+@Controller()
+export class SupervisionController {
+  constructor(private readonly supervision: SupervisionService) {}
+
+  @Get('session-os/main-brain/autonomous')
+  status(): Status {
+    return this.supervision.status();
+  }
+
+  @Post('session-os/main-brain/autonomous')
+  @HttpCode(200)
+  setAutonomous(@Body() body: AutonomousDto): Promise<Status> {
+    return this.supervision.setAutonomous(body, 'rest');
+  }
+
+  @Post('coding-sessions/supervision-scope')
+  @HttpCode(200)
+  scope(@Body() body: ScopeDto): Promise<ScopeResult> {
+    return this.supervision.setScope(body.mode, body.session_ids ?? [], 'rest');
+  }
+
+  @Get('session-os/main-brain/rounds')
+  rounds(): { rounds: RoundView[] } {
+    return { rounds: this.supervision.listRounds() };
+  }
+
+  @Sse('session-os/main-brain/rounds/stream')
+  roundStream(@Query() q: RoundStreamQueryDto, @Headers('last-event-id') lastEventId?: string): Observable<{ id: string; type: string; data: unknown }> {
+    return this.supervision.roundEvents(resumePoint(lastEventId, q.after_seq)).pipe(map((e) => ({ id: String(e.seq), type: e.type, data: e })));
+  }
+
+  @Get('session-os/main-brain/rounds/:id')
+  round(@Param('id') id: string): RoundView {
+    return this.supervision.getRound(id);
+  }
+
+  @Post('session-os/main-brain/rounds/:id/complete')
+  @HttpCode(200)
+  complete(@Param('id') id: string, @Body() body: CompleteRoundDto): Promise<RoundView> {
+    return this.supervision.completeRound(id, body.summary);
+  }
+}

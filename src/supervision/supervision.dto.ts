@@ -1,0 +1,32 @@
+import { Type } from 'class-transformer';
+import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { MAX_TURNS_LIMIT } from './supervision.machine';
+
+export class AutonomousDto {
+  @IsBoolean()
+  enabled!: boolean;
+
+  @IsOptional() @IsString() @MaxLength(4000)
+  task_hint?: string;
+
+  @IsOptional() @IsInt() @Min(1) @Max(MAX_TURNS_LIMIT)
+  max_turns?: number;
+}
+
+export class ScopeDto {
+  @IsIn(['all', 'only', 'except', 'invert'])
+  mode!: 'all' | 'only' | 'except' | 'invert';
+
+  @IsOptional() @IsArray() @ArrayMaxSize(10000) @IsString({ each: true }) @MaxLength(100, { each: true })
+  session_ids?: string[];
+}
+
+export class CompleteRoundDto {
+  @IsOptional() @IsString() @MaxLength(20000)
+  summary?: string;
+}
+
+export class RoundStreamQueryDto {
+  @IsOptional() @Type(() => Number) @IsInt() @Min(0)
+  after_seq?: number;
+}
