@@ -30,7 +30,7 @@ describe('configuration', () => {
       stall_watchdog_startup_delay_s: 45,
     });
     expect(c.profiles.dir).toBe('/home/me/.brainstem/profiles');
-    expect(c.main_brain).toEqual({ driver: 'stream', round_timeout_s: 600 });
+    expect(c.main_brain).toEqual({ driver: 'stream', round_timeout_s: 600, command: null, webhook_url: null });
     expect(c.sessions.max_sessions).toBe(32);
     expect(c.plugins).toEqual([]);
   });
@@ -73,6 +73,16 @@ describe('configuration', () => {
       'default.yaml server.port: expected an integer, got "x"',
     ]);
     expect(problemsOf(() => build({}, [], 'server: [unclosed'))[0]).toMatch(/^default.yaml: not valid YAML/);
+  });
+
+  it('requires the command or URL of the chosen main-brain driver', () => {
+    expect(problemsOf(() => build({ BRAINSTEM_MAIN_BRAIN_DRIVER: 'command' }))).toEqual([
+      'BRAINSTEM_MAIN_BRAIN_COMMAND: required when BRAINSTEM_MAIN_BRAIN_DRIVER is command',
+    ]);
+    expect(problemsOf(() => build({ BRAINSTEM_MAIN_BRAIN_DRIVER: 'webhook', BRAINSTEM_MAIN_BRAIN_WEBHOOK_URL: 'ftp://x' }))[0]).toMatch(
+      /^BRAINSTEM_MAIN_BRAIN_WEBHOOK_URL: expected an http\(s\) URL/,
+    );
+    expect(build({ BRAINSTEM_MAIN_BRAIN_DRIVER: 'command', BRAINSTEM_MAIN_BRAIN_COMMAND: 'brain --round' }).main_brain.command).toBe('brain --round');
   });
 
   it('refuses a non-loopback host without a token, and accepts it with one', () => {

@@ -123,6 +123,14 @@ export function buildConfig(src: ConfigSources): BrainstemConfig {
   const cfg = out as unknown as BrainstemConfig;
   cfg.journal.dir = expandPath(cfg.journal.dir, src.cwd, src.home);
   cfg.profiles.dir = expandPath(cfg.profiles.dir, src.cwd, src.home);
+  const driverNeeds = { command: ['command', 'BRAINSTEM_MAIN_BRAIN_COMMAND'], webhook: ['webhook_url', 'BRAINSTEM_MAIN_BRAIN_WEBHOOK_URL'] } as const;
+  if (cfg.main_brain.driver !== 'stream') {
+    const [key, env] = driverNeeds[cfg.main_brain.driver];
+    if (!cfg.main_brain[key]) throw new ConfigError([`${env}: required when BRAINSTEM_MAIN_BRAIN_DRIVER is ${cfg.main_brain.driver}`]);
+  }
+  if (cfg.main_brain.webhook_url !== null && !/^https?:\/\/[^\s]+$/.test(cfg.main_brain.webhook_url)) {
+    throw new ConfigError([`BRAINSTEM_MAIN_BRAIN_WEBHOOK_URL: expected an http(s) URL, got ${JSON.stringify(cfg.main_brain.webhook_url)}`]);
+  }
   if (!isLoopbackHost(cfg.server.host) && !cfg.server.api_token) {
     throw new ConfigError([
       `BRAINSTEM_HOST: refusing to bind non-loopback host ${cfg.server.host} without BRAINSTEM_API_TOKEN`,

@@ -14,7 +14,7 @@ export interface BrainstemConfig {
     stall_cooldown_s: number;
     stall_watchdog_startup_delay_s: number;
   };
-  main_brain: { driver: MainBrainDriver; round_timeout_s: number };
+  main_brain: { driver: MainBrainDriver; round_timeout_s: number; command: string | null; webhook_url: string | null };
   profiles: { dir: string };
   plugins: string[];
 }
@@ -48,6 +48,8 @@ export const KNOBS: readonly Knob[] = [
   { path: 'supervision.stall_watchdog_startup_delay_s', env: 'BRAINSTEM_SUPERVISION_STALL_WATCHDOG_STARTUP_DELAY_S', kind: 'int', min: 0, max: INT32 },
   { path: 'main_brain.driver', env: 'BRAINSTEM_MAIN_BRAIN_DRIVER', kind: 'enum', values: ['stream', 'command', 'webhook'] },
   { path: 'main_brain.round_timeout_s', env: 'BRAINSTEM_MAIN_BRAIN_ROUND_TIMEOUT_S', kind: 'int', min: 1, max: INT32 },
+  { path: 'main_brain.command', env: 'BRAINSTEM_MAIN_BRAIN_COMMAND', kind: 'string', nullable: true },
+  { path: 'main_brain.webhook_url', env: 'BRAINSTEM_MAIN_BRAIN_WEBHOOK_URL', kind: 'string', nullable: true },
   { path: 'profiles.dir', env: 'BRAINSTEM_PROFILES_DIR', kind: 'string' },
   { path: 'plugins', env: 'BRAINSTEM_PLUGINS', kind: 'list' },
 ];
