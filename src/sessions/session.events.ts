@@ -78,12 +78,21 @@ export interface SessionAliasAssignedData {
   number: number;
 }
 
+/** Every session.* record on the bus (domain-event.ts joins it into the DomainEventMap). */
+export interface SessionEventMap extends SessionEventData {
+  'session.created': SessionCreatedData;
+  'session.state_changed': SessionStateChangedData;
+  'session.alias_assigned': SessionAliasAssignedData;
+}
+
 export const SESSIONS_STREAM = 'sessions';
 export const sessionStream = (id: string): string => `session-${id}`;
 
-export function toJournalEvent(event: SessionEvent): { type: SessionEventType; data: SessionEventData[SessionEventType] } {
+export type SessionJournalEvent = { [K in SessionEventType]: { type: K; data: SessionEventData[K] } }[SessionEventType];
+
+export function toJournalEvent(event: SessionEvent): SessionJournalEvent {
   const { type, ...data } = event;
-  return { type, data };
+  return { type, data } as SessionJournalEvent;
 }
 
 const FACT_TYPES: ReadonlySet<string> = new Set<SessionEventType>([

@@ -1,0 +1,100 @@
+import { JsonObject, PermissionDecision } from '../session.events';
+import { LineSplitter } from '../session-log';
+import { ProcessRunner, WorkerProcess } from './process-runner';
+import { LaunchSpec, Recovery, RecoverySpec, RuntimeSink, SessionRuntime, WorkerHandle } from './runtime.port';
+import { AttachedWorker } from './worker-handles';
+
+export const CLAUDE_ARGS = ['-p', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose', '--permission-prompt-tool', 'stdio'];
+
+type StreamMessage = {
+  type?: unknown;
+  subtype?: unknown;
+  session_id?: unknown;
+  result?: unknown;
+  request_id?: unknown;
+  request?: { subtype?: unknown; tool_name?: unknown; input?: unknown };
+};
+
+const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * One long-lived `claude -p` process speaking stream-json: instructions are `user` messages on stdin;
+ * `system/init` carries the session id kept for `--resume`; `result` ends a turn; `control_request`
+ * `can_use_tool` asks for a permission, answered with a `control_response` once resolved.
+ */
+class ClaudeWorker extends AttachedWorker {
+  constructor(proc: WorkerProcess, runner: ProcessRunner, sink: RuntimeSink) {
+    super(proc, runner, sink);
+    const lines = new LineSplitter((line) => this.onLine(line));
+    proc.stdout.setEncoding('utf8');
+    proc.stdout.on('data', (c: string) => {
+      sink.output(Buffer.from(c));
+      lines.push(c);
+    });
+  }
+
+  override send(text: string): void {
+    this.writeLine(JSON.stringify({ type: 'user', message: { role: 'user', content: text } }));
+  }
+
+  override resolvePermission(requestId: string, decision: PermissionDecision, reason: string | null, input: JsonObject): void {
+    const response = decision === 'allow' ? { behavior: 'allow', updatedInput: input } : { behavior: 'deny', message: reason ?? 'denied by the supervisor' };
+    this.controlResponse({ subtype: 'success', request_id: requestId, response });
+  }
+
+  private controlResponse(response: JsonObject): void {
+    if (this.canReceive()) this.writeLine(JSON.stringify({ type: 'control_response', response }));
+  }
+
+  private onLine(line: string): void {
+    let msg: StreamMessage;
+    try {
+      msg = JSON.parse(line) as StreamMessage;
+    } catch {
+      return; // Not protocol: it is in the log, nothing more.
+    }
+    if (!isObject(msg)) return;
+    if (msg.type === 'system' && msg.subtype === 'init' && typeof msg.session_id === 'string') {
+      this.sink.report({ kind: 'runtime_session', runtime_session_id: msg.session_id });
+    } else if (msg.type === 'result') {
+      this.sink.report({ kind: 'turn_ended', result: typeof msg.result === 'string' ? msg.result : null });
+    } else if (msg.type === 'control_request' && typeof msg.request_id === 'string') {
+      const req = msg.request;
+      if (req?.subtype === 'can_use_tool' && typeof req.tool_name === 'string') {
+        this.sink.report({ kind: 'permission_requested', request_id: msg.request_id, tool: req.tool_name, input: isObject(req.input) ? req.input : {} });
+      } else {
+        this.controlResponse({ subtype: 'error', request_id: msg.request_id, error: `unsupported control request ${String(req?.subtype)}` });
+      }
+    }
+  }
+}
+
+export class ClaudeCodeRuntime implements SessionRuntime {
+  readonly name = 'claude-code';
+  readonly takesCommand = false;
+  readonly executable = 'claude';
+
+  constructor(private readonly runner: ProcessRunner) {}
+
+  /** Without a prompt, claude waits for its first instruction. */
+  startsIdle(hasPrompt: boolean): boolean {
+    return !hasPrompt;
+  }
+
+  start(spec: LaunchSpec, sink: RuntimeSink, resume: string | null = null): WorkerHandle {
+    const args = [...CLAUDE_ARGS, ...(resume ? ['--resume', resume] : []), ...spec.args];
+    return new ClaudeWorker(this.runner.spawn({ command: this.executable, args, cwd: spec.cwd, env: spec.env }), this.runner, sink);
+  }
+
+  /**
+   * Resumable by its runtime session id: the old process (whose pipes died with the service) is ended
+   * if it still runs, and a new one continues the conversation with --resume.
+   */
+  recover(spec: RecoverySpec, sink: RuntimeSink): Recovery {
+    if (!spec.runtime_session_id) return null;
+    if (spec.pid !== null && spec.pid_start_time !== null && this.runner.isAlive(spec.pid, spec.pid_start_time)) {
+      this.runner.signalGroup(spec.pid, 'SIGKILL');
+    }
+    return { handle: this.start(spec, sink, spec.runtime_session_id), resumed: true };
+  }
+}

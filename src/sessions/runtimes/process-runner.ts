@@ -1,0 +1,92 @@
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { Readable, Writable } from 'node:stream';
+
+export interface SpawnSpec {
+  command: string;
+  args: string[];
+  cwd: string;
+  env: Record<string, string>;
+}
+
+/** A worker process the service started and holds the pipes of. */
+export interface WorkerProcess {
+  readonly pid: number | null;
+  /** Field 22 of /proc/<pid>/stat, read right after spawn: identifies this process across pid reuse. */
+  readonly startTime: string | null;
+  readonly stdin: Writable;
+  readonly stdout: Readable;
+  readonly stderr: Readable;
+  /** Called once: the exit status, or a spawn error (code null, signal null, error set). */
+  onExit(listener: (code: number | null, signal: string | null, error: Error | null) => void): void;
+}
+
+/** The port for every process side effect of the sessions module. */
+export interface ProcessRunner {
+  /** Spawns detached in its own process group, so a service restart does not take it down. */
+  spawn(spec: SpawnSpec): WorkerProcess;
+  startTime(pid: number): string | null;
+  /** Alive and still the same process (start time matches). */
+  isAlive(pid: number, startTime: string | null): boolean;
+  /** Signals the worker's whole process group; false if it is already gone. */
+  signalGroup(pid: number, signal: NodeJS.Signals): boolean;
+}
+
+export const PROCESS_RUNNER = Symbol('ProcessRunner');
+
+/** /proc/<pid>/stat: the comm field may contain spaces and parentheses, so fields are counted after the last ')'. */
+export function procStartTime(pid: number): string | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // fields[0] is field 3 (state); field 22 (starttime) is fields[19]. A zombie is not alive.
+    return fields[0] === 'Z' ? null : (fields[19] ?? null);
+  } catch {
+    return null;
+  }
+}
+
+export class NodeProcessRunner implements ProcessRunner {
+  spawn(spec: SpawnSpec): WorkerProcess {
+    const child = spawn(spec.command, spec.args, { cwd: spec.cwd, env: spec.env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+    const pid = child.pid ?? null;
+    const startTime = pid === null ? null : procStartTime(pid);
+    // Broken pipes (a worker that exited or closed stdin) surface as exit, not as crashes of the service.
+    child.stdin.on('error', () => undefined);
+    return {
+      pid,
+      startTime,
+      stdin: child.stdin,
+      stdout: child.stdout,
+      stderr: child.stderr,
+      onExit(listener) {
+        let done = false;
+        const once = (code: number | null, signal: string | null, error: Error | null) => {
+          if (done) return;
+          done = true;
+          listener(code, signal, error);
+        };
+        child.once('error', (e) => once(null, null, e));
+        child.once('exit', (code, signal) => once(code, signal, null));
+      },
+    };
+  }
+
+  startTime(pid: number): string | null {
+    return procStartTime(pid);
+  }
+
+  isAlive(pid: number, startTime: string | null): boolean {
+    const now = procStartTime(pid);
+    return now !== null && (startTime === null || now === startTime);
+  }
+
+  signalGroup(pid: number, signal: NodeJS.Signals): boolean {
+    try {
+      process.kill(-pid, signal);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+}

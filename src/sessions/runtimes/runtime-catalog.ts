@@ -1,0 +1,68 @@
+import { DomainError } from '../../common/domain-error';
+import { findExecutable } from './executable';
+import { SessionRuntime } from './runtime.port';
+
+/** Agent runtimes in the order `auto` prefers them, with the executable that reveals each. */
+export const AGENT_RUNTIMES: readonly { name: string; executable: string }[] = [
+  { name: 'claude-code', executable: 'claude' },
+  { name: 'codex', executable: 'codex' },
+  { name: 'gemini-cli', executable: 'gemini' },
+  { name: 'opencode', executable: 'opencode' },
+];
+
+export interface RuntimeChoice {
+  runtime: SessionRuntime;
+  /** The resolved executable of a command runtime; null for agent runtimes. */
+  command: string | null;
+}
+
+export interface RuntimeRequest {
+  runtime?: string;
+  command?: string;
+  cwd: string;
+  pathEnv: string;
+}
+
+/** The runtimes the service can run, and the rules that pick one for a request (all failures are 400s). */
+export class RuntimeCatalog {
+  private readonly runtimes = new Map<string, SessionRuntime>();
+
+  constructor(runtimes: SessionRuntime[]) {
+    for (const r of runtimes) this.register(r);
+  }
+
+  /** Adds a runtime (benchmarks and tests add a process-less one). */
+  register(runtime: SessionRuntime): void {
+    this.runtimes.set(runtime.name, runtime);
+  }
+
+  get(name: string): SessionRuntime | undefined {
+    return this.runtimes.get(name);
+  }
+
+  choose(req: RuntimeRequest): RuntimeChoice {
+    const invalid = (message: string) => new DomainError('invalid_input', message);
+    let name = req.runtime ?? (req.command !== undefined ? 'command' : 'auto');
+    if (name === 'auto') name = req.command !== undefined ? 'command' : this.firstInstalled(req);
+    const runtime = this.runtimes.get(name);
+    if (!runtime) {
+      if (AGENT_RUNTIMES.some((a) => a.name === name)) throw invalid(`runtime ${name} is not supported yet`);
+      throw invalid(`runtime: unknown runtime ${JSON.stringify(name)} (known: auto, ${[...this.runtimes.keys()].join(', ')})`);
+    }
+    if (runtime.takesCommand) {
+      if (req.command === undefined) throw invalid(`command: required for the ${name} runtime`);
+      const command = findExecutable(req.command, req.pathEnv, req.cwd);
+      if (!command) throw invalid(`command: ${JSON.stringify(req.command)} is not an executable on PATH`);
+      return { runtime, command };
+    }
+    if (req.command !== undefined) throw invalid(`command: only the command runtime takes a command, not ${name}`);
+    if (runtime.executable && !findExecutable(runtime.executable, req.pathEnv, req.cwd)) throw invalid(`runtime ${name}: executable ${runtime.executable} is not on PATH`);
+    return { runtime, command: null };
+  }
+
+  private firstInstalled(req: RuntimeRequest): string {
+    const found = AGENT_RUNTIMES.find((a) => findExecutable(a.executable, req.pathEnv, req.cwd) !== null);
+    if (!found) throw new DomainError('invalid_input', `runtime auto: none of ${AGENT_RUNTIMES.map((a) => a.executable).join(', ')} is on PATH`);
+    return found.name;
+  }
+}

@@ -1,0 +1,62 @@
+import { Attachment, JsonObject, PermissionDecision } from '../session.events';
+
+/** What a worker reports to its session (beside its output, which goes to the session log). */
+export type RuntimeReport =
+  | { kind: 'runtime_session'; runtime_session_id: string }
+  | { kind: 'turn_ended'; result: string | null }
+  | { kind: 'permission_requested'; request_id: string; tool: string; input: JsonObject }
+  | { kind: 'exited'; code: number | null; signal: string | null; spawn_error: string | null };
+
+export interface RuntimeSink {
+  output(chunk: Buffer): void;
+  report(report: RuntimeReport): void;
+}
+
+export interface LaunchSpec {
+  session_id: string;
+  cwd: string;
+  /** The command runtime's executable (resolved); null for agent runtimes, which know theirs. */
+  command: string | null;
+  args: string[];
+  /** The complete environment of the worker. */
+  env: Record<string, string>;
+}
+
+/** What survived a restart, as the journal knows it. */
+export interface RecoverySpec extends LaunchSpec {
+  pid: number | null;
+  pid_start_time: string | null;
+  runtime_session_id: string | null;
+}
+
+/** The service's hold on one worker. */
+export interface WorkerHandle {
+  readonly pid: number | null;
+  readonly startTime: string | null;
+  readonly attachment: Exclude<Attachment, 'none'>;
+  /** Whether messages can be delivered (attached with an open stdin). */
+  canReceive(): boolean;
+  send(text: string): void;
+  /** Answers a runtime's own permission request; runtimes without one ignore it. */
+  resolvePermission(requestId: string, decision: PermissionDecision, reason: string | null, input: JsonObject): void;
+  /** Signals the worker's process group; false when nothing was there to signal. */
+  signal(signal: NodeJS.Signals): boolean;
+  /** Lets go of pipes and timers without touching the process (service shutdown). */
+  release(): void;
+}
+
+export type Recovery = { handle: WorkerHandle; resumed: boolean } | null;
+
+/** One runtime per file in this folder, all behind this interface. */
+export interface SessionRuntime {
+  readonly name: string;
+  /** Whether it runs the `command` of the request (which must then be an executable on PATH). */
+  readonly takesCommand: boolean;
+  /** An executable of its own that must be on PATH, if any. */
+  readonly executable: string | null;
+  /** Whether the worker waits for a first instruction when started without a prompt. */
+  startsIdle(hasPrompt: boolean): boolean;
+  start(spec: LaunchSpec, sink: RuntimeSink): WorkerHandle;
+  /** Re-attaches, resumes, or returns null when the worker is lost. */
+  recover(spec: RecoverySpec, sink: RuntimeSink): Recovery;
+}

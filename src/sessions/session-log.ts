@@ -1,0 +1,106 @@
+import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+
+export const DEFAULT_LOG_CAP_BYTES = 1 << 20;
+
+/**
+ * A worker's stdout/stderr on disk, bounded: when the live file would pass the cap it is rotated to
+ * `<name>.1` (replacing the previous one), so a session never holds more than two caps of output on
+ * disk and nothing in memory. Writes are synchronous: the pipe is not read faster than the disk takes it.
+ */
+export class SessionLog {
+  private fd: number | null = null;
+  private size = 0;
+
+  constructor(
+    private readonly path: string,
+    private readonly capBytes: number = DEFAULT_LOG_CAP_BYTES,
+  ) {}
+
+  static in(dir: string, sessionId: string, capBytes?: number): SessionLog {
+    mkdirSync(dir, { recursive: true });
+    return new SessionLog(join(dir, `${sessionId}.log`), capBytes);
+  }
+
+  write(chunk: Buffer | string): void {
+    let data = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    if (data.length === 0) return;
+    if (data.length > this.capBytes) data = data.subarray(data.length - this.capBytes);
+    const fd = this.open();
+    if (this.size + data.length > this.capBytes) {
+      this.rotate();
+      return this.write(data);
+    }
+    writeSync(fd, data);
+    this.size += data.length;
+  }
+
+  /** The last n lines across the rotated and the live file. */
+  tail(n: number): string[] {
+    const text = [`${this.path}.1`, this.path]
+      .filter((p) => existsSync(p))
+      .map((p) => readFileSync(p, 'utf8'))
+      .join('');
+    const lines = text.split('\n');
+    if (lines[lines.length - 1] === '') lines.pop();
+    return n <= 0 ? [] : lines.slice(-n);
+  }
+
+  close(): void {
+    if (this.fd !== null) closeSync(this.fd);
+    this.fd = null;
+  }
+
+  private open(): number {
+    if (this.fd === null) {
+      this.fd = openSync(this.path, 'a');
+      this.size = fstatSync(this.fd).size;
+    }
+    return this.fd;
+  }
+
+  private rotate(): void {
+    this.close();
+    renameSync(this.path, `${this.path}.1`);
+    this.open();
+  }
+}
+
+/**
+ * Splits a byte stream into lines without unbounded buffering: a line longer than maxLine is dropped
+ * (reported through onOverflow) instead of accumulating.
+ */
+export class LineSplitter {
+  private buf = '';
+  private skipping = false;
+
+  constructor(
+    private readonly onLine: (line: string) => void,
+    private readonly maxLine = 1 << 20,
+    private readonly onOverflow: () => void = () => undefined,
+  ) {}
+
+  push(chunk: string): void {
+    let start = 0;
+    for (let i = chunk.indexOf('\n'); i >= 0; i = chunk.indexOf('\n', start)) {
+      const piece = chunk.slice(start, i);
+      start = i + 1;
+      if (this.skipping) {
+        this.skipping = false;
+        this.buf = '';
+        continue;
+      }
+      const line = this.buf + piece;
+      this.buf = '';
+      if (line.length > this.maxLine) this.onOverflow();
+      else this.onLine(line);
+    }
+    if (this.skipping) return;
+    this.buf += chunk.slice(start);
+    if (this.buf.length > this.maxLine) {
+      this.buf = '';
+      this.skipping = true;
+      this.onOverflow();
+    }
+  }
+}

@@ -1,0 +1,143 @@
+import { Logger } from '@nestjs/common';
+import { EventBus } from '../bus/event-bus';
+import { NewDomainEvent } from '../bus/domain-event';
+import { DomainError } from '../common/domain-error';
+import { Journal } from '../journal/journal.port';
+import { SessionActor } from './session.actor';
+import {
+  SESSIONS_STREAM,
+  SessionAliasAssignedData,
+  SessionEvent,
+  SessionInput,
+  fromJournalEvent,
+  sessionStream,
+  toJournalEvent,
+} from './session.events';
+import { SessionSnapshot, StoredSession, createSession, decide, restoreSession, stateOf, storeSession } from './session.machine';
+
+/** Every this many events of a session stream, its state is snapshotted so boot replays only the tail. */
+export const SNAPSHOT_EVERY = 64;
+
+/**
+ * The session actors, rebuilt from the journal on boot (snapshot + tail, through the pure machine, so
+ * replay never re-runs a side effect). Every accepted event is appended to `session-<id>` before the
+ * actor adopts it; the bus publishes it once durable. The `sessions` stream indexes sessions and
+ * numbers aliases, which are never reused.
+ */
+export class SessionRegistry {
+  private readonly actors = new Map<string, SessionActor>();
+  private readonly byAlias = new Map<string, SessionActor>();
+  private aliasCount = 0;
+  private aliasQueue: Promise<unknown> = Promise.resolve();
+  private readonly logger = new Logger('sessions');
+
+  constructor(
+    private readonly journal: Journal,
+    private readonly bus: EventBus,
+  ) {}
+
+  async load(): Promise<void> {
+    const index = await this.journal.readStream(SESSIONS_STREAM);
+    for (const e of index) {
+      if (e.type !== 'session.alias_assigned') continue;
+      const { session_id, number } = e.data as unknown as SessionAliasAssignedData;
+      this.aliasCount = Math.max(this.aliasCount, number);
+      const actor = await this.rebuild(session_id);
+      if (actor) this.add(actor);
+    }
+  }
+
+  /** Numbers the alias, then journals the session's creation. */
+  async create(input: Omit<SessionInput, 'alias'>): Promise<SessionActor> {
+    const alias = await this.assignAlias(input.id);
+    const full: SessionInput = { ...input, alias };
+    const res = await this.bus.emit(sessionStream(input.id), [{ type: 'session.created', data: full }], { expectedVersion: 'no_stream' });
+    const actor = new SessionActor(createSession(full), res.version);
+    this.add(actor);
+    return actor;
+  }
+
+  find(idOrAlias: string): SessionActor | undefined {
+    return this.actors.get(idOrAlias) ?? this.byAlias.get(idOrAlias);
+  }
+
+  get(idOrAlias: string): SessionActor {
+    const actor = this.find(idOrAlias);
+    if (!actor) throw new DomainError('not_found', `no coding session ${JSON.stringify(idOrAlias)}`);
+    return actor;
+  }
+
+  list(): SessionActor[] {
+    return [...this.actors.values()];
+  }
+
+  liveCount(): number {
+    let n = 0;
+    for (const a of this.actors.values()) if (a.live) n++;
+    return n;
+  }
+
+  /**
+   * Journals the event (with a state_changed record when the state moves) and adopts the next
+   * snapshot; false, with nothing journaled, when the machine does not accept it. Call inside actor.run.
+   */
+  async apply(actor: SessionActor, event: SessionEvent, actorName = 'brainstem'): Promise<boolean> {
+    const next = decide(actor.snapshot, event);
+    if (!next) return false;
+    const from = actor.state;
+    const to = stateOf(next);
+    const meta = { actor: actorName };
+    const events: NewDomainEvent[] = [{ ...toJournalEvent(event), meta }];
+    if (from !== to) events.push({ type: 'session.state_changed', data: { at: event.at, from, to }, meta });
+    const res = await this.bus.emit(sessionStream(actor.id), events, { expectedVersion: actor.version });
+    actor.adopt(next, res.version);
+    if (Math.floor(res.version / SNAPSHOT_EVERY) > Math.floor((res.version - events.length) / SNAPSHOT_EVERY)) this.snapshot(actor);
+    return true;
+  }
+
+  private snapshot(actor: SessionActor): void {
+    const state: StoredSession = storeSession(actor.snapshot);
+    this.journal
+      .saveSnapshot(sessionStream(actor.id), { version: actor.version, state })
+      .catch((e: unknown) => this.logger.warn(`snapshot of ${actor.id} failed: ${(e as Error).message}`));
+  }
+
+  private assignAlias(sessionId: string): Promise<string> {
+    const run = this.aliasQueue.then(async () => {
+      const number = this.aliasCount + 1;
+      const alias = `w${number}`;
+      const data: SessionAliasAssignedData = { session_id: sessionId, alias, number };
+      await this.bus.emit(SESSIONS_STREAM, [{ type: 'session.alias_assigned', data }]);
+      this.aliasCount = number;
+      return alias;
+    });
+    this.aliasQueue = run.catch(() => undefined);
+    return run;
+  }
+
+  private add(actor: SessionActor): void {
+    this.actors.set(actor.id, actor);
+    this.byAlias.set(actor.context.alias, actor);
+  }
+
+  private async rebuild(id: string): Promise<SessionActor | null> {
+    const stream = sessionStream(id);
+    const snap = await this.journal.loadSnapshot<StoredSession>(stream);
+    let snapshot: SessionSnapshot | null = snap ? restoreSession(snap.state) : null;
+    let version = snap?.version ?? 0;
+    for (const e of await this.journal.readStream(stream, version + 1)) {
+      version = e.version;
+      if (e.type === 'session.created') {
+        snapshot = createSession(e.data as unknown as SessionInput);
+        continue;
+      }
+      const event = fromJournalEvent(e.type, e.data);
+      if (!event || !snapshot) continue;
+      const next = decide(snapshot, event);
+      if (next) snapshot = next;
+      else this.logger.warn(`replay of ${stream}@${e.version}: ${e.type} not accepted in ${stateOf(snapshot)}, skipped`);
+    }
+    // An alias whose creation never reached the journal (crash in between) names no session.
+    return snapshot ? new SessionActor(snapshot, version) : null;
+  }
+}
