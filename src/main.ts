@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { createApp } from './app.factory';
 import { ConfigError, loadConfig } from './config/config.loader';
+import { ServiceUrl, urlOf } from './config/service-url';
 import { JournalError } from './journal/journal.port';
 
 async function main(): Promise<void> {
@@ -25,11 +26,11 @@ async function main(): Promise<void> {
   process.on('unhandledRejection', (reason) => logger.error(`unhandled rejection: ${(reason as Error)?.stack ?? String(reason)}`));
   await app.listen({ host: config.server.host, port: config.server.port });
   const address = app.getHttpServer().address();
-  const port = typeof address === 'object' && address ? address.port : config.server.port;
-  const host = config.server.host.includes(':') ? `[${config.server.host}]` : config.server.host;
+  const url = urlOf(config.server.host, typeof address === 'object' && address ? address.port : config.server.port);
+  app.get(ServiceUrl).set(url);
   logger.log(`journal ${config.journal.dir}`);
   // Tests and scripts read this line to find the port.
-  process.stdout.write(`Brainstem listening on http://${host}:${port}\n`);
+  process.stdout.write(`Brainstem listening on ${url}\n`);
 }
 
 main().catch((e: unknown) => {

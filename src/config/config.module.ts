@@ -1,5 +1,6 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
 import { BrainstemConfig } from './config.schema';
+import { ServiceUrl, urlOf } from './service-url';
 
 export const CONFIG = Symbol('BrainstemConfig');
 
@@ -7,6 +8,13 @@ export const CONFIG = Symbol('BrainstemConfig');
 @Module({})
 export class ConfigModule {
   static forRoot(config: BrainstemConfig): DynamicModule {
-    return { module: ConfigModule, providers: [{ provide: CONFIG, useValue: config }], exports: [CONFIG] };
+    return {
+      module: ConfigModule,
+      providers: [
+        { provide: CONFIG, useValue: config },
+        { provide: ServiceUrl, useValue: new ServiceUrl(urlOf(config.server.host, config.server.port)) },
+      ],
+      exports: [CONFIG, ServiceUrl],
+    };
   }
 }

@@ -1,6 +1,7 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createApp } from '../../src/app.factory';
 import { BrainstemConfig } from '../../src/config/config.schema';
+import { ServiceUrl } from '../../src/config/service-url';
 import { testConfig } from './test-config';
 import { tempDir } from './temp-dir';
 
@@ -29,6 +30,7 @@ export async function startTestApp(env: Record<string, string> = {}, options: { 
     await app.listen({ host: '127.0.0.1', port: 0 });
     const addr = app.getHttpServer().address();
     url = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
+    app.get(ServiceUrl).set(url);
   }
   const fastify = app.getHttpAdapter().getInstance();
   return {
