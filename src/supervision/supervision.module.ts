@@ -3,6 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { EventBus } from '../bus/event-bus';
 import { CONFIG } from '../config/config.module';
 import { BrainstemConfig } from '../config/config.schema';
+import { ServiceUrl } from '../config/service-url';
+import { createRoundDriver } from '../main-brain/drivers/round-drivers';
 import { Journal } from '../journal/journal.port';
 import { JOURNAL } from '../journal/journal.tokens';
 import { SESSION_DIRECTORY, SessionDirectory } from './session-directory.port';
@@ -14,8 +16,8 @@ import { SupervisionService } from './supervision.service';
   providers: [
     {
       provide: SupervisionService,
-      inject: [EventBus, JOURNAL, SESSION_DIRECTORY, CONFIG],
-      useFactory: (bus: EventBus, journal: Journal, sessions: SessionDirectory, config: BrainstemConfig) =>
+      inject: [EventBus, JOURNAL, SESSION_DIRECTORY, CONFIG, ServiceUrl],
+      useFactory: (bus: EventBus, journal: Journal, sessions: SessionDirectory, config: BrainstemConfig, url: ServiceUrl) =>
         new SupervisionService(
           bus,
           journal,
@@ -27,6 +29,7 @@ import { SupervisionService } from './supervision.service';
           },
           Date.now,
           () => randomBytes(6).toString('hex'),
+          createRoundDriver(config, url),
         ),
     },
   ],

@@ -3,6 +3,7 @@ import { SnapshotFrom, initialTransition, transition } from 'xstate';
 import { EventBus } from '../bus/event-bus';
 import { DomainError } from '../common/domain-error';
 import { Journal, JournalEvent } from '../journal/journal.port';
+import { RoundDriver, streamDriver } from './round-driver.port';
 import { roundPrompt } from './round-prompt';
 import { SessionDirectory, SessionView } from './session-directory.port';
 import { decideRestore } from './supervision-restore';
@@ -99,6 +100,7 @@ export class SupervisionService {
     private readonly settings: SupervisionSettings,
     private readonly now: () => number,
     private readonly newId: () => string,
+    private readonly driver: RoundDriver = streamDriver,
   ) {}
 
   /** Rebuilds from the journal, applies the restore rule, then starts listening to session events. */
@@ -349,12 +351,31 @@ export class SupervisionService {
     ).pipe(
       switchMap((started) => {
         if (!started) return [];
+        const id = started.round.id;
         timer(Math.max(0, started.round.deadline_at - this.now()))
           .pipe(takeUntil(started.ended), takeUntil(this.stop$))
-          .subscribe(() => void this.timeoutRound(started.round.id));
+          .subscribe(() => void this.timeoutRound(id));
+        this.deliver(id, started.ended);
         return started.ended;
       }),
     );
+  }
+
+  /** Hands the round to the driver; a driver that ends the round itself completes it, and a failure ends it too. */
+  private deliver(id: string, ended: Observable<void>): void {
+    const abort = new AbortController();
+    const sub = ended.subscribe({ complete: () => abort.abort() });
+    this.driver
+      .deliver(this.getRound(id), abort.signal)
+      .then(
+        (result) => result && this.completeIfInFlight(id, result.summary),
+        (e: unknown) => this.completeIfInFlight(id, `delivery to the main brain failed (${this.driver.name}): ${(e as Error)?.message ?? String(e)}`),
+      )
+      .finally(() => sub.unsubscribe());
+  }
+
+  private completeIfInFlight(id: string, summary: string): Promise<unknown> {
+    return this.completeRound(id, summary).catch(() => undefined);
   }
 
   private timeoutRound(id: string): Promise<void> {

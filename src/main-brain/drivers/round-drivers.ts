@@ -1,0 +1,20 @@
+import { BrainstemConfig } from '../../config/config.schema';
+import { ServiceUrl } from '../../config/service-url';
+import { RoundDriver, streamDriver } from '../../supervision/round-driver.port';
+import { commandDriver } from './command.driver';
+import { webhookDriver } from './webhook.driver';
+
+/** The driver named by main_brain.driver (config validation guarantees its command or URL). */
+export function createRoundDriver(config: BrainstemConfig, url: ServiceUrl): RoundDriver {
+  switch (config.main_brain.driver) {
+    case 'command':
+      return commandDriver(config.main_brain.command as string, () => ({
+        BRAINSTEM_URL: url.get(),
+        ...(config.server.api_token ? { BRAINSTEM_API_TOKEN: config.server.api_token } : {}),
+      }));
+    case 'webhook':
+      return webhookDriver(config.main_brain.webhook_url as string, () => url.get());
+    case 'stream':
+      return streamDriver;
+  }
+}

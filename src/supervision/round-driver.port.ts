@@ -1,0 +1,17 @@
+import { RoundView } from './supervision.service';
+
+/**
+ * How a round reaches the main brain. `deliver` resolves with the brain's summary when the driver itself
+ * ends the round (command exit, webhook response), or null when the brain ends it through
+ * complete_round (stream). The signal aborts delivery when the round ends otherwise (timeout, close).
+ */
+export interface RoundDriver {
+  readonly name: string;
+  deliver(round: RoundView, signal: AbortSignal): Promise<{ summary: string } | null>;
+}
+
+/** Rounds are events (SSE and the journal); the brain completes them over REST or MCP. */
+export const streamDriver: RoundDriver = {
+  name: 'stream',
+  deliver: async () => null,
+};

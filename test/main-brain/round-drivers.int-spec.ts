@@ -1,0 +1,102 @@
+import { createServer, IncomingMessage, Server } from 'node:http';
+import { AddressInfo } from 'node:net';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { EventBus } from '../../src/bus/event-bus';
+import { openMemoryJournal } from '../../src/journal/journal.factory';
+import { Journal } from '../../src/journal/journal.port';
+import { commandDriver } from '../../src/main-brain/drivers/command.driver';
+import { webhookDriver } from '../../src/main-brain/drivers/webhook.driver';
+import { RoundDriver } from '../../src/supervision/round-driver.port';
+import { SupervisionService } from '../../src/supervision/supervision.service';
+import { MemorySessionDirectory } from '../support/memory-session-directory';
+import { waitFor } from '../support/wait-for';
+
+const isAlive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+const brain = (f: string) => `${process.execPath} ${resolve(__dirname, '../fixtures/brains', f)}`;
+
+describe('main-brain drivers with real processes and a real HTTP endpoint', () => {
+  let journal: Journal;
+  let svc: SupervisionService;
+  let sessions: MemorySessionDirectory;
+  let n = 0;
+
+  const boot = async (driver: RoundDriver, roundTimeoutS = 600) => {
+    journal = await openMemoryJournal();
+    const bus = new EventBus(journal);
+    sessions = new MemorySessionDirectory(bus);
+    sessions.add('cs_a');
+    sessions.add('cs_b');
+    svc = new SupervisionService(bus, journal, sessions, { debounce_ms: 20, restore_ttl_s: 900, round_timeout_s: roundTimeoutS }, Date.now, () => String(++n), driver);
+    await svc.start();
+    await svc.enable({}, 'user', 'test');
+  };
+  afterEach(async () => {
+    svc.stop();
+    await journal.close();
+  });
+
+  it('command: runs the brain with the prompt on stdin; the round ends at its exit with its output as summary', async () => {
+    await boot(commandDriver(brain('echo-brain.js'), () => ({ BRAINSTEM_URL: 'http://127.0.0.1:4820' })));
+    await sessions.emit('cs_a', 'session.blocked', { reason: 'x' });
+    await sessions.emit('cs_b', 'session.asked_human', { question: 'y' });
+    const [round] = await waitFor(() => (svc.listRounds()[0]?.status === 'completed' ? svc.listRounds() : undefined), { what: 'the round to complete' });
+    expect(round.summary).toBe(`round ${round.id} at http://127.0.0.1:4820: handled 2 reason(s)`);
+  });
+
+  it('command: a brain that never exits is killed when its round times out', async () => {
+    const pidFile = join(tmpdir(), `brainstem-brain-${process.pid}-${Date.now()}.pid`);
+    await boot(commandDriver(brain('hanging-brain.js'), () => ({ PID_FILE: pidFile })), 1);
+    await sessions.emit('cs_a', 'session.blocked', { reason: 'x' });
+    const pid = await waitFor(() => existsSync(pidFile) && Number(readFileSync(pidFile, 'utf8')), { what: 'the brain to start' });
+    await waitFor(() => svc.listRounds()[0]?.status === 'timed_out', { what: 'the timeout' });
+    await waitFor(() => !isAlive(pid), { what: 'the brain process to be killed' });
+    rmSync(pidFile, { force: true });
+  });
+
+  describe('webhook', () => {
+    let server: Server;
+    let url: string;
+    const received: unknown[] = [];
+    let answer = (_req: IncomingMessage) => ({ status: 200, body: JSON.stringify({ summary: 'webhook brain handled it' }) });
+
+    beforeAll(async () => {
+      server = createServer((req, res) => {
+        let body = '';
+        req.on('data', (c) => (body += c));
+        req.on('end', () => {
+          received.push(JSON.parse(body));
+          const a = answer(req);
+          res.writeHead(a.status, { 'content-type': 'application/json' }).end(a.body);
+        });
+      });
+      await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+      url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/brain`;
+    });
+    afterAll(() => new Promise((r) => server.close(r)));
+
+    it('POSTs the round; the response ends it with its summary', async () => {
+      await boot(webhookDriver(url, () => 'http://127.0.0.1:4820'));
+      await sessions.emit('cs_a', 'session.progress', { status: 'completed', message: 'tests green' });
+      const [round] = await waitFor(() => (svc.listRounds()[0]?.status === 'completed' ? svc.listRounds() : undefined), { what: 'completion' });
+      expect(round.summary).toBe('webhook brain handled it');
+      expect(received.at(-1)).toMatchObject({ service_url: 'http://127.0.0.1:4820', round: { id: round.id, reasons: [{ session_id: 'cs_a', message: 'tests green' }] } });
+    });
+
+    it('a failing webhook ends the round with the failure recorded, releasing the lock', async () => {
+      answer = () => ({ status: 503, body: 'busy' });
+      await boot(webhookDriver(url, () => ''));
+      await sessions.emit('cs_a', 'session.blocked', { reason: 'x' });
+      const [round] = await waitFor(() => (svc.listRounds()[0]?.status === 'completed' ? svc.listRounds() : undefined), { what: 'completion' });
+      expect(round.summary).toBe('delivery to the main brain failed (webhook): webhook answered 503: busy');
+    });
+  });
+});
