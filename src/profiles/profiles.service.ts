@@ -62,9 +62,8 @@ export interface ProjectBinding {
 /** A create or update body, in API names. */
 export type ProfileInput = Record<string, unknown>;
 
-type Entry =
-  | { id: string; doc: ProfileDoc; metadataKeys: MetadataField[]; meta: ProfileMetadata }
-  | { id: string; error: string; meta: ProfileMetadata };
+type ValidEntry = { id: string; doc: ProfileDoc; metadataKeys: MetadataField[]; meta: ProfileMetadata };
+type Entry = ValidEntry | { id: string; error: string; meta: ProfileMetadata };
 type ParsedFile = { doc: ProfileDoc; metadataKeys: MetadataField[] } | { error: string };
 
 /** What the state file remembers per user profile; `file_mtime_ms` tells our writes from hand edits. */
@@ -86,6 +85,8 @@ const BUILTIN_META: ProfileMetadata = {
   owner_pack_id: null,
 };
 const BUILTINS = new Map(BUILTIN_TEMPLATES.map((t) => [t.id, t.doc]));
+/** Static routes under /agent-profiles that a profile id must not shadow. */
+const ROUTE_IDS = ['import', 'project-binding'];
 const CATALOG = '#catalog';
 const STATE = '#state';
 
@@ -137,10 +138,10 @@ export class ProfilesService {
         const meta = await this.saveMeta(id, { ...current.meta, updated_at: this.now() }, stamp);
         this.cache.set(id, { stamp, parsed: { doc, metadataKeys: [] } });
         await this.emit(id, 'profile.updated', { id, fields: Object.keys(changes).sort() });
-        return this.view({ id, doc, metadataKeys: [], meta }, await this.defaultId());
+        return this.validView({ id, doc, metadataKeys: [], meta }, await this.defaultId());
       });
     // A rename takes the catalog lock first (same order as create), so two renames cannot claim one name.
-    return (renaming ? this.locks.run(CATALOG, apply) : apply()) as Promise<ProfileView>;
+    return renaming ? this.locks.run(CATALOG, apply) : apply();
   }
 
   async remove(id: string): Promise<void> {
@@ -177,7 +178,7 @@ export class ProfilesService {
       s.default_profile_id = id;
     });
     await this.emit(id, 'profile.default_set', { id, previous });
-    return this.view(entry, id) as ProfileView;
+    return this.validView(entry, id);
   }
 
   async lint(id: string, scope: 'shared' | 'personal' = 'shared'): Promise<LintResult> {
@@ -275,13 +276,13 @@ export class ProfilesService {
   }
 
   /** A profile that parsed; malformed files cannot be copied, exported or edited by merging. */
-  private async valid(id: string): Promise<Extract<Entry, { doc: ProfileDoc }>> {
+  private async valid(id: string): Promise<ValidEntry> {
     const entry = await this.entry(id);
     if ('error' in entry) throw new DomainError('profile_malformed', `profile ${id} is malformed: ${entry.error}`, { id });
     return entry;
   }
 
-  private async editable(id: string): Promise<Extract<Entry, { doc: ProfileDoc }>> {
+  private async editable(id: string): Promise<ValidEntry> {
     if (BUILTINS.has(id)) throw locked(id);
     const entry = await this.valid(id);
     if (entry.meta.locked) throw locked(id);
@@ -308,10 +309,13 @@ export class ProfilesService {
   }
 
   private view(entry: Entry, defaultId: string): ProfileItem {
-    const common = { ...entry.meta, is_default: entry.id === defaultId };
-    if ('error' in entry) return { id: entry.id, name: null, ...common, error: entry.error };
+    if ('error' in entry) return { id: entry.id, name: null, ...entry.meta, is_default: entry.id === defaultId, error: entry.error };
+    return this.validView(entry, defaultId);
+  }
+
+  private validView(entry: ValidEntry, defaultId: string): ProfileView {
     const { runtime, ...rest } = entry.doc;
-    return { id: entry.id, ...rest, target_runtime: runtime, ...common, error: null };
+    return { id: entry.id, ...rest, target_runtime: runtime, ...entry.meta, is_default: entry.id === defaultId, error: null };
   }
 
   private async namesTaken(): Promise<(name: string) => boolean> {
@@ -325,7 +329,7 @@ export class ProfilesService {
   }
 
   private async idTaken(): Promise<(id: string) => boolean> {
-    const ids = new Set([...BUILTINS.keys(), ...(await this.store.list()).map((f) => f.id)]);
+    const ids = new Set([...BUILTINS.keys(), ...ROUTE_IDS, ...(await this.store.list()).map((f) => f.id)]);
     return (id) => ids.has(id);
   }
 
@@ -347,7 +351,7 @@ export class ProfilesService {
     const now = this.now();
     const meta = await this.saveMeta(id, { created_at: now, updated_at: now, source, locked: false, owner_pack_id: null }, stamp);
     this.cache.set(id, { stamp, parsed: { doc, metadataKeys: [] } });
-    return this.view({ id, doc, metadataKeys: [], meta }, await this.defaultId()) as ProfileView;
+    return this.validView({ id, doc, metadataKeys: [], meta }, await this.defaultId());
   }
 
   private async saveMeta(id: string, meta: ProfileMetadata, stamp: FileStamp): Promise<ProfileMetadata> {
@@ -379,7 +383,7 @@ export class ProfilesService {
     type: K,
     data: DomainEventMap[K],
   ): Promise<void> {
-    await this.bus.emit(`profile-${id}`, [{ type, data } as { type: K; data: DomainEventMap[K] }]);
+    await this.bus.emit(`profile-${id}`, [{ type, data }]);
   }
 
   private now(): string {

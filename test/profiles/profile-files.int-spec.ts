@@ -41,7 +41,8 @@ describe('Agent Profile files on disk', () => {
     const before = (await get(`${API}/hand-edited`)).json();
     // When someone edits the file by hand
     writeFileSync(file, readFileSync(file, 'utf8').replace("description: ''", 'description: edited by hand'));
-    const later = new Date(Date.parse(before.updated_at) + 60_000);
+    // Whole seconds: sub-millisecond mtimes do not survive the float round trip exactly.
+    const later = new Date(Math.floor(Date.parse(before.updated_at) / 1000) * 1000 + 60_000);
     utimesSync(file, later, later);
     // Then the next read shows the edit, and updated_at follows the file
     const after = (await get(`${API}/hand-edited`)).json();

@@ -99,6 +99,12 @@ describe('Agent Profile REST', () => {
       expect(onDisk).not.toHaveProperty('created_at');
     });
 
+    it('never gives a profile an id that a static route would shadow', async () => {
+      expect((await post(API, { name: 'Project Binding' })).json().id).toBe('project-binding-2');
+      expect((await post(API, { name: 'Import' })).json().id).toBe('import-2');
+      expect((await get(`${API}/import-2`)).json().name).toBe('Import');
+    });
+
     it('refuses a second profile with the same name with 409 profile_name_taken', async () => {
       const res = await post(API, { name: 'go backend' });
       expect(res.statusCode).toBe(409);
