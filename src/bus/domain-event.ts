@@ -2,12 +2,13 @@ import { JournalEvent } from '../journal/journal.port';
 import { ChatEventMap } from '../main-brain/chat.service';
 import { SessionEventMap } from '../sessions/session.events';
 import { SupervisionEventMap } from '../supervision/supervision.events';
+import { WorkflowEventMap } from '../workflows/workflows.service';
 
 /**
  * Every event type the service journals and publishes, with its data. Each domain adds its entries here,
  * so the union stays one place to read. Consumers match on `type` (replayed events are plain objects).
  */
-export interface DomainEventMap extends SupervisionEventMap, ChatEventMap, SessionEventMap {
+export interface DomainEventMap extends SupervisionEventMap, ChatEventMap, SessionEventMap, WorkflowEventMap {
   'plugin.loaded': { name: string; path: string };
   'plugin.failed': { name: string; path: string; error: string };
   'profile.created': { id: string; name: string; source: 'user' };

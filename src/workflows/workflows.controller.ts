@@ -1,0 +1,30 @@
+import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { WorkflowRun } from './workflow-run';
+import { StartRunDto } from './workflows.dto';
+import { WorkflowsService } from './workflows.service';
+
+@Controller('workflow-runs')
+export class WorkflowsController {
+  constructor(private readonly workflows: WorkflowsService) {}
+
+  @Post()
+  start(@Body() body: StartRunDto): Promise<WorkflowRun> {
+    return this.workflows.startRun(body, 'rest');
+  }
+
+  @Get()
+  list(): { runs: WorkflowRun[] } {
+    return { runs: this.workflows.list() };
+  }
+
+  @Get(':id')
+  get(@Param('id') id: string): WorkflowRun {
+    return this.workflows.get(id);
+  }
+
+  @Post(':id/converge')
+  @HttpCode(200)
+  converge(@Param('id') id: string): Promise<WorkflowRun> {
+    return this.workflows.convergeRun(id);
+  }
+}

@@ -1,0 +1,29 @@
+import { Module, OnApplicationBootstrap } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
+import { EventBus } from '../bus/event-bus';
+import { Journal } from '../journal/journal.port';
+import { JOURNAL } from '../journal/journal.tokens';
+import { SupervisionModule } from '../supervision/supervision.module';
+import { SupervisionService } from '../supervision/supervision.service';
+import { WorkflowsController } from './workflows.controller';
+import { WorkflowsService } from './workflows.service';
+
+@Module({
+  imports: [SupervisionModule],
+  controllers: [WorkflowsController],
+  providers: [
+    {
+      provide: WorkflowsService,
+      inject: [EventBus, JOURNAL, SupervisionService],
+      useFactory: (bus: EventBus, journal: Journal, supervision: SupervisionService) =>
+        new WorkflowsService(bus, journal, supervision, Date.now, () => randomBytes(6).toString('hex')),
+    },
+  ],
+})
+export class WorkflowsModule implements OnApplicationBootstrap {
+  constructor(private readonly workflows: WorkflowsService) {}
+
+  onApplicationBootstrap(): Promise<void> {
+    return this.workflows.start();
+  }
+}
