@@ -6,13 +6,14 @@ import { HealthController } from './http/health.controller';
 import { JournalModule } from './journal/journal.module';
 import { Journal } from './journal/journal.port';
 import { ProfilesModule } from './profiles/profiles.module';
+import { SessionsModule } from './sessions/sessions.module';
 
 @Module({})
 export class AppModule {
   static forRoot(config: BrainstemConfig, journal: Journal): DynamicModule {
     return {
       module: AppModule,
-      imports: [ConfigModule.forRoot(config), JournalModule.forRoot(journal), BusModule, ProfilesModule],
+      imports: [ConfigModule.forRoot(config), JournalModule.forRoot(journal), BusModule, ProfilesModule, SessionsModule],
       controllers: [HealthController],
     };
   }

@@ -8,6 +8,7 @@ export type DomainErrorCode =
   | 'unsupported_media_type'
   | 'too_many_requests'
   | 'not_implemented'
+  | 'session_exited'
   | 'profile_locked'
   | 'profile_name_taken'
   | 'profile_malformed'

@@ -12,6 +12,7 @@ const STATUS: Record<DomainErrorCode, number> = {
   unsupported_media_type: 415,
   too_many_requests: 429,
   not_implemented: 501,
+  session_exited: 409,
   profile_locked: 409,
   profile_name_taken: 409,
   profile_malformed: 409,

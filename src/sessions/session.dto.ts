@@ -1,0 +1,150 @@
+import { Transform, Type, plainToInstance } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsBoolean,
+  IsByteLength,
+  IsIn,
+  IsInt,
+  IsNotEmpty,
+  IsObject,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  ValidateBy,
+  ValidationOptions,
+  validateSync,
+} from 'class-validator';
+import { DomainError } from '../common/domain-error';
+import { describeValidationErrors } from '../http/http-errors';
+import { JsonObject, PermissionDecision, ProgressStatus, SessionState } from './session.events';
+
+/** The largest text a request may carry (prompt, message, question, reason, query): 64 KiB of UTF-8. */
+export const MAX_TEXT_BYTES = 64 * 1024;
+const TEXT_MESSAGE = { message: `$property: must be at most ${MAX_TEXT_BYTES} bytes (64 KiB)` };
+
+const Text = (): PropertyDecorator => (target, key) => {
+  IsString()(target, key);
+  IsByteLength(0, MAX_TEXT_BYTES, TEXT_MESSAGE)(target, key);
+};
+
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
+
+function IsEnvMap(options?: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'isEnvMap',
+      validator: {
+        validate: (v: unknown) =>
+          typeof v === 'object' &&
+          v !== null &&
+          !Array.isArray(v) &&
+          Object.entries(v).every(([k, val]) => ENV_NAME.test(k) && typeof val === 'string' && Buffer.byteLength(val) <= MAX_TEXT_BYTES),
+        defaultMessage: () => '$property: must map variable names to strings',
+      },
+    },
+    options,
+  );
+}
+
+export const SESSION_STATES: readonly SessionState[] = ['starting', 'working', 'pending_handling', 'pending_authorization', 'pending_decision', 'exited'];
+export const PROGRESS_STATUSES: readonly ProgressStatus[] = ['working', 'completed', 'blocked', 'needs_review'];
+
+export class CreateSessionDto {
+  @IsOptional() @IsString() @MaxLength(200) title?: string;
+  @IsOptional() @IsString() @Matches(/^[a-z0-9][a-z0-9-]{0,39}$/, { message: 'runtime: must be a runtime name such as auto, command or claude-code' })
+  runtime?: string;
+  @IsOptional() @IsString() @IsNotEmpty() @MaxLength(128) profile_id?: string;
+  @IsString() @IsNotEmpty() @MaxLength(4096) cwd!: string;
+  @IsOptional() @Text() prompt?: string;
+  @IsOptional() @IsString() @IsNotEmpty() @MaxLength(4096) command?: string;
+  @IsOptional() @IsArray() @ArrayMaxSize(256) @IsString({ each: true }) args?: string[];
+  @IsOptional() @IsEnvMap() env?: Record<string, string>;
+  @IsOptional() @IsBoolean() excluded?: boolean;
+}
+
+export class ListSessionsQueryDto {
+  @IsOptional() @IsIn(SESSION_STATES) state?: SessionState;
+  @IsOptional()
+  @Transform(({ value }) => (value === 'true' ? true : value === 'false' ? false : value))
+  @IsBoolean({ message: 'excluded: must be true or false' })
+  excluded?: boolean;
+}
+
+export class OutputQueryDto {
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(10_000) tail?: number;
+}
+
+export class MessageDto {
+  @Text() @IsNotEmpty() text!: string;
+}
+
+export class PermissionDto {
+  @IsIn(['allow', 'deny']) decision!: PermissionDecision;
+  @IsOptional() @Text() reason?: string;
+}
+
+export class SupervisionDto {
+  @IsBoolean() excluded!: boolean;
+}
+
+export class StopDto {
+  /** How long SIGTERM may take before SIGKILL. */
+  @IsOptional() @IsInt() @Min(0) @Max(600_000) grace_ms?: number;
+}
+
+// Signals: what a worker (or a runtime hook) reports. One DTO per `type`.
+class ReportProgressSignal {
+  @IsIn(['report_progress']) type!: 'report_progress';
+  @IsIn(PROGRESS_STATUSES) status!: ProgressStatus;
+  @IsOptional() @Text() message?: string;
+}
+class NotifyBlockedSignal {
+  @IsIn(['notify_blocked']) type!: 'notify_blocked';
+  @Text() @IsNotEmpty() reason!: string;
+}
+class AskHumanSignal {
+  @IsIn(['ask_human']) type!: 'ask_human';
+  @Text() @IsNotEmpty() question!: string;
+}
+class RequestContextSignal {
+  @IsIn(['request_context']) type!: 'request_context';
+  @Text() @IsNotEmpty() query!: string;
+}
+class TurnEndedSignal {
+  @IsIn(['turn_ended']) type!: 'turn_ended';
+  @IsOptional() @Text() result?: string;
+}
+class PermissionRequestSignal {
+  @IsIn(['permission_request']) type!: 'permission_request';
+  @IsString() @IsNotEmpty() @MaxLength(200) tool!: string;
+  @IsOptional() @IsObject() input?: JsonObject;
+}
+
+const SIGNALS = {
+  report_progress: ReportProgressSignal,
+  notify_blocked: NotifyBlockedSignal,
+  ask_human: AskHumanSignal,
+  request_context: RequestContextSignal,
+  turn_ended: TurnEndedSignal,
+  permission_request: PermissionRequestSignal,
+} as const;
+
+export type SignalType = keyof typeof SIGNALS;
+export type Signal = { [K in SignalType]: InstanceType<(typeof SIGNALS)[K]> }[SignalType];
+
+/** The signals body is a union discriminated by `type`: the DTO is chosen by it, then validated strictly. */
+export function parseSignal(body: unknown): Signal {
+  const types = Object.keys(SIGNALS).join(', ');
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new DomainError('invalid_input', 'body: must be a JSON object');
+  const type = (body as { type?: unknown }).type;
+  if (typeof type !== 'string' || !Object.hasOwn(SIGNALS, type)) throw new DomainError('invalid_input', `type: must be one of ${types}`);
+  const cls: new () => object = SIGNALS[type as SignalType];
+  const signal = plainToInstance(cls, body);
+  const errors = validateSync(signal, { whitelist: true, forbidNonWhitelisted: true });
+  if (errors.length > 0) throw new DomainError('invalid_input', describeValidationErrors(errors).join('; '));
+  return signal as Signal;
+}

@@ -1,0 +1,59 @@
+import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { CreateSessionDto, ListSessionsQueryDto, MessageDto, OutputQueryDto, PermissionDto, StopDto, SupervisionDto, parseSignal } from './session.dto';
+import { SessionStatus } from './session.status';
+import { SessionsService } from './sessions.service';
+
+@Controller('coding-sessions')
+export class SessionsController {
+  constructor(private readonly sessions: SessionsService) {}
+
+  @Post()
+  create(@Body() dto: CreateSessionDto): Promise<SessionStatus> {
+    return this.sessions.create(dto);
+  }
+
+  @Get()
+  list(@Query() query: ListSessionsQueryDto): SessionStatus[] {
+    return this.sessions.list(query);
+  }
+
+  @Get(':id')
+  get(@Param('id') id: string): SessionStatus {
+    return this.sessions.status(id);
+  }
+
+  @Get(':id/output')
+  output(@Param('id') id: string, @Query() query: OutputQueryDto): { id: string; alias: string; lines: string[] } {
+    return this.sessions.output(id, query.tail);
+  }
+
+  @Post(':id/messages')
+  @HttpCode(200)
+  message(@Param('id') id: string, @Body() dto: MessageDto): Promise<SessionStatus> {
+    return this.sessions.dispatch(id, dto.text);
+  }
+
+  @Post(':id/permission')
+  @HttpCode(200)
+  permission(@Param('id') id: string, @Body() dto: PermissionDto): Promise<SessionStatus> {
+    return this.sessions.resolvePermission(id, dto.decision, dto.reason ?? null);
+  }
+
+  /** The body is a union by `type`, validated by parseSignal (the global pipe skips an untyped body). */
+  @Post(':id/signals')
+  @HttpCode(200)
+  signal(@Param('id') id: string, @Body() body: unknown): Promise<SessionStatus> {
+    return this.sessions.signal(id, parseSignal(body));
+  }
+
+  @Post(':id/stop')
+  @HttpCode(200)
+  stop(@Param('id') id: string, @Body() dto: StopDto): Promise<SessionStatus> {
+    return this.sessions.stop(id, dto.grace_ms);
+  }
+
+  @Patch(':id/supervision')
+  supervision(@Param('id') id: string, @Body() dto: SupervisionDto): Promise<SessionStatus> {
+    return this.sessions.setSupervision(id, dto.excluded);
+  }
+}

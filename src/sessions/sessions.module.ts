@@ -1,0 +1,36 @@
+import { Global, Module } from '@nestjs/common';
+import { EventBus } from '../bus/event-bus';
+import { Journal } from '../journal/journal.port';
+import { JOURNAL } from '../journal/journal.tokens';
+import { SESSION_DIRECTORY } from '../supervision/session-directory.port';
+import { ServiceUrl } from './service-url';
+import { CLOCK, ID_GENERATOR, randomIds, systemClock } from './session.ports';
+import { SessionRegistry } from './session.registry';
+import { SessionsController } from './sessions.controller';
+import { SessionsService } from './sessions.service';
+import { ClaudeCodeRuntime } from './runtimes/claude-code.runtime';
+import { CommandRuntime } from './runtimes/command.runtime';
+import { NodeProcessRunner, PROCESS_RUNNER, ProcessRunner } from './runtimes/process-runner';
+import { RuntimeCatalog } from './runtimes/runtime-catalog';
+
+/** Global so supervision gets SESSION_DIRECTORY without importing this module. */
+@Global()
+@Module({
+  controllers: [SessionsController],
+  providers: [
+    { provide: CLOCK, useValue: systemClock },
+    { provide: ID_GENERATOR, useValue: randomIds },
+    { provide: PROCESS_RUNNER, useFactory: () => new NodeProcessRunner() },
+    {
+      provide: RuntimeCatalog,
+      useFactory: (runner: ProcessRunner) => new RuntimeCatalog([new CommandRuntime(runner), new ClaudeCodeRuntime(runner)]),
+      inject: [PROCESS_RUNNER],
+    },
+    { provide: SessionRegistry, useFactory: (journal: Journal, bus: EventBus) => new SessionRegistry(journal, bus), inject: [JOURNAL, EventBus] },
+    ServiceUrl,
+    SessionsService,
+    { provide: SESSION_DIRECTORY, useFactory: (sessions: SessionsService) => sessions.directory(), inject: [SessionsService] },
+  ],
+  exports: [SessionsService, RuntimeCatalog, SESSION_DIRECTORY],
+})
+export class SessionsModule {}

@@ -1,0 +1,327 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { DomainError } from '../common/domain-error';
+import { CONFIG } from '../config/config.module';
+import { BrainstemConfig } from '../config/config.schema';
+import { SessionDirectory, SessionView } from '../supervision/session-directory.port';
+import { ServiceUrl } from './service-url';
+import { SessionActor } from './session.actor';
+import { CreateSessionDto, ListSessionsQueryDto, Signal } from './session.dto';
+import { ExitReason, PermissionDecision, SessionEvent } from './session.events';
+import { SessionLog } from './session-log';
+import { CLOCK, Clock, ID_GENERATOR, IdGenerator } from './session.ports';
+import { SessionRegistry } from './session.registry';
+import { SessionStatus, toStatus } from './session.status';
+import { RuntimeCatalog } from './runtimes/runtime-catalog';
+import { LaunchSpec, RuntimeReport, RuntimeSink } from './runtimes/runtime.port';
+
+export const DEFAULT_STOP_GRACE_MS = 5000;
+/** After SIGKILL, how long a stop request waits for the exit before answering anyway. */
+const KILL_SETTLE_MS = 5000;
+const DEFAULT_TAIL = 100;
+
+type EventBody<E extends SessionEvent = SessionEvent> = E extends SessionEvent ? Omit<E, 'at'> : never;
+
+/**
+ * Coding sessions: validates requests, starts workers through their runtime, feeds what workers do
+ * into the session actors, and recovers workers after a restart. Every state change goes through the
+ * registry (journal first); side effects on workers happen only after their event is journaled.
+ */
+@Injectable()
+export class SessionsService implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('sessions');
+  private creating = 0;
+
+  constructor(
+    @Inject(CONFIG) private readonly config: BrainstemConfig,
+    private readonly registry: SessionRegistry,
+    private readonly runtimes: RuntimeCatalog,
+    private readonly serviceUrl: ServiceUrl,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(ID_GENERATOR) private readonly ids: IdGenerator,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.registry.load();
+    for (const actor of this.registry.list()) {
+      if (actor.live) await actor.run(() => this.recover(actor));
+    }
+  }
+
+  /** Workers outlive the service: let go of pipes and timers, never of the processes. */
+  onApplicationShutdown(): void {
+    for (const actor of this.registry.list()) {
+      actor.handle?.release();
+      if (actor.killTimer) clearTimeout(actor.killTimer);
+      actor.log?.close();
+    }
+  }
+
+  async create(dto: CreateSessionDto): Promise<SessionStatus> {
+    const cwd = resolve(dto.cwd);
+    if (!isDirectory(cwd)) throw new DomainError('invalid_input', `cwd: ${dto.cwd} does not exist or is not a directory`);
+    const userEnv = dto.env ?? {};
+    const pathEnv = userEnv.PATH ?? process.env.PATH ?? '';
+    const choice = this.runtimes.choose({ runtime: dto.runtime, command: dto.command, cwd, pathEnv });
+    if (this.registry.liveCount() + this.creating >= this.config.sessions.max_sessions) {
+      throw new DomainError('too_many_requests', `at most ${this.config.sessions.max_sessions} live coding sessions (BRAINSTEM_MAX_SESSIONS)`);
+    }
+    this.creating++;
+    let actor: SessionActor;
+    try {
+      actor = await this.registry.create({
+        id: this.ids.sessionId(),
+        title: dto.title ?? '',
+        runtime: choice.runtime.name,
+        profile_id: dto.profile_id ?? null,
+        cwd,
+        command: choice.command,
+        args: dto.args ?? [],
+        env: userEnv,
+        excluded: dto.excluded ?? false,
+        created_at: this.clock.now(),
+      });
+    } finally {
+      this.creating--;
+    }
+    await actor.run(() => this.launch(actor, dto.prompt));
+    return toStatus(actor);
+  }
+
+  list(query: ListSessionsQueryDto = {}): SessionStatus[] {
+    return this.registry
+      .list()
+      .filter((a) => (query.state === undefined || a.state === query.state) && (query.excluded === undefined || a.context.excluded === query.excluded))
+      .map(toStatus);
+  }
+
+  status(idOrAlias: string): SessionStatus {
+    return toStatus(this.registry.get(idOrAlias));
+  }
+
+  async dispatch(idOrAlias: string, text: string): Promise<SessionStatus> {
+    const actor = this.registry.get(idOrAlias);
+    await actor.run(async () => {
+      assertLive(actor);
+      if (!actor.handle?.canReceive()) {
+        throw new DomainError('conflict', `session ${actor.context.alias} cannot receive messages: its worker is ${actor.context.attachment === 'detached' ? 'detached after a restart' : 'not attached'}`);
+      }
+      if (!(await this.apply(actor, { type: 'session.message_dispatched', text }))) {
+        throw new DomainError('conflict', `session ${actor.context.alias} is ${actor.state}: resolve the pending permission request first`);
+      }
+      actor.handle.send(text);
+    });
+    return toStatus(actor);
+  }
+
+  async resolvePermission(idOrAlias: string, decision: PermissionDecision, reason: string | null): Promise<SessionStatus> {
+    const actor = this.registry.get(idOrAlias);
+    await actor.run(async () => {
+      assertLive(actor);
+      const pending = actor.context.pending;
+      if (pending?.kind !== 'permission') throw new DomainError('conflict', `session ${actor.context.alias} has no pending permission request`);
+      await this.apply(actor, { type: 'session.permission_resolved', request_id: pending.request_id, decision, reason });
+      actor.handle?.resolvePermission(pending.request_id, decision, reason, pending.input);
+    });
+    return toStatus(actor);
+  }
+
+  async signal(idOrAlias: string, signal: Signal): Promise<SessionStatus> {
+    const actor = this.registry.get(idOrAlias);
+    await actor.run(async () => {
+      assertLive(actor);
+      if (!(await this.apply(actor, this.signalEvent(signal), 'worker'))) {
+        throw new DomainError('conflict', `session ${actor.context.alias} is ${actor.state}: ${signal.type} not accepted`);
+      }
+    });
+    return toStatus(actor);
+  }
+
+  async setExcluded(idOrAlias: string, excluded: boolean, by = 'user'): Promise<void> {
+    const actor = this.registry.get(idOrAlias);
+    await actor.run(() => (actor.context.excluded === excluded ? false : this.apply(actor, { type: 'session.exclusion_changed', excluded }, by)));
+  }
+
+  async setSupervision(idOrAlias: string, excluded: boolean): Promise<SessionStatus> {
+    await this.setExcluded(idOrAlias, excluded);
+    return this.status(idOrAlias);
+  }
+
+  /** SIGTERM to the worker's process group, SIGKILL at the deadline; answers once the session is exited. */
+  async stop(idOrAlias: string, graceMs = DEFAULT_STOP_GRACE_MS): Promise<SessionStatus> {
+    const actor = this.registry.get(idOrAlias);
+    await actor.run(async () => {
+      assertLive(actor);
+      if (actor.context.stop_deadline_at === null) {
+        await this.apply(actor, { type: 'session.stop_requested', deadline_at: this.clock.now() + graceMs });
+      }
+      await this.armStop(actor);
+    });
+    let settle: NodeJS.Timeout | undefined;
+    await Promise.race([
+      actor.whenExited(),
+      new Promise<void>((r) => (settle = setTimeout(r, graceMs + KILL_SETTLE_MS))),
+    ]).finally(() => clearTimeout(settle));
+    return toStatus(actor);
+  }
+
+  output(idOrAlias: string, tail = DEFAULT_TAIL): { id: string; alias: string; lines: string[] } {
+    const actor = this.registry.get(idOrAlias);
+    return { id: actor.id, alias: actor.context.alias, lines: this.logOf(actor).tail(tail) };
+  }
+
+  /** What supervision reads. Every live session after boot is one whose worker was recovered. */
+  directory(): SessionDirectory {
+    return {
+      list: (): SessionView[] =>
+        this.registry.list().map((a) => ({
+          id: a.id,
+          alias: a.context.alias,
+          state: a.state,
+          state_since: a.context.state_since,
+          excluded: a.context.excluded,
+          active: a.live,
+          recoverable: a.live,
+        })),
+      setExcluded: (id, excluded, by) => this.setExcluded(id, excluded, by),
+    };
+  }
+
+  private signalEvent(signal: Signal): EventBody {
+    switch (signal.type) {
+      case 'report_progress':
+        return { type: 'session.progress', status: signal.status, message: signal.message ?? null };
+      case 'notify_blocked':
+        return { type: 'session.blocked', reason: signal.reason };
+      case 'ask_human':
+        return { type: 'session.asked_human', question: signal.question };
+      case 'request_context':
+        return { type: 'session.context_requested', query: signal.query };
+      case 'turn_ended':
+        return { type: 'session.turn_ended', result: signal.result ?? null };
+      case 'permission_request':
+        return { type: 'session.permission_requested', request_id: this.ids.requestId(), tool: signal.tool, input: signal.input ?? {} };
+    }
+  }
+
+  private apply(actor: SessionActor, body: EventBody, by?: string): Promise<boolean> {
+    return this.registry.apply(actor, { ...body, at: this.clock.now() } as SessionEvent, by);
+  }
+
+  private launch(actor: SessionActor, prompt: string | undefined): Promise<unknown> {
+    const runtime = this.runtimes.get(actor.context.runtime);
+    if (!runtime) throw new Error(`runtime ${actor.context.runtime} vanished`);
+    try {
+      actor.handle = runtime.start(this.launchSpec(actor), this.sink(actor));
+    } catch (e) {
+      this.logger.warn(`session ${actor.id}: spawn failed: ${(e as Error).message}`);
+      return this.apply(actor, { type: 'session.exited', code: null, signal: null, reason: 'spawn_failed' });
+    }
+    const { pid, startTime } = actor.handle;
+    return this.apply(actor, { type: 'session.started', pid, pid_start_time: startTime, idle: runtime.startsIdle(prompt !== undefined) }).then(async () => {
+      if (prompt === undefined || !actor.handle?.canReceive()) return;
+      await this.apply(actor, { type: 'session.message_dispatched', text: prompt });
+      actor.handle.send(prompt);
+    });
+  }
+
+  /** After a restart: re-attach, resume, or mark lost. Runs inside the actor's mailbox. */
+  private async recover(actor: SessionActor): Promise<void> {
+    const runtime = this.runtimes.get(actor.context.runtime);
+    const c = actor.context;
+    const recovery = runtime?.recover(
+      { ...this.launchSpec(actor), pid: c.pid, pid_start_time: c.pid_start_time, runtime_session_id: c.runtime_session_id },
+      this.sink(actor),
+    );
+    if (!recovery) {
+      await this.apply(actor, { type: 'session.exited', code: null, signal: null, reason: 'lost_on_restart' });
+      return;
+    }
+    actor.handle = recovery.handle;
+    const h = recovery.handle;
+    await this.apply(actor, { type: 'session.recovered', attachment: h.attachment, pid: h.pid, pid_start_time: h.startTime, resumed: recovery.resumed });
+    if (actor.context.stop_deadline_at !== null) await this.armStop(actor);
+  }
+
+  /** Signals SIGTERM (again, after a restart) and arms SIGKILL at the journaled deadline. */
+  private async armStop(actor: SessionActor): Promise<void> {
+    const deadline = actor.context.stop_deadline_at ?? this.clock.now();
+    if (!actor.handle || !actor.handle.signal('SIGTERM')) {
+      // Nothing left to signal: the worker is gone, or its exit report is already queued.
+      if (!actor.handle) await this.apply(actor, { type: 'session.exited', code: null, signal: null, reason: 'stopped' });
+      return;
+    }
+    if (actor.killTimer) clearTimeout(actor.killTimer);
+    actor.killTimer = setTimeout(() => actor.handle?.signal('SIGKILL'), Math.max(0, deadline - this.clock.now()));
+    actor.killTimer.unref();
+  }
+
+  private sink(actor: SessionActor): RuntimeSink {
+    return {
+      output: (chunk) => this.logOf(actor).write(chunk),
+      report: (report) => {
+        actor.run(() => this.onReport(actor, report)).catch((e: unknown) => this.logger.error(`session ${actor.id}: ${(e as Error).message}`));
+      },
+    };
+  }
+
+  private async onReport(actor: SessionActor, report: RuntimeReport): Promise<void> {
+    switch (report.kind) {
+      case 'runtime_session':
+        await this.apply(actor, { type: 'session.runtime_session_assigned', runtime_session_id: report.runtime_session_id }, 'runtime');
+        return;
+      case 'turn_ended':
+        await this.apply(actor, { type: 'session.turn_ended', result: report.result }, 'runtime');
+        return;
+      case 'permission_requested':
+        await this.apply(actor, { type: 'session.permission_requested', request_id: report.request_id, tool: report.tool, input: report.input }, 'runtime');
+        return;
+      case 'exited': {
+        const reason: ExitReason = report.spawn_error
+          ? 'spawn_failed'
+          : actor.context.stop_deadline_at !== null
+            ? 'stopped'
+            : actor.context.attachment === 'detached'
+              ? 'vanished'
+              : report.signal
+                ? 'signaled'
+                : 'exited';
+        if (actor.killTimer) clearTimeout(actor.killTimer);
+        actor.killTimer = null;
+        actor.handle?.release();
+        actor.handle = null;
+        await this.apply(actor, { type: 'session.exited', code: report.code, signal: report.signal, reason }, 'runtime');
+        actor.log?.close();
+        return;
+      }
+    }
+  }
+
+  private launchSpec(actor: SessionActor): LaunchSpec {
+    const c = actor.context;
+    const env: Record<string, string> = {};
+    for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
+    Object.assign(env, c.env, { BRAINSTEM_URL: this.serviceUrl.get(), BRAINSTEM_SESSION_ID: c.id });
+    delete env.BRAINSTEM_API_TOKEN;
+    if (this.config.server.api_token) env.BRAINSTEM_API_TOKEN = this.config.server.api_token;
+    return { session_id: c.id, cwd: c.cwd, command: c.command, args: c.args, env };
+  }
+
+  private logOf(actor: SessionActor): SessionLog {
+    actor.log ??= SessionLog.in(join(this.config.journal.dir, 'session-logs'), actor.id);
+    return actor.log;
+  }
+}
+
+function assertLive(actor: SessionActor): void {
+  if (!actor.live) throw new DomainError('session_exited', `session ${actor.context.alias} has exited`, { state: 'exited' });
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,166 @@
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { Journal } from '../../src/journal/journal.port';
+import { JOURNAL } from '../../src/journal/journal.tokens';
+import { tempDir } from '../support/temp-dir';
+import { TestApp, startTestApp } from '../support/test-app';
+import { waitFor } from '../support/wait-for';
+import { FAKE_BIN, WORKERS, WorkerReaper, isAlive } from '../support/workers';
+
+type Status = Record<string, unknown> & { id: string; alias: string; state: string; pid: number | null };
+
+describe('coding sessions with real worker processes', () => {
+  let t: TestApp;
+  const reaper = new WorkerReaper();
+  const cwd = tempDir('brainstem-cwd-');
+
+  beforeAll(async () => {
+    t = await startTestApp({}, { listen: true });
+  });
+  afterEach(() => reaper.killAll());
+  afterAll(async () => {
+    reaper.killAll();
+    await t.close();
+    cwd.remove();
+  });
+
+  async function call(method: 'GET' | 'POST' | 'PATCH', url: string, payload?: object): Promise<{ status: number; body: Status & { lines?: string[] } }> {
+    const res = await t.inject({ method, url: `/api/v1/coding-sessions${url}`, payload });
+    return { status: res.statusCode, body: res.json() };
+  }
+
+  async function start(body: object): Promise<Status> {
+    const res = await call('POST', '', { cwd: cwd.path, ...body });
+    expect(res.status).toBe(201);
+    reaper.track(res.body.pid);
+    return res.body;
+  }
+
+  const get = async (id: string): Promise<Status> => (await call('GET', `/${id}`)).body;
+  const until = (id: string, what: string, cond: (s: Status) => boolean) =>
+    waitFor(async () => {
+      const s = await get(id);
+      return cond(s) ? s : undefined;
+    }, { timeoutMs: 30000, what });
+
+  it('runs a command worker that reports progress, takes a message on stdin and exits with its code', async () => {
+    const s = await start({ title: 'reporter', command: process.execPath, args: [join(WORKERS, 'report.js')] });
+    expect(s).toMatchObject({ runtime: 'command', state: 'working', title: 'reporter', excluded: false, supervised: true });
+    expect(s.id).toMatch(/^cs_[a-z0-9]+$/);
+    await until(s.id, 'the first progress report', (x) => (x.last_progress as { message?: string } | null)?.message === 'started');
+    const sent = await call('POST', `/${s.id}/messages`, { text: 'the task' });
+    expect(sent.status).toBe(200);
+    const exited = await until(s.id, 'exit', (x) => x.state === 'exited');
+    expect(exited).toMatchObject({ exit_code: 7, exit_reason: 'exited', last_progress: { status: 'completed', message: 'did the task' } });
+    const out = await call('GET', `/${s.id}/output?tail=5`);
+    expect(out.body.lines).toEqual([`worker ${s.id} up`, 'got: the task']);
+    // Journaled first, in order: the bus-facing events the supervision issue consumes.
+    const journal = t.app.get<Journal>(JOURNAL);
+    const types = (await journal.readStream(`session-${s.id}`)).map((e) => e.type);
+    expect(types).toEqual([
+      'session.created',
+      'session.started',
+      'session.state_changed',
+      'session.progress',
+      'session.message_dispatched',
+      'session.progress',
+      'session.exited',
+      'session.state_changed',
+    ]);
+    const signalToExited = await call('POST', `/${s.id}/signals`, { type: 'turn_ended' });
+    expect(signalToExited.status).toBe(409);
+    expect((await call('POST', `/${s.id}/messages`, { text: 'more' })).status).toBe(409);
+  });
+
+  it('drives a fake claude: a turn ends, a permission is requested and allowed, then it exits', async () => {
+    const env = { PATH: `${FAKE_BIN}:${process.env.PATH}` };
+    const s = await start({ runtime: 'claude-code', env, prompt: 'hello' });
+    expect(s.runtime).toBe('claude-code');
+    const ended = await until(s.id, 'the end of the first turn', (x) => x.state === 'pending_handling');
+    expect(ended).toMatchObject({ state_label: '待处理', pending: null });
+
+    expect((await call('POST', `/${s.id}/messages`, { text: 'please use a tool' })).status).toBe(200);
+    const asking = await until(s.id, 'the permission request', (x) => x.state === 'pending_authorization');
+    expect(asking).toMatchObject({ state_label: '待授权', pending: { kind: 'permission', tool: 'Bash', input: { command: 'rm -rf build' } } });
+    expect((await call('POST', `/${s.id}/messages`, { text: 'not now' })).status).toBe(409);
+
+    const allowed = await call('POST', `/${s.id}/permission`, { decision: 'allow' });
+    expect(allowed.status).toBe(200);
+    expect(allowed.body.state).toBe('working');
+    await until(s.id, 'the turn after the permission', (x) => x.state === 'pending_handling');
+    const out = await call('GET', `/${s.id}/output?tail=50`);
+    expect(out.body.lines!.some((l) => l.includes('"tool allow"'))).toBe(true);
+    expect((await call('POST', `/${s.id}/permission`, { decision: 'deny' })).status).toBe(409);
+
+    await call('POST', `/${s.id}/messages`, { text: 'goodbye' });
+    const exited = await until(s.id, 'claude to exit', (x) => x.state === 'exited');
+    expect(exited).toMatchObject({ exit_code: 0, exit_reason: 'exited' });
+    const journal = t.app.get<Journal>(JOURNAL);
+    const events = await journal.readStream(`session-${s.id}`);
+    expect(events.find((e) => e.type === 'session.runtime_session_assigned')?.data).toMatchObject({ runtime_session_id: expect.stringMatching(/^fake-/) });
+  });
+
+  it('starts claude without a prompt waiting for an instruction, and picks it for runtime auto', async () => {
+    const s = await start({ env: { PATH: `${FAKE_BIN}:/usr/bin:/bin` } });
+    expect(s).toMatchObject({ runtime: 'claude-code', state: 'pending_handling' });
+  });
+
+  it('assigns aliases in creation order and finds sessions by alias', async () => {
+    const a = await start({ command: process.execPath, args: [join(WORKERS, 'quiet.js')] });
+    const b = await start({ command: process.execPath, args: [join(WORKERS, 'quiet.js')] });
+    const na = Number(a.alias.slice(1));
+    expect(a.alias).toMatch(/^w\d+$/);
+    expect(b.alias).toBe(`w${na + 1}`);
+    expect((await get(b.alias)).id).toBe(b.id);
+  });
+
+  it('toggles exclusion from supervision and filters by it', async () => {
+    const s = await start({ command: process.execPath, args: [join(WORKERS, 'quiet.js')], excluded: true });
+    expect(s).toMatchObject({ excluded: true, supervised: false });
+    const included = await call('PATCH', `/${s.alias}/supervision`, { excluded: false });
+    expect(included.body).toMatchObject({ excluded: false, supervised: true });
+    const excluded = await call('GET', '?excluded=true');
+    expect((excluded.body as unknown as Status[]).some((x) => x.id === s.id)).toBe(false);
+    await call('PATCH', `/${s.id}/supervision`, { excluded: true });
+    const listed = (await call('GET', '?excluded=true&state=working')).body as unknown as Status[];
+    expect(listed.map((x) => x.id)).toContain(s.id);
+    const journal = t.app.get<Journal>(JOURNAL);
+    const changes = (await journal.readStream(`session-${s.id}`)).filter((e) => e.type === 'session.exclusion_changed');
+    expect(changes.map((e) => (e.data as { excluded: boolean }).excluded)).toEqual([false, true]);
+  });
+
+  it('stops a worker that ignores SIGTERM with SIGKILL after the grace period', async () => {
+    const s = await start({ command: process.execPath, args: [join(WORKERS, 'stubborn.js')] });
+    await until(s.id, 'the worker to be up', () => true);
+    await waitFor(async () => (await call('GET', `/${s.id}/output`)).body.lines!.includes('stubborn up'), { what: 'stubborn up' });
+    const stopped = await call('POST', `/${s.id}/stop`, { grace_ms: 300 });
+    expect(stopped.status).toBe(200);
+    expect(stopped.body).toMatchObject({ state: 'exited', exit_reason: 'stopped', exit_signal: 'SIGKILL' });
+    expect(isAlive(s.pid!)).toBe(false);
+    expect((await call('GET', `/${s.id}/output`)).body.lines).toContain('SIGTERM ignored');
+    expect((await call('POST', `/${s.id}/stop`, {})).status).toBe(409);
+  });
+
+  it('keeps a flooding worker\'s log bounded on disk and tails it', async () => {
+    const s = await start({ command: process.execPath, args: [join(WORKERS, 'flood.js'), '100000'] });
+    await until(s.id, 'the flood to end', (x) => x.state === 'exited');
+    const out = await call('GET', `/${s.id}/output?tail=2`);
+    expect(out.body.lines).toEqual([expect.stringMatching(/^line 99999 x+$/), expect.stringMatching(/^line 100000 x+$/)]);
+    const dir = join(t.config.journal.dir, 'session-logs');
+    const files = readdirSync(dir).filter((f) => f.startsWith(s.id));
+    const bytes = files.reduce((n, f) => n + statSync(join(dir, f)).size, 0);
+    expect(files.sort()).toEqual([`${s.id}.log`, `${s.id}.log.1`]);
+    expect(bytes).toBeLessThanOrEqual(2 * 1024 * 1024);
+    expect(existsSync(join(dir, `${s.id}.log.2`))).toBe(false);
+  });
+
+  it('gives every worker the service URL and its session id', async () => {
+    const s = await start({
+      command: '/bin/sh',
+      args: ['-c', 'echo "$BRAINSTEM_URL $BRAINSTEM_SESSION_ID ${BRAINSTEM_API_TOKEN:-no-token}"'],
+    });
+    await until(s.id, 'exit', (x) => x.state === 'exited');
+    const out = await call('GET', `/${s.id}/output`);
+    expect(out.body.lines).toEqual([`${t.url} ${s.id} no-token`]);
+  });
+});
