@@ -1,0 +1,131 @@
+import { join } from 'node:path';
+import { Journal } from '../../src/journal/journal.port';
+import { JOURNAL } from '../../src/journal/journal.tokens';
+import { tempDir } from '../support/temp-dir';
+import { TestApp, startTestApp } from '../support/test-app';
+import { FAKE_BIN, WORKERS, WorkerReaper } from '../support/workers';
+
+describe('coding sessions over HTTP: bad input and limits', () => {
+  let t: TestApp;
+  let journal: Journal;
+  const reaper = new WorkerReaper();
+  const cwd = tempDir('brainstem-cwd-');
+  const quiet = { command: process.execPath, args: [join(WORKERS, 'quiet.js')] };
+
+  beforeAll(async () => {
+    t = await startTestApp({ BRAINSTEM_MAX_SESSIONS: '2' }, { listen: true });
+    journal = t.app.get<Journal>(JOURNAL);
+  });
+  afterAll(async () => {
+    reaper.killAll();
+    await t.close();
+    cwd.remove();
+  });
+
+  const post = async (url: string, payload: unknown) => {
+    const res = await t.inject({ method: 'POST', url: `/api/v1/coding-sessions${url}`, payload: payload as object });
+    return { status: res.statusCode, body: res.json() };
+  };
+
+  const rejected: [string, object, RegExp][] = [
+    ['an unknown runtime', { runtime: 'cobol', ...quiet }, /unknown runtime "cobol"/],
+    ['a runtime whose adapter does not exist yet', { runtime: 'codex' }, /codex is not supported yet/],
+    ['a missing cwd', { cwd: '/nonexistent/dir', ...quiet }, /cwd: .* does not exist or is not a directory/],
+    ['a cwd that is a file', { cwd: join(WORKERS, 'quiet.js'), ...quiet }, /not a directory/],
+    ['an executable not on PATH', { command: 'no-such-binary-xyz' }, /not an executable on PATH/],
+    ['claude-code when claude is not on PATH', { runtime: 'claude-code', env: { PATH: '/nonexistent' } }, /executable claude is not on PATH/],
+    ['auto when no agent runtime is installed', { env: { PATH: '/nonexistent' } }, /none of claude, codex, gemini, opencode/],
+    ['a command for a non-command runtime', { runtime: 'claude-code', command: 'node', env: { PATH: `${FAKE_BIN}:${process.env.PATH}` } }, /only the command runtime/],
+    ['a prompt over 64 KiB', { ...quiet, prompt: 'é'.repeat(33 * 1024) }, /prompt: must be at most 65536 bytes/],
+    ['an unknown field', { ...quiet, colour: 'red' }, /colour/],
+    ['a non-string env value', { ...quiet, env: { A: 1 } }, /env/],
+  ];
+
+  it.each(rejected)('rejects %s with 400, journaling and spawning nothing', async (_name, body, message) => {
+    const before = journal.head().seq;
+    const res = await post('', { cwd: cwd.path, ...body });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ code: 'invalid_input', message: expect.stringMatching(message) });
+    expect(journal.head().seq).toBe(before);
+  });
+
+  it('answers 404 for an unknown session id or alias', async () => {
+    for (const id of ['cs_nope', 'w999']) {
+      const res = await t.inject({ method: 'GET', url: `/api/v1/coding-sessions/${id}` });
+      expect(res.statusCode).toBe(404);
+      expect(res.json().code).toBe('not_found');
+    }
+    expect((await post('/cs_nope/signals', { type: 'turn_ended' })).status).toBe(404);
+  });
+
+  describe('with live sessions', () => {
+    let id: string;
+
+    beforeAll(async () => {
+      const res = await post('', { cwd: cwd.path, ...quiet, profile_id: 'code-reviewer' });
+      expect(res.status).toBe(201);
+      expect(res.body.profile_id).toBe('code-reviewer');
+      reaper.track(res.body.pid);
+      id = res.body.id;
+    });
+
+    const badSignals: [string, object, RegExp][] = [
+      ['an unknown signal type', { type: 'dance' }, /type: must be one of report_progress, notify_blocked/],
+      ['a missing type', { status: 'working' }, /type: must be one of/],
+      ['an unknown progress status', { type: 'report_progress', status: 'sleeping' }, /status/],
+      ['a field of another signal type', { type: 'ask_human', question: 'q', reason: 'r' }, /reason/],
+      ['a question over 64 KiB', { type: 'ask_human', question: 'x'.repeat(65 * 1024) }, /question: must be at most 65536 bytes/],
+      ['a non-object body', ['report_progress'], /body: must be a JSON object/],
+    ];
+
+    it.each(badSignals)('rejects %s with 400', async (_name, body, message) => {
+      const before = journal.head().seq;
+      const res = await post(`/${id}/signals`, body);
+      expect(res.status).toBe(400);
+      expect(res.body.message).toMatch(message);
+      expect(journal.head().seq).toBe(before);
+    });
+
+    it('maps each signal to its state and answers the session status object', async () => {
+      const ask = await post(`/${id}/signals`, { type: 'ask_human', question: 'merge now?' });
+      expect(ask.status).toBe(200);
+      expect(ask.body).toMatchObject({ state: 'pending_decision', state_label: '待拍板', pending: { kind: 'question', question: 'merge now?' } });
+      expect(Object.keys(ask.body).sort()).toEqual(
+        ['id', 'alias', 'title', 'runtime', 'profile_id', 'cwd', 'state', 'state_label', 'state_since', 'excluded', 'supervised', 'pid', 'detached',
+          'exit_code', 'exit_signal', 'exit_reason', 'last_progress', 'pending', 'created_at', 'updated_at'].sort(),
+      );
+      const ctx = await post(`/${id}/signals`, { type: 'request_context', query: 'where is the spec?' });
+      expect(ctx.body.state).toBe('pending_decision');
+      const perm = await post(`/${id}/signals`, { type: 'permission_request', tool: 'Edit', input: { file: 'a.ts' } });
+      expect(perm.body).toMatchObject({ state: 'pending_authorization', pending: { kind: 'permission', tool: 'Edit', input: { file: 'a.ts' }, request_id: expect.stringMatching(/^perm_/) } });
+      const denied = await post(`/${id}/permission`, { decision: 'deny', reason: 'no' });
+      expect(denied.body.state).toBe('working');
+      const blocked = await post(`/${id}/signals`, { type: 'notify_blocked', reason: 'no credentials' });
+      expect(blocked.body).toMatchObject({ state: 'pending_handling', pending: { kind: 'blocked', reason: 'no credentials' } });
+      const progress = await post(`/${id}/signals`, { type: 'report_progress', status: 'needs_review', message: 'PR ready' });
+      expect(progress.body.last_progress).toMatchObject({ status: 'needs_review', message: 'PR ready' });
+      const turn = await post(`/${id}/signals`, { type: 'turn_ended' });
+      expect(turn.body).toMatchObject({ state: 'pending_handling', pending: null });
+      expect((await post(`/${id}/permission`, { decision: 'allow' })).status).toBe(409);
+      expect((await post(`/${id}/permission`, { decision: 'maybe' })).status).toBe(400);
+      expect((await post(`/${id}/messages`, { text: 'x'.repeat(65 * 1024) })).status).toBe(400);
+    });
+
+    it('refuses more live sessions than BRAINSTEM_MAX_SESSIONS with 429, and frees a slot on exit', async () => {
+      const second = await post('', { cwd: cwd.path, ...quiet });
+      expect(second.status).toBe(201);
+      reaper.track(second.body.pid);
+      const before = journal.head().seq;
+      const third = await post('', { cwd: cwd.path, ...quiet });
+      expect(third.status).toBe(429);
+      expect(third.body.code).toBe('too_many_requests');
+      expect(journal.head().seq).toBe(before);
+      const stopped = await post(`/${second.body.id}/stop`, { grace_ms: 1000 });
+      expect(stopped.body.state).toBe('exited');
+      expect((await post(`/${second.body.id}/signals`, { type: 'turn_ended' })).body.code).toBe('session_exited');
+      const again = await post('', { cwd: cwd.path, ...quiet });
+      expect(again.status).toBe(201);
+      reaper.track(again.body.pid);
+    });
+  });
+});
