@@ -26,6 +26,7 @@ import { SupervisionService } from './supervision.service';
             debounce_ms: config.supervision.debounce_ms,
             restore_ttl_s: config.supervision.restore_ttl_s,
             round_timeout_s: config.main_brain.round_timeout_s,
+            watchdog: config.supervision,
           },
           Date.now,
           () => randomBytes(6).toString('hex'),

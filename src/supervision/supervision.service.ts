@@ -6,6 +6,7 @@ import { Journal, JournalEvent } from '../journal/journal.port';
 import { RoundDriver, streamDriver } from './round-driver.port';
 import { roundPrompt } from './round-prompt';
 import { SessionDirectory, SessionView } from './session-directory.port';
+import { Stall, WatchdogConfig, cooldownKey, scanForStalls, watchdogTicks } from './stall-watchdog';
 import { decideRestore } from './supervision-restore';
 import { ScopeMode, planScope } from './supervision-scope';
 import { SupervisionEventMap, SupervisionJournalType, toMachineEvent } from './supervision.events';
@@ -19,6 +20,8 @@ export interface SupervisionSettings {
   debounce_ms: number;
   restore_ttl_s: number;
   round_timeout_s: number;
+  /** The stall watchdog; absent means off (unit tests that do not exercise it). */
+  watchdog?: WatchdogConfig;
 }
 
 /** The seed's state object plus what DESIGN.md adds. */
@@ -87,6 +90,8 @@ export class SupervisionService {
   private version = 0;
   private readonly rounds = new Map<string, RoundView>();
   private readonly roundEnded = new Map<string, Subject<void>>();
+  /** Until when each (session, stall kind) may not fire again; rebuilt from journaled stall events. */
+  private readonly stallCooldowns = new Map<string, number>();
   private readonly triggers = new Subject<Trigger>();
   private pipeline: Subscription | null = null;
   private busSub: Subscription | null = null;
@@ -112,6 +117,30 @@ export class SupervisionService {
     this.busSub = this.bus.events$
       .pipe(filter((e) => e.type.startsWith('session.')))
       .subscribe((e) => void this.onSessionEvent(e as unknown as JournalEvent));
+    if (this.settings.watchdog) {
+      this.busSub.add(watchdogTicks(this.settings.watchdog).subscribe(() => void this.scanStalls().catch(() => undefined)));
+    }
+  }
+
+  /** One watchdog scan: stalled supervised sessions wake the main brain, each (session, kind) then cools down. */
+  scanStalls(): Promise<Stall[]> {
+    return this.serial(async () => {
+      if (!this.isOn() || !this.settings.watchdog) return [];
+      const watched = this.sessions.list().map((s) => ({ ...s, supervised: s.active && !s.excluded }));
+      const stalls = scanForStalls(this.now(), watched, this.stallCooldowns, this.settings.watchdog);
+      for (const st of stalls) {
+        await this.apply('supervision.stall_detected', {
+          session_id: st.session_id,
+          kind: st.kind,
+          stalled_for_s: st.stalled_for_s,
+          cooldown_until: st.cooldown_until,
+        });
+        this.triggers.next({
+          reason: { session_id: st.session_id, alias: st.alias, trigger: 'stall', state: st.kind, message: `waiting ${st.stalled_for_s}s in ${st.kind}` },
+        });
+      }
+      return stalls;
+    });
   }
 
   stop(): void {
@@ -123,7 +152,7 @@ export class SupervisionService {
   private replay(e: JournalEvent): void {
     const ev = toMachineEvent(e.type, e.data, Date.parse(e.at));
     if (ev) this.snap = transition(supervisionMachine, this.snap, ev)[0];
-    this.trackRound(e);
+    this.trackSideState(e);
   }
 
   private async restore(last: JournalEvent | undefined): Promise<void> {
@@ -281,8 +310,14 @@ export class SupervisionService {
     this.replay(events[0]);
   }
 
-  private trackRound(e: JournalEvent): void {
+  /** Rounds and stall cooldowns: what the journal records beside the machine state. */
+  private trackSideState(e: JournalEvent): void {
     const d = e.data as Record<string, unknown>;
+    if (e.type === 'supervision.stall_detected') {
+      const st = d as unknown as SupervisionEventMap['supervision.stall_detected'];
+      this.stallCooldowns.set(cooldownKey(st.session_id, st.kind as Stall['kind']), st.cooldown_until);
+      return;
+    }
     if (e.type === 'round.started') {
       const { round, prompt } = d as unknown as SupervisionEventMap['round.started'];
       this.rounds.set(round.id, {

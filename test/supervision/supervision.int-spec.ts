@@ -1,7 +1,7 @@
 import { EventBus } from '../../src/bus/event-bus';
 import { openLevelJournal } from '../../src/journal/journal.factory';
 import { Journal } from '../../src/journal/journal.port';
-import { SupervisionService } from '../../src/supervision/supervision.service';
+import { SupervisionService, SupervisionSettings } from '../../src/supervision/supervision.service';
 import { MemorySessionDirectory } from '../support/memory-session-directory';
 import { tempDir } from '../support/temp-dir';
 import { waitFor } from '../support/wait-for';
@@ -16,7 +16,7 @@ describe('supervision service over a real journal', () => {
   let sessions: MemorySessionDirectory;
   let svc: SupervisionService;
 
-  const boot = async (settings: Partial<{ debounce_ms: number; restore_ttl_s: number; round_timeout_s: number }> = {}) => {
+  const boot = async (settings: Partial<SupervisionSettings> = {}) => {
     svc = new SupervisionService(bus, journal, sessions, { debounce_ms: 30, restore_ttl_s: 900, round_timeout_s: 600, ...settings }, Date.now, ids);
     await svc.start();
   };
@@ -149,5 +149,37 @@ describe('supervision service over a real journal', () => {
     for (const s of sessions.sessions) s.recoverable = false;
     await boot();
     expect(svc.status().autonomous).toMatchObject({ enabled: false, closed_reason: 'no_recoverable_worker' });
+  });
+
+  describe('stall watchdog', () => {
+    const watchdog = { stall_watchdog_interval_s: 1, stall_threshold_s: 1, stall_cooldown_s: 3600, stall_watchdog_startup_delay_s: 0 };
+
+    it('wakes the brain for a session waiting past the threshold, and a restart neither re-fires early nor forgets the cooldown', async () => {
+      svc.stop();
+      sessions.sessions[1].state = 'pending_authorization';
+      sessions.sessions[1].state_since = Date.now() - 5000;
+      await boot({ watchdog });
+      await svc.enable({}, 'user', 'test');
+      const [round] = await waitFor(() => (svc.listRounds().length ? svc.listRounds() : undefined), { what: 'a stall round' });
+      expect(round.reasons).toEqual([
+        { session_id: 'cs_b', alias: 'w2', trigger: 'stall', state: 'pending_authorization', message: expect.stringMatching(/^waiting \d+s in pending_authorization$/) },
+      ]);
+      svc.stop();
+      await boot({ watchdog });
+      expect(await svc.scanStalls()).toEqual([]);
+      sessions.sessions[2].state = 'pending_decision';
+      sessions.sessions[2].state_since = Date.now() - 5000;
+      expect((await svc.scanStalls()).map((s) => [s.session_id, s.kind])).toEqual([['cs_c', 'pending_decision']]);
+    });
+
+    it('ignores excluded sessions and does nothing while supervision is off', async () => {
+      svc.stop();
+      await boot({ watchdog });
+      sessions.sessions[0].state = 'pending_decision';
+      sessions.sessions[0].state_since = Date.now() - 5000;
+      expect(await svc.scanStalls()).toEqual([]);
+      await svc.enable({ scope_mode: 'except', scope_session_ids: ['cs_a'] }, 'user', 'test');
+      expect(await svc.scanStalls()).toEqual([]);
+    });
   });
 });
