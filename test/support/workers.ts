@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 
 export const WORKERS = resolve(__dirname, '../fixtures/workers');
@@ -23,10 +24,11 @@ export class WorkerReaper {
   }
 }
 
+/** Running (a zombie whose parent died with the service counts as gone, as it does for the service). */
 export function isAlive(pid: number): boolean {
   try {
-    process.kill(pid, 0);
-    return true;
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
   } catch {
     return false;
   }

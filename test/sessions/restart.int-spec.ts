@@ -1,0 +1,76 @@
+import { join } from 'node:path';
+import { ServiceProcess, startService } from '../support/service-process';
+import { tempDir } from '../support/temp-dir';
+import { waitFor } from '../support/wait-for';
+import { FAKE_BIN, WORKERS, WorkerReaper, isAlive } from '../support/workers';
+
+type Status = { id: string; alias: string; state: string; pid: number | null; detached: boolean; exit_reason: string | null; runtime: string };
+
+describe('coding sessions across a service restart (SIGKILL)', () => {
+  const dir = tempDir('brainstem-restart-');
+  const reaper = new WorkerReaper();
+  const services: ServiceProcess[] = [];
+  const env = { BRAINSTEM_JOURNAL_DIR: join(dir.path, 'journal'), PATH: `${FAKE_BIN}:${process.env.PATH}` };
+
+  afterAll(async () => {
+    for (const s of services) if (s.child.exitCode === null) s.child.kill('SIGKILL');
+    reaper.killAll();
+    dir.remove();
+  });
+
+  async function boot(): Promise<ServiceProcess> {
+    const svc = await startService(env);
+    services.push(svc);
+    return svc;
+  }
+
+  async function call(svc: ServiceProcess, method: string, path: string, body?: object): Promise<{ status: number; body: Status }> {
+    const res = await fetch(`${svc.url}/api/v1/coding-sessions${path}`, {
+      method,
+      headers: body ? { 'content-type': 'application/json' } : {},
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    return { status: res.status, body: (await res.json()) as Status };
+  }
+
+  it('keeps a live worker with its state and alias, marks a dead one lost_on_restart, resumes claude', async () => {
+    const first = await boot();
+    const quiet = { cwd: dir.path, command: process.execPath, args: [join(WORKERS, 'quiet.js')] };
+    const alive = (await call(first, 'POST', '', quiet)).body;
+    const doomed = (await call(first, 'POST', '', quiet)).body;
+    const claude = (await call(first, 'POST', '', { cwd: dir.path, runtime: 'claude-code', prompt: 'hello' })).body;
+    for (const s of [alive, doomed, claude]) reaper.track(s.pid);
+    expect((await call(first, 'POST', `/${alive.id}/signals`, { type: 'ask_human', question: 'ship it?' })).body.state).toBe('pending_decision');
+    await waitFor(async () => (await call(first, 'GET', `/${claude.id}`)).body.state === 'pending_handling', { what: 'claude to end its turn' });
+
+    first.child.kill('SIGKILL');
+    await first.exited;
+    process.kill(-doomed.pid!, 'SIGKILL');
+    await waitFor(() => !isAlive(doomed.pid!), { what: 'the doomed worker to die' });
+    expect(isAlive(alive.pid!)).toBe(true);
+
+    const second = await boot();
+    const kept = (await call(second, 'GET', `/${alive.alias}`)).body;
+    expect(kept).toMatchObject({ id: alive.id, alias: alive.alias, state: 'pending_decision', pid: alive.pid, detached: true });
+    const lost = (await call(second, 'GET', `/${doomed.id}`)).body;
+    expect(lost).toMatchObject({ alias: doomed.alias, state: 'exited', exit_reason: 'lost_on_restart' });
+    const resumed = (await call(second, 'GET', `/${claude.id}`)).body;
+    expect(resumed).toMatchObject({ alias: claude.alias, state: 'pending_handling', detached: false });
+    expect(resumed.pid).not.toBe(claude.pid);
+    reaper.track(resumed.pid);
+
+    // The resumed claude takes instructions; the detached worker can only be signalled and stopped.
+    expect((await call(second, 'POST', `/${claude.id}/messages`, { text: 'again' })).status).toBe(200);
+    await waitFor(async () => (await call(second, 'GET', `/${claude.id}`)).body.state === 'pending_handling', { what: 'the resumed turn' });
+    expect((await call(second, 'POST', `/${alive.id}/messages`, { text: 'hi' })).status).toBe(409);
+    expect((await call(second, 'POST', `/${alive.id}/signals`, { type: 'turn_ended' })).body.state).toBe('pending_handling');
+    const stopped = await call(second, 'POST', `/${alive.id}/stop`, { grace_ms: 2000 });
+    expect(stopped.body).toMatchObject({ state: 'exited', exit_reason: 'stopped' });
+    expect(isAlive(alive.pid!)).toBe(false);
+
+    // Aliases are never reused.
+    const next = (await call(second, 'POST', '', quiet)).body;
+    reaper.track(next.pid);
+    expect(next.alias).toBe(`w${Number(claude.alias.slice(1)) + 1}`);
+  });
+});
