@@ -1,0 +1,115 @@
+// npm run bench:sessions [signals] — session actors under HTTP load, beside a raw baseline from the same run.
+// 1,000 live session actors (a process-less runtime), N signals (default 100,000) from 50 concurrent
+// keep-alive clients on a real listener; the load runs in a worker thread so it does not share the
+// service's event loop. Prints figures, asserts nothing.
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { Worker } from 'node:worker_threads';
+import { RuntimeCatalog } from '../src/sessions/runtimes/runtime-catalog';
+import { InertRuntime } from '../test/support/inert-runtime';
+import { startTestApp } from '../test/support/test-app';
+
+const SIGNALS = Number(process.argv[2] ?? 100_000);
+const SESSIONS = 1000;
+const CLIENTS = 50;
+
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
+
+interface LoadResult {
+  requests: number;
+  failures: number;
+  ms: number;
+  p50: number;
+  p99: number;
+  max: number;
+}
+
+/** The load generator, plain JS in a worker thread: CLIENTS loops, each one request at a time. */
+const LOAD = `
+const { workerData, parentPort } = require('node:worker_threads');
+const http = require('node:http');
+const { url, method, bodies, total, clients } = workerData;
+const agent = new http.Agent({ keepAlive: true, maxSockets: clients });
+const target = new URL(url);
+const lat = new Float64Array(total);
+let next = 0, failures = 0;
+function one(i) {
+  return new Promise((resolve) => {
+    const path = bodies ? target.pathname.replace(':id', bodies[i % bodies.length].id) : target.pathname;
+    const payload = bodies ? bodies[i % bodies.length].body : null;
+    const t0 = performance.now();
+    const req = http.request({ host: target.hostname, port: target.port, path, method, agent,
+      headers: payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {} }, (res) => {
+      res.resume();
+      res.on('end', () => { if (res.statusCode >= 300) failures++; lat[i] = performance.now() - t0; resolve(); });
+    });
+    req.on('error', () => { failures++; lat[i] = performance.now() - t0; resolve(); });
+    if (payload) req.write(payload);
+    req.end();
+  });
+}
+async function client() { for (let i = next++; i < total; i = next++) await one(i); }
+(async () => {
+  const t0 = performance.now();
+  await Promise.all(Array.from({ length: clients }, client));
+  const ms = performance.now() - t0;
+  const sorted = Array.from(lat).sort((a, b) => a - b);
+  const q = (p) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
+  agent.destroy();
+  parentPort.postMessage({ requests: total, failures, ms, p50: q(0.5), p99: q(0.99), max: sorted[sorted.length - 1] });
+})();
+`;
+
+function load(url: string, method: string, total: number, bodies: { id: string; body: string }[] | null): Promise<LoadResult> {
+  return new Promise((resolve, reject) => {
+    const w = new Worker(LOAD, { eval: true, workerData: { url, method, bodies, total, clients: CLIENTS } });
+    w.once('message', (r: LoadResult) => {
+      void w.terminate();
+      resolve(r);
+    });
+    w.once('error', reject);
+  });
+}
+
+const line = (label: string, r: LoadResult) =>
+  console.log(
+    `${label.padEnd(34)} ${Math.round((r.requests / r.ms) * 1000).toLocaleString('en-US').padStart(8)} req/s   p50 ${r.p50.toFixed(2).padStart(6)} ms   p99 ${r.p99.toFixed(2).padStart(6)} ms   max ${r.max.toFixed(1).padStart(6)} ms   failures ${r.failures}`,
+  );
+
+async function main(): Promise<void> {
+  const sync = process.env.BRAINSTEM_JOURNAL_SYNC ?? 'true';
+  const t = await startTestApp({ BRAINSTEM_MAX_SESSIONS: String(SESSIONS * 2), BRAINSTEM_JOURNAL_SYNC: sync }, { listen: true });
+  t.app.get(RuntimeCatalog).register(new InertRuntime());
+  console.log(`sessions bench: ${SESSIONS} session actors, ${SIGNALS.toLocaleString('en-US')} signals, ${CLIENTS} concurrent HTTP clients (journal fsync ${sync === 'true' ? 'on' : 'off'})`);
+
+  // Warm the HTTP path and the JIT before measuring memory and load.
+  await load(`${t.url}/api/v1/health`, 'GET', 5000, null);
+  gc();
+  const before = process.memoryUsage();
+  const ids: string[] = [];
+  for (let i = 0; i < SESSIONS; i++) {
+    const res = await t.inject({ method: 'POST', url: '/api/v1/coding-sessions', payload: { runtime: 'inert', cwd: process.cwd(), title: `bench ${i}` } });
+    if (res.statusCode !== 201) throw new Error(`create answered ${res.statusCode}: ${res.body}`);
+    ids.push(res.json().id);
+  }
+  gc();
+  const after = process.memoryUsage();
+  const perActor = (k: 'rss' | 'heapUsed') => (after[k] - before[k]) / SESSIONS / 1024;
+  console.log(`memory per idle session actor: ${perActor('rss').toFixed(1)} KB resident, ${perActor('heapUsed').toFixed(1)} KB heap (after gc; includes the journal's per-stream index)`);
+
+  const baseline = await load(`${t.url}/api/v1/health`, 'GET', SIGNALS, null);
+  line('baseline GET /health', baseline);
+
+  const statuses = ['working', 'completed', 'needs_review', 'working'];
+  const bodies = ids.map((id, i) => ({ id, body: JSON.stringify({ type: 'report_progress', status: statuses[i % statuses.length], message: `tick from ${i}` }) }));
+  const signals = await load(`${t.url}/api/v1/coding-sessions/:id/signals`, 'POST', SIGNALS, bodies);
+  line('POST /coding-sessions/{id}/signals', signals);
+  console.log(`signals throughput ${((signals.requests / signals.ms) * 1000 / ((baseline.requests / baseline.ms) * 1000) * 100).toFixed(0)}% of the health baseline; every signal journaled and published before its response`);
+  await t.close();
+}
+
+main().catch((e: unknown) => {
+  console.error(e);
+  process.exit(1);
+});
