@@ -6,14 +6,16 @@ import { HealthController } from './http/health.controller';
 import { JournalModule } from './journal/journal.module';
 import { Journal } from './journal/journal.port';
 import { ProfilesModule } from './profiles/profiles.module';
+import { MainBrainModule } from './main-brain/main-brain.module';
 import { SessionsModule } from './sessions/sessions.module';
+import { WorkflowsModule } from './workflows/workflows.module';
 
 @Module({})
 export class AppModule {
   static forRoot(config: BrainstemConfig, journal: Journal): DynamicModule {
     return {
       module: AppModule,
-      imports: [ConfigModule.forRoot(config), JournalModule.forRoot(journal), BusModule, ProfilesModule, SessionsModule],
+      imports: [ConfigModule.forRoot(config), JournalModule.forRoot(journal), BusModule, ProfilesModule, SessionsModule, MainBrainModule, WorkflowsModule],
       controllers: [HealthController],
     };
   }

@@ -4,6 +4,7 @@ export type DomainErrorCode =
   | 'not_found'
   | 'conflict'
   | 'unauthorized'
+  | 'permission_denied'
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'too_many_requests'

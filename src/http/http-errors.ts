@@ -6,6 +6,7 @@ import { JournalError } from '../journal/journal.port';
 const STATUS: Record<DomainErrorCode, number> = {
   invalid_input: 400,
   unauthorized: 401,
+  permission_denied: 403,
   not_found: 404,
   conflict: 409,
   payload_too_large: 413,

@@ -2,15 +2,19 @@ import { Module, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common'
 import { EventBus } from '../bus/event-bus';
 import { Journal } from '../journal/journal.port';
 import { JOURNAL } from '../journal/journal.tokens';
+import { ProfilesModule } from '../profiles/profiles.module';
+import { ProfilesService } from '../profiles/profiles.service';
+import { SessionsService } from '../sessions/sessions.service';
 import { SupervisionModule } from '../supervision/supervision.module';
 import { SupervisionService } from '../supervision/supervision.service';
 import { ChatService } from './chat.service';
 import { MainBrainController } from './main-brain.controller';
+import { registerSessionTools } from './session.tools';
 import { registerSupervisionTools } from './supervision.tools';
 import { ToolRegistry } from './tool-registry';
 
 @Module({
-  imports: [SupervisionModule],
+  imports: [SupervisionModule, ProfilesModule],
   controllers: [MainBrainController],
   providers: [
     {
@@ -20,10 +24,11 @@ import { ToolRegistry } from './tool-registry';
     },
     {
       provide: ToolRegistry,
-      inject: [SupervisionService, ChatService],
-      useFactory: (supervision: SupervisionService, chat: ChatService) => {
+      inject: [SupervisionService, ChatService, SessionsService, ProfilesService],
+      useFactory: (supervision: SupervisionService, chat: ChatService, sessions: SessionsService, profiles: ProfilesService) => {
         const registry = new ToolRegistry();
         registerSupervisionTools(registry, supervision, chat);
+        registerSessionTools(registry, sessions, profiles);
         return registry;
       },
     },

@@ -92,6 +92,7 @@ export class SupervisionService {
   private readonly roundEnded = new Map<string, Subject<void>>();
   /** Until when each (session, stall kind) may not fire again; rebuilt from journaled stall events. */
   private readonly stallCooldowns = new Map<string, number>();
+  private readonly lastWakeSeq = new Map<string, number>();
   private readonly triggers = new Subject<Trigger>();
   private pipeline: Subscription | null = null;
   private busSub: Subscription | null = null;
@@ -437,7 +438,11 @@ export class SupervisionService {
     const what = classifySessionEvent(e, sessions);
     if (!what) return;
     if (what.kind === 'wake') {
-      this.triggers.next({ reason: what.reason });
+      // A signal and the state change it causes are appended together (consecutive seqs): one reason, not two.
+      const sid = what.reason.session_id;
+      const follows = e.type === 'session.state_changed' && this.lastWakeSeq.get(sid) === e.seq - 1;
+      this.lastWakeSeq.set(sid, e.seq);
+      if (!follows) this.triggers.next({ reason: what.reason });
       return;
     }
     const others = sessions.filter((s) => s.active && !s.excluded && s.id !== what.session_id);

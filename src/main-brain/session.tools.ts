@@ -1,0 +1,89 @@
+import { DomainError } from '../common/domain-error';
+import { ProfilesService } from '../profiles/profiles.service';
+import { SessionsService } from '../sessions/sessions.service';
+import { SessionStatus } from '../sessions/session.status';
+import { deniedBy } from './permission-rules';
+import { ToolRegistry } from './tool-registry';
+
+const sessionRef = { type: 'string', minLength: 1, maxLength: 100, description: 'A cs_ session id or its alias (w1, w2, …).' };
+
+/** What the brain sees of a session in list_sessions. */
+function brief(s: SessionStatus) {
+  return {
+    id: s.id,
+    alias: s.alias,
+    title: s.title,
+    runtime: s.runtime,
+    state: s.state,
+    state_label: s.state_label,
+    supervised: s.supervised,
+    pending: s.pending,
+    last_progress: s.last_progress,
+  };
+}
+
+/**
+ * The main brain's hands on sessions. resolve_permission refuses to allow what the session's profile
+ * denies: supervision never widens permissions.
+ */
+export function registerSessionTools(registry: ToolRegistry, sessions: SessionsService, profiles: ProfilesService): void {
+  registry.register({
+    name: 'list_sessions',
+    audience: 'main_brain',
+    description: 'List coding sessions with their aliases (w1, w2, …), state (待处理/待授权/待拍板 labels), whether supervised, and what each waits for.',
+    parameters: { type: 'object', properties: {}, additionalProperties: false },
+    handler: () => ({ sessions: sessions.list().map(brief) }),
+  });
+
+  registry.register<{ session: string; text: string }>({
+    name: 'send_to_session',
+    audience: 'main_brain',
+    description: "Send an instruction or an answer to a session's worker; the session goes back to working.",
+    parameters: {
+      type: 'object',
+      properties: { session: sessionRef, text: { type: 'string', minLength: 1, maxLength: 65536 } },
+      required: ['session', 'text'],
+      additionalProperties: false,
+    },
+    handler: async (a) => brief(await sessions.dispatch(a.session, a.text)),
+  });
+
+  registry.register<{ session: string; decision: 'allow' | 'deny'; reason?: string }>({
+    name: 'resolve_permission',
+    audience: 'main_brain',
+    description:
+      "Answer a session's pending permission request. An allow that the session's Agent Profile denies is refused; " +
+      'ask the user before irreversible actions.',
+    parameters: {
+      type: 'object',
+      properties: { session: sessionRef, decision: { type: 'string', enum: ['allow', 'deny'] }, reason: { type: 'string', maxLength: 4000 } },
+      required: ['session', 'decision'],
+      additionalProperties: false,
+    },
+    handler: async (a) => {
+      if (a.decision === 'allow') await assertProfileAllows(sessions.status(a.session), profiles);
+      return brief(await sessions.resolvePermission(a.session, a.decision, a.reason ?? null));
+    },
+  });
+
+  registry.register<{ session: string }>({
+    name: 'stop_session',
+    audience: 'main_brain',
+    description: "Stop a session's worker (SIGTERM, then SIGKILL after a grace period).",
+    parameters: { type: 'object', properties: { session: sessionRef }, required: ['session'], additionalProperties: false },
+    handler: async (a) => brief(await sessions.stop(a.session)),
+  });
+}
+
+async function assertProfileAllows(status: SessionStatus, profiles: ProfilesService): Promise<void> {
+  const pending = status.pending;
+  if (!pending || pending.kind !== 'permission' || !status.profile_id) return;
+  const profile = await profiles.get(status.profile_id).catch(() => null);
+  if (!profile || profile.error !== null) {
+    throw new DomainError('permission_denied', `cannot check profile ${status.profile_id} of ${status.alias}, so its permission request is not allowed`);
+  }
+  const rule = deniedBy([...profile.permissions.deny, ...(profile.tools.deny ?? [])], { tool: pending.tool, input: pending.input });
+  if (rule) {
+    throw new DomainError('permission_denied', `profile ${profile.id} denies ${pending.tool} (rule ${rule}); supervision never widens permissions`);
+  }
+}

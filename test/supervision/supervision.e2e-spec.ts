@@ -1,0 +1,160 @@
+import { tmpdir } from 'node:os';
+import { resolve } from 'node:path';
+import { TestApp, startTestApp } from '../support/test-app';
+import { waitFor } from '../support/wait-for';
+import { WORKERS, WorkerReaper } from '../support/workers';
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+describe('autonomous supervision over HTTP with real command workers', () => {
+  let t: TestApp;
+  const reaper = new WorkerReaper();
+
+  const req = async (method: 'GET' | 'POST' | 'PATCH', url: string, payload?: unknown) => {
+    const res = await t.inject({ method, url: `/api/v1${url}`, ...(payload !== undefined ? { payload: payload as Json } : {}) });
+    return { status: res.statusCode, body: res.body ? (res.json() as Json) : {} };
+  };
+  const rounds = async () => (await req('GET', '/session-os/main-brain/rounds')).body.rounds as Json[];
+  const inFlight = async () => (await rounds()).filter((r) => r.status === 'in_flight');
+  const startWorker = async (): Promise<Json> => {
+    const res = await req('POST', '/coding-sessions', { runtime: 'command', command: process.execPath, args: [resolve(WORKERS, 'quiet.js')], cwd: tmpdir() });
+    expect(res.status).toBe(201);
+    reaper.track(res.body.pid);
+    return res.body;
+  };
+  const signal = (id: string, body: Json) => req('POST', `/coding-sessions/${id}/signals`, body);
+
+  beforeEach(async () => {
+    t = await startTestApp({ BRAINSTEM_SUPERVISION_DEBOUNCE_MS: '200' }, { listen: true });
+  });
+  afterEach(async () => {
+    reaper.killAll();
+    await t.close();
+  });
+
+  it('answers null before supervision was ever enabled, and validates POST autonomous', async () => {
+    expect((await req('GET', '/session-os/main-brain/autonomous')).body).toEqual({ autonomous: null });
+    for (const bad of [{}, { enabled: 'yes' }, { enabled: true, max_turns: 0 }, { enabled: true, max_turns: 1001 }, { enabled: true, max_turns: 2.5 }, { enabled: true, bogus: 1 }]) {
+      const res = await req('POST', '/session-os/main-brain/autonomous', bad);
+      expect(res.status).toBe(400);
+      expect(res.body.code).toBe('invalid_input');
+    }
+    const offWithExtras = await req('POST', '/session-os/main-brain/autonomous', { enabled: false, task_hint: 'x' });
+    expect(offWithExtras.status).toBe(400);
+    expect(offWithExtras.body.message).toContain('send only enabled=false');
+    const on = await req('POST', '/session-os/main-brain/autonomous', { enabled: true, task_hint: 'ship', max_turns: 5 });
+    expect(on.body.autonomous).toMatchObject({ enabled: true, turns_used: 0, max_turns: 5, task_hint: 'ship' });
+    const off = await req('POST', '/session-os/main-brain/autonomous', { enabled: false });
+    expect(off.body.autonomous).toMatchObject({ enabled: false, closed_reason: 'disabled' });
+  });
+
+  it('merges a burst of signals from 5 sessions inside the debounce window into exactly one round naming all 5', async () => {
+    const workers = await Promise.all(Array.from({ length: 5 }, startWorker));
+    await req('POST', '/session-os/main-brain/autonomous', { enabled: true });
+    await Promise.all(workers.map((w) => signal(w.id, { type: 'report_progress', status: 'completed', message: `done ${w.alias}` })));
+    const [round] = await waitFor(async () => ((await rounds()).length ? rounds() : undefined), { what: 'the round' });
+    expect(round.reasons.map((r: Json) => r.session_id).sort()).toEqual(workers.map((w) => w.id).sort());
+    expect(await rounds()).toHaveLength(1);
+  });
+
+  it('merges signals during an in-flight round into exactly one follow-up round after completion', async () => {
+    const [a, b, c] = await Promise.all(Array.from({ length: 3 }, startWorker));
+    await req('POST', '/session-os/main-brain/autonomous', { enabled: true });
+    await signal(a.id, { type: 'notify_blocked', reason: 'no creds' });
+    const [first] = await waitFor(async () => ((await inFlight()).length ? inFlight() : undefined), { what: 'the first round' });
+    await signal(b.id, { type: 'ask_human', question: 'Which region?' });
+    await signal(c.id, { type: 'report_progress', status: 'needs_review', message: 'PR ready' });
+    // Past the window while the round is in flight: the triggers wait, they are not lost.
+    await waitFor(async () => (await req('GET', `/coding-sessions/${c.id}`)).body.last_progress, { what: 'the progress to land' });
+    expect(await rounds()).toHaveLength(1);
+    const done = await req('POST', `/session-os/main-brain/rounds/${first.id}/complete`, { summary: 'sent creds' });
+    expect(done.body).toMatchObject({ status: 'completed', summary: 'sent creds' });
+    const all = await waitFor(async () => ((await rounds()).length === 2 ? rounds() : undefined), { what: 'the follow-up round' });
+    expect(all[0].reasons.map((r: Json) => r.session_id).sort()).toEqual([b.id, c.id].sort());
+    expect((await req('POST', `/session-os/main-brain/rounds/${first.id}/complete`, {})).status).toBe(409);
+    expect((await req('POST', '/session-os/main-brain/rounds/rd_missing/complete', {})).status).toBe(404);
+  });
+
+  it('never wakes for an excluded session', async () => {
+    const [a, b] = await Promise.all([startWorker(), startWorker()]);
+    const patched = await req('PATCH', `/coding-sessions/${a.id}/supervision`, { excluded: true });
+    expect(patched.body).toMatchObject({ excluded: true });
+    await req('POST', '/session-os/main-brain/autonomous', { enabled: true });
+    await signal(a.id, { type: 'ask_human', question: 'ignored?' });
+    await signal(b.id, { type: 'notify_blocked', reason: 'real' });
+    const [round] = await waitFor(async () => ((await rounds()).length ? rounds() : undefined), { what: 'a round' });
+    expect(round.reasons.map((r: Json) => r.session_id)).toEqual([b.id]);
+  });
+
+  it('closes with max_turns when turns_used reaches max_turns, with a notice in the main chat', async () => {
+    const [a] = await Promise.all([startWorker(), startWorker()]);
+    await req('POST', '/session-os/main-brain/autonomous', { enabled: true, max_turns: 1 });
+    await signal(a.id, { type: 'notify_blocked', reason: 'x' });
+    const [round] = await waitFor(async () => ((await inFlight()).length ? inFlight() : undefined), { what: 'the round' });
+    await req('POST', `/session-os/main-brain/rounds/${round.id}/complete`, {});
+    const state = (await req('GET', '/session-os/main-brain/autonomous')).body.autonomous;
+    expect(state).toMatchObject({ enabled: false, turns_used: 1, closed_reason: 'max_turns' });
+    const messages = await waitFor(async () => {
+      const m = (await req('GET', '/session-os/main-brain/messages')).body.messages as Json[];
+      return m.some((x) => x.kind === 'notice') ? m : undefined;
+    }, { what: 'the notice' });
+    expect(messages.at(-1)).toMatchObject({ role: 'system', kind: 'notice', text: expect.stringContaining('turn cap') });
+  });
+
+  it('closes with converged and no round when the last supervised worker exits', async () => {
+    const a = await startWorker();
+    await req('POST', '/session-os/main-brain/autonomous', { enabled: true });
+    await req('POST', `/coding-sessions/${a.id}/stop`);
+    await waitFor(async () => (await req('GET', '/session-os/main-brain/autonomous')).body.autonomous.enabled === false, { what: 'convergence' });
+    expect((await req('GET', '/session-os/main-brain/autonomous')).body.autonomous.closed_reason).toBe('converged');
+    expect(await rounds()).toEqual([]);
+  });
+
+  it('/supervise fix the build sets task_hint and runs one round at once', async () => {
+    await startWorker();
+    const res = await req('POST', '/session-os/main-brain/messages', { text: '/supervise fix the build' });
+    expect(res.status).toBe(201);
+    expect(res.body.autonomous).toMatchObject({ enabled: true, task_hint: 'fix the build' });
+    const [round] = await waitFor(async () => ((await rounds()).length ? rounds() : undefined), { what: 'the initial round' });
+    expect(round.reasons[0]).toMatchObject({ trigger: 'initial', message: 'fix the build' });
+    expect(round.prompt).toContain('Goal: fix the build');
+  });
+
+  it('sets scope in bulk, refusing only/except that name no valid session and keeping the stored scope', async () => {
+    const [a, b] = await Promise.all([startWorker(), startWorker()]);
+    const only = await req('POST', '/coding-sessions/supervision-scope', { mode: 'only', session_ids: [a.alias] });
+    expect(only.body).toMatchObject({ mode: 'only', supervised: [a.id], excluded: [b.id] });
+    const bad = await req('POST', '/coding-sessions/supervision-scope', { mode: 'except', session_ids: ['w99', 'cs_nope'] });
+    expect(bad.status).toBe(400);
+    expect(bad.body.message).toContain('needs at least one valid session id');
+    expect((await req('GET', `/coding-sessions/${b.id}`)).body.excluded).toBe(true);
+    const inverted = await req('POST', '/coding-sessions/supervision-scope', { mode: 'invert', session_ids: [a.id, b.id] });
+    expect(inverted.body).toMatchObject({ supervised: [b.id], excluded: [a.id] });
+    expect((await req('POST', '/coding-sessions/supervision-scope', { mode: 'sideways', session_ids: [] })).status).toBe(400);
+  });
+
+  it('serves the main-brain tools over REST with schemas and structured errors', async () => {
+    const a = await startWorker();
+    const list = (await req('GET', '/session-os/main-brain/tools')).body.tools as Json[];
+    expect(list.map((x) => x.name).sort()).toEqual(
+      ['complete_round', 'enable_supervision', 'finish_supervision', 'list_sessions', 'reply_to_human', 'resolve_permission', 'send_to_session', 'set_supervision_scope', 'stop_session', 'supervision_status'].sort(),
+    );
+    expect(list.find((x) => x.name === 'set_supervision_scope')?.parameters.properties.mode.enum).toEqual(['all', 'only', 'except']);
+    const enabled = await req('POST', '/session-os/main-brain/tools/enable_supervision', { task_hint: 'go', scope_mode: 'only', scope_session_ids: [a.alias] });
+    expect(enabled.body.result.autonomous).toMatchObject({ enabled: true, task_hint: 'go' });
+    const sessions = await req('POST', '/session-os/main-brain/tools/list_sessions', {});
+    expect(sessions.body.result.sessions[0]).toMatchObject({ id: a.id, alias: a.alias, supervised: true });
+    const invert = await req('POST', '/session-os/main-brain/tools/set_supervision_scope', { mode: 'invert', session_ids: [a.id] });
+    expect(invert.status).toBe(400);
+    expect(invert.body.message).toContain('mode');
+    expect((await req('POST', '/session-os/main-brain/tools/enable_supervision', { max_turns: 'many' })).status).toBe(400);
+    expect((await req('POST', '/session-os/main-brain/tools/send_to_session', { session: 'w99', text: 'hi' })).status).toBe(404);
+    expect((await req('POST', '/session-os/main-brain/tools/teleport', {})).status).toBe(404);
+    const finished = await req('POST', '/session-os/main-brain/tools/finish_supervision', { summary: 'all green' });
+    expect(finished.body.result.autonomous).toMatchObject({ enabled: false, closed_reason: 'finished', summary: 'all green' });
+    const wrap = await waitFor(async () => ((await req('GET', '/session-os/main-brain/messages')).body.messages as Json[]).find((m) => m.kind === 'wrap_up'), {
+      what: 'the wrap-up',
+    });
+    expect(wrap.text).toBe('all green');
+  });
+});
