@@ -3,7 +3,6 @@ import { EventBus } from '../bus/event-bus';
 import { Journal } from '../journal/journal.port';
 import { JOURNAL } from '../journal/journal.tokens';
 import { SESSION_DIRECTORY } from '../supervision/session-directory.port';
-import { ServiceUrl } from './service-url';
 import { CLOCK, ID_GENERATOR, randomIds, systemClock } from './session.ports';
 import { SessionRegistry } from './session.registry';
 import { SessionsController } from './sessions.controller';
@@ -27,7 +26,6 @@ import { RuntimeCatalog } from './runtimes/runtime-catalog';
       inject: [PROCESS_RUNNER],
     },
     { provide: SessionRegistry, useFactory: (journal: Journal, bus: EventBus) => new SessionRegistry(journal, bus), inject: [JOURNAL, EventBus] },
-    ServiceUrl,
     SessionsService,
     { provide: SESSION_DIRECTORY, useFactory: (sessions: SessionsService) => sessions.directory(), inject: [SessionsService] },
   ],

@@ -4,8 +4,8 @@ import { join, resolve } from 'node:path';
 import { DomainError } from '../common/domain-error';
 import { CONFIG } from '../config/config.module';
 import { BrainstemConfig } from '../config/config.schema';
+import { ServiceUrl } from '../config/service-url';
 import { SessionDirectory, SessionView } from '../supervision/session-directory.port';
-import { ServiceUrl } from './service-url';
 import { SessionActor } from './session.actor';
 import { CreateSessionDto, ListSessionsQueryDto, Signal } from './session.dto';
 import { ExitReason, PermissionDecision, SessionEvent } from './session.events';
@@ -173,17 +173,21 @@ export class SessionsService implements OnApplicationBootstrap, OnApplicationShu
 
   /** What supervision reads. Every live session after boot is one whose worker was recovered. */
   directory(): SessionDirectory {
+    const view = (a: SessionActor): SessionView => ({
+      id: a.id,
+      alias: a.context.alias,
+      state: a.state,
+      state_since: a.context.state_since,
+      excluded: a.context.excluded,
+      active: a.live,
+      recoverable: a.live,
+    });
     return {
-      list: (): SessionView[] =>
-        this.registry.list().map((a) => ({
-          id: a.id,
-          alias: a.context.alias,
-          state: a.state,
-          state_since: a.context.state_since,
-          excluded: a.context.excluded,
-          active: a.live,
-          recoverable: a.live,
-        })),
+      list: (): SessionView[] => this.registry.list().map(view),
+      get: (id: string): SessionView | undefined => {
+        const a = this.registry.find(id);
+        return a ? view(a) : undefined;
+      },
       setExcluded: (id, excluded, by) => this.setExcluded(id, excluded, by),
     };
   }
