@@ -14,6 +14,8 @@ export interface SessionView {
 
 export interface SessionDirectory {
   list(): SessionView[];
+  /** One session by cs_ id; undefined when unknown. */
+  get(id: string): SessionView | undefined;
   setExcluded(id: string, excluded: boolean, actor: string): Promise<void>;
 }
 

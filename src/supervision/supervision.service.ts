@@ -434,8 +434,7 @@ export class SupervisionService {
 
   private async onSessionEvent(e: JournalEvent): Promise<void> {
     if (!this.isOn()) return;
-    const sessions: SessionView[] = this.sessions.list();
-    const what = classifySessionEvent(e, sessions);
+    const what = classifySessionEvent(e, (id) => this.sessions.get(id));
     if (!what) return;
     if (what.kind === 'wake') {
       // A signal and the state change it causes are appended together (consecutive seqs): one reason, not two.
@@ -445,7 +444,7 @@ export class SupervisionService {
       if (!follows) this.triggers.next({ reason: what.reason });
       return;
     }
-    const others = sessions.filter((s) => s.active && !s.excluded && s.id !== what.session_id);
+    const others = this.sessions.list().filter((s) => s.active && !s.excluded && s.id !== what.session_id);
     if (others.length > 0) this.triggers.next({ reason: what.reason });
     else await this.disable('converged').catch(() => undefined);
   }

@@ -20,9 +20,9 @@ const text = (v: unknown): string | null => (typeof v === 'string' && v.length >
  * exit (a check or a convergence close, decided by the caller), or nothing (heartbeats, request_context).
  * Only supervised (not excluded) sessions count.
  */
-export function classifySessionEvent(e: JournalEvent, sessions: readonly SessionView[]): TriggerOrExit {
+export function classifySessionEvent(e: JournalEvent, session: (id: string) => SessionView | undefined): TriggerOrExit {
   const id = sessionIdOf(e);
-  const s = id ? sessions.find((x) => x.id === id) : undefined;
+  const s = id ? session(id) : undefined;
   if (!s || s.excluded) return null;
   const d = (e.data ?? {}) as Record<string, unknown>;
   const reason = (trigger: string, message: string | null): WakeReason => ({ session_id: s.id, alias: s.alias, trigger, state: s.state, message });

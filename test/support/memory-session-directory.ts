@@ -14,6 +14,11 @@ export class MemorySessionDirectory implements SessionDirectory {
     return this.sessions.map((s) => ({ ...s }));
   }
 
+  get(id: string): SessionView | undefined {
+    const s = this.sessions.find((x) => x.id === id);
+    return s ? { ...s } : undefined;
+  }
+
   add(id: string, over: Partial<SessionView> = {}): SessionView {
     const s: SessionView = { id, alias: `w${this.sessions.length + 1}`, state: 'working', state_since: Date.now(), excluded: false, active: true, recoverable: true, ...over };
     this.sessions.push(s);
