@@ -4,7 +4,8 @@ import { ClosedReason, RoundInFlight, RoundOutcome, StartedBy, SupervisionEvent,
 export interface SupervisionEventMap {
   'supervision.enabled': { started_by: StartedBy; task_hint?: string; max_turns?: number };
   'supervision.disabled': { reason: ClosedReason; summary?: string };
-  'round.started': { round: RoundInFlight; prompt: string };
+  /** The prompt is not journaled: it is derived from the reasons and the state at the start. */
+  'round.started': { round: RoundInFlight };
   'round.completed': { round_id: string; summary?: string };
   'round.timed_out': { round_id: string };
   'round.interrupted': { round_id: string; reasons: WakeReason[] };

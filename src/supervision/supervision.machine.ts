@@ -16,6 +16,11 @@ export interface WakeReason {
   message: string | null;
 }
 
+/** A reason with its keys in sorted order: a round carries hundreds, and journaling then needs no sorting copy. */
+export function wakeReason(r: WakeReason): WakeReason {
+  return { alias: r.alias, message: r.message, session_id: r.session_id, state: r.state, trigger: r.trigger };
+}
+
 export interface RoundInFlight {
   id: string;
   /** Epoch ms. The deadline is a timestamp, not a timer, so it survives replay and is re-armed after restore. */

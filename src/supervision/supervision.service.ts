@@ -10,7 +10,7 @@ import { Stall, WatchdogConfig, cooldownKey, scanForStalls, watchdogTicks } from
 import { decideRestore } from './supervision-restore';
 import { ScopeMode, planScope } from './supervision-scope';
 import { SupervisionEventMap, SupervisionJournalType, toMachineEvent } from './supervision.events';
-import { ClosedReason, MAX_TURNS_LIMIT, RoundInFlight, StartedBy, WakeReason, supervisionMachine } from './supervision.machine';
+import { ClosedReason, MAX_TURNS_LIMIT, RoundInFlight, StartedBy, WakeReason, supervisionMachine, wakeReason } from './supervision.machine';
 import { classifySessionEvent } from './wake-triggers';
 import { wakeRounds } from './wake-pipeline';
 
@@ -72,13 +72,8 @@ interface Trigger {
 
 type Snapshot = SnapshotFrom<typeof supervisionMachine>;
 
-const SYSTEM_REASON = (trigger: string, message: string | null = null): WakeReason => ({
-  session_id: '-',
-  alias: '-',
-  trigger,
-  state: null,
-  message,
-});
+const SYSTEM_REASON = (trigger: string, message: string | null = null): WakeReason =>
+  wakeReason({ session_id: '-', alias: '-', trigger, state: null, message });
 
 /**
  * Owns the supervision actor. Every change is a machine event that is checked against the machine,
@@ -137,7 +132,7 @@ export class SupervisionService {
           cooldown_until: st.cooldown_until,
         });
         this.triggers.next({
-          reason: { session_id: st.session_id, alias: st.alias, trigger: 'stall', state: st.kind, message: `waiting ${st.stalled_for_s}s in ${st.kind}` },
+          reason: wakeReason({ session_id: st.session_id, alias: st.alias, trigger: 'stall', state: st.kind, message: `waiting ${st.stalled_for_s}s in ${st.kind}` }),
         });
       }
       return stalls;
@@ -320,7 +315,9 @@ export class SupervisionService {
       return;
     }
     if (e.type === 'round.started') {
-      const { round, prompt } = d as unknown as SupervisionEventMap['round.started'];
+      const { round } = d as unknown as SupervisionEventMap['round.started'];
+      const c = this.snap.context;
+      const prompt = roundPrompt({ round_id: round.id, reasons: round.reasons, task_hint: c.task_hint, turns_used: c.turns_used, max_turns: c.max_turns });
       this.rounds.set(round.id, {
         id: round.id,
         turn: this.snap.context.turns_used,
@@ -376,11 +373,9 @@ export class SupervisionService {
             deadline_at: at + this.settings.round_timeout_s * 1000,
             reasons,
           };
-          const c = this.snap.context;
-          const prompt = roundPrompt({ round_id: round.id, reasons, task_hint: c.task_hint, turns_used: c.turns_used + 1, max_turns: c.max_turns });
           const ended = new Subject<void>();
           this.roundEnded.set(round.id, ended);
-          await this.apply('round.started', { round, prompt });
+          await this.apply('round.started', { round });
           return { round, ended };
         }),
       ),

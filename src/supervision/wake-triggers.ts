@@ -1,5 +1,5 @@
 import { JournalEvent } from '../journal/journal.port';
-import { WakeReason } from './supervision.machine';
+import { WakeReason, wakeReason } from './supervision.machine';
 import { SessionView } from './session-directory.port';
 
 export type TriggerOrExit = { kind: 'wake'; reason: WakeReason } | { kind: 'exit'; session_id: string; reason: WakeReason } | null;
@@ -25,11 +25,12 @@ export function classifySessionEvent(e: JournalEvent, session: (id: string) => S
   const s = id ? session(id) : undefined;
   if (!s || s.excluded) return null;
   const d = (e.data ?? {}) as Record<string, unknown>;
-  const reason = (trigger: string, message: string | null): WakeReason => ({ session_id: s.id, alias: s.alias, trigger, state: s.state, message });
+  const reason = (trigger: string, message: string | null, state = s.state): WakeReason =>
+    wakeReason({ session_id: s.id, alias: s.alias, trigger, state, message });
   switch (e.type) {
     case 'session.state_changed': {
       const to = d.to;
-      return typeof to === 'string' && PENDING.has(to) ? { kind: 'wake', reason: { ...reason(to, text(d.message)), state: to } } : null;
+      return typeof to === 'string' && PENDING.has(to) ? { kind: 'wake', reason: reason(to, text(d.message), to) } : null;
     }
     case 'session.progress':
       return typeof d.status === 'string' && WAKING_PROGRESS.has(d.status)
@@ -40,7 +41,7 @@ export function classifySessionEvent(e: JournalEvent, session: (id: string) => S
     case 'session.asked_human':
       return { kind: 'wake', reason: reason('ask_human', text(d.question)) };
     case 'session.exited':
-      return { kind: 'exit', session_id: s.id, reason: { ...reason('worker_exited', text(d.reason)), state: 'exited' } };
+      return { kind: 'exit', session_id: s.id, reason: reason('worker_exited', text(d.reason), 'exited') };
     default:
       return null;
   }
