@@ -16,7 +16,7 @@ const payload = (i: number) => ({
   n: i,
 });
 const rawValue = (i: number) =>
-  'f'.repeat(64) + JSON.stringify({ at: new Date().toISOString(), data: payload(i), meta: { actor: 'bench' }, seq: i, stream: 's', type: 'session.state_changed', version: i });
+  'f'.repeat(128) + JSON.stringify({ at: new Date().toISOString(), data: payload(i), meta: { actor: 'bench' }, seq: i, stream: 's', type: 'session.state_changed', version: i });
 
 const rate = (events: number, ms: number) => (events / ms) * 1000;
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US').padStart(10);
@@ -104,7 +104,7 @@ async function rawReplay(dir: string): Promise<{ perSec: number; count: number }
     const entries = await it.nextv(4096);
     if (entries.length === 0) break;
     for (const [, v] of entries) {
-      JSON.parse(v.slice(64));
+      JSON.parse(v.slice(128));
       count++;
     }
   }
