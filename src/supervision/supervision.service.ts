@@ -2,6 +2,7 @@ import { Observable, Subject, Subscription, defer, filter, from, switchMap, take
 import { SnapshotFrom, initialTransition, transition } from 'xstate';
 import { EventBus } from '../bus/event-bus';
 import { DomainError } from '../common/domain-error';
+import { SerialQueue } from '../common/serial-queue';
 import { Journal, JournalEvent } from '../journal/journal.port';
 import { RoundDriver, streamDriver } from './round-driver.port';
 import { roundPrompt } from './round-prompt';
@@ -10,7 +11,16 @@ import { Stall, WatchdogConfig, cooldownKey, scanForStalls, watchdogTicks } from
 import { decideRestore } from './supervision-restore';
 import { ScopeMode, planScope } from './supervision-scope';
 import { SupervisionEventMap, SupervisionJournalType, toMachineEvent } from './supervision.events';
-import { ClosedReason, MAX_TURNS_LIMIT, RoundInFlight, StartedBy, WakeReason, supervisionMachine, wakeReason } from './supervision.machine';
+import {
+  ClosedReason,
+  MAX_TURNS_LIMIT,
+  RoundInFlight,
+  StartedBy,
+  SupervisionContext,
+  WakeReason,
+  supervisionMachine,
+  wakeReason,
+} from './supervision.machine';
 import { classifySessionEvent } from './wake-triggers';
 import { wakeRounds } from './wake-pipeline';
 
@@ -24,18 +34,12 @@ export interface SupervisionSettings {
   watchdog?: WatchdogConfig;
 }
 
-/** The seed's state object plus what DESIGN.md adds. */
-export interface AutonomousView {
+/** The seed's state object (enabled, turns_used, max_turns, task_hint) plus what DESIGN.md adds. */
+export type AutonomousView = Pick<SupervisionContext, 'turns_used' | 'max_turns' | 'task_hint' | 'started_by' | 'closed_reason' | 'summary'> & {
   enabled: boolean;
-  turns_used: number;
-  max_turns: number;
-  task_hint: string;
-  started_by: StartedBy | null;
-  closed_reason: ClosedReason | null;
-  summary: string | null;
   round_in_flight: string | null;
   scope: { supervised: string[]; excluded: string[] };
-}
+};
 
 export type RoundStatus = 'in_flight' | 'completed' | 'timed_out' | 'interrupted';
 
@@ -91,7 +95,7 @@ export class SupervisionService {
   private readonly triggers = new Subject<Trigger>();
   private pipeline: Subscription | null = null;
   private busSub: Subscription | null = null;
-  private queue: Promise<unknown> = Promise.resolve();
+  private readonly queue = new SerialQueue();
   private readonly stop$ = new Subject<void>();
 
   constructor(
@@ -120,7 +124,7 @@ export class SupervisionService {
 
   /** One watchdog scan: stalled supervised sessions wake the main brain, each (session, kind) then cools down. */
   scanStalls(): Promise<Stall[]> {
-    return this.serial(async () => {
+    return this.queue.run(async () => {
       if (!this.isOn() || !this.settings.watchdog) return [];
       const watched = this.sessions.list().map((s) => ({ ...s, supervised: s.active && !s.excluded }));
       const stalls = scanForStalls(this.now(), watched, this.stallCooldowns, this.settings.watchdog);
@@ -221,7 +225,7 @@ export class SupervisionService {
   // ---- commands ------------------------------------------------------------------------------------
 
   enable(req: EnableRequest, startedBy: StartedBy, actor: string): Promise<{ autonomous: AutonomousView | null }> {
-    return this.serial(async () => {
+    return this.queue.run(async () => {
       if (req.max_turns !== undefined && !(Number.isInteger(req.max_turns) && req.max_turns >= 1 && req.max_turns <= MAX_TURNS_LIMIT)) {
         throw new DomainError('invalid_input', `max_turns: must be an integer in 1..${MAX_TURNS_LIMIT}`);
       }
@@ -245,7 +249,7 @@ export class SupervisionService {
   }
 
   disable(reason: ClosedReason, summary?: string): Promise<{ autonomous: AutonomousView | null }> {
-    return this.serial(async () => {
+    return this.queue.run(async () => {
       if (this.isOn()) await this.close(reason, summary);
       return this.status();
     });
@@ -259,11 +263,11 @@ export class SupervisionService {
   }
 
   setScope(mode: ScopeMode, ids: readonly string[], actor: string): Promise<ScopeResult> {
-    return this.serial(() => this.applyScope(mode, ids, actor));
+    return this.queue.run(() => this.applyScope(mode, ids, actor));
   }
 
   completeRound(id: string, summary?: string): Promise<RoundView> {
-    return this.serial(async () => {
+    return this.queue.run(async () => {
       const r = this.getRound(id);
       if (r.status !== 'in_flight') throw new DomainError('conflict', `round ${id} is already ${r.status}`);
       await this.apply('round.completed', { round_id: id, ...(summary ? { summary } : {}) });
@@ -279,11 +283,6 @@ export class SupervisionService {
 
   // ---- internals -----------------------------------------------------------------------------------
 
-  private serial<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.queue.then(fn, fn);
-    this.queue = run.catch(() => undefined);
-    return run;
-  }
 
   private async applyScope(mode: ScopeMode, ids: readonly string[], actor: string): Promise<ScopeResult> {
     const plan = planScope(mode, ids, this.sessions.list());
@@ -364,7 +363,7 @@ export class SupervisionService {
   private runRound(reasons: WakeReason[]): Observable<unknown> {
     return defer(() =>
       from(
-        this.serial(async () => {
+        this.queue.run(async () => {
           if (!this.snap.matches({ on: 'idle' })) return null;
           const at = this.now();
           const round: RoundInFlight = {
@@ -410,7 +409,7 @@ export class SupervisionService {
   }
 
   private timeoutRound(id: string): Promise<void> {
-    return this.serial(async () => {
+    return this.queue.run(async () => {
       if (this.rounds.get(id)?.status !== 'in_flight') return;
       await this.apply('round.timed_out', { round_id: id });
       await this.afterRound();

@@ -1,5 +1,6 @@
 import { EventBus } from '../bus/event-bus';
 import { DomainError } from '../common/domain-error';
+import { SerialQueue } from '../common/serial-queue';
 import { Journal } from '../journal/journal.port';
 import { SupervisionService } from '../supervision/supervision.service';
 import { WorkflowRun, onRunConverge, onRunStart } from './workflow-run';
@@ -26,7 +27,7 @@ export interface StartRunRequest {
  */
 export class WorkflowsService {
   private readonly runs = new Map<string, WorkflowRun>();
-  private queue: Promise<unknown> = Promise.resolve();
+  private readonly queue = new SerialQueue();
 
   constructor(
     private readonly bus: EventBus,
@@ -54,7 +55,7 @@ export class WorkflowsService {
   }
 
   startRun(req: StartRunRequest, actor: string): Promise<WorkflowRun> {
-    return this.serial(async () => {
+    return this.queue.run(async () => {
       const auto = req.auto_supervise ?? true;
       const decision = onRunStart(auto, this.supervisionFacts());
       const run: WorkflowRun = {
@@ -77,7 +78,7 @@ export class WorkflowsService {
   }
 
   convergeRun(id: string): Promise<WorkflowRun> {
-    return this.serial(async () => {
+    return this.queue.run(async () => {
       const run = this.get(id);
       if (run.status === 'converged') throw new DomainError('conflict', `workflow run ${id} has already converged`);
       const others = [...this.runs.values()].filter((r) => r.id !== id && r.status === 'running' && r.holds_supervision).length;
@@ -111,9 +112,4 @@ export class WorkflowsService {
     }
   }
 
-  private serial<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.queue.then(fn, fn);
-    this.queue = run.catch(() => undefined);
-    return run;
-  }
 }
