@@ -1,0 +1,82 @@
+import { stringify } from 'smol-toml';
+import { HOOK_EVENTS, PermissionMode, ProfileDoc } from '../profile.schema';
+import {
+  RESERVED_MCP_SERVER,
+  SESSION_ENV,
+  SESSION_HEADER,
+  Warnings,
+  brainstemMcpUrl,
+  denyRules,
+  instructionsMarkdown,
+  profileBlock,
+  profileMcpServers,
+  reasoningEffort,
+  warnCommonGaps,
+} from './emitter-support';
+import { EmitContext, EmitResult } from './emitter.types';
+
+const REASONING_EFFORTS = ['minimal', 'low', 'medium', 'high', 'xhigh'];
+
+type ApprovalPolicy = 'on-request' | 'never';
+type SandboxMode = 'read-only' | 'workspace-write' | 'danger-full-access';
+
+/** Permission mode → codex approval policy and sandbox (the closest codex has to each mode). */
+const MODE_MAP: Record<PermissionMode, { approval_policy: ApprovalPolicy; sandbox_mode: SandboxMode }> = {
+  plan: { approval_policy: 'on-request', sandbox_mode: 'read-only' },
+  default: { approval_policy: 'on-request', sandbox_mode: 'read-only' },
+  acceptEdits: { approval_policy: 'on-request', sandbox_mode: 'workspace-write' },
+  auto: { approval_policy: 'on-request', sandbox_mode: 'workspace-write' },
+  dontAsk: { approval_policy: 'never', sandbox_mode: 'workspace-write' },
+  bypassPermissions: { approval_policy: 'never', sandbox_mode: 'danger-full-access' },
+};
+
+/**
+ * codex: instructions, reasoning effort and MCP (seed). `.codex/config.toml` and a marked block in `AGENTS.md`;
+ * the built-in tool allowlist, fine-grained allow/deny/ask rules and hooks are not mapped (warned).
+ */
+export function emitCodex(profile: ProfileDoc, ctx: EmitContext): EmitResult {
+  const warnings = new Warnings();
+  const config: Record<string, unknown> = {};
+  if (profile.model.model) config.model = profile.model.model;
+  if (profile.model.provider) warnings.add('model_not_mapped', 'a project .codex/config.toml ignores model_provider; set model.provider in ~/.codex/config.toml');
+  const effort = reasoningEffort(profile);
+  if (effort !== undefined) {
+    if (REASONING_EFFORTS.includes(effort)) config.model_reasoning_effort = effort;
+    else warnings.add('not_mapped', `codex model_reasoning_effort accepts ${REASONING_EFFORTS.join('|')}; ${effort} is not written`);
+  }
+  Object.assign(config, MODE_MAP[profile.permissions.mode]);
+  if (profile.permissions.mode === 'plan') warnings.add('not_mapped', 'codex has no plan mode; plan is mapped to a read-only sandbox with approval on request');
+  config.mcp_servers = codexMcpServers(profile, ctx);
+
+  if (profile.tools.builtin) warnings.add('not_mapped', 'codex does not map the built-in tool allowlist (tools.builtin)');
+  const deny = denyRules(profile);
+  for (const [list, rules] of [['allow', profile.permissions.allow], ['deny', deny], ['ask', profile.permissions.ask]] as const) {
+    if (rules.length) warnings.add('not_mapped', `codex does not map fine-grained ${list} rules: ${rules.join(', ')}`);
+  }
+  for (const event of HOOK_EVENTS) {
+    if (profile.hooks[event]?.length) warnings.add('hook_skipped', `codex: hooks.${event} is not mapped (configure codex hooks by hand)`);
+  }
+  warnCommonGaps('codex', profile, warnings);
+
+  const instructions = instructionsMarkdown(profile);
+  return {
+    files: [
+      { path: '.codex/config.toml', content: `${stringify(config)}\n`, merge: 'toml' },
+      { path: 'AGENTS.md', content: profileBlock(ctx.profileId, `# ${profile.name}\n\n${instructions}`.trimEnd()), merge: 'block' },
+    ],
+    warnings: warnings.list,
+  };
+}
+
+function codexMcpServers(profile: ProfileDoc, ctx: EmitContext): Record<string, Record<string, unknown>> {
+  const servers: Record<string, Record<string, unknown>> = {};
+  for (const [name, s] of profileMcpServers(profile)) {
+    servers[name] =
+      s.type === 'stdio'
+        ? { command: s.command ?? '', args: s.args ?? [], ...(s.env && Object.keys(s.env).length ? { env: s.env } : {}) }
+        : { url: s.url ?? '' };
+  }
+  // codex reads header values from environment variables by name.
+  servers[RESERVED_MCP_SERVER] = { url: brainstemMcpUrl(ctx), env_http_headers: { [SESSION_HEADER]: SESSION_ENV } };
+  return servers;
+}

@@ -1,0 +1,109 @@
+import { HOOK_EVENTS, HookEvent, PermissionMode, ProfileDoc } from '../profile.schema';
+import {
+  RESERVED_MCP_SERVER,
+  SESSION_ENV,
+  SESSION_HEADER,
+  Warnings,
+  brainstemMcpUrl,
+  denyRules,
+  instructionsMarkdown,
+  json,
+  profileBlock,
+  profileMcpServers,
+  warnCommonGaps,
+} from './emitter-support';
+import { EmitContext, EmitResult } from './emitter.types';
+
+/** Claude tool names → gemini-cli built-in tool names. */
+const TOOL_NAMES: Record<string, string> = {
+  Read: 'read_file',
+  Write: 'write_file',
+  Edit: 'replace',
+  MultiEdit: 'replace',
+  Bash: 'run_shell_command',
+  Glob: 'glob',
+  Grep: 'search_file_content',
+  LS: 'list_directory',
+  WebSearch: 'google_web_search',
+  WebFetch: 'web_fetch',
+  TodoWrite: 'write_todos',
+};
+
+const APPROVAL_MODES: Partial<Record<PermissionMode, string>> = { default: 'default', acceptEdits: 'auto_edit', plan: 'plan' };
+const EVENTS: Record<HookEvent, string> = { SessionStart: 'SessionStart', PreToolUse: 'BeforeTool', PostToolUse: 'AfterTool' };
+const MS_PER_S = 1000;
+
+/** gemini-cli, generic mapping: `.gemini/settings.json` and a marked block in `GEMINI.md`; gaps are warned. */
+export function emitGeminiCli(profile: ProfileDoc, ctx: EmitContext): EmitResult {
+  const warnings = new Warnings();
+  const settings: Record<string, unknown> = {};
+  if (profile.model.model) settings.model = { name: profile.model.model };
+  if (profile.model.provider) warnings.add('model_not_mapped', 'gemini-cli has no provider setting; model.provider is ignored');
+  const mode = APPROVAL_MODES[profile.permissions.mode];
+  if (mode) settings.general = { defaultApprovalMode: mode };
+  else warnings.add('not_mapped', `gemini-cli settings cannot set ${profile.permissions.mode} (YOLO only from the command line); the approval mode is left unset`);
+
+  const tools: Record<string, unknown> = {};
+  if (profile.tools.builtin) tools.core = mapTools(profile.tools.builtin, 'tools.builtin', warnings);
+  const exclude = mapTools(denyRules(profile), 'deny', warnings);
+  if (exclude.length) tools.exclude = exclude;
+  if (Object.keys(tools).length) settings.tools = tools;
+  if (profile.permissions.allow.length) warnings.add('not_mapped', `gemini-cli: allow rules are not mapped: ${profile.permissions.allow.join(', ')}`);
+  if (profile.permissions.ask.length) warnings.add('not_mapped', `gemini-cli: ask rules are not mapped: ${profile.permissions.ask.join(', ')}`);
+
+  settings.mcpServers = geminiMcpServers(profile, ctx, warnings);
+  const hooks = geminiHooks(profile, warnings);
+  if (Object.keys(hooks).length) settings.hooks = hooks;
+  warnCommonGaps('gemini-cli', profile, warnings);
+
+  return {
+    files: [
+      { path: '.gemini/settings.json', content: json(settings), merge: 'json' },
+      { path: 'GEMINI.md', content: profileBlock(ctx.profileId, `# ${profile.name}\n\n${instructionsMarkdown(profile)}`.trimEnd()), merge: 'block' },
+    ],
+    warnings: warnings.list,
+  };
+}
+
+/** Plain tool names map; rules with arguments (`Bash(git push *)`) and unknown tools are warned. */
+function mapTools(names: readonly string[], from: string, warnings: Warnings): string[] {
+  const out: string[] = [];
+  for (const name of names) {
+    const mapped = TOOL_NAMES[name];
+    if (mapped) {
+      if (!out.includes(mapped)) out.push(mapped);
+    } else warnings.add('not_mapped', `gemini-cli: ${from} entry ${name} has no gemini-cli equivalent`);
+  }
+  return out;
+}
+
+function geminiMcpServers(profile: ProfileDoc, ctx: EmitContext, warnings: Warnings): Record<string, Record<string, unknown>> {
+  const servers: Record<string, Record<string, unknown>> = {};
+  for (const [name, s] of profileMcpServers(profile)) {
+    if (name.includes('_')) warnings.add('not_mapped', `gemini-cli mis-parses "_" in MCP server names: ${name}`);
+    servers[name] =
+      s.type === 'stdio'
+        ? { command: s.command ?? '', args: s.args ?? [], ...(s.env && Object.keys(s.env).length ? { env: s.env } : {}) }
+        : { httpUrl: s.url ?? '' };
+  }
+  servers[RESERVED_MCP_SERVER] = { httpUrl: brainstemMcpUrl(ctx), headers: { [SESSION_HEADER]: `\${${SESSION_ENV}}` } };
+  return servers;
+}
+
+/** Command handlers only; timeouts in milliseconds; Claude tool names in matchers are passed as written. */
+function geminiHooks(profile: ProfileDoc, warnings: Warnings): Record<string, unknown[]> {
+  const out: Record<string, unknown[]> = {};
+  for (const event of HOOK_EVENTS) {
+    const entries: unknown[] = [];
+    (profile.hooks[event] ?? []).forEach((hook, i) => {
+      if (hook.type !== 'command') {
+        warnings.add('hook_skipped', `hooks.${event}[${i}]: gemini-cli runs only command handlers; this ${hook.type} handler is skipped`);
+        return;
+      }
+      const handler = { type: 'command', command: hook.command ?? '', timeout: hook.timeout * MS_PER_S };
+      entries.push(hook.matcher ? { matcher: hook.matcher, hooks: [handler] } : { hooks: [handler] });
+    });
+    if (entries.length) out[EVENTS[event]] = entries;
+  }
+  return out;
+}

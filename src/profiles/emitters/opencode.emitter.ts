@@ -1,0 +1,107 @@
+import { HOOK_EVENTS, PermissionMode, ProfileDoc } from '../profile.schema';
+import {
+  RESERVED_MCP_SERVER,
+  SESSION_ENV,
+  SESSION_HEADER,
+  Warnings,
+  brainstemMcpUrl,
+  denyRules,
+  instructionsMarkdown,
+  json,
+  markdown,
+  profileMcpServers,
+  warnCommonGaps,
+} from './emitter-support';
+import { EmitContext, EmitResult } from './emitter.types';
+
+type Action = 'allow' | 'ask' | 'deny';
+type Permission = { edit: Action; bash: Record<string, Action>; webfetch: Action };
+
+const BASE: Record<PermissionMode, { edit: Action; bash: Action; webfetch: Action } | null> = {
+  default: { edit: 'ask', bash: 'ask', webfetch: 'ask' },
+  plan: { edit: 'deny', bash: 'ask', webfetch: 'allow' },
+  acceptEdits: { edit: 'allow', bash: 'ask', webfetch: 'allow' },
+  auto: { edit: 'allow', bash: 'ask', webfetch: 'allow' },
+  dontAsk: null,
+  bypassPermissions: { edit: 'allow', bash: 'allow', webfetch: 'allow' },
+};
+const EDIT_TOOLS = ['Write', 'Edit', 'MultiEdit', 'NotebookEdit'];
+
+/**
+ * opencode, generic mapping: `opencode.json` (MCP servers with the reserved `brainstem`, the profile as
+ * default agent) and `.opencode/agent/<id>.md` (description, model, permission, prompt). No declarative hooks.
+ */
+export function emitOpencode(profile: ProfileDoc, ctx: EmitContext): EmitResult {
+  const warnings = new Warnings();
+  const model = opencodeModel(profile, warnings);
+  const config = { $schema: 'https://opencode.ai/config.json', default_agent: ctx.profileId, mcp: opencodeMcp(profile, ctx) };
+  const agent = markdown(
+    {
+      description: (profile.description || profile.name).replace(/\s+/g, ' ').trim(),
+      mode: 'primary',
+      model,
+      permission: opencodePermission(profile, warnings),
+    },
+    instructionsMarkdown(profile),
+  );
+  if (profile.tools.builtin) warnings.add('not_mapped', 'opencode does not map the built-in tool allowlist (tools.builtin); permissions apply');
+  for (const event of HOOK_EVENTS) {
+    if (profile.hooks[event]?.length) warnings.add('hook_skipped', `opencode has no declarative hooks (plugins only): hooks.${event} is not applied`);
+  }
+  warnCommonGaps('opencode', profile, warnings);
+  return {
+    files: [
+      { path: 'opencode.json', content: json(config), merge: 'json' },
+      { path: `.opencode/agent/${ctx.profileId}.md`, content: agent, merge: 'owned' },
+    ],
+    warnings: warnings.list,
+  };
+}
+
+/** `provider/model`; a bare model without a provider cannot be addressed. */
+function opencodeModel(profile: ProfileDoc, warnings: Warnings): string | undefined {
+  const { model, provider } = profile.model;
+  if (!model) return undefined;
+  if (model.includes('/')) return model;
+  if (provider) return `${provider}/${model}`;
+  warnings.add('model_not_mapped', `opencode needs provider/model; set model.provider to use ${model}`);
+  return undefined;
+}
+
+/**
+ * The mode sets the base actions; rules refine them. opencode applies the last matching rule, so bash patterns
+ * are ordered allow, ask, deny: deny still wins, as in claude-code.
+ */
+function opencodePermission(profile: ProfileDoc, warnings: Warnings): Permission {
+  const base = BASE[profile.permissions.mode] ?? BASE.default!;
+  if (!BASE[profile.permissions.mode]) warnings.add('not_mapped', `opencode has no ${profile.permissions.mode} mode; mapped to ask`);
+  const permission: Permission = { edit: base.edit, bash: { '*': base.bash }, webfetch: base.webfetch };
+  const apply = (rules: readonly string[], action: Action) => {
+    for (const rule of rules) {
+      const bash = /^Bash\((.+)\)$/.exec(rule);
+      if (bash) {
+        delete permission.bash[bash[1]];
+        permission.bash[bash[1]] = action;
+      } else if (rule === 'Bash') permission.bash = { '*': action };
+      else if (EDIT_TOOLS.includes(rule)) permission.edit = action;
+      else if (rule === 'WebFetch') permission.webfetch = action;
+      else warnings.add('not_mapped', `opencode: ${action} rule ${rule} has no opencode equivalent`);
+    }
+  };
+  apply(profile.permissions.allow, 'allow');
+  apply(profile.permissions.ask, 'ask');
+  apply(denyRules(profile), 'deny');
+  return permission;
+}
+
+function opencodeMcp(profile: ProfileDoc, ctx: EmitContext): Record<string, Record<string, unknown>> {
+  const servers: Record<string, Record<string, unknown>> = {};
+  for (const [name, s] of profileMcpServers(profile)) {
+    servers[name] =
+      s.type === 'stdio'
+        ? { type: 'local', command: [s.command ?? '', ...(s.args ?? [])], ...(s.env && Object.keys(s.env).length ? { environment: s.env } : {}), enabled: true }
+        : { type: 'remote', url: s.url ?? '', enabled: true };
+  }
+  servers[RESERVED_MCP_SERVER] = { type: 'remote', url: brainstemMcpUrl(ctx), headers: { [SESSION_HEADER]: `{env:${SESSION_ENV}}` }, enabled: true };
+  return servers;
+}
