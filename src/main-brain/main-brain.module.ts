@@ -9,9 +9,11 @@ import { SupervisionModule } from '../supervision/supervision.module';
 import { SupervisionService } from '../supervision/supervision.service';
 import { ChatService } from './chat.service';
 import { MainBrainController } from './main-brain.controller';
+import { registerProfileTools } from './profile.tools';
 import { registerSessionTools } from './session.tools';
 import { registerSupervisionTools } from './supervision.tools';
 import { ToolRegistry } from './tool-registry';
+import { registerWorkerTools } from './worker.tools';
 
 @Module({
   imports: [SupervisionModule, ProfilesModule],
@@ -29,6 +31,8 @@ import { ToolRegistry } from './tool-registry';
         const registry = new ToolRegistry();
         registerSupervisionTools(registry, supervision, chat);
         registerSessionTools(registry, sessions, profiles);
+        registerProfileTools(registry, profiles);
+        registerWorkerTools(registry, sessions);
         return registry;
       },
     },

@@ -1,0 +1,147 @@
+import { DomainError } from '../common/domain-error';
+import { ProfileItem, ProfileView, ProfilesService } from '../profiles/profiles.service';
+import { generateProfile } from './profile-generator';
+import { ToolRegistry } from './tool-registry';
+
+export type ProfileAction = 'list' | 'read' | 'create' | 'update' | 'delete' | 'search' | 'generate' | 'remember';
+
+type Field = 'profile_id' | 'profile' | 'query' | 'description' | 'name' | 'save' | 'text' | 'glob';
+
+interface ProfileToolArgs {
+  action: ProfileAction;
+  profile_id?: string;
+  profile?: Record<string, unknown>;
+  query?: string;
+  description?: string;
+  name?: string;
+  save?: boolean;
+  text?: string;
+  glob?: string;
+}
+
+/**
+ * Which fields each action needs and accepts. One flat JSON schema keeps the tool readable to an agent;
+ * this table then refuses fields an action would silently ignore.
+ */
+const ACTION_FIELDS: Readonly<Record<ProfileAction, { required: readonly Field[]; optional: readonly Field[] }>> = {
+  list: { required: [], optional: [] },
+  read: { required: ['profile_id'], optional: [] },
+  create: { required: ['profile'], optional: [] },
+  update: { required: ['profile_id', 'profile'], optional: [] },
+  delete: { required: ['profile_id'], optional: [] },
+  search: { required: ['query'], optional: [] },
+  generate: { required: ['description'], optional: ['name', 'save'] },
+  remember: { required: ['profile_id', 'text'], optional: ['glob'] },
+};
+const ACTIONS = Object.keys(ACTION_FIELDS) as ProfileAction[];
+const FIELDS: readonly Field[] = ['profile_id', 'profile', 'query', 'description', 'name', 'save', 'text', 'glob'];
+
+function checkFields(args: ProfileToolArgs): void {
+  const { required, optional } = ACTION_FIELDS[args.action];
+  const missing = required.filter((f) => args[f] === undefined);
+  const extra = FIELDS.filter((f) => args[f] !== undefined && !required.includes(f) && !optional.includes(f));
+  const problems = [...missing.map((f) => `${f}: is required for action ${args.action}`), ...extra.map((f) => `${f}: not used by action ${args.action}`)];
+  if (problems.length) throw new DomainError('invalid_input', `manage_agent_profile: ${problems.join('; ')}`);
+}
+
+function summary(p: ProfileItem) {
+  if (p.error !== null) return { id: p.id, name: null, source: p.source, locked: p.locked, is_default: p.is_default, error: p.error };
+  return { id: p.id, name: p.name, description: p.description, target_runtime: p.target_runtime, source: p.source, locked: p.locked, is_default: p.is_default };
+}
+
+/** Where every query term occurs, over the seed's search fields: name, description, instructions. */
+function searchFields(p: ProfileView, terms: string[]): string[] | null {
+  const fields: Record<'name' | 'description' | 'instructions', string> = {
+    name: p.name,
+    description: p.description,
+    instructions: [p.instructions.system_prompt ?? '', ...(p.instructions.rules ?? []).map((r) => `${r.glob} ${r.instruction}`)].join('\n'),
+  };
+  const lower = Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, v.toLowerCase()]));
+  if (!terms.every((t) => Object.values(lower).some((v) => v.includes(t)))) return null;
+  return Object.keys(lower).filter((k) => terms.some((t) => lower[k].includes(t)));
+}
+
+/** A rule for some paths becomes a path rule; a general one is appended to the system prompt's remembered list. */
+function remembered(p: ProfileView, text: string, glob: string | undefined): Record<string, unknown> {
+  if (glob !== undefined) return { instructions: { rules: [...(p.instructions.rules ?? []), { glob, instruction: text }] } };
+  const prompt = p.instructions.system_prompt ?? '';
+  const heading = 'Remembered rules:';
+  const next = prompt.includes(heading) ? `${prompt.trimEnd()}\n- ${text}` : `${prompt.trimEnd()}${prompt.trim() ? '\n\n' : ''}${heading}\n- ${text}`;
+  return { instructions: { system_prompt: next } };
+}
+
+async function validProfile(profiles: ProfilesService, id: string): Promise<ProfileView> {
+  const p = await profiles.get(id);
+  if (p.error !== null) throw new DomainError('profile_malformed', `profile ${id} is malformed: ${p.error}`);
+  return p;
+}
+
+async function run(profiles: ProfilesService, a: ProfileToolArgs): Promise<unknown> {
+  checkFields(a);
+  switch (a.action) {
+    case 'list': {
+      const { profiles: all, default_profile_id } = await profiles.list();
+      return { profiles: all.map(summary), default_profile_id };
+    }
+    case 'read':
+      return { profile: await profiles.get(a.profile_id as string), lint: await profiles.lint(a.profile_id as string) };
+    case 'create':
+      return { profile: await profiles.create(a.profile as Record<string, unknown>) };
+    case 'update':
+      return { profile: await profiles.update(a.profile_id as string, a.profile as Record<string, unknown>) };
+    case 'delete':
+      await profiles.remove(a.profile_id as string);
+      return { deleted: a.profile_id };
+    case 'search': {
+      const terms = (a.query as string).toLowerCase().split(/\s+/).filter(Boolean);
+      const valid = (await profiles.list()).profiles.filter((p): p is ProfileView => p.error === null);
+      const matches = valid.flatMap((p) => {
+        const where = searchFields(p, terms);
+        return where ? [{ ...summary(p), matched_in: where }] : [];
+      });
+      return { query: a.query, matches };
+    }
+    case 'generate': {
+      const generated = generateProfile(a.description as string, a.name);
+      if (a.save === false) return { saved: false, template_id: generated.template_id, matched_keywords: generated.matched_keywords, profile: generated.profile };
+      const profile = await profiles.create(generated.profile);
+      return { saved: true, template_id: generated.template_id, matched_keywords: generated.matched_keywords, profile };
+    }
+    case 'remember': {
+      const current = await validProfile(profiles, a.profile_id as string);
+      return { profile: await profiles.update(current.id, remembered(current, a.text as string, a.glob)) };
+    }
+  }
+}
+
+/** The main brain's manage_agent_profile: the seed's actions over the same ProfilesService as the REST API. */
+export function registerProfileTools(registry: ToolRegistry, profiles: ProfilesService): void {
+  registry.register<ProfileToolArgs>({
+    name: 'manage_agent_profile',
+    audience: 'main_brain',
+    description:
+      'Manage Agent Profiles. action list; read {profile_id}; create {profile} (the profile document, runtime as target_runtime); ' +
+      'update {profile_id, profile} (a partial document: objects merge, arrays replace); delete {profile_id}; ' +
+      'search {query} (every word must occur in name, description or instructions); ' +
+      'generate {description, name?, save?} (picks the closest built-in template by keywords and fills name, description and instructions; ' +
+      'save:false only previews); remember {profile_id, text, glob?} (adds a rule: a path rule with glob, else a line in the system prompt). ' +
+      'Built-in profiles are locked: duplicate them over REST to edit.',
+    parameters: {
+      type: 'object',
+      properties: {
+        action: { type: 'string', enum: ACTIONS },
+        profile_id: { type: 'string', minLength: 1, maxLength: 64, description: 'The profile id (a slug).' },
+        profile: { type: 'object', description: 'create: the profile document; update: the fields to change.' },
+        query: { type: 'string', minLength: 1, maxLength: 1000 },
+        description: { type: 'string', minLength: 1, maxLength: 2000, description: 'generate: what the agent should do, in plain language.' },
+        name: { type: 'string', minLength: 1, maxLength: 200, description: 'generate: the display name (default: from the description).' },
+        save: { type: 'boolean', description: 'generate: false returns the draft without saving it (default true).' },
+        text: { type: 'string', minLength: 1, maxLength: 20000, description: 'remember: the rule or instruction.' },
+        glob: { type: 'string', minLength: 1, maxLength: 1000, description: 'remember: limit the rule to matching paths.' },
+      },
+      required: ['action'],
+      additionalProperties: false,
+    },
+    handler: (a) => run(profiles, a),
+  });
+}

@@ -1,0 +1,75 @@
+import { DomainError } from '../common/domain-error';
+import { PROGRESS_STATUSES, Signal } from '../sessions/session.dto';
+import { SessionsService } from '../sessions/sessions.service';
+import { ToolContext, ToolRegistry } from './tool-registry';
+
+// Mirrors the signals DTO's text limit (MAX_TEXT_BYTES); the DTO still checks bytes when the signal lands.
+const text = { type: 'string', minLength: 1, maxLength: 65536 };
+const ownSession = {
+  type: 'string',
+  minLength: 1,
+  maxLength: 100,
+  description: 'Optional and only ever your own session (cs_ id or alias): worker tools act on the calling session alone.',
+};
+
+/**
+ * The caller's session, after checking that any session the arguments name is that same one.
+ * A worker connection is bound to one session by its identity, never by what it writes in arguments.
+ */
+function callerSession(sessions: SessionsService, ctx: ToolContext, named: string | undefined): string {
+  if (!ctx.session_id) throw new DomainError('permission_denied', 'worker tools need a worker identity (X-Brainstem-Session / BRAINSTEM_SESSION_ID)');
+  if (named !== undefined) {
+    const target = sessions.status(named);
+    if (target.id !== ctx.session_id) {
+      throw new DomainError('permission_denied', `worker tools act only on your own session (${ctx.session_id}); ${named} is another session`);
+    }
+  }
+  return ctx.session_id;
+}
+
+/** The seed's worker tools: each one is a signal on the caller's own session (same path as POST …/signals). */
+export function registerWorkerTools(registry: ToolRegistry, sessions: SessionsService): void {
+  const signal = async (named: string | undefined, ctx: ToolContext, body: Signal) => {
+    const s = await sessions.signal(callerSession(sessions, ctx, named), body);
+    return { session: { id: s.id, alias: s.alias, state: s.state, state_label: s.state_label, last_progress: s.last_progress } };
+  };
+
+  registry.register<{ status: (typeof PROGRESS_STATUSES)[number]; message?: string; session?: string }>({
+    name: 'report_progress',
+    audience: 'worker',
+    description:
+      'Report your progress to the supervisor. status working is a heartbeat; completed (milestone done), blocked and ' +
+      'needs_review wake the main brain when supervision is on.',
+    parameters: {
+      type: 'object',
+      properties: { status: { type: 'string', enum: [...PROGRESS_STATUSES] }, message: text, session: ownSession },
+      required: ['status'],
+      additionalProperties: false,
+    },
+    handler: (a, ctx) => signal(a.session, ctx, { type: 'report_progress', status: a.status, ...(a.message !== undefined ? { message: a.message } : {}) }),
+  });
+
+  registry.register<{ reason: string; session?: string }>({
+    name: 'notify_blocked',
+    audience: 'worker',
+    description: 'Say you are blocked and why; always wakes the main brain when supervision is on.',
+    parameters: { type: 'object', properties: { reason: text, session: ownSession }, required: ['reason'], additionalProperties: false },
+    handler: (a, ctx) => signal(a.session, ctx, { type: 'notify_blocked', reason: a.reason }),
+  });
+
+  registry.register<{ question: string; session?: string }>({
+    name: 'ask_human',
+    audience: 'worker',
+    description: 'Ask the human a question; it goes to the main chat, your session waits for a decision (待拍板), and the answer comes back as a message.',
+    parameters: { type: 'object', properties: { question: text, session: ownSession }, required: ['question'], additionalProperties: false },
+    handler: (a, ctx) => signal(a.session, ctx, { type: 'ask_human', question: a.question }),
+  });
+
+  registry.register<{ query: string; session?: string }>({
+    name: 'request_context',
+    audience: 'worker',
+    description: 'Ask the main brain for context you lack (a file, a decision, a credential location); the answer comes back as a message. Does not wake supervision.',
+    parameters: { type: 'object', properties: { query: text, session: ownSession }, required: ['query'], additionalProperties: false },
+    handler: (a, ctx) => signal(a.session, ctx, { type: 'request_context', query: a.query }),
+  });
+}
