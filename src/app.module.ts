@@ -7,6 +7,7 @@ import { JournalModule } from './journal/journal.module';
 import { Journal } from './journal/journal.port';
 import { ProfilesModule } from './profiles/profiles.module';
 import { MainBrainModule } from './main-brain/main-brain.module';
+import { McpModule } from './mcp/mcp.module';
 import { SessionsModule } from './sessions/sessions.module';
 import { WorkflowsModule } from './workflows/workflows.module';
 
@@ -15,7 +16,7 @@ export class AppModule {
   static forRoot(config: BrainstemConfig, journal: Journal): DynamicModule {
     return {
       module: AppModule,
-      imports: [ConfigModule.forRoot(config), JournalModule.forRoot(journal), BusModule, ProfilesModule, SessionsModule, MainBrainModule, WorkflowsModule],
+      imports: [ConfigModule.forRoot(config), JournalModule.forRoot(journal), BusModule, ProfilesModule, SessionsModule, MainBrainModule, WorkflowsModule, McpModule],
       controllers: [HealthController],
     };
   }

@@ -1,0 +1,110 @@
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CallToolRequestSchema,
+  CallToolResult,
+  ErrorCode,
+  ListResourcesRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  ReadResourceRequestSchema,
+  ReadResourceResult,
+} from '@modelcontextprotocol/sdk/types.js';
+import { Logger } from '@nestjs/common';
+import { DomainError } from '../common/domain-error';
+import { ToolAudience, ToolRegistry } from '../main-brain/tool-registry';
+import { SupervisionService } from '../supervision/supervision.service';
+
+/** Who is on the other end of an MCP connection: decided by the transport's identity, never by tool arguments. */
+export type McpIdentity = { kind: 'main_brain' } | { kind: 'worker'; session_id: string; alias: string };
+
+/** The reserved MCP server name the profile emitters inject (DESIGN.md). */
+export const MCP_SERVER_NAME = 'brainstem';
+
+export const RESOURCE_STATUS = 'brainstem://supervision/status';
+export const RESOURCE_CURRENT_ROUND = 'brainstem://supervision/current-round';
+
+export interface McpDeps {
+  registry: ToolRegistry;
+  supervision: SupervisionService;
+  version: string;
+}
+
+const logger = new Logger('mcp');
+
+function audienceOf(identity: McpIdentity): ToolAudience {
+  return identity.kind === 'main_brain' ? 'main_brain' : 'worker';
+}
+
+function asResult(value: unknown): CallToolResult {
+  const structured = typeof value === 'object' && value !== null && !Array.isArray(value) ? { structuredContent: value as Record<string, unknown> } : {};
+  return { content: [{ type: 'text', text: JSON.stringify(value ?? null, null, 2) }], ...structured };
+}
+
+/** Tool-level failures are results with isError (the agent reads them and retries), never protocol errors. */
+function asError(e: unknown, tool: string): CallToolResult {
+  if (e instanceof DomainError) return { isError: true, content: [{ type: 'text', text: `${e.code}: ${e.message}` }] };
+  logger.error(`tool ${tool} failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+  return { isError: true, content: [{ type: 'text', text: `internal_error: ${tool} failed: ${e instanceof Error ? e.message : String(e)}` }] };
+}
+
+function instructionsFor(identity: McpIdentity): string {
+  if (identity.kind === 'worker') {
+    return (
+      `You are Brainstem worker session ${identity.session_id} (${identity.alias}). Use report_progress, notify_blocked, ` +
+      'ask_human and request_context to keep your supervisor informed; they always act on your own session.'
+    );
+  }
+  return (
+    'You are the Brainstem main brain. You are woken in supervision rounds; read the resource ' +
+    `${RESOURCE_CURRENT_ROUND} for the round's prompt, act with the tools, then call complete_round.`
+  );
+}
+
+/**
+ * One MCP server per connection identity, over the one ToolRegistry that REST serves too. The low-level
+ * Server is used (not McpServer) so the registry's JSON schemas go out as they are, with no zod copy.
+ */
+export function createMcpServer(identity: McpIdentity, deps: McpDeps): Server {
+  const main = identity.kind === 'main_brain';
+  const server = new Server(
+    { name: MCP_SERVER_NAME, version: deps.version },
+    { capabilities: { tools: {}, ...(main ? { resources: {} } : {}) }, instructions: instructionsFor(identity) },
+  );
+  const audience = audienceOf(identity);
+  const ctx = identity.kind === 'worker' ? { actor: 'worker', session_id: identity.session_id } : { actor: 'main_brain' };
+
+  server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: deps.registry.list(audience).map((t) => ({ name: t.name, description: t.description, inputSchema: t.parameters })),
+  }));
+
+  server.setRequestHandler(CallToolRequestSchema, async (req) => {
+    try {
+      return asResult(await deps.registry.call(req.params.name, req.params.arguments ?? {}, audience, ctx));
+    } catch (e) {
+      return asError(e, req.params.name);
+    }
+  });
+
+  if (main) {
+    server.setRequestHandler(ListResourcesRequestSchema, () => ({
+      resources: [
+        { uri: RESOURCE_STATUS, name: 'supervision-status', title: 'Supervision status', mimeType: 'application/json' },
+        { uri: RESOURCE_CURRENT_ROUND, name: 'current-round', title: "The current supervision round's prompt", mimeType: 'text/plain' },
+      ],
+    }));
+    server.setRequestHandler(ReadResourceRequestSchema, (req) => readResource(req.params.uri, deps.supervision));
+  }
+  return server;
+}
+
+function readResource(uri: string, supervision: SupervisionService): ReadResourceResult {
+  if (uri === RESOURCE_STATUS) {
+    return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(supervision.status(), null, 2) }] };
+  }
+  if (uri === RESOURCE_CURRENT_ROUND) {
+    const id = supervision.status().autonomous?.round_in_flight ?? null;
+    const text = id ? `Round ${id}\n\n${supervision.getRound(id).prompt}` : 'No supervision round is in flight.';
+    return { contents: [{ uri, mimeType: 'text/plain', text }] };
+  }
+  throw new McpError(ErrorCode.InvalidParams, `no resource ${uri}; resources are ${RESOURCE_STATUS} and ${RESOURCE_CURRENT_ROUND}`);
+}

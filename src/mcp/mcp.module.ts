@@ -1,0 +1,28 @@
+import { Module, OnModuleInit } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import { FastifyInstance } from 'fastify';
+import { MainBrainModule } from '../main-brain/main-brain.module';
+import { ToolRegistry } from '../main-brain/tool-registry';
+import { SessionsService } from '../sessions/sessions.service';
+import { SupervisionModule } from '../supervision/supervision.module';
+import { SupervisionService } from '../supervision/supervision.service';
+import { installMcpEndpoint } from './mcp-http.endpoint';
+
+export const MCP_SERVER_VERSION = '0.1.0';
+
+/** The service's own MCP server over streamable HTTP; stdio is `brainstem mcp`, a bridge to this endpoint. */
+@Module({ imports: [MainBrainModule, SupervisionModule] })
+export class McpModule implements OnModuleInit {
+  constructor(
+    private readonly adapter: HttpAdapterHost,
+    private readonly registry: ToolRegistry,
+    private readonly sessions: SessionsService,
+    private readonly supervision: SupervisionService,
+  ) {}
+
+  /** Before Fastify is ready (createApp calls app.init() first), so the route exists when it listens. */
+  onModuleInit(): void {
+    const fastify = this.adapter.httpAdapter.getInstance<FastifyInstance>();
+    installMcpEndpoint(fastify, this.sessions, { registry: this.registry, supervision: this.supervision, version: MCP_SERVER_VERSION });
+  }
+}

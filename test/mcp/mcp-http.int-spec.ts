@@ -1,0 +1,162 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { tmpdir } from 'node:os';
+import { resolve } from 'node:path';
+import { TestApp, startTestApp } from '../support/test-app';
+import { waitFor } from '../support/wait-for';
+import { WORKERS, WorkerReaper } from '../support/workers';
+import { call, httpClient, readText } from './mcp-client';
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+const MAIN_TOOLS = [
+  'complete_round',
+  'enable_supervision',
+  'finish_supervision',
+  'list_sessions',
+  'manage_agent_profile',
+  'reply_to_human',
+  'resolve_permission',
+  'send_to_session',
+  'set_supervision_scope',
+  'stop_session',
+  'supervision_status',
+];
+const WORKER_TOOLS = ['ask_human', 'notify_blocked', 'report_progress', 'request_context'];
+
+describe('MCP over streamable HTTP (the SDK client against /mcp)', () => {
+  let t: TestApp;
+  const reaper = new WorkerReaper();
+  const clients: Client[] = [];
+
+  const connect = async (opts: { session?: string; token?: string } = {}) => {
+    const c = await httpClient(t.url, opts);
+    clients.push(c);
+    return c;
+  };
+  const startWorker = async (): Promise<Json> => {
+    const res = await t.inject({ method: 'POST', url: '/api/v1/coding-sessions', payload: { runtime: 'command', command: process.execPath, args: [resolve(WORKERS, 'quiet.js')], cwd: tmpdir() } });
+    expect(res.statusCode).toBe(201);
+    const body = res.json() as Json;
+    reaper.track(body.pid);
+    return body;
+  };
+  const rounds = async () => (await t.inject({ method: 'GET', url: '/api/v1/session-os/main-brain/rounds' })).json().rounds as Json[];
+
+  beforeEach(async () => {
+    t = await startTestApp({ BRAINSTEM_SUPERVISION_DEBOUNCE_MS: '100' }, { listen: true });
+  });
+  afterEach(async () => {
+    await Promise.allSettled(clients.splice(0).map((c) => c.close()));
+    reaper.killAll();
+    await t.close();
+  });
+
+  it('offers the main brain its tools and a worker only the worker tools, with the registry schemas as they are', async () => {
+    const w = await startWorker();
+    const brain = await connect();
+    const worker = await connect({ session: w.id });
+    const brainTools = (await brain.listTools()).tools;
+    expect(brainTools.map((x) => x.name).sort()).toEqual(MAIN_TOOLS);
+    expect((await worker.listTools()).tools.map((x) => x.name).sort()).toEqual(WORKER_TOOLS);
+    const rest = (await t.inject({ method: 'GET', url: '/api/v1/session-os/main-brain/tools' })).json().tools as Json[];
+    for (const tool of rest) expect(brainTools.find((x) => x.name === tool.name)?.inputSchema).toEqual(tool.parameters);
+    expect(brain.getServerVersion()?.name).toBe('brainstem');
+    expect(worker.getInstructions()).toContain(w.id);
+  });
+
+  it("calls main-brain tools; a worker's report_progress completed causes a supervision round the brain reads as a resource", async () => {
+    const w = await startWorker();
+    const brain = await connect();
+    const listed = await call(brain, 'list_sessions');
+    expect(listed.isError).toBe(false);
+    expect(listed.json.sessions).toEqual([expect.objectContaining({ id: w.id, alias: w.alias })]);
+    expect((await call(brain, 'enable_supervision', { task_hint: 'ship it', max_turns: 5 })).json.autonomous).toMatchObject({ enabled: true, max_turns: 5 });
+    expect((await call(brain, 'set_supervision_scope', { mode: 'only', session_ids: [w.alias] })).json).toMatchObject({ mode: 'only', supervised: [w.id] });
+
+    const worker = await connect({ session: w.id });
+    const reported = await call(worker, 'report_progress', { status: 'completed', message: 'tests green' });
+    expect(reported.isError).toBe(false);
+    expect(reported.json.session).toMatchObject({ id: w.id, last_progress: expect.objectContaining({ status: 'completed' }) });
+
+    const [round] = await waitFor(async () => ((await rounds()).length ? rounds() : undefined), { what: 'the round' });
+    expect(round.reasons).toEqual([expect.objectContaining({ session_id: w.id, trigger: expect.stringContaining('completed') })]);
+    const status = await call(brain, 'supervision_status');
+    expect(status.json.autonomous).toMatchObject({ turns_used: 1, round_in_flight: round.id });
+
+    const resources = (await brain.listResources()).resources.map((r) => r.uri).sort();
+    expect(resources).toEqual(['brainstem://supervision/current-round', 'brainstem://supervision/status']);
+    expect(await readText(brain, 'brainstem://supervision/current-round')).toContain(round.prompt);
+    expect(JSON.parse(await readText(brain, 'brainstem://supervision/status')).autonomous.round_in_flight).toBe(round.id);
+    await expect(brain.readResource({ uri: 'brainstem://nope' })).rejects.toThrow(/no resource brainstem:\/\/nope/);
+
+    expect((await call(brain, 'complete_round', { round_id: round.id, summary: 'checked' })).json).toMatchObject({ status: 'completed' });
+    expect((await call(brain, 'reply_to_human', { text: 'all done' })).json).toMatchObject({ text: 'all done' });
+    expect((await call(brain, 'send_to_session', { session: w.alias, text: 'next: docs' })).json).toMatchObject({ id: w.id, state: 'working' });
+    expect((await call(brain, 'finish_supervision', { summary: 'wrapped' })).json.autonomous).toMatchObject({ enabled: false, closed_reason: 'finished' });
+    expect((await call(brain, 'stop_session', { session: w.id })).isError).toBe(false);
+  });
+
+  it('worker tools act on the caller: notify_blocked, ask_human and request_context land on its own session', async () => {
+    const [a, b] = await Promise.all([startWorker(), startWorker()]);
+    const worker = await connect({ session: a.alias });
+    expect((await call(worker, 'request_context', { query: 'where are the fixtures?' })).json.session.id).toBe(a.id);
+    expect((await call(worker, 'notify_blocked', { reason: 'no creds' })).json.session).toMatchObject({ id: a.id });
+    const asked = await call(worker, 'ask_human', { question: 'Which region?' });
+    expect(asked.json.session).toMatchObject({ id: a.id, state: 'pending_decision' });
+    const other = (await t.inject({ method: 'GET', url: `/api/v1/coding-sessions/${b.id}` })).json() as Json;
+    expect(other).toMatchObject({ state: 'working', last_progress: null });
+  });
+
+  it('answers bad input with isError results and keeps the connection usable', async () => {
+    const [a, b] = await Promise.all([startWorker(), startWorker()]);
+    const brain = await connect();
+    const worker = await connect({ session: a.id });
+    const cases: Array<[Client, string, Record<string, unknown>, RegExp]> = [
+      [brain, 'no_such_tool', {}, /not_found: no tool no_such_tool/],
+      [brain, 'enable_supervision', { max_turns: 0 }, /invalid_input: .*max_turns/],
+      [brain, 'enable_supervision', { bogus: 1 }, /bogus: unknown field/],
+      [brain, 'send_to_session', { session: 'w999', text: 'hi' }, /not_found: .*w999/],
+      [brain, 'report_progress', { status: 'completed' }, /not_found: no tool report_progress/],
+      [worker, 'list_sessions', {}, /not_found: no tool list_sessions/],
+      [worker, 'report_progress', { status: 'done' }, /invalid_input: .*status/],
+      [worker, 'report_progress', { status: 'working', session: b.id }, /permission_denied: worker tools act only on your own session/],
+      [worker, 'notify_blocked', { reason: 'x', session: 'w404' }, /not_found: .*w404/],
+      [brain, 'manage_agent_profile', { action: 'read' }, /profile_id: is required for action read/],
+      [brain, 'manage_agent_profile', { action: 'list', query: 'x' }, /query: not used by action list/],
+      [brain, 'manage_agent_profile', { action: 'explode' }, /action: must be equal to one of the allowed values/],
+    ];
+    for (const [client, name, args, message] of cases) {
+      const res = await call(client, name, args);
+      expect({ name, isError: res.isError }).toEqual({ name, isError: true });
+      expect(res.text).toMatch(message);
+    }
+    expect((await call(worker, 'report_progress', { status: 'working', session: a.alias })).isError).toBe(false);
+    expect((await call(brain, 'list_sessions')).isError).toBe(false);
+  });
+
+  it('refuses a worker connection naming a session that does not exist, with a readable error', async () => {
+    await expect(httpClient(t.url, { session: 'cs_nope' })).rejects.toThrow(/no session cs_nope/);
+    const res = await fetch(new URL('/mcp', t.url), { method: 'POST', headers: { 'content-type': 'application/json', 'x-brainstem-session': 'cs_nope' }, body: '{}' });
+    expect(res.status).toBe(404);
+    expect(await res.json()).toMatchObject({ code: 'not_found', message: expect.stringContaining('cs_nope') });
+  });
+});
+
+describe('MCP over streamable HTTP with BRAINSTEM_API_TOKEN', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ BRAINSTEM_API_TOKEN: 'sekret-token' }, { listen: true });
+  });
+  afterAll(() => t.close());
+
+  it('refuses a client without the token and serves one with it', async () => {
+    await expect(httpClient(t.url)).rejects.toThrow(/401|bearer token/i);
+    await expect(httpClient(t.url, { token: 'wrong' })).rejects.toThrow(/401|bearer token/i);
+    const brain = await httpClient(t.url, { token: 'sekret-token' });
+    try {
+      expect((await call(brain, 'supervision_status')).json).toEqual({ autonomous: null });
+    } finally {
+      await brain.close();
+    }
+  });
+});

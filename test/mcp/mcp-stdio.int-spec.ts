@@ -1,0 +1,82 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { tmpdir } from 'node:os';
+import { resolve } from 'node:path';
+import { TestApp, startTestApp } from '../support/test-app';
+import { waitFor } from '../support/wait-for';
+import { WORKERS, WorkerReaper, isAlive } from '../support/workers';
+import { call, readText, stdioBridge } from './mcp-client';
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+/** `node bin/brainstem.js mcp --url …` (the TypeScript source through swc when dist/ has no CLI) driven by the SDK's stdio client. */
+describe('MCP over stdio (brainstem mcp bridging to the running service)', () => {
+  let t: TestApp;
+  const reaper = new WorkerReaper();
+  const bridges: Array<{ client: Client; transport: StdioClientTransport }> = [];
+
+  const bridge = async (opts: { session?: string; token?: string } = {}) => {
+    const b = stdioBridge(t.url, opts);
+    bridges.push(b);
+    return b.connect();
+  };
+
+  beforeAll(async () => {
+    t = await startTestApp({ BRAINSTEM_SUPERVISION_DEBOUNCE_MS: '100', BRAINSTEM_API_TOKEN: 'stdio-token' }, { listen: true });
+  });
+  afterEach(async () => {
+    const pids = bridges.map((b) => b.transport.pid);
+    await Promise.allSettled(bridges.splice(0).map((b) => b.client.close()));
+    try {
+      // Closing stdin ends the bridge: no child outlives its test.
+      await waitFor(() => pids.every((pid) => pid === null || !isAlive(pid)), { what: 'the bridges to exit' });
+    } finally {
+      for (const pid of pids) if (pid !== null && isAlive(pid)) process.kill(pid, 'SIGKILL');
+    }
+  });
+  afterAll(async () => {
+    reaper.killAll();
+    await t.close();
+  });
+
+  const startWorker = async (): Promise<Json> => {
+    const res = await t.inject({
+      method: 'POST',
+      url: '/api/v1/coding-sessions',
+      headers: { authorization: 'Bearer stdio-token' },
+      payload: { runtime: 'command', command: process.execPath, args: [resolve(WORKERS, 'quiet.js')], cwd: tmpdir() },
+    });
+    expect(res.statusCode).toBe(201);
+    const body = res.json() as Json;
+    reaper.track(body.pid);
+    return body;
+  };
+
+  it('serves the main brain (no BRAINSTEM_SESSION_ID) and a worker (BRAINSTEM_SESSION_ID) their own tool sets', async () => {
+    const w = await startWorker();
+    const brain = await bridge({ token: 'stdio-token' });
+    const worker = await bridge({ token: 'stdio-token', session: w.id });
+    const brainTools = (await brain.listTools()).tools.map((x) => x.name);
+    expect(brainTools).toEqual(expect.arrayContaining(['enable_supervision', 'list_sessions', 'manage_agent_profile']));
+    expect(brainTools).not.toContain('report_progress');
+    expect((await worker.listTools()).tools.map((x) => x.name).sort()).toEqual(['ask_human', 'notify_blocked', 'report_progress', 'request_context']);
+
+    expect((await call(brain, 'enable_supervision', {})).json.autonomous).toMatchObject({ enabled: true });
+    expect((await call(worker, 'report_progress', { status: 'completed', message: 'over stdio' })).isError).toBe(false);
+    const rounds = await waitFor(async () => {
+      const r = (await call(brain, 'supervision_status')).json.autonomous;
+      return r.round_in_flight ? r : undefined;
+    }, { what: 'a round from the stdio worker' });
+    expect(rounds.turns_used).toBe(1);
+    expect(await readText(brain, 'brainstem://supervision/current-round')).toContain(w.alias);
+    expect((await call(brain, 'finish_supervision', {})).isError).toBe(false);
+
+    const bad = await call(worker, 'ask_human', {});
+    expect(bad).toMatchObject({ isError: true, text: expect.stringContaining('question: is required') });
+  });
+
+  it('passes the service refusals through as readable errors: a missing token, an unknown session', async () => {
+    await expect(bridge({})).rejects.toThrow(/401|bearer token/i);
+    await expect(bridge({ token: 'stdio-token', session: 'cs_unknown' })).rejects.toThrow(/no session cs_unknown/);
+  });
+});
