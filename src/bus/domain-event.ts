@@ -18,6 +18,15 @@ export interface DomainEventMap extends SupervisionEventMap, ChatEventMap, Sessi
   'profile.default_set': { id: string; previous: string };
   'profile.imported': { id: string; name: string; warnings: string[] };
   'profile.project_bound': { project_dir: string; profile_id: string | null };
+  'profile.applied': {
+    id: string;
+    trigger: 'api' | 'auto_apply';
+    dir: string;
+    runtime: string;
+    ok: boolean;
+    files: Array<{ path: string; action: string }>;
+    error: string | null;
+  };
 }
 
 export type DomainEventType = keyof DomainEventMap;

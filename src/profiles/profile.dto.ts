@@ -1,4 +1,5 @@
-import { IsIn, IsNotEmpty, IsOptional, IsString, Matches, MaxLength, ValidateIf } from 'class-validator';
+import { IsBoolean, IsIn, IsNotEmpty, IsOptional, IsString, Matches, MaxLength, ValidateIf } from 'class-validator';
+import { EMIT_RUNTIMES } from './emitters';
 import { IsProfileName, PROFILE_ID_PATTERN, ProfileFields, RUNTIMES, Runtime } from './profile.schema';
 
 /** REST shapes. Bodies reuse the document schema; the API calls the runtime `target_runtime`. */
@@ -51,4 +52,22 @@ export class ProjectBindingDto {
   @ValidateIf((o: ProjectBindingDto) => o.profile_id !== null)
   @Matches(PROFILE_ID_PATTERN, { message: ID_MESSAGE })
   profile_id!: string | null;
+}
+
+const APPLY_RUNTIMES = ['auto', ...EMIT_RUNTIMES] as const;
+type ApplyRuntime = (typeof APPLY_RUNTIMES)[number];
+
+/** `GET /{id}/preview?runtime=&dir=` */
+export class PreviewQueryDto {
+  @IsOptional() @IsIn(APPLY_RUNTIMES)
+  runtime?: ApplyRuntime;
+
+  @IsOptional() @IsString() @IsNotEmpty() @MaxLength(4096) @Matches(/^[^\0]*$/, { message: '$property must not contain NUL' })
+  dir?: string;
+}
+
+/** `POST /{id}/apply {dir?, runtime?, force?}` */
+export class ApplyProfileDto extends PreviewQueryDto {
+  @IsOptional() @IsBoolean()
+  force?: boolean;
 }

@@ -1,11 +1,13 @@
 import { Body, Controller, Delete, Get, Header, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import { DomainError } from '../common/domain-error';
+import { ApplyResult, PreviewResult, ProfileApplier } from './apply/profile-applier';
 import { LintResult } from './profile.lint';
 import {
+  ApplyProfileDto,
   CreateProfileDto,
   DuplicateProfileDto,
   ImportProfileDto,
   LintQueryDto,
+  PreviewQueryDto,
   ProfileIdParam,
   ProjectBindingDto,
   UpdateProfileDto,
@@ -14,7 +16,10 @@ import { ImportResult, ProfileItem, ProfileList, ProfileView, ProfilesService, P
 
 @Controller('agent-profiles')
 export class ProfilesController {
-  constructor(private readonly profiles: ProfilesService) {}
+  constructor(
+    private readonly profiles: ProfilesService,
+    private readonly applier: ProfileApplier,
+  ) {}
 
   @Get()
   list(): Promise<ProfileList> {
@@ -80,18 +85,14 @@ export class ProfilesController {
     return this.profiles.exportYaml(p.id);
   }
 
-  // Applying profiles to runtime config files belongs to the apply issue; until then these answer 501.
   @Post(':id/apply')
-  apply(): never {
-    throw notYet('apply');
+  @HttpCode(200)
+  apply(@Param() p: ProfileIdParam, @Body() body: ApplyProfileDto = {}): Promise<ApplyResult> {
+    return this.applier.apply(p.id, body);
   }
 
   @Get(':id/preview')
-  preview(): never {
-    throw notYet('preview');
+  preview(@Param() p: ProfileIdParam, @Query() q: PreviewQueryDto): Promise<PreviewResult> {
+    return this.applier.preview(p.id, q);
   }
-}
-
-function notYet(what: string): DomainError {
-  return new DomainError('not_implemented', `${what} is not implemented yet (it comes with the apply issue)`);
 }

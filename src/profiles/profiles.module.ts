@@ -1,6 +1,9 @@
 import { Module } from '@nestjs/common';
 import { EventBus } from '../bus/event-bus';
 import { CONFIG } from '../config/config.module';
+import { ServiceUrl } from '../config/service-url';
+import { NodeApplyFs } from './apply/node-apply-fs';
+import { ProfileApplier } from './apply/profile-applier';
 import { BrainstemConfig } from '../config/config.schema';
 import { FsProfileStore, ProfileStore } from './profile.store';
 import { Clock, ProfilesService } from './profiles.service';
@@ -19,7 +22,16 @@ export const PROFILES_CLOCK = Symbol('ProfilesClock');
       useFactory: (store: ProfileStore, bus: EventBus, clock: Clock) => new ProfilesService(store, bus, clock),
       inject: [PROFILE_STORE, EventBus, PROFILES_CLOCK],
     },
+    {
+      provide: ProfileApplier,
+      useFactory: (profiles: ProfilesService, bus: EventBus, url: ServiceUrl) => {
+        const applier = new ProfileApplier(profiles, new NodeApplyFs(), bus, { serviceUrl: () => url.get(), pathEnv: () => process.env.PATH ?? '' });
+        profiles.onSaved((id, doc) => applier.autoApply(id, doc));
+        return applier;
+      },
+      inject: [ProfilesService, EventBus, ServiceUrl],
+    },
   ],
-  exports: [ProfilesService],
+  exports: [ProfilesService, ProfileApplier],
 })
 export class ProfilesModule {}

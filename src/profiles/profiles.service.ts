@@ -5,6 +5,7 @@ import { EventBus } from '../bus/event-bus';
 import { DomainEventMap } from '../bus/domain-event';
 import { DomainError } from '../common/domain-error';
 import { KeyedMutex } from './keyed-mutex';
+import { mergePatch } from './merge-patch';
 import { LintResult, lintProfile } from './profile.lint';
 import {
   METADATA_FIELDS,
@@ -21,6 +22,9 @@ import { dumpProfileYaml, parseProfileYaml } from './profile.yaml';
 import { BUILTIN_TEMPLATES, BUILTIN_TEMPLATES_RELEASED_AT, DEFAULT_PROFILE_ID } from './templates';
 
 export type Clock = () => Date;
+
+/** Called after a profile is saved (create, update); auto-apply listens here. */
+export type SavedListener = (id: string, doc: ProfileDoc) => Promise<void>;
 
 export interface ProfileMetadata {
   created_at: string;
@@ -99,6 +103,7 @@ export class ProfilesService {
   private readonly cache = new Map<string, { stamp: FileStamp; parsed: ParsedFile }>();
   private readonly locks = new KeyedMutex();
   private state: ProfilesState | null = null;
+  private savedListener: SavedListener | null = null;
 
   constructor(
     private readonly store: ProfileStore,
@@ -116,6 +121,10 @@ export class ProfilesService {
   }
 
   async create(input: ProfileInput): Promise<ProfileView> {
+    return this.afterSave(await this.createLocked(input));
+  }
+
+  private createLocked(input: ProfileInput): Promise<ProfileView> {
     return this.locks.run(CATALOG, async () => {
       const doc = validated(fromApi(input));
       await this.assertNameFree(doc.name);
@@ -141,7 +150,28 @@ export class ProfilesService {
         return this.validView({ id, doc, metadataKeys: [], meta }, await this.defaultId());
       });
     // A rename takes the catalog lock first (same order as create), so two renames cannot claim one name.
-    return renaming ? this.locks.run(CATALOG, apply) : apply();
+    return this.afterSave(await (renaming ? this.locks.run(CATALOG, apply) : apply()));
+  }
+
+  onSaved(listener: SavedListener): void {
+    this.savedListener = listener;
+  }
+
+  /** A valid profile and its lint findings (shared scope unless it is a personal user profile), for preview and apply. */
+  async forApply(id: string): Promise<{ doc: ProfileDoc; lint: LintResult }> {
+    const entry = await this.valid(id);
+    return { doc: entry.doc, lint: await this.lint(id, 'shared') };
+  }
+
+  /** Project directories bound to this profile. */
+  async boundProjects(id: string): Promise<string[]> {
+    const { project_bindings } = await this.loadState();
+    return Object.entries(project_bindings).filter(([, bound]) => bound === id).map(([dir]) => dir).sort();
+  }
+
+  private async afterSave(view: ProfileView): Promise<ProfileView> {
+    if (this.savedListener && view.auto_apply_dir) await this.savedListener(view.id, (await this.valid(view.id)).doc);
+    return view;
   }
 
   async remove(id: string): Promise<void> {
@@ -339,7 +369,7 @@ export class ProfilesService {
   }
 
   /** Relative skill paths are read against the profile's default_cwd, else the profiles directory. */
-  private skillDir(doc: ProfileDoc, path: string): string {
+  skillDir(doc: ProfileDoc, path: string): string {
     const expanded = path === '~' || path.startsWith('~/') ? join(homedir(), path.slice(1)) : path;
     return resolve(doc.default_cwd || this.store.dir, expanded);
   }
@@ -408,18 +438,6 @@ function validated(raw: unknown): ProfileDoc {
 function fromApi(input: ProfileInput): Record<string, unknown> {
   const { target_runtime, ...rest } = toPlain(input) as Record<string, unknown>;
   return target_runtime === undefined ? rest : { ...rest, runtime: target_runtime };
-}
-
-/** Objects merge deeply; arrays and scalars replace. */
-export function mergePatch(base: unknown, patch: unknown): unknown {
-  if (!isPlainObject(base) || !isPlainObject(patch)) return patch;
-  const out: Record<string, unknown> = { ...base };
-  for (const [key, value] of Object.entries(patch)) out[key] = mergePatch(base[key], value);
-  return out;
-}
-
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /** Files without a record (written by hand) get their file time; a hand edit after our write moves updated_at. */

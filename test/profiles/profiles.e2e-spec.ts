@@ -344,11 +344,6 @@ describe('Agent Profile REST', () => {
     });
   });
 
-  it('answers 501 not_implemented for apply and preview (they come with the apply issue)', async () => {
-    expect((await post(`${API}/coding-assistant/apply`)).json()).toMatchObject({ statusCode: 501, code: 'not_implemented' });
-    expect((await get(`${API}/coding-assistant/preview`)).json()).toMatchObject({ statusCode: 501, code: 'not_implemented' });
-  });
-
   it('leaves no temp files behind after all of the above', () => {
     expect(filesInDir().filter((f) => !f.endsWith('.yaml') && f !== '.brainstem-profiles.json')).toEqual([]);
   });

@@ -1,0 +1,11 @@
+/** The filesystem work apply needs, behind one port (the Node adapter is `NodeApplyFs`). */
+export interface ApplyFs {
+  /** The real path of an existing, writable directory; a DomainError (4xx) otherwise. */
+  targetDir(dir: string): Promise<string>;
+  /** A file under `root` (relative path), or null if absent; refuses paths that lead outside `root` through symlinks. */
+  read(root: string, path: string): Promise<string | null>;
+  /** Writes every file to a temp name first, then renames them all into place; nothing is renamed if a write fails. */
+  writeAll(root: string, files: ReadonlyArray<{ path: string; content: string }>): Promise<void>;
+  /** The text files of a skill directory (paths relative to it), or null if it holds no SKILL.md. */
+  readSkill(dir: string): Promise<Array<{ path: string; content: string }> | null>;
+}

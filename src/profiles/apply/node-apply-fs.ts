@@ -1,0 +1,112 @@
+import { randomBytes } from 'node:crypto';
+import { constants } from 'node:fs';
+import { access, lstat, mkdir, readFile, readdir, realpath, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { DomainError } from '../../common/domain-error';
+import { ApplyFs } from './apply-fs.port';
+
+const SKILL_MAX_FILES = 200;
+const SKILL_MAX_BYTES = 1024 * 1024;
+
+/** ApplyFs on the local disk. */
+export class NodeApplyFs implements ApplyFs {
+  async targetDir(dir: string): Promise<string> {
+    if (!isAbsolute(dir)) throw invalid(`dir: must be an absolute path, not ${JSON.stringify(dir)}`);
+    let real: string;
+    try {
+      real = await realpath(dir);
+      if (!(await stat(real)).isDirectory()) throw invalid(`dir: ${dir} is not a directory`);
+    } catch (e) {
+      if (e instanceof DomainError) throw e;
+      throw invalid(`dir: ${dir} does not exist`);
+    }
+    try {
+      await access(real, constants.W_OK);
+    } catch {
+      throw invalid(`dir: ${dir} is not writable`);
+    }
+    return real;
+  }
+
+  async read(root: string, path: string): Promise<string | null> {
+    const full = await this.contained(root, path);
+    try {
+      return await readFile(full, 'utf8');
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw e;
+    }
+  }
+
+  async writeAll(root: string, files: ReadonlyArray<{ path: string; content: string }>): Promise<void> {
+    const staged: Array<{ temp: string; target: string }> = [];
+    try {
+      for (const file of files) {
+        const target = await this.contained(root, file.path);
+        await mkdir(dirname(target), { recursive: true });
+        // The directories just made may not have existed when the path was checked: check again.
+        await this.contained(root, file.path);
+        const temp = `${target}.brainstem-${randomBytes(6).toString('hex')}.tmp`;
+        await writeFile(temp, file.content, { flag: 'wx' });
+        staged.push({ temp, target });
+      }
+    } catch (e) {
+      await Promise.all(staged.map((s) => unlink(s.temp).catch(() => undefined)));
+      throw e;
+    }
+    for (const s of staged) await rename(s.temp, s.target);
+  }
+
+  async readSkill(dir: string): Promise<Array<{ path: string; content: string }> | null> {
+    try {
+      if (!(await stat(join(dir, 'SKILL.md'))).isFile()) return null;
+    } catch {
+      return null;
+    }
+    const out: Array<{ path: string; content: string }> = [];
+    const walk = async (at: string): Promise<void> => {
+      for (const entry of await readdir(at, { withFileTypes: true })) {
+        const full = join(at, entry.name);
+        if (entry.isDirectory()) await walk(full);
+        else if (entry.isFile()) {
+          if (out.length >= SKILL_MAX_FILES) throw invalid(`skill ${dir}: more than ${SKILL_MAX_FILES} files`);
+          if ((await stat(full)).size > SKILL_MAX_BYTES) throw invalid(`skill ${dir}: ${entry.name} is over 1 MiB`);
+          out.push({ path: relative(dir, full).split(sep).join('/'), content: await readFile(full, 'utf8') });
+        }
+        // Symlinks inside a skill are not followed.
+      }
+    };
+    await walk(dir);
+    return out.sort((a, b) => a.path.localeCompare(b.path));
+  }
+
+  /** `root/path`, refused when the path, or any existing part of it, resolves outside `root`. */
+  private async contained(root: string, path: string): Promise<string> {
+    const full = resolve(root, path);
+    if (!inside(root, full)) throw escape(path);
+    for (let at = full; ; at = dirname(at)) {
+      const exists = await lstat(at).then(
+        () => true,
+        () => false,
+      );
+      if (exists) {
+        const real = await realpath(at).catch(() => null);
+        if (real === null || !inside(root, real)) throw escape(path);
+        return full;
+      }
+      if (at === root) return full;
+    }
+  }
+}
+
+function inside(root: string, path: string): boolean {
+  return path === root || path.startsWith(root.endsWith(sep) ? root : root + sep);
+}
+
+function invalid(message: string): DomainError {
+  return new DomainError('invalid_input', message);
+}
+
+function escape(path: string): DomainError {
+  return new DomainError('apply_path_refused', `${path}: leads outside the target directory (symlink); refused`, { path });
+}

@@ -1,0 +1,184 @@
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { EventBus } from '../../bus/event-bus';
+import { DomainError } from '../../common/domain-error';
+import { AGENT_RUNTIMES } from '../../sessions/runtimes/runtime-catalog';
+import { findExecutable } from '../../sessions/runtimes/executable';
+import { EMIT_RUNTIMES, EmitRuntime, EmitWarning, SkillFiles, emitProfile } from '../emitters';
+import { LintFinding } from '../profile.lint';
+import { ProfileDoc, Runtime } from '../profile.schema';
+import { ProfilesService } from '../profiles.service';
+import { ApplyFs } from './apply-fs.port';
+import { FileAction, ApplyManifest, PlannedFile, manifestPath, nextManifest, parseManifest, planFiles } from './apply-plan';
+
+export interface ApplyRequest {
+  runtime?: Runtime;
+  dir?: string;
+}
+
+export interface PreviewResult {
+  runtime: EmitRuntime;
+  /** How the runtime was chosen: named (by the request or the profile) or resolved from `auto`. */
+  runtime_source: 'requested' | 'profile' | 'auto';
+  dir: string;
+  files: Array<{ path: string; content: string; action: FileAction }>;
+  warnings: EmitWarning[];
+  /** Lint errors and missing skills: apply refuses while there are any. */
+  errors: LintFinding[];
+}
+
+export interface ApplyResult {
+  runtime: EmitRuntime;
+  dir: string;
+  manifest: string;
+  files: Array<{ path: string; action: FileAction | 'overwritten' }>;
+  warnings: EmitWarning[];
+}
+
+export type ApplyTrigger = 'api' | 'auto_apply';
+
+interface Plan {
+  runtime: EmitRuntime;
+  runtime_source: PreviewResult['runtime_source'];
+  dir: string;
+  planned: PlannedFile[];
+  manifest: ApplyManifest | null;
+  warnings: EmitWarning[];
+  errors: LintFinding[];
+}
+
+/**
+ * Preview and apply: emits the profile for a runtime, merges the files into what is in the target directory,
+ * and (apply) writes them with a manifest under `.brainstem/` so re-applies are idempotent and hand edits show as drift.
+ */
+export class ProfileApplier {
+  constructor(
+    private readonly profiles: ProfilesService,
+    private readonly fs: ApplyFs,
+    private readonly bus: EventBus,
+    private readonly env: { serviceUrl: () => string; pathEnv: () => string; home?: string },
+  ) {}
+
+  async preview(id: string, req: ApplyRequest): Promise<PreviewResult> {
+    const plan = await this.plan(id, req);
+    return {
+      runtime: plan.runtime,
+      runtime_source: plan.runtime_source,
+      dir: plan.dir,
+      files: plan.planned.map(({ path, content, action }) => ({ path, content, action })),
+      warnings: plan.warnings,
+      errors: plan.errors,
+    };
+  }
+
+  async apply(id: string, req: ApplyRequest & { force?: boolean }, trigger: ApplyTrigger = 'api'): Promise<ApplyResult> {
+    let plan: Plan | null = null;
+    try {
+      plan = await this.plan(id, req);
+      const result = await this.write(id, plan, req.force === true);
+      await this.journal(id, trigger, plan.dir, plan.runtime, { ok: true, files: result.files, error: null });
+      return result;
+    } catch (e) {
+      if (e instanceof DomainError && e.code === 'not_found') throw e;
+      await this.journal(id, trigger, plan?.dir ?? req.dir ?? '', plan?.runtime ?? req.runtime ?? '', { ok: false, files: [], error: (e as Error).message });
+      throw e;
+    }
+  }
+
+  /** auto_apply: after a save, apply to `auto_apply_dir`; a failure is journaled, never fails the save. */
+  async autoApply(id: string, doc: ProfileDoc): Promise<void> {
+    await this.apply(id, { dir: doc.auto_apply_dir }, 'auto_apply').catch(() => undefined);
+  }
+
+  private async write(id: string, plan: Plan, force: boolean): Promise<ApplyResult> {
+    if (plan.errors.length) {
+      throw new DomainError('profile_has_errors', `profile ${id} has ${plan.errors.length} error(s); fix them before applying`, { errors: plan.errors });
+    }
+    const drift = plan.planned.filter((f) => f.action === 'drift').map((f) => f.path);
+    if (drift.length && !force) {
+      throw new DomainError('apply_drift', `changed since the last apply: ${drift.join(', ')}; apply with force: true to overwrite`, { files: drift });
+    }
+    const manifest = nextManifest(id, plan.runtime, plan.planned);
+    const manifestText = `${JSON.stringify(manifest, null, 2)}\n`;
+    const changed = plan.planned.filter((f) => f.action !== 'unchanged');
+    const manifestChanged = JSON.stringify(plan.manifest) !== JSON.stringify(manifest);
+    if (changed.length || manifestChanged) {
+      await this.fs.writeAll(plan.dir, [...changed, ...(manifestChanged ? [{ path: manifestPath(id), content: manifestText }] : [])]);
+    }
+    return {
+      runtime: plan.runtime,
+      dir: plan.dir,
+      manifest: manifestPath(id),
+      files: plan.planned.map((f) => ({ path: f.path, action: f.action === 'drift' ? 'overwritten' : f.action })),
+      warnings: plan.warnings,
+    };
+  }
+
+  private async plan(id: string, req: ApplyRequest): Promise<Plan> {
+    const { doc, lint } = await this.profiles.forApply(id);
+    const dir = await this.fs.targetDir(await this.targetDir(id, doc, req));
+    const { runtime, source } = this.runtime(doc, req, dir);
+    const { skills, errors: skillErrors } = runtime === 'claude-code' ? await this.skills(doc, dir) : { skills: [], errors: [] };
+    const emitted = emitProfile(runtime, doc, { profileId: id, serviceUrl: this.env.serviceUrl(), skills });
+    const existing = new Map<string, string | null>();
+    for (const file of emitted.files) existing.set(file.path, await this.fs.read(dir, file.path));
+    const manifest = parseManifest(await this.fs.read(dir, manifestPath(id)));
+    return {
+      runtime,
+      runtime_source: source,
+      dir,
+      planned: planFiles(emitted.files, existing, manifest, id),
+      manifest,
+      warnings: emitted.warnings,
+      errors: [...lint.errors, ...skillErrors],
+    };
+  }
+
+  /** The request's dir, else the profile's auto_apply_dir, else the one project bound to the profile. */
+  private async targetDir(id: string, doc: ProfileDoc, req: ApplyRequest): Promise<string> {
+    if (req.dir) return req.dir;
+    if (doc.auto_apply_dir) return doc.auto_apply_dir;
+    const bound = await this.profiles.boundProjects(id);
+    if (bound.length === 1) return bound[0];
+    throw new DomainError(
+      'invalid_input',
+      bound.length ? `dir: required (profile ${id} is bound to ${bound.length} projects)` : `dir: required (profile ${id} has no auto_apply_dir and no bound project)`,
+    );
+  }
+
+  private runtime(doc: ProfileDoc, req: ApplyRequest, dir: string): { runtime: EmitRuntime; source: PreviewResult['runtime_source'] } {
+    const named = req.runtime ?? doc.runtime;
+    if (named !== 'auto') return { runtime: named, source: req.runtime ? 'requested' : 'profile' };
+    const found = AGENT_RUNTIMES.find((a) => findExecutable(a.executable, this.env.pathEnv(), dir) !== null);
+    const runtime = EMIT_RUNTIMES.find((r) => r === found?.name);
+    if (!runtime) throw new DomainError('invalid_input', `runtime auto: none of ${AGENT_RUNTIMES.map((a) => a.executable).join(', ')} is on PATH; name a runtime`);
+    return { runtime, source: 'auto' };
+  }
+
+  /** Local skills: explicit path (must hold SKILL.md), else ~/.claude/skills/<name>, else <project>/.claude/skills/<name>. */
+  private async skills(doc: ProfileDoc, project: string): Promise<{ skills: SkillFiles[]; errors: LintFinding[] }> {
+    const skills: SkillFiles[] = [];
+    const errors: LintFinding[] = [];
+    for (const [i, skill] of doc.skills.entries()) {
+      if (skill.source !== 'local') continue;
+      const candidates = skill.path
+        ? [this.profiles.skillDir(doc, skill.path)]
+        : [join(this.env.home ?? homedir(), '.claude/skills', skill.name), join(project, '.claude/skills', skill.name)];
+      let files: SkillFiles['files'] | null = null;
+      for (const dir of candidates) if (!files) files = await this.fs.readSkill(dir);
+      if (files) skills.push({ name: skill.name, files });
+      else errors.push({ path: `skills[${i}]`, code: 'skill_missing_file', message: `skill ${skill.name}: no SKILL.md in ${candidates.join(' or ')}` });
+    }
+    return { skills, errors };
+  }
+
+  private async journal(
+    id: string,
+    trigger: ApplyTrigger,
+    dir: string,
+    runtime: string,
+    result: { ok: boolean; files: ApplyResult['files']; error: string | null },
+  ): Promise<void> {
+    await this.bus.emit(`profile-${id}`, [{ type: 'profile.applied', data: { id, trigger, dir, runtime, ...result } }]);
+  }
+}

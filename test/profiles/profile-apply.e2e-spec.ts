@@ -1,0 +1,220 @@
+import { existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { parse as parseToml } from 'smol-toml';
+import { Journal } from '../../src/journal/journal.port';
+import { JOURNAL } from '../../src/journal/journal.tokens';
+import { tempDir } from '../support/temp-dir';
+import { TestApp, startTestApp } from '../support/test-app';
+
+const API = '/api/v1/agent-profiles';
+const FAKE_BIN = resolve(__dirname, '../fixtures/bin');
+
+describe('Agent Profile preview and apply (HTTP, real temp dirs)', () => {
+  let t: TestApp;
+  let work: { path: string; remove: () => void };
+  let n = 0;
+  /** A fresh, empty target directory per test. */
+  const target = () => {
+    const dir = join(work.path, `t${++n}`);
+    mkdirSync(dir);
+    return dir;
+  };
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    work = tempDir('brainstem-apply-');
+  });
+  afterAll(async () => {
+    await t.close();
+    work.remove();
+  });
+
+  const get = (url: string) => t.inject({ method: 'GET', url });
+  const post = (url: string, payload: object = {}) => t.inject({ method: 'POST', url, payload });
+  const apply = (id: string, body: object) => post(`${API}/${id}/apply`, body);
+  const preview = (id: string, q: Record<string, string>) => get(`${API}/${id}/preview?${new URLSearchParams(q).toString()}`);
+  const read = (dir: string, path: string) => readFileSync(join(dir, path), 'utf8');
+  const actions = (files: Array<{ path: string; action: string }>) => Object.fromEntries(files.map((f) => [f.path, f.action]));
+
+  it('previews without writing anything', async () => {
+    // Given an empty directory; When previewing the code reviewer for claude-code
+    const dir = target();
+    const res = await preview('code-reviewer', { runtime: 'claude-code', dir });
+    // Then every file is a create, with its content, and the directory stays empty
+    expect(res.statusCode).toBe(200);
+    const body = res.json();
+    expect(body).toMatchObject({ runtime: 'claude-code', runtime_source: 'requested', errors: [] });
+    expect(actions(body.files)).toEqual({
+      '.claude/settings.json': 'create',
+      '.claude/agents/code-reviewer.md': 'create',
+      '.mcp.json': 'create',
+    });
+    expect(JSON.parse(body.files[0].content).permissions.defaultMode).toBe('plan');
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('resolves runtime auto to the first installed runtime and says so', async () => {
+    const dir = target();
+    const saved = process.env.PATH;
+    try {
+      // Given only the fake claude on PATH
+      process.env.PATH = FAKE_BIN;
+      const res = await preview('coding-assistant', { dir });
+      // Then auto resolves to claude-code
+      expect(res.json()).toMatchObject({ runtime: 'claude-code', runtime_source: 'auto' });
+      // And with nothing on PATH, auto is a 400 that names the executables looked for
+      process.env.PATH = work.path;
+      const none = await preview('coding-assistant', { dir });
+      expect(none.statusCode).toBe(400);
+      expect(none.json().message).toContain('claude, codex, gemini, opencode');
+    } finally {
+      process.env.PATH = saved;
+    }
+  });
+
+  it('applies, writes a manifest, and a re-apply is idempotent', async () => {
+    const dir = target();
+    // When applying the documentation writer
+    const first = await apply('documentation-writer', { runtime: 'claude-code', dir });
+    expect(first.statusCode).toBe(200);
+    expect(new Set(Object.values(actions(first.json().files)))).toEqual(new Set(['create']));
+    const manifest = JSON.parse(read(dir, '.brainstem/applied-documentation-writer.json'));
+    expect(Object.keys(manifest.files).sort()).toEqual(['.claude/agents/documentation-writer.md', '.claude/rules/documentation-writer-1.md', '.claude/settings.json', '.mcp.json']);
+    expect(manifest.files['.mcp.json']).toMatch(/^[0-9a-f]{64}$/);
+    // Then a second apply changes nothing
+    const second = await apply('documentation-writer', { runtime: 'claude-code', dir });
+    expect(new Set(Object.values(actions(second.json().files)))).toEqual(new Set(['unchanged']));
+    expect(read(dir, '.claude/rules/documentation-writer-1.md')).toContain("paths:\n  - '**/*.md'");
+    // And no temp file is left behind
+    expect(readdirSync(join(dir, '.claude')).filter((f) => f.includes('.tmp'))).toEqual([]);
+  });
+
+  it('merges into existing files: keys the user set survive', async () => {
+    // Given a settings.json and an AGENTS.md the user wrote
+    const dir = target();
+    mkdirSync(join(dir, '.claude'));
+    writeFileSync(join(dir, '.claude/settings.json'), JSON.stringify({ env: { FOO: '1' }, permissions: { defaultMode: 'default', additionalDirectories: ['../lib'] } }));
+    writeFileSync(join(dir, '.mcp.json'), JSON.stringify({ mcpServers: { github: { type: 'http', url: 'https://example.com/mcp' } } }));
+    mkdirSync(join(dir, '.codex'));
+    writeFileSync(join(dir, '.codex/config.toml'), 'model = "o3"\nnotify = ["say"]\n');
+    writeFileSync(join(dir, 'AGENTS.md'), '# Our project\n\nUse pnpm.\n');
+    // When applying for claude-code and for codex
+    expect((await apply('code-reviewer', { runtime: 'claude-code', dir })).json().files[0]).toEqual({ path: '.claude/settings.json', action: 'update' });
+    expect((await apply('code-reviewer', { runtime: 'codex', dir })).statusCode).toBe(200);
+    // Then the profile's keys are set and the user's keys are still there
+    const settings = JSON.parse(read(dir, '.claude/settings.json'));
+    expect(settings.env).toEqual({ FOO: '1' });
+    expect(settings.permissions).toMatchObject({ defaultMode: 'plan', additionalDirectories: ['../lib'] });
+    expect(Object.keys(JSON.parse(read(dir, '.mcp.json')).mcpServers)).toEqual(['github', 'brainstem']);
+    const codex = parseToml(read(dir, '.codex/config.toml'));
+    expect(codex).toMatchObject({ model: 'o3', notify: ['say'], sandbox_mode: 'read-only' });
+    const agents = read(dir, 'AGENTS.md');
+    expect(agents.startsWith('# Our project\n\nUse pnpm.\n\n<!-- brainstem:profile code-reviewer begin -->')).toBe(true);
+    // And re-applying replaces the block instead of adding a second one
+    await apply('code-reviewer', { runtime: 'codex', dir });
+    expect(read(dir, 'AGENTS.md')).toBe(agents);
+  });
+
+  it('reports a file edited since the last apply as drift and overwrites it only with force', async () => {
+    // Given an applied profile whose settings.json the user then edited
+    const dir = target();
+    await apply('researcher', { runtime: 'claude-code', dir });
+    const edited = read(dir, '.claude/settings.json').replace('"plan"', '"acceptEdits"');
+    writeFileSync(join(dir, '.claude/settings.json'), edited);
+    // When previewing: Then the file is drift
+    expect(actions((await preview('researcher', { runtime: 'claude-code', dir })).json().files)['.claude/settings.json']).toBe('drift');
+    // When applying without force: Then 409 naming the file, and the edit is kept
+    const refused = await apply('researcher', { runtime: 'claude-code', dir });
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json()).toMatchObject({ code: 'apply_drift', details: { files: ['.claude/settings.json'] } });
+    expect(read(dir, '.claude/settings.json')).toBe(edited);
+    // When applying with force: Then the profile's value is back and the next preview is clean
+    const forced = await apply('researcher', { runtime: 'claude-code', dir, force: true });
+    expect(actions(forced.json().files)['.claude/settings.json']).toBe('overwritten');
+    expect(JSON.parse(read(dir, '.claude/settings.json')).permissions.defaultMode).toBe('plan');
+    expect(new Set(Object.values(actions((await preview('researcher', { runtime: 'claude-code', dir })).json().files)))).toEqual(new Set(['unchanged']));
+  });
+
+  it('refuses a symlink that leads outside the target directory, writing nothing', async () => {
+    // Given .claude is a symlink to a directory outside the target
+    const dir = target();
+    const outside = target();
+    symlinkSync(outside, join(dir, '.claude'));
+    // When applying: Then 400 and nothing is written on either side
+    const res = await apply('coding-assistant', { runtime: 'claude-code', dir });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ code: 'apply_path_refused' });
+    expect(readdirSync(outside)).toEqual([]);
+    expect(readdirSync(dir)).toEqual(['.claude']);
+  });
+
+  it('refuses a profile that uses the reserved MCP server name, and one with lint errors; preview shows the findings', async () => {
+    const dir = target();
+    const reserved = await post(API, { name: 'Reserved', tools: { mcp_servers: { brainstem: { type: 'http', url: 'https://x.example/mcp' } } } });
+    const bypass = await post(API, { name: 'Bypass', permissions: { mode: 'bypassPermissions' } });
+    for (const [res, code] of [[reserved, 'reserved_mcp_server_name'], [bypass, 'bypass_permissions_shared']] as const) {
+      const id = res.json().id as string;
+      const shown = await preview(id, { runtime: 'claude-code', dir });
+      expect(shown.json().errors.map((e: { code: string }) => e.code)).toContain(code);
+      const refused = await apply(id, { runtime: 'claude-code', dir });
+      expect(refused.statusCode).toBe(422);
+      expect(refused.json()).toMatchObject({ code: 'profile_has_errors' });
+      expect(refused.json().details.errors.map((e: { code: string }) => e.code)).toContain(code);
+    }
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('answers 4xx for an unknown runtime, a missing or relative dir, an unknown profile, unknown fields', async () => {
+    const dir = target();
+    expect((await apply('coding-assistant', { runtime: 'vim', dir })).statusCode).toBe(400);
+    expect((await preview('coding-assistant', { runtime: 'command', dir })).statusCode).toBe(400);
+    const missing = await apply('coding-assistant', { runtime: 'codex', dir: join(dir, 'nope') });
+    expect(missing.statusCode).toBe(400);
+    expect(missing.json().message).toContain('does not exist');
+    expect((await apply('coding-assistant', { runtime: 'codex', dir: 'relative/dir' })).statusCode).toBe(400);
+    expect((await apply('coding-assistant', { runtime: 'codex' })).json().message).toContain('dir: required');
+    expect((await apply('no-such-profile', { runtime: 'codex', dir })).statusCode).toBe(404);
+    expect((await apply('coding-assistant', { runtime: 'codex', dir, overwrite: true })).statusCode).toBe(400);
+  });
+
+  it('copies local skills for claude-code; a missing skill is an error in preview and apply', async () => {
+    // Given a skill directory and a profile naming it by path, and one naming a skill that does not exist
+    const dir = target();
+    const skill = join(work.path, 'skills/release-notes');
+    mkdirSync(join(skill, 'scripts'), { recursive: true });
+    writeFileSync(join(skill, 'SKILL.md'), '---\nname: release-notes\ndescription: Writes release notes\n---\nSteps.\n');
+    writeFileSync(join(skill, 'scripts/collect.sh'), 'git log --oneline\n');
+    const withSkill = (await post(API, { name: 'Skilled', skills: [{ name: 'release-notes', path: skill }, { name: 'remote', source: 'git' }] })).json().id as string;
+    const missing = (await post(API, { name: 'Skill Missing', skills: [{ name: 'not-there-anywhere' }] })).json().id as string;
+    // When applying the first: Then the skill is copied and named in the agent file; git skills are warned
+    const res = await apply(withSkill, { runtime: 'claude-code', dir });
+    expect(res.statusCode).toBe(200);
+    expect(read(dir, '.claude/skills/release-notes/scripts/collect.sh')).toBe('git log --oneline\n');
+    expect(read(dir, `.claude/agents/${withSkill}.md`)).toContain('skills:\n  - release-notes');
+    expect(res.json().warnings.map((w: { code: string }) => w.code)).toContain('skill_not_injected');
+    // When previewing the second: Then an error; applying it is refused
+    expect((await preview(missing, { runtime: 'claude-code', dir })).json().errors[0]).toMatchObject({ path: 'skills[0]', code: 'skill_missing_file' });
+    expect((await apply(missing, { runtime: 'claude-code', dir })).statusCode).toBe(422);
+  });
+
+  it('applies a profile saved with auto_apply_dir there, and journals the result', async () => {
+    // Given a directory; When a profile is created with auto_apply_dir pointing at it
+    const dir = target();
+    const created = await post(API, { name: 'Auto Applied', target_runtime: 'opencode', auto_apply_dir: dir });
+    expect(created.statusCode).toBe(201);
+    const id = created.json().id as string;
+    // Then its files are there
+    expect(JSON.parse(read(dir, 'opencode.json')).default_agent).toBe(id);
+    expect(existsSync(join(dir, `.opencode/agent/${id}.md`))).toBe(true);
+    // And the journal has the apply, with what it did
+    const events = await t.app.get<Journal>(JOURNAL).readStream(`profile-${id}`);
+    const applied = events.find((e) => e.type === 'profile.applied');
+    expect(applied?.data).toMatchObject({ id, trigger: 'auto_apply', dir, runtime: 'opencode', ok: true, error: null });
+    // And a save that cannot apply (dir removed) still saves, and journals the failure
+    const gone = join(dir, 'gone');
+    const updated = await t.inject({ method: 'PATCH', url: `${API}/${id}`, payload: { auto_apply_dir: gone } });
+    expect(updated.statusCode).toBe(200);
+    const last = (await t.app.get<Journal>(JOURNAL).readStream(`profile-${id}`)).filter((e) => e.type === 'profile.applied').pop();
+    expect(last?.data).toMatchObject({ ok: false, trigger: 'auto_apply' });
+  });
+});
