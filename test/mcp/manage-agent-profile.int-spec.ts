@@ -1,0 +1,75 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { TestApp, startTestApp } from '../support/test-app';
+import { call, httpClient } from './mcp-client';
+
+/** manage_agent_profile over MCP: every action the tool offers, on the same ProfilesService as REST. */
+describe('manage_agent_profile over MCP', () => {
+  let t: TestApp;
+  let brain: Client;
+
+  beforeEach(async () => {
+    t = await startTestApp({}, { listen: true });
+    brain = await httpClient(t.url);
+  });
+  afterEach(async () => {
+    await brain.close();
+    await t.close();
+  });
+
+  const profileTool = (args: Record<string, unknown>) => call(brain, 'manage_agent_profile', args);
+
+  it('list, create, read, update, search, remember, delete', async () => {
+    const listed = await profileTool({ action: 'list' });
+    expect(listed.json.default_profile_id).toBe('coding-assistant');
+    expect(listed.json.profiles.map((p: { id: string }) => p.id)).toContain('researcher');
+
+    const created = await profileTool({ action: 'create', profile: { name: 'Billing Fixer', description: 'Fixes billing bugs', target_runtime: 'claude-code', instructions: { system_prompt: 'Be careful with money.' } } });
+    expect(created.isError).toBe(false);
+    const id = created.json.profile.id as string;
+    expect(id).toBe('billing-fixer');
+
+    const read = await profileTool({ action: 'read', profile_id: id });
+    expect(read.json.profile).toMatchObject({ id, name: 'Billing Fixer', target_runtime: 'claude-code' });
+    expect(read.json.lint).toMatchObject({ valid: true });
+
+    expect((await profileTool({ action: 'update', profile_id: id, profile: { description: 'Fixes billing and invoicing bugs' } })).json.profile.description).toBe('Fixes billing and invoicing bugs');
+
+    const found = await profileTool({ action: 'search', query: 'INVOICING billing' });
+    expect(found.json.matches).toEqual([expect.objectContaining({ id, matched_in: ['name', 'description'] })]);
+    expect((await profileTool({ action: 'search', query: 'money' })).json.matches.map((m: { id: string }) => m.id)).toEqual([id]);
+    expect((await profileTool({ action: 'search', query: 'no-such-word-anywhere' })).json.matches).toEqual([]);
+
+    await profileTool({ action: 'remember', profile_id: id, text: 'Never round amounts.' });
+    const twice = await profileTool({ action: 'remember', profile_id: id, text: 'Use integer cents.' });
+    expect(twice.json.profile.instructions.system_prompt).toBe('Be careful with money.\n\nRemembered rules:\n- Never round amounts.\n- Use integer cents.');
+    const scoped = await profileTool({ action: 'remember', profile_id: id, text: 'Migrations are append-only.', glob: 'db/migrations/**' });
+    expect(scoped.json.profile.instructions.rules).toEqual([{ glob: 'db/migrations/**', instruction: 'Migrations are append-only.' }]);
+    expect((await profileTool({ action: 'search', query: 'append-only' })).json.matches).toEqual([expect.objectContaining({ id, matched_in: ['instructions'] })]);
+
+    // The REST API sees the same profile: one service behind both.
+    expect((await t.inject({ method: 'GET', url: `/api/v1/agent-profiles/${id}` })).json()).toMatchObject({ id, description: 'Fixes billing and invoicing bugs' });
+
+    expect((await profileTool({ action: 'delete', profile_id: id })).json).toEqual({ deleted: id });
+    expect(await profileTool({ action: 'read', profile_id: id })).toMatchObject({ isError: true, text: `not_found: no profile ${id}` });
+  });
+
+  it('generate picks the closest template, saves it, and previews with save:false', async () => {
+    const preview = await profileTool({ action: 'generate', description: 'Audit our services for vulnerabilities and leaked secrets', save: false });
+    expect(preview.json).toMatchObject({ saved: false, template_id: 'security-auditor' });
+    expect((await profileTool({ action: 'list' })).json.profiles).toHaveLength(8);
+
+    const saved = await profileTool({ action: 'generate', description: 'Audit our services for vulnerabilities and leaked secrets', name: 'Sec Sweep' });
+    expect(saved.json).toMatchObject({ saved: true, template_id: 'security-auditor', profile: { id: 'sec-sweep', name: 'Sec Sweep', source: 'user', locked: false } });
+    expect(saved.json.profile.permissions).toEqual(preview.json.profile.permissions);
+    expect(saved.json.profile.instructions.system_prompt).toContain('purpose: Audit our services');
+  });
+
+  it('refuses what a profile cannot take, readably', async () => {
+    expect(await profileTool({ action: 'remember', profile_id: 'researcher', text: 'x' })).toMatchObject({ isError: true, text: expect.stringContaining('profile_locked: profile researcher is locked') });
+    expect(await profileTool({ action: 'delete', profile_id: 'coding-assistant' })).toMatchObject({ isError: true, text: expect.stringContaining('profile_locked') });
+    expect(await profileTool({ action: 'create', profile: { description: 'no name' } })).toMatchObject({ isError: true, text: expect.stringContaining('invalid_input: name') });
+    expect(await profileTool({ action: 'create', profile: { name: 'Researcher' } })).toMatchObject({ isError: true, text: expect.stringContaining('profile_name_taken') });
+    expect(await profileTool({ action: 'update', profile_id: 'nope', profile: { description: 'x' } })).toMatchObject({ isError: true, text: expect.stringContaining('not_found') });
+    expect(await profileTool({ action: 'generate', description: 'x', glob: '*' })).toMatchObject({ isError: true, text: expect.stringContaining('glob: not used by action generate') });
+  });
+});
