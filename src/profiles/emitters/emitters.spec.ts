@@ -1,0 +1,137 @@
+import { load } from 'js-yaml';
+import { parse as parseToml } from 'smol-toml';
+import { normalizeDocument } from '../profile.schema';
+import { emitProfile } from './index';
+
+const CTX = { profileId: 'rich', serviceUrl: 'http://127.0.0.1:4820/', skills: [{ name: 'lint', files: [{ path: 'SKILL.md', content: '---\nname: lint\n---\n' }] }] };
+
+/** A profile that uses every mapped field. */
+const RICH = normalizeDocument({
+  name: 'Rich',
+  description: 'Uses everything',
+  model: { model: 'claude-opus-4-8', provider: 'anthropic', fallback: ['claude-sonnet-4-6', 'claude-haiku-4-5'], options: { effort: 'high' } },
+  instructions: { system_prompt: 'Be careful.', files: ['docs/STYLE.md'], rules: [{ glob: 'src/**/*.ts', instruction: 'No any.' }] },
+  tools: {
+    builtin: ['Read', 'Bash'],
+    deny: ['WebFetch'],
+    mcp_servers: { github: { type: 'stdio', command: 'npx', args: ['-y', 'gh-mcp'], env: { GH_TOKEN: '${GH_TOKEN}' } }, docs: { type: 'http', url: 'https://docs.example/mcp' } },
+  },
+  permissions: { mode: 'acceptEdits', allow: ['Bash(npm test *)'], deny: ['Bash(rm *)'], ask: ['Bash(git push *)'] },
+  skills: [{ name: 'lint', source: 'local' }],
+  hooks: {
+    SessionStart: [
+      { type: 'command', command: './start.sh', timeout: 10 },
+      { type: 'http', url: 'https://hooks.example/start', timeout: 5 },
+    ],
+    PreToolUse: [
+      { type: 'command', command: './guard.sh', matcher: 'Bash', timeout: 30 },
+      { type: 'prompt', prompt: 'Is this safe?', matcher: 'Bash', timeout: 20 },
+    ],
+  },
+});
+
+const file = (runtime: Parameters<typeof emitProfile>[0], path: string) => {
+  const result = emitProfile(runtime, RICH, CTX);
+  return { content: result.files.find((f) => f.path === path)!.content, warnings: result.warnings };
+};
+
+describe('claude-code emitter', () => {
+  it('maps permissions (tools.deny merged into deny), hooks grouped by matcher, model and effort', () => {
+    // Given the rich profile; When emitted; Then settings.json carries each mapped field
+    const settings = JSON.parse(file('claude-code', '.claude/settings.json').content);
+    expect(settings.permissions).toEqual({ defaultMode: 'acceptEdits', allow: ['Bash(npm test *)'], deny: ['Bash(rm *)', 'WebFetch'], ask: ['Bash(git push *)'] });
+    expect(settings.model).toBe('claude-opus-4-8');
+    expect(settings.effortLevel).toBe('high');
+    expect(settings.hooks.PreToolUse).toEqual([
+      { matcher: 'Bash', hooks: [{ type: 'command', command: './guard.sh', timeout: 30 }, { type: 'prompt', prompt: 'Is this safe?', timeout: 20 }] },
+    ]);
+  });
+
+  it('keeps only command handlers on SessionStart and warns about the skipped one', () => {
+    const { content, warnings } = file('claude-code', '.claude/settings.json');
+    expect(JSON.parse(content).hooks.SessionStart).toEqual([{ hooks: [{ type: 'command', command: './start.sh', timeout: 10 }] }]);
+    expect(warnings).toContainEqual({ code: 'hook_skipped', message: expect.stringContaining('hooks.SessionStart[1]') });
+  });
+
+  it('uses the model, warns that fallbacks past the first are ignored, and uses the first fallback when no model is set', () => {
+    expect(file('claude-code', '.claude/settings.json').warnings).toContainEqual({ code: 'fallback_ignored', message: expect.stringContaining('claude-haiku-4-5') });
+    const noModel = normalizeDocument({ name: 'F', model: { fallback: ['sonnet'] } });
+    expect(JSON.parse(emitProfile('claude-code', noModel, CTX).files[0].content).model).toBe('sonnet');
+  });
+
+  it('writes the agent file with frontmatter and @file references, MCP servers with the reserved one, rules and skills', () => {
+    const agent = file('claude-code', '.claude/agents/rich.md').content;
+    const [, head, body] = /^---\n([\s\S]*?)\n---\n([\s\S]*)$/.exec(agent)!;
+    expect(load(head)).toEqual({ name: 'rich', description: 'Uses everything', tools: 'Read, Bash', disallowedTools: 'WebFetch', model: 'claude-opus-4-8', permissionMode: 'acceptEdits', skills: ['lint'] });
+    expect(body).toBe('Be careful.\n\n@docs/STYLE.md\n');
+    expect(JSON.parse(file('claude-code', '.mcp.json').content).mcpServers).toEqual({
+      github: { type: 'stdio', command: 'npx', args: ['-y', 'gh-mcp'], env: { GH_TOKEN: '${GH_TOKEN}' } },
+      docs: { type: 'http', url: 'https://docs.example/mcp' },
+      brainstem: { type: 'http', url: 'http://127.0.0.1:4820/mcp', headers: { 'X-Brainstem-Session': '${BRAINSTEM_SESSION_ID}' } },
+    });
+    expect(file('claude-code', '.claude/rules/rich-1.md').content).toBe("---\npaths:\n  - src/**/*.ts\n---\nNo any.\n");
+    expect(file('claude-code', '.claude/skills/lint/SKILL.md').content).toBe('---\nname: lint\n---\n');
+  });
+});
+
+describe('codex emitter', () => {
+  it('writes model, reasoning effort, mode and MCP servers as TOML, and warns about what it cannot map', () => {
+    const { content, warnings } = file('codex', '.codex/config.toml');
+    expect(parseToml(content)).toEqual({
+      model: 'claude-opus-4-8',
+      model_reasoning_effort: 'high',
+      approval_policy: 'on-request',
+      sandbox_mode: 'workspace-write',
+      mcp_servers: {
+        github: { command: 'npx', args: ['-y', 'gh-mcp'], env: { GH_TOKEN: '${GH_TOKEN}' } },
+        docs: { url: 'https://docs.example/mcp' },
+        brainstem: { url: 'http://127.0.0.1:4820/mcp', env_http_headers: { 'X-Brainstem-Session': 'BRAINSTEM_SESSION_ID' } },
+      },
+    });
+    const messages = warnings.map((w) => w.message).join('\n');
+    for (const gap of ['built-in tool allowlist', 'allow rules', 'deny rules', 'ask rules', 'model_provider', 'hooks.PreToolUse', 'fallback', 'skill lint']) expect(messages).toContain(gap);
+  });
+
+  it('puts the instructions and path rules in a marked AGENTS.md block', () => {
+    expect(file('codex', 'AGENTS.md').content).toBe(
+      '<!-- brainstem:profile rich begin -->\n# Rich\n\nBe careful.\n\nAlso read these files:\n- docs/STYLE.md\n\n## Path rules\n- When working on files matching `src/**/*.ts`: No any.\n<!-- brainstem:profile rich end -->\n',
+    );
+  });
+});
+
+describe('gemini-cli emitter', () => {
+  it('maps hooks to BeforeTool with timeouts in milliseconds, command handlers only', () => {
+    const { content, warnings } = file('gemini-cli', '.gemini/settings.json');
+    const settings = JSON.parse(content);
+    expect(settings.hooks).toEqual({
+      SessionStart: [{ hooks: [{ type: 'command', command: './start.sh', timeout: 10000 }] }],
+      BeforeTool: [{ matcher: 'Bash', hooks: [{ type: 'command', command: './guard.sh', timeout: 30000 }] }],
+    });
+    expect(warnings.filter((w) => w.code === 'hook_skipped')).toHaveLength(2);
+    expect(settings.general).toEqual({ defaultApprovalMode: 'auto_edit' });
+    expect(settings.tools).toEqual({ core: ['read_file', 'run_shell_command'], exclude: ['web_fetch'] });
+    expect(settings.mcpServers.brainstem).toEqual({ httpUrl: 'http://127.0.0.1:4820/mcp', headers: { 'X-Brainstem-Session': '${BRAINSTEM_SESSION_ID}' } });
+  });
+
+  it('cannot set bypassPermissions in settings: warns and leaves the mode unset', () => {
+    const result = emitProfile('gemini-cli', normalizeDocument({ name: 'B', permissions: { mode: 'bypassPermissions', allow: [], deny: [], ask: [] } }), CTX);
+    expect(JSON.parse(result.files[0].content).general).toBeUndefined();
+    expect(result.warnings[0].message).toContain('YOLO');
+  });
+});
+
+describe('opencode emitter', () => {
+  it('warns that opencode has no declarative hooks, maps provider/model, and orders rules so deny wins', () => {
+    const { content, warnings } = file('opencode', '.opencode/agent/rich.md');
+    const fm = load(/^---\n([\s\S]*?)\n---\n/.exec(content)![1]) as Record<string, unknown>;
+    expect(fm.model).toBe('anthropic/claude-opus-4-8');
+    expect(fm.permission).toEqual({ edit: 'allow', bash: { '*': 'ask', 'npm test *': 'allow', 'git push *': 'ask', 'rm *': 'deny' }, webfetch: 'deny' });
+    expect(warnings.filter((w) => w.code === 'hook_skipped').map((w) => w.message)).toEqual([
+      expect.stringContaining('hooks.SessionStart'),
+      expect.stringContaining('hooks.PreToolUse'),
+    ]);
+    const config = JSON.parse(file('opencode', 'opencode.json').content);
+    expect(config.mcp.github).toEqual({ type: 'local', command: ['npx', '-y', 'gh-mcp'], environment: { GH_TOKEN: '${GH_TOKEN}' }, enabled: true });
+    expect(config.mcp.brainstem.headers).toEqual({ 'X-Brainstem-Session': '{env:BRAINSTEM_SESSION_ID}' });
+  });
+});
