@@ -26,13 +26,13 @@ import { registerWorkerTools } from './worker.tools';
     },
     {
       provide: ToolRegistry,
-      inject: [SupervisionService, ChatService, SessionsService, ProfilesService],
-      useFactory: (supervision: SupervisionService, chat: ChatService, sessions: SessionsService, profiles: ProfilesService) => {
+      inject: [SupervisionService, ChatService, SessionsService, ProfilesService, EventBus],
+      useFactory: (supervision: SupervisionService, chat: ChatService, sessions: SessionsService, profiles: ProfilesService, bus: EventBus) => {
         const registry = new ToolRegistry();
         registerSupervisionTools(registry, supervision, chat);
         registerSessionTools(registry, sessions, profiles);
         registerProfileTools(registry, profiles);
-        registerWorkerTools(registry, sessions);
+        registerWorkerTools(registry, sessions, bus);
         return registry;
       },
     },

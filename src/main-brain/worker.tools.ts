@@ -1,3 +1,6 @@
+import { ReplaySubject, filter, firstValueFrom } from 'rxjs';
+import { EventBus } from '../bus/event-bus';
+import { DomainEventOf } from '../bus/domain-event';
 import { DomainError } from '../common/domain-error';
 import { PROGRESS_STATUSES, Signal } from '../sessions/session.dto';
 import { SessionsService } from '../sessions/sessions.service';
@@ -28,7 +31,7 @@ function callerSession(sessions: SessionsService, ctx: ToolContext, named: strin
 }
 
 /** The seed's worker tools: each one is a signal on the caller's own session (same path as POST …/signals). */
-export function registerWorkerTools(registry: ToolRegistry, sessions: SessionsService): void {
+export function registerWorkerTools(registry: ToolRegistry, sessions: SessionsService, bus: EventBus): void {
   const signal = async (named: string | undefined, ctx: ToolContext, body: Signal) => {
     const s = await sessions.signal(callerSession(sessions, ctx, named), body);
     return { session: { id: s.id, alias: s.alias, state: s.state, state_label: s.state_label, last_progress: s.last_progress } };
@@ -72,4 +75,53 @@ export function registerWorkerTools(registry: ToolRegistry, sessions: SessionsSe
     parameters: { type: 'object', properties: { query: text, session: ownSession }, required: ['query'], additionalProperties: false },
     handler: (a, ctx) => signal(a.session, ctx, { type: 'request_context', query: a.query }),
   });
+
+  registry.register<{ tool_name: string; input: Record<string, unknown>; tool_use_id?: string }>({
+    name: PERMISSION_PROMPT_TOOL,
+    audience: 'worker',
+    description:
+      `Claude Code's permission prompt tool (--permission-prompt-tool mcp__brainstem__${PERMISSION_PROMPT_TOOL}): puts your session in 待授权 ` +
+      'and answers once the supervisor or the user resolves it, as {"behavior":"allow","updatedInput":…} or {"behavior":"deny","message":…}.',
+    parameters: {
+      type: 'object',
+      properties: {
+        tool_name: { type: 'string', minLength: 1, maxLength: 200 },
+        input: { type: 'object' },
+        tool_use_id: { type: 'string', maxLength: 200 },
+      },
+      required: ['tool_name', 'input'],
+      additionalProperties: false,
+    },
+    handler: (a, ctx) => awaitPermission(sessions, bus, callerSession(sessions, ctx, undefined), a.tool_name, a.input),
+  });
+}
+
+export const PERMISSION_PROMPT_TOOL = 'permission_prompt';
+
+type PermissionAnswer = { behavior: 'allow'; updatedInput: Record<string, unknown> } | { behavior: 'deny'; message: string };
+type Outcome = DomainEventOf<'session.permission_resolved'> | DomainEventOf<'session.exited'>;
+
+/**
+ * Raises a permission request on the caller's session and waits for its resolution (or the session's exit).
+ * The subscription starts before the request so a resolution that comes quickly is not missed.
+ */
+async function awaitPermission(sessions: SessionsService, bus: EventBus, sessionId: string, tool: string, input: Record<string, unknown>): Promise<PermissionAnswer> {
+  const outcomes = new ReplaySubject<Outcome>();
+  const stream = `session-${sessionId}`;
+  const sub = bus
+    .ofType('session.permission_resolved', 'session.exited')
+    .pipe(filter((e) => e.stream === stream))
+    .subscribe(outcomes);
+  try {
+    const status = await sessions.signal(sessionId, { type: 'permission_request', tool, input });
+    const requestId = status.pending?.kind === 'permission' ? status.pending.request_id : null;
+    if (!requestId) throw new DomainError('conflict', `session ${status.alias} did not record the permission request`);
+    const outcome = await firstValueFrom(outcomes.pipe(filter((e) => e.type === 'session.exited' || e.data.request_id === requestId)));
+    if (outcome.type === 'session.exited') return { behavior: 'deny', message: 'the session exited before the request was resolved' };
+    return outcome.data.decision === 'allow'
+      ? { behavior: 'allow', updatedInput: input }
+      : { behavior: 'deny', message: outcome.data.reason ?? 'denied by the supervisor' };
+  } finally {
+    sub.unsubscribe();
+  }
 }

@@ -21,7 +21,7 @@ const MAIN_TOOLS = [
   'stop_session',
   'supervision_status',
 ];
-const WORKER_TOOLS = ['ask_human', 'notify_blocked', 'report_progress', 'request_context'];
+const WORKER_TOOLS = ['ask_human', 'notify_blocked', 'permission_prompt', 'report_progress', 'request_context'];
 
 describe('MCP over streamable HTTP (the SDK client against /mcp)', () => {
   let t: TestApp;
@@ -105,6 +105,24 @@ describe('MCP over streamable HTTP (the SDK client against /mcp)', () => {
     expect(asked.json.session).toMatchObject({ id: a.id, state: 'pending_decision' });
     const other = (await t.inject({ method: 'GET', url: `/api/v1/coding-sessions/${b.id}` })).json() as Json;
     expect(other).toMatchObject({ state: 'working', last_progress: null });
+  });
+
+  it("permission_prompt (Claude Code's --permission-prompt-tool) waits in 待授权 until the brain resolves it", async () => {
+    const w = await startWorker();
+    const brain = await connect();
+    const worker = await connect({ session: w.id });
+    const status = async () => (await t.inject({ method: 'GET', url: `/api/v1/coding-sessions/${w.id}` })).json() as Json;
+
+    const asking = call(worker, 'permission_prompt', { tool_name: 'Bash', input: { command: 'npm test' }, tool_use_id: 'tu_1' });
+    await waitFor(async () => (await status()).state === 'pending_authorization', { what: 'pending_authorization' });
+    expect((await status()).pending).toMatchObject({ kind: 'permission', tool: 'Bash' });
+    expect((await call(brain, 'resolve_permission', { session: w.alias, decision: 'allow' })).isError).toBe(false);
+    expect((await asking).json).toEqual({ behavior: 'allow', updatedInput: { command: 'npm test' } });
+
+    const again = call(worker, 'permission_prompt', { tool_name: 'Bash', input: { command: 'rm -rf /' } });
+    await waitFor(async () => (await status()).state === 'pending_authorization', { what: 'the second request' });
+    await call(brain, 'resolve_permission', { session: w.id, decision: 'deny', reason: 'never' });
+    expect((await again).json).toEqual({ behavior: 'deny', message: 'never' });
   });
 
   it('answers bad input with isError results and keeps the connection usable', async () => {

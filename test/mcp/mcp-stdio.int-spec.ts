@@ -59,7 +59,7 @@ describe('MCP over stdio (brainstem mcp bridging to the running service)', () =>
     const brainTools = (await brain.listTools()).tools.map((x) => x.name);
     expect(brainTools).toEqual(expect.arrayContaining(['enable_supervision', 'list_sessions', 'manage_agent_profile']));
     expect(brainTools).not.toContain('report_progress');
-    expect((await worker.listTools()).tools.map((x) => x.name).sort()).toEqual(['ask_human', 'notify_blocked', 'report_progress', 'request_context']);
+    expect((await worker.listTools()).tools.map((x) => x.name).sort()).toEqual(['ask_human', 'notify_blocked', 'permission_prompt', 'report_progress', 'request_context']);
 
     expect((await call(brain, 'enable_supervision', {})).json.autonomous).toMatchObject({ enabled: true });
     expect((await call(worker, 'report_progress', { status: 'completed', message: 'over stdio' })).isError).toBe(false);
