@@ -52,29 +52,36 @@ export function registerWorkerTools(registry: ToolRegistry, sessions: SessionsSe
     handler: (a, ctx) => signal(a.session, ctx, { type: 'report_progress', status: a.status, ...(a.message !== undefined ? { message: a.message } : {}) }),
   });
 
-  registry.register<{ reason: string; session?: string }>({
-    name: 'notify_blocked',
-    audience: 'worker',
-    description: 'Say you are blocked and why; always wakes the main brain when supervision is on.',
-    parameters: { type: 'object', properties: { reason: text, session: ownSession }, required: ['reason'], additionalProperties: false },
-    handler: (a, ctx) => signal(a.session, ctx, { type: 'notify_blocked', reason: a.reason }),
-  });
-
-  registry.register<{ question: string; session?: string }>({
-    name: 'ask_human',
-    audience: 'worker',
-    description: 'Ask the human a question; it goes to the main chat, your session waits for a decision (待拍板), and the answer comes back as a message.',
-    parameters: { type: 'object', properties: { question: text, session: ownSession }, required: ['question'], additionalProperties: false },
-    handler: (a, ctx) => signal(a.session, ctx, { type: 'ask_human', question: a.question }),
-  });
-
-  registry.register<{ query: string; session?: string }>({
-    name: 'request_context',
-    audience: 'worker',
-    description: 'Ask the main brain for context you lack (a file, a decision, a credential location); the answer comes back as a message. Does not wake supervision.',
-    parameters: { type: 'object', properties: { query: text, session: ownSession }, required: ['query'], additionalProperties: false },
-    handler: (a, ctx) => signal(a.session, ctx, { type: 'request_context', query: a.query }),
-  });
+  // The one-text-field signals: the field named as in the seed (reason, question, query) and the DTO.
+  const textSignals: Array<{ name: string; field: string; description: string; toSignal: (text: string) => Signal }> = [
+    {
+      name: 'notify_blocked',
+      field: 'reason',
+      description: 'Say you are blocked and why; always wakes the main brain when supervision is on.',
+      toSignal: (reason) => ({ type: 'notify_blocked', reason }),
+    },
+    {
+      name: 'ask_human',
+      field: 'question',
+      description: 'Ask the human a question; it goes to the main chat, your session waits for a decision (待拍板), and the answer comes back as a message.',
+      toSignal: (question) => ({ type: 'ask_human', question }),
+    },
+    {
+      name: 'request_context',
+      field: 'query',
+      description: 'Ask the main brain for context you lack (a file, a decision, a credential location); the answer comes back as a message. Does not wake supervision.',
+      toSignal: (query) => ({ type: 'request_context', query }),
+    },
+  ];
+  for (const { name, field, description, toSignal } of textSignals) {
+    registry.register<Record<string, string>>({
+      name,
+      audience: 'worker',
+      description,
+      parameters: { type: 'object', properties: { [field]: text, session: ownSession }, required: [field], additionalProperties: false },
+      handler: (a, ctx) => signal(a.session, ctx, toSignal(a[field])),
+    });
+  }
 
   registry.register<{ tool_name: string; input: Record<string, unknown>; tool_use_id?: string }>({
     name: PERMISSION_PROMPT_TOOL,
