@@ -2,6 +2,7 @@ import { Module, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common'
 import { EventBus } from '../bus/event-bus';
 import { Journal } from '../journal/journal.port';
 import { JOURNAL } from '../journal/journal.tokens';
+import { ProfileApplier } from '../profiles/apply/profile-applier';
 import { ProfilesModule } from '../profiles/profiles.module';
 import { ProfilesService } from '../profiles/profiles.service';
 import { SessionsService } from '../sessions/sessions.service';
@@ -26,12 +27,12 @@ import { registerWorkerTools } from './worker.tools';
     },
     {
       provide: ToolRegistry,
-      inject: [SupervisionService, ChatService, SessionsService, ProfilesService, EventBus],
-      useFactory: (supervision: SupervisionService, chat: ChatService, sessions: SessionsService, profiles: ProfilesService, bus: EventBus) => {
+      inject: [SupervisionService, ChatService, SessionsService, ProfilesService, ProfileApplier, EventBus],
+      useFactory: (supervision: SupervisionService, chat: ChatService, sessions: SessionsService, profiles: ProfilesService, applier: ProfileApplier, bus: EventBus) => {
         const registry = new ToolRegistry();
         registerSupervisionTools(registry, supervision, chat);
         registerSessionTools(registry, sessions, profiles);
-        registerProfileTools(registry, profiles);
+        registerProfileTools(registry, profiles, applier);
         registerWorkerTools(registry, sessions, bus);
         return registry;
       },

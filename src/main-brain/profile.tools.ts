@@ -1,16 +1,23 @@
 import { DomainError } from '../common/domain-error';
+import { ProfileApplier } from '../profiles/apply/profile-applier';
+import { EMIT_RUNTIMES } from '../profiles/emitters';
+import { Runtime } from '../profiles/profile.schema';
 import { ProfileItem, ProfileView, ProfilesService } from '../profiles/profiles.service';
 import { generateProfile } from './profile-generator';
 import { ToolRegistry } from './tool-registry';
 
-export type ProfileAction = 'list' | 'read' | 'create' | 'update' | 'delete' | 'search' | 'generate' | 'remember';
+export type ProfileAction = 'list' | 'read' | 'create' | 'update' | 'delete' | 'apply' | 'search' | 'generate' | 'remember';
 
-type Field = 'profile_id' | 'profile' | 'query' | 'description' | 'name' | 'save' | 'text' | 'glob';
+type Field = 'profile_id' | 'profile' | 'dir' | 'runtime' | 'force' | 'preview' | 'query' | 'description' | 'name' | 'save' | 'text' | 'glob';
 
 interface ProfileToolArgs {
   action: ProfileAction;
   profile_id?: string;
   profile?: Record<string, unknown>;
+  dir?: string;
+  runtime?: Runtime;
+  force?: boolean;
+  preview?: boolean;
   query?: string;
   description?: string;
   name?: string;
@@ -29,12 +36,13 @@ const ACTION_FIELDS: Readonly<Record<ProfileAction, { required: readonly Field[]
   create: { required: ['profile'], optional: [] },
   update: { required: ['profile_id', 'profile'], optional: [] },
   delete: { required: ['profile_id'], optional: [] },
+  apply: { required: ['profile_id'], optional: ['dir', 'runtime', 'force', 'preview'] },
   search: { required: ['query'], optional: [] },
   generate: { required: ['description'], optional: ['name', 'save'] },
   remember: { required: ['profile_id', 'text'], optional: ['glob'] },
 };
 const ACTIONS = Object.keys(ACTION_FIELDS) as ProfileAction[];
-const FIELDS: readonly Field[] = ['profile_id', 'profile', 'query', 'description', 'name', 'save', 'text', 'glob'];
+const FIELDS: readonly Field[] = ['profile_id', 'profile', 'dir', 'runtime', 'force', 'preview', 'query', 'description', 'name', 'save', 'text', 'glob'];
 
 function checkFields(args: ProfileToolArgs): void {
   const { required, optional } = ACTION_FIELDS[args.action];
@@ -76,7 +84,7 @@ async function validProfile(profiles: ProfilesService, id: string): Promise<Prof
   return p;
 }
 
-async function run(profiles: ProfilesService, a: ProfileToolArgs): Promise<unknown> {
+async function run(profiles: ProfilesService, applier: ProfileApplier, a: ProfileToolArgs): Promise<unknown> {
   checkFields(a);
   switch (a.action) {
     case 'list': {
@@ -92,6 +100,14 @@ async function run(profiles: ProfilesService, a: ProfileToolArgs): Promise<unkno
     case 'delete':
       await profiles.remove(a.profile_id as string);
       return { deleted: a.profile_id };
+    case 'apply': {
+      const target = { ...(a.dir !== undefined ? { dir: a.dir } : {}), ...(a.runtime !== undefined ? { runtime: a.runtime } : {}) };
+      if (a.preview) {
+        if (a.force !== undefined) throw new DomainError('invalid_input', 'manage_agent_profile: force: not used with preview');
+        return { preview: await applier.preview(a.profile_id as string, target) };
+      }
+      return { applied: await applier.apply(a.profile_id as string, { ...target, ...(a.force !== undefined ? { force: a.force } : {}) }) };
+    }
     case 'search': {
       const terms = (a.query as string).toLowerCase().split(/\s+/).filter(Boolean);
       const valid = (await profiles.list()).profiles.filter((p): p is ProfileView => p.error === null);
@@ -115,13 +131,15 @@ async function run(profiles: ProfilesService, a: ProfileToolArgs): Promise<unkno
 }
 
 /** The main brain's manage_agent_profile: the seed's actions over the same ProfilesService as the REST API. */
-export function registerProfileTools(registry: ToolRegistry, profiles: ProfilesService): void {
+export function registerProfileTools(registry: ToolRegistry, profiles: ProfilesService, applier: ProfileApplier): void {
   registry.register<ProfileToolArgs>({
     name: 'manage_agent_profile',
     audience: 'main_brain',
     description:
       'Manage Agent Profiles. action list; read {profile_id}; create {profile} (the profile document, runtime as target_runtime); ' +
       'update {profile_id, profile} (a partial document: objects merge, arrays replace); delete {profile_id}; ' +
+      'apply {profile_id, dir?, runtime?, force?, preview?} (writes the runtime config files into dir, default the auto_apply_dir or bound project; ' +
+      'preview:true only shows the files; force overwrites hand-edited files); ' +
       'search {query} (every word must occur in name, description or instructions); ' +
       'generate {description, name?, save?} (picks the closest built-in template by keywords and fills name, description and instructions; ' +
       'save:false only previews); remember {profile_id, text, glob?} (adds a rule: a path rule with glob, else a line in the system prompt). ' +
@@ -132,6 +150,10 @@ export function registerProfileTools(registry: ToolRegistry, profiles: ProfilesS
         action: { type: 'string', enum: ACTIONS },
         profile_id: { type: 'string', minLength: 1, maxLength: 64, description: 'The profile id (a slug).' },
         profile: { type: 'object', description: 'create: the profile document; update: the fields to change.' },
+        dir: { type: 'string', minLength: 1, maxLength: 4096, description: 'apply: the project directory to write into.' },
+        runtime: { type: 'string', enum: ['auto', ...EMIT_RUNTIMES], description: "apply: the runtime to emit for (default: the profile's)." },
+        force: { type: 'boolean', description: 'apply: overwrite files edited by hand since the last apply.' },
+        preview: { type: 'boolean', description: 'apply: true shows the files and warnings without writing.' },
         query: { type: 'string', minLength: 1, maxLength: 1000 },
         description: { type: 'string', minLength: 1, maxLength: 2000, description: 'generate: what the agent should do, in plain language.' },
         name: { type: 'string', minLength: 1, maxLength: 200, description: 'generate: the display name (default: from the description).' },
@@ -142,6 +164,6 @@ export function registerProfileTools(registry: ToolRegistry, profiles: ProfilesS
       required: ['action'],
       additionalProperties: false,
     },
-    handler: (a) => run(profiles, a),
+    handler: (a) => run(profiles, applier, a),
   });
 }

@@ -1,4 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { tempDir } from '../support/temp-dir';
 import { TestApp, startTestApp } from '../support/test-app';
 import { call, httpClient } from './mcp-client';
 
@@ -62,6 +65,25 @@ describe('manage_agent_profile over MCP', () => {
     expect(saved.json).toMatchObject({ saved: true, template_id: 'security-auditor', profile: { id: 'sec-sweep', name: 'Sec Sweep', source: 'user', locked: false } });
     expect(saved.json.profile.permissions).toEqual(preview.json.profile.permissions);
     expect(saved.json.profile.instructions.system_prompt).toContain('purpose: Audit our services');
+  });
+
+  it('apply previews, then writes the runtime files (with the reserved brainstem MCP server) into the project dir', async () => {
+    const project = tempDir('brainstem-mcp-apply-');
+    try {
+      const preview = await profileTool({ action: 'apply', profile_id: 'code-reviewer', dir: project.path, runtime: 'claude-code', preview: true });
+      expect(preview.isError).toBe(false);
+      expect(preview.json.preview.files.map((f: { path: string }) => f.path)).toEqual(expect.arrayContaining(['.claude/settings.json', '.mcp.json']));
+      expect(existsSync(join(project.path, '.mcp.json'))).toBe(false);
+
+      const applied = await profileTool({ action: 'apply', profile_id: 'code-reviewer', dir: project.path, runtime: 'claude-code' });
+      expect(applied.json.applied).toMatchObject({ runtime: 'claude-code', dir: project.path });
+      expect(JSON.parse(readFileSync(join(project.path, '.mcp.json'), 'utf8')).mcpServers).toHaveProperty('brainstem');
+
+      expect(await profileTool({ action: 'apply', profile_id: 'code-reviewer', dir: project.path, preview: true, force: true })).toMatchObject({ isError: true, text: expect.stringContaining('force: not used with preview') });
+      expect(await profileTool({ action: 'apply', profile_id: 'code-reviewer', runtime: 'command' })).toMatchObject({ isError: true, text: expect.stringContaining('runtime: must be equal to one of the allowed values') });
+    } finally {
+      project.remove();
+    }
   });
 
   it('refuses what a profile cannot take, readably', async () => {
