@@ -32,14 +32,21 @@ export function identify(header: string | string[] | undefined, sessions: Sessio
  * Streamable HTTP at /mcp, stateless: every POST gets a fresh Server and transport bound to the identity
  * its headers carry. Nothing is kept between requests, so a worker's identity can never leak into another
  * connection, restarts of the service lose nothing, and no MCP session map needs expiring. The cost is no
- * server-initiated stream (GET answers 405), which none of our tools need.
+ * server-initiated stream, which none of our tools need: GET (that stream) and DELETE (ending a session) answer
+ * 405, as the SDK's stateless pattern does; the SDK client then simply goes on without the stream.
  * Registered on Fastify directly (the MCP transport writes the raw response), after the bearer-token hook.
  */
 export function installMcpEndpoint(fastify: FastifyInstance, sessions: SessionsService, deps: McpDeps): void {
+  fastify.post(MCP_PATH, (request, reply) => handle(request, reply, sessions, deps));
   fastify.route({
-    method: ['GET', 'POST', 'DELETE'],
+    method: ['GET', 'DELETE'],
     url: MCP_PATH,
-    handler: (request, reply) => handle(request, reply, sessions, deps),
+    handler: async (_request, reply) => {
+      await reply
+        .status(405)
+        .header('allow', 'POST')
+        .send({ jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Method not allowed: this MCP endpoint is stateless; send requests with POST' } });
+    },
   });
 }
 

@@ -152,6 +152,17 @@ describe('MCP over streamable HTTP (the SDK client against /mcp)', () => {
     expect((await call(brain, 'list_sessions')).isError).toBe(false);
   });
 
+  it('answers malformed HTTP bodies with 4xx, never a 500', async () => {
+    const post = (body: string, contentType = 'application/json') =>
+      fetch(new URL('/mcp', t.url), { method: 'POST', headers: { 'content-type': contentType, accept: 'application/json, text/event-stream' }, body });
+    for (const res of [await post('{not json'), await post('{"jsonrpc":"2.0","method":42}'), await post('hello', 'text/plain')]) {
+      expect(res.status).toBeGreaterThanOrEqual(400);
+      expect(res.status).toBeLessThan(500);
+    }
+    // Stateless: no server-initiated stream to open.
+    expect((await fetch(new URL('/mcp', t.url), { headers: { accept: 'text/event-stream' } })).status).toBe(405);
+  });
+
   it('refuses a worker connection naming a session that does not exist, with a readable error', async () => {
     await expect(httpClient(t.url, { session: 'cs_nope' })).rejects.toThrow(/no session cs_nope/);
     const res = await fetch(new URL('/mcp', t.url), { method: 'POST', headers: { 'content-type': 'application/json', 'x-brainstem-session': 'cs_nope' }, body: '{}' });
