@@ -124,6 +124,7 @@ export class PluginHost {
 function readOnly(j: JournalReader): JournalReader {
   return {
     head: () => j.head(),
+    openedHead: () => j.openedHead(),
     readStream: (s, v, l) => j.readStream(s, v, l),
     readAll: (a, l) => j.readAll(a, l),
     subscribe: (a) => j.subscribe(a),

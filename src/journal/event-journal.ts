@@ -115,6 +115,7 @@ export class EventJournal implements Journal {
   private queue: Pending[] = [];
   private writing: Promise<void> | null = null;
   private closed = false;
+  private opened: JournalHead = { seq: 0, hash: GENESIS_HASH };
   /** Head recorded outside the store at the last durable commit before this open, if the storage keeps one. */
   private witness: JournalHead | null = null;
   private readonly now: () => number;
@@ -135,6 +136,7 @@ export class EventJournal implements Journal {
     try {
       if (options.verifyOnOpen === 'none') await journal.loadHead();
       else await journal.verifyTail();
+      journal.opened = journal.head();
     } catch (e) {
       await storage.close();
       throw e;
@@ -148,6 +150,10 @@ export class EventJournal implements Journal {
 
   head(): JournalHead {
     return { seq: this.headSeq, hash: this.headHash };
+  }
+
+  openedHead(): JournalHead {
+    return this.opened;
   }
 
   private async loadHead(): Promise<void> {

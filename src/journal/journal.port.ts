@@ -65,6 +65,8 @@ export interface VerifyReport {
 /** Read-only view handed to plugins and audits. */
 export interface JournalReader {
   head(): JournalHead;
+  /** The head when this journal was opened: the end of the history inherited from before this process. */
+  openedHead(): JournalHead;
   readStream(stream: string, fromVersion?: number, limit?: number): Promise<JournalEvent[]>;
   readAll(afterSeq?: number, limit?: number): Promise<JournalEvent[]>;
   /** Catches up from afterSeq, then continues live, without gap or duplicate at the hand-over. */

@@ -176,9 +176,12 @@ export class SupervisionService {
     for (const r of inFlight?.reasons ?? []) this.triggers.next({ reason: r });
   }
 
-  /** Time of the newest journaled event of any stream: the service was alive then. */
+  /**
+   * Time of the newest event journaled before this process started: the service was last known alive
+   * then. (Events this boot already wrote, such as recovered sessions, do not count.)
+   */
   private async lastActivity(): Promise<number> {
-    const head = this.journal.head().seq;
+    const head = this.journal.openedHead().seq;
     const [newest] = head > 0 ? await this.journal.readAll(head - 1, 1) : [];
     return newest ? Date.parse(newest.at) : 0;
   }

@@ -169,6 +169,7 @@ export function journalContract(name: string, makeHarness: () => Promise<Journal
         expect(journal.head()).toEqual(head);
         expect(await journal.streamVersion('p1')).toBe(40);
         await journal.append('p1', [ev('p.more')], { expectedVersion: 40 });
+        expect(journal.openedHead()).toEqual(head);
         expect(await journal.verify()).toMatchObject({ ok: true, head_seq: 121, checked: 121 });
       });
     });
