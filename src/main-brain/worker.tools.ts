@@ -6,6 +6,9 @@ import { PROGRESS_STATUSES, Signal } from '../sessions/session.dto';
 import { SessionsService } from '../sessions/sessions.service';
 import { ToolContext, ToolRegistry } from './tool-registry';
 
+/** The name Claude Code is given: `--permission-prompt-tool mcp__brainstem__permission_prompt`. */
+export const PERMISSION_PROMPT_TOOL = 'permission_prompt';
+
 // Mirrors the signals DTO's text limit (MAX_TEXT_BYTES); the DTO still checks bytes when the signal lands.
 const text = { type: 'string', minLength: 1, maxLength: 65536 };
 const ownSession = {
@@ -102,8 +105,6 @@ export function registerWorkerTools(registry: ToolRegistry, sessions: SessionsSe
     handler: (a, ctx) => awaitPermission(sessions, bus, callerSession(sessions, ctx, undefined), a.tool_name, a.input),
   });
 }
-
-export const PERMISSION_PROMPT_TOOL = 'permission_prompt';
 
 type PermissionAnswer = { behavior: 'allow'; updatedInput: Record<string, unknown> } | { behavior: 'deny'; message: string };
 type Outcome = DomainEventOf<'session.permission_resolved'> | DomainEventOf<'session.exited'>;
