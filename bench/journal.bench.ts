@@ -172,7 +172,7 @@ async function main(): Promise<void> {
   console.log('\njournal append (sync on, one event per append, group-committed)');
   const both = (label: string, perSec: number) => {
     report(label, perSec, rawSync, 'chained');
-    console.log(`${''.padEnd(76)}${((perSec / rawArraySync) * 100).toFixed(0).padStart(4)}% of db.batch(array)`);
+    console.log(`${''.padEnd(81)}${((perSec / rawArraySync) * 100).toFixed(0).padStart(4)}% of db.batch(array)`);
   };
   for (const c of [1, 8, 64]) both(`  ${c} concurrent appender${c > 1 ? 's' : ''}`, await journalAppenders(c));
   both('  1 appender, 100 events per append (cf. batched commits)', await journalAppenders(1, 100));
