@@ -58,7 +58,8 @@ export class CreateSessionDto {
   @IsOptional() @IsString() @Matches(/^[a-z0-9][a-z0-9-]{0,39}$/, { message: 'runtime: must be a runtime name such as auto, command or claude-code' })
   runtime?: string;
   @IsOptional() @IsString() @IsNotEmpty() @MaxLength(128) profile_id?: string;
-  @IsString() @IsNotEmpty() @MaxLength(4096) cwd!: string;
+  /** Optional: the profile's default_cwd is used without one. */
+  @IsOptional() @IsString() @IsNotEmpty() @MaxLength(4096) cwd?: string;
   @IsOptional() @Text() prompt?: string;
   @IsOptional() @IsString() @IsNotEmpty() @MaxLength(4096) command?: string;
   @IsOptional() @IsArray() @ArrayMaxSize(256) @IsString({ each: true }) args?: string[];

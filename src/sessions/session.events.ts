@@ -34,6 +34,11 @@ export interface SessionInput {
   cwd: string;
   command: string | null;
   args: string[];
+  /**
+   * Flags the runtime gets from the session's profile (claude-code: `--settings` etc.), journaled so a resume
+   * after a restart runs with the configuration the session started with. Absent in sessions created before profiles applied.
+   */
+  profile_args?: string[];
   env: Record<string, string>;
   excluded: boolean;
   created_at: number;

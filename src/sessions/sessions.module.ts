@@ -2,6 +2,7 @@ import { Global, Module } from '@nestjs/common';
 import { EventBus } from '../bus/event-bus';
 import { Journal } from '../journal/journal.port';
 import { JOURNAL } from '../journal/journal.tokens';
+import { ProfilesModule } from '../profiles/profiles.module';
 import { SESSION_DIRECTORY } from '../supervision/session-directory.port';
 import { CLOCK, ID_GENERATOR, randomIds, systemClock } from './session.ports';
 import { SessionRegistry } from './session.registry';
@@ -15,6 +16,7 @@ import { RuntimeCatalog } from './runtimes/runtime-catalog';
 /** Global so supervision gets SESSION_DIRECTORY without importing this module. */
 @Global()
 @Module({
+  imports: [ProfilesModule],
   controllers: [SessionsController],
   providers: [
     { provide: CLOCK, useValue: systemClock },

@@ -1,10 +1,14 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
 import { DomainError } from '../common/domain-error';
 import { CONFIG } from '../config/config.module';
 import { BrainstemConfig } from '../config/config.schema';
 import { ServiceUrl } from '../config/service-url';
+import { ProfileApplier } from '../profiles/apply/profile-applier';
+import { ProfileDoc } from '../profiles/profile.schema';
+import { ProfilesService } from '../profiles/profiles.service';
 import { SessionDirectory, SessionView } from '../supervision/session-directory.port';
 import { SessionActor } from './session.actor';
 import { CreateSessionDto, ListSessionsQueryDto, Signal } from './session.dto';
@@ -15,6 +19,7 @@ import { SessionRegistry } from './session.registry';
 import { SessionStatus, toStatus } from './session.status';
 import { RuntimeCatalog } from './runtimes/runtime-catalog';
 import { LaunchSpec, RuntimeReport, RuntimeSink } from './runtimes/runtime.port';
+import { SessionConfig, claudeSessionConfig } from './runtimes/claude-code-profile';
 
 export const DEFAULT_STOP_GRACE_MS = 5000;
 /** After SIGKILL, how long a stop request waits for the exit before answering anyway. */
@@ -40,6 +45,8 @@ export class SessionsService implements OnApplicationBootstrap, OnApplicationShu
     private readonly serviceUrl: ServiceUrl,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(ID_GENERATOR) private readonly ids: IdGenerator,
+    private readonly profiles: ProfilesService,
+    private readonly applier: ProfileApplier,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -58,35 +65,80 @@ export class SessionsService implements OnApplicationBootstrap, OnApplicationShu
     }
   }
 
+  /**
+   * Everything is validated before anything is written: the profile (named, else bound to the cwd or an
+   * ancestor, else the default), the cwd (explicit, else the profile's default_cwd), the runtime (the request's,
+   * else the profile's), and — for runtimes that get the profile — its lint findings. Only then is the
+   * per-session configuration written and the session journaled.
+   */
   async create(dto: CreateSessionDto): Promise<SessionStatus> {
-    const cwd = resolve(dto.cwd);
-    if (!isDirectory(cwd)) throw new DomainError('invalid_input', `cwd: ${dto.cwd} does not exist or is not a directory`);
+    const { profileId, doc } = await this.profileFor(dto);
+    const requestedCwd = dto.cwd ?? (doc.default_cwd || undefined);
+    if (requestedCwd === undefined) throw new DomainError('invalid_input', `cwd: required (profile ${profileId} has no default_cwd)`);
+    const cwd = resolve(requestedCwd);
+    const cwdSource = dto.cwd !== undefined ? 'cwd' : `default_cwd of profile ${profileId}`;
+    if (!isDirectory(cwd)) throw new DomainError('invalid_input', `${cwdSource}: ${requestedCwd} does not exist or is not a directory`);
     const userEnv = dto.env ?? {};
     const pathEnv = userEnv.PATH ?? process.env.PATH ?? '';
-    const choice = this.runtimes.choose({ runtime: dto.runtime, command: dto.command, cwd, pathEnv });
+    // A request with a command runs it, whatever runtime the profile targets.
+    const runtime = dto.runtime ?? (dto.command === undefined ? doc.runtime : undefined);
+    const choice = this.runtimes.choose({ runtime, command: dto.command, cwd, pathEnv });
+    const id = this.ids.sessionId();
+    const config = choice.runtime.name === 'claude-code' ? await this.claudeConfig(profileId, cwd, id) : null;
     if (this.registry.liveCount() + this.creating >= this.config.sessions.max_sessions) {
       throw new DomainError('too_many_requests', `at most ${this.config.sessions.max_sessions} live coding sessions (BRAINSTEM_MAX_SESSIONS)`);
     }
     this.creating++;
     let actor: SessionActor;
     try {
+      if (config) await writeFiles(config.dir, config.files);
       actor = await this.registry.create({
-        id: this.ids.sessionId(),
+        id,
         title: dto.title ?? '',
         runtime: choice.runtime.name,
-        profile_id: dto.profile_id ?? null,
+        profile_id: profileId,
         cwd,
         command: choice.command,
         args: dto.args ?? [],
+        profile_args: config?.args ?? [],
         env: userEnv,
         excluded: dto.excluded ?? false,
         created_at: this.clock.now(),
       });
+    } catch (e) {
+      if (config) await rm(config.dir, { recursive: true, force: true });
+      throw e;
     } finally {
       this.creating--;
     }
     await actor.run(() => this.launch(actor, dto.prompt));
     return toStatus(actor);
+  }
+
+  /** The session's profile; one that does not exist or does not parse refuses the session. */
+  private async profileFor(dto: CreateSessionDto): Promise<{ profileId: string; doc: ProfileDoc }> {
+    const profileId = await this.profiles.resolveForSession({ profile_id: dto.profile_id, cwd: dto.cwd });
+    try {
+      return { profileId, doc: (await this.profiles.forApply(profileId)).doc };
+    } catch (e) {
+      if (e instanceof DomainError && e.code === 'not_found') throw new DomainError('invalid_input', `profile_id: no profile ${profileId}`);
+      throw e;
+    }
+  }
+
+  /**
+   * claude-code gets its profile by flags pointing at `<journal dir>/session-config/<session id>/`, so starting
+   * a session never writes to the user's repo. A profile with lint errors (or a missing skill) cannot be
+   * applied faithfully, so the session is refused (422, the findings in details) rather than started without it.
+   */
+  private async claudeConfig(profileId: string, cwd: string, id: string): Promise<SessionConfig & { dir: string }> {
+    const { doc, emitted, errors } = await this.applier.emission(profileId, 'claude-code', cwd);
+    if (errors.length) {
+      const findings = errors.map((f) => `${f.path || '(profile)'}: ${f.message}`).join('; ');
+      throw new DomainError('profile_has_errors', `profile ${profileId} has ${errors.length} error(s), so the session was not started: ${findings}`, { errors });
+    }
+    const dir = join(this.config.journal.dir, 'session-config', id);
+    return { dir, ...claudeSessionConfig(doc, emitted.files, dir) };
   }
 
   list(query: ListSessionsQueryDto = {}): SessionStatus[] {
@@ -309,7 +361,7 @@ export class SessionsService implements OnApplicationBootstrap, OnApplicationShu
     Object.assign(env, c.env, { BRAINSTEM_URL: this.serviceUrl.get(), BRAINSTEM_SESSION_ID: c.id });
     delete env.BRAINSTEM_API_TOKEN;
     if (this.config.server.api_token) env.BRAINSTEM_API_TOKEN = this.config.server.api_token;
-    return { session_id: c.id, cwd: c.cwd, command: c.command, args: c.args, env };
+    return { session_id: c.id, cwd: c.cwd, command: c.command, args: c.args, profile_args: c.profile_args ?? [], env };
   }
 
   private logOf(actor: SessionActor): SessionLog {
@@ -327,5 +379,14 @@ function isDirectory(path: string): boolean {
     return statSync(path).isDirectory();
   } catch {
     return false;
+  }
+}
+
+/** A fresh per-session directory (the id is new), so plain writes: nothing there to merge with or protect. */
+async function writeFiles(dir: string, files: SessionConfig['files']): Promise<void> {
+  for (const file of files) {
+    const target = join(dir, file.path);
+    await mkdir(dirname(target), { recursive: true });
+    await writeFile(target, file.content);
   }
 }

@@ -1,3 +1,4 @@
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ServiceProcess, startService } from '../support/service-process';
 import { tempDir } from '../support/temp-dir';
@@ -38,10 +39,14 @@ describe('coding sessions across a service restart (SIGKILL)', () => {
     const quiet = { cwd: dir.path, command: process.execPath, args: [join(WORKERS, 'quiet.js')] };
     const alive = (await call(first, 'POST', '', quiet)).body;
     const doomed = (await call(first, 'POST', '', quiet)).body;
-    const claude = (await call(first, 'POST', '', { cwd: dir.path, runtime: 'claude-code', prompt: 'hello' })).body;
+    const argvFile = join(dir.path, 'claude-argv.json');
+    const readArgv = () => (existsSync(argvFile) ? (JSON.parse(readFileSync(argvFile, 'utf8')) as string[]) : []);
+    const claude = (await call(first, 'POST', '', { cwd: dir.path, runtime: 'claude-code', prompt: 'hello', env: { FAKE_CLAUDE_ARGV_FILE: argvFile } })).body;
     for (const s of [alive, doomed, claude]) reaper.track(s.pid);
     expect((await call(first, 'POST', `/${alive.id}/signals`, { type: 'ask_human', question: 'ship it?' })).body.state).toBe('pending_decision');
     await waitFor(async () => (await call(first, 'GET', `/${claude.id}`)).body.state === 'pending_handling', { what: 'claude to end its turn' });
+    const profileFlags = readArgv().slice(8);
+    expect(profileFlags).toContain('--settings');
 
     first.child.kill('SIGKILL');
     await first.exited;
@@ -58,6 +63,9 @@ describe('coding sessions across a service restart (SIGKILL)', () => {
     expect(resumed).toMatchObject({ alias: claude.alias, state: 'pending_handling', detached: false });
     expect(resumed.pid).not.toBe(claude.pid);
     reaper.track(resumed.pid);
+    // The resumed claude runs with the profile flags the session started with (journaled), then --resume.
+    const resumedArgv = await waitFor(() => readArgv().includes('--resume') && readArgv(), { what: 'the resumed claude argv' });
+    expect(resumedArgv.slice(8, 8 + profileFlags.length)).toEqual(profileFlags);
 
     // The resumed claude takes instructions; the detached worker can only be signalled and stopped.
     expect((await call(second, 'POST', `/${claude.id}/messages`, { text: 'again' })).status).toBe(200);

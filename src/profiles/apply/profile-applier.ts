@@ -4,8 +4,8 @@ import { EventBus } from '../../bus/event-bus';
 import { DomainError } from '../../common/domain-error';
 import { AGENT_RUNTIMES } from '../../sessions/runtimes/runtime-catalog';
 import { findExecutable } from '../../sessions/runtimes/executable';
-import { EMIT_RUNTIMES, EmitRuntime, EmitWarning, SkillFiles, emitProfile } from '../emitters';
-import { LintFinding } from '../profile.lint';
+import { EMIT_RUNTIMES, EmitResult, EmitRuntime, EmitWarning, SkillFiles, emitProfile } from '../emitters';
+import { LintFinding, LintResult } from '../profile.lint';
 import { ProfileDoc, Runtime } from '../profile.schema';
 import { ProfilesService } from '../profiles.service';
 import { ApplyFs } from './apply-fs.port';
@@ -118,8 +118,7 @@ export class ProfileApplier {
     const { doc, lint } = await this.profiles.forApply(id);
     const dir = await this.fs.targetDir(await this.targetDir(id, doc, req));
     const { runtime, source } = this.runtime(doc, req, dir);
-    const { skills, errors: skillErrors } = runtime === 'claude-code' ? await this.skills(doc, dir) : { skills: [], errors: [] };
-    const emitted = emitProfile(runtime, doc, { profileId: id, serviceUrl: this.env.serviceUrl(), skills });
+    const { emitted, errors } = await this.emit(id, doc, lint, runtime, dir);
     const existing = new Map<string, string | null>();
     for (const file of emitted.files) existing.set(file.path, await this.fs.read(dir, file.path));
     const manifest = parseManifest(await this.fs.read(dir, manifestPath(id)));
@@ -130,8 +129,23 @@ export class ProfileApplier {
       planned: planFiles(emitted.files, existing, manifest, id),
       manifest,
       warnings: emitted.warnings,
-      errors: [...lint.errors, ...skillErrors],
+      errors,
     };
+  }
+
+  /**
+   * The profile emitted for a runtime, without planning or writing anything: sessions write it to their own
+   * directory. `projectDir` is where project-level skills are looked for. Errors are lint errors and missing skills.
+   */
+  async emission(id: string, runtime: EmitRuntime, projectDir: string): Promise<{ doc: ProfileDoc; emitted: EmitResult; errors: LintFinding[] }> {
+    const { doc, lint } = await this.profiles.forApply(id);
+    return { doc, ...(await this.emit(id, doc, lint, runtime, projectDir)) };
+  }
+
+  private async emit(id: string, doc: ProfileDoc, lint: LintResult, runtime: EmitRuntime, projectDir: string): Promise<{ emitted: EmitResult; errors: LintFinding[] }> {
+    const { skills, errors: skillErrors } = runtime === 'claude-code' ? await this.skills(doc, projectDir) : { skills: [], errors: [] };
+    const emitted = emitProfile(runtime, doc, { profileId: id, serviceUrl: this.env.serviceUrl(), skills });
+    return { emitted, errors: [...lint.errors, ...skillErrors] };
   }
 
   /** The request's dir, else the profile's auto_apply_dir, else the one project bound to the profile. */

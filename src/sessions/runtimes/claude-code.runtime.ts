@@ -82,7 +82,7 @@ export class ClaudeCodeRuntime implements SessionRuntime {
   }
 
   start(spec: LaunchSpec, sink: RuntimeSink, resume: string | null = null): WorkerHandle {
-    const args = [...CLAUDE_ARGS, ...(resume ? ['--resume', resume] : []), ...spec.args];
+    const args = [...CLAUDE_ARGS, ...spec.profile_args, ...(resume ? ['--resume', resume] : []), ...spec.args];
     return new ClaudeWorker(this.runner.spawn({ command: this.executable, args, cwd: spec.cwd, env: spec.env }), this.runner, sink);
   }
 

@@ -18,6 +18,8 @@ export interface LaunchSpec {
   /** The command runtime's executable (resolved); null for agent runtimes, which know theirs. */
   command: string | null;
   args: string[];
+  /** Flags from the session's profile, for runtimes that take their configuration by flags (claude-code). */
+  profile_args: string[];
   /** The complete environment of the worker. */
   env: Record<string, string>;
 }
