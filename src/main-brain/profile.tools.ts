@@ -2,13 +2,15 @@ import { DomainError } from '../common/domain-error';
 import { ProfileApplier } from '../profiles/apply/profile-applier';
 import { EMIT_RUNTIMES } from '../profiles/emitters';
 import { Runtime } from '../profiles/profile.schema';
+import { dumpProfileYaml } from '../profiles/profile.yaml';
 import { ProfileItem, ProfileView, ProfilesService } from '../profiles/profiles.service';
+import { readScanFiles, scanProfile } from '../profiles/scan';
 import { generateProfile } from './profile-generator';
 import { ToolRegistry } from './tool-registry';
 
-export type ProfileAction = 'list' | 'read' | 'create' | 'update' | 'delete' | 'apply' | 'search' | 'generate' | 'remember';
+export type ProfileAction = 'list' | 'read' | 'create' | 'update' | 'delete' | 'apply' | 'search' | 'generate' | 'remember' | 'scan';
 
-type Field = 'profile_id' | 'profile' | 'dir' | 'runtime' | 'force' | 'preview' | 'query' | 'description' | 'name' | 'save' | 'text' | 'glob';
+type Field = 'profile_id' | 'profile' | 'dir' | 'runtime' | 'force' | 'preview' | 'query' | 'description' | 'name' | 'save' | 'text' | 'glob' | 'import';
 
 interface ProfileToolArgs {
   action: ProfileAction;
@@ -24,6 +26,7 @@ interface ProfileToolArgs {
   save?: boolean;
   text?: string;
   glob?: string;
+  import?: boolean;
 }
 
 /**
@@ -40,9 +43,10 @@ const ACTION_FIELDS: Readonly<Record<ProfileAction, { required: readonly Field[]
   search: { required: ['query'], optional: [] },
   generate: { required: ['description'], optional: ['name', 'save'] },
   remember: { required: ['profile_id', 'text'], optional: ['glob'] },
+  scan: { required: ['dir'], optional: ['runtime', 'import'] },
 };
 const ACTIONS = Object.keys(ACTION_FIELDS) as ProfileAction[];
-const FIELDS: readonly Field[] = ['profile_id', 'profile', 'dir', 'runtime', 'force', 'preview', 'query', 'description', 'name', 'save', 'text', 'glob'];
+const FIELDS: readonly Field[] = ['profile_id', 'profile', 'dir', 'runtime', 'force', 'preview', 'query', 'description', 'name', 'save', 'text', 'glob', 'import'];
 
 function checkFields(args: ProfileToolArgs): void {
   const { required, optional } = ACTION_FIELDS[args.action];
@@ -127,7 +131,25 @@ async function run(profiles: ProfilesService, applier: ProfileApplier, a: Profil
       const current = await validProfile(profiles, a.profile_id as string);
       return { profile: await profiles.update(current.id, remembered(current, a.text as string, a.glob)) };
     }
+    case 'scan':
+      return scan(profiles, a);
   }
+}
+
+/**
+ * Reads the project's runtime files and proposes the profile that emits them. The proposal is in API names, so it
+ * can be passed to create as is; `profile_id` is the id the files were written under (apply under it to get the
+ * same paths). Import goes through the YAML import, which gives a fresh name and id when they are taken.
+ */
+async function scan(profiles: ProfilesService, a: ProfileToolArgs): Promise<unknown> {
+  const dir = a.dir as string;
+  const read = await readScanFiles(dir);
+  const result = scanProfile(read.files, a.runtime, { projectDir: dir });
+  const { runtime: target_runtime, ...doc } = result.profile;
+  const proposal = { runtime: result.runtime, profile_id: result.profileId, profile: { ...doc, target_runtime }, files_read: result.filesUsed, warnings: [...read.warnings, ...result.warnings] };
+  if (!a.import) return { saved: false, ...proposal };
+  const imported = await profiles.importYaml(dumpProfileYaml(result.profile));
+  return { saved: true, ...proposal, profile_id: imported.profile.id, profile: imported.profile, import_warnings: imported.warnings, lint: imported.lint };
 }
 
 /** The main brain's manage_agent_profile: the seed's actions over the same ProfilesService as the REST API. */
@@ -142,7 +164,10 @@ export function registerProfileTools(registry: ToolRegistry, profiles: ProfilesS
       'preview:true only shows the files; force overwrites hand-edited files); ' +
       'search {query} (every word must occur in name, description or instructions); ' +
       'generate {description, name?, save?} (picks the closest built-in template by keywords and fills name, description and instructions; ' +
-      'save:false only previews); remember {profile_id, text, glob?} (adds a rule: a path rule with glob, else a line in the system prompt). ' +
+      'save:false only previews); remember {profile_id, text, glob?} (adds a rule: a path rule with glob, else a line in the system prompt); ' +
+      'scan {dir, runtime?, import?} (reads the runtime files already in dir — .claude/settings.json, .claude/agents/*.md, .mcp.json, .claude/rules/*.md for claude-code; ' +
+      '.codex/config.toml and AGENTS.md for codex — and proposes the profile that would produce them; runtime auto or absent detects it; ' +
+      'import:true saves it, under a fresh name and id if taken). ' +
       'Built-in profiles are locked: duplicate them over REST to edit.',
     parameters: {
       type: 'object',
@@ -150,8 +175,8 @@ export function registerProfileTools(registry: ToolRegistry, profiles: ProfilesS
         action: { type: 'string', enum: ACTIONS },
         profile_id: { type: 'string', minLength: 1, maxLength: 64, description: 'The profile id (a slug).' },
         profile: { type: 'object', description: 'create: the profile document; update: the fields to change.' },
-        dir: { type: 'string', minLength: 1, maxLength: 4096, description: 'apply: the project directory to write into.' },
-        runtime: { type: 'string', enum: ['auto', ...EMIT_RUNTIMES], description: "apply: the runtime to emit for (default: the profile's)." },
+        dir: { type: 'string', minLength: 1, maxLength: 4096, description: 'apply: the project directory to write into; scan: the absolute project directory to read.' },
+        runtime: { type: 'string', enum: ['auto', ...EMIT_RUNTIMES], description: "apply: the runtime to emit for (default: the profile's); scan: the runtime whose files to read (default: detected)." },
         force: { type: 'boolean', description: 'apply: overwrite files edited by hand since the last apply.' },
         preview: { type: 'boolean', description: 'apply: true shows the files and warnings without writing.' },
         query: { type: 'string', minLength: 1, maxLength: 1000 },
@@ -160,6 +185,7 @@ export function registerProfileTools(registry: ToolRegistry, profiles: ProfilesS
         save: { type: 'boolean', description: 'generate: false returns the draft without saving it (default true).' },
         text: { type: 'string', minLength: 1, maxLength: 20000, description: 'remember: the rule or instruction.' },
         glob: { type: 'string', minLength: 1, maxLength: 1000, description: 'remember: limit the rule to matching paths.' },
+        import: { type: 'boolean', description: 'scan: true saves the proposed profile (default false: only proposes).' },
       },
       required: ['action'],
       additionalProperties: false,

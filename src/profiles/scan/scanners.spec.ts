@@ -1,0 +1,187 @@
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { DomainError } from '../../common/domain-error';
+import { EmitRuntime, emitProfile } from '../emitters';
+import { ProfileDoc, parseProfileDocument } from '../profile.schema';
+import { parseProfileYaml } from '../profile.yaml';
+import { scanProfile } from '.';
+
+const FIXTURES = join(__dirname, '../../../test/fixtures');
+const SERVICE_URL = 'http://127.0.0.1:4820';
+const UPDATE = process.env.UPDATE_SCAN_FIXTURES === '1';
+
+function projectFiles(dir: string): Map<string, string> {
+  const files = new Map<string, string>();
+  for (const e of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (!e.isFile() || e.name === 'warnings.json') continue;
+    const path = relative(dir, join(e.parentPath, e.name)).split('\\').join('/');
+    files.set(path, readFileSync(join(dir, path), 'utf8'));
+  }
+  return files;
+}
+
+/** What applying the profile writes, as a path → content map. */
+function emitted(runtime: EmitRuntime, profile: ProfileDoc, profileId: string): Map<string, string> {
+  return new Map(emitProfile(runtime, profile, { profileId, serviceUrl: SERVICE_URL, skills: [] }).files.map((f) => [f.path, f.content]));
+}
+
+function sourceProfile(name: string): ProfileDoc {
+  const yaml = parseProfileYaml(readFileSync(join(FIXTURES, 'scan', name, 'profile.yaml'), 'utf8'));
+  if (!yaml.ok) throw new Error(yaml.error);
+  const parsed = parseProfileDocument(yaml.value);
+  if (!parsed.ok) throw new Error(parsed.errors.join('; '));
+  return parsed.doc;
+}
+
+const invalid = (fn: () => unknown) => {
+  try {
+    fn();
+  } catch (e) {
+    return e instanceof DomainError && e.code === 'invalid_input' ? e.message : `wrong error: ${String(e)}`;
+  }
+  return 'no error';
+};
+
+describe('scan: the fixture project re-emits byte for byte', () => {
+  describe.each([['claude-code' as const], ['codex' as const]])('%s', (runtime) => {
+    const dir = join(FIXTURES, 'scan/billing-service', runtime);
+    const source = sourceProfile('billing-service');
+
+    if (UPDATE) {
+      for (const [path, content] of emitted(runtime, source, 'billing-service')) {
+        mkdirSync(dirname(join(dir, path)), { recursive: true });
+        writeFileSync(join(dir, path), content);
+      }
+    }
+
+    it('scan → profile → emit gives the fixture files, and nothing else', () => {
+      const files = projectFiles(dir);
+      const result = scanProfile(files, runtime, { projectDir: dir });
+      expect(result).toMatchObject({ runtime, profileId: 'billing-service' });
+      expect(result.warnings).toEqual([]);
+      expect(Object.fromEntries(emitted(runtime, result.profile, result.profileId))).toEqual(Object.fromEntries(files));
+    });
+
+    it('recovers the source profile, except what the runtime cannot hold', () => {
+      const { profile } = scanProfile(projectFiles(dir), runtime);
+      if (runtime === 'claude-code') {
+        expect(profile).toEqual(source);
+        return;
+      }
+      // codex writes no description, tool lists, rules or hooks: those cannot come back.
+      expect(profile).toEqual({
+        ...source,
+        runtime: 'codex',
+        description: '',
+        tools: { mcp_servers: source.tools.mcp_servers },
+        permissions: { mode: source.permissions.mode, allow: [], deny: [], ask: [] },
+        hooks: {},
+      });
+    });
+  });
+});
+
+describe.each([['claude-code' as const], ['codex' as const]])('scan: every built-in template golden output round-trips (%s)', (runtime) => {
+  const root = join(FIXTURES, 'golden', runtime);
+  it.each(readdirSync(root).map((t) => [t]))('%s', (template) => {
+    const files = projectFiles(join(root, template));
+    const result = scanProfile(files, undefined);
+    expect(result.runtime).toBe(runtime);
+    expect(result.profileId).toBe(template);
+    expect(Object.fromEntries(emitted(runtime, result.profile, result.profileId))).toEqual(Object.fromEntries(files));
+  });
+});
+
+describe('scan: claude-code mapping details', () => {
+  const settings = (value: unknown) => ['.claude/settings.json', JSON.stringify(value)] as const;
+
+  it('ignores the reserved brainstem server, keeps others, warns what a profile cannot hold', () => {
+    const files = new Map<string, string>([
+      settings({ permissions: { defaultMode: 'plan' }, env: { FOO: '1' }, hooks: { Stop: [] } }),
+      [
+        '.mcp.json',
+        JSON.stringify({
+          mcpServers: {
+            brainstem: { type: 'http', url: 'http://x/mcp' },
+            Brainstem: { type: 'http', url: 'http://x/mcp' },
+            files: { command: 'mcp-files', args: ['--root', '.'] },
+            api: { type: 'http', url: 'https://api/mcp', headers: { Authorization: 'Bearer x' } },
+          },
+        }),
+      ],
+    ]);
+    const result = scanProfile(files, 'claude-code', { projectDir: '/work/my-app' });
+    expect(result.profileId).toBe('my-app');
+    expect(result.profile.name).toBe('My App');
+    expect(result.profile.permissions.mode).toBe('plan');
+    expect(result.profile.tools.mcp_servers).toEqual({ files: { type: 'stdio', command: 'mcp-files', args: ['--root', '.'] }, api: { type: 'http', url: 'https://api/mcp' } });
+    expect(result.warnings.map((w) => `${w.code} ${w.path}`)).toEqual(['not_mapped .claude/settings.json', 'lossy .mcp.json', 'not_mapped .claude/settings.json']);
+    expect(result.warnings[0].message).toContain('env');
+    expect(result.warnings[2].message).toContain('hooks.Stop');
+  });
+
+  it('splits the agent\'s disallowedTools off permissions.deny only when they are its tail (the emitter appends them)', () => {
+    const agent = '---\nname: a\ndescription: d\ndisallowedTools: Write, Edit\n---\nHi\n';
+    const tail = scanProfile(new Map([settings({ permissions: { deny: ['Bash(rm *)', 'Write', 'Edit'] }, agent: 'a' }), ['.claude/agents/a.md', agent]]), 'claude-code');
+    expect(tail.profile.permissions.deny).toEqual(['Bash(rm *)']);
+    expect(tail.profile.tools.deny).toEqual(['Write', 'Edit']);
+    const mixed = scanProfile(new Map([settings({ permissions: { deny: ['Write', 'Bash(rm *)', 'Edit'] }, agent: 'a' }), ['.claude/agents/a.md', agent]]), 'claude-code');
+    expect(mixed.profile.permissions.deny).toEqual(['Write', 'Bash(rm *)', 'Edit']);
+    expect(emitted('claude-code', mixed.profile, 'a').get('.claude/settings.json')).toContain('"Write",\n      "Bash(rm *)",\n      "Edit"');
+  });
+
+  it('reads an agent without settings, rule files from elsewhere, and hooks without a timeout', () => {
+    const files = new Map<string, string>([
+      ['.claude/agents/zeta.md', '---\nname: zeta\ntools: [Read, Grep]\n---\nBe brief.\n\n@docs/a.md\n@docs/b.md\n'],
+      ['.claude/agents/alpha.md', '---\nname: alpha\n---\n'],
+      ['.claude/rules/style.md', '---\npaths: "src/**"\n---\nUse tabs.\n'],
+      ['.claude/rules/broken.md', 'no frontmatter'],
+    ]);
+    const result = scanProfile(files, undefined);
+    expect(result.profileId).toBe('alpha');
+    expect(result.warnings.map((w) => w.code)).toEqual(['ambiguous', 'not_mapped', 'lossy']);
+    const zeta = scanProfile(new Map([...files, settings({ agent: 'zeta', hooks: { PreToolUse: [{ hooks: [{ type: 'command', command: 'x' }, { type: 'agent' }] }] } })]), undefined);
+    expect(zeta.profile.instructions).toEqual({ system_prompt: 'Be brief.', files: ['docs/a.md', 'docs/b.md'], rules: [{ glob: 'src/**', instruction: 'Use tabs.' }] });
+    expect(zeta.profile.tools.builtin).toEqual(['Read', 'Grep']);
+    expect(zeta.profile.hooks).toEqual({ PreToolUse: [{ type: 'command', command: 'x', timeout: 60 }] });
+  });
+
+  it('refuses a project without runtime files, and a runtime it cannot scan', () => {
+    expect(invalid(() => scanProfile(new Map([['README.md', 'x']]), undefined))).toContain('no runtime files found');
+    expect(invalid(() => scanProfile(new Map([['AGENTS.md', 'x']]), 'claude-code'))).toContain('no claude-code files');
+    expect(invalid(() => scanProfile(new Map([['GEMINI.md', 'x']]), 'gemini-cli'))).toContain('cannot be scanned yet');
+  });
+
+  it('warns a malformed settings.json instead of failing', () => {
+    const result = scanProfile(new Map([['.claude/settings.json', '{ nope'], ['.claude/agents/a.md', '---\nname: a\n---\nHi\n']]), 'claude-code');
+    expect(result.profileId).toBe('a');
+    expect(result.warnings[0]).toMatchObject({ code: 'malformed', path: '.claude/settings.json' });
+  });
+});
+
+describe('scan: codex mapping details', () => {
+  it('maps approval policy and sandbox back to the mode that re-emits them', () => {
+    const modes = ['on-request|read-only', 'on-request|workspace-write', 'never|workspace-write', 'never|danger-full-access'].map((pair) => {
+      const [approval, sandbox] = pair.split('|');
+      const files = new Map([['.codex/config.toml', `approval_policy = "${approval}"\nsandbox_mode = "${sandbox}"\n`]]);
+      const { profile } = scanProfile(files, 'codex');
+      expect(emitted('codex', profile, 'x').get('.codex/config.toml')).toContain(`approval_policy = "${approval}"\nsandbox_mode = "${sandbox}"`);
+      return profile.permissions.mode;
+    });
+    expect(modes).toEqual(['default', 'acceptEdits', 'dontAsk', 'bypassPermissions']);
+  });
+
+  it('reads a hand-written AGENTS.md as the system prompt', () => {
+    const result = scanProfile(new Map([['AGENTS.md', '# Rules\n\nRun the tests.\n']]), undefined, { projectDir: '/src/shop' });
+    expect(result).toMatchObject({ runtime: 'codex', profileId: 'shop', profile: { name: 'Shop', instructions: { system_prompt: '# Rules\n\nRun the tests.' } } });
+    expect(result.warnings.map((w) => w.code)).toEqual(['lossy']);
+  });
+
+  it('reads the profile block and leaves the rest of AGENTS.md to the project', () => {
+    const agents = '# Project notes\n\n<!-- brainstem:profile ops begin -->\n# Ops Bot\n\nKeep it running.\n<!-- brainstem:profile ops end -->\n';
+    const result = scanProfile(new Map([['AGENTS.md', agents], ['.codex/config.toml', 'model = "gpt-5"\n[mcp_servers.brainstem]\nurl = "http://x/mcp"\n']]), 'codex');
+    expect(result).toMatchObject({ profileId: 'ops', profile: { name: 'Ops Bot', model: { model: 'gpt-5' }, instructions: { system_prompt: 'Keep it running.' } } });
+    expect(result.profile.tools.mcp_servers).toBeUndefined();
+    expect(result.warnings.map((w) => w.code)).toEqual(['lossy']);
+  });
+});

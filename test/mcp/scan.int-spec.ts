@@ -1,0 +1,97 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { emitProfile } from '../../src/profiles/emitters';
+import { parseProfileDocument } from '../../src/profiles/profile.schema';
+import { tempDir } from '../support/temp-dir';
+import { TestApp, startTestApp } from '../support/test-app';
+import { call, httpClient } from './mcp-client';
+
+/** The scan fixtures: a realistic profile applied with each emitter (source: test/fixtures/scan/billing-service/profile.yaml). */
+const FIXTURE = join(__dirname, '../fixtures/scan/billing-service');
+/** The service URL the fixtures were emitted with; only the reserved brainstem entry carries it. */
+const FIXTURE_URL = 'http://127.0.0.1:4820';
+
+function filesUnder(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const e of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (e.isFile()) out[relative(dir, join(e.parentPath, e.name)).split('\\').join('/')] = readFileSync(join(e.parentPath, e.name), 'utf8');
+  }
+  return out;
+}
+
+/** manage_agent_profile scan over MCP: a fixture project → the profile → re-emitted files equal to the fixture's. */
+describe('manage_agent_profile scan over MCP', () => {
+  let t: TestApp;
+  let brain: Client;
+
+  beforeEach(async () => {
+    t = await startTestApp({}, { listen: true });
+    brain = await httpClient(t.url);
+  });
+  afterEach(async () => {
+    await brain.close();
+    await t.close();
+  });
+
+  const profileTool = (args: Record<string, unknown>) => call(brain, 'manage_agent_profile', args);
+
+  describe.each([['claude-code'], ['codex']])('%s fixture', (runtime) => {
+    const project = join(FIXTURE, runtime);
+    const fixture = filesUnder(project);
+
+    it('proposes the profile whose re-emitted files match the fixture byte for byte', async () => {
+      const scanned = await profileTool({ action: 'scan', dir: project });
+      expect(scanned.isError).toBe(false);
+      expect(scanned.json).toMatchObject({ saved: false, runtime, profile_id: 'billing-service', warnings: [] });
+      expect([...scanned.json.files_read].sort()).toEqual(Object.keys(fixture).sort());
+      expect(scanned.json.profile).toMatchObject({ name: 'Billing Service', target_runtime: runtime });
+      // Nothing saved by a plain scan.
+      expect((await profileTool({ action: 'read', profile_id: 'billing-service' })).isError).toBe(true);
+
+      const { target_runtime, ...rest } = scanned.json.profile;
+      const parsed = parseProfileDocument({ ...rest, runtime: target_runtime });
+      if (!parsed.ok) throw new Error(parsed.errors.join('; '));
+      const emitted = emitProfile(runtime as 'claude-code' | 'codex', parsed.doc, { profileId: scanned.json.profile_id, serviceUrl: FIXTURE_URL, skills: [] });
+      expect(Object.fromEntries(emitted.files.map((f) => [f.path, f.content]))).toEqual(fixture);
+    });
+
+    it('import:true saves it; applying the saved profile writes the fixture files again; a second import gets a fresh id', async () => {
+      const imported = await profileTool({ action: 'scan', dir: project, runtime, import: true });
+      expect(imported.json).toMatchObject({ saved: true, runtime, profile_id: 'billing-service', profile: { id: 'billing-service', name: 'Billing Service', source: 'import' }, lint: { valid: true } });
+
+      const out = tempDir('brainstem-scan-apply-');
+      try {
+        const applied = await profileTool({ action: 'apply', profile_id: 'billing-service', dir: out.path, runtime });
+        expect(applied.isError).toBe(false);
+        const written = filesUnder(out.path);
+        for (const [path, content] of Object.entries(fixture)) {
+          // The running service's own URL is the one difference: it names the reserved brainstem server.
+          expect(written[path]?.split(t.url).join(FIXTURE_URL)).toBe(content);
+        }
+      } finally {
+        out.remove();
+      }
+
+      const again = await profileTool({ action: 'scan', dir: project, import: true });
+      expect(again.json).toMatchObject({ saved: true, profile_id: 'billing-service-2', profile: { name: 'Billing Service (2)' }, import_warnings: [expect.objectContaining({ code: 'renamed' })] });
+    });
+  });
+
+  it('refuses a missing dir, a file, a relative path, a runtime it cannot scan and fields scan does not use, readably', async () => {
+    const tmp = tempDir('brainstem-scan-bad-');
+    try {
+      writeFileSync(join(tmp.path, 'file.txt'), 'x');
+      expect(await profileTool({ action: 'scan', dir: join(tmp.path, 'nope') })).toMatchObject({ isError: true, text: expect.stringMatching(/^invalid_input: dir: .* does not exist/) });
+      expect(await profileTool({ action: 'scan', dir: join(tmp.path, 'file.txt') })).toMatchObject({ isError: true, text: expect.stringContaining('is not a directory') });
+      expect(await profileTool({ action: 'scan', dir: 'relative/dir' })).toMatchObject({ isError: true, text: expect.stringContaining('must be an absolute path') });
+      expect(await profileTool({ action: 'scan', dir: tmp.path })).toMatchObject({ isError: true, text: expect.stringContaining('invalid_input: scan: no runtime files found') });
+      expect(await profileTool({ action: 'scan', dir: tmp.path, runtime: 'gemini-cli' })).toMatchObject({ isError: true, text: expect.stringContaining('cannot be scanned yet') });
+      expect(await profileTool({ action: 'scan' })).toMatchObject({ isError: true, text: expect.stringContaining('dir: is required for action scan') });
+      expect(await profileTool({ action: 'scan', dir: tmp.path, force: true })).toMatchObject({ isError: true, text: expect.stringContaining('force: not used by action scan') });
+      expect(await profileTool({ action: 'apply', profile_id: 'researcher', import: true })).toMatchObject({ isError: true, text: expect.stringContaining('import: not used by action apply') });
+    } finally {
+      tmp.remove();
+    }
+  });
+});
