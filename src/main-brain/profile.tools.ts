@@ -165,8 +165,9 @@ export function registerProfileTools(registry: ToolRegistry, profiles: ProfilesS
       'search {query} (every word must occur in name, description or instructions); ' +
       'generate {description, name?, save?} (picks the closest built-in template by keywords and fills name, description and instructions; ' +
       'save:false only previews); remember {profile_id, text, glob?} (adds a rule: a path rule with glob, else a line in the system prompt); ' +
-      'scan {dir, runtime?, import?} (reads the runtime files already in dir — .claude/settings.json, .claude/agents/*.md, .mcp.json, .claude/rules/*.md for claude-code; ' +
-      '.codex/config.toml and AGENTS.md for codex — and proposes the profile that would produce them; runtime auto or absent detects it; ' +
+      'scan {dir, runtime?, import?} (reads the runtime files already in dir — .claude/settings.json, .claude/agents/*.md, .mcp.json, .claude/rules/*.md; ' +
+      '.codex/config.toml, AGENTS.md; opencode.json, .opencode/agent/*.md; .gemini/settings.json, GEMINI.md — and proposes the profile that would produce them; ' +
+      'runtime auto or absent detects it; ' +
       'import:true saves it, under a fresh name and id if taken). ' +
       'Built-in profiles are locked: duplicate them over REST to edit.',
     parameters: {

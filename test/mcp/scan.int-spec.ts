@@ -1,7 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { emitProfile } from '../../src/profiles/emitters';
+import { EMIT_RUNTIMES, emitProfile } from '../../src/profiles/emitters';
 import { parseProfileDocument } from '../../src/profiles/profile.schema';
 import { tempDir } from '../support/temp-dir';
 import { TestApp, startTestApp } from '../support/test-app';
@@ -36,7 +36,7 @@ describe('manage_agent_profile scan over MCP', () => {
 
   const profileTool = (args: Record<string, unknown>) => call(brain, 'manage_agent_profile', args);
 
-  describe.each([['claude-code'], ['codex']])('%s fixture', (runtime) => {
+  describe.each(EMIT_RUNTIMES.map((r) => [r]))('%s fixture', (runtime) => {
     const project = join(FIXTURE, runtime);
     const fixture = filesUnder(project);
 
@@ -52,7 +52,7 @@ describe('manage_agent_profile scan over MCP', () => {
       const { target_runtime, ...rest } = scanned.json.profile;
       const parsed = parseProfileDocument({ ...rest, runtime: target_runtime });
       if (!parsed.ok) throw new Error(parsed.errors.join('; '));
-      const emitted = emitProfile(runtime as 'claude-code' | 'codex', parsed.doc, { profileId: scanned.json.profile_id, serviceUrl: FIXTURE_URL, skills: [] });
+      const emitted = emitProfile(runtime, parsed.doc, { profileId: scanned.json.profile_id, serviceUrl: FIXTURE_URL, skills: [] });
       expect(Object.fromEntries(emitted.files.map((f) => [f.path, f.content]))).toEqual(fixture);
     });
 
@@ -78,7 +78,7 @@ describe('manage_agent_profile scan over MCP', () => {
     });
   });
 
-  it('refuses a missing dir, a file, a relative path, a runtime it cannot scan and fields scan does not use, readably', async () => {
+  it('refuses a missing dir, a file, a relative path, a project without the runtime\'s files and fields scan does not use, readably', async () => {
     const tmp = tempDir('brainstem-scan-bad-');
     try {
       writeFileSync(join(tmp.path, 'file.txt'), 'x');
@@ -86,7 +86,7 @@ describe('manage_agent_profile scan over MCP', () => {
       expect(await profileTool({ action: 'scan', dir: join(tmp.path, 'file.txt') })).toMatchObject({ isError: true, text: expect.stringContaining('is not a directory') });
       expect(await profileTool({ action: 'scan', dir: 'relative/dir' })).toMatchObject({ isError: true, text: expect.stringContaining('must be an absolute path') });
       expect(await profileTool({ action: 'scan', dir: tmp.path })).toMatchObject({ isError: true, text: expect.stringContaining('invalid_input: scan: no runtime files found') });
-      expect(await profileTool({ action: 'scan', dir: tmp.path, runtime: 'gemini-cli' })).toMatchObject({ isError: true, text: expect.stringContaining('cannot be scanned yet') });
+      expect(await profileTool({ action: 'scan', dir: tmp.path, runtime: 'gemini-cli' })).toMatchObject({ isError: true, text: expect.stringContaining('no gemini-cli files') });
       expect(await profileTool({ action: 'scan' })).toMatchObject({ isError: true, text: expect.stringContaining('dir: is required for action scan') });
       expect(await profileTool({ action: 'scan', dir: tmp.path, force: true })).toMatchObject({ isError: true, text: expect.stringContaining('force: not used by action scan') });
       expect(await profileTool({ action: 'apply', profile_id: 'researcher', import: true })).toMatchObject({ isError: true, text: expect.stringContaining('import: not used by action apply') });

@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { DomainError } from '../../common/domain-error';
-import { EmitRuntime, emitProfile } from '../emitters';
+import { EMIT_RUNTIMES, EmitRuntime, emitProfile } from '../emitters';
 import { ProfileDoc, parseProfileDocument } from '../profile.schema';
 import { parseProfileYaml } from '../profile.yaml';
 import { scanProfile } from '.';
@@ -43,7 +43,7 @@ const invalid = (fn: () => unknown) => {
 };
 
 describe('scan: the fixture project re-emits byte for byte', () => {
-  describe.each([['claude-code' as const], ['codex' as const]])('%s', (runtime) => {
+  describe.each(EMIT_RUNTIMES.map((r) => [r]))('%s', (runtime) => {
     const dir = join(FIXTURES, 'scan/billing-service', runtime);
     const source = sourceProfile('billing-service');
 
@@ -64,6 +64,11 @@ describe('scan: the fixture project re-emits byte for byte', () => {
 
     it('recovers the source profile, except what the runtime cannot hold', () => {
       const { profile } = scanProfile(projectFiles(dir), runtime);
+      if (runtime === 'gemini-cli' || runtime === 'opencode') {
+        // Generic mappings: fewer fields survive (see the runtime's scanner); re-emission above is the contract.
+        expect(profile).toMatchObject({ name: source.name, instructions: source.instructions, tools: { mcp_servers: source.tools.mcp_servers } });
+        return;
+      }
       if (runtime === 'claude-code') {
         expect(profile).toEqual(source);
         return;
@@ -81,7 +86,7 @@ describe('scan: the fixture project re-emits byte for byte', () => {
   });
 });
 
-describe.each([['claude-code' as const], ['codex' as const]])('scan: every built-in template golden output round-trips (%s)', (runtime) => {
+describe.each(EMIT_RUNTIMES.map((r) => [r]))('scan: every built-in template golden output round-trips (%s)', (runtime) => {
   const root = join(FIXTURES, 'golden', runtime);
   it.each(readdirSync(root).map((t) => [t]))('%s', (template) => {
     const files = projectFiles(join(root, template));
@@ -146,10 +151,10 @@ describe('scan: claude-code mapping details', () => {
     expect(zeta.profile.hooks).toEqual({ PreToolUse: [{ type: 'command', command: 'x', timeout: 60 }] });
   });
 
-  it('refuses a project without runtime files, and a runtime it cannot scan', () => {
+  it('refuses a project without runtime files, or without the named runtime\'s', () => {
     expect(invalid(() => scanProfile(new Map([['README.md', 'x']]), undefined))).toContain('no runtime files found');
     expect(invalid(() => scanProfile(new Map([['AGENTS.md', 'x']]), 'claude-code'))).toContain('no claude-code files');
-    expect(invalid(() => scanProfile(new Map([['GEMINI.md', 'x']]), 'gemini-cli'))).toContain('cannot be scanned yet');
+    expect(invalid(() => scanProfile(new Map([['AGENTS.md', 'x']]), 'gemini-cli'))).toContain('no gemini-cli files');
   });
 
   it('warns a malformed settings.json instead of failing', () => {
@@ -183,5 +188,31 @@ describe('scan: codex mapping details', () => {
     expect(result).toMatchObject({ profileId: 'ops', profile: { name: 'Ops Bot', model: { model: 'gpt-5' }, instructions: { system_prompt: 'Keep it running.' } } });
     expect(result.profile.tools.mcp_servers).toBeUndefined();
     expect(result.warnings.map((w) => w.code)).toEqual(['lossy']);
+  });
+});
+
+describe('scan: gemini-cli and opencode mapping details', () => {
+  it('gemini-cli: tool names back to Claude names, millisecond timeouts rounded up to seconds, no approval mode read as default', () => {
+    const settings = { tools: { core: ['read_file', 'replace', 'mystery_tool'], exclude: ['run_shell_command'] }, hooks: { BeforeTool: [{ hooks: [{ type: 'command', command: 'x', timeout: 1500 }] }] } };
+    const result = scanProfile(new Map([['.gemini/settings.json', JSON.stringify(settings)]]), undefined);
+    expect(result.runtime).toBe('gemini-cli');
+    expect(result.profile.tools.builtin).toEqual(['Read', 'Edit']);
+    expect(result.profile.permissions).toMatchObject({ mode: 'default', deny: ['Bash'] });
+    expect(result.profile.hooks).toEqual({ PreToolUse: [{ type: 'command', command: 'x', timeout: 2 }] });
+    expect(result.warnings.map((w) => w.code)).toEqual(['lossy', 'not_mapped', 'lossy']);
+  });
+
+  it('opencode: the best-fitting mode plus rules; patterns out of allow/ask/deny order are warned', () => {
+    const agent = "---\ndescription: d\npermission:\n  edit: ask\n  bash:\n    '*': ask\n    rm *: deny\n    ls *: allow\n  webfetch: allow\n---\nHi\n";
+    const result = scanProfile(new Map([['.opencode/agent/ops.md', agent]]), undefined);
+    expect(result).toMatchObject({ runtime: 'opencode', profileId: 'ops' });
+    expect(result.profile.permissions).toEqual({ mode: 'acceptEdits', allow: ['Bash(ls *)'], ask: ['Edit'], deny: ['Bash(rm *)'] });
+    expect(result.warnings.map((w) => w.code)).toEqual(['lossy']);
+  });
+
+  it('detection prefers a runtime\'s own config over the shared-looking AGENTS.md and .mcp.json', () => {
+    const opencode = '{"default_agent":"x","mcp":{}}';
+    expect(scanProfile(new Map([['AGENTS.md', 'Be kind.'], ['opencode.json', opencode]]), undefined).runtime).toBe('opencode');
+    expect(scanProfile(new Map([['.mcp.json', '{}'], ['.codex/config.toml', 'model = "m"']]), 'auto').runtime).toBe('codex');
   });
 });

@@ -1,0 +1,111 @@
+import { Hook, HookEvent, PermissionMode } from '../profile.schema';
+import { Plain, ScanWarnings, idFrom, isPlain, nameFromId, readJson, readMcpServers, readProfileBlock, stringList, validatedProposal, warnUnknownKeys } from './scan-support';
+import { ScanFiles, ScanOptions, ScanResult } from './scan.types';
+
+const SETTINGS = '.gemini/settings.json';
+const GEMINI = 'GEMINI.md';
+const SETTINGS_KEYS = ['model', 'general', 'tools', 'mcpServers', 'hooks'];
+const MS_PER_S = 1000;
+
+/** gemini-cli tool names → the Claude names the emitter maps from (for `replace`, Edit: MultiEdit folds into it too). */
+const TOOL_NAMES: Record<string, string> = {
+  read_file: 'Read',
+  write_file: 'Write',
+  replace: 'Edit',
+  run_shell_command: 'Bash',
+  glob: 'Glob',
+  search_file_content: 'Grep',
+  list_directory: 'LS',
+  google_web_search: 'WebSearch',
+  web_fetch: 'WebFetch',
+  write_todos: 'TodoWrite',
+};
+const MODES: Record<string, PermissionMode> = { default: 'default', auto_edit: 'acceptEdits', plan: 'plan' };
+const EVENTS: Record<string, HookEvent> = { SessionStart: 'SessionStart', BeforeTool: 'PreToolUse', AfterTool: 'PostToolUse' };
+
+/**
+ * The inverse of the gemini-cli emitter: `.gemini/settings.json` and the profile block in GEMINI.md. gemini-cli
+ * files hold no description, allow/ask rules or argument rules (`Bash(git push *)`), so those cannot come back;
+ * excluded tools come back as permissions.deny (the emitter folds tools.deny into the same list). Pure.
+ */
+export function scanGeminiCli(files: ScanFiles, opts: ScanOptions): ScanResult {
+  const warnings = new ScanWarnings();
+  const used: string[] = [];
+  const settings = readJson(files, SETTINGS, warnings) ?? {};
+  if (files.has(SETTINGS)) used.push(SETTINGS);
+  warnUnknownKeys(settings, SETTINGS_KEYS, SETTINGS, warnings);
+
+  const text = files.get(GEMINI);
+  if (text !== undefined) used.push(GEMINI);
+  const block = text === undefined ? undefined : readProfileBlock(text, GEMINI, warnings);
+  const id = block?.id ?? idFrom(opts.projectDir?.split('/').filter(Boolean).pop());
+  let instructions = block?.instructions ?? {};
+  if (!block && text?.trim()) {
+    instructions = { system_prompt: text.trim() };
+    warnings.add('lossy', GEMINI, 'no brainstem profile block: the whole file is proposed as the system prompt; applying writes it as a marked block');
+  }
+
+  const model = isPlain(settings.model) && typeof settings.model.name === 'string' ? settings.model.name : undefined;
+  const approval = isPlain(settings.general) ? settings.general.defaultApprovalMode : undefined;
+  const mode = approval === undefined ? undefined : MODES[String(approval)];
+  // Without an approval mode gemini-cli asks (its default); applying then writes defaultApprovalMode default.
+  if (approval === undefined) warnings.add('lossy', SETTINGS, 'no general.defaultApprovalMode: mode default is proposed, and applying writes it');
+  else if (!mode) warnings.add('not_mapped', SETTINGS, `defaultApprovalMode ${String(approval)} has no permission mode; default is proposed`);
+
+  const tools = isPlain(settings.tools) ? settings.tools : {};
+  warnUnknownKeys(tools, ['core', 'exclude'], SETTINGS, warnings, 'tools.');
+  const builtin = tools.core === undefined ? undefined : claudeNames(tools.core, 'tools.core', warnings);
+  const deny = tools.exclude === undefined ? [] : claudeNames(tools.exclude, 'tools.exclude', warnings);
+  const mcpServers = readMcpServers(settings.mcpServers, SETTINGS, warnings, ['httpUrl', 'url']);
+
+  const raw: Plain = {
+    name: block?.name ?? nameFromId(id),
+    runtime: 'gemini-cli',
+    model: model ? { model } : {},
+    instructions,
+    tools: { ...(builtin ? { builtin } : {}), ...(mcpServers ? { mcp_servers: mcpServers } : {}) },
+    permissions: { mode: mode ?? 'default', deny },
+    hooks: readHooks(settings.hooks, warnings),
+  };
+  return { runtime: 'gemini-cli', profileId: id, profile: validatedProposal(raw), filesUsed: used, warnings: warnings.list };
+}
+
+function claudeNames(value: unknown, key: string, warnings: ScanWarnings): string[] {
+  const names = stringList(value);
+  if (!names) {
+    warnings.add('malformed', SETTINGS, `${key} is not a list of names; ignored`);
+    return [];
+  }
+  const unknown = names.filter((n) => !TOOL_NAMES[n]);
+  if (unknown.length) warnings.add('not_mapped', SETTINGS, `${key}: ${unknown.join(', ')} has no profile tool name; not kept`);
+  return names.flatMap((n) => (TOOL_NAMES[n] ? [TOOL_NAMES[n]] : []));
+}
+
+/** Command handlers; gemini-cli timeouts are milliseconds, a profile's seconds (rounded up). */
+function readHooks(value: unknown, warnings: ScanWarnings): Partial<Record<HookEvent, Hook[]>> {
+  if (value === undefined) return {};
+  if (!isPlain(value)) {
+    warnings.add('malformed', SETTINGS, 'hooks is not a mapping; ignored');
+    return {};
+  }
+  warnUnknownKeys(value, Object.keys(EVENTS), SETTINGS, warnings, 'hooks.');
+  const out: Partial<Record<HookEvent, Hook[]>> = {};
+  for (const [name, event] of Object.entries(EVENTS)) {
+    const hooks: Hook[] = [];
+    for (const entry of Array.isArray(value[name]) ? value[name] : []) {
+      if (!isPlain(entry) || !Array.isArray(entry.hooks)) continue;
+      for (const h of entry.hooks) {
+        if (!isPlain(h) || h.type !== 'command' || typeof h.command !== 'string') {
+          warnings.add('not_mapped', SETTINGS, `hooks.${name}: only command handlers are kept`);
+          continue;
+        }
+        const ms = typeof h.timeout === 'number' && h.timeout > 0 ? h.timeout : undefined;
+        if (ms !== undefined && ms % MS_PER_S) warnings.add('lossy', SETTINGS, `hooks.${name}: timeout ${ms} ms rounded up to whole seconds`);
+        const timeout = ms === undefined ? undefined : Math.ceil(ms / MS_PER_S);
+        hooks.push({ type: 'command', command: h.command, ...(typeof entry.matcher === 'string' && entry.matcher ? { matcher: entry.matcher } : {}), ...(timeout ? { timeout } : {}) } as Hook);
+      }
+    }
+    if (hooks.length) out[event] = hooks;
+  }
+  return out;
+}
