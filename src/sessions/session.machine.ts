@@ -1,4 +1,4 @@
-import { SnapshotFrom, assign, initialTransition, setup, transition } from 'xstate';
+import { ActorScope, SnapshotFrom, assign, createActor, initialTransition, setup } from 'xstate';
 import {
   Attachment,
   ExitReason,
@@ -59,6 +59,39 @@ const LIVE = {
 } as const;
 
 const DISPATCH = { target: 'working', actions: ['clearPending', 'touch'] } as const;
+
+function contextFor(input: SessionInput): SessionContext {
+  return {
+    ...input,
+    pid: null,
+    pid_start_time: null,
+    runtime_session_id: null,
+    attachment: 'none',
+    last_progress: null,
+    pending: null,
+    state_since: input.created_at,
+    updated_at: input.created_at,
+    exit_code: null,
+    exit_signal: null,
+    exit_reason: null,
+    stop_deadline_at: null,
+  };
+}
+
+const INERT_INPUT: SessionInput = {
+  id: '',
+  alias: '',
+  title: '',
+  runtime: '',
+  profile_id: null,
+  cwd: '',
+  command: null,
+  args: [],
+  env: {},
+  excluded: false,
+  created_at: 0,
+};
+const INERT_CONTEXT = contextFor(INERT_INPUT);
 
 /**
  * A coding session as a pure state machine. It only decides: the registry journals every accepted
@@ -122,21 +155,9 @@ export const sessionMachine = setup({
   },
 }).createMachine({
   id: 'session',
-  context: ({ input }) => ({
-    ...input,
-    pid: null,
-    pid_start_time: null,
-    runtime_session_id: null,
-    attachment: 'none',
-    last_progress: null,
-    pending: null,
-    state_since: input.created_at,
-    updated_at: input.created_at,
-    exit_code: null,
-    exit_signal: null,
-    exit_reason: null,
-    stop_deadline_at: null,
-  }),
+  // xstate's pure transition() builds a throwaway actor without input for every step; answering it
+  // with a placeholder (never adopted) avoids a thrown TypeError, the hottest cost of a signal.
+  context: ({ input }) => (input === undefined ? INERT_CONTEXT : contextFor(input)),
   initial: 'starting',
   states: {
     starting: {
@@ -180,10 +201,31 @@ export function stateOf(snapshot: SessionSnapshot): SessionState {
   return snapshot.value as SessionState;
 }
 
+/**
+ * The scope every step runs in: what xstate's transition() builds afresh per call (an actor and a system),
+ * built once, since the session machine only assigns. An executable action would break replay purity: refused.
+ */
+const pureScope = ((): ActorScope<SessionSnapshot, SessionEvent> => {
+  const self = createActor(sessionMachine, { input: INERT_INPUT });
+  return {
+    self,
+    id: '',
+    sessionId: '',
+    logger: () => undefined,
+    defer: () => undefined,
+    emit: () => undefined,
+    system: self.system,
+    stopChild: () => undefined,
+    actionExecutor: (action) => {
+      throw new Error(`session machine action ${action.type} has an effect; the machine must stay pure`);
+    },
+  };
+})();
+
 /** The next snapshot if the machine accepts the event (some transition is enabled), else null. */
 export function decide(snapshot: SessionSnapshot, event: SessionEvent): SessionSnapshot | null {
   if (!snapshot.can(event)) return null;
-  return transition(sessionMachine, snapshot, event)[0];
+  return sessionMachine.transition(snapshot, event, pureScope);
 }
 
 export function restoreSession(stored: StoredSession): SessionSnapshot {
