@@ -27,6 +27,8 @@ export interface ProfileStore {
   remove(id: string): Promise<boolean>;
   readState(): Promise<string | null>;
   writeState(text: string): Promise<void>;
+  /** Renames the state file aside (kept for inspection, never deleted); answers its new name. */
+  setStateAside(): Promise<string>;
 }
 
 const STATE_FILE = '.brainstem-profiles.json';
@@ -108,6 +110,12 @@ export class FsProfileStore implements ProfileStore {
 
   writeState(text: string): Promise<void> {
     return this.atomicWrite(join(this.dir, STATE_FILE), text);
+  }
+
+  async setStateAside(): Promise<string> {
+    const aside = `${STATE_FILE}.damaged-${Date.now()}`;
+    await rename(join(this.dir, STATE_FILE), join(this.dir, aside));
+    return aside;
   }
 
   private pathOf(id: string): string {

@@ -6,11 +6,24 @@ import { NodeApplyFs } from './apply/node-apply-fs';
 import { ProfileApplier } from './apply/profile-applier';
 import { BrainstemConfig } from '../config/config.schema';
 import { FsProfileStore, ProfileStore } from './profile.store';
+import { JournalReader } from '../journal/journal.port';
+import { JOURNAL } from '../journal/journal.tokens';
 import { Clock, ProfilesService } from './profiles.service';
+import { ProfileHistoryEvent } from './profiles-state';
 import { ProfilesController } from './profiles.controller';
 
 export const PROFILE_STORE = Symbol('ProfileStore');
 export const PROFILES_CLOCK = Symbol('ProfilesClock');
+
+/** Every event of the profile streams (`profile-<id>`, `profiles`), oldest first. */
+async function* profileHistory(journal: JournalReader): AsyncIterable<ProfileHistoryEvent> {
+  for (let after = 0; ; ) {
+    const page = await journal.readAll(after, 1000);
+    if (page.length === 0) return;
+    for (const e of page) if (e.stream === 'profiles' || e.stream.startsWith('profile-')) yield e;
+    after = page[page.length - 1].seq;
+  }
+}
 
 @Module({
   controllers: [ProfilesController],
@@ -19,8 +32,9 @@ export const PROFILES_CLOCK = Symbol('ProfilesClock');
     { provide: PROFILES_CLOCK, useValue: (() => new Date()) satisfies Clock },
     {
       provide: ProfilesService,
-      useFactory: (store: ProfileStore, bus: EventBus, clock: Clock) => new ProfilesService(store, bus, clock),
-      inject: [PROFILE_STORE, EventBus, PROFILES_CLOCK],
+      useFactory: (store: ProfileStore, bus: EventBus, clock: Clock, journal: JournalReader) =>
+        new ProfilesService(store, bus, clock, () => profileHistory(journal)),
+      inject: [PROFILE_STORE, EventBus, PROFILES_CLOCK, JOURNAL],
     },
     {
       provide: ProfileApplier,

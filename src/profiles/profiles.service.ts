@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
@@ -19,20 +20,26 @@ import {
 import { slugify, uniqueId, uniqueName } from './profile.slug';
 import { FileStamp, ProfileStore } from './profile.store';
 import { dumpProfileYaml, parseProfileYaml } from './profile.yaml';
+import {
+  ProfileHistoryEvent,
+  ProfileMetadata,
+  ProfilesState,
+  StoredMetadata,
+  emptyProfilesState,
+  parseProfilesState,
+  rebuildProfilesState,
+} from './profiles-state';
 import { BUILTIN_TEMPLATES, BUILTIN_TEMPLATES_RELEASED_AT, DEFAULT_PROFILE_ID } from './templates';
 
 export type Clock = () => Date;
 
+/** The journal's profile events in order: what a damaged state file is rebuilt from. */
+export type ProfileHistory = () => AsyncIterable<ProfileHistoryEvent>;
+
 /** Called after a profile is saved (create, update); auto-apply listens here. */
 export type SavedListener = (id: string, doc: ProfileDoc) => Promise<void>;
 
-export interface ProfileMetadata {
-  created_at: string;
-  updated_at: string;
-  source: ProfileSource;
-  locked: boolean;
-  owner_pack_id: string | null;
-}
+export type { ProfileMetadata } from './profiles-state';
 
 /** The document in API names (`target_runtime`), its metadata, and whether it is the default. */
 export type ProfileView = { id: string } & Omit<ProfileDoc, 'runtime'> & { target_runtime: Runtime } & ProfileMetadata & {
@@ -70,16 +77,6 @@ type ValidEntry = { id: string; doc: ProfileDoc; metadataKeys: MetadataField[]; 
 type Entry = ValidEntry | { id: string; error: string; meta: ProfileMetadata };
 type ParsedFile = { doc: ProfileDoc; metadataKeys: MetadataField[] } | { error: string };
 
-/** What the state file remembers per user profile; `file_mtime_ms` tells our writes from hand edits. */
-interface StoredMetadata extends ProfileMetadata {
-  file_mtime_ms: number;
-}
-
-interface ProfilesState {
-  default_profile_id: string | null;
-  project_bindings: Record<string, string>;
-  profiles: Record<string, StoredMetadata>;
-}
 
 const BUILTIN_META: ProfileMetadata = {
   created_at: BUILTIN_TEMPLATES_RELEASED_AT,
@@ -102,13 +99,15 @@ const STATE = '#state';
 export class ProfilesService {
   private readonly cache = new Map<string, { stamp: FileStamp; parsed: ParsedFile }>();
   private readonly locks = new KeyedMutex();
-  private state: ProfilesState | null = null;
+  private state: Promise<ProfilesState> | null = null;
+  private readonly logger = new Logger('profiles');
   private savedListener: SavedListener | null = null;
 
   constructor(
     private readonly store: ProfileStore,
     private readonly bus: EventBus,
     private readonly clock: Clock,
+    private readonly history: ProfileHistory = async function* () {},
   ) {}
 
   async list(): Promise<ProfileList> {
@@ -130,7 +129,7 @@ export class ProfilesService {
       await this.assertNameFree(doc.name);
       const id = uniqueId(slugify(doc.name), await this.idTaken());
       const view = await this.writeNew(id, doc, 'user');
-      await this.emit(id, 'profile.created', { id, name: doc.name, source: 'user' });
+      await this.emit(id, 'profile.created', { id, name: doc.name, source: 'user', at: view.created_at });
       return view;
     });
   }
@@ -146,7 +145,7 @@ export class ProfilesService {
         const stamp = await this.store.write(id, dumpProfileYaml(doc));
         const meta = await this.saveMeta(id, { ...current.meta, updated_at: this.now() }, stamp);
         this.cache.set(id, { stamp, parsed: { doc, metadataKeys: [] } });
-        await this.emit(id, 'profile.updated', { id, fields: Object.keys(changes).sort() });
+        await this.emit(id, 'profile.updated', { id, fields: Object.keys(changes).sort(), at: meta.updated_at });
         return this.validView({ id, doc, metadataKeys: [], meta }, await this.defaultId());
       });
     // A rename takes the catalog lock first (same order as create), so two renames cannot claim one name.
@@ -196,7 +195,7 @@ export class ProfilesService {
       const doc: ProfileDoc = { ...source.doc, name: name ?? uniqueName(`${source.doc.name} (copy)`, names) };
       const copyId = uniqueId(`${id.slice(0, 59).replace(/-+$/, '')}-copy`, await this.idTaken());
       const view = await this.writeNew(copyId, doc, 'user');
-      await this.emit(copyId, 'profile.duplicated', { id: copyId, from: id, name: doc.name });
+      await this.emit(copyId, 'profile.duplicated', { id: copyId, from: id, name: doc.name, at: view.created_at });
       return view;
     });
   }
@@ -243,7 +242,7 @@ export class ProfilesService {
       if (name !== doc.name) warnings.push({ path: 'name', code: 'renamed', message: `the name "${doc.name}" is taken; imported as "${name}"` });
       const id = uniqueId(slugify(name), await this.idTaken());
       const profile = await this.writeNew(id, { ...doc, name }, 'import');
-      await this.emit(id, 'profile.imported', { id, name, warnings: warnings.map((w) => w.code) });
+      await this.emit(id, 'profile.imported', { id, name, warnings: warnings.map((w) => w.code), at: profile.created_at });
       return { profile, warnings, lint: await this.lint(id) };
     });
   }
@@ -396,16 +395,34 @@ export class ProfilesService {
       const next = structuredClone(await this.loadState());
       change(next);
       await this.store.writeState(JSON.stringify(next));
-      this.state = next;
+      this.state = Promise.resolve(next);
     });
   }
 
-  private async loadState(): Promise<ProfilesState> {
-    if (this.state) return this.state;
-    const text = await this.store.readState();
-    const empty: ProfilesState = { default_profile_id: null, project_bindings: {}, profiles: {} };
-    this.state = text ? { ...empty, ...(JSON.parse(text) as Partial<ProfilesState>) } : empty;
+  private loadState(): Promise<ProfilesState> {
+    this.state ??= this.readState().catch((e: unknown) => {
+      this.state = null;
+      throw e;
+    });
     return this.state;
+  }
+
+  /**
+   * A damaged state file is set aside (never deleted) and the state rebuilt from the journal, where every
+   * change to it was recorded; one bad file must not fail every profile request.
+   */
+  private async readState(): Promise<ProfilesState> {
+    const text = await this.store.readState();
+    if (text === null) return emptyProfilesState();
+    const parsed = parseProfilesState(text);
+    if (parsed.ok) return parsed.state;
+    const events: ProfileHistoryEvent[] = [];
+    for await (const e of this.history()) events.push(e);
+    const state = rebuildProfilesState(events);
+    const aside = await this.store.setStateAside();
+    await this.store.writeState(JSON.stringify(state));
+    this.logger.error(`profiles state file is damaged (${parsed.error}); kept as ${aside}, rebuilt from ${events.length} journaled profile events`);
+    return state;
   }
 
   private async emit<K extends 'profile.created' | 'profile.updated' | 'profile.deleted' | 'profile.duplicated' | 'profile.default_set' | 'profile.imported'>(

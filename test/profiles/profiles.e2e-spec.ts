@@ -162,7 +162,7 @@ describe('Agent Profile REST', () => {
       await del(`${API}/audited`);
       const events = await t.app.get<Journal>(JOURNAL).readStream('profile-audited');
       expect(events.map((e) => e.type)).toEqual(['profile.created', 'profile.updated', 'profile.deleted']);
-      expect(events[1].data).toEqual({ id: 'audited', fields: ['description'] });
+      expect(events[1].data).toEqual({ id: 'audited', fields: ['description'], at: expect.any(String) });
     });
   });
 

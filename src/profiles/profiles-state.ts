@@ -1,0 +1,108 @@
+import { ProfileSource } from './profile.schema';
+
+export interface ProfileMetadata {
+  created_at: string;
+  updated_at: string;
+  source: ProfileSource;
+  locked: boolean;
+  owner_pack_id: string | null;
+}
+
+/** What the state file remembers per user profile; `file_mtime_ms` tells our writes from hand edits. */
+export interface StoredMetadata extends ProfileMetadata {
+  file_mtime_ms: number;
+}
+
+/** The profiles dir's state file: default profile, project bindings, and metadata the service manages. */
+export interface ProfilesState {
+  default_profile_id: string | null;
+  project_bindings: Record<string, string>;
+  profiles: Record<string, StoredMetadata>;
+}
+
+export const emptyProfilesState = (): ProfilesState => ({ default_profile_id: null, project_bindings: {}, profiles: {} });
+
+export type ParsedState = { ok: true; state: ProfilesState } | { ok: false; error: string };
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const SOURCES: ReadonlySet<unknown> = new Set(['builtin', 'user', 'import']);
+
+/** Parses the state file, checking its shape: a damaged file must be noticed, not half-used. */
+export function parseProfilesState(text: string): ParsedState {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    return { ok: false, error: `not JSON: ${(e as Error).message}` };
+  }
+  if (!isRecord(value)) return { ok: false, error: 'not a JSON object' };
+  const state = { ...emptyProfilesState(), ...value };
+  if (state.default_profile_id !== null && typeof state.default_profile_id !== 'string') return { ok: false, error: 'default_profile_id: must be a string or null' };
+  if (!isRecord(state.project_bindings) || !Object.values(state.project_bindings).every((v) => typeof v === 'string')) {
+    return { ok: false, error: 'project_bindings: must map directories to profile ids' };
+  }
+  if (!isRecord(state.profiles)) return { ok: false, error: 'profiles: must be an object' };
+  for (const [id, m] of Object.entries(state.profiles)) {
+    const ok =
+      isRecord(m) &&
+      typeof m.created_at === 'string' &&
+      typeof m.updated_at === 'string' &&
+      SOURCES.has(m.source) &&
+      typeof m.locked === 'boolean' &&
+      (m.owner_pack_id === null || typeof m.owner_pack_id === 'string') &&
+      typeof m.file_mtime_ms === 'number';
+    if (!ok) return { ok: false, error: `profiles.${id}: malformed metadata` };
+  }
+  return { ok: true, state: state as ProfilesState };
+}
+
+/** A journaled profile event, as replay sees it. */
+export interface ProfileHistoryEvent {
+  type: string;
+  at: string;
+  data: unknown;
+}
+
+/**
+ * The state folded from the journal's profile events (every change is journaled): what a damaged state
+ * file is rebuilt from. File times are unknown here (0), so each profile's file time counts as its last update.
+ */
+export function rebuildProfilesState(history: Iterable<ProfileHistoryEvent>): ProfilesState {
+  const s = emptyProfilesState();
+  const created = (id: string, at: string, source: 'user' | 'import') => {
+    s.profiles[id] = { created_at: at, updated_at: at, source, locked: false, owner_pack_id: null, file_mtime_ms: 0 };
+  };
+  for (const { type, at: committedAt, data } of history) {
+    if (!isRecord(data)) continue;
+    const id = typeof data.id === 'string' ? data.id : null;
+    // The service's own stamp when the event carries it (the commit time trails it by a few ms).
+    const at = typeof data.at === 'string' ? data.at : committedAt;
+    switch (type) {
+      case 'profile.created':
+      case 'profile.duplicated':
+        if (id) created(id, at, 'user');
+        break;
+      case 'profile.imported':
+        if (id) created(id, at, 'import');
+        break;
+      case 'profile.updated':
+        if (id && s.profiles[id]) s.profiles[id].updated_at = at;
+        break;
+      case 'profile.deleted':
+        if (!id) break;
+        delete s.profiles[id];
+        if (s.default_profile_id === id) s.default_profile_id = null;
+        for (const [dir, bound] of Object.entries(s.project_bindings)) if (bound === id) delete s.project_bindings[dir];
+        break;
+      case 'profile.default_set':
+        if (id) s.default_profile_id = id;
+        break;
+      case 'profile.project_bound':
+        if (typeof data.project_dir !== 'string') break;
+        if (typeof data.profile_id === 'string') s.project_bindings[data.project_dir] = data.profile_id;
+        else delete s.project_bindings[data.project_dir];
+        break;
+    }
+  }
+  return s;
+}
