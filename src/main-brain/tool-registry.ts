@@ -8,6 +8,8 @@ export interface ToolContext {
   actor: string;
   /** A worker's own session; worker tools act only on it. */
   session_id?: string;
+  /** Aborted when the caller goes away (MCP connection closed, request cancelled): long waits end with it. */
+  signal?: AbortSignal;
 }
 
 export interface JsonSchemaObject {

@@ -1,4 +1,4 @@
-import { ReplaySubject, filter, firstValueFrom } from 'rxjs';
+import { NEVER, ReplaySubject, filter, firstValueFrom, fromEvent, takeUntil } from 'rxjs';
 import { EventBus } from '../bus/event-bus';
 import { DomainEventOf } from '../bus/domain-event';
 import { DomainError } from '../common/domain-error';
@@ -102,7 +102,7 @@ export function registerWorkerTools(registry: ToolRegistry, sessions: SessionsSe
       required: ['tool_name', 'input'],
       additionalProperties: false,
     },
-    handler: (a, ctx) => awaitPermission(sessions, bus, callerSession(sessions, ctx, undefined), a.tool_name, a.input),
+    handler: (a, ctx) => awaitPermission(sessions, bus, callerSession(sessions, ctx, undefined), a.tool_name, a.input, ctx.signal),
   });
 }
 
@@ -110,10 +110,18 @@ type PermissionAnswer = { behavior: 'allow'; updatedInput: Record<string, unknow
 type Outcome = DomainEventOf<'session.permission_resolved'> | DomainEventOf<'session.exited'>;
 
 /**
- * Raises a permission request on the caller's session and waits for its resolution (or the session's exit).
+ * Raises a permission request on the caller's session and waits for its resolution, the session's exit, or
+ * the caller going away (the request stays pending on the session: the supervisor may still answer it).
  * The subscription starts before the request so a resolution that comes quickly is not missed.
  */
-async function awaitPermission(sessions: SessionsService, bus: EventBus, sessionId: string, tool: string, input: Record<string, unknown>): Promise<PermissionAnswer> {
+async function awaitPermission(
+  sessions: SessionsService,
+  bus: EventBus,
+  sessionId: string,
+  tool: string,
+  input: Record<string, unknown>,
+  signal?: AbortSignal,
+): Promise<PermissionAnswer> {
   const outcomes = new ReplaySubject<Outcome>();
   const stream = `session-${sessionId}`;
   const sub = bus
@@ -124,7 +132,11 @@ async function awaitPermission(sessions: SessionsService, bus: EventBus, session
     const status = await sessions.signal(sessionId, { type: 'permission_request', tool, input });
     const requestId = status.pending?.kind === 'permission' ? status.pending.request_id : null;
     if (!requestId) throw new DomainError('conflict', `session ${status.alias} did not record the permission request`);
-    const outcome = await firstValueFrom(outcomes.pipe(filter((e) => e.type === 'session.exited' || e.data.request_id === requestId)));
+    const gone$ = signal ? fromEvent(signal, 'abort') : NEVER;
+    const outcome = signal?.aborted
+      ? null
+      : await firstValueFrom(outcomes.pipe(filter((e) => e.type === 'session.exited' || e.data.request_id === requestId), takeUntil(gone$)), { defaultValue: null });
+    if (outcome === null) throw new DomainError('conflict', `the caller went away while session ${status.alias}'s permission request was pending`);
     if (outcome.type === 'session.exited') return { behavior: 'deny', message: 'the session exited before the request was resolved' };
     return outcome.data.decision === 'allow'
       ? { behavior: 'allow', updatedInput: input }

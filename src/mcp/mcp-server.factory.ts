@@ -77,9 +77,9 @@ export function createMcpServer(identity: McpIdentity, deps: McpDeps): Server {
     tools: deps.registry.list(audience).map((t) => ({ name: t.name, description: t.description, inputSchema: t.parameters })),
   }));
 
-  server.setRequestHandler(CallToolRequestSchema, async (req) => {
+  server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
     try {
-      return asResult(await deps.registry.call(req.params.name, req.params.arguments ?? {}, audience, ctx));
+      return asResult(await deps.registry.call(req.params.name, req.params.arguments ?? {}, audience, { ...ctx, signal: extra.signal }));
     } catch (e) {
       return asError(e, req.params.name);
     }

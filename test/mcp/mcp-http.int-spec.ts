@@ -1,6 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
+import { ToolRegistry } from '../../src/main-brain/tool-registry';
 import { TestApp, startTestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
 import { WORKERS, WorkerReaper } from '../support/workers';
@@ -123,6 +124,23 @@ describe('MCP over streamable HTTP (the SDK client against /mcp)', () => {
     await waitFor(async () => (await status()).state === 'pending_authorization', { what: 'the second request' });
     await call(brain, 'resolve_permission', { session: w.id, decision: 'deny', reason: 'never' });
     expect((await again).json).toEqual({ behavior: 'deny', message: 'never' });
+  });
+
+  it('permission_prompt stops waiting when its caller goes away, and the request stays for the brain to answer', async () => {
+    const w = await startWorker();
+    const status = async () => (await t.inject({ method: 'GET', url: `/api/v1/coding-sessions/${w.id}` })).json() as Json;
+    const caller = new AbortController();
+    const waiting = t.app
+      .get(ToolRegistry)
+      .call('permission_prompt', { tool_name: 'Bash', input: { command: 'make' } }, 'worker', { actor: 'worker', session_id: w.id, signal: caller.signal });
+    await waitFor(async () => (await status()).state === 'pending_authorization', { what: 'pending_authorization' });
+
+    caller.abort();
+
+    await expect(waiting).rejects.toMatchObject({ code: 'conflict', message: expect.stringContaining('the caller went away') });
+    expect((await status()).pending).toMatchObject({ kind: 'permission', tool: 'Bash' });
+    const brain = await connect();
+    expect((await call(brain, 'resolve_permission', { session: w.alias, decision: 'deny' })).isError).toBe(false);
   });
 
   it('answers bad input with isError results and keeps the connection usable', async () => {
