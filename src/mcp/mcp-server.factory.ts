@@ -3,6 +3,9 @@ import {
   CallToolRequestSchema,
   CallToolResult,
   ErrorCode,
+  GetPromptRequestSchema,
+  GetPromptResult,
+  ListPromptsRequestSchema,
   ListResourcesRequestSchema,
   ListToolsRequestSchema,
   McpError,
@@ -22,6 +25,8 @@ export const MCP_SERVER_NAME = 'brainstem';
 
 export const RESOURCE_STATUS = 'brainstem://supervision/status';
 export const RESOURCE_CURRENT_ROUND = 'brainstem://supervision/current-round';
+/** Offered as a slash command by clients that list prompts (Claude Code: /mcp__brainstem__current_round). */
+export const PROMPT_CURRENT_ROUND = 'current_round';
 
 export interface McpDeps {
   registry: ToolRegistry;
@@ -68,7 +73,7 @@ export function createMcpServer(identity: McpIdentity, deps: McpDeps): Server {
   const main = identity.kind === 'main_brain';
   const server = new Server(
     { name: MCP_SERVER_NAME, version: deps.version },
-    { capabilities: { tools: {}, ...(main ? { resources: {} } : {}) }, instructions: instructionsFor(identity) },
+    { capabilities: { tools: {}, ...(main ? { resources: {}, prompts: {} } : {}) }, instructions: instructionsFor(identity) },
   );
   const audience = audienceOf(identity);
   const ctx = identity.kind === 'worker' ? { actor: 'worker', session_id: identity.session_id } : { actor: 'main_brain' };
@@ -93,6 +98,16 @@ export function createMcpServer(identity: McpIdentity, deps: McpDeps): Server {
       ],
     }));
     server.setRequestHandler(ReadResourceRequestSchema, (req) => readResource(req.params.uri, deps.supervision));
+    server.setRequestHandler(ListPromptsRequestSchema, () => ({
+      prompts: [
+        {
+          name: PROMPT_CURRENT_ROUND,
+          title: 'Current supervision round',
+          description: "The prompt of the round in flight (why you were woken, the goal, turns left, the rules), or the supervision status when none is.",
+        },
+      ],
+    }));
+    server.setRequestHandler(GetPromptRequestSchema, (req) => getPrompt(req.params.name, deps.supervision));
   }
   return server;
 }
@@ -101,10 +116,21 @@ function readResource(uri: string, supervision: SupervisionService): ReadResourc
   if (uri === RESOURCE_STATUS) {
     return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(supervision.status(), null, 2) }] };
   }
-  if (uri === RESOURCE_CURRENT_ROUND) {
-    const id = supervision.status().autonomous?.round_in_flight ?? null;
-    const text = id ? `Round ${id}\n\n${supervision.getRound(id).prompt}` : 'No supervision round is in flight.';
-    return { contents: [{ uri, mimeType: 'text/plain', text }] };
-  }
+  if (uri === RESOURCE_CURRENT_ROUND) return { contents: [{ uri, mimeType: 'text/plain', text: currentRound(supervision) ?? 'No supervision round is in flight.' }] };
   throw new McpError(ErrorCode.InvalidParams, `no resource ${uri}; resources are ${RESOURCE_STATUS} and ${RESOURCE_CURRENT_ROUND}`);
+}
+
+function currentRound(supervision: SupervisionService): string | null {
+  const id = supervision.status().autonomous?.round_in_flight ?? null;
+  return id ? `Round ${id}\n\n${supervision.getRound(id).prompt}` : null;
+}
+
+function getPrompt(name: string, supervision: SupervisionService): GetPromptResult {
+  if (name !== PROMPT_CURRENT_ROUND) throw new McpError(ErrorCode.InvalidParams, `no prompt ${name}; the prompt is ${PROMPT_CURRENT_ROUND}`);
+  const round = currentRound(supervision);
+  const text =
+    round ??
+    `No supervision round is in flight. Supervision status:\n${JSON.stringify(supervision.status(), null, 2)}\n\n` +
+      'Start supervising with enable_supervision (a goal in task_hint); you will be woken in rounds.';
+  return { description: 'Brainstem: the current supervision round', messages: [{ role: 'user', content: { type: 'text', text } }] };
 }

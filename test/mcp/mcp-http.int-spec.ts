@@ -63,6 +63,9 @@ describe('MCP over streamable HTTP (the SDK client against /mcp)', () => {
     for (const tool of rest) expect(brainTools.find((x) => x.name === tool.name)?.inputSchema).toEqual(tool.parameters);
     expect(brain.getServerVersion()?.name).toBe('brainstem');
     expect(worker.getInstructions()).toContain(w.id);
+    expect(worker.getServerCapabilities()?.prompts).toBeUndefined();
+    const idle = await brain.getPrompt({ name: 'current_round' });
+    expect(idle.messages[0].content).toMatchObject({ type: 'text', text: expect.stringContaining('No supervision round is in flight') });
   });
 
   it("calls main-brain tools; a worker's report_progress completed causes a supervision round the brain reads as a resource", async () => {
@@ -89,6 +92,10 @@ describe('MCP over streamable HTTP (the SDK client against /mcp)', () => {
     expect(await readText(brain, 'brainstem://supervision/current-round')).toContain(round.prompt);
     expect(JSON.parse(await readText(brain, 'brainstem://supervision/status')).autonomous.round_in_flight).toBe(round.id);
     await expect(brain.readResource({ uri: 'brainstem://nope' })).rejects.toThrow(/no resource brainstem:\/\/nope/);
+    expect((await brain.listPrompts()).prompts.map((p) => p.name)).toEqual(['current_round']);
+    const prompt = await brain.getPrompt({ name: 'current_round' });
+    expect(prompt.messages).toEqual([{ role: 'user', content: { type: 'text', text: expect.stringContaining(round.prompt) } }]);
+    await expect(brain.getPrompt({ name: 'nope' })).rejects.toThrow(/no prompt nope/);
 
     expect((await call(brain, 'complete_round', { round_id: round.id, summary: 'checked' })).json).toMatchObject({ status: 'completed' });
     expect((await call(brain, 'reply_to_human', { text: 'all done' })).json).toMatchObject({ text: 'all done' });
