@@ -14,6 +14,9 @@ const TOTAL = Number(process.argv[2] ?? 100_000);
 const SESSIONS = 1000;
 const BURST = Number(process.env.BENCH_BURST ?? 1000);
 const DEBOUNCE_MS = Number(process.env.BENCH_DEBOUNCE_MS ?? 50);
+const MAX_TURNS = 1000;
+/** A burst whose round has not started and completed by then is a failure, not a wait. */
+const BURST_DEADLINE_MS = 30_000;
 
 const KINDS: Array<[string, (m: string) => Record<string, unknown>]> = [
   ['session.progress', (m) => ({ status: 'completed', message: m })],
@@ -36,7 +39,9 @@ async function main(): Promise<void> {
   let n = 0;
   const svc = new SupervisionService(bus, journal, sessions, { debounce_ms: DEBOUNCE_MS, restore_ttl_s: 900, round_timeout_s: 600 }, Date.now, () => String(++n));
   await svc.start();
-  await svc.enable({ max_turns: 1000 }, 'user', 'bench');
+  // max_turns is capped at 1,000 (seed): a run with more rounds re-enables supervision when it closes.
+  await svc.enable({ max_turns: MAX_TURNS }, 'user', 'bench');
+  let supervisions = 1;
 
   const publishedAt = new Map<string, number>();
   const roundStarts: Array<{ at: number; messages: string[] }> = [];
@@ -69,7 +74,15 @@ async function main(): Promise<void> {
     );
     sent += size;
     // Next burst once this one's round has started and completed.
-    while (roundStarts.length === before || completed < roundStarts.length) await new Promise((r) => setTimeout(r, 1));
+    const deadline = performance.now() + BURST_DEADLINE_MS;
+    while (roundStarts.length === before || completed < roundStarts.length) {
+      if (performance.now() > deadline) throw new Error(`no round completed within ${BURST_DEADLINE_MS} ms of the burst ending at trigger ${sent}`);
+      await new Promise((r) => setTimeout(r, 1));
+    }
+    if (!svc.status().autonomous?.enabled) {
+      await svc.enable({ max_turns: MAX_TURNS }, 'user', 'bench');
+      supervisions++;
+    }
   }
   const elapsed = performance.now() - t0;
 
@@ -77,7 +90,7 @@ async function main(): Promise<void> {
   const lost = Array.from({ length: TOTAL }, (_, i) => `t${i}`).filter((m) => !seen.has(m)).length;
   const added = roundStarts.map((r) => r.at - Math.max(...r.messages.map((m) => publishedAt.get(m) ?? 0)) - DEBOUNCE_MS);
   console.log(`triggers sent              ${TOTAL.toLocaleString('en-US')} in ${(elapsed / 1000).toFixed(1)} s (${Math.round((TOTAL / elapsed) * 1000).toLocaleString('en-US')} triggers/s journaled and routed)`);
-  console.log(`rounds started             ${roundStarts.length}`);
+  console.log(`rounds started             ${roundStarts.length} (${supervisions} supervision run${supervisions > 1 ? 's' : ''} of at most ${MAX_TURNS} turns)`);
   console.log(`merge ratio                ${(TOTAL / roundStarts.length).toFixed(1)} triggers per round`);
   console.log(`added latency beyond the debounce window (last trigger of a round → round.started published)`);
   console.log(`                           p50 ${pct(added, 50).toFixed(2)} ms   p99 ${pct(added, 99).toFixed(2)} ms   max ${Math.max(...added).toFixed(2)} ms`);
