@@ -1,5 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { tmpdir } from 'node:os';
+import { parse as parseToml } from 'smol-toml';
 import { resolve } from 'node:path';
 import { ToolRegistry } from '../../src/main-brain/tool-registry';
 import { TestApp, startTestApp } from '../support/test-app';
@@ -198,10 +200,55 @@ describe('MCP over streamable HTTP (the SDK client against /mcp)', () => {
 
 describe('MCP over streamable HTTP with BRAINSTEM_API_TOKEN', () => {
   let t: TestApp;
+  const reaper = new WorkerReaper();
   beforeAll(async () => {
     t = await startTestApp({ BRAINSTEM_API_TOKEN: 'sekret-token' }, { listen: true });
   });
-  afterAll(() => t.close());
+  afterAll(async () => {
+    reaper.killAll();
+    await t.close();
+  });
+
+  it("serves a worker through each runtime's emitted config, the token and session taken from the worker's environment", async () => {
+    const auth = { authorization: 'Bearer sekret-token' };
+    const w = await t.inject({
+      method: 'POST',
+      url: '/api/v1/coding-sessions',
+      headers: auth,
+      payload: { runtime: 'command', command: process.execPath, args: [resolve(WORKERS, 'quiet.js')], cwd: tmpdir() },
+    });
+    expect(w.statusCode).toBe(201);
+    reaper.track(w.json().pid);
+    expect((await t.inject({ method: 'POST', url: '/api/v1/agent-profiles', headers: auth, payload: { name: 'Token Worker' } })).statusCode).toBe(201);
+    const workerEnv: Record<string, string> = { BRAINSTEM_SESSION_ID: w.json().id, BRAINSTEM_API_TOKEN: 'sekret-token' };
+    // Each runtime's own way of filling a value from the environment, applied to the emitted brainstem server.
+    const expand = (text: string, pattern: RegExp) => text.replace(pattern, (_, name: string) => workerEnv[name] ?? '');
+    const brainstemOf: Record<string, [string, (content: string) => { url: string; headers: Record<string, string> }]> = {
+      'claude-code': ['.mcp.json', (c) => JSON.parse(expand(c, /\$\{(\w+)\}/g)).mcpServers.brainstem],
+      'gemini-cli': ['.gemini/settings.json', (c) => {
+        const b = JSON.parse(expand(c, /\$\{(\w+)\}/g)).mcpServers.brainstem;
+        return { url: b.httpUrl, headers: b.headers };
+      }],
+      opencode: ['opencode.json', (c) => JSON.parse(expand(c, /\{env:(\w+)\}/g)).mcp.brainstem],
+      codex: ['.codex/config.toml', (c) => {
+        const b = (parseToml(c) as { mcp_servers: { brainstem: { url: string; bearer_token_env_var: string; env_http_headers: Record<string, string> } } }).mcp_servers.brainstem;
+        const headers = Object.fromEntries(Object.entries(b.env_http_headers).map(([h, v]) => [h, workerEnv[v]]));
+        return { url: b.url, headers: { ...headers, Authorization: `Bearer ${workerEnv[b.bearer_token_env_var]}` } };
+      }],
+    };
+    for (const [runtime, [path, brainstem]] of Object.entries(brainstemOf)) {
+      const preview = await t.inject({ method: 'GET', url: `/api/v1/agent-profiles/token-worker/preview?runtime=${runtime}&dir=${encodeURIComponent(tmpdir())}`, headers: auth });
+      const server = brainstem(preview.json().files.find((f: { path: string }) => f.path === path).content);
+      expect({ runtime, authorization: server.headers.Authorization }).toEqual({ runtime, authorization: 'Bearer sekret-token' });
+      const client = new Client({ name: runtime, version: '0.0.0' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: server.headers } }));
+      try {
+        expect((await client.listTools()).tools.map((x) => x.name).sort()).toEqual(WORKER_TOOLS);
+      } finally {
+        await client.close();
+      }
+    }
+  });
 
   it('refuses a client without the token and serves one with it', async () => {
     await expect(httpClient(t.url)).rejects.toThrow(/401|bearer token/i);

@@ -1,9 +1,8 @@
 import { HOOK_EVENTS, Hook, ProfileDoc } from '../profile.schema';
 import {
   RESERVED_MCP_SERVER,
-  SESSION_ENV,
-  SESSION_HEADER,
   Warnings,
+  brainstemHeaders,
   brainstemMcpUrl,
   denyRules,
   json,
@@ -119,7 +118,7 @@ export function claudeMcpServers(profile: ProfileDoc, ctx: EmitContext): Record<
         ? { type: 'stdio', command: s.command ?? '', args: s.args ?? [], ...(s.env && Object.keys(s.env).length ? { env: s.env } : {}) }
         : { type: 'http', url: s.url ?? '' };
   }
-  servers[RESERVED_MCP_SERVER] = { type: 'http', url: brainstemMcpUrl(ctx), headers: { [SESSION_HEADER]: `\${${SESSION_ENV}}` } };
+  servers[RESERVED_MCP_SERVER] = { type: 'http', url: brainstemMcpUrl(ctx), headers: brainstemHeaders(ctx, (v) => `\${${v}}`) };
   return servers;
 }
 

@@ -4,6 +4,7 @@ import {
   RESERVED_MCP_SERVER,
   SESSION_ENV,
   SESSION_HEADER,
+  TOKEN_ENV,
   Warnings,
   brainstemMcpUrl,
   denyRules,
@@ -77,6 +78,10 @@ function codexMcpServers(profile: ProfileDoc, ctx: EmitContext): Record<string, 
         : { url: s.url ?? '' };
   }
   // codex reads header values from environment variables by name.
-  servers[RESERVED_MCP_SERVER] = { url: brainstemMcpUrl(ctx), env_http_headers: { [SESSION_HEADER]: SESSION_ENV } };
+  servers[RESERVED_MCP_SERVER] = {
+    url: brainstemMcpUrl(ctx),
+    ...(ctx.bearerAuth ? { bearer_token_env_var: TOKEN_ENV } : {}),
+    env_http_headers: { [SESSION_HEADER]: SESSION_ENV },
+  };
   return servers;
 }

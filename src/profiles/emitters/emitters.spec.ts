@@ -135,3 +135,29 @@ describe('opencode emitter', () => {
     expect(config.mcp.brainstem.headers).toEqual({ 'X-Brainstem-Session': '{env:BRAINSTEM_SESSION_ID}' });
   });
 });
+
+describe('the reserved brainstem server when the service requires its bearer token', () => {
+  const withAuth = { ...CTX, bearerAuth: true };
+  const content = (runtime: Parameters<typeof emitProfile>[0], path: string) => emitProfile(runtime, RICH, withAuth).files.find((f) => f.path === path)!.content;
+
+  it('given bearerAuth, then every runtime sends Authorization from the worker environment, in its own reference syntax', () => {
+    expect(JSON.parse(content('claude-code', '.mcp.json')).mcpServers.brainstem.headers).toEqual({
+      'X-Brainstem-Session': '${BRAINSTEM_SESSION_ID}',
+      Authorization: 'Bearer ${BRAINSTEM_API_TOKEN}',
+    });
+    expect((parseToml(content('codex', '.codex/config.toml')) as { mcp_servers: Record<string, unknown> }).mcp_servers.brainstem).toEqual({
+      url: 'http://127.0.0.1:4820/mcp',
+      bearer_token_env_var: 'BRAINSTEM_API_TOKEN',
+      env_http_headers: { 'X-Brainstem-Session': 'BRAINSTEM_SESSION_ID' },
+    });
+    expect(JSON.parse(content('gemini-cli', '.gemini/settings.json')).mcpServers.brainstem.headers.Authorization).toBe('Bearer ${BRAINSTEM_API_TOKEN}');
+    expect(JSON.parse(content('opencode', 'opencode.json')).mcp.brainstem.headers.Authorization).toBe('Bearer {env:BRAINSTEM_API_TOKEN}');
+  });
+
+  it('given no bearerAuth, then no runtime gets an Authorization header', () => {
+    for (const [runtime, path] of [['claude-code', '.mcp.json'], ['codex', '.codex/config.toml'], ['gemini-cli', '.gemini/settings.json'], ['opencode', 'opencode.json']] as const) {
+      const text = emitProfile(runtime, RICH, CTX).files.find((f) => f.path === path)!.content;
+      expect(text).not.toMatch(/Authorization|bearer_token/);
+    }
+  });
+});

@@ -1,9 +1,8 @@
 import { HOOK_EVENTS, HookEvent, PermissionMode, ProfileDoc } from '../profile.schema';
 import {
   RESERVED_MCP_SERVER,
-  SESSION_ENV,
-  SESSION_HEADER,
   Warnings,
+  brainstemHeaders,
   brainstemMcpUrl,
   denyRules,
   instructionsMarkdown,
@@ -86,7 +85,7 @@ function geminiMcpServers(profile: ProfileDoc, ctx: EmitContext, warnings: Warni
         ? { command: s.command ?? '', args: s.args ?? [], ...(s.env && Object.keys(s.env).length ? { env: s.env } : {}) }
         : { httpUrl: s.url ?? '' };
   }
-  servers[RESERVED_MCP_SERVER] = { httpUrl: brainstemMcpUrl(ctx), headers: { [SESSION_HEADER]: `\${${SESSION_ENV}}` } };
+  servers[RESERVED_MCP_SERVER] = { httpUrl: brainstemMcpUrl(ctx), headers: brainstemHeaders(ctx, (v) => `\${${v}}`) };
   return servers;
 }
 

@@ -1,9 +1,8 @@
 import { HOOK_EVENTS, PermissionMode, ProfileDoc } from '../profile.schema';
 import {
   RESERVED_MCP_SERVER,
-  SESSION_ENV,
-  SESSION_HEADER,
   Warnings,
+  brainstemHeaders,
   brainstemMcpUrl,
   denyRules,
   instructionsMarkdown,
@@ -102,6 +101,6 @@ function opencodeMcp(profile: ProfileDoc, ctx: EmitContext): Record<string, Reco
         ? { type: 'local', command: [s.command ?? '', ...(s.args ?? [])], ...(s.env && Object.keys(s.env).length ? { environment: s.env } : {}), enabled: true }
         : { type: 'remote', url: s.url ?? '', enabled: true };
   }
-  servers[RESERVED_MCP_SERVER] = { type: 'remote', url: brainstemMcpUrl(ctx), headers: { [SESSION_HEADER]: `{env:${SESSION_ENV}}` }, enabled: true };
+  servers[RESERVED_MCP_SERVER] = { type: 'remote', url: brainstemMcpUrl(ctx), headers: brainstemHeaders(ctx, (v) => `{env:${v}}`), enabled: true };
   return servers;
 }
