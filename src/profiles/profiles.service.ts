@@ -77,7 +77,6 @@ type ValidEntry = { id: string; doc: ProfileDoc; metadataKeys: MetadataField[]; 
 type Entry = ValidEntry | { id: string; error: string; meta: ProfileMetadata };
 type ParsedFile = { doc: ProfileDoc; metadataKeys: MetadataField[] } | { error: string };
 
-
 const BUILTIN_META: ProfileMetadata = {
   created_at: BUILTIN_TEMPLATES_RELEASED_AT,
   updated_at: BUILTIN_TEMPLATES_RELEASED_AT,

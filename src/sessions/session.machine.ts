@@ -155,8 +155,8 @@ export const sessionMachine = setup({
   },
 }).createMachine({
   id: 'session',
-  // xstate's pure transition() builds a throwaway actor without input for every step; answering it
-  // with a placeholder (never adopted) avoids a thrown TypeError, the hottest cost of a signal.
+  // xstate's own transition() and getNextSnapshot() build a throwaway actor without input on every call
+  // (decide() avoids them); a placeholder, never adopted, keeps that from throwing a TypeError each time.
   context: ({ input }) => (input === undefined ? INERT_CONTEXT : contextFor(input)),
   initial: 'starting',
   states: {
