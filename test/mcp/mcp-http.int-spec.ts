@@ -1,8 +1,8 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { tmpdir } from 'node:os';
-import { parse as parseToml } from 'smol-toml';
 import { resolve } from 'node:path';
+import { parse as parseToml } from 'smol-toml';
 import { ToolRegistry } from '../../src/main-brain/tool-registry';
 import { TestApp, startTestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
