@@ -32,6 +32,23 @@ describe('canonical JSON', () => {
     expect(() => canonicalJson(a)).toThrow(TypeError);
   });
 
+  it('writes exactly what JSON.stringify writes for data whose keys are already sorted', () => {
+    const samples: unknown[] = [
+      { a: 'line\nbreak "quoted" \\ back', b: [1.5, -0, 1e21, 2e-7, true, false, null], c: { 'k"ey': '\u2028', 'ünï': '\ud83d\ude00' } },
+      [[], {}, [{}], ''],
+      'lone surrogate \ud800',
+      { '': 0, '\u0001': 2, ' ': 1 },
+      { n: new Number(3), s: new String('x'), t: new Boolean(false) },
+    ];
+    for (const value of samples) expect(canonicalJson(value)).toBe(JSON.stringify(value));
+  });
+
+  it('refuses a symbol and an object reached twice on one path, but not a shared object on two paths', () => {
+    expect(() => canonicalJson({ s: Symbol('x') })).toThrow(TypeError);
+    const shared = { v: 1 };
+    expect(canonicalJson({ a: shared, b: [shared] })).toBe('{"a":{"v":1},"b":[{"v":1}]}');
+  });
+
   it('links the chain as sha256(prev_hash + event)', () => {
     const prev = 'a'.repeat(64);
     expect(chainHash(prev, '{"x":1}')).toBe(createHash('sha256').update(prev + '{"x":1}').digest('hex'));

@@ -2,38 +2,60 @@ import { hash } from 'node:crypto';
 
 export const GENESIS_HASH = '0'.repeat(64);
 
-/** Rejects what JSON cannot carry faithfully and returns objects with their keys sorted. */
-function canonicalReplacer(this: unknown, key: string, value: unknown): unknown {
+/** Keys that JSON.stringify would escape; every other key is written between plain quotes. */
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/**
+ * Written directly rather than through JSON.stringify with a replacer: the replacer is a call from native code
+ * into JavaScript for every value, which made this the costliest step of an append.
+ */
+function write(value: unknown, key: string, stack: object[]): string {
   switch (typeof value) {
+    case 'string':
+      return JSON.stringify(value);
+    case 'boolean':
+      return value ? 'true' : 'false';
     case 'number':
       if (!Number.isFinite(value)) throw new TypeError(`${key || '$'}: ${value} is not valid JSON`);
-      return value;
-    case 'function':
-    case 'symbol':
-      throw new TypeError(`${key || '$'}: a ${typeof value} is not valid JSON`);
+      return JSON.stringify(value);
     case 'object': {
-      if (value === null || Array.isArray(value)) return value;
-      const keys = Object.keys(value);
-      let sorted = true;
-      for (let i = 1; i < keys.length && sorted; i++) sorted = keys[i - 1] < keys[i];
-      if (sorted) return value;
-      const copy: Record<string, unknown> = {};
-      for (const k of keys.sort()) copy[k] = (value as Record<string, unknown>)[k];
-      return copy;
+      if (value === null) return 'null';
+      const toJSON = (value as { toJSON?: unknown }).toJSON;
+      if (typeof toJSON === 'function') return write(toJSON.call(value, key), key, stack);
+      if (value instanceof Number || value instanceof String || value instanceof Boolean) return write(value.valueOf(), key, stack);
+      if (stack.includes(value)) throw new TypeError(`${key || '$'}: a cycle is not valid JSON`);
+      stack.push(value);
+      let out: string;
+      if (Array.isArray(value)) {
+        out = '[';
+        for (let i = 0; i < value.length; i++) {
+          const item: unknown = value[i];
+          out += (i === 0 ? '' : ',') + (item === undefined ? 'null' : write(item, String(i), stack));
+        }
+        out += ']';
+      } else {
+        out = '{';
+        for (const k of Object.keys(value).sort()) {
+          const item = (value as Record<string, unknown>)[k];
+          if (item === undefined) continue;
+          out += (out.length === 1 ? '' : ',') + (NEEDS_ESCAPE.test(k) ? JSON.stringify(k) : `"${k}"`) + ':' + write(item, k, stack);
+        }
+        out += '}';
+      }
+      stack.pop();
+      return out;
     }
     default:
-      return value;
+      throw new TypeError(`${key || '$'}: ${typeof value === 'undefined' ? 'undefined' : `a ${typeof value}`} is not valid JSON`);
   }
 }
 
 /**
- * Deterministic JSON: object keys sorted (by UTF-16 code units), undefined properties dropped, as
- * JSON.stringify does. Throws on NaN, Infinity, bigint, functions, symbols and cycles. Native
- * JSON.stringify does the work; objects are copied only when their keys are not already in order.
+ * Deterministic JSON: object keys sorted (by UTF-16 code units), undefined properties dropped and toJSON
+ * honoured, as JSON.stringify does. Throws on NaN, Infinity, bigint, functions, symbols and cycles.
  */
 export function canonicalJson(value: unknown): string {
-  if (value === undefined) throw new TypeError('$: undefined is not valid JSON');
-  return JSON.stringify(value, canonicalReplacer);
+  return write(value, '', []);
 }
 
 export function sha256(text: string): string {
