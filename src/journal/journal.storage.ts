@@ -31,12 +31,10 @@ export interface JournalStorage {
   streamVersion(stream: string): Promise<number>;
   commit(batch: CommitBatch): Promise<void>;
   /**
-   * Stored records with seq >= fromSeq in seq order, at most limit. A record is
+   * Stored records with seq >= fromSeq in seq order, at most limit, as pages from one cursor. A record is
    * `<hash><prev_hash><canonical JSON of the event without its hash>`; the event names its own seq,
    * which the journal checks, so a missing or misplaced record cannot go unnoticed.
    */
-  readRecords(fromSeq: number, limit: number): Promise<string[]>;
-  /** The same records as pages from one cursor, for long sequential reads (replay, verify). */
   scanRecords(fromSeq: number, limit: number, pageSize: number): AsyncIterable<string[]>;
   readRecord(seq: number): Promise<string | undefined>;
   /** Several records by seq in one read; undefined where missing. */

@@ -1,16 +1,42 @@
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, write } from 'node:fs';
 import { join } from 'node:path';
 import { ClassicLevel } from 'classic-level';
-import { JournalError, JournalHead } from './journal.port';
+import { JournalCorruptError, JournalError, JournalHead } from './journal.port';
 import { Checkpoint, CommitBatch, JournalStorage } from './journal.storage';
 
-// Key layout (utf8, sorted): e!<seq> event record, i!<stream>!<version> -> seq, m!head, m!checkpoint,
-// n!<stream> snapshot. '"' is the code point after '!', closing each range. Two keys per event: a stream's
-// version is its last index key, so it needs no key of its own.
-export const eventKey = (seq: number) => 'e!' + String(seq).padStart(16, '0');
+// Key layout (utf8, sorted; '"' is the code point after '!', closing each range):
+//   g!<last seq>                 a segment: the records of up to SEGMENT_EVENTS consecutive events, '\n'-joined
+//                                (a record is canonical JSON after two hashes, so it never holds a newline)
+//   i!<stream>!<last version>    a run of the stream index: the seqs of consecutive versions, ','-joined
+//   m!head, m!checkpoint, n!<stream> (snapshot), and e!<seq> in journals written before segments.
+// One value per group of events instead of two keys per event: LevelDB's cost is mostly per key, and the
+// index, which replay can rebuild, is written in runs at checkpoints instead of one key per event.
+export const segmentKey = (lastSeq: number) => 'g!' + String(lastSeq).padStart(16, '0');
 const indexKey = (stream: string, version: number) => `i!${stream}!` + String(version).padStart(10, '0');
 const HEAD = 'm!head';
 const CHECKPOINT = 'm!checkpoint';
+const SEGMENT_EVENTS = 64;
+const SEGMENT_CHARS = 64 * 1024;
+const HASHES_LEN = 128;
+
+/** A stored segment, opened: record i is the event at seq first + i. */
+interface Segment {
+  first: number;
+  last: number;
+  records: string[];
+}
+
+function openSegment(key: string, value: string): Segment {
+  const last = Number(key.slice(2));
+  const records = value.split('\n');
+  return { first: last - records.length + 1, last, records };
+}
+
+/** The index entries of the events after the last checkpoint, kept in memory until the next one writes them. */
+interface TailRun {
+  first: number;
+  seqs: number[];
+}
 
 /** Fixed-size record, rewritten in place: `<seq, 16 digits> <hash>\n`. */
 const witnessRecord = (h: JournalHead) => Buffer.from(`${String(h.seq).padStart(16, '0')} ${h.hash}\n`);
@@ -34,6 +60,9 @@ export class LevelStorage implements JournalStorage {
   private witnessNext: JournalHead | null = null;
   private witnessWriting: Promise<void> | null = null;
   private witnessError: Error | null = null;
+  private tail = new Map<string, TailRun>();
+  /** Set when the events after the checkpoint could not be indexed; stream reads then refuse, naming the seq. */
+  private tailDamage: JournalCorruptError | null = null;
 
   constructor(
     dir: string,
@@ -58,6 +87,65 @@ export class LevelStorage implements JournalStorage {
       }
       throw e;
     }
+    await this.convertLegacyEvents();
+    await this.indexTail();
+  }
+
+  /**
+   * Journals written before segments hold one e!<seq> key per event (and one index key per event, which are
+   * runs of one). Rewritten into segments in seq order, a few thousand per atomic batch, so a conversion
+   * cut short resumes on the next open.
+   */
+  private async convertLegacyEvents(): Promise<void> {
+    for (;;) {
+      const entries = await this.db.iterator({ gte: 'e!', lt: 'e"', limit: 4096 }).all();
+      if (entries.length === 0) return;
+      const b = this.db.batch();
+      // A segment holds consecutive seqs only, so an event missing from the old layout stays missing.
+      let records: string[] = [];
+      for (let i = 0; i < entries.length; i++) {
+        const [key, record] = entries[i];
+        const seq = Number(key.slice(2));
+        records.push(record);
+        b.del(key);
+        const next = entries[i + 1];
+        if (!next || Number(next[0].slice(2)) !== seq + 1 || records.length === SEGMENT_EVENTS) {
+          b.put(segmentKey(seq), records.join('\n'));
+          records = [];
+        }
+      }
+      await b.write({ sync: true });
+    }
+  }
+
+  /**
+   * Rebuilds the in-memory index of the events after the last checkpoint (the ones boot re-verifies anyway).
+   * An event that cannot be indexed is noted, not thrown: offline tools still open the journal to verify it.
+   */
+  private async indexTail(): Promise<void> {
+    const checkpoint = await this.db.get(CHECKPOINT);
+    let expected = checkpoint ? (JSON.parse(checkpoint) as Checkpoint).seq + 1 : 1;
+    try {
+      for await (const page of this.scanRecords(expected, Number.MAX_SAFE_INTEGER, 4096)) {
+        for (const record of page) {
+          const e = JSON.parse(record.slice(HASHES_LEN)) as { seq: unknown; stream: unknown; version: unknown };
+          const run = typeof e.stream === 'string' ? this.tail.get(e.stream) : undefined;
+          if (e.seq !== expected || typeof e.stream !== 'string' || (run && e.version !== run.first + run.seqs.length)) {
+            throw new Error('not the expected event');
+          }
+          if (run) run.seqs.push(expected);
+          else if (Number.isInteger(e.version)) this.tail.set(e.stream, { first: e.version as number, seqs: [expected] });
+          else throw new Error('no version');
+          expected++;
+        }
+      }
+    } catch {
+      this.tailDamage = new JournalCorruptError(expected, 'event cannot be indexed');
+    }
+  }
+
+  private throwIfTailDamaged(): void {
+    if (this.tailDamage) throw this.tailDamage;
   }
 
   async close(): Promise<void> {
@@ -103,11 +191,14 @@ export class LevelStorage implements JournalStorage {
   }
 
   async lastSeq(): Promise<number> {
-    const keys = await this.db.keys({ gte: 'e!', lt: 'e"', reverse: true, limit: 1 }).all();
+    const keys = await this.db.keys({ gte: 'g!', lt: 'g"', reverse: true, limit: 1 }).all();
     return keys.length ? Number(keys[0].slice(2)) : 0;
   }
 
   async streamVersion(stream: string): Promise<number> {
+    this.throwIfTailDamaged();
+    const run = this.tail.get(stream);
+    if (run) return run.first + run.seqs.length - 1;
     const prefix = `i!${stream}!`;
     const keys = await this.db.keys({ gte: prefix, lt: prefix + '\uffff', reverse: true, limit: 1 }).all();
     return keys.length ? Number(keys[0].slice(prefix.length)) : 0;
@@ -118,34 +209,47 @@ export class LevelStorage implements JournalStorage {
     if (this.witnessError) throw this.witnessError;
     // The chained form: several times cheaper per op than db.batch(array) in classic-level.
     const b = this.db.batch();
-    for (const e of batch.events) {
-      b.put(eventKey(e.seq), e.record);
-      b.put(indexKey(e.stream, e.version), String(e.seq));
+    const { events } = batch;
+    for (let from = 0; from < events.length; ) {
+      let value = events[from].record;
+      let to = from + 1;
+      for (; to < events.length && to - from < SEGMENT_EVENTS && value.length < SEGMENT_CHARS; to++) value += '\n' + events[to].record;
+      b.put(segmentKey(events[to - 1].seq), value);
+      from = to;
+    }
+    const tail = batch.checkpoint ? new Map<string, TailRun>() : this.tail;
+    if (batch.checkpoint) {
+      for (const [stream, run] of this.tail) tail.set(stream, { first: run.first, seqs: [...run.seqs] });
+      addToTail(tail, events);
+      for (const [stream, run] of tail) b.put(indexKey(stream, run.first + run.seqs.length - 1), run.seqs.join(','));
+      b.put(CHECKPOINT, JSON.stringify(batch.checkpoint));
     }
     b.put(HEAD, JSON.stringify(batch.head));
-    if (batch.checkpoint) b.put(CHECKPOINT, JSON.stringify(batch.checkpoint));
     await b.write({ sync: this.options.sync });
+    if (batch.checkpoint) this.tail = new Map();
+    else addToTail(tail, events);
     this.writeWitness(batch.head);
   }
 
-  async readRecords(fromSeq: number, limit: number): Promise<string[]> {
-    const it = this.db.values({ gte: eventKey(Math.max(1, fromSeq)), lt: 'e"', limit });
-    try {
-      return await it.nextv(limit);
-    } finally {
-      await it.close();
-    }
-  }
-
-  /** One iterator for the whole scan, with the next page read while the caller works on the current one. */
+  /** One iterator for the whole scan, with the next segments read while the caller works on the current page. */
   async *scanRecords(fromSeq: number, limit: number, pageSize: number): AsyncIterable<string[]> {
-    const it = this.db.values({ gte: eventKey(Math.max(1, fromSeq)), lt: 'e"', limit: Number.isFinite(limit) ? limit : -1 });
-    let next = it.nextv(pageSize);
+    const from = Math.max(1, fromSeq);
+    const it = this.db.iterator({ gte: segmentKey(from), lt: 'g"' });
+    const segmentsPerPage = Math.max(1, Math.ceil(pageSize / SEGMENT_EVENTS));
+    let next = it.nextv(segmentsPerPage);
+    let left = limit;
     try {
-      for (;;) {
-        const page = await next;
-        if (page.length === 0) return;
-        next = it.nextv(pageSize);
+      while (left > 0) {
+        const entries = await next;
+        if (entries.length === 0) return;
+        next = it.nextv(segmentsPerPage);
+        const page: string[] = [];
+        for (const [key, value] of entries) {
+          const segment = openSegment(key, value);
+          page.push(...segment.records.slice(Math.max(0, from - segment.first)));
+        }
+        if (page.length > left) page.length = left;
+        left -= page.length;
         yield page;
       }
     } finally {
@@ -156,19 +260,71 @@ export class LevelStorage implements JournalStorage {
   }
 
   async readRecord(seq: number): Promise<string | undefined> {
-    return this.db.get(eventKey(seq));
+    const segment = await this.segmentHolding(seq);
+    return segment?.records[seq - segment.first];
   }
 
+  /** One iterator, sought to each segment in turn, for the seqs of a stream (mostly ascending). */
   async readRecordsAt(seqs: readonly number[]): Promise<Array<string | undefined>> {
-    return this.db.getMany(seqs.map(eventKey));
+    const out: Array<string | undefined> = [];
+    if (seqs.length === 0) return out;
+    const it = this.db.iterator({ gte: 'g!', lt: 'g"' });
+    try {
+      let segment: Segment | undefined;
+      for (const seq of seqs) {
+        if (!segment || seq < segment.first || seq > segment.last) {
+          it.seek(segmentKey(seq));
+          const entry = await it.next();
+          segment = entry && openSegment(entry[0], entry[1]);
+        }
+        out.push(segment && seq >= segment.first ? segment.records[seq - segment.first] : undefined);
+      }
+    } finally {
+      await it.close();
+    }
+    return out;
   }
 
+  private async segmentHolding(seq: number): Promise<Segment | undefined> {
+    const [entry] = await this.db.iterator({ gte: segmentKey(seq), lt: 'g"', limit: 1 }).all();
+    return entry && openSegment(entry[0], entry[1]);
+  }
+
+  /**
+   * Stored runs first, then the in-memory tail. Runs may overlap (a journal written before runs has one
+   * key per event), so versions already given are skipped.
+   */
   async streamSeqs(stream: string, fromVersion: number, limit: number) {
-    const prefix = `i!${stream}!`;
-    const entries = await this.db
-      .iterator({ gte: indexKey(stream, Math.max(1, fromVersion)), lt: prefix + '\uffff', limit })
-      .all();
-    return entries.map(([k, v]) => ({ version: Number(k.slice(prefix.length)), seq: Number(v) }));
+    this.throwIfTailDamaged();
+    const from = Math.max(1, fromVersion);
+    const out: Array<{ version: number; seq: number }> = [];
+    const run = this.tail.get(stream);
+    const storedEnd = run ? run.first - 1 : Number.MAX_SAFE_INTEGER;
+    let last = from - 1;
+    if (from <= storedEnd) {
+      const prefix = `i!${stream}!`;
+      const it = this.db.iterator({ gte: indexKey(stream, from), lt: prefix + '\uffff' });
+      try {
+        for (let entries = await it.nextv(16); entries.length > 0 && out.length < limit && last < storedEnd; entries = await it.nextv(16)) {
+          for (const [key, value] of entries) {
+            const seqs = value.split(',');
+            const first = Number(key.slice(prefix.length)) - seqs.length + 1;
+            for (let i = Math.max(0, last + 1 - first); i < seqs.length && out.length < limit && first + i <= storedEnd; i++) {
+              out.push({ version: first + i, seq: Number(seqs[i]) });
+              last = first + i;
+            }
+          }
+        }
+      } finally {
+        await it.close();
+      }
+    }
+    if (run) {
+      for (let i = Math.max(0, last + 1 - run.first); i < run.seqs.length && out.length < limit; i++) {
+        out.push({ version: run.first + i, seq: run.seqs[i] });
+      }
+    }
+    return out;
   }
 
   /**
@@ -181,5 +337,13 @@ export class LevelStorage implements JournalStorage {
 
   async getSnapshot(stream: string): Promise<string | undefined> {
     return this.db.get('n!' + stream);
+  }
+}
+
+function addToTail(tail: Map<string, TailRun>, events: CommitBatch['events']): void {
+  for (const e of events) {
+    const run = tail.get(e.stream);
+    if (run) run.seqs.push(e.seq);
+    else tail.set(e.stream, { first: e.version, seqs: [e.seq] });
   }
 }

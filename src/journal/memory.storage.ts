@@ -36,14 +36,14 @@ export class MemoryStorage implements JournalStorage {
     if (batch.checkpoint) this.checkpoint = batch.checkpoint;
   }
 
-  async readRecords(fromSeq: number, limit: number): Promise<string[]> {
+  private readRecords(fromSeq: number, limit: number): string[] {
     const from = Math.max(1, fromSeq) - 1;
     return this.records.slice(from, from + limit).filter((r) => r !== undefined);
   }
 
   async *scanRecords(fromSeq: number, limit: number, pageSize: number): AsyncIterable<string[]> {
     for (let seq = Math.max(1, fromSeq), left = limit; left > 0; ) {
-      const page = await this.readRecords(seq, Math.min(pageSize, left));
+      const page = this.readRecords(seq, Math.min(pageSize, left));
       if (page.length === 0) return;
       yield page;
       seq += page.length;

@@ -1,5 +1,6 @@
 import { openLevelJournal } from '../../src/journal/journal.factory';
 import { spawnService, startService } from '../support/service-process';
+import { editStoredEvent } from '../support/stored-events';
 import { tempDir } from '../support/temp-dir';
 
 describe('the service as a real process', () => {
@@ -34,13 +35,7 @@ describe('the service as a real process', () => {
     const journal = await openLevelJournal(dir.path);
     await journal.append('x', [{ type: 'test.one' }, { type: 'test.two' }]);
     await journal.close();
-    const { ClassicLevel } = await import('classic-level');
-    const db = new ClassicLevel<string, string>(`${dir.path}/db`);
-    await db.open();
-    const key = 'e!' + '1'.padStart(16, '0');
-    const value = (await db.get(key))!;
-    await db.put(key, value.replace('test.one', 'test.0ne'));
-    await db.close();
+    await editStoredEvent(dir.path, 1, (segment) => segment.replace('test.one', 'test.0ne'));
     const p = spawnService({ BRAINSTEM_JOURNAL_DIR: dir.path });
     expect(await p.exited).toBe(1);
     expect(p.output()).toContain('journal is corrupt at seq 1');

@@ -1,10 +1,9 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { ClassicLevel } from 'classic-level';
 import { openLevelJournal } from '../../src/journal/journal.factory';
 import { JournalCorruptError } from '../../src/journal/journal.port';
-import { eventKey } from '../../src/journal/level.storage';
+import { editStoredEvent, segmentKeyHolding, tamper } from '../support/stored-events';
 import { tempDir } from '../support/temp-dir';
 
 const BIN = resolve(__dirname, '../../bin/brainstem.js');
@@ -15,19 +14,11 @@ async function writeEvents(dir: string, count: number, checkpointEvery = 4096): 
   await journal.close();
 }
 
-async function tamper(dir: string, change: (db: ClassicLevel<string, string>) => Promise<void>): Promise<void> {
-  const db = new ClassicLevel<string, string>(join(dir, 'db'));
-  await db.open();
-  await change(db);
-  await db.close();
-}
-
-/** Flips one byte inside the event body (after the 64-char hash), keeping the value the same length. */
-async function flipByte(dir: string, seq: number): Promise<void> {
-  await tamper(dir, async (db) => {
-    const v = (await db.get(eventKey(seq)))!;
-    const at = v.indexOf('event number') + 6;
-    await db.put(eventKey(seq), v.slice(0, at) + (v[at] === 'X' ? 'Y' : 'X') + v.slice(at + 1));
+/** Flips one byte inside the event's body, keeping the stored value the same length. */
+function flipByte(dir: string, seq: number): Promise<void> {
+  return editStoredEvent(dir, seq, (v) => {
+    const at = v.indexOf(`event number ${seq}"`) + 6;
+    return v.slice(0, at) + (v[at] === 'X' ? 'Y' : 'X') + v.slice(at + 1);
   });
 }
 
@@ -53,14 +44,14 @@ describe('corruption is noticed', () => {
 
   it('given a deleted event key in the middle, open refuses naming the missing seq', async () => {
     await writeEvents(dir.path, 30);
-    await tamper(dir.path, (db) => db.del(eventKey(17)));
+    await tamper(dir.path, async (db) => db.del(await segmentKeyHolding(db, 17)));
     await expect(openLevelJournal(dir.path)).rejects.toThrow(/corrupt at seq 17\b/);
     expect(cliVerify(dir.path).out).toContain('BROKEN at seq 17');
   });
 
   it('given the last event deleted, open refuses because the head names it', async () => {
     await writeEvents(dir.path, 30);
-    await tamper(dir.path, (db) => db.del(eventKey(30)));
+    await tamper(dir.path, async (db) => db.del(await segmentKeyHolding(db, 30)));
     await expect(openLevelJournal(dir.path)).rejects.toThrow(/corrupt at seq 30\b/);
   });
 

@@ -1,7 +1,11 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { journalContract } from './journal.contract';
+import { EventJournal } from '../../src/journal/event-journal';
 import { openLevelJournal } from '../../src/journal/journal.factory';
+import { JournalEvent } from '../../src/journal/journal.port';
+import { LevelStorage } from '../../src/journal/level.storage';
+import { editStoredEvent, tamper } from '../support/stored-events';
 import { tempDir } from '../support/temp-dir';
 
 journalContract('LevelDB', async () => {
@@ -33,6 +37,73 @@ describe('LevelDB journal: the head witness file', () => {
       expect(witnessSeq(dir.path)).toBe(640);
     } finally {
       dir.remove();
+    }
+  });
+});
+
+describe('LevelDB journal: stored layout', () => {
+  let dir: ReturnType<typeof tempDir>;
+  beforeEach(() => (dir = tempDir('brainstem-layout-')));
+  afterEach(() => dir.remove());
+
+  const streams = ['a', 'b', 'c'];
+  /** 100 events in appends of 1 to 4 over three streams. */
+  async function writeHistory(checkpointEvery = 25): Promise<Map<string, JournalEvent[]>> {
+    const journal = await openLevelJournal(dir.path, { checkpointEvery });
+    for (let i = 0; i < 40; i++) {
+      await journal.append(streams[i % 3], Array.from({ length: 1 + (i % 4) }, (_, j) => ({ type: 'test.event', data: { i, j } })));
+    }
+    const reads = new Map<string, JournalEvent[]>();
+    for (const s of streams) reads.set(s, await journal.readStream(s));
+    await journal.close();
+    return reads;
+  }
+
+  /** Rewrites the store the way journals were kept before segments: one key per event, one index key per event. */
+  async function toLegacyLayout(): Promise<void> {
+    await tamper(dir.path, async (db) => {
+      const b = db.batch();
+      // Deletes first: within one batch the later operation on a key wins.
+      for (const key of await db.keys({ gte: 'i!', lt: 'i"' }).all()) b.del(key);
+      for (const [key, value] of await db.iterator({ gte: 'g!', lt: 'g"' }).all()) {
+        b.del(key);
+        for (const record of value.split('\n')) {
+          const e = JSON.parse(record.slice(128)) as JournalEvent;
+          b.put('e!' + String(e.seq).padStart(16, '0'), record);
+          b.put(`i!${e.stream}!` + String(e.version).padStart(10, '0'), String(e.seq));
+        }
+      }
+      await b.write();
+    });
+  }
+
+  it('given a journal written one key per event, opens it converted into segments with the same history', async () => {
+    const before = await writeHistory();
+    await toLegacyLayout();
+    const journal = await openLevelJournal(dir.path, { checkpointEvery: 25 });
+    try {
+      expect(await journal.verify()).toMatchObject({ ok: true, checked: 100 });
+      for (const s of streams) expect(await journal.readStream(s)).toEqual(before.get(s));
+      const res = await journal.append('a', [{ type: 'test.after' }], { expectedVersion: before.get('a')!.length });
+      expect(res.events[0].seq).toBe(101);
+    } finally {
+      await journal.close();
+    }
+    await tamper(dir.path, async (db) => expect(await db.keys({ gte: 'e!', lt: 'e"' }).all()).toEqual([]));
+  });
+
+  it('given an event after the checkpoint that is not JSON, boot refuses, and an offline open can still verify', async () => {
+    // Given the last checkpoint at seq 90, and the append of seqs 94-96 damaged
+    await writeHistory(30);
+    await editStoredEvent(dir.path, 95, (segment) => segment.replace(/\{"at"/g, '{"at'));
+    await expect(openLevelJournal(dir.path, { checkpointEvery: 30 })).rejects.toThrow(/corrupt at seq 94\b/);
+    const offline = await EventJournal.open(new LevelStorage(dir.path, { sync: true }), { verifyOnOpen: 'none' });
+    try {
+      const report = await offline.verify();
+      expect(report).toMatchObject({ ok: false, first_bad_seq: 94 });
+      await expect(offline.readStream('a')).rejects.toThrow(new RegExp(`corrupt at seq ${report.first_bad_seq}\\b`));
+    } finally {
+      await offline.close();
     }
   });
 });
