@@ -296,7 +296,8 @@ export class EventJournal implements Journal {
         const metaValue = normaliseMeta(e.meta);
         // Keys in sorted order: this is the canonical JSON of meta.
         const meta = `{"actor":${JSON.stringify(metaValue.actor)},"causation_seq":${metaValue.causation_seq},"correlation_id":${JSON.stringify(metaValue.correlation_id)}}`;
-        return { type: e.type, typeJson: JSON.stringify(e.type), data: canonicalJson(e.data ?? null), meta, metaValue };
+        // The type matched EVENT_TYPE, so it needs no escaping.
+        return { type: e.type, typeJson: `"${e.type}"`, data: canonicalJson(e.data ?? null), meta, metaValue };
       } catch (err) {
         throw invalid(`event ${i} (${e.type}): ${(err as Error).message}`);
       }
@@ -316,29 +317,32 @@ export class EventJournal implements Journal {
   }
 
   private async commitGroup(group: Pending[]): Promise<void> {
-    try {
-      await Promise.all([...new Set(group.map((p) => p.stream))].map((s) => this.streamVersion(s)));
-    } catch (e) {
-      for (const p of group) p.reject(e as Error);
-      return;
+    let unknown: Set<string> | null = null;
+    for (const p of group) if (!this.versions.has(p.stream)) (unknown ??= new Set()).add(p.stream);
+    if (unknown) {
+      try {
+        await Promise.all([...unknown].map((s) => this.streamVersion(s)));
+      } catch (e) {
+        for (const p of group) p.reject(e as Error);
+        return;
+      }
     }
     const atJson = JSON.stringify(new Date(this.now()).toISOString());
-    const at: string = JSON.parse(atJson);
     const versions = new Map<string, number>();
     const records: Array<{ seq: number; stream: string; version: number; record: string }> = [];
-    const accepted: Array<{ p: Pending; events: JournalEvent[] }> = [];
+    const accepted: Pending[] = [];
     let seq = this.headSeq;
     let hash = this.headHash;
     for (const p of group) {
-      const current = versions.get(p.stream) ?? this.versions.get(p.stream) ?? 0;
+      const current = versions.get(p.stream) ?? (this.versions.get(p.stream) as number);
       const ok = p.expected === 'any' || (p.expected === 'no_stream' ? current === 0 : p.expected === current);
       if (!ok) {
         p.reject(new JournalConflictError(p.stream, p.expected, current));
         continue;
       }
       let version = current;
-      const out: JournalEvent[] = [];
-      const streamJson = JSON.stringify(p.stream);
+      // The stream matched STREAM_NAME, so it needs no escaping.
+      const streamJson = `"${p.stream}"`;
       for (const e of p.events) {
         seq++;
         version++;
@@ -347,28 +351,40 @@ export class EventJournal implements Journal {
         const prev = hash;
         hash = chainHash(prev, body);
         records.push({ seq, stream: p.stream, version, record: encodeRecord(hash, prev, body) });
-        // data is re-parsed so publishers see exactly what replay will see, not the caller's live object.
-        out.push({ seq, stream: p.stream, version, type: e.type, at, data: JSON.parse(e.data), meta: { ...e.metaValue }, hash });
       }
       versions.set(p.stream, version);
-      accepted.push({ p, events: out });
+      accepted.push(p);
     }
     if (accepted.length === 0) return;
     const checkpoint: Checkpoint | undefined =
       Math.floor(seq / this.checkpointEvery) > Math.floor(this.headSeq / this.checkpointEvery)
         ? { seq, hash }
         : undefined;
+    const written = this.storage.commit({ events: records, head: { seq, hash }, checkpoint });
+    // While the write is under way: what the appenders and subscribers will get. data is re-parsed so they see
+    // exactly what replay will see, not the caller's live object.
+    const at: string = JSON.parse(atJson);
+    const results: JournalEvent[][] = [];
+    let r = 0;
+    for (const p of accepted) {
+      const out: JournalEvent[] = [];
+      for (const e of p.events) {
+        const { seq: s, version: v, record } = records[r++];
+        out.push({ seq: s, stream: p.stream, version: v, type: e.type, at, data: JSON.parse(e.data), meta: { ...e.metaValue }, hash: record.slice(0, HASH_LEN) });
+      }
+      results.push(out);
+    }
     try {
-      await this.storage.commit({ events: records, head: { seq, hash }, checkpoint });
+      await written;
     } catch (e) {
-      for (const a of accepted) a.p.reject(e as Error);
+      for (const p of accepted) p.reject(e as Error);
       return;
     }
     this.headSeq = seq;
     this.headHash = hash;
     for (const [s, v] of versions) this.versions.set(s, v);
-    for (const a of accepted) a.p.resolve({ version: versions.get(a.p.stream) as number, events: a.events });
-    for (const a of accepted) for (const e of a.events) this.committed.next(e);
+    accepted.forEach((p, i) => p.resolve({ version: versions.get(p.stream) as number, events: results[i] }));
+    for (const out of results) for (const e of out) this.committed.next(e);
   }
 
   async readAll(afterSeq = 0, limit = 1000): Promise<JournalEvent[]> {
