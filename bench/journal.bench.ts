@@ -67,7 +67,8 @@ async function journalAppenders(concurrency: number, perAppend = 1): Promise<num
   await Promise.all(
     Array.from({ length: concurrency }, async (_, w) => {
       while (performance.now() < deadline) {
-        const events = Array.from({ length: perAppend }, (_, i) => ({ type: 'session.state_changed', data: payload(done + i) }));
+        const events = [];
+        for (let i = 0; i < perAppend; i++) events.push({ type: 'session.state_changed', data: payload(done + i) });
         await journal.append(`session-w${w}`, events);
         done += perAppend;
       }
@@ -108,13 +109,16 @@ async function rawReplay(dir: string): Promise<{ perSec: number; count: number }
   await db.open();
   const t0 = performance.now();
   let count = 0;
-  const it = db.iterator({ gte: 'e!', lt: 'e"' });
+  // The journal's stored form: segments of '\n'-joined records, each two hashes then the event's JSON.
+  const it = db.iterator({ gte: 'g!', lt: 'g"' });
   for (;;) {
-    const entries = await it.nextv(4096);
+    const entries = await it.nextv(64);
     if (entries.length === 0) break;
     for (const [, v] of entries) {
-      JSON.parse(v.slice(128));
-      count++;
+      for (const record of v.split('\n')) {
+        JSON.parse(record.slice(128));
+        count++;
+      }
     }
   }
   await it.close();
