@@ -383,7 +383,7 @@ export class EventJournal implements Journal {
     this.headSeq = seq;
     this.headHash = hash;
     for (const [s, v] of versions) this.versions.set(s, v);
-    accepted.forEach((p, i) => p.resolve({ version: versions.get(p.stream) as number, events: results[i] }));
+    accepted.forEach((p, i) => p.resolve({ version: results[i][results[i].length - 1].version, events: results[i] }));
     for (const out of results) for (const e of out) this.committed.next(e);
   }
 

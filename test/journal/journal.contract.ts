@@ -104,7 +104,11 @@ export function journalContract(name: string, makeHarness: () => Promise<Journal
         );
         const all = await journal.readAll(0, 1000);
         expect(all.map((e) => e.seq)).toEqual(Array.from({ length: 128 }, (_, i) => i + 1));
-        for (const r of results) expect(r.events[1].seq).toBe(r.events[0].seq + 1);
+        for (const r of results) {
+          expect(r.events[1].seq).toBe(r.events[0].seq + 1);
+          // Each append learns the version its own last event gave the stream, though the group held more.
+          expect(r.version).toBe(r.events[1].version);
+        }
         for (let s = 0; s < 4; s++) {
           expect((await journal.readStream(`s${s}`)).map((e) => e.version)).toEqual(Array.from({ length: 32 }, (_, i) => i + 1));
         }
