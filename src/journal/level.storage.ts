@@ -129,13 +129,11 @@ export class LevelStorage implements JournalStorage {
       for await (const page of this.scanRecords(expected, Number.MAX_SAFE_INTEGER, 4096)) {
         for (const record of page) {
           const e = JSON.parse(record.slice(HASHES_LEN)) as { seq: unknown; stream: unknown; version: unknown };
-          const run = typeof e.stream === 'string' ? this.tail.get(e.stream) : undefined;
-          if (e.seq !== expected || typeof e.stream !== 'string' || (run && e.version !== run.first + run.seqs.length)) {
-            throw new Error('not the expected event');
-          }
-          if (run) run.seqs.push(expected);
-          else if (Number.isInteger(e.version)) this.tail.set(e.stream, { first: e.version as number, seqs: [expected] });
-          else throw new Error('no version');
+          if (e.seq !== expected || typeof e.stream !== 'string' || typeof e.version !== 'number') throw new Error('not the expected event');
+          const run = this.tail.get(e.stream);
+          if (!run) this.tail.set(e.stream, { first: e.version, seqs: [expected] });
+          else if (e.version === run.first + run.seqs.length) run.seqs.push(expected);
+          else throw new Error('stream version out of order');
           expected++;
         }
       }
