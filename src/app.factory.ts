@@ -5,6 +5,7 @@ import { AppModule } from './app.module';
 import { BrainstemConfig } from './config/config.schema';
 import { AllExceptionsFilter } from './http/all-exceptions.filter';
 import { installBearerAuth } from './http/auth';
+import { depthLimitedJsonParser } from './http/json-body';
 import { createValidationPipe } from './http/validation';
 import { openLevelJournal } from './journal/journal.factory';
 import { Journal } from './journal/journal.port';
@@ -33,6 +34,7 @@ export async function createApp(config: BrainstemConfig, options: AppOptions = {
     logger: options.logger,
     abortOnError: false,
   });
+  app.useBodyParser('application/json', { bodyLimit: config.server.body_limit_bytes }, depthLimitedJsonParser(fastify));
   app.setGlobalPrefix(API_PREFIX);
   app.useGlobalPipes(createValidationPipe());
   app.useGlobalFilters(new AllExceptionsFilter());

@@ -46,6 +46,11 @@ export type MetadataField = (typeof METADATA_FIELDS)[number];
 export const PROFILE_ID_PATTERN = /^[a-z0-9][a-z0-9-]{0,63}$/;
 export const MAX_PROFILE_YAML_BYTES = 256 * 1024;
 const NO_NUL = /^[^\0]*$/;
+const NO_CONTROL = /^[^\u0000-\u001f\u007f]*$/;
+/** A skill's name becomes a directory name under `.claude/skills/`: one plain path segment, never `..` or a path. */
+const SKILL_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+/** Empty (none) or absolute: a relative target would depend on the service's working directory. */
+const ABSOLUTE_OR_EMPTY = /^(\/|$)/;
 const LIST_MAX = 500;
 const TEXT_MAX = 128 * 1024;
 
@@ -65,7 +70,13 @@ function IsStringRecord(options?: ValidationOptions): PropertyDecorator {
 
 /** A profile's display name: required text, not blank. */
 export function IsProfileName(): PropertyDecorator {
-  const rules = [IsString(), IsNotEmpty(), MaxLength(200), Matches(/\S/, { message: '$property must not be blank' })];
+  const rules = [
+    IsString(),
+    IsNotEmpty(),
+    MaxLength(200),
+    Matches(/\S/, { message: '$property must not be blank' }),
+    Matches(NO_CONTROL, { message: '$property must not contain control characters' }),
+  ];
   return (target, key) => rules.forEach((rule) => rule(target, key));
 }
 
@@ -150,6 +161,7 @@ export class PermissionsConfig {
 
 export class SkillRef {
   @IsString() @IsNotEmpty() @MaxLength(200)
+  @Matches(SKILL_NAME, { message: '$property must be a plain name (letters, digits, ".", "_", "-"), not a path' })
   name!: string;
 
   @IsOptional() @IsIn(SKILL_SOURCES)
@@ -224,6 +236,7 @@ export abstract class ProfileFields {
   hooks?: HooksConfig;
 
   @IsOptional() @IsString() @MaxLength(4096) @Matches(NO_NUL, { message: '$property must not contain NUL' })
+  @Matches(ABSOLUTE_OR_EMPTY, { message: '$property must be an absolute path' })
   auto_apply_dir?: string;
 
   @IsOptional() @IsString() @MaxLength(4096) @Matches(NO_NUL, { message: '$property must not contain NUL' })

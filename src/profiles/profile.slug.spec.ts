@@ -25,5 +25,14 @@ describe('profile ids', () => {
   it('makes names unique with (2), (3), …', () => {
     const taken = new Set(['Review', 'Review (2)']);
     expect(uniqueName('Review', (n) => taken.has(n))).toBe('Review (3)');
+    expect(uniqueName('Review', (n) => taken.has(n), ' (copy)')).toBe('Review (copy)');
+  });
+
+  it('shortens a long base so the name with its suffix stays within 200 characters', () => {
+    const long = 'n'.repeat(200);
+    expect(uniqueName(long, () => false)).toBe(long);
+    expect(uniqueName(long, (n) => n === long)).toBe(`${'n'.repeat(196)} (2)`);
+    expect(uniqueName(long, () => false, ' (copy)')).toBe(`${'n'.repeat(193)} (copy)`);
+    expect(uniqueName(`${'n'.repeat(192)} trailing`, () => false, ' (copy)')).toBe(`${'n'.repeat(192)} (copy)`);
   });
 });

@@ -26,11 +26,17 @@ export function uniqueId(base: string, taken: (id: string) => boolean): string {
   }
 }
 
-/** "Name", else "Name (2)", "Name (3)", … for names that must not collide (imports, copies). */
-export function uniqueName(base: string, taken: (name: string) => boolean): string {
-  if (!taken(base)) return base;
-  for (let n = 2; ; n++) {
-    const candidate = `${base} (${n})`;
+/** The longest a profile name may be (the schema's limit). */
+export const MAX_NAME_LENGTH = 200;
+
+/**
+ * `base + suffix`, else `base + suffix (2)`, `(3)`, … for names that must not collide (imports, copies); `base` is
+ * shortened so every candidate stays within the schema's limit.
+ */
+export function uniqueName(base: string, taken: (name: string) => boolean, suffix = ''): string {
+  for (let n = 1; ; n++) {
+    const tail = n === 1 ? suffix : `${suffix} (${n})`;
+    const candidate = [...base].slice(0, MAX_NAME_LENGTH - [...tail].length).join('').trimEnd() + tail;
     if (!taken(candidate)) return candidate;
   }
 }

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { constants } from 'node:fs';
 import { mkdir, open, readdir, rename, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { MAX_PROFILE_YAML_BYTES, PROFILE_ID_PATTERN } from './profile.schema';
@@ -10,7 +11,7 @@ export interface FileStamp {
   ino: number;
 }
 
-export type StoredFile = { id: string; stamp: FileStamp } & ({ text: string } | { tooLarge: true });
+export type StoredFile = { id: string; stamp: FileStamp } & ({ text: string } | { tooLarge: true } | { notRegular: true });
 
 /**
  * The port the service keeps its files behind: one `<id>.yaml` per profile plus one state document
@@ -62,14 +63,17 @@ export class FsProfileStore implements ProfileStore {
   async read(id: string): Promise<StoredFile | null> {
     let handle;
     try {
-      handle = await open(this.pathOf(id), 'r');
+      // Non-blocking, so a FIFO named like a profile cannot hold the open (and a thread of the pool) forever.
+      handle = await open(this.pathOf(id), constants.O_RDONLY | constants.O_NONBLOCK);
     } catch (e) {
       if (isNotFound(e)) return null;
       throw e;
     }
     try {
       // Stat and read through one descriptor, so the stamp belongs to the text even if the file is replaced meanwhile.
-      const stamp = toStamp(await handle.stat());
+      const stats = await handle.stat();
+      const stamp = toStamp(stats);
+      if (!stats.isFile()) return { id, stamp, notRegular: true };
       if (stamp.size > MAX_PROFILE_YAML_BYTES) return { id, stamp, tooLarge: true };
       return { id, stamp, text: await handle.readFile('utf8') };
     } finally {
@@ -96,12 +100,14 @@ export class FsProfileStore implements ProfileStore {
   async readState(): Promise<string | null> {
     let handle;
     try {
-      handle = await open(join(this.dir, STATE_FILE), 'r');
+      handle = await open(join(this.dir, STATE_FILE), constants.O_RDONLY | constants.O_NONBLOCK);
     } catch (e) {
       if (isNotFound(e)) return null;
       throw e;
     }
     try {
+      // Anything but a regular file reads as empty, which the service treats as a damaged state file.
+      if (!(await handle.stat()).isFile()) return '';
       return await handle.readFile('utf8');
     } finally {
       await handle.close();

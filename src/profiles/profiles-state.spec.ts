@@ -16,6 +16,9 @@ describe('parseProfilesState', () => {
     ['{"profiles": []}', 'profiles: must be an object'],
     [JSON.stringify({ profiles: { a: { ...meta, source: 'elsewhere' } } }), 'profiles.a'],
     [JSON.stringify({ profiles: { a: { ...meta, file_mtime_ms: '5' } } }), 'profiles.a'],
+    ['{"default_profile_id": "../evil"}', 'default_profile_id'],
+    ['{"project_bindings": {"/w": "A/b"}}', 'project_bindings'],
+    [JSON.stringify({ profiles: { '../x': meta } }), 'profiles.../x'],
   ])('given %s, then it is refused naming %s', (text, named) => {
     const r = parseProfilesState(text);
     expect(r.ok).toBe(false);

@@ -1,4 +1,4 @@
-import { ProfileSource } from './profile.schema';
+import { PROFILE_ID_PATTERN, ProfileSource } from './profile.schema';
 
 export interface ProfileMetadata {
   created_at: string;
@@ -26,6 +26,8 @@ export type ParsedState = { ok: true; state: ProfilesState } | { ok: false; erro
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const SOURCES: ReadonlySet<unknown> = new Set(['builtin', 'user', 'import']);
+/** Ids from the state file reach file paths: anything but a valid id marks the file as damaged. */
+const isId = (v: unknown): v is string => typeof v === 'string' && PROFILE_ID_PATTERN.test(v);
 
 /** Parses the state file, checking its shape: a damaged file must be noticed, not half-used. */
 export function parseProfilesState(text: string): ParsedState {
@@ -37,13 +39,14 @@ export function parseProfilesState(text: string): ParsedState {
   }
   if (!isRecord(value)) return { ok: false, error: 'not a JSON object' };
   const state = { ...emptyProfilesState(), ...value };
-  if (state.default_profile_id !== null && typeof state.default_profile_id !== 'string') return { ok: false, error: 'default_profile_id: must be a string or null' };
-  if (!isRecord(state.project_bindings) || !Object.values(state.project_bindings).every((v) => typeof v === 'string')) {
+  if (state.default_profile_id !== null && !isId(state.default_profile_id)) return { ok: false, error: 'default_profile_id: must be a profile id or null' };
+  if (!isRecord(state.project_bindings) || !Object.values(state.project_bindings).every(isId)) {
     return { ok: false, error: 'project_bindings: must map directories to profile ids' };
   }
   if (!isRecord(state.profiles)) return { ok: false, error: 'profiles: must be an object' };
   for (const [id, m] of Object.entries(state.profiles)) {
     const ok =
+      isId(id) &&
       isRecord(m) &&
       typeof m.created_at === 'string' &&
       typeof m.updated_at === 'string' &&

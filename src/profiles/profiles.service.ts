@@ -11,6 +11,7 @@ import { LintResult, lintProfile } from './profile.lint';
 import {
   METADATA_FIELDS,
   MetadataField,
+  PROFILE_ID_PATTERN,
   ProfileDoc,
   ProfileSource,
   Runtime,
@@ -141,7 +142,7 @@ export class ProfilesService {
         const current = await this.editable(id);
         const doc = validated(mergePatch(current.doc, changes));
         if (renaming && doc.name !== current.doc.name) await this.assertNameFree(doc.name, id);
-        const stamp = await this.store.write(id, dumpProfileYaml(doc));
+        const stamp = await this.store.write(id, serialised(doc));
         const meta = await this.saveMeta(id, { ...current.meta, updated_at: this.now() }, stamp);
         this.cache.set(id, { stamp, parsed: { doc, metadataKeys: [] } });
         await this.emit(id, 'profile.updated', { id, fields: Object.keys(changes).sort(), at: meta.updated_at });
@@ -175,7 +176,7 @@ export class ProfilesService {
   async remove(id: string): Promise<void> {
     await this.locks.run(id, async () => {
       if (BUILTINS.has(id)) throw locked(id);
-      if (!(await this.store.remove(id))) throw notFound(id);
+      if (!PROFILE_ID_PATTERN.test(id) || !(await this.store.remove(id))) throw notFound(id);
       this.cache.delete(id);
       await this.mutateState((s) => {
         delete s.profiles[id];
@@ -191,7 +192,7 @@ export class ProfilesService {
       const source = await this.valid(id);
       const names = await this.namesTaken();
       if (name !== undefined && names(name)) throw nameTaken(name);
-      const doc: ProfileDoc = { ...source.doc, name: name ?? uniqueName(`${source.doc.name} (copy)`, names) };
+      const doc: ProfileDoc = { ...source.doc, name: name ?? uniqueName(source.doc.name, names, ' (copy)') };
       const copyId = uniqueId(`${id.slice(0, 59).replace(/-+$/, '')}-copy`, await this.idTaken());
       const view = await this.writeNew(copyId, doc, 'user');
       await this.emit(copyId, 'profile.duplicated', { id: copyId, from: id, name: doc.name, at: view.created_at });
@@ -295,6 +296,7 @@ export class ProfilesService {
   }
 
   private async entry(id: string): Promise<Entry> {
+    if (!PROFILE_ID_PATTERN.test(id)) throw notFound(id);
     const builtin = BUILTINS.get(id);
     if (builtin) return { id, doc: builtin, metadataKeys: [], meta: BUILTIN_META };
     const stamp = await this.store.stamp(id);
@@ -322,7 +324,10 @@ export class ProfilesService {
     if (!parsed) {
       const file = await this.store.read(id);
       if (!file) return null;
-      parsed = 'tooLarge' in file ? { error: 'the file is over the limit of 256 KiB' } : parseFile(file.text);
+      parsed =
+        'text' in file
+          ? parseFile(file.text)
+          : { error: 'tooLarge' in file ? 'the file is over the limit of 256 KiB' : 'not a regular file' };
       this.cache.set(id, { stamp: file.stamp, parsed });
       stamp = file.stamp;
     }
@@ -375,7 +380,7 @@ export class ProfilesService {
   // ---- writing ----
 
   private async writeNew(id: string, doc: ProfileDoc, source: ProfileSource): Promise<ProfileView> {
-    const stamp = await this.store.write(id, dumpProfileYaml(doc));
+    const stamp = await this.store.write(id, serialised(doc));
     const now = this.now();
     const meta = await this.saveMeta(id, { created_at: now, updated_at: now, source, locked: false, owner_pack_id: null }, stamp);
     this.cache.set(id, { stamp, parsed: { doc, metadataKeys: [] } });
@@ -442,6 +447,17 @@ function parseFile(text: string): ParsedFile {
   if (!yaml.ok) return { error: `invalid YAML: ${yaml.error}` };
   const parsed = parseProfileDocument(yaml.value);
   return parsed.ok ? { doc: parsed.doc, metadataKeys: parsed.metadataKeys } : { error: parsed.errors.join('; ') };
+}
+
+/**
+ * The file text for a document, refused when the reader would not take it back (over 256 KiB, nested too deep):
+ * a request must not save a profile that lists as malformed afterwards.
+ */
+function serialised(doc: ProfileDoc): string {
+  const text = dumpProfileYaml(doc);
+  const back = parseFile(text);
+  if ('error' in back) throw new DomainError('invalid_input', `the profile cannot be saved: its file would not read back (${back.error})`);
+  return text;
 }
 
 function validated(raw: unknown): ProfileDoc {

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
@@ -175,6 +176,41 @@ describe('Agent Profile preview and apply (HTTP, real temp dirs)', () => {
     expect((await apply('coding-assistant', { runtime: 'codex' })).json().message).toContain('dir: required');
     expect((await apply('no-such-profile', { runtime: 'codex', dir })).statusCode).toBe(404);
     expect((await apply('coding-assistant', { runtime: 'codex', dir, overwrite: true })).statusCode).toBe(400);
+  });
+
+  it('journals no apply refused for its request (bad dir, missing dir), only applies that reached a target', async () => {
+    const dir = target();
+    const id = (await post(API, { name: 'Journal Quiet', target_runtime: 'codex' })).json().id as string;
+    expect((await apply(id, { dir: 'relative/../x' })).statusCode).toBe(400);
+    expect((await apply(id, { dir: join(dir, 'nope') })).statusCode).toBe(400);
+    expect((await apply(id, {})).statusCode).toBe(400);
+    const applied = async () => (await t.app.get<Journal>(JOURNAL).readStream(`profile-${id}`)).filter((e) => e.type === 'profile.applied');
+    expect(await applied()).toEqual([]);
+    expect((await apply(id, { dir })).statusCode).toBe(200);
+    expect((await applied()).map((e) => e.data)).toEqual([expect.objectContaining({ ok: true, dir })]);
+  });
+
+  it('answers 400 naming the path when a target file is a directory, a FIFO, or its parent a file; nothing hangs', async () => {
+    // Given targets where .claude/settings.json is a directory, .claude is a file, and .mcp.json is a FIFO
+    const asDir = target();
+    mkdirSync(join(asDir, '.claude/settings.json'), { recursive: true });
+    const asFile = target();
+    writeFileSync(join(asFile, '.claude'), 'not a directory');
+    const asFifo = target();
+    execFileSync('mkfifo', [join(asFifo, '.mcp.json')]);
+    for (const [dir, path] of [
+      [asDir, '.claude/settings.json'],
+      [asFile, '.claude/settings.json'],
+      [asFifo, '.mcp.json'],
+    ]) {
+      // When previewing and applying there; Then a 400 naming the file, and nothing written
+      for (const res of [await preview('code-reviewer', { runtime: 'claude-code', dir }), await apply('code-reviewer', { runtime: 'claude-code', dir })]) {
+        expect(res.statusCode).toBe(400);
+        expect(res.json()).toMatchObject({ code: 'apply_path_refused' });
+        expect(res.json().message).toContain(path);
+      }
+      expect(existsSync(join(dir, '.brainstem'))).toBe(false);
+    }
   });
 
   it('copies local skills for claude-code; a missing skill is an error in preview and apply', async () => {

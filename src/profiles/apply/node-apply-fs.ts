@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { access, lstat, mkdir, readFile, readdir, realpath, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { access, lstat, mkdir, open, readFile, readdir, realpath, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { DomainError } from '../../common/domain-error';
 import { ApplyFs } from './apply-fs.port';
@@ -30,11 +30,21 @@ export class NodeApplyFs implements ApplyFs {
 
   async read(root: string, path: string): Promise<string | null> {
     const full = await this.contained(root, path);
+    let handle;
     try {
-      return await readFile(full, 'utf8');
+      // Non-blocking, so a FIFO in the target cannot hold the open (and a thread of the pool) forever.
+      handle = await open(full, constants.O_RDONLY | constants.O_NONBLOCK);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
-      throw e;
+      throw fsRefusal(path, e);
+    }
+    try {
+      if (!(await handle.stat()).isFile()) throw notAFile(path);
+      return await handle.readFile('utf8');
+    } catch (e) {
+      throw e instanceof DomainError ? e : fsRefusal(path, e);
+    } finally {
+      await handle.close();
     }
   }
 
@@ -43,12 +53,18 @@ export class NodeApplyFs implements ApplyFs {
     try {
       for (const file of files) {
         const target = await this.contained(root, file.path);
-        await mkdir(dirname(target), { recursive: true });
-        // The directories just made may not have existed when the path was checked: check again.
-        await this.contained(root, file.path);
-        const temp = `${target}.brainstem-${randomBytes(6).toString('hex')}.tmp`;
-        await writeFile(temp, file.content, { flag: 'wx' });
-        staged.push({ temp, target });
+        try {
+          await mkdir(dirname(target), { recursive: true });
+          // The directories just made may not have existed when the path was checked: check again.
+          await this.contained(root, file.path);
+          const existing = await lstat(target).catch(() => null);
+          if (existing && !existing.isFile()) throw notAFile(file.path);
+          const temp = `${target}.brainstem-${randomBytes(6).toString('hex')}.tmp`;
+          await writeFile(temp, file.content, { flag: 'wx' });
+          staged.push({ temp, target });
+        } catch (e) {
+          throw e instanceof DomainError ? e : fsRefusal(file.path, e);
+        }
       }
     } catch (e) {
       await Promise.all(staged.map((s) => unlink(s.temp).catch(() => undefined)));
@@ -105,6 +121,22 @@ function inside(root: string, path: string): boolean {
 
 function invalid(message: string): DomainError {
   return new DomainError('invalid_input', message);
+}
+
+function notAFile(path: string): DomainError {
+  return new DomainError('apply_path_refused', `${path}: exists in the target but is not a regular file; refused`, { path });
+}
+
+/** What the filesystem refused, as a 4xx naming the file: the target is the user's to fix, not a fault of ours. */
+function fsRefusal(path: string, e: unknown): Error {
+  const code = (e as NodeJS.ErrnoException)?.code ?? 'unknown';
+  if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS') {
+    return new DomainError('permission_denied', `${path}: cannot be read or written in the target (${code})`, { path });
+  }
+  if (code === 'ENOTDIR' || code === 'EISDIR' || code === 'EEXIST' || code === 'ELOOP') {
+    return new DomainError('apply_path_refused', `${path}: a part of the path in the target is not what it should be (${code}); refused`, { path });
+  }
+  return e as Error;
 }
 
 function escape(path: string): DomainError {

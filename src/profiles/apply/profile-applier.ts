@@ -79,8 +79,11 @@ export class ProfileApplier {
       await this.journal(id, trigger, plan.dir, plan.runtime, { ok: true, files: result.files, error: null });
       return result;
     } catch (e) {
-      if (e instanceof DomainError && e.code === 'not_found') throw e;
-      await this.journal(id, trigger, plan?.dir ?? req.dir ?? '', plan?.runtime ?? req.runtime ?? '', { ok: false, files: [], error: (e as Error).message });
+      // A request refused before it named a usable target is bad input, answered and not journaled; an auto-apply
+      // failure is journaled whatever it was, since nobody else sees it.
+      if (plan || trigger === 'auto_apply') {
+        await this.journal(id, trigger, plan?.dir ?? req.dir ?? '', plan?.runtime ?? req.runtime ?? '', { ok: false, files: [], error: (e as Error).message });
+      }
       throw e;
     }
   }
