@@ -1,7 +1,9 @@
 import { Subscription, filter } from 'rxjs';
 import { EventBus } from '../bus/event-bus';
+import { DomainError } from '../common/domain-error';
 import { Journal, JournalEvent } from '../journal/journal.port';
 import { AutonomousView, SupervisionService } from '../supervision/supervision.service';
+import { MAX_TASK_HINT } from '../supervision/supervision.machine';
 
 export type ChatRole = 'user' | 'brain' | 'system' | 'worker';
 export type ChatKind = 'message' | 'command' | 'question' | 'notice' | 'wrap_up';
@@ -65,9 +67,13 @@ export class ChatService {
   /** A message from the human or the brain; `/supervise [goal]` from the human enables supervision and runs a round. */
   async post(text: string, role: 'user' | 'brain', actor: string): Promise<{ message: ChatMessage; autonomous?: AutonomousView | null }> {
     const command = role === 'user' ? SUPERVISE.exec(text.trim()) : null;
+    const goal = command?.[1]?.trim() || undefined;
+    // Refused before the command is posted, so a goal supervision would refuse leaves no trace in the chat.
+    if (goal !== undefined && goal.length > MAX_TASK_HINT) {
+      throw new DomainError('invalid_input', `/supervise: the goal must be at most ${MAX_TASK_HINT} characters (it becomes task_hint)`);
+    }
     const message = await this.append(role, command ? 'command' : 'message', text, null);
     if (!command) return { message };
-    const goal = command[1]?.trim() || undefined;
     return { message, ...(await this.supervision.supervise(goal, actor)) };
   }
 

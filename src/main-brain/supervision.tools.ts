@@ -1,4 +1,4 @@
-import { MAX_TURNS_LIMIT } from '../supervision/supervision.machine';
+import { MAX_TASK_HINT, MAX_TURNS_LIMIT } from '../supervision/supervision.machine';
 import { SupervisionService } from '../supervision/supervision.service';
 import { ChatService } from './chat.service';
 import { ToolRegistry } from './tool-registry';
@@ -18,7 +18,7 @@ export function registerSupervisionTools(registry: ToolRegistry, supervision: Su
     parameters: {
       type: 'object',
       properties: {
-        task_hint: { type: 'string', maxLength: 4000, description: 'The supervision goal.' },
+        task_hint: { type: 'string', maxLength: MAX_TASK_HINT, description: 'The supervision goal.' },
         max_turns: { type: 'integer', minimum: 1, maximum: MAX_TURNS_LIMIT },
         scope_mode: toolModes,
         scope_session_ids: sessionIds,

@@ -9,7 +9,7 @@ import { ToolContext, ToolRegistry } from './tool-registry';
 /** The name Claude Code is given: `--permission-prompt-tool mcp__brainstem__permission_prompt`. */
 export const PERMISSION_PROMPT_TOOL = 'permission_prompt';
 
-// Mirrors the signals DTO's text limit (MAX_TEXT_BYTES); the DTO still checks bytes when the signal lands.
+// A first bound in characters; SessionsService.signal checks the real limit (MAX_TEXT_BYTES of UTF-8) when the signal lands.
 const text = { type: 'string', minLength: 1, maxLength: 65536 };
 const ownSession = {
   type: 'string',

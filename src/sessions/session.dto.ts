@@ -3,7 +3,6 @@ import {
   ArrayMaxSize,
   IsArray,
   IsBoolean,
-  IsByteLength,
   IsIn,
   IsInt,
   IsNotEmpty,
@@ -19,6 +18,7 @@ import {
   validateSync,
 } from 'class-validator';
 import { DomainError } from '../common/domain-error';
+import { PROFILE_ID_PATTERN } from '../profiles/profile.schema';
 import { describeValidationErrors } from '../http/http-errors';
 import { JsonObject, PermissionDecision, ProgressStatus, SessionState } from './session.events';
 
@@ -26,10 +26,17 @@ import { JsonObject, PermissionDecision, ProgressStatus, SessionState } from './
 export const MAX_TEXT_BYTES = 64 * 1024;
 const TEXT_MESSAGE = { message: `$property: must be at most ${MAX_TEXT_BYTES} bytes (64 KiB)` };
 
+/** Whether a text fits MAX_TEXT_BYTES of UTF-8 (a lone surrogate counts as the 3 bytes of U+FFFD it is written as). */
+export const fitsTextLimit = (text: string): boolean => Buffer.byteLength(text, 'utf8') <= MAX_TEXT_BYTES;
+
+// Not IsByteLength: it measures through encodeURI, which throws on a lone surrogate (a 500).
 const Text = (): PropertyDecorator => (target, key) => {
   IsString()(target, key);
-  IsByteLength(0, MAX_TEXT_BYTES, TEXT_MESSAGE)(target, key);
+  ValidateBy({ name: 'fitsTextLimit', validator: { validate: (v: unknown) => typeof v !== 'string' || fitsTextLimit(v) } }, TEXT_MESSAGE)(target, key);
 };
+
+const NO_NUL = /^[^\0]*$/;
+const NO_NUL_MESSAGE = { message: '$property: must not contain NUL' };
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
 
@@ -42,8 +49,8 @@ function IsEnvMap(options?: ValidationOptions): PropertyDecorator {
           typeof v === 'object' &&
           v !== null &&
           !Array.isArray(v) &&
-          Object.entries(v).every(([k, val]) => ENV_NAME.test(k) && typeof val === 'string' && Buffer.byteLength(val) <= MAX_TEXT_BYTES),
-        defaultMessage: () => '$property: must map variable names to strings',
+          Object.entries(v).every(([k, val]) => ENV_NAME.test(k) && typeof val === 'string' && !val.includes('\0') && fitsTextLimit(val)),
+        defaultMessage: () => '$property: must map variable names to strings (no NUL, at most 64 KiB each)',
       },
     },
     options,
@@ -57,12 +64,13 @@ export class CreateSessionDto {
   @IsOptional() @IsString() @MaxLength(200) title?: string;
   @IsOptional() @IsString() @Matches(/^[a-z0-9][a-z0-9-]{0,39}$/, { message: 'runtime: must be a runtime name such as auto, command or claude-code' })
   runtime?: string;
-  @IsOptional() @IsString() @IsNotEmpty() @MaxLength(128) profile_id?: string;
+  @IsOptional() @IsString() @Matches(PROFILE_ID_PATTERN, { message: 'profile_id: must be a profile id (lowercase letters, digits, -)' })
+  profile_id?: string;
   /** Optional: the profile's default_cwd is used without one. */
-  @IsOptional() @IsString() @IsNotEmpty() @MaxLength(4096) cwd?: string;
+  @IsOptional() @IsString() @IsNotEmpty() @MaxLength(4096) @Matches(NO_NUL, NO_NUL_MESSAGE) cwd?: string;
   @IsOptional() @Text() prompt?: string;
-  @IsOptional() @IsString() @IsNotEmpty() @MaxLength(4096) command?: string;
-  @IsOptional() @IsArray() @ArrayMaxSize(256) @IsString({ each: true }) args?: string[];
+  @IsOptional() @IsString() @IsNotEmpty() @MaxLength(4096) @Matches(NO_NUL, NO_NUL_MESSAGE) command?: string;
+  @IsOptional() @IsArray() @ArrayMaxSize(256) @IsString({ each: true }) @Matches(NO_NUL, { each: true, ...NO_NUL_MESSAGE }) args?: string[];
   @IsOptional() @IsEnvMap() env?: Record<string, string>;
   @IsOptional() @IsBoolean() excluded?: boolean;
 }

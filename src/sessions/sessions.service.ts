@@ -11,7 +11,7 @@ import { ProfileDoc } from '../profiles/profile.schema';
 import { ProfilesService } from '../profiles/profiles.service';
 import { SessionDirectory, SessionView } from '../supervision/session-directory.port';
 import { SessionActor } from './session.actor';
-import { CreateSessionDto, ListSessionsQueryDto, Signal } from './session.dto';
+import { CreateSessionDto, ListSessionsQueryDto, MAX_TEXT_BYTES, Signal, fitsTextLimit, parseSignal } from './session.dto';
 import { ExitReason, PermissionDecision, SessionEvent } from './session.events';
 import { SessionLog } from './session-log';
 import { CLOCK, Clock, ID_GENERATOR, IdGenerator } from './session.ports';
@@ -153,6 +153,8 @@ export class SessionsService implements OnApplicationBootstrap, OnApplicationShu
   }
 
   async dispatch(idOrAlias: string, text: string): Promise<SessionStatus> {
+    // Checked here as well as in the DTO: tools reach this without one.
+    if (!fitsTextLimit(text)) throw new DomainError('invalid_input', `text: must be at most ${MAX_TEXT_BYTES} bytes (64 KiB)`);
     const actor = this.registry.get(idOrAlias);
     await actor.run(async () => {
       assertLive(actor);
@@ -179,7 +181,9 @@ export class SessionsService implements OnApplicationBootstrap, OnApplicationShu
     return toStatus(actor);
   }
 
-  async signal(idOrAlias: string, signal: Signal): Promise<SessionStatus> {
+  async signal(idOrAlias: string, body: Signal): Promise<SessionStatus> {
+    // Validated here as well as at the controller: tools build signals without the DTO.
+    const signal = parseSignal(body);
     const actor = this.registry.get(idOrAlias);
     await actor.run(async () => {
       assertLive(actor);

@@ -1,12 +1,13 @@
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
-import { MAX_TURNS_LIMIT } from './supervision.machine';
+import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min, ValidateIf } from 'class-validator';
+import { MAX_TASK_HINT, MAX_TURNS_LIMIT } from './supervision.machine';
 
 export class AutonomousDto {
   @IsBoolean()
   enabled!: boolean;
 
-  @IsOptional() @IsString() @MaxLength(4000)
+  // Absent is fine; null is not a task hint (IsOptional would let it through).
+  @ValidateIf((o: AutonomousDto) => o.task_hint !== undefined) @IsString() @MaxLength(MAX_TASK_HINT)
   task_hint?: string;
 
   @IsOptional() @IsInt() @Min(1) @Max(MAX_TURNS_LIMIT)

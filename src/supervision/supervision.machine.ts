@@ -6,6 +6,8 @@ export type RoundOutcome = 'completed' | 'timed_out' | 'interrupted';
 
 export const DEFAULT_MAX_TURNS = 60;
 export const MAX_TURNS_LIMIT = 1000;
+/** The longest supervision goal (task_hint), in characters. */
+export const MAX_TASK_HINT = 4000;
 
 /** Why the main brain is woken: one supervised session and what it did. */
 export interface WakeReason {

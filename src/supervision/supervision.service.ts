@@ -13,6 +13,7 @@ import { ScopeMode, planScope } from './supervision-scope';
 import { SupervisionEventMap, SupervisionJournalType, toMachineEvent } from './supervision.events';
 import {
   ClosedReason,
+  MAX_TASK_HINT,
   MAX_TURNS_LIMIT,
   RoundInFlight,
   StartedBy,
@@ -231,6 +232,10 @@ export class SupervisionService {
     return this.queue.run(async () => {
       if (req.max_turns !== undefined && !(Number.isInteger(req.max_turns) && req.max_turns >= 1 && req.max_turns <= MAX_TURNS_LIMIT)) {
         throw new DomainError('invalid_input', `max_turns: must be an integer in 1..${MAX_TURNS_LIMIT}`);
+      }
+      // Checked here too: /supervise in the chat and the tools reach this without the DTO.
+      if (req.task_hint !== undefined && !(typeof req.task_hint === 'string' && req.task_hint.length <= MAX_TASK_HINT)) {
+        throw new DomainError('invalid_input', `task_hint: must be a string of at most ${MAX_TASK_HINT} characters`);
       }
       if (req.scope_mode) await this.applyScope(req.scope_mode, req.scope_session_ids ?? [], actor);
       await this.apply('supervision.enabled', {

@@ -39,6 +39,10 @@ describe('coding sessions over HTTP: bad input and limits', () => {
     ['a prompt over 64 KiB', { ...quiet, prompt: 'é'.repeat(33 * 1024) }, /prompt: must be at most 65536 bytes/],
     ['an unknown field', { ...quiet, colour: 'red' }, /colour/],
     ['a non-string env value', { ...quiet, env: { A: 1 } }, /env/],
+    ['an env value with NUL', { ...quiet, env: { A: 'a\u0000b' } }, /env: must map variable names to strings \(no NUL/],
+    ['an argument with NUL', { ...quiet, args: ['1\u0000'] }, /args: must not contain NUL/],
+    ['a profile_id that is not an id', { ...quiet, profile_id: '../../etc' }, /profile_id: must be a profile id/],
+    ['a profile_id with capitals', { ...quiet, profile_id: 'Abc' }, /profile_id: must be a profile id/],
   ];
 
   it.each(rejected)('rejects %s with 400, journaling and spawning nothing', async (_name, body, message) => {
@@ -76,6 +80,7 @@ describe('coding sessions over HTTP: bad input and limits', () => {
       ['a field of another signal type', { type: 'ask_human', question: 'q', reason: 'r' }, /reason/],
       ['a question over 64 KiB', { type: 'ask_human', question: 'x'.repeat(65 * 1024) }, /question: must be at most 65536 bytes/],
       ['a non-object body', ['report_progress'], /body: must be a JSON object/],
+      ['a lone surrogate over 64 KiB', { type: 'notify_blocked', reason: '\ud800'.repeat(22 * 1024) }, /reason: must be at most 65536 bytes/],
     ];
 
     it.each(badSignals)('rejects %s with 400', async (_name, body, message) => {
@@ -109,6 +114,15 @@ describe('coding sessions over HTTP: bad input and limits', () => {
       expect((await post(`/${id}/permission`, { decision: 'allow' })).status).toBe(409);
       expect((await post(`/${id}/permission`, { decision: 'maybe' })).status).toBe(400);
       expect((await post(`/${id}/messages`, { text: 'x'.repeat(65 * 1024) })).status).toBe(400);
+    });
+
+    it('holds a tool to the same 64 KiB of UTF-8 as the REST body, journaling nothing', async () => {
+      const before = journal.head().seq;
+      // 65,536 characters pass the tool's schema (maxLength counts characters) but are 196,608 bytes
+      const res = await t.inject({ method: 'POST', url: '/api/v1/session-os/main-brain/tools/send_to_session', payload: { session: id, text: '€'.repeat(65536) } });
+      expect(res.statusCode).toBe(400);
+      expect(res.json().message).toContain('text: must be at most 65536 bytes');
+      expect(journal.head().seq).toBe(before);
     });
 
     it('refuses more live sessions than BRAINSTEM_MAX_SESSIONS with 429, and frees a slot on exit', async () => {

@@ -34,7 +34,16 @@ describe('autonomous supervision over HTTP with real command workers', () => {
 
   it('answers null before supervision was ever enabled, and validates POST autonomous', async () => {
     expect((await req('GET', '/session-os/main-brain/autonomous')).body).toEqual({ autonomous: null });
-    for (const bad of [{}, { enabled: 'yes' }, { enabled: true, max_turns: 0 }, { enabled: true, max_turns: 1001 }, { enabled: true, max_turns: 2.5 }, { enabled: true, bogus: 1 }]) {
+    for (const bad of [
+      {},
+      { enabled: 'yes' },
+      { enabled: true, max_turns: 0 },
+      { enabled: true, max_turns: 1001 },
+      { enabled: true, max_turns: 2.5 },
+      { enabled: true, bogus: 1 },
+      { enabled: true, task_hint: null },
+      { enabled: true, task_hint: 'g'.repeat(4001) },
+    ]) {
       const res = await req('POST', '/session-os/main-brain/autonomous', bad);
       expect(res.status).toBe(400);
       expect(res.body.code).toBe('invalid_input');
@@ -108,6 +117,15 @@ describe('autonomous supervision over HTTP with real command workers', () => {
     await waitFor(async () => (await req('GET', '/session-os/main-brain/autonomous')).body.autonomous.enabled === false, { what: 'convergence' });
     expect((await req('GET', '/session-os/main-brain/autonomous')).body.autonomous.closed_reason).toBe('converged');
     expect(await rounds()).toEqual([]);
+  });
+
+  it('/supervise with a goal over the task_hint limit is refused with 400 and posts nothing', async () => {
+    const before = (await req('GET', '/session-os/main-brain/messages')).body.messages.length;
+    const res = await req('POST', '/session-os/main-brain/messages', { text: `/supervise ${'g'.repeat(4001)}` });
+    expect(res.status).toBe(400);
+    expect(res.body.message).toContain('at most 4000 characters');
+    expect((await req('GET', '/session-os/main-brain/messages')).body.messages.length).toBe(before);
+    expect((await req('GET', '/session-os/main-brain/autonomous')).body.autonomous?.task_hint).not.toBe('g'.repeat(4001));
   });
 
   it('/supervise fix the build sets task_hint and runs one round at once', async () => {
