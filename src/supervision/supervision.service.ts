@@ -167,7 +167,7 @@ export class SupervisionService {
       recoverable_supervised_workers: recoverable,
     });
     if (!decision.restore) {
-      await this.apply('supervision.disabled', { reason: decision.reason === 'no_recoverable_worker' ? 'no_recoverable_worker' : 'restore_expired' });
+      await this.close(decision.reason === 'no_recoverable_worker' ? 'no_recoverable_worker' : 'restore_expired');
       return;
     }
     const inFlight = this.snap.context.round;
@@ -338,17 +338,24 @@ export class SupervisionService {
       });
       return;
     }
+    if (e.type === 'supervision.disabled') {
+      // Journals written before close() interrupted the round in flight: the view ends it all the same.
+      for (const r of this.rounds.values()) if (r.status === 'in_flight') this.endRoundView(r, 'interrupted', e.at, null);
+      return;
+    }
     const status: RoundStatus | undefined = (
       { 'round.completed': 'completed', 'round.timed_out': 'timed_out', 'round.interrupted': 'interrupted' } as const
     )[e.type as 'round.completed'];
     const r = status && this.rounds.get(d.round_id as string);
-    if (r) {
-      r.status = status;
-      r.ended_at = e.at;
-      r.summary = typeof d.summary === 'string' ? d.summary : null;
-      this.roundEnded.get(r.id)?.complete();
-      this.roundEnded.delete(r.id);
-    }
+    if (r) this.endRoundView(r, status, e.at, typeof d.summary === 'string' ? d.summary : null);
+  }
+
+  private endRoundView(r: RoundView, status: RoundStatus, at: string, summary: string | null): void {
+    r.status = status;
+    r.ended_at = at;
+    r.summary = summary;
+    this.roundEnded.get(r.id)?.complete();
+    this.roundEnded.delete(r.id);
   }
 
   private startPipeline(): void {
@@ -429,7 +436,10 @@ export class SupervisionService {
     if (this.isOn() && c.turns_used >= c.max_turns) await this.close('max_turns');
   }
 
+  /** Ends a round still in flight as interrupted first: closing must not leave a round that can never end. */
   private async close(reason: ClosedReason, summary?: string): Promise<void> {
+    const inFlight = this.snap.context.round;
+    if (inFlight) await this.apply('round.interrupted', { round_id: inFlight.id, reasons: inFlight.reasons });
     await this.apply('supervision.disabled', { reason, ...(summary ? { summary } : {}) });
     this.stopPipeline();
   }

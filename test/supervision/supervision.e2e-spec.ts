@@ -84,6 +84,20 @@ describe('autonomous supervision over HTTP with real command workers', () => {
     expect((await req('POST', '/session-os/main-brain/rounds/rd_missing/complete', {})).status).toBe(404);
   });
 
+  it('ends the round in flight as interrupted when supervision is turned off, so none stays in flight', async () => {
+    const a = await startWorker();
+    await req('POST', '/session-os/main-brain/autonomous', { enabled: true });
+    await signal(a.id, { type: 'notify_blocked', reason: 'no creds' });
+    const [round] = await waitFor(async () => ((await inFlight()).length ? inFlight() : undefined), { what: 'a round' });
+    const off = await req('POST', '/session-os/main-brain/autonomous', { enabled: false });
+    expect(off.body.autonomous).toMatchObject({ enabled: false, closed_reason: 'disabled' });
+    expect((await req('GET', `/session-os/main-brain/rounds/${round.id}`)).body).toMatchObject({ status: 'interrupted', ended_at: expect.any(String) });
+    const late = await req('POST', `/session-os/main-brain/rounds/${round.id}/complete`, {});
+    expect(late.status).toBe(409);
+    expect(late.body.message).toContain('already interrupted');
+    expect(await inFlight()).toEqual([]);
+  });
+
   it('never wakes for an excluded session', async () => {
     const [a, b] = await Promise.all([startWorker(), startWorker()]);
     const patched = await req('PATCH', `/coding-sessions/${a.id}/supervision`, { excluded: true });
