@@ -23,7 +23,8 @@ export async function createApp(config: BrainstemConfig, options: AppOptions = {
   const journal =
     options.journal ??
     (await openLevelJournal(config.journal.dir, { sync: config.journal.sync, checkpointEvery: config.journal.checkpoint_every }));
-  const adapter = new FastifyAdapter({ bodyLimit: config.server.body_limit_bytes });
+  // Shutdown must not wait for clients: event streams and long-polling calls (a pending permission prompt) never end on their own.
+  const adapter = new FastifyAdapter({ bodyLimit: config.server.body_limit_bytes, forceCloseConnections: true });
   const fastify = adapter.getInstance();
   installBearerAuth(fastify, config.server.api_token);
   // A YAML body reaches handlers as {yaml: <text>}, the shape of the JSON alternative, so one DTO validates both.

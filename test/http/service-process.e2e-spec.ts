@@ -1,12 +1,18 @@
+import { join } from 'node:path';
 import { openLevelJournal } from '../../src/journal/journal.factory';
 import { spawnService, startService } from '../support/service-process';
 import { editStoredEvent } from '../support/stored-events';
 import { tempDir } from '../support/temp-dir';
+import { WORKERS, WorkerReaper } from '../support/workers';
 
 describe('the service as a real process', () => {
   let dir: ReturnType<typeof tempDir>;
   beforeEach(() => (dir = tempDir('brainstem-proc-')));
-  afterEach(() => dir.remove());
+  const reaper = new WorkerReaper();
+  afterEach(() => {
+    reaper.killAll();
+    dir.remove();
+  });
 
   it('starts on the journal dir, answers health, and exits cleanly on SIGTERM leaving a verifiable journal', async () => {
     const svc = await startService({ BRAINSTEM_JOURNAL_DIR: dir.path, BRAINSTEM_PLUGINS: '' });
@@ -17,6 +23,27 @@ describe('the service as a real process', () => {
     const journal = await openLevelJournal(dir.path);
     expect((await journal.verify()).ok).toBe(true);
     await journal.close();
+  });
+
+  it('exits on SIGTERM while clients hold event streams open and a stop waits out a long grace', async () => {
+    const svc = await startService({ BRAINSTEM_JOURNAL_DIR: dir.path, BRAINSTEM_PLUGINS: '' });
+    const post = (path: string, body: object) =>
+      fetch(`${svc.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const created = await (await post('/api/v1/coding-sessions', { command: process.execPath, args: [join(WORKERS, 'stubborn.js')], cwd: dir.path })).json();
+    reaper.track(created.pid);
+    // A worker that ignores SIGTERM, stopped with a 40 s grace: the request stays open until SIGKILL.
+    const stopping = post(`/api/v1/coding-sessions/${created.id}/stop`, { grace_ms: 40_000 }).catch(() => undefined);
+    const streams = await Promise.all(
+      ['/api/v1/events/stream', '/api/v1/session-os/main-brain/rounds/stream'].map(async (path) => {
+        const res = await fetch(`${svc.url}${path}`);
+        expect(res.status).toBe(200);
+        return res.body?.getReader();
+      }),
+    );
+    svc.child.kill('SIGTERM');
+    expect(await svc.exited).toBe(0);
+    for (const reader of streams) await reader?.cancel().catch(() => undefined);
+    await stopping;
   });
 
   it('refuses to start on a bad value, naming the variable', async () => {
