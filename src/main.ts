@@ -1,14 +1,25 @@
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { createApp } from './app.factory';
+import { claimPluginError } from './bus/plugin-host';
 import { ConfigError, loadConfig } from './config/config.loader';
 import { ServiceUrl, urlOf } from './config/service-url';
 import { JournalError } from './journal/journal.port';
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const app = await createApp(config);
   const logger = new Logger('brainstem');
+  // Installed before plugins load: an error from a plugin's own timer or promise disables that plugin only.
+  process.on('unhandledRejection', (reason) => {
+    // A stray rejection of our own is a bug to log, not a reason to drop every session.
+    if (!claimPluginError(reason)) logger.error(`unhandled rejection: ${(reason as Error)?.stack ?? String(reason)}`);
+  });
+  process.on('uncaughtException', (err) => {
+    if (claimPluginError(err)) return;
+    logger.error(`uncaught exception: ${err?.stack ?? String(err)}`);
+    process.exit(1);
+  });
+  const app = await createApp(config);
   // Close (flushing the journal's queued appends) and exit 0; Nest's own hooks would re-raise the signal.
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.once(signal, () => {
@@ -22,8 +33,6 @@ async function main(): Promise<void> {
       );
     });
   }
-  // A stray rejection is a bug to log, not a reason to drop every session.
-  process.on('unhandledRejection', (reason) => logger.error(`unhandled rejection: ${(reason as Error)?.stack ?? String(reason)}`));
   await app.listen({ host: config.server.host, port: config.server.port });
   const address = app.getHttpServer().address();
   const url = urlOf(config.server.host, typeof address === 'object' && address ? address.port : config.server.port);

@@ -29,16 +29,39 @@ interface LoadedPlugin {
   path: string;
   events: Subject<DomainEvent>;
   feed: Subscription;
+  /** What the plugin subscribed to through ctx.journal, dropped with it. */
+  journalSubs: Subscription;
   failed: boolean;
+}
+
+/** How long register() may take before the plugin is failed (a register that never settles must not hold the boot). */
+export const PLUGIN_REGISTER_TIMEOUT_MS = 10_000;
+
+/**
+ * The plugin whose code is running, carried across its callbacks, timers and promises. One per process, like the
+ * process-level handlers that read it.
+ */
+const pluginScope = new AsyncLocalStorage<{ plugin: LoadedPlugin; host: PluginHost }>();
+
+/**
+ * For the process's uncaughtException and unhandledRejection handlers: true when the error came from a plugin's
+ * code, which is then disabled and its failure journaled; false when it is the service's own.
+ */
+export function claimPluginError(err: unknown): boolean {
+  const scope = pluginScope.getStore();
+  if (!scope) return false;
+  void scope.host.disable(scope.plugin, err);
+  return true;
 }
 
 /**
  * Loads plugins and keeps each one isolated: a plugin's callbacks run inside its own async context, so an
- * error it throws anywhere (register, a subscriber, a timer it started) is traced back to it; the plugin's
- * subscriptions are then dropped, the failure is journaled as plugin.failed, and the service keeps running.
+ * error it throws anywhere (register, a subscriber, a timer it started, a promise it left rejected) is traced
+ * back to it (RxJS errors here; uncaught exceptions and rejections through claimPluginError, which the process's
+ * handlers call); the plugin's subscriptions are then dropped, the failure is journaled as plugin.failed, and the
+ * service keeps running.
  */
 export class PluginHost {
-  private readonly context = new AsyncLocalStorage<LoadedPlugin>();
   private readonly plugins: LoadedPlugin[] = [];
   private readonly previousHandler = rxjsConfig.onUnhandledError;
 
@@ -47,19 +70,18 @@ export class PluginHost {
     private readonly journal: JournalReader,
     private readonly config: Readonly<BrainstemConfig>,
     private readonly logger: PluginLogger,
+    private readonly registerTimeoutMs = PLUGIN_REGISTER_TIMEOUT_MS,
   ) {
     rxjsConfig.onUnhandledError = (err) => this.onUnhandledError(err);
   }
 
-  /** Also called for uncaught exceptions and unhandled rejections; true when it belonged to a plugin. */
-  onUnhandledError(err: unknown): boolean {
-    const plugin = this.context.getStore();
-    if (plugin) {
-      void this.fail(plugin, err);
-      return true;
-    }
-    this.logger.error(`unhandled error in an event subscriber: ${(err as Error)?.stack ?? String(err)}`);
-    return false;
+  /** An error thrown in an RxJS subscriber: a plugin's is claimed (the plugin is disabled), any other is logged. */
+  private onUnhandledError(err: unknown): void {
+    if (!claimPluginError(err)) this.logger.error(`unhandled error in an event subscriber: ${(err as Error)?.stack ?? String(err)}`);
+  }
+
+  private inScope<T>(plugin: LoadedPlugin, fn: () => T): T {
+    return pluginScope.run({ plugin, host: this }, fn);
   }
 
   get loaded(): ReadonlyArray<{ name: string; path: string; failed: boolean }> {
@@ -71,7 +93,7 @@ export class PluginHost {
   }
 
   private async load(path: string): Promise<void> {
-    const plugin: LoadedPlugin = { name: path, path, events: new Subject(), feed: Subscription.EMPTY, failed: false };
+    const plugin: LoadedPlugin = { name: path, path, events: new Subject(), feed: Subscription.EMPTY, journalSubs: new Subscription(), failed: false };
     this.plugins.push(plugin);
     try {
       // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -82,29 +104,39 @@ export class PluginHost {
       }
       plugin.name = def.name;
       plugin.feed = this.bus.events$.subscribe((e) => {
-        if (!plugin.failed) this.context.run(plugin, () => plugin.events.next(e));
+        if (!plugin.failed) this.inScope(plugin, () => plugin.events.next(e));
       });
       const ctx: PluginContext = {
         events$: plugin.events.asObservable(),
-        journal: readOnly(this.journal),
+        journal: this.readOnly(plugin),
         logger: prefixed(this.logger, plugin.name),
         config: this.config,
       };
-      await this.context.run(plugin, () => def.register!(ctx));
+      let timer: NodeJS.Timeout | undefined;
+      const timedOut = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`register() did not finish within ${this.registerTimeoutMs} ms`)), this.registerTimeoutMs);
+      });
+      try {
+        await Promise.race([this.inScope(plugin, () => def.register!(ctx)), timedOut]);
+      } finally {
+        clearTimeout(timer);
+      }
       if (!plugin.failed) {
         await this.bus.emit('plugins', [{ type: 'plugin.loaded', data: { name: plugin.name, path } }]);
         this.logger.log(`plugin ${plugin.name} loaded from ${path}`);
       }
     } catch (err) {
-      await this.fail(plugin, err);
+      await this.disable(plugin, err);
     }
   }
 
-  private async fail(plugin: LoadedPlugin, err: unknown): Promise<void> {
+  /** Drops everything the plugin subscribed to and journals plugin.failed; once per plugin. */
+  async disable(plugin: LoadedPlugin, err: unknown): Promise<void> {
     if (plugin.failed) return;
     plugin.failed = true;
     plugin.feed.unsubscribe();
     plugin.events.unsubscribe();
+    plugin.journalSubs.unsubscribe();
     const error = (err as Error)?.message ?? String(err);
     this.logger.error(`plugin ${plugin.name} failed and was disabled: ${error}`);
     await this.bus
@@ -115,23 +147,41 @@ export class PluginHost {
   close(): void {
     for (const p of this.plugins) {
       p.feed.unsubscribe();
-      p.events.complete();
+      // A failed plugin's subject is already unsubscribed (closed): completing it would throw.
+      if (!p.failed) p.events.complete();
+      p.journalSubs.unsubscribe();
     }
     rxjsConfig.onUnhandledError = this.previousHandler;
   }
-}
 
-function readOnly(j: JournalReader): JournalReader {
-  return {
-    head: () => j.head(),
-    openedHead: () => j.openedHead(),
-    readStream: (s, v, l) => j.readStream(s, v, l),
-    readAll: (a, l) => j.readAll(a, l),
-    subscribe: (a) => j.subscribe(a),
-    streamVersion: (s) => j.streamVersion(s),
-    loadSnapshot: (s) => j.loadSnapshot(s),
-    verify: () => j.verify(),
-  };
+  /** The journal as a plugin sees it: reads only; its subscriptions deliver in the plugin's scope and end with it. */
+  private readOnly(plugin: LoadedPlugin): JournalReader {
+    const j = this.journal;
+    return {
+      head: () => j.head(),
+      openedHead: () => j.openedHead(),
+      readStream: (s, v, l) => j.readStream(s, v, l),
+      readAll: (a, l) => j.readAll(a, l),
+      subscribe: (a) =>
+        new Observable((subscriber) => {
+          const sub = j.subscribe(a).subscribe({
+            next: (e) => {
+              if (!plugin.failed) this.inScope(plugin, () => subscriber.next(e));
+            },
+            error: (e: unknown) => subscriber.error(e),
+            complete: () => subscriber.complete(),
+          });
+          plugin.journalSubs.add(sub);
+          return () => {
+            sub.unsubscribe();
+            plugin.journalSubs.remove(sub);
+          };
+        }),
+      streamVersion: (s) => j.streamVersion(s),
+      loadSnapshot: (s) => j.loadSnapshot(s),
+      verify: () => j.verify(),
+    };
+  }
 }
 
 function prefixed(logger: PluginLogger, name: string): PluginLogger {

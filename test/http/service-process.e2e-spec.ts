@@ -1,8 +1,9 @@
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { openLevelJournal } from '../../src/journal/journal.factory';
 import { spawnService, startService } from '../support/service-process';
 import { editStoredEvent } from '../support/stored-events';
 import { tempDir } from '../support/temp-dir';
+import { waitFor } from '../support/wait-for';
 import { WORKERS, WorkerReaper } from '../support/workers';
 
 describe('the service as a real process', () => {
@@ -29,7 +30,7 @@ describe('the service as a real process', () => {
     const svc = await startService({ BRAINSTEM_JOURNAL_DIR: dir.path, BRAINSTEM_PLUGINS: '' });
     const post = (path: string, body: object) =>
       fetch(`${svc.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    const created = await (await post('/api/v1/coding-sessions', { command: process.execPath, args: [join(WORKERS, 'stubborn.js')], cwd: dir.path })).json();
+    const created = (await (await post('/api/v1/coding-sessions', { command: process.execPath, args: [join(WORKERS, 'stubborn.js')], cwd: dir.path })).json()) as { id: string; pid: number };
     reaper.track(created.pid);
     // A worker that ignores SIGTERM, stopped with a 40 s grace: the request stays open until SIGKILL.
     const stopping = post(`/api/v1/coding-sessions/${created.id}/stop`, { grace_ms: 40_000 }).catch(() => undefined);
@@ -44,6 +45,27 @@ describe('the service as a real process', () => {
     expect(await svc.exited).toBe(0);
     for (const reader of streams) await reader?.cancel().catch(() => undefined);
     await stopping;
+  });
+
+  it('disables a plugin whose async subscriber rejects or whose own timer throws, and keeps serving', async () => {
+    const plugins = ['async-rejecting.plugin.js', 'timer-throwing.plugin.js'].map((f) => resolve(__dirname, '../fixtures/plugins', f));
+    const svc = await startService({ BRAINSTEM_JOURNAL_DIR: dir.path, BRAINSTEM_PLUGINS: plugins.join(',') });
+    const failed = await waitFor(
+      async () => {
+        if (svc.child.exitCode !== null) throw new Error(`service exited ${svc.child.exitCode}:\n${svc.output()}`);
+        const { events } = (await (await fetch(`${svc.url}/api/v1/journal/events?stream=plugins`)).json()) as { events: Array<{ type: string; data: { name: string; error: string } }> };
+        const names = events.filter((e) => e.type === 'plugin.failed').map((e) => [e.data.name, e.data.error]);
+        return names.length === 2 ? names : undefined;
+      },
+      { what: 'both plugins to be disabled' },
+    );
+    expect(failed.sort()).toEqual([
+      ['async-rejecter', 'rejected in an async subscriber'],
+      ['timer-thrower', 'thrown from a plugin timer'],
+    ]);
+    expect((await fetch(`${svc.url}/api/v1/health`)).status).toBe(200);
+    svc.child.kill('SIGTERM');
+    expect(await svc.exited).toBe(0);
   });
 
   it('refuses to start on a bad value, naming the variable', async () => {
