@@ -33,7 +33,16 @@ async function main(): Promise<void> {
       );
     });
   }
-  await app.listen({ host: config.server.host, port: config.server.port });
+  try {
+    await app.listen({ host: config.server.host, port: config.server.port });
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') throw new ConfigError([`BRAINSTEM_PORT: port ${config.server.port} on ${config.server.host} is already in use`]);
+    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
+      throw new ConfigError([`BRAINSTEM_HOST: cannot listen on ${config.server.host} (${code})`]);
+    }
+    throw e;
+  }
   const address = app.getHttpServer().address();
   const url = urlOf(config.server.host, typeof address === 'object' && address ? address.port : config.server.port);
   app.get(ServiceUrl).set(url);

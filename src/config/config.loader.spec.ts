@@ -90,4 +90,9 @@ describe('configuration', () => {
     expect(build({ BRAINSTEM_HOST: '0.0.0.0', BRAINSTEM_API_TOKEN: 't' }).server.host).toBe('0.0.0.0');
     expect(build({ BRAINSTEM_HOST: '::1' }).server.host).toBe('::1');
   });
+
+  it('refuses a token with surrounding whitespace, which no client header could match', () => {
+    expect(problemsOf(() => build({ BRAINSTEM_API_TOKEN: 'tok ' }))).toEqual(['BRAINSTEM_API_TOKEN: must not start or end with whitespace']);
+    expect(build({ BRAINSTEM_API_TOKEN: 'tok' }).server.api_token).toBe('tok');
+  });
 });

@@ -1,6 +1,6 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { isAbsolute, join, resolve } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { load } from 'js-yaml';
 import { BrainstemConfig, KNOBS, Knob, flagOf } from './config.schema';
 
@@ -131,6 +131,10 @@ export function buildConfig(src: ConfigSources): BrainstemConfig {
   if (cfg.main_brain.webhook_url !== null && !/^https?:\/\/[^\s]+$/.test(cfg.main_brain.webhook_url)) {
     throw new ConfigError([`BRAINSTEM_MAIN_BRAIN_WEBHOOK_URL: expected an http(s) URL, got ${JSON.stringify(cfg.main_brain.webhook_url)}`]);
   }
+  if (cfg.server.api_token !== null && cfg.server.api_token !== cfg.server.api_token.trim()) {
+    // Clients' headers lose surrounding spaces on the way: such a token could never match.
+    throw new ConfigError(['BRAINSTEM_API_TOKEN: must not start or end with whitespace']);
+  }
   if (!isLoopbackHost(cfg.server.host) && !cfg.server.api_token) {
     throw new ConfigError([
       `BRAINSTEM_HOST: refusing to bind non-loopback host ${cfg.server.host} without BRAINSTEM_API_TOKEN`,
@@ -151,7 +155,30 @@ export function loadConfig(
   } catch (e) {
     throw new ConfigError([`BRAINSTEM_CONFIG: cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`]);
   }
-  return buildConfig({ yamlText, yamlName: file, env, argv, cwd: process.cwd(), home: homedir() });
+  const cfg = buildConfig({ yamlText, yamlName: file, env, argv, cwd: process.cwd(), home: homedir() });
+  const problems = [
+    ['BRAINSTEM_JOURNAL_DIR', cfg.journal.dir],
+    ['BRAINSTEM_PROFILES_DIR', cfg.profiles.dir],
+  ].flatMap(([name, dir]) => {
+    const problem = directoryProblem(dir);
+    return problem ? [`${name}: ${problem}`] : [];
+  });
+  if (problems.length) throw new ConfigError(problems);
+  return cfg;
+}
+
+/** Why a data directory cannot be used (created on first use if missing), or null if it can. */
+function directoryProblem(dir: string): string | null {
+  let at = dir;
+  while (!existsSync(at) && dirname(at) !== at) at = dirname(at);
+  try {
+    if (!statSync(at).isDirectory()) return at === dir ? `${dir} is not a directory` : `${dir} cannot be created: ${at} is not a directory`;
+    accessSync(at, constants.W_OK);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
+    return at === dir ? `${dir} is not writable (${code})` : `${dir} cannot be created in ${at} (${code})`;
+  }
+  return null;
 }
 
 /** config/default.yaml sits at the package root: two levels above src/config, three above dist/src/config. */

@@ -1,3 +1,4 @@
+import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { openLevelJournal } from '../../src/journal/journal.factory';
 import { spawnService, startService } from '../support/service-process';
@@ -72,6 +73,31 @@ describe('the service as a real process', () => {
     const p = spawnService({ BRAINSTEM_JOURNAL_DIR: dir.path, BRAINSTEM_SUPERVISION_STALL_COOLDOWN_S: '-3' });
     expect(await p.exited).toBe(1);
     expect(p.output()).toContain('BRAINSTEM_SUPERVISION_STALL_COOLDOWN_S: expected an integer in 0..');
+  });
+
+  it('refuses to start when a data directory is a file or cannot be created, naming the variable', async () => {
+    const file = join(dir.path, 'a-file');
+    writeFileSync(file, 'x');
+    for (const [env, message] of [
+      [{ BRAINSTEM_JOURNAL_DIR: file }, `BRAINSTEM_JOURNAL_DIR: ${file} is not a directory`],
+      [{ BRAINSTEM_JOURNAL_DIR: join(file, 'journal') }, `BRAINSTEM_JOURNAL_DIR: ${join(file, 'journal')} cannot be created: ${file} is not a directory`],
+      [{ BRAINSTEM_JOURNAL_DIR: join(dir.path, 'j'), BRAINSTEM_PROFILES_DIR: file }, `BRAINSTEM_PROFILES_DIR: ${file} is not a directory`],
+    ] as const) {
+      const p = spawnService(env);
+      expect(await p.exited).toBe(1);
+      expect(p.output()).toContain(message);
+      expect(p.output()).not.toContain('    at ');
+    }
+  });
+
+  it('says plainly when its port is taken', async () => {
+    const first = await startService({ BRAINSTEM_JOURNAL_DIR: join(dir.path, 'a'), BRAINSTEM_PLUGINS: '' });
+    const port = new URL(first.url).port;
+    const second = spawnService({ BRAINSTEM_JOURNAL_DIR: join(dir.path, 'b'), BRAINSTEM_PORT: port });
+    expect(await second.exited).toBe(1);
+    expect(second.output()).toContain(`BRAINSTEM_PORT: port ${port} on 127.0.0.1 is already in use`);
+    first.child.kill('SIGTERM');
+    expect(await first.exited).toBe(0);
   });
 
   it('refuses a non-loopback bind without a token', async () => {
