@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { EventJournal } from '../journal/event-journal';
 import { LevelStorage } from '../journal/level.storage';
 import { JournalError, JournalEvent } from '../journal/journal.port';
@@ -12,14 +14,27 @@ const USAGE = `usage: brainstem journal <verify|replay|tail> --dir <journal dir>
   replay   print every event as a timeline (verifying as it reads)
   tail     print the last N events (default 20)`;
 
-function option(args: readonly string[], ...names: string[]): string | undefined {
-  for (let i = 0; i < args.length; i++) {
-    for (const n of names) {
-      if (args[i] === n) return args[i + 1];
-      if (args[i].startsWith(n + '=')) return args[i].slice(n.length + 1);
-    }
+type CliArgs = { command: 'verify' | 'replay' | 'tail'; dir: string; n: number };
+
+/** Strict: an unknown flag or a flag without its value is an error, not silently ignored. */
+function parseArgs(args: readonly string[]): CliArgs | { error: string } {
+  const [command, ...rest] = args;
+  if (command !== 'verify' && command !== 'replay' && command !== 'tail') return { error: command ? `unknown command ${command}` : 'a command is required' };
+  const values = new Map<string, string>();
+  const names: Record<string, string> = { '--dir': 'dir', '-d': 'dir', '-n': 'n', '--lines': 'n' };
+  for (let i = 0; i < rest.length; i++) {
+    const [flag, inline] = rest[i].includes('=') ? [rest[i].slice(0, rest[i].indexOf('=')), rest[i].slice(rest[i].indexOf('=') + 1)] : [rest[i], undefined];
+    const key = names[flag];
+    if (!key) return { error: `unknown argument ${rest[i]}` };
+    const value = inline ?? rest[++i];
+    if (value === undefined || value === '') return { error: `${flag}: a value is required` };
+    values.set(key, value);
   }
-  return undefined;
+  const dir = values.get('dir');
+  if (!dir) return { error: '--dir is required' };
+  const n = Number(values.get('n') ?? 20);
+  if (!Number.isInteger(n) || n < 1) return { error: '-n: expected a positive integer' };
+  return { command, dir, n };
 }
 
 /** One readable line per event: seq, time, stream@version, type, data (shortened). */
@@ -31,16 +46,16 @@ export function formatEvent(e: JournalEvent): string {
 
 /** `brainstem journal …` on a stopped journal. Returns the exit code. */
 export async function journalCli(args: readonly string[], io: CliIo): Promise<number> {
-  const command = args[0];
-  const dir = option(args, '--dir', '-d');
-  if (!command || !['verify', 'replay', 'tail'].includes(command) || !dir) {
-    io.err(USAGE);
+  const parsed = parseArgs(args);
+  if ('error' in parsed) {
+    io.err(`brainstem journal: ${parsed.error}\n${USAGE}`);
     return 2;
   }
-  const n = Number(option(args, '-n', '--lines') ?? 20);
-  if (!Number.isInteger(n) || n < 1) {
-    io.err('-n: expected a positive integer');
-    return 2;
+  const { command, dir, n } = parsed;
+  // Opening would create an empty journal: a mistyped --dir must not verify as a healthy one.
+  if (!existsSync(join(dir, 'db', 'CURRENT'))) {
+    io.err(`brainstem: no journal at ${dir}${existsSync(dir) ? '' : ' (no such directory)'}`);
+    return 1;
   }
   let journal: EventJournal;
   try {

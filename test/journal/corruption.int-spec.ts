@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { openLevelJournal } from '../../src/journal/journal.factory';
 import { JournalCorruptError } from '../../src/journal/journal.port';
@@ -108,6 +108,36 @@ describe('corruption is noticed', () => {
     } finally {
       await journal.close();
     }
+  });
+});
+
+describe('journal CLI on bad arguments', () => {
+  const dir = tempDir('brainstem-cli-bad-');
+  afterAll(() => dir.remove());
+  const cli = (...args: string[]) => {
+    const r = spawnSync(process.execPath, [BIN, 'journal', ...args], { encoding: 'utf8' });
+    return { status: r.status, out: r.stdout + r.stderr };
+  };
+
+  it('refuses a dir with no journal instead of creating one, and says whether the dir exists', () => {
+    const missing = join(dir.path, 'typo');
+    expect(cli('verify', '--dir', missing)).toEqual({ status: 1, out: `brainstem: no journal at ${missing} (no such directory)\n` });
+    expect(existsSync(missing)).toBe(false);
+    expect(cli('verify', '--dir', dir.path)).toEqual({ status: 1, out: `brainstem: no journal at ${dir.path}\n` });
+    expect(readdirSync(dir.path)).toEqual([]);
+  });
+
+  it.each([
+    [['verify', '--dir', '/x', '--bogus'], 'unknown argument --bogus'],
+    [['tail', '--dir', '/x', '-n'], '-n: a value is required'],
+    [['tail', '--dir', '/x', '-n', '0'], '-n: expected a positive integer'],
+    [['verify'], '--dir is required'],
+    [['verfy', '--dir', '/x'], 'unknown command verfy'],
+  ])('refuses %j with usage, exit 2', (args, message) => {
+    const r = cli(...args);
+    expect(r.status).toBe(2);
+    expect(r.out).toContain(`brainstem journal: ${message}`);
+    expect(r.out).toContain('usage: brainstem journal');
   });
 });
 
