@@ -27,6 +27,8 @@ export async function createApp(config: BrainstemConfig, options: AppOptions = {
   const adapter = new FastifyAdapter({ bodyLimit: config.server.body_limit_bytes, forceCloseConnections: true });
   const fastify = adapter.getInstance();
   installBearerAuth(fastify, config.server.api_token);
+  // No endpoint takes plain text: such a body is answered 415, not parsed into a string that fails validation.
+  fastify.removeContentTypeParser('text/plain');
   // A YAML body reaches handlers as {yaml: <text>}, the shape of the JSON alternative, so one DTO validates both.
   fastify.addContentTypeParser(['application/yaml', 'application/x-yaml', 'text/yaml'], { parseAs: 'string' }, (_req, body, done) =>
     done(null, { yaml: body }),

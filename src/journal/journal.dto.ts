@@ -1,9 +1,9 @@
-import { Type } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { QueryInt } from '../http/query-int';
 
 /** Query of the SSE stream: where to resume and what to keep. */
 export class StreamQueryDto {
-  @IsOptional() @Type(() => Number) @IsInt() @Min(0)
+  @IsOptional() @QueryInt() @IsInt() @Min(0)
   after_seq?: number;
 
   @IsOptional() @IsString() @MaxLength(200)
@@ -15,6 +15,6 @@ export class StreamQueryDto {
 
 /** Query of a journal page: the stream query plus a page size. */
 export class EventsQueryDto extends StreamQueryDto {
-  @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(1000)
+  @IsOptional() @QueryInt() @IsInt() @Min(1) @Max(1000)
   limit?: number;
 }

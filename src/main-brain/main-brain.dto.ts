@@ -1,5 +1,5 @@
-import { Type } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Max, MaxLength, Min, MinLength } from 'class-validator';
+import { QueryInt } from '../http/query-int';
 
 export class PostMessageDto {
   @IsString() @MinLength(1) @MaxLength(65536)
@@ -7,6 +7,6 @@ export class PostMessageDto {
 }
 
 export class ListMessagesQueryDto {
-  @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(2000)
+  @IsOptional() @QueryInt() @IsInt() @Min(1) @Max(2000)
   limit?: number;
 }

@@ -1,4 +1,4 @@
-import { Transform, Type, plainToInstance } from 'class-transformer';
+import { Transform, plainToInstance } from 'class-transformer';
 import {
   ArrayMaxSize,
   IsArray,
@@ -18,8 +18,9 @@ import {
   validateSync,
 } from 'class-validator';
 import { DomainError } from '../common/domain-error';
-import { PROFILE_ID_PATTERN } from '../profiles/profile.schema';
 import { describeValidationErrors } from '../http/http-errors';
+import { QueryInt } from '../http/query-int';
+import { PROFILE_ID_PATTERN } from '../profiles/profile.schema';
 import { JsonObject, PermissionDecision, ProgressStatus, SessionState } from './session.events';
 
 /** The largest text a request may carry (prompt, message, question, reason, query): 64 KiB of UTF-8. */
@@ -84,7 +85,7 @@ export class ListSessionsQueryDto {
 }
 
 export class OutputQueryDto {
-  @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(10_000) tail?: number;
+  @IsOptional() @QueryInt() @IsInt() @Min(1) @Max(10_000) tail?: number;
 }
 
 export class MessageDto {

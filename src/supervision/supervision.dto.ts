@@ -1,5 +1,5 @@
-import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min, ValidateIf } from 'class-validator';
+import { QueryInt } from '../http/query-int';
 import { MAX_TASK_HINT, MAX_TURNS_LIMIT } from './supervision.machine';
 
 export class AutonomousDto {
@@ -28,6 +28,6 @@ export class CompleteRoundDto {
 }
 
 export class RoundStreamQueryDto {
-  @IsOptional() @Type(() => Number) @IsInt() @Min(0)
+  @IsOptional() @QueryInt() @IsInt() @Min(0)
   after_seq?: number;
 }

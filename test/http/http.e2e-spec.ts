@@ -33,6 +33,12 @@ describe('HTTP conventions and audit endpoints', () => {
     expect(res.json().message).toContain('limit');
   });
 
+  it.each(['after_seq=', 'limit=0x10', 'limit=1e2', 'limit=%205', 'after_seq=1.0'])('takes only plain digits as a query integer: %s gets 400', async (query) => {
+    const res = await t.inject({ method: 'GET', url: `/api/v1/journal/events?${query}` });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().message).toContain(`${query.split('=')[0]}: must be an integer number`);
+  });
+
   it('answers 413 for a body over the limit and 400 for malformed JSON', async () => {
     const big = await t.inject({
       method: 'POST',
@@ -45,6 +51,9 @@ describe('HTTP conventions and audit endpoints', () => {
     const bad = await t.inject({ method: 'POST', url: '/api/v1/journal/events', headers: { 'content-type': 'application/json' }, payload: '{nope' });
     expect(bad.statusCode).toBe(400);
     expect(bad.json().code).toBe('invalid_input');
+    const plain = await t.inject({ method: 'POST', url: '/api/v1/coding-sessions', headers: { 'content-type': 'text/plain' }, payload: 'hello' });
+    expect(plain.statusCode).toBe(415);
+    expect(plain.json().code).toBe('unsupported_media_type');
   });
 
   it('pages the journal with filters and a continuation cursor', async () => {
