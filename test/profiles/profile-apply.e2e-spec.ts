@@ -116,6 +116,43 @@ describe('Agent Profile preview and apply (HTTP, real temp dirs)', () => {
     expect(read(dir, 'AGENTS.md')).toBe(agents);
   });
 
+  it('withdraws on re-apply what the profile no longer grants: a revoked permission, server, hook and model leave the files', async () => {
+    // Given a target where the user already has settings of their own
+    const dir = target();
+    mkdirSync(join(dir, '.claude'));
+    writeFileSync(join(dir, '.claude/settings.json'), JSON.stringify({ env: { MINE: '1' }, permissions: { deny: ['Read(.env)'] } }));
+    const body = {
+      name: 'Wide Then Narrow',
+      target_runtime: 'claude-code',
+      model: { model: 'opus' },
+      permissions: { mode: 'default', allow: ['Bash(*)'], deny: ['Read(.env)'] },
+      tools: { mcp_servers: { gh: { type: 'stdio', command: 'gh-mcp' } } },
+      hooks: { PreToolUse: [{ type: 'command', command: 'echo pre' }] },
+    };
+    const id = (await post(API, body)).json().id as string;
+    expect((await apply(id, { dir })).statusCode).toBe(200);
+    const wide = JSON.parse(read(dir, '.claude/settings.json'));
+    expect(wide.permissions.allow).toEqual(['Bash(*)']);
+    expect(wide.hooks).toBeDefined();
+    expect(JSON.parse(read(dir, '.mcp.json')).mcpServers.gh).toBeDefined();
+    // When the grants are removed from the profile and it is applied again
+    const patched = await t.inject({ method: 'PATCH', url: `${API}/${id}`, payload: { tools: null, hooks: null, model: null, permissions: { mode: 'default', allow: [], deny: ['Read(.env)'] } } });
+    expect(patched.statusCode).toBe(200);
+    const again = await apply(id, { dir });
+    expect(again.statusCode).toBe(200);
+    expect(actions(again.json().files)).toMatchObject({ '.claude/settings.json': 'update', '.mcp.json': 'update' });
+    // Then they are gone from the files, and the user's own keys are still there
+    const narrow = JSON.parse(read(dir, '.claude/settings.json'));
+    expect(narrow.permissions.allow).toBeUndefined();
+    expect(narrow.hooks).toBeUndefined();
+    expect(narrow.model).toBeUndefined();
+    expect(narrow.env).toEqual({ MINE: '1' });
+    expect(narrow.permissions.deny).toEqual(['Read(.env)']);
+    expect(Object.keys(JSON.parse(read(dir, '.mcp.json')).mcpServers)).toEqual(['brainstem']);
+    // And a third apply changes nothing
+    expect(Object.values(actions((await apply(id, { dir })).json().files))).toEqual(['unchanged', 'unchanged', 'unchanged']);
+  });
+
   it('reports a file edited since the last apply as drift and overwrites it only with force', async () => {
     // Given an applied profile whose settings.json the user then edited
     const dir = target();

@@ -1,5 +1,5 @@
 import { EmittedFile } from '../emitters';
-import { mergeFile, nextManifest, planFiles, sha256 } from './apply-plan';
+import { mergeFile, nextManifest, parseManifest, planFiles, sha256, withdraw } from './apply-plan';
 
 const settings: EmittedFile = { path: '.claude/settings.json', content: '{"permissions":{"defaultMode":"plan"}}', merge: 'json' };
 
@@ -34,5 +34,32 @@ describe('apply plan', () => {
     // When planned; Then
     expect(planFiles(emitted, existing, manifest, 'p').map((f) => f.action)).toEqual(['create', 'unchanged', 'update', 'drift']);
     expect(nextManifest('p', 'claude-code', planFiles(emitted, existing, null, 'p')).files.d).toBe(sha256('D2'));
+  });
+
+  it('withdraws what the last apply set and the profile no longer sets, keeping what the user set or changed', () => {
+    // Given the last emission and a file the user added to since
+    const previous = { permissions: { defaultMode: 'plan', allow: ['Bash(*)'] }, model: 'opus', hooks: { PreToolUse: [{ matcher: 'Bash' }] } };
+    const current = { permissions: { defaultMode: 'plan', allow: ['Bash(*)'], deny: ['Read(.env)'] }, model: 'sonnet', hooks: { PreToolUse: [{ matcher: 'Bash' }] }, env: { A: '1' } };
+    // When the profile now emits only defaultMode
+    const next = { permissions: { defaultMode: 'plan' } };
+    // Then allow and the hook go (and the hooks object we emptied), the user's deny, env and changed model stay
+    expect(withdraw(current, previous, next)).toEqual({ permissions: { defaultMode: 'plan', deny: ['Read(.env)'] }, model: 'sonnet', env: { A: '1' } });
+    expect(withdraw(current, undefined, next)).toBe(current);
+  });
+
+  it('re-applies a narrowed profile: the merged file loses the revoked keys; the manifest keeps the new fragment', () => {
+    const wide: EmittedFile = { path: '.mcp.json', content: '{"mcpServers":{"brainstem":{"type":"http"},"gh":{"command":"gh-mcp"}}}', merge: 'json' };
+    const narrow: EmittedFile = { ...wide, content: '{"mcpServers":{"brainstem":{"type":"http"}}}' };
+    const first = planFiles([wide], new Map([[wide.path, '{"mcpServers":{"mine":{"command":"x"}}}']]), null, 'p');
+    const manifest = nextManifest('p', 'claude-code', first);
+    expect(manifest.emitted).toEqual({ '.mcp.json': wide.content });
+    const [again] = planFiles([narrow], new Map([[wide.path, first[0].content]]), manifest, 'p');
+    expect(again.action).toBe('update');
+    expect(JSON.parse(again.content)).toEqual({ mcpServers: { mine: { command: 'x' }, brainstem: { type: 'http' } } });
+  });
+
+  it('reads a manifest whose fragments are not all text as one without fragments', () => {
+    expect(parseManifest('{"profile_id":"p","runtime":"codex","files":{},"emitted":{"a":1}}')).toEqual({ profile_id: 'p', runtime: 'codex', files: {} });
+    expect(parseManifest('{"profile_id":"p","runtime":"codex","files":{},"emitted":{"a":"x = 1"}}')?.emitted).toEqual({ a: 'x = 1' });
   });
 });

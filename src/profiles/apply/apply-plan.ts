@@ -16,13 +16,18 @@ export interface PlannedFile {
   /** The file as it would be after apply: emitted content merged into what exists. */
   content: string;
   action: FileAction;
+  /** For json/toml files: what the profile emitted, kept in the manifest so the next apply can withdraw it. */
+  fragment?: string;
 }
 
 /** `.brainstem/applied-<profile-id>.json`: what the last apply wrote, to tell our writes from later edits. */
 export interface ApplyManifest {
   profile_id: string;
   runtime: string;
+  /** Path → sha256 of the file as the apply left it. */
   files: Record<string, string>;
+  /** Path → the fragment the profile emitted into a merged (json/toml) file; absent in manifests written before. */
+  emitted?: Record<string, string>;
 }
 
 export const manifestPath = (profileId: string) => `.brainstem/applied-${profileId}.json`;
@@ -37,48 +42,97 @@ export function sha256(text: string): string {
  */
 export function planFiles(emitted: readonly EmittedFile[], existing: ReadonlyMap<string, string | null>, manifest: ApplyManifest | null, profileId: string): PlannedFile[] {
   return emitted.map((file) => {
+    const fragment = file.merge === 'json' || file.merge === 'toml' ? { fragment: file.content } : {};
     const current = existing.get(file.path) ?? null;
-    if (current === null) return { path: file.path, content: file.content, action: 'create' };
-    const content = mergeFile(file, current, profileId);
-    if (content === current) return { path: file.path, content, action: 'unchanged' };
+    if (current === null) return { path: file.path, content: file.content, action: 'create', ...fragment };
+    const content = mergeFile(file, current, profileId, manifest?.emitted?.[file.path]);
+    if (content === current) return { path: file.path, content, action: 'unchanged', ...fragment };
     const recorded = manifest?.files[file.path];
     const drifted = recorded !== undefined && recorded !== sha256(current);
-    return { path: file.path, content, action: drifted ? 'drift' : 'update' };
+    return { path: file.path, content, action: drifted ? 'drift' : 'update', ...fragment };
   });
 }
 
 export function nextManifest(profileId: string, runtime: string, planned: readonly PlannedFile[]): ApplyManifest {
-  return { profile_id: profileId, runtime, files: Object.fromEntries(planned.map((f) => [f.path, sha256(f.content)])) };
+  const emitted = Object.fromEntries(planned.flatMap((f) => (f.fragment !== undefined ? [[f.path, f.fragment]] : [])));
+  return { profile_id: profileId, runtime, files: Object.fromEntries(planned.map((f) => [f.path, sha256(f.content)])), emitted };
 }
 
 export function parseManifest(text: string | null): ApplyManifest | null {
   if (text === null) return null;
   try {
     const value = JSON.parse(text) as unknown;
-    return isPlainObject(value) && isPlainObject(value.files) ? (value as unknown as ApplyManifest) : null;
+    if (!isPlainObject(value) || !isPlainObject(value.files)) return null;
+    const manifest = value as unknown as ApplyManifest;
+    // Fragments that are not all text cannot be withdrawn safely: read as a manifest from before they were kept.
+    const emitted = value.emitted;
+    if (!isPlainObject(emitted) || !Object.values(emitted).every((f) => typeof f === 'string')) delete manifest.emitted;
+    return manifest;
   } catch {
     return null;
   }
 }
 
-/** Emitted content merged into the existing text, per the file's merge kind. */
-export function mergeFile(file: EmittedFile, current: string, profileId: string): string {
+/**
+ * Emitted content merged into the existing text, per the file's merge kind. `previous` is what the last apply
+ * emitted into this file (json/toml): what it set and the profile no longer sets is withdrawn first, so removing a
+ * permission, a server or a hook from a profile removes it from the file on the next apply.
+ */
+export function mergeFile(file: EmittedFile, current: string, profileId: string, previous?: string): string {
   switch (file.merge) {
     case 'owned':
       return file.content;
     case 'json': {
-      const merged = mergePatch(parseExisting(file.path, current, (t) => JSON.parse(t) as unknown), JSON.parse(file.content));
+      const next = JSON.parse(file.content) as unknown;
+      const base = parseExisting(file.path, current, (t) => JSON.parse(t) as unknown);
+      const merged = mergePatch(previous === undefined ? base : withdraw(base, JSON.parse(previous), next), next);
       const out = `${JSON.stringify(merged, null, 2)}\n`;
       return sameJson(out, current) ? current : out;
     }
     case 'toml': {
-      const merged = mergePatch(parseExisting(file.path, current, parseToml), parseToml(file.content)) as Record<string, unknown>;
+      const next = parseToml(file.content);
+      const base = parseExisting(file.path, current, parseToml);
+      const merged = mergePatch(previous === undefined ? base : withdraw(base, parseToml(previous), next), next) as Record<string, unknown>;
       const out = `${stringifyToml(merged)}\n`;
       return sameToml(out, current) ? current : out;
     }
     case 'block':
       return mergeBlock(current, file.content, profileId);
   }
+}
+
+/**
+ * `current` without what `previous` (the last emission) set and `next` no longer sets. A value the user changed
+ * since is theirs and stays; inside an object the user added to, only our keys go; an object we emptied goes.
+ */
+export function withdraw(current: Record<string, unknown>, previous: unknown, next: unknown): Record<string, unknown> {
+  if (!isPlainObject(previous)) return current;
+  const out: Record<string, unknown> = { ...current };
+  const nextObject = isPlainObject(next) ? next : {};
+  for (const [key, was] of Object.entries(previous)) {
+    if (!(key in out)) continue;
+    const now = out[key];
+    const stays = key in nextObject;
+    if (isPlainObject(was) && isPlainObject(now) && (!stays || isPlainObject(nextObject[key]))) {
+      const inner = withdraw(now, was, stays ? nextObject[key] : {});
+      if (Object.keys(inner).length === 0 && !stays) delete out[key];
+      else out[key] = inner;
+    } else if (!stays && sameValue(now, was)) {
+      delete out[key];
+    }
+  }
+  return out;
+}
+
+function sameValue(a: unknown, b: unknown): boolean {
+  return JSON.stringify(canonical(a)) === JSON.stringify(canonical(b));
+}
+
+/** Keys sorted at every level, so two documents compare by content, not by key order. */
+function canonical(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(canonical);
+  if (!isPlainObject(v)) return v;
+  return Object.fromEntries(Object.keys(v).sort().map((k) => [k, canonical(v[k])]));
 }
 
 function parseExisting(path: string, text: string, parse: (text: string) => unknown): Record<string, unknown> {

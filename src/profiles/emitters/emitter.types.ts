@@ -7,7 +7,8 @@ export type EmitRuntime = (typeof EMIT_RUNTIMES)[number];
 /**
  * How a file joins what is already on disk:
  * - `json` / `toml`: the emitted keys are merged into the existing document (objects merge, other values replace);
- *   keys the profile does not emit are the user's and survive.
+ *   keys the profile does not emit are the user's and survive, except those the last apply emitted (the manifest
+ *   keeps that fragment), which are withdrawn.
  * - `block`: the content is a marked block inside a shared text file (AGENTS.md, GEMINI.md); the rest of the file survives.
  * - `owned`: the file belongs to the profile (named after it) and is written whole.
  */
