@@ -62,4 +62,12 @@ describe('apply plan', () => {
     expect(parseManifest('{"profile_id":"p","runtime":"codex","files":{},"emitted":{"a":1}}')).toEqual({ profile_id: 'p', runtime: 'codex', files: {} });
     expect(parseManifest('{"profile_id":"p","runtime":"codex","files":{},"emitted":{"a":"x = 1"}}')?.emitted).toEqual({ a: 'x = 1' });
   });
+
+  it('merges into a TOML file holding a 64-bit integer, keeping it exact', () => {
+    const config: EmittedFile = { path: '.codex/config.toml', content: 'model = "gpt-5"\n', merge: 'toml' };
+    const merged = mergeFile(config, 'big = 9007199254740993\nmodel = "o3"\n', 'p');
+    expect(merged).toContain('big = 9007199254740993');
+    expect(merged).toContain('model = "gpt-5"');
+    expect(mergeFile(config, 'big = 9007199254740993\nmodel = "gpt-5"\n', 'p')).toBe('big = 9007199254740993\nmodel = "gpt-5"\n');
+  });
 });

@@ -90,9 +90,9 @@ export function mergeFile(file: EmittedFile, current: string, profileId: string,
       return sameJson(out, current) ? current : out;
     }
     case 'toml': {
-      const next = parseToml(file.content);
-      const base = parseExisting(file.path, current, parseToml);
-      const merged = mergePatch(previous === undefined ? base : withdraw(base, parseToml(previous), next), next) as Record<string, unknown>;
+      const next = parseTomlExact(file.content);
+      const base = parseExisting(file.path, current, parseTomlExact);
+      const merged = mergePatch(previous === undefined ? base : withdraw(base, parseTomlExact(previous), next), next) as Record<string, unknown>;
       const out = `${stringifyToml(merged)}\n`;
       return sameToml(out, current) ? current : out;
     }
@@ -125,7 +125,8 @@ export function withdraw(current: Record<string, unknown>, previous: unknown, ne
 }
 
 function sameValue(a: unknown, b: unknown): boolean {
-  return JSON.stringify(canonical(a)) === JSON.stringify(canonical(b));
+  const text = (v: unknown) => JSON.stringify(canonical(v), (_k, x: unknown) => (typeof x === 'bigint' ? `${x}n` : x));
+  return text(a) === text(b);
 }
 
 /** Keys sorted at every level, so two documents compare by content, not by key order. */
@@ -158,10 +159,15 @@ function sameJson(a: string, b: string): boolean {
 
 function sameToml(a: string, b: string): boolean {
   try {
-    return JSON.stringify(parseToml(a)) === JSON.stringify(parseToml(b));
+    return sameValue(parseTomlExact(a), parseTomlExact(b));
   } catch {
     return false;
   }
+}
+
+/** TOML integers beyond 2^53 (valid TOML, 64-bit) are read as bigint rather than refused; stringify writes them back. */
+function parseTomlExact(text: string): Record<string, unknown> {
+  return parseToml(text, { integersAsBigInt: 'asNeeded' });
 }
 
 /** Replaces this profile's marked block, or appends it after a blank line; the rest of the file is the user's. */
