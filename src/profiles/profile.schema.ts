@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { Type, plainToInstance } from 'class-transformer';
 import {
   ArrayMaxSize,
+  IsArray,
   IsIn,
   IsInt,
   IsNotEmpty,
@@ -90,7 +91,7 @@ export class ModelConfig {
   @Nullable() @IsString() @MaxLength(200)
   provider?: string | null;
 
-  @IsOptional() @IsString({ each: true }) @ArrayMaxSize(20)
+  @IsOptional() @IsArray() @IsString({ each: true }) @ArrayMaxSize(20)
   fallback?: string[];
 
   @IsOptional() @IsObject()
@@ -109,10 +110,10 @@ export class InstructionsConfig {
   @IsOptional() @IsString() @MaxLength(TEXT_MAX)
   system_prompt?: string;
 
-  @IsOptional() @IsString({ each: true }) @ArrayMaxSize(LIST_MAX)
+  @IsOptional() @IsArray() @IsString({ each: true }) @ArrayMaxSize(LIST_MAX)
   files?: string[];
 
-  @IsOptional() @ValidateNested({ each: true }) @Type(() => PathRule) @ArrayMaxSize(LIST_MAX)
+  @IsOptional() @IsArray() @ValidateNested({ each: true }) @Type(() => PathRule) @ArrayMaxSize(LIST_MAX)
   rules?: PathRule[];
 }
 
@@ -123,7 +124,7 @@ export class McpServerConfig {
   @Nullable() @IsString() @MaxLength(4096)
   command?: string | null;
 
-  @IsOptional() @IsString({ each: true }) @ArrayMaxSize(LIST_MAX)
+  @IsOptional() @IsArray() @IsString({ each: true }) @ArrayMaxSize(LIST_MAX)
   args?: string[];
 
   @Nullable() @IsString() @MaxLength(4096)
@@ -134,14 +135,14 @@ export class McpServerConfig {
 }
 
 export class ToolsConfig {
-  @IsOptional() @IsString({ each: true }) @ArrayMaxSize(LIST_MAX)
+  @IsOptional() @IsArray() @IsString({ each: true }) @ArrayMaxSize(LIST_MAX)
   builtin?: string[];
 
   // A Map so that class-validator validates each server and names it in error paths.
   @IsOptional() @IsObject() @ValidateNested({ each: true }) @Type(() => McpServerConfig)
   mcp_servers?: Map<string, McpServerConfig>;
 
-  @IsOptional() @IsString({ each: true }) @ArrayMaxSize(LIST_MAX)
+  @IsOptional() @IsArray() @IsString({ each: true }) @ArrayMaxSize(LIST_MAX)
   deny?: string[];
 }
 
@@ -149,13 +150,13 @@ export class PermissionsConfig {
   @IsOptional() @IsIn(PERMISSION_MODES)
   mode?: PermissionMode;
 
-  @IsOptional() @IsString({ each: true }) @ArrayMaxSize(LIST_MAX)
+  @IsOptional() @IsArray() @IsString({ each: true }) @ArrayMaxSize(LIST_MAX)
   allow?: string[];
 
-  @IsOptional() @IsString({ each: true }) @ArrayMaxSize(LIST_MAX)
+  @IsOptional() @IsArray() @IsString({ each: true }) @ArrayMaxSize(LIST_MAX)
   deny?: string[];
 
-  @IsOptional() @IsString({ each: true }) @ArrayMaxSize(LIST_MAX)
+  @IsOptional() @IsArray() @IsString({ each: true }) @ArrayMaxSize(LIST_MAX)
   ask?: string[];
 }
 
@@ -196,13 +197,13 @@ export class HookHandler {
 
 /** Only the three events the seed supports: any other key is an unknown field (400). */
 export class HooksConfig {
-  @IsOptional() @ValidateNested({ each: true }) @Type(() => HookHandler) @ArrayMaxSize(100)
+  @IsOptional() @IsArray() @ValidateNested({ each: true }) @Type(() => HookHandler) @ArrayMaxSize(100)
   SessionStart?: HookHandler[];
 
-  @IsOptional() @ValidateNested({ each: true }) @Type(() => HookHandler) @ArrayMaxSize(100)
+  @IsOptional() @IsArray() @ValidateNested({ each: true }) @Type(() => HookHandler) @ArrayMaxSize(100)
   PreToolUse?: HookHandler[];
 
-  @IsOptional() @ValidateNested({ each: true }) @Type(() => HookHandler) @ArrayMaxSize(100)
+  @IsOptional() @IsArray() @ValidateNested({ each: true }) @Type(() => HookHandler) @ArrayMaxSize(100)
   PostToolUse?: HookHandler[];
 }
 
@@ -229,7 +230,7 @@ export abstract class ProfileFields {
   @IsOptional() @ValidateNested() @Type(() => PermissionsConfig)
   permissions?: PermissionsConfig;
 
-  @IsOptional() @ValidateNested({ each: true }) @Type(() => SkillRef) @ArrayMaxSize(LIST_MAX)
+  @IsOptional() @IsArray() @ValidateNested({ each: true }) @Type(() => SkillRef) @ArrayMaxSize(LIST_MAX)
   skills?: SkillRef[];
 
   @IsOptional() @ValidateNested() @Type(() => HooksConfig)

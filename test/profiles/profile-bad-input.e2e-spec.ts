@@ -60,6 +60,7 @@ describe('Agent Profiles refuse what they could not read back (HTTP, real profil
     ['a skill name that is a path', { name: 'Skill Path', skills: [{ name: '../../.git/hooks', path: '/tmp' }] }, 'skills[0].name: must be a plain name'],
     ['a name with NUL', { name: 'a\u0000b' }, 'name: must not contain control characters'],
     ['a relative auto_apply_dir', { name: 'Rel', auto_apply_dir: 'some/dir' }, 'auto_apply_dir: must be an absolute path'],
+    ['an object where a list belongs', { name: 'Obj', permissions: { allow: { a: 1 } } }, 'permissions.allow: must be an array'],
   ])('refuses %s with 400 naming the field', async (_what, body, named) => {
     const res = await post(API, body);
     expect(res.statusCode).toBe(400);
