@@ -27,17 +27,26 @@ const report = (label: string, perSec: number, ceiling: number | null, ceilingNa
 /**
  * Raw LevelDB with one put per event and values serialised before the clock starts. `chained` is
  * classic-level's fastest form (db.batch() then put() per op); `array` is its documented batched-put call,
- * db.batch([ops]), which validates and encodes every op in JavaScript first.
+ * db.batch([ops]), which validates and encodes every op in JavaScript first. `segment64` writes what the
+ * journal writes for a group of 64 (one segment of 64 records and the head) with no JavaScript in between:
+ * the most 64 closed-loop appenders could reach, since each of them has one event in each group.
  */
-async function rawBatchedPut(sync: boolean, form: 'chained' | 'array'): Promise<number> {
+async function rawBatchedPut(sync: boolean, form: 'chained' | 'array' | 'segment64'): Promise<number> {
   const dir = tempDir('bench-raw-');
   const db = new ClassicLevel<string, string>(dir.path, { keyEncoding: 'utf8', valueEncoding: 'utf8' });
   await db.open();
   const values = Array.from({ length: 10_000 }, (_, i) => rawValue(i));
+  const segments = Array.from({ length: 100 }, (_, k) => values.slice(k * 64, k * 64 + 64).join('\n'));
   let seq = 0;
   const t0 = performance.now();
   while (performance.now() - t0 < SECONDS * 1000) {
-    if (form === 'chained') {
+    if (form === 'segment64') {
+      const batch = db.batch();
+      seq += 64;
+      batch.put('g!' + String(seq).padStart(16, '0'), segments[(seq / 64) % segments.length]);
+      batch.put('m!head', `{"seq":${seq}}`);
+      await batch.write({ sync });
+    } else if (form === 'chained') {
       const batch = db.batch();
       for (let i = 0; i < 100; i++) {
         seq++;
@@ -172,13 +181,19 @@ async function main(): Promise<void> {
   report('  chained batch, sync on (the ceiling)', rawSync, null);
   const rawArraySync = await rawBatchedPut(true, 'array');
   report('  db.batch(array), sync on', rawArraySync, null);
+  const rawGroupBound = await rawBatchedPut(true, 'segment64');
+  report('  one 64-event segment per batch, sync on (bound for 64)', rawGroupBound, rawSync, 'chained');
 
   console.log('\njournal append (sync on, one event per append, group-committed)');
+  const also = (perSec: number, base: number, name: string) => console.log(`${''.padEnd(81)}${((perSec / base) * 100).toFixed(0).padStart(4)}% of ${name}`);
   const both = (label: string, perSec: number) => {
     report(label, perSec, rawSync, 'chained');
-    console.log(`${''.padEnd(81)}${((perSec / rawArraySync) * 100).toFixed(0).padStart(4)}% of db.batch(array)`);
+    also(perSec, rawArraySync, 'db.batch(array)');
   };
-  for (const c of [1, 8, 64]) both(`  ${c} concurrent appender${c > 1 ? 's' : ''}`, await journalAppenders(c));
+  for (const c of [1, 8]) both(`  ${c} concurrent appender${c > 1 ? 's' : ''}`, await journalAppenders(c));
+  const app64 = await journalAppenders(64);
+  both('  64 concurrent appenders', app64);
+  also(app64, rawGroupBound, 'the bound for 64');
   both('  1 appender, 100 events per append (cf. batched commits)', await journalAppenders(1, 100));
 
   const dir = tempDir('bench-replay-');
