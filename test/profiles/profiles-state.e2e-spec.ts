@@ -29,6 +29,7 @@ describe('the profiles state file (default, bindings, metadata) when it is damag
   it.each([
     ['truncated JSON', '{"default_profile_id": "rev'],
     ['the wrong shape', '{"default_profile_id": 7, "project_bindings": [], "profiles": {}}'],
+    ['a default that is a path, not an id', '{"default_profile_id": "../evil", "project_bindings": {}, "profiles": {}}'],
   ])('given %s, listing still answers, and default, bindings and metadata are rebuilt from the journal', async (_, damage) => {
     let app = await restart();
     expect((await app.inject({ method: 'POST', url: API, payload: { name: 'Reviewer Plus' } })).statusCode).toBe(201);
