@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import { CreateSessionDto, ListSessionsQueryDto, MessageDto, OutputQueryDto, PermissionDto, StopDto, SupervisionDto, parseSignal } from './session.dto';
+import { CreateSessionDto, ListSessionsQueryDto, MessageDto, OutputQueryDto, PermissionDto, StopDto, SupervisionDto } from './session.dto';
 import { SessionStatus } from './session.status';
 import { SessionsService } from './sessions.service';
 
@@ -39,11 +39,11 @@ export class SessionsController {
     return this.sessions.resolvePermission(id, dto.decision, dto.reason ?? null);
   }
 
-  /** The body is a union by `type`, validated by parseSignal (the global pipe skips an untyped body). */
+  /** The body is a union by `type`, validated by the service (the global pipe skips an untyped body). */
   @Post(':id/signals')
   @HttpCode(200)
   signal(@Param('id') id: string, @Body() body: unknown): Promise<SessionStatus> {
-    return this.sessions.signal(id, parseSignal(body));
+    return this.sessions.signal(id, body);
   }
 
   @Post(':id/stop')

@@ -181,8 +181,8 @@ export class SessionsService implements OnApplicationBootstrap, OnApplicationShu
     return toStatus(actor);
   }
 
-  async signal(idOrAlias: string, body: Signal): Promise<SessionStatus> {
-    // Validated here as well as at the controller: tools build signals without the DTO.
+  /** `body` is validated here, the one place every signal passes (REST, worker tools, the permission prompt). */
+  async signal(idOrAlias: string, body: unknown): Promise<SessionStatus> {
     const signal = parseSignal(body);
     const actor = this.registry.get(idOrAlias);
     await actor.run(async () => {
