@@ -35,7 +35,7 @@ interface LoadedPlugin {
 }
 
 /** How long register() may take before the plugin is failed (a register that never settles must not hold the boot). */
-export const PLUGIN_REGISTER_TIMEOUT_MS = 10_000;
+const PLUGIN_REGISTER_TIMEOUT_MS = 10_000;
 
 /**
  * The plugin whose code is running, carried across its callbacks, timers and promises. One per process, like the

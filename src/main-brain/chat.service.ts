@@ -3,7 +3,7 @@ import { EventBus } from '../bus/event-bus';
 import { DomainError } from '../common/domain-error';
 import { Journal, JournalEvent } from '../journal/journal.port';
 import { AutonomousView, SupervisionService } from '../supervision/supervision.service';
-import { MAX_TASK_HINT } from '../supervision/supervision.machine';
+import { taskHintProblem } from '../supervision/supervision.machine';
 
 export type ChatRole = 'user' | 'brain' | 'system' | 'worker';
 export type ChatKind = 'message' | 'command' | 'question' | 'notice' | 'wrap_up';
@@ -69,9 +69,8 @@ export class ChatService {
     const command = role === 'user' ? SUPERVISE.exec(text.trim()) : null;
     const goal = command?.[1]?.trim() || undefined;
     // Refused before the command is posted, so a goal supervision would refuse leaves no trace in the chat.
-    if (goal !== undefined && goal.length > MAX_TASK_HINT) {
-      throw new DomainError('invalid_input', `/supervise: the goal must be at most ${MAX_TASK_HINT} characters (it becomes task_hint)`);
-    }
+    const problem = taskHintProblem(goal);
+    if (problem) throw new DomainError('invalid_input', `/supervise: the goal becomes the ${problem}`);
     const message = await this.append(role, command ? 'command' : 'message', text, null);
     if (!command) return { message };
     return { message, ...(await this.supervision.supervise(goal, actor)) };

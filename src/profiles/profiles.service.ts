@@ -450,13 +450,13 @@ function parseFile(text: string): ParsedFile {
 }
 
 /**
- * The file text for a document, refused when the reader would not take it back (over 256 KiB, nested too deep):
- * a request must not save a profile that lists as malformed afterwards.
+ * The file text for a valid document, refused when the YAML reader would not take it back (over 256 KiB, nested too
+ * deep): a request must not save a profile that lists as malformed afterwards. The schema was checked already.
  */
 function serialised(doc: ProfileDoc): string {
   const text = dumpProfileYaml(doc);
-  const back = parseFile(text);
-  if ('error' in back) throw new DomainError('invalid_input', `the profile cannot be saved: its file would not read back (${back.error})`);
+  const back = parseProfileYaml(text);
+  if (!back.ok) throw new DomainError('invalid_input', `the profile cannot be saved: its file would not read back (${back.error})`);
   return text;
 }
 

@@ -9,6 +9,11 @@ export const MAX_TURNS_LIMIT = 1000;
 /** The longest supervision goal (task_hint), in characters. */
 export const MAX_TASK_HINT = 4000;
 
+/** Why supervision cannot take this task_hint (absent is fine), or null. */
+export function taskHintProblem(hint: unknown): string | null {
+  return hint === undefined || (typeof hint === 'string' && hint.length <= MAX_TASK_HINT) ? null : `task_hint: must be a string of at most ${MAX_TASK_HINT} characters`;
+}
+
 /** Why the main brain is woken: one supervised session and what it did. */
 export interface WakeReason {
   session_id: string;

@@ -13,13 +13,13 @@ import { ScopeMode, planScope } from './supervision-scope';
 import { SupervisionEventMap, SupervisionJournalType, toMachineEvent } from './supervision.events';
 import {
   ClosedReason,
-  MAX_TASK_HINT,
   MAX_TURNS_LIMIT,
   RoundInFlight,
   StartedBy,
   SupervisionContext,
   WakeReason,
   supervisionMachine,
+  taskHintProblem,
   wakeReason,
 } from './supervision.machine';
 import { classifySessionEvent } from './wake-triggers';
@@ -234,9 +234,8 @@ export class SupervisionService {
         throw new DomainError('invalid_input', `max_turns: must be an integer in 1..${MAX_TURNS_LIMIT}`);
       }
       // Checked here too: /supervise in the chat and the tools reach this without the DTO.
-      if (req.task_hint !== undefined && !(typeof req.task_hint === 'string' && req.task_hint.length <= MAX_TASK_HINT)) {
-        throw new DomainError('invalid_input', `task_hint: must be a string of at most ${MAX_TASK_HINT} characters`);
-      }
+      const hintProblem = taskHintProblem(req.task_hint);
+      if (hintProblem) throw new DomainError('invalid_input', hintProblem);
       if (req.scope_mode) await this.applyScope(req.scope_mode, req.scope_session_ids ?? [], actor);
       await this.apply('supervision.enabled', {
         started_by: startedBy,

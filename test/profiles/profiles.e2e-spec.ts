@@ -394,6 +394,14 @@ describe('Agent Profile REST', () => {
       expect(res.json().message).toContain(named);
     });
 
+    it('answers 404, not 500, when a tool names a profile by a path instead of an id', async () => {
+      for (const action of ['read', 'delete']) {
+        const res = await postAs('/api/v1/session-os/main-brain/tools/manage_agent_profile', { action, profile_id: '../../etc/passwd' });
+        expect(res.statusCode).toBe(404);
+        expect(res.json()).toMatchObject({ code: 'not_found', message: 'no profile ../../etc/passwd' });
+      }
+    });
+
     it('answers 4xx, not 500, for ids that are not ids', async () => {
       for (const id of ['Abc', '..%2F..%2Fetc', '__proto__', 'x'.repeat(100)]) {
         for (const method of ['GET', 'DELETE'] as const) {

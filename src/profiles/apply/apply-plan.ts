@@ -87,14 +87,14 @@ export function mergeFile(file: EmittedFile, current: string, profileId: string,
       const base = parseExisting(file.path, current, (t) => JSON.parse(t) as unknown);
       const merged = mergePatch(previous === undefined ? base : withdraw(base, JSON.parse(previous), next), next);
       const out = `${JSON.stringify(merged, null, 2)}\n`;
-      return sameJson(out, current) ? current : out;
+      return sameDocument(out, current, JSON.parse) ? current : out;
     }
     case 'toml': {
       const next = parseTomlExact(file.content);
       const base = parseExisting(file.path, current, parseTomlExact);
       const merged = mergePatch(previous === undefined ? base : withdraw(base, parseTomlExact(previous), next), next) as Record<string, unknown>;
       const out = `${stringifyToml(merged)}\n`;
-      return sameToml(out, current) ? current : out;
+      return sameDocument(out, current, parseTomlExact) ? current : out;
     }
     case 'block':
       return mergeBlock(current, file.content, profileId);
@@ -148,18 +148,10 @@ function parseExisting(path: string, text: string, parse: (text: string) => unkn
   return value;
 }
 
-/** A user's formatting survives when the merge changes no value. */
-function sameJson(a: string, b: string): boolean {
+/** A user's formatting (key order included) survives when the merge changes no value. */
+function sameDocument(a: string, b: string, parse: (text: string) => unknown): boolean {
   try {
-    return JSON.stringify(JSON.parse(a)) === JSON.stringify(JSON.parse(b));
-  } catch {
-    return false;
-  }
-}
-
-function sameToml(a: string, b: string): boolean {
-  try {
-    return sameValue(parseTomlExact(a), parseTomlExact(b));
+    return sameValue(parse(a), parse(b));
   } catch {
     return false;
   }
