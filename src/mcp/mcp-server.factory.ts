@@ -1,5 +1,6 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
+  CallToolRequestParamsSchema,
   CallToolRequestSchema,
   CallToolResult,
   ErrorCode,
@@ -13,6 +14,7 @@ import {
   ReadResourceResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import { Logger } from '@nestjs/common';
+import * as z from 'zod/v4';
 import { DomainError } from '../common/domain-error';
 import { ToolAudience, ToolRegistry } from '../main-brain/tool-registry';
 import { SupervisionService } from '../supervision/supervision.service';
@@ -35,6 +37,15 @@ export interface McpDeps {
 }
 
 const logger = new Logger('mcp');
+
+/**
+ * tools/call with its arguments unchecked. The SDK's Server validates tools/call itself and answers bad params
+ * with -32602 naming them, but only after the base protocol has parsed the request with the schema given here,
+ * whose failures go out as -32603 (internal error). Loose here, so the Server's own check is the one that answers.
+ */
+const CallToolRequestLooseSchema = CallToolRequestSchema.extend({
+  params: CallToolRequestParamsSchema.extend({ arguments: z.unknown().optional() }),
+});
 
 function audienceOf(identity: McpIdentity): ToolAudience {
   return identity.kind === 'main_brain' ? 'main_brain' : 'worker';
@@ -82,9 +93,11 @@ export function createMcpServer(identity: McpIdentity, deps: McpDeps): Server {
     tools: deps.registry.list(audience).map((t) => ({ name: t.name, description: t.description, inputSchema: t.parameters })),
   }));
 
-  server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
+  server.setRequestHandler(CallToolRequestLooseSchema, async (req, extra) => {
+    // The Server's check above has already refused arguments that are not an object.
+    const args = (req.params.arguments ?? {}) as Record<string, unknown>;
     try {
-      return asResult(await deps.registry.call(req.params.name, req.params.arguments ?? {}, audience, { ...ctx, signal: extra.signal }));
+      return asResult(await deps.registry.call(req.params.name, args, audience, { ...ctx, signal: extra.signal }));
     } catch (e) {
       return asError(e, req.params.name);
     }

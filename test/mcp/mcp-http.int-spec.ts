@@ -1,5 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { CallToolResultSchema, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
@@ -176,6 +177,21 @@ describe('MCP over streamable HTTP (the SDK client against /mcp)', () => {
       expect(res.text).toMatch(message);
     }
     expect((await call(worker, 'report_progress', { status: 'working', session: a.alias })).isError).toBe(false);
+    expect((await call(brain, 'list_sessions')).isError).toBe(false);
+  });
+
+  it('answers tools/call arguments that are not an object with invalid params (-32602) naming them, not an internal error', async () => {
+    const brain = await connect();
+    for (const [args, what] of [
+      [[], 'array'],
+      [null, 'null'],
+      ['x', 'string'],
+    ] as const) {
+      const failure = await brain
+        .request({ method: 'tools/call', params: { name: 'list_sessions', arguments: args as unknown as Record<string, unknown> } }, CallToolResultSchema)
+        .then(() => null, (e: McpError) => ({ code: e.code, message: e.message }));
+      expect(failure).toEqual({ code: ErrorCode.InvalidParams, message: expect.stringMatching(new RegExp(`Invalid tools/call request:.*"arguments".*expected record, received ${what}`, 's')) });
+    }
     expect((await call(brain, 'list_sessions')).isError).toBe(false);
   });
 
