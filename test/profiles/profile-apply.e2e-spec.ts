@@ -270,6 +270,85 @@ describe('Agent Profile preview and apply (HTTP, real temp dirs)', () => {
     expect((await apply(missing, { runtime: 'claude-code', dir })).statusCode).toBe(422);
   });
 
+  it('removes on re-apply the whole files the profile no longer emits (a dropped skill, a dropped path rule) unless edited since', async () => {
+    // Given a profile with two skills and two path rules, applied to a target that already has a skill of the user's
+    const dir = target();
+    const skills = join(work.path, `skills-${n}`);
+    for (const name of ['drop-me', 'edit-me']) {
+      mkdirSync(join(skills, name, 'scripts'), { recursive: true });
+      writeFileSync(join(skills, name, 'SKILL.md'), `---\nname: ${name}\ndescription: d\n---\n`);
+      writeFileSync(join(skills, name, 'scripts/run.sh'), 'echo run\n');
+    }
+    mkdirSync(join(dir, '.claude/skills/users-own'), { recursive: true });
+    writeFileSync(join(dir, '.claude/skills/users-own/SKILL.md'), 'mine\n');
+    const id = (
+      await post(API, {
+        name: 'Skills Then None',
+        target_runtime: 'claude-code',
+        skills: [{ name: 'drop-me', path: join(skills, 'drop-me') }, { name: 'edit-me', path: join(skills, 'edit-me') }],
+        instructions: { rules: [{ glob: '*.ts', instruction: 'one' }, { glob: '*.md', instruction: 'two' }] },
+      })
+    ).json().id as string;
+    expect((await apply(id, { dir })).statusCode).toBe(200);
+    expect(existsSync(join(dir, '.claude/skills/drop-me/scripts/run.sh'))).toBe(true);
+    // And the user edits one copied skill file
+    writeFileSync(join(dir, '.claude/skills/edit-me/SKILL.md'), 'edited by the user\n');
+    // When the skills and the second rule are removed from the profile
+    const patched = await t.inject({ method: 'PATCH', url: `${API}/${id}`, payload: { skills: [], instructions: { rules: [{ glob: '*.ts', instruction: 'one' }] } } });
+    expect(patched.statusCode).toBe(200);
+    // Then preview shows what goes and what stays, writing nothing
+    const shown = actions((await preview(id, { dir })).json().files);
+    expect(shown).toMatchObject({ '.claude/skills/drop-me/SKILL.md': 'remove', '.claude/skills/edit-me/SKILL.md': 'kept', [`.claude/rules/${id}-2.md`]: 'remove' });
+    expect(existsSync(join(dir, '.claude/skills/drop-me/SKILL.md'))).toBe(true);
+    // When applying again
+    const again = await apply(id, { dir });
+    expect(again.statusCode).toBe(200);
+    // Then the unchanged files are removed, with the directories Brainstem made for them; the edited one is kept and reported
+    expect(actions(again.json().files)).toMatchObject({
+      '.claude/skills/drop-me/SKILL.md': 'remove',
+      '.claude/skills/drop-me/scripts/run.sh': 'remove',
+      '.claude/skills/edit-me/SKILL.md': 'kept',
+      '.claude/skills/edit-me/scripts/run.sh': 'remove',
+      [`.claude/rules/${id}-2.md`]: 'remove',
+    });
+    expect(existsSync(join(dir, '.claude/skills/drop-me'))).toBe(false);
+    expect(readdirSync(join(dir, '.claude/skills')).sort()).toEqual(['edit-me', 'users-own']);
+    expect(readdirSync(join(dir, '.claude/skills/edit-me'))).toEqual(['SKILL.md']);
+    expect(read(dir, '.claude/skills/edit-me/SKILL.md')).toBe('edited by the user\n');
+    expect(read(dir, '.claude/skills/users-own/SKILL.md')).toBe('mine\n');
+    expect(readdirSync(join(dir, '.claude/rules'))).toEqual([`${id}-1.md`]);
+    expect(read(dir, `.claude/agents/${id}.md`)).not.toContain('drop-me');
+    // And the manifest no longer records them: the next apply changes nothing and reports nothing removed
+    const third = actions((await apply(id, { dir })).json().files);
+    expect(new Set(Object.values(third))).toEqual(new Set(['unchanged']));
+  });
+
+  it('never removes a whole file it found already there, nor one from a manifest that did not record what it wrote', async () => {
+    // Given a project skill the profile resolves from the target itself (the copy onto itself changes nothing)
+    const dir = target();
+    mkdirSync(join(dir, '.claude/skills/in-repo'), { recursive: true });
+    writeFileSync(join(dir, '.claude/skills/in-repo/SKILL.md'), 'the repo skill\n');
+    const id = (await post(API, { name: 'Repo Skill', target_runtime: 'claude-code', skills: [{ name: 'in-repo' }] })).json().id as string;
+    expect(actions((await apply(id, { dir })).json().files)['.claude/skills/in-repo/SKILL.md']).toBe('unchanged');
+    // When the skill is dropped and the profile applied again; Then the repo's file stays (kept, not Brainstem's)
+    await t.inject({ method: 'PATCH', url: `${API}/${id}`, payload: { skills: [] } });
+    expect(actions((await apply(id, { dir })).json().files)['.claude/skills/in-repo/SKILL.md']).toBe('kept');
+    expect(read(dir, '.claude/skills/in-repo/SKILL.md')).toBe('the repo skill\n');
+    // Given a manifest written before ownership was recorded, listing a rule file the profile no longer emits
+    const old = target();
+    const legacy = (await post(API, { name: 'Legacy Manifest', target_runtime: 'claude-code', instructions: { rules: [{ glob: '*', instruction: 'x' }] } })).json().id as string;
+    await apply(legacy, { dir: old });
+    const manifestFile = join(old, `.brainstem/applied-${legacy}.json`);
+    const { owned: _owned, dirs: _dirs, ...before } = JSON.parse(readFileSync(manifestFile, 'utf8'));
+    writeFileSync(manifestFile, JSON.stringify(before));
+    await t.inject({ method: 'PATCH', url: `${API}/${legacy}`, payload: { instructions: { rules: [] } } });
+    // When re-applied; Then the file is kept and reported, since that manifest cannot tell whose it is
+    const res = await apply(legacy, { dir: old });
+    expect(res.statusCode).toBe(200);
+    expect(actions(res.json().files)[`.claude/rules/${legacy}-1.md`]).toBe('kept');
+    expect(existsSync(join(old, `.claude/rules/${legacy}-1.md`))).toBe(true);
+  });
+
   it('applies a profile saved with auto_apply_dir there, and journals the result', async () => {
     // Given a directory; When a profile is created with auto_apply_dir pointing at it
     const dir = target();

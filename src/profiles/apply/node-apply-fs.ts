@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { access, lstat, mkdir, open, readFile, readdir, realpath, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { access, lstat, mkdir, open, readFile, readdir, realpath, rename, rmdir, stat, unlink, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { DomainError } from '../../common/domain-error';
 import { ApplyFs } from './apply-fs.port';
@@ -71,6 +71,41 @@ export class NodeApplyFs implements ApplyFs {
       throw e;
     }
     for (const s of staged) await rename(s.temp, s.target);
+  }
+
+  async exists(root: string, path: string): Promise<boolean> {
+    const full = await this.contained(root, path);
+    return lstat(full).then(
+      () => true,
+      () => false,
+    );
+  }
+
+  async remove(root: string, path: string): Promise<void> {
+    const full = await this.contained(root, path);
+    try {
+      if (!(await lstat(full)).isFile()) throw notAFile(path);
+      await unlink(full);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw e instanceof DomainError ? e : fsRefusal(path, e);
+    }
+  }
+
+  async removeEmptyDir(root: string, path: string): Promise<boolean> {
+    const full = await this.contained(root, path);
+    if (full === root) return false;
+    try {
+      if (!(await lstat(full)).isDirectory()) return false;
+      await rmdir(full);
+      return true;
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') return true;
+      // Not empty (the user keeps files there) or not ours to remove: it stays.
+      if (code === 'ENOTEMPTY' || code === 'EEXIST' || code === 'EACCES' || code === 'EPERM' || code === 'EBUSY') return false;
+      throw fsRefusal(path, e);
+    }
   }
 
   async readSkill(dir: string): Promise<Array<{ path: string; content: string }> | null> {
