@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { Journal } from '../../src/journal/journal.port';
@@ -171,6 +171,29 @@ describe('Agent Profile preview and apply (HTTP, real temp dirs)', () => {
     expect(actions(forced.json().files)['.claude/settings.json']).toBe('overwritten');
     expect(JSON.parse(read(dir, '.claude/settings.json')).permissions.defaultMode).toBe('plan');
     expect(new Set(Object.values(actions((await preview('researcher', { runtime: 'claude-code', dir })).json().files)))).toEqual(new Set(['unchanged']));
+  });
+
+  it('keeps the mode of a file it merges into, and refuses one the user made read-only, changing nothing', async () => {
+    // Given a private .mcp.json (0600) and, in another target, a read-only settings.json
+    const dir = target();
+    writeFileSync(join(dir, '.mcp.json'), JSON.stringify({ mcpServers: { mine: { type: 'stdio', command: 'x', env: { T: 'secret' } } } }), { mode: 0o600 });
+    chmodSync(join(dir, '.mcp.json'), 0o600);
+    const locked = target();
+    mkdirSync(join(locked, '.claude'));
+    writeFileSync(join(locked, '.claude/settings.json'), '{"env": {"A": "1"}}');
+    chmodSync(join(locked, '.claude/settings.json'), 0o444);
+    // When applying; Then the merged file is still 0600
+    expect((await apply('code-reviewer', { runtime: 'claude-code', dir })).statusCode).toBe(200);
+    expect(statSync(join(dir, '.mcp.json')).mode & 0o777).toBe(0o600);
+    expect(Object.keys(JSON.parse(read(dir, '.mcp.json')).mcpServers)).toEqual(['mine', 'brainstem']);
+    // And the read-only file is refused with 403 naming it, and nothing is written
+    const refused = await apply('code-reviewer', { runtime: 'claude-code', dir: locked });
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json()).toMatchObject({ code: 'permission_denied', details: { path: '.claude/settings.json' } });
+    expect(read(locked, '.claude/settings.json')).toBe('{"env": {"A": "1"}}');
+    expect(statSync(join(locked, '.claude/settings.json')).mode & 0o777).toBe(0o444);
+    expect(readdirSync(locked)).toEqual(['.claude']);
+    expect(readdirSync(join(locked, '.claude'))).toEqual(['settings.json']);
   });
 
   it('refuses a symlink that leads outside the target directory, writing nothing', async () => {
