@@ -105,12 +105,21 @@ describe('gemini-cli emitter', () => {
     const settings = JSON.parse(content);
     expect(settings.hooks).toEqual({
       SessionStart: [{ hooks: [{ type: 'command', command: './start.sh', timeout: 10000 }] }],
-      BeforeTool: [{ matcher: 'Bash', hooks: [{ type: 'command', command: './guard.sh', timeout: 30000 }] }],
+      BeforeTool: [{ matcher: 'run_shell_command', hooks: [{ type: 'command', command: './guard.sh', timeout: 30000 }] }],
     });
     expect(warnings.filter((w) => w.code === 'hook_skipped')).toHaveLength(2);
     expect(settings.general).toEqual({ defaultApprovalMode: 'auto_edit' });
     expect(settings.tools).toEqual({ core: ['read_file', 'run_shell_command'], exclude: ['web_fetch'] });
     expect(settings.mcpServers.brainstem).toEqual({ httpUrl: 'http://127.0.0.1:4820/mcp', headers: { 'X-Brainstem-Session': '${BRAINSTEM_SESSION_ID}' } });
+  });
+
+  it('writes hook matchers in gemini-cli tool names, so a guard on Bash matches run_shell_command', () => {
+    // Given hooks matching Claude tool names, an alternation, and names gemini-cli has as they are
+    const hook = (matcher: string) => ({ type: 'command' as const, command: './h.sh', matcher, timeout: 1 });
+    const doc = normalizeDocument({ name: 'M', hooks: { PreToolUse: [hook('Bash'), hook('Edit|MultiEdit|Write'), hook('run_shell_command'), hook('mcp__gh__.*')] } });
+    // When emitted; Then each alternative is mapped, duplicates folded, others kept
+    const settings = JSON.parse(emitProfile('gemini-cli', doc, CTX).files[0].content);
+    expect(settings.hooks.BeforeTool.map((e: { matcher: string }) => e.matcher)).toEqual(['run_shell_command', 'replace|write_file', 'run_shell_command', 'mcp__gh__.*']);
   });
 
   it('cannot set bypassPermissions in settings: warns and leaves the mode unset', () => {
