@@ -83,13 +83,22 @@ describe('codex emitter', () => {
       approval_policy: 'on-request',
       sandbox_mode: 'workspace-write',
       mcp_servers: {
-        github: { command: 'npx', args: ['-y', 'gh-mcp'], env: { GH_TOKEN: '${GH_TOKEN}' } },
+        github: { command: 'npx', args: ['-y', 'gh-mcp'], env_vars: ['GH_TOKEN'] },
         docs: { url: 'https://docs.example/mcp' },
         brainstem: { url: 'http://127.0.0.1:4820/mcp', env_http_headers: { 'X-Brainstem-Session': 'BRAINSTEM_SESSION_ID' } },
       },
     });
     const messages = warnings.map((w) => w.message).join('\n');
     for (const gap of ['built-in tool allowlist', 'allow rules', 'deny rules', 'ask rules', 'model_provider', 'hooks.PreToolUse', 'fallback', 'skill lint']) expect(messages).toContain(gap);
+  });
+
+  it('forwards an env reference under its own name as env_vars, keeps literals, and leaves out what codex cannot express', () => {
+    // Given env values: a same-name reference, a literal, a reference to another variable
+    const doc = normalizeDocument({ name: 'E', tools: { mcp_servers: { gh: { type: 'stdio', command: 'gh-mcp', env: { GH_TOKEN: '${GH_TOKEN}', MODE: 'ro', API_KEY: '${OTHER_KEY}' } } } } });
+    // When emitted for codex; Then codex gets no literal "${...}" text
+    const result = emitProfile('codex', doc, CTX);
+    expect((parseToml(result.files[0].content) as { mcp_servers: Record<string, unknown> }).mcp_servers.gh).toEqual({ command: 'gh-mcp', args: [], env: { MODE: 'ro' }, env_vars: ['GH_TOKEN'] });
+    expect(result.warnings).toContainEqual({ code: 'not_mapped', message: expect.stringContaining('env API_KEY refers to another variable (${OTHER_KEY})') });
   });
 
   it('puts the instructions and path rules in a marked AGENTS.md block', () => {
@@ -140,7 +149,7 @@ describe('opencode emitter', () => {
       expect.stringContaining('hooks.PreToolUse'),
     ]);
     const config = JSON.parse(file('opencode', 'opencode.json').content);
-    expect(config.mcp.github).toEqual({ type: 'local', command: ['npx', '-y', 'gh-mcp'], environment: { GH_TOKEN: '${GH_TOKEN}' }, enabled: true });
+    expect(config.mcp.github).toEqual({ type: 'local', command: ['npx', '-y', 'gh-mcp'], environment: { GH_TOKEN: '{env:GH_TOKEN}' }, enabled: true });
     expect(config.mcp.brainstem.headers).toEqual({ 'X-Brainstem-Session': '{env:BRAINSTEM_SESSION_ID}' });
   });
 });
