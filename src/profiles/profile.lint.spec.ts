@@ -145,9 +145,10 @@ describe('profile lint: every rule fails and passes', () => {
 describe('profile lint: runtime-specific gaps', () => {
   const hookOf = (type: 'command' | 'http' | 'prompt') => ({ type, command: 'x', url: 'http://h', prompt: 'p', timeout: 60 });
 
-  it('warns that codex maps neither the built-in allowlist nor deny rules nor non-command hooks', () => {
-    const r = lint(profile({ runtime: 'codex', tools: { builtin: ['Read'], deny: ['Bash'] }, hooks: { PreToolUse: [hookOf('http')] } }));
-    expect(r.warnings.map((w) => w.path)).toEqual(['tools.builtin', 'tools.deny', 'hooks.PreToolUse[0].type']);
+  it('warns that codex maps neither the built-in allowlist nor deny rules nor hooks, command hooks included', () => {
+    // Given a codex profile with a command guard hook and an http hook; When linted; Then both events are flagged
+    const r = lint(profile({ runtime: 'codex', tools: { builtin: ['Read'], deny: ['Bash'] }, hooks: { SessionStart: [hookOf('command')], PreToolUse: [hookOf('http')] } }));
+    expect(r.warnings.map((w) => w.path)).toEqual(['tools.builtin', 'tools.deny', 'hooks.SessionStart', 'hooks.PreToolUse']);
   });
 
   it('warns that gemini-cli has no bypass mode in settings, no ask rules, and no "_" in server names', () => {
@@ -173,10 +174,11 @@ describe('profile lint: runtime-specific gaps', () => {
       profile({
         runtime: 'claude-code',
         permissions: { mode: 'acceptEdits', allow: [], deny: ['Write(secrets/**)', 'Edit(secrets/**)'], ask: [] },
+        tools: { deny: ['Write(.env)', 'Bash'] },
         hooks: { SessionStart: [hookOf('prompt')], PreToolUse: [hookOf('prompt')] },
       }),
     );
-    expect(r.warnings.map((w) => w.path)).toEqual(['hooks.SessionStart[0].type', 'permissions.deny[0]']);
+    expect(r.warnings.map((w) => w.path)).toEqual(['hooks.SessionStart[0].type', 'permissions.deny[0]', 'tools.deny[0]']);
   });
 });
 

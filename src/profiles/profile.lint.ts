@@ -131,9 +131,10 @@ function lintRuntime(doc: ProfileDoc, warn: Report): void {
       forEachHook(doc, (event, hook, at) => {
         if (event === 'SessionStart' && hook.type !== 'command') unsupported(`${at}.type`, 'accepts only command handlers on SessionStart');
       });
-      for (const list of ['allow', 'deny', 'ask'] as const) {
-        doc.permissions[list].forEach((rule, i) => {
-          if (/^Write\(.+\)$/.test(rule)) unsupported(`permissions.${list}[${i}]`, 'ignores path rules on Write (use Edit(...))');
+      // tools.deny is merged into permissions.deny, so its Write(path) rules are as inert.
+      for (const [at, rules] of [...(['allow', 'deny', 'ask'] as const).map((l) => [`permissions.${l}`, doc.permissions[l]] as const), ['tools.deny', doc.tools.deny ?? []] as const]) {
+        rules.forEach((rule, i) => {
+          if (/^Write\(.+\)$/.test(rule)) unsupported(`${at}[${i}]`, 'ignores path rules on Write (use Edit(...))');
         });
       }
       return;
@@ -143,9 +144,10 @@ function lintRuntime(doc: ProfileDoc, warn: Report): void {
       }
       if (doc.tools.builtin) unsupported('tools.builtin', 'does not map the built-in tool allowlist');
       if (doc.tools.deny?.length) unsupported('tools.deny', 'does not map tool deny rules');
-      forEachHook(doc, (_event, hook, at) => {
-        if (hook.type !== 'command') unsupported(`${at}.type`, 'supports only command hook handlers');
-      });
+      // The codex emitter writes no hooks at all: a guard hook of any type would silently not run.
+      for (const event of HOOK_EVENTS) {
+        if (doc.hooks[event]?.length) unsupported(`hooks.${event}`, 'hooks are not applied (configure codex hooks by hand)');
+      }
       return;
     case 'gemini-cli':
       if (['bypassPermissions', 'auto', 'dontAsk'].includes(doc.permissions.mode)) {

@@ -90,6 +90,18 @@ describe('profile YAML', () => {
     expect(parseProfileYaml('name: p\n__proto__: {x: 1}\n')).toMatchObject({ ok: false, error: expect.stringContaining('__proto__') });
   });
 
+  it('refuses keys named like built-in object members anywhere, naming the path, instead of losing them or failing', () => {
+    // Given keys the validator would take for the object's own members
+    for (const [text, path] of [
+      ['name: p\nmodel: {options: {constructor: v}}\n', 'model.options.constructor'],
+      ['name: p\ntools: {mcp_servers: {toString: {type: stdio, command: c}}}\n', 'tools.mcp_servers.toString'],
+      ['name: p\ntools: {mcp_servers: {x: {type: stdio, command: c, env: {valueOf: v}}}}\n', 'tools.mcp_servers.x.env.valueOf'],
+    ]) {
+      // When parsed; Then a schema error naming the key
+      expect(parse(text)).toEqual({ ok: false, errors: [`${path}: this key name is not allowed (it names a built-in object member)`] });
+    }
+  });
+
   it('allows a few harmless aliases', () => {
     expect(parseProfileYaml('a: &deny [Bash, Write]\nb: *deny\n')).toEqual({ ok: true, value: { a: ['Bash', 'Write'], b: ['Bash', 'Write'] } });
   });

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { Journal } from '../../src/journal/journal.port';
@@ -173,6 +173,29 @@ describe('Agent Profile preview and apply (HTTP, real temp dirs)', () => {
     expect(new Set(Object.values(actions((await preview('researcher', { runtime: 'claude-code', dir })).json().files)))).toEqual(new Set(['unchanged']));
   });
 
+  it('keeps the mode of a file it merges into, and refuses one the user made read-only, changing nothing', async () => {
+    // Given a private .mcp.json (0600) and, in another target, a read-only settings.json
+    const dir = target();
+    writeFileSync(join(dir, '.mcp.json'), JSON.stringify({ mcpServers: { mine: { type: 'stdio', command: 'x', env: { T: 'secret' } } } }), { mode: 0o600 });
+    chmodSync(join(dir, '.mcp.json'), 0o600);
+    const locked = target();
+    mkdirSync(join(locked, '.claude'));
+    writeFileSync(join(locked, '.claude/settings.json'), '{"env": {"A": "1"}}');
+    chmodSync(join(locked, '.claude/settings.json'), 0o444);
+    // When applying; Then the merged file is still 0600
+    expect((await apply('code-reviewer', { runtime: 'claude-code', dir })).statusCode).toBe(200);
+    expect(statSync(join(dir, '.mcp.json')).mode & 0o777).toBe(0o600);
+    expect(Object.keys(JSON.parse(read(dir, '.mcp.json')).mcpServers)).toEqual(['mine', 'brainstem']);
+    // And the read-only file is refused with 403 naming it, and nothing is written
+    const refused = await apply('code-reviewer', { runtime: 'claude-code', dir: locked });
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json()).toMatchObject({ code: 'permission_denied', details: { path: '.claude/settings.json' } });
+    expect(read(locked, '.claude/settings.json')).toBe('{"env": {"A": "1"}}');
+    expect(statSync(join(locked, '.claude/settings.json')).mode & 0o777).toBe(0o444);
+    expect(readdirSync(locked)).toEqual(['.claude']);
+    expect(readdirSync(join(locked, '.claude'))).toEqual(['settings.json']);
+  });
+
   it('refuses a symlink that leads outside the target directory, writing nothing', async () => {
     // Given .claude is a symlink to a directory outside the target
     const dir = target();
@@ -268,6 +291,85 @@ describe('Agent Profile preview and apply (HTTP, real temp dirs)', () => {
     // When previewing the second: Then an error; applying it is refused
     expect((await preview(missing, { runtime: 'claude-code', dir })).json().errors[0]).toMatchObject({ path: 'skills[0]', code: 'skill_missing_file' });
     expect((await apply(missing, { runtime: 'claude-code', dir })).statusCode).toBe(422);
+  });
+
+  it('removes on re-apply the whole files the profile no longer emits (a dropped skill, a dropped path rule) unless edited since', async () => {
+    // Given a profile with two skills and two path rules, applied to a target that already has a skill of the user's
+    const dir = target();
+    const skills = join(work.path, `skills-${n}`);
+    for (const name of ['drop-me', 'edit-me']) {
+      mkdirSync(join(skills, name, 'scripts'), { recursive: true });
+      writeFileSync(join(skills, name, 'SKILL.md'), `---\nname: ${name}\ndescription: d\n---\n`);
+      writeFileSync(join(skills, name, 'scripts/run.sh'), 'echo run\n');
+    }
+    mkdirSync(join(dir, '.claude/skills/users-own'), { recursive: true });
+    writeFileSync(join(dir, '.claude/skills/users-own/SKILL.md'), 'mine\n');
+    const id = (
+      await post(API, {
+        name: 'Skills Then None',
+        target_runtime: 'claude-code',
+        skills: [{ name: 'drop-me', path: join(skills, 'drop-me') }, { name: 'edit-me', path: join(skills, 'edit-me') }],
+        instructions: { rules: [{ glob: '*.ts', instruction: 'one' }, { glob: '*.md', instruction: 'two' }] },
+      })
+    ).json().id as string;
+    expect((await apply(id, { dir })).statusCode).toBe(200);
+    expect(existsSync(join(dir, '.claude/skills/drop-me/scripts/run.sh'))).toBe(true);
+    // And the user edits one copied skill file
+    writeFileSync(join(dir, '.claude/skills/edit-me/SKILL.md'), 'edited by the user\n');
+    // When the skills and the second rule are removed from the profile
+    const patched = await t.inject({ method: 'PATCH', url: `${API}/${id}`, payload: { skills: [], instructions: { rules: [{ glob: '*.ts', instruction: 'one' }] } } });
+    expect(patched.statusCode).toBe(200);
+    // Then preview shows what goes and what stays, writing nothing
+    const shown = actions((await preview(id, { dir })).json().files);
+    expect(shown).toMatchObject({ '.claude/skills/drop-me/SKILL.md': 'remove', '.claude/skills/edit-me/SKILL.md': 'kept', [`.claude/rules/${id}-2.md`]: 'remove' });
+    expect(existsSync(join(dir, '.claude/skills/drop-me/SKILL.md'))).toBe(true);
+    // When applying again
+    const again = await apply(id, { dir });
+    expect(again.statusCode).toBe(200);
+    // Then the unchanged files are removed, with the directories Brainstem made for them; the edited one is kept and reported
+    expect(actions(again.json().files)).toMatchObject({
+      '.claude/skills/drop-me/SKILL.md': 'remove',
+      '.claude/skills/drop-me/scripts/run.sh': 'remove',
+      '.claude/skills/edit-me/SKILL.md': 'kept',
+      '.claude/skills/edit-me/scripts/run.sh': 'remove',
+      [`.claude/rules/${id}-2.md`]: 'remove',
+    });
+    expect(existsSync(join(dir, '.claude/skills/drop-me'))).toBe(false);
+    expect(readdirSync(join(dir, '.claude/skills')).sort()).toEqual(['edit-me', 'users-own']);
+    expect(readdirSync(join(dir, '.claude/skills/edit-me'))).toEqual(['SKILL.md']);
+    expect(read(dir, '.claude/skills/edit-me/SKILL.md')).toBe('edited by the user\n');
+    expect(read(dir, '.claude/skills/users-own/SKILL.md')).toBe('mine\n');
+    expect(readdirSync(join(dir, '.claude/rules'))).toEqual([`${id}-1.md`]);
+    expect(read(dir, `.claude/agents/${id}.md`)).not.toContain('drop-me');
+    // And the manifest no longer records them: the next apply changes nothing and reports nothing removed
+    const third = actions((await apply(id, { dir })).json().files);
+    expect(new Set(Object.values(third))).toEqual(new Set(['unchanged']));
+  });
+
+  it('never removes a whole file it found already there, nor one from a manifest that did not record what it wrote', async () => {
+    // Given a project skill the profile resolves from the target itself (the copy onto itself changes nothing)
+    const dir = target();
+    mkdirSync(join(dir, '.claude/skills/in-repo'), { recursive: true });
+    writeFileSync(join(dir, '.claude/skills/in-repo/SKILL.md'), 'the repo skill\n');
+    const id = (await post(API, { name: 'Repo Skill', target_runtime: 'claude-code', skills: [{ name: 'in-repo' }] })).json().id as string;
+    expect(actions((await apply(id, { dir })).json().files)['.claude/skills/in-repo/SKILL.md']).toBe('unchanged');
+    // When the skill is dropped and the profile applied again; Then the repo's file stays (kept, not Brainstem's)
+    await t.inject({ method: 'PATCH', url: `${API}/${id}`, payload: { skills: [] } });
+    expect(actions((await apply(id, { dir })).json().files)['.claude/skills/in-repo/SKILL.md']).toBe('kept');
+    expect(read(dir, '.claude/skills/in-repo/SKILL.md')).toBe('the repo skill\n');
+    // Given a manifest written before ownership was recorded, listing a rule file the profile no longer emits
+    const old = target();
+    const legacy = (await post(API, { name: 'Legacy Manifest', target_runtime: 'claude-code', instructions: { rules: [{ glob: '*', instruction: 'x' }] } })).json().id as string;
+    await apply(legacy, { dir: old });
+    const manifestFile = join(old, `.brainstem/applied-${legacy}.json`);
+    const { owned: _owned, dirs: _dirs, ...before } = JSON.parse(readFileSync(manifestFile, 'utf8'));
+    writeFileSync(manifestFile, JSON.stringify(before));
+    await t.inject({ method: 'PATCH', url: `${API}/${legacy}`, payload: { instructions: { rules: [] } } });
+    // When re-applied; Then the file is kept and reported, since that manifest cannot tell whose it is
+    const res = await apply(legacy, { dir: old });
+    expect(res.statusCode).toBe(200);
+    expect(actions(res.json().files)[`.claude/rules/${legacy}-1.md`]).toBe('kept');
+    expect(existsSync(join(old, `.claude/rules/${legacy}-1.md`))).toBe(true);
   });
 
   it('applies a profile saved with auto_apply_dir there, and journals the result', async () => {

@@ -71,6 +71,7 @@ describe('Agent Profile files on disk', () => {
     writeFileSync(join(dir, 'broken-yaml.yaml'), 'name: [unclosed\n');
     writeFileSync(join(dir, 'broken-schema.yaml'), 'name: Broken\npermissions: {mode: yolo}\n');
     writeFileSync(join(dir, 'too-big.yaml'), `name: Big\ndescription: ${'x'.repeat(300 * 1024)}\n`);
+    writeFileSync(join(dir, 'member-key.yaml'), 'name: Member Key\nmodel: {options: {constructor: v}}\n');
     // When listing; Then every file is listed, the bad ones with their error
     const res = await get(API);
     expect(res.statusCode).toBe(200);
@@ -78,6 +79,7 @@ describe('Agent Profile files on disk', () => {
     expect(byId.get('broken-yaml')).toMatchObject({ name: null, source: 'user', error: expect.stringContaining('invalid YAML') });
     expect(byId.get('broken-schema')).toMatchObject({ error: expect.stringContaining('permissions.mode:') });
     expect(byId.get('too-big')).toMatchObject({ error: expect.stringContaining('256 KiB') });
+    expect(byId.get('member-key')).toMatchObject({ name: null, error: expect.stringContaining('model.options.constructor') });
     expect(byId.get('first')).toMatchObject({ error: null });
     // And each endpoint treats them consistently
     expect((await get(`${API}/broken-schema`)).json().error).toContain('permissions.mode');

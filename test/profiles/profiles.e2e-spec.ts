@@ -394,6 +394,17 @@ describe('Agent Profile REST', () => {
       expect(res.json().message).toContain(named);
     });
 
+    it('refuses keys named like built-in object members with 400 naming the path, in JSON and YAML, writing nothing', async () => {
+      const before = readdirSync(dir);
+      const json = await postAs(API, { name: 'Proto Keys', tools: { mcp_servers: { toString: { type: 'stdio', command: 'c' } } } });
+      expect(json.statusCode).toBe(400);
+      expect(json.json()).toMatchObject({ code: 'invalid_input', message: expect.stringContaining('tools.mcp_servers.toString: this key name is not allowed') });
+      const yaml = await postAs(`${API}/import`, 'name: Proto Yaml\nmodel: {options: {constructor: v}}\n', 'application/yaml');
+      expect(yaml.statusCode).toBe(400);
+      expect(yaml.json().message).toContain('model.options.constructor: this key name is not allowed');
+      expect(readdirSync(dir)).toEqual(before);
+    });
+
     it('answers 404, not 500, when a tool names a profile by a path instead of an id', async () => {
       for (const action of ['read', 'delete']) {
         const res = await postAs('/api/v1/session-os/main-brain/tools/manage_agent_profile', { action, profile_id: '../../etc/passwd' });

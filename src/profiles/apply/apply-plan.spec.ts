@@ -1,5 +1,5 @@
 import { EmittedFile } from '../emitters';
-import { mergeFile, nextManifest, parseManifest, planFiles, sha256, withdraw } from './apply-plan';
+import { mergeFile, nextManifest, parentDirs, parseManifest, planFiles, planWithdrawn, sha256, withdraw } from './apply-plan';
 
 const settings: EmittedFile = { path: '.claude/settings.json', content: '{"permissions":{"defaultMode":"plan"}}', merge: 'json' };
 
@@ -69,5 +69,40 @@ describe('apply plan', () => {
     expect(merged).toContain('big = 9007199254740993');
     expect(merged).toContain('model = "gpt-5"');
     expect(mergeFile(config, 'big = 9007199254740993\nmodel = "gpt-5"\n', 'p')).toBe('big = 9007199254740993\nmodel = "gpt-5"\n');
+  });
+
+  it('records as owned the whole files it wrote, not an identical one it found there; keeps that across re-applies', () => {
+    // Given a first apply that creates one whole file and finds another already identical
+    const owned = (path: string, content: string): EmittedFile => ({ path, content, merge: 'owned' });
+    const emitted = [owned('mine.md', 'M'), owned('found.md', 'F'), settings];
+    const first = nextManifest('p', 'claude-code', planFiles(emitted, new Map([['found.md', 'F']]), null, 'p'), null, { created: ['.claude'], removed: [] });
+    // Then only the created one is owned, with the directory made for it
+    expect(first).toMatchObject({ owned: ['mine.md'], dirs: ['.claude'] });
+    // When re-applied unchanged; Then ownership and directories carry over
+    const existing = new Map([['mine.md', 'M'], ['found.md', 'F'], [settings.path, settings.content]]);
+    expect(nextManifest('p', 'claude-code', planFiles(emitted, existing, first, 'p'), first)).toEqual(first);
+  });
+
+  it('plans the removal of withdrawn whole files unchanged since, keeps edited or unowned ones, for the same runtime only', () => {
+    // Given a manifest of a previous apply that wrote a.md and b.md and found c.md
+    const manifest = { profile_id: 'p', runtime: 'claude-code', files: { 'a.md': sha256('A'), 'b.md': sha256('B'), 'c.md': sha256('C'), 'gone.md': sha256('G') }, owned: ['a.md', 'b.md', 'gone.md'] };
+    const existing = new Map<string, string | null>([['a.md', 'A'], ['b.md', 'B edited'], ['c.md', 'C'], ['gone.md', null]]);
+    // When this apply emits none of them; Then
+    expect(planWithdrawn([], existing, manifest, 'claude-code')).toEqual([
+      { path: 'a.md', content: '', action: 'remove' },
+      { path: 'b.md', content: 'B edited', action: 'kept' },
+      { path: 'c.md', content: 'C', action: 'kept' },
+    ]);
+    // And files still emitted, or a manifest of another runtime, withdraw nothing
+    expect(planWithdrawn([{ path: 'a.md', content: 'A', merge: 'owned' }], existing, manifest, 'claude-code').map((f) => f.path)).not.toContain('a.md');
+    expect(planWithdrawn([], existing, manifest, 'codex')).toEqual([]);
+    // And a manifest from before ownership was recorded removes nothing
+    const { owned: _owned, ...legacy } = manifest;
+    expect(planWithdrawn([], existing, legacy, 'claude-code').map((f) => f.action)).toEqual(['kept', 'kept', 'kept']);
+  });
+
+  it('reads ownership lists that are not all text as absent', () => {
+    expect(parseManifest('{"profile_id":"p","runtime":"codex","files":{},"owned":[1],"dirs":"x"}')).toEqual({ profile_id: 'p', runtime: 'codex', files: {} });
+    expect(parentDirs('.claude/skills/s/scripts/run.sh')).toEqual(['.claude/skills/s/scripts', '.claude/skills/s', '.claude/skills', '.claude']);
   });
 });

@@ -11,6 +11,16 @@ import { isPlainObject, mergePatch } from '../merge-patch';
 
 export type FileAction = 'create' | 'update' | 'unchanged' | 'drift';
 
+/** A file the last apply wrote whole and this one no longer emits: `remove` when unchanged since, `kept` when edited. */
+export type WithdrawnAction = 'remove' | 'kept';
+
+export interface WithdrawnFile {
+  path: string;
+  /** The file as it would be after apply: empty when removed. */
+  content: string;
+  action: WithdrawnAction;
+}
+
 export interface PlannedFile {
   path: string;
   /** The file as it would be after apply: emitted content merged into what exists. */
@@ -18,6 +28,8 @@ export interface PlannedFile {
   action: FileAction;
   /** For json/toml files: what the profile emitted, kept in the manifest so the next apply can withdraw it. */
   fragment?: string;
+  /** Written whole (`owned` merge): a later apply that no longer emits it removes it. */
+  whole?: true;
 }
 
 /** `.brainstem/applied-<profile-id>.json`: what the last apply wrote, to tell our writes from later edits. */
@@ -28,6 +40,10 @@ export interface ApplyManifest {
   files: Record<string, string>;
   /** Path → the fragment the profile emitted into a merged (json/toml) file; absent in manifests written before. */
   emitted?: Record<string, string>;
+  /** Files written whole that Brainstem wrote (not ones it found already identical); absent in manifests written before. */
+  owned?: string[];
+  /** Directories Brainstem created for its files, so they can go once emptied; absent in manifests written before. */
+  dirs?: string[];
 }
 
 export const manifestPath = (profileId: string) => `.brainstem/applied-${profileId}.json`;
@@ -42,20 +58,60 @@ export function sha256(text: string): string {
  */
 export function planFiles(emitted: readonly EmittedFile[], existing: ReadonlyMap<string, string | null>, manifest: ApplyManifest | null, profileId: string): PlannedFile[] {
   return emitted.map((file) => {
-    const fragment = file.merge === 'json' || file.merge === 'toml' ? { fragment: file.content } : {};
+    const kind = file.merge === 'json' || file.merge === 'toml' ? { fragment: file.content } : file.merge === 'owned' ? { whole: true as const } : {};
     const current = existing.get(file.path) ?? null;
-    if (current === null) return { path: file.path, content: file.content, action: 'create', ...fragment };
+    if (current === null) return { path: file.path, content: file.content, action: 'create', ...kind };
     const content = mergeFile(file, current, profileId, manifest?.emitted?.[file.path]);
-    if (content === current) return { path: file.path, content, action: 'unchanged', ...fragment };
+    if (content === current) return { path: file.path, content, action: 'unchanged', ...kind };
     const recorded = manifest?.files[file.path];
     const drifted = recorded !== undefined && recorded !== sha256(current);
-    return { path: file.path, content, action: drifted ? 'drift' : 'update', ...fragment };
+    return { path: file.path, content, action: drifted ? 'drift' : 'update', ...kind };
   });
 }
 
-export function nextManifest(profileId: string, runtime: string, planned: readonly PlannedFile[]): ApplyManifest {
+/**
+ * The manifest after an apply. `owned` lists the whole files Brainstem wrote, now or before (an identical file that
+ * was already there is the user's); `dirs` the directories it created and has not removed.
+ */
+export function nextManifest(
+  profileId: string,
+  runtime: string,
+  planned: readonly PlannedFile[],
+  previous: ApplyManifest | null = null,
+  dirs: { created: readonly string[]; removed: readonly string[] } = { created: [], removed: [] },
+): ApplyManifest {
   const emitted = Object.fromEntries(planned.flatMap((f) => (f.fragment !== undefined ? [[f.path, f.fragment]] : [])));
-  return { profile_id: profileId, runtime, files: Object.fromEntries(planned.map((f) => [f.path, sha256(f.content)])), emitted };
+  const wasOwned = (path: string) => (previous?.owned ? previous.owned.includes(path) : previous?.files[path] !== undefined);
+  const owned = planned.filter((f) => f.whole && (f.action !== 'unchanged' || wasOwned(f.path))).map((f) => f.path);
+  const keptDirs = [...new Set([...(previous?.dirs ?? []), ...dirs.created])].filter((d) => !dirs.removed.includes(d)).sort();
+  return { profile_id: profileId, runtime, files: Object.fromEntries(planned.map((f) => [f.path, sha256(f.content)])), emitted, owned, dirs: keptDirs };
+}
+
+/**
+ * The files the last apply for this runtime recorded and this emission no longer has, as they are now: gone already
+ * (left out), a whole file Brainstem wrote and nobody changed since (remove), anything else (kept: edited, or from a
+ * manifest written before `owned` was kept, which cannot tell Brainstem's files from files it found there).
+ */
+export function planWithdrawn(emitted: readonly EmittedFile[], existing: ReadonlyMap<string, string | null>, manifest: ApplyManifest | null, runtime: string): WithdrawnFile[] {
+  return withdrawnCandidates(emitted, manifest, runtime).flatMap((path) => {
+    const current = existing.get(path) ?? null;
+    if (current === null) return [];
+    const ours = manifest?.owned?.includes(path) === true && sha256(current) === manifest.files[path];
+    return [ours ? { path, content: '', action: 'remove' as const } : { path, content: current, action: 'kept' as const }];
+  });
+}
+
+/** The recorded paths this emission no longer has: what `planWithdrawn` needs read. */
+export function withdrawnCandidates(emitted: readonly EmittedFile[], manifest: ApplyManifest | null, runtime: string): string[] {
+  if (!manifest || manifest.runtime !== runtime) return [];
+  const now = new Set(emitted.map((f) => f.path));
+  return Object.keys(manifest.files).filter((p) => !now.has(p));
+}
+
+/** The directories above `path`, deepest first (`a/b/c.md` → `a/b`, `a`). */
+export function parentDirs(path: string): string[] {
+  const parts = path.split('/').slice(0, -1);
+  return parts.map((_, i) => parts.slice(0, parts.length - i).join('/'));
 }
 
 export function parseManifest(text: string | null): ApplyManifest | null {
@@ -67,6 +123,11 @@ export function parseManifest(text: string | null): ApplyManifest | null {
     // Fragments that are not all text cannot be withdrawn safely: read as a manifest from before they were kept.
     const emitted = value.emitted;
     if (!isPlainObject(emitted) || !Object.values(emitted).every((f) => typeof f === 'string')) delete manifest.emitted;
+    // Lists that are not all text are read as absent: nothing is removed on their word.
+    for (const key of ['owned', 'dirs'] as const) {
+      const list = value[key];
+      if (!Array.isArray(list) || !list.every((p) => typeof p === 'string')) delete manifest[key];
+    }
     return manifest;
   } catch {
     return null;

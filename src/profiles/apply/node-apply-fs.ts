@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { access, lstat, mkdir, open, readFile, readdir, realpath, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { access, chmod, lstat, mkdir, open, readFile, readdir, realpath, rename, rmdir, stat, unlink, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { DomainError } from '../../common/domain-error';
 import { ApplyFs } from './apply-fs.port';
@@ -59,9 +59,12 @@ export class NodeApplyFs implements ApplyFs {
           await this.contained(root, file.path);
           const existing = await lstat(target).catch(() => null);
           if (existing && !existing.isFile()) throw notAFile(file.path);
+          if (existing && (existing.mode & 0o222) === 0) throw readOnly(file.path);
           const temp = `${target}.brainstem-${randomBytes(6).toString('hex')}.tmp`;
           await writeFile(temp, file.content, { flag: 'wx' });
           staged.push({ temp, target });
+          // The replacement keeps the file's mode: a 0600 file holding secrets must not become world-readable.
+          if (existing) await chmod(temp, existing.mode & 0o7777);
         } catch (e) {
           throw e instanceof DomainError ? e : fsRefusal(file.path, e);
         }
@@ -71,6 +74,41 @@ export class NodeApplyFs implements ApplyFs {
       throw e;
     }
     for (const s of staged) await rename(s.temp, s.target);
+  }
+
+  async exists(root: string, path: string): Promise<boolean> {
+    const full = await this.contained(root, path);
+    return lstat(full).then(
+      () => true,
+      () => false,
+    );
+  }
+
+  async remove(root: string, path: string): Promise<void> {
+    const full = await this.contained(root, path);
+    try {
+      if (!(await lstat(full)).isFile()) throw notAFile(path);
+      await unlink(full);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw e instanceof DomainError ? e : fsRefusal(path, e);
+    }
+  }
+
+  async removeEmptyDir(root: string, path: string): Promise<boolean> {
+    const full = await this.contained(root, path);
+    if (full === root) return false;
+    try {
+      if (!(await lstat(full)).isDirectory()) return false;
+      await rmdir(full);
+      return true;
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') return true;
+      // Not empty (the user keeps files there) or not ours to remove: it stays.
+      if (code === 'ENOTEMPTY' || code === 'EEXIST' || code === 'EACCES' || code === 'EPERM' || code === 'EBUSY') return false;
+      throw fsRefusal(path, e);
+    }
   }
 
   async readSkill(dir: string): Promise<Array<{ path: string; content: string }> | null> {
@@ -137,6 +175,11 @@ function fsRefusal(path: string, e: unknown): Error {
     return new DomainError('apply_path_refused', `${path}: a part of the path in the target is not what it should be (${code}); refused`, { path });
   }
   return e as Error;
+}
+
+/** A file nobody may write (no write bit) is one the user protected: it is not replaced, even where we could. */
+function readOnly(path: string): DomainError {
+  return new DomainError('permission_denied', `${path}: is read-only in the target; make it writable to apply`, { path });
 }
 
 function escape(path: string): DomainError {

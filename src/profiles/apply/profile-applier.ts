@@ -9,7 +9,20 @@ import { LintFinding, LintResult } from '../profile.lint';
 import { ProfileDoc, Runtime } from '../profile.schema';
 import { ProfilesService } from '../profiles.service';
 import { ApplyFs } from './apply-fs.port';
-import { FileAction, ApplyManifest, PlannedFile, manifestPath, nextManifest, parseManifest, planFiles } from './apply-plan';
+import {
+  ApplyManifest,
+  FileAction,
+  PlannedFile,
+  WithdrawnAction,
+  WithdrawnFile,
+  manifestPath,
+  nextManifest,
+  parentDirs,
+  parseManifest,
+  planFiles,
+  planWithdrawn,
+  withdrawnCandidates,
+} from './apply-plan';
 
 export interface ApplyRequest {
   runtime?: Runtime;
@@ -21,7 +34,7 @@ export interface PreviewResult {
   /** How the runtime was chosen: named (by the request or the profile) or resolved from `auto`. */
   runtime_source: 'requested' | 'profile' | 'auto';
   dir: string;
-  files: Array<{ path: string; content: string; action: FileAction }>;
+  files: Array<{ path: string; content: string; action: FileAction | WithdrawnAction }>;
   warnings: EmitWarning[];
   /** Lint errors and missing skills: apply refuses while there are any. */
   errors: LintFinding[];
@@ -31,7 +44,7 @@ export interface ApplyResult {
   runtime: EmitRuntime;
   dir: string;
   manifest: string;
-  files: Array<{ path: string; action: FileAction | 'overwritten' }>;
+  files: Array<{ path: string; action: FileAction | WithdrawnAction | 'overwritten' }>;
   warnings: EmitWarning[];
 }
 
@@ -42,6 +55,10 @@ interface Plan {
   runtime_source: PreviewResult['runtime_source'];
   dir: string;
   planned: PlannedFile[];
+  /** Whole files the last apply wrote that this one no longer emits. */
+  withdrawn: WithdrawnFile[];
+  /** Directories the planned files need that do not exist yet (Brainstem creates them). */
+  createdDirs: string[];
   manifest: ApplyManifest | null;
   warnings: EmitWarning[];
   errors: LintFinding[];
@@ -65,7 +82,7 @@ export class ProfileApplier {
       runtime: plan.runtime,
       runtime_source: plan.runtime_source,
       dir: plan.dir,
-      files: plan.planned.map(({ path, content, action }) => ({ path, content, action })),
+      files: [...plan.planned, ...plan.withdrawn].map(({ path, content, action }) => ({ path, content, action })),
       warnings: plan.warnings,
       errors: plan.errors,
     };
@@ -101,7 +118,8 @@ export class ProfileApplier {
     if (drift.length && !force) {
       throw new DomainError('apply_drift', `changed since the last apply: ${drift.join(', ')}; apply with force: true to overwrite`, { files: drift });
     }
-    const manifest = nextManifest(id, plan.runtime, plan.planned);
+    const removedDirs = await this.removeWithdrawn(plan);
+    const manifest = nextManifest(id, plan.runtime, plan.planned, plan.manifest, { created: plan.createdDirs, removed: removedDirs });
     const manifestText = `${JSON.stringify(manifest, null, 2)}\n`;
     const changed = plan.planned.filter((f) => f.action !== 'unchanged');
     const manifestChanged = JSON.stringify(plan.manifest) !== JSON.stringify(manifest);
@@ -112,9 +130,29 @@ export class ProfileApplier {
       runtime: plan.runtime,
       dir: plan.dir,
       manifest: manifestPath(id),
-      files: plan.planned.map((f) => ({ path: f.path, action: f.action === 'drift' ? 'overwritten' : f.action })),
+      files: [
+        ...plan.planned.map((f) => ({ path: f.path, action: f.action === 'drift' ? ('overwritten' as const) : f.action })),
+        ...plan.withdrawn.map(({ path, action }) => ({ path, action })),
+      ],
       warnings: plan.warnings,
     };
+  }
+
+  /**
+   * Removes the withdrawn files nobody changed since Brainstem wrote them, then the directories it created for them
+   * that are left empty (never one a planned file needs); answers the directories removed.
+   */
+  private async removeWithdrawn(plan: Plan): Promise<string[]> {
+    const removed = plan.withdrawn.filter((f) => f.action === 'remove').map((f) => f.path);
+    for (const path of removed) await this.fs.remove(plan.dir, path);
+    const ours = new Set(plan.manifest?.dirs ?? []);
+    const needed = new Set(plan.planned.flatMap((f) => parentDirs(f.path)));
+    const emptied = [...new Set(removed.flatMap(parentDirs))].filter((d) => ours.has(d) && !needed.has(d));
+    // Deepest first, so a directory's subdirectories are gone before it is tried.
+    emptied.sort((a, b) => b.split('/').length - a.split('/').length);
+    const gone: string[] = [];
+    for (const dir of emptied) if (await this.fs.removeEmptyDir(plan.dir, dir)) gone.push(dir);
+    return gone;
   }
 
   private async plan(id: string, req: ApplyRequest): Promise<Plan> {
@@ -122,18 +160,31 @@ export class ProfileApplier {
     const dir = await this.fs.targetDir(await this.targetDir(id, doc, req));
     const { runtime, source } = this.runtime(doc, req, dir);
     const { emitted, errors } = await this.emit(id, doc, lint, runtime, dir);
-    const existing = new Map<string, string | null>();
-    for (const file of emitted.files) existing.set(file.path, await this.fs.read(dir, file.path));
     const manifest = parseManifest(await this.fs.read(dir, manifestPath(id)));
+    const existing = new Map<string, string | null>();
+    for (const path of [...emitted.files.map((f) => f.path), ...withdrawnCandidates(emitted.files, manifest, runtime)]) {
+      existing.set(path, await this.fs.read(dir, path));
+    }
+    const planned = planFiles(emitted.files, existing, manifest, id);
     return {
       runtime,
       runtime_source: source,
       dir,
-      planned: planFiles(emitted.files, existing, manifest, id),
+      planned,
+      withdrawn: planWithdrawn(emitted.files, existing, manifest, runtime),
+      createdDirs: await this.missingDirs(dir, planned),
       manifest,
       warnings: emitted.warnings,
       errors,
     };
+  }
+
+  /** The directories above the files to create that do not exist yet. */
+  private async missingDirs(dir: string, planned: readonly PlannedFile[]): Promise<string[]> {
+    const candidates = new Set(planned.filter((f) => f.action === 'create').flatMap((f) => parentDirs(f.path)));
+    const missing: string[] = [];
+    for (const d of candidates) if (!(await this.fs.exists(dir, d))) missing.push(d);
+    return missing;
   }
 
   /**

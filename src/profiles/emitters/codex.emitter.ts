@@ -47,7 +47,7 @@ export function emitCodex(profile: ProfileDoc, ctx: EmitContext): EmitResult {
   }
   Object.assign(config, MODE_MAP[profile.permissions.mode]);
   if (profile.permissions.mode === 'plan') warnings.add('not_mapped', 'codex has no plan mode; plan is mapped to a read-only sandbox with approval on request');
-  config.mcp_servers = codexMcpServers(profile, ctx);
+  config.mcp_servers = codexMcpServers(profile, ctx, warnings);
 
   if (profile.tools.builtin) warnings.add('not_mapped', 'codex does not map the built-in tool allowlist (tools.builtin)');
   const deny = denyRules(profile);
@@ -69,13 +69,26 @@ export function emitCodex(profile: ProfileDoc, ctx: EmitContext): EmitResult {
   };
 }
 
-function codexMcpServers(profile: ProfileDoc, ctx: EmitContext): Record<string, Record<string, unknown>> {
+/**
+ * codex takes `env` values literally: `GH_TOKEN = "${GH_TOKEN}"` would hand the server those characters. A variable
+ * passed on under its own name goes to `env_vars` (codex forwards it from its environment); any other reference
+ * cannot be expressed and is left out, warned.
+ */
+function codexEnv(name: string, env: Record<string, string>, warnings: Warnings): { env?: Record<string, string>; env_vars?: string[] } {
+  const literal: Record<string, string> = {};
+  const forwarded: string[] = [];
+  for (const [key, value] of Object.entries(env)) {
+    if (value === `\${${key}}`) forwarded.push(key);
+    else if (/\$\{[^}]*\}/.test(value)) warnings.add('not_mapped', `codex: MCP server ${name}: env ${key} refers to another variable (${value}); codex forwards variables only under their own name, so it is left out`);
+    else literal[key] = value;
+  }
+  return { ...(Object.keys(literal).length ? { env: literal } : {}), ...(forwarded.length ? { env_vars: forwarded } : {}) };
+}
+
+function codexMcpServers(profile: ProfileDoc, ctx: EmitContext, warnings: Warnings): Record<string, Record<string, unknown>> {
   const servers: Record<string, Record<string, unknown>> = {};
   for (const [name, s] of profileMcpServers(profile)) {
-    servers[name] =
-      s.type === 'stdio'
-        ? { command: s.command ?? '', args: s.args ?? [], ...(s.env && Object.keys(s.env).length ? { env: s.env } : {}) }
-        : { url: s.url ?? '' };
+    servers[name] = s.type === 'stdio' ? { command: s.command ?? '', args: s.args ?? [], ...codexEnv(name, s.env ?? {}, warnings) } : { url: s.url ?? '' };
   }
   // codex reads header values from environment variables by name.
   servers[RESERVED_MCP_SERVER] = {

@@ -83,13 +83,22 @@ describe('codex emitter', () => {
       approval_policy: 'on-request',
       sandbox_mode: 'workspace-write',
       mcp_servers: {
-        github: { command: 'npx', args: ['-y', 'gh-mcp'], env: { GH_TOKEN: '${GH_TOKEN}' } },
+        github: { command: 'npx', args: ['-y', 'gh-mcp'], env_vars: ['GH_TOKEN'] },
         docs: { url: 'https://docs.example/mcp' },
         brainstem: { url: 'http://127.0.0.1:4820/mcp', env_http_headers: { 'X-Brainstem-Session': 'BRAINSTEM_SESSION_ID' } },
       },
     });
     const messages = warnings.map((w) => w.message).join('\n');
     for (const gap of ['built-in tool allowlist', 'allow rules', 'deny rules', 'ask rules', 'model_provider', 'hooks.PreToolUse', 'fallback', 'skill lint']) expect(messages).toContain(gap);
+  });
+
+  it('forwards an env reference under its own name as env_vars, keeps literals, and leaves out what codex cannot express', () => {
+    // Given env values: a same-name reference, a literal, a reference to another variable
+    const doc = normalizeDocument({ name: 'E', tools: { mcp_servers: { gh: { type: 'stdio', command: 'gh-mcp', env: { GH_TOKEN: '${GH_TOKEN}', MODE: 'ro', API_KEY: '${OTHER_KEY}' } } } } });
+    // When emitted for codex; Then codex gets no literal "${...}" text
+    const result = emitProfile('codex', doc, CTX);
+    expect((parseToml(result.files[0].content) as { mcp_servers: Record<string, unknown> }).mcp_servers.gh).toEqual({ command: 'gh-mcp', args: [], env: { MODE: 'ro' }, env_vars: ['GH_TOKEN'] });
+    expect(result.warnings).toContainEqual({ code: 'not_mapped', message: expect.stringContaining('env API_KEY refers to another variable (${OTHER_KEY})') });
   });
 
   it('puts the instructions and path rules in a marked AGENTS.md block', () => {
@@ -105,12 +114,21 @@ describe('gemini-cli emitter', () => {
     const settings = JSON.parse(content);
     expect(settings.hooks).toEqual({
       SessionStart: [{ hooks: [{ type: 'command', command: './start.sh', timeout: 10000 }] }],
-      BeforeTool: [{ matcher: 'Bash', hooks: [{ type: 'command', command: './guard.sh', timeout: 30000 }] }],
+      BeforeTool: [{ matcher: 'run_shell_command', hooks: [{ type: 'command', command: './guard.sh', timeout: 30000 }] }],
     });
     expect(warnings.filter((w) => w.code === 'hook_skipped')).toHaveLength(2);
     expect(settings.general).toEqual({ defaultApprovalMode: 'auto_edit' });
     expect(settings.tools).toEqual({ core: ['read_file', 'run_shell_command'], exclude: ['web_fetch'] });
     expect(settings.mcpServers.brainstem).toEqual({ httpUrl: 'http://127.0.0.1:4820/mcp', headers: { 'X-Brainstem-Session': '${BRAINSTEM_SESSION_ID}' } });
+  });
+
+  it('writes hook matchers in gemini-cli tool names, so a guard on Bash matches run_shell_command', () => {
+    // Given hooks matching Claude tool names, an alternation, and names gemini-cli has as they are
+    const hook = (matcher: string) => ({ type: 'command' as const, command: './h.sh', matcher, timeout: 1 });
+    const doc = normalizeDocument({ name: 'M', hooks: { PreToolUse: [hook('Bash'), hook('Edit|MultiEdit|Write'), hook('run_shell_command'), hook('mcp__gh__.*')] } });
+    // When emitted; Then each alternative is mapped, duplicates folded, others kept
+    const settings = JSON.parse(emitProfile('gemini-cli', doc, CTX).files[0].content);
+    expect(settings.hooks.BeforeTool.map((e: { matcher: string }) => e.matcher)).toEqual(['run_shell_command', 'replace|write_file', 'run_shell_command', 'mcp__gh__.*']);
   });
 
   it('cannot set bypassPermissions in settings: warns and leaves the mode unset', () => {
@@ -131,7 +149,7 @@ describe('opencode emitter', () => {
       expect.stringContaining('hooks.PreToolUse'),
     ]);
     const config = JSON.parse(file('opencode', 'opencode.json').content);
-    expect(config.mcp.github).toEqual({ type: 'local', command: ['npx', '-y', 'gh-mcp'], environment: { GH_TOKEN: '${GH_TOKEN}' }, enabled: true });
+    expect(config.mcp.github).toEqual({ type: 'local', command: ['npx', '-y', 'gh-mcp'], environment: { GH_TOKEN: '{env:GH_TOKEN}' }, enabled: true });
     expect(config.mcp.brainstem.headers).toEqual({ 'X-Brainstem-Session': '{env:BRAINSTEM_SESSION_ID}' });
   });
 });

@@ -9,6 +9,7 @@ import {
   json,
   profileBlock,
   profileMcpServers,
+  uniq,
   warnCommonGaps,
 } from './emitter-support';
 import { EmitContext, EmitResult } from './emitter.types';
@@ -89,7 +90,15 @@ function geminiMcpServers(profile: ProfileDoc, ctx: EmitContext, warnings: Warni
   return servers;
 }
 
-/** Command handlers only; timeouts in milliseconds; Claude tool names in matchers are passed as written. */
+/**
+ * A matcher is a regular expression over tool names: each `|` alternative that is a Claude tool name becomes its
+ * gemini-cli name, or a `Bash` guard would never match `run_shell_command` and silently not run. Others pass as written.
+ */
+function geminiMatcher(matcher: string): string {
+  return uniq(matcher.split('|').map((alt) => TOOL_NAMES[alt] ?? alt)).join('|');
+}
+
+/** Command handlers only; timeouts in milliseconds; matchers in gemini-cli tool names. */
 function geminiHooks(profile: ProfileDoc, warnings: Warnings): Record<string, unknown[]> {
   const out: Record<string, unknown[]> = {};
   for (const event of HOOK_EVENTS) {
@@ -100,7 +109,7 @@ function geminiHooks(profile: ProfileDoc, warnings: Warnings): Record<string, un
         return;
       }
       const handler = { type: 'command', command: hook.command ?? '', timeout: hook.timeout * MS_PER_S };
-      entries.push(hook.matcher ? { matcher: hook.matcher, hooks: [handler] } : { hooks: [handler] });
+      entries.push(hook.matcher ? { matcher: geminiMatcher(hook.matcher), hooks: [handler] } : { hooks: [handler] });
     });
     if (entries.length) out[EVENTS[event]] = entries;
   }

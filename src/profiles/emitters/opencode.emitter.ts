@@ -93,13 +93,22 @@ function opencodePermission(profile: ProfileDoc, warnings: Warnings): Permission
   return permission;
 }
 
+/**
+ * The profile's `${VAR}` references (Claude Code's syntax, the one lint asks for) in opencode's `{env:VAR}`: opencode
+ * would pass `${GH_TOKEN}` to the server as those very characters.
+ */
+function opencodeRefs(text: string): string {
+  return text.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, '{env:$1}');
+}
+
 function opencodeMcp(profile: ProfileDoc, ctx: EmitContext): Record<string, Record<string, unknown>> {
   const servers: Record<string, Record<string, unknown>> = {};
   for (const [name, s] of profileMcpServers(profile)) {
+    const environment = Object.fromEntries(Object.entries(s.env ?? {}).map(([k, v]) => [k, opencodeRefs(v)]));
     servers[name] =
       s.type === 'stdio'
-        ? { type: 'local', command: [s.command ?? '', ...(s.args ?? [])], ...(s.env && Object.keys(s.env).length ? { environment: s.env } : {}), enabled: true }
-        : { type: 'remote', url: s.url ?? '', enabled: true };
+        ? { type: 'local', command: [s.command ?? '', ...(s.args ?? [])].map(opencodeRefs), ...(Object.keys(environment).length ? { environment } : {}), enabled: true }
+        : { type: 'remote', url: opencodeRefs(s.url ?? ''), enabled: true };
   }
   servers[RESERVED_MCP_SERVER] = { type: 'remote', url: brainstemMcpUrl(ctx), headers: brainstemHeaders(ctx, (v) => `{env:${v}}`), enabled: true };
   return servers;

@@ -1,5 +1,5 @@
-import { PermissionMode } from '../profile.schema';
-import { Plain, ScanWarnings, idFrom, nameFromId, readMcpServers, readProfileBlock, readToml, validatedProposal, warnUnknownKeys } from './scan-support';
+import { McpServer, PermissionMode } from '../profile.schema';
+import { Plain, ScanWarnings, idFrom, isPlain, nameFromId, readMcpServers, readProfileBlock, readToml, stringList, validatedProposal, warnUnknownKeys } from './scan-support';
 import { ScanFiles, ScanOptions, ScanResult } from './scan.types';
 
 const CONFIG = '.codex/config.toml';
@@ -68,7 +68,7 @@ export function scanCodex(files: ScanFiles, opts: ScanOptions): ScanResult {
 
   const effort = config.model_reasoning_effort;
   const mode = modeOf(config.approval_policy, config.sandbox_mode, warnings);
-  const mcpServers = readMcpServers(config.mcp_servers, CONFIG, warnings, ['url']);
+  const mcpServers = withForwardedEnv(readMcpServers(config.mcp_servers, CONFIG, warnings, ['url']), config.mcp_servers);
   const raw: Plain = {
     name,
     runtime: 'codex',
@@ -78,4 +78,15 @@ export function scanCodex(files: ScanFiles, opts: ScanOptions): ScanResult {
     permissions: mode ? { mode } : {},
   };
   return { runtime: 'codex', profileId: id, profile: validatedProposal(raw), filesUsed: used, warnings: warnings.list };
+}
+
+/** `env_vars = ["K"]` (codex forwards K) is how the emitter writes a profile's `K: ${K}`: read it back as that. */
+function withForwardedEnv(servers: Record<string, McpServer> | undefined, raw: unknown): Record<string, McpServer> | undefined {
+  if (!servers || !isPlain(raw)) return servers;
+  for (const [name, server] of Object.entries(servers)) {
+    const entry = raw[name];
+    const forwarded = isPlain(entry) ? stringList(entry.env_vars) : undefined;
+    if (server.type === 'stdio' && forwarded?.length) server.env = { ...server.env, ...Object.fromEntries(forwarded.map((k) => [k, `\${${k}}`])) };
+  }
+  return servers;
 }

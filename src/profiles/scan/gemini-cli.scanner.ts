@@ -102,7 +102,8 @@ function readHooks(value: unknown, warnings: ScanWarnings): Partial<Record<HookE
         const ms = typeof h.timeout === 'number' && h.timeout > 0 ? h.timeout : undefined;
         if (ms !== undefined && ms % MS_PER_S) warnings.add('lossy', SETTINGS, `hooks.${name}: timeout ${ms} ms rounded up to whole seconds`);
         const timeout = ms === undefined ? undefined : Math.ceil(ms / MS_PER_S);
-        hooks.push({ type: 'command', command: h.command, ...(typeof entry.matcher === 'string' && entry.matcher ? { matcher: entry.matcher } : {}), ...(timeout ? { timeout } : {}) } as Hook);
+        const matcher = typeof entry.matcher === 'string' && entry.matcher ? entry.matcher.split('|').map((alt) => TOOL_NAMES[alt] ?? alt).join('|') : undefined;
+        hooks.push({ type: 'command', command: h.command, ...(matcher ? { matcher } : {}), ...(timeout ? { timeout } : {}) } as Hook);
       }
     }
     if (hooks.length) out[event] = hooks;

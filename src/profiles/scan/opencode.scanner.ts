@@ -119,13 +119,18 @@ function readMcp(value: unknown, warnings: ScanWarnings): Record<string, McpServ
     if (!isPlain(s)) continue;
     if (s.enabled === false) warnings.add('lossy', CONFIG, `MCP server ${name} is disabled; a profile has no disabled servers, so applying enables it`);
     if (s.type === 'local' && Array.isArray(s.command) && s.command.length && s.command.every((c) => typeof c === 'string')) {
-      const [command, ...args] = s.command as string[];
-      const env = stringRecord(s.environment);
-      out[name] = { type: 'stdio', command, args, ...(env && Object.keys(env).length ? { env } : {}) };
+      const [command, ...args] = (s.command as string[]).map(profileRefs);
+      const env = Object.fromEntries(Object.entries(stringRecord(s.environment) ?? {}).map(([k, v]) => [k, profileRefs(v)]));
+      out[name] = { type: 'stdio', command, args, ...(Object.keys(env).length ? { env } : {}) };
     } else if (s.type === 'remote' && typeof s.url === 'string') {
-      out[name] = { type: 'http', url: s.url };
+      out[name] = { type: 'http', url: profileRefs(s.url) };
       if (s.headers !== undefined) warnings.add('lossy', CONFIG, `MCP server ${name}: headers cannot be expressed in a profile and are not kept`);
     } else warnings.add('not_mapped', CONFIG, `MCP server ${name} is neither local with a command nor remote with a URL; ignored`);
   }
   return Object.keys(out).length ? out : undefined;
+}
+
+/** opencode's `{env:VAR}` as the profile's `${VAR}` (the emitter writes the one for the other). */
+function profileRefs(text: string): string {
+  return text.replace(/\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g, '${$1}');
 }

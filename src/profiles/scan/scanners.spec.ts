@@ -210,6 +210,22 @@ describe('scan: gemini-cli and opencode mapping details', () => {
     expect(result.warnings.map((w) => w.code)).toEqual(['lossy']);
   });
 
+  it('env references come back as ${VAR} from every runtime, re-emitting the same files', () => {
+    // Given a profile whose server takes its token by reference
+    const yaml = parseProfileYaml("name: Refs\ntools: {mcp_servers: {gh: {type: stdio, command: gh-mcp, args: ['--token', '${GH_TOKEN}'], env: {GH_TOKEN: '${GH_TOKEN}'}}}}\n");
+    const parsed = yaml.ok ? parseProfileDocument(yaml.value) : null;
+    if (!parsed?.ok) throw new Error('fixture');
+    for (const runtime of ['codex', 'opencode'] as const) {
+      // When emitted, scanned and emitted again; Then the env is the profile's, and the files are the same
+      const files = emitted(runtime, parsed.doc, 'refs');
+      const scanned = scanProfile(files, runtime);
+      expect(scanned.profile.tools.mcp_servers?.gh.env).toEqual({ GH_TOKEN: '${GH_TOKEN}' });
+      const again = parseProfileDocument({ ...scanned.profile, runtime });
+      if (!again.ok) throw new Error(again.errors.join('; '));
+      expect(emitted(runtime, again.doc, 'refs')).toEqual(files);
+    }
+  });
+
   it('detection prefers a runtime\'s own config over the shared-looking AGENTS.md and .mcp.json', () => {
     const opencode = '{"default_agent":"x","mcp":{}}';
     expect(scanProfile(new Map([['AGENTS.md', 'Be kind.'], ['opencode.json', opencode]]), undefined).runtime).toBe('opencode');

@@ -1,0 +1,18 @@
+/**
+ * The path of the first key named like a member of Object.prototype (`constructor`, `toString`, `__proto__`, …),
+ * or null. class-transformer takes such keys for the object's own members: it drops them silently or throws, so data
+ * keyed by them must be refused before it gets there. Iterative, so a deep value cannot overflow the stack.
+ */
+export function inheritedKeyPath(value: unknown): string | null {
+  const stack: Array<[unknown, string]> = [[value, '']];
+  while (stack.length > 0) {
+    const [v, at] = stack.pop() as [unknown, string];
+    if (v === null || typeof v !== 'object') continue;
+    for (const [key, child] of Object.entries(v)) {
+      const path = Array.isArray(v) ? `${at}[${key}]` : at ? `${at}.${key}` : key;
+      if (!Array.isArray(v) && Object.prototype.hasOwnProperty.call(Object.prototype, key)) return path;
+      stack.push([child, path]);
+    }
+  }
+  return null;
+}
