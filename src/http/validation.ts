@@ -4,7 +4,8 @@ import { describeValidationErrors } from './http-errors';
 
 /**
  * class-transformer skips a field named like a member of Object.prototype (toString, constructor, …) without a
- * word, so the whitelist never sees it: refused here, as the whitelist refuses any other unknown field.
+ * word, so the whitelist never sees it: refused here, as the whitelist refuses any other unknown field. JSON
+ * bodies are refused such keys at any depth by their parser already; this is the check for queries.
  */
 class StrictValidationPipe extends ValidationPipe {
   override transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {

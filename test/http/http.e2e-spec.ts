@@ -33,7 +33,7 @@ describe('HTTP conventions and audit endpoints', () => {
     expect(query.json().message).toBe(`${name}: property ${name} should not exist`);
     const body = await t.inject({ method: 'POST', url: '/api/v1/session-os/main-brain/autonomous', payload: { enabled: false, [name]: 1 } });
     expect(body.statusCode).toBe(400);
-    expect(body.json().message).toBe(`${name}: property ${name} should not exist`);
+    expect(body.json().message).toMatch(new RegExp(`^${name}: `));
   });
 
   it('rejects a badly typed query value with 400', async () => {
