@@ -93,6 +93,11 @@ export class SupervisionService {
   /** Until when each (session, stall kind) may not fire again; rebuilt from journaled stall events. */
   private readonly stallCooldowns = new Map<string, number>();
   private readonly lastWakeSeq = new Map<string, number>();
+  /**
+   * Sessions whose exit was published. The directory marks a session exited only once its append has
+   * resolved, so exits committed in one group are all published while every one of them still looks live.
+   */
+  private readonly exitSeen = new Set<string>();
   private readonly triggers = new Subject<Trigger>();
   private pipeline: Subscription | null = null;
   private busSub: Subscription | null = null;
@@ -447,6 +452,7 @@ export class SupervisionService {
     if (!this.isOn()) return;
     const what = classifySessionEvent(e, (id) => this.sessions.get(id));
     if (!what) return;
+    if (what.kind === 'exit') this.exitSeen.add(what.session_id);
     if (what.kind === 'wake') {
       // A signal and the state change it causes are appended together (consecutive seqs): one reason, not two.
       const sid = what.reason.session_id;
@@ -455,7 +461,7 @@ export class SupervisionService {
       if (!follows) this.triggers.next({ reason: what.reason });
       return;
     }
-    const others = this.sessions.list().filter((s) => s.active && !s.excluded && s.id !== what.session_id);
+    const others = this.sessions.list().filter((s) => s.active && !s.excluded && !this.exitSeen.has(s.id));
     if (others.length > 0) this.triggers.next({ reason: what.reason });
     else await this.disable('converged').catch(() => undefined);
   }

@@ -106,6 +106,16 @@ describe('supervision service over a real journal', () => {
     expect(svc.listRounds()).toHaveLength(1);
   });
 
+  it('closes with converged when the last two supervised workers exit in one group commit', async () => {
+    await svc.enable({ scope_mode: 'only', scope_session_ids: ['cs_a', 'cs_b'] }, 'user', 'test');
+    // The sessions module marks a session exited only after its append resolves: when both exits are
+    // committed together, both are published while the directory still lists both workers as live.
+    await Promise.all(['cs_a', 'cs_b'].map((id) => bus.emit(`session-${id}`, [{ type: 'session.exited', data: { code: 0, reason: 'done' } } as never])));
+    await waitFor(() => !svc.isOn(), { what: 'convergence close' });
+    expect(svc.status().autonomous?.closed_reason).toBe('converged');
+    expect(svc.listRounds()).toHaveLength(0);
+  });
+
   it('/supervise sets the goal and runs one round at once', async () => {
     await svc.supervise('fix the build', 'user');
     const [r] = await waitFor(() => (svc.listRounds().length ? svc.listRounds() : undefined), { what: 'the initial round', timeoutMs: 5000 });
