@@ -92,7 +92,8 @@ export class SupervisionService {
   private readonly roundEnded = new Map<string, Subject<void>>();
   /** Until when each (session, stall kind) may not fire again; rebuilt from journaled stall events. */
   private readonly stallCooldowns = new Map<string, number>();
-  private readonly lastWakeSeq = new Map<string, number>();
+  /** Each session's latest wake-up and its seq: the state change a signal causes follows it at the next seq. */
+  private readonly lastWake = new Map<string, { seq: number; reason: WakeReason }>();
   /**
    * Sessions whose exit was published. The directory marks a session exited only once its append has
    * resolved, so exits committed in one group are all published while every one of them still looks live.
@@ -455,10 +456,14 @@ export class SupervisionService {
     if (what.kind === 'exit') this.exitSeen.add(what.session_id);
     if (what.kind === 'wake') {
       // A signal and the state change it causes are appended together (consecutive seqs): one reason, not two.
+      // The signal is published before the session adopts the state, so the state change restates the
+      // signal's reason with the state entered (same key: it replaces the pending one).
       const sid = what.reason.session_id;
-      const follows = e.type === 'session.state_changed' && this.lastWakeSeq.get(sid) === e.seq - 1;
-      this.lastWakeSeq.set(sid, e.seq);
-      if (!follows) this.triggers.next({ reason: what.reason });
+      const prev = this.lastWake.get(sid);
+      const follows = e.type === 'session.state_changed' && prev?.seq === e.seq - 1;
+      const reason = follows ? wakeReason({ ...prev.reason, state: what.reason.state }) : what.reason;
+      this.lastWake.set(sid, { seq: e.seq, reason });
+      this.triggers.next({ reason });
       return;
     }
     const others = this.sessions.list().filter((s) => s.active && !s.excluded && !this.exitSeen.has(s.id));

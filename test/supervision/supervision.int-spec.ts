@@ -71,6 +71,18 @@ describe('supervision service over a real journal', () => {
     expect(svc.listRounds()[1]).toMatchObject({ status: 'completed', summary: 'dispatched' });
   });
 
+  it('names a signal and the state change it causes as one reason, with the state the session entered', async () => {
+    await svc.enable({}, 'user', 'test');
+    // As the sessions module journals it: the signal and its state change in one append, published before the
+    // directory adopts the new state.
+    await bus.emit('session-cs_b', [
+      { type: 'session.asked_human', data: { question: 'Which DB?' } },
+      { type: 'session.state_changed', data: { from: 'working', to: 'pending_decision' } },
+    ] as never);
+    const [round] = await waitFor(() => (svc.listRounds().length ? svc.listRounds() : undefined), { what: 'a round' });
+    expect(round.reasons).toEqual([{ session_id: 'cs_b', alias: 'w2', trigger: 'ask_human', state: 'pending_decision', message: 'Which DB?' }]);
+  });
+
   it('never wakes for an excluded session, a working heartbeat or request_context', async () => {
     await svc.enable({ scope_mode: 'except', scope_session_ids: ['w1'] }, 'user', 'test');
     await sessions.emit('cs_a', 'session.asked_human', { question: 'hello?' });
