@@ -23,6 +23,8 @@ export function registerSupervisionTools(registry: ToolRegistry, supervision: Su
         scope_mode: toolModes,
         scope_session_ids: sessionIds,
       },
+      // Ids without a mode would be dropped silently: the caller meant a scope that would not be set.
+      dependencies: { scope_session_ids: ['scope_mode'] },
       additionalProperties: false,
     },
     handler: (a, ctx) => supervision.enable(a, 'user', ctx.actor),
