@@ -33,9 +33,9 @@ export function registerSupervisionTools(registry: ToolRegistry, supervision: Su
   registry.register<{ summary?: string }>({
     name: 'finish_supervision',
     audience: 'main_brain',
-    description: 'Turn supervision off and record the wrap-up summary (posted to the main chat).',
+    description: 'Turn supervision off and record the wrap-up summary (posted to the main chat). Refused when supervision is already off.',
     parameters: { type: 'object', properties: { summary: { type: 'string', maxLength: 20000 } }, additionalProperties: false },
-    handler: (a) => supervision.disable('finished', a.summary),
+    handler: (a) => supervision.finish(a.summary),
   });
 
   registry.register({

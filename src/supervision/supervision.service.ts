@@ -268,6 +268,16 @@ export class SupervisionService {
     });
   }
 
+  /** finish_supervision: off, with the wrap-up. Refused when already off: the summary would be dropped unseen. */
+  finish(summary?: string): Promise<{ autonomous: AutonomousView | null }> {
+    return this.queue.run(async () => {
+      const closed = this.snap.context.closed_reason;
+      if (!this.isOn()) throw new DomainError('conflict', `supervision is not on${closed ? ` (closed: ${closed})` : ''}; post a wrap-up with reply_to_human`);
+      await this.close('finished', summary);
+      return this.status();
+    });
+  }
+
   /** /supervise [goal]: enable with the goal as task_hint and run one round at once. */
   async supervise(goal: string | undefined, actor: string): Promise<{ autonomous: AutonomousView | null }> {
     const view = await this.enable(goal ? { task_hint: goal } : {}, 'user', actor);

@@ -191,5 +191,8 @@ describe('autonomous supervision over HTTP with real command workers', () => {
       what: 'the wrap-up',
     });
     expect(wrap.text).toBe('all green');
+    const again = await req('POST', '/session-os/main-brain/tools/finish_supervision', { summary: 'lost?' });
+    expect(again.status).toBe(409);
+    expect(again.body.message).toContain('closed: finished');
   });
 });

@@ -128,6 +128,14 @@ describe('supervision service over a real journal', () => {
     expect(svc.listRounds()).toHaveLength(0);
   });
 
+  it('refuses finish_supervision once supervision is off, so the wrap-up summary is not dropped unseen', async () => {
+    await svc.enable({ scope_mode: 'only', scope_session_ids: ['cs_a'] }, 'user', 'test');
+    await sessions.emit('cs_a', 'session.exited', { code: 0, reason: 'done' });
+    await waitFor(() => !svc.isOn(), { what: 'convergence close' });
+    await expect(svc.finish('all merged')).rejects.toMatchObject({ code: 'conflict', message: expect.stringContaining('closed: converged') });
+    expect(svc.status().autonomous).toMatchObject({ closed_reason: 'converged', summary: null });
+  });
+
   it('/supervise sets the goal and runs one round at once', async () => {
     await svc.supervise('fix the build', 'user');
     const [r] = await waitFor(() => (svc.listRounds().length ? svc.listRounds() : undefined), { what: 'the initial round', timeoutMs: 5000 });
