@@ -178,6 +178,9 @@ export class SupervisionService {
     }
     const inFlight = this.snap.context.round;
     if (inFlight) await this.apply('round.interrupted', { round_id: inFlight.id, reasons: inFlight.reasons });
+    // The interrupted round may have been the last turn: no round could start, so supervision would stay on idle.
+    await this.afterRound();
+    if (!this.isOn()) return;
     this.startPipeline();
     // The interrupted round's reasons are not lost: they wake the next round.
     for (const r of inFlight?.reasons ?? []) this.triggers.next({ reason: r });

@@ -173,6 +173,16 @@ describe('supervision service over a real journal', () => {
     expect(rounds[0].reasons.map((r) => [r.session_id, r.message])).toEqual([['cs_a', 'Q1']]);
   });
 
+  it('closes with max_turns on restore when the interrupted round was the last turn', async () => {
+    await svc.enable({ max_turns: 1 }, 'user', 'test');
+    await sessions.emit('cs_a', 'session.asked_human', { question: 'Q1' });
+    await waitFor(() => inFlight().length === 1, { what: 'the only round in flight' });
+    svc.stop();
+    await boot();
+    expect(svc.status().autonomous).toMatchObject({ enabled: false, turns_used: 1, closed_reason: 'max_turns', round_in_flight: null });
+    expect(svc.listRounds().map((r) => r.status)).toEqual(['interrupted']);
+  });
+
   it('comes back disabled when no supervised worker survived the restart', async () => {
     await svc.enable({}, 'user', 'test');
     svc.stop();
