@@ -68,6 +68,23 @@ describe('configuration', () => {
     ]);
   });
 
+  it('refuses timer durations a Node timer cannot hold (longer ones fire at once)', () => {
+    expect(
+      problemsOf(() =>
+        build({
+          BRAINSTEM_MAIN_BRAIN_ROUND_TIMEOUT_S: '2147484',
+          BRAINSTEM_SUPERVISION_STALL_WATCHDOG_INTERVAL_S: '2147484',
+          BRAINSTEM_SUPERVISION_STALL_WATCHDOG_STARTUP_DELAY_S: '2147484',
+        }),
+      ),
+    ).toEqual([
+      'BRAINSTEM_SUPERVISION_STALL_WATCHDOG_INTERVAL_S: expected an integer in -2147483647..2147483, got 2147484',
+      'BRAINSTEM_SUPERVISION_STALL_WATCHDOG_STARTUP_DELAY_S: expected an integer in 0..2147483, got 2147484',
+      'BRAINSTEM_MAIN_BRAIN_ROUND_TIMEOUT_S: expected an integer in 1..2147483, got 2147484',
+    ]);
+    expect(build({ BRAINSTEM_MAIN_BRAIN_ROUND_TIMEOUT_S: '2147483' }).main_brain.round_timeout_s).toBe(2147483);
+  });
+
   it('names the file key when the YAML itself is wrong', () => {
     expect(problemsOf(() => build({}, [], yamlText.replace('port: 4820', 'port: "x"')))).toEqual([
       'default.yaml server.port: expected an integer, got "x"',

@@ -29,6 +29,8 @@ type KnobKind =
 export type Knob = { path: string; env: string } & KnobKind;
 
 const INT32 = 2 ** 31 - 1;
+/** The longest timer Node can arm, in seconds: a longer setTimeout fires after 1 ms instead. */
+const TIMER_S = Math.floor(INT32 / 1000);
 
 export const KNOBS: readonly Knob[] = [
   { path: 'server.host', env: 'BRAINSTEM_HOST', kind: 'string' },
@@ -42,12 +44,12 @@ export const KNOBS: readonly Knob[] = [
   { path: 'supervision.debounce_ms', env: 'BRAINSTEM_SUPERVISION_DEBOUNCE_MS', kind: 'int', min: 0, max: 3_600_000 },
   { path: 'supervision.restore_ttl_s', env: 'BRAINSTEM_SUPERVISION_RESTORE_TTL_S', kind: 'int', min: 0, max: INT32 },
   // The seed: 0 or less disables the watchdog, so negative intervals are valid.
-  { path: 'supervision.stall_watchdog_interval_s', env: 'BRAINSTEM_SUPERVISION_STALL_WATCHDOG_INTERVAL_S', kind: 'int', min: -INT32, max: INT32 },
+  { path: 'supervision.stall_watchdog_interval_s', env: 'BRAINSTEM_SUPERVISION_STALL_WATCHDOG_INTERVAL_S', kind: 'int', min: -INT32, max: TIMER_S },
   { path: 'supervision.stall_threshold_s', env: 'BRAINSTEM_SUPERVISION_STALL_THRESHOLD_S', kind: 'int', min: 0, max: INT32 },
   { path: 'supervision.stall_cooldown_s', env: 'BRAINSTEM_SUPERVISION_STALL_COOLDOWN_S', kind: 'int', min: 0, max: INT32 },
-  { path: 'supervision.stall_watchdog_startup_delay_s', env: 'BRAINSTEM_SUPERVISION_STALL_WATCHDOG_STARTUP_DELAY_S', kind: 'int', min: 0, max: INT32 },
+  { path: 'supervision.stall_watchdog_startup_delay_s', env: 'BRAINSTEM_SUPERVISION_STALL_WATCHDOG_STARTUP_DELAY_S', kind: 'int', min: 0, max: TIMER_S },
   { path: 'main_brain.driver', env: 'BRAINSTEM_MAIN_BRAIN_DRIVER', kind: 'enum', values: ['stream', 'command', 'webhook'] },
-  { path: 'main_brain.round_timeout_s', env: 'BRAINSTEM_MAIN_BRAIN_ROUND_TIMEOUT_S', kind: 'int', min: 1, max: INT32 },
+  { path: 'main_brain.round_timeout_s', env: 'BRAINSTEM_MAIN_BRAIN_ROUND_TIMEOUT_S', kind: 'int', min: 1, max: TIMER_S },
   { path: 'main_brain.command', env: 'BRAINSTEM_MAIN_BRAIN_COMMAND', kind: 'string', nullable: true },
   { path: 'main_brain.webhook_url', env: 'BRAINSTEM_MAIN_BRAIN_WEBHOOK_URL', kind: 'string', nullable: true },
   { path: 'profiles.dir', env: 'BRAINSTEM_PROFILES_DIR', kind: 'string' },

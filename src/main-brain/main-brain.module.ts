@@ -1,4 +1,4 @@
-import { Module, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { Module, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { EventBus } from '../bus/event-bus';
 import { Journal } from '../journal/journal.port';
 import { JOURNAL } from '../journal/journal.tokens';
@@ -40,10 +40,11 @@ import { registerWorkerTools } from './worker.tools';
   ],
   exports: [ToolRegistry, ChatService],
 })
-export class MainBrainModule implements OnApplicationBootstrap, OnModuleDestroy {
+export class MainBrainModule implements OnModuleInit, OnModuleDestroy {
   constructor(private readonly chat: ChatService) {}
 
-  onApplicationBootstrap(): Promise<void> {
+  /** Before any bootstrap hook: supervision's restore posts its notices (not restored) while it boots. */
+  onModuleInit(): Promise<void> {
     return this.chat.start();
   }
 

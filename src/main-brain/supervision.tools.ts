@@ -23,6 +23,8 @@ export function registerSupervisionTools(registry: ToolRegistry, supervision: Su
         scope_mode: toolModes,
         scope_session_ids: sessionIds,
       },
+      // Ids without a mode would be dropped silently: the caller meant a scope that would not be set.
+      dependencies: { scope_session_ids: ['scope_mode'] },
       additionalProperties: false,
     },
     handler: (a, ctx) => supervision.enable(a, 'user', ctx.actor),
@@ -31,9 +33,9 @@ export function registerSupervisionTools(registry: ToolRegistry, supervision: Su
   registry.register<{ summary?: string }>({
     name: 'finish_supervision',
     audience: 'main_brain',
-    description: 'Turn supervision off and record the wrap-up summary (posted to the main chat).',
+    description: 'Turn supervision off and record the wrap-up summary (posted to the main chat). Refused when supervision is already off.',
     parameters: { type: 'object', properties: { summary: { type: 'string', maxLength: 20000 } }, additionalProperties: false },
-    handler: (a) => supervision.disable('finished', a.summary),
+    handler: (a) => supervision.finish(a.summary),
   });
 
   registry.register({

@@ -16,6 +16,7 @@ export interface JsonSchemaObject {
   type: 'object';
   properties: Record<string, object>;
   required?: string[];
+  dependencies?: Record<string, string[]>;
   additionalProperties: false;
 }
 

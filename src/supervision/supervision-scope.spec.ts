@@ -39,6 +39,21 @@ describe('supervision scope', () => {
     expect(planScope('except', ['w1', 'w99', 'cs_zzz'], sessions).unknown_ids).toEqual(['w99', 'cs_zzz']);
   });
 
+  it.each(['only', 'except'] as const)('%s naming only exited sessions is refused (only would exclude every active session)', (mode) => {
+    // Given cs_d has exited
+    // When the scope names only it
+    // Then nothing is planned, and the error says why
+    expect(() => planScope(mode, ['w4'], sessions)).toThrow(/needs at least one valid session id \(exited: w4\)/);
+  });
+
+  it('only naming an active and an exited session supervises the active one', () => {
+    expect(planScope('only', ['w2', 'w4'], sessions).changes).toEqual([
+      { id: 'cs_a', excluded: true },
+      { id: 'cs_b', excluded: false },
+      { id: 'cs_c', excluded: true },
+    ]);
+  });
+
   it.each(['only', 'except', 'invert'] as const)('%s with no valid id is refused', (mode) => {
     expect(() => planScope(mode, ['w99'], sessions)).toThrow(DomainError);
     expect(() => planScope(mode, [], sessions)).toThrow(/needs at least one valid session id/);

@@ -37,11 +37,12 @@ export function planScope(mode: ScopeMode, ids: readonly string[], sessions: rea
     if (s) found.set(s.id, s);
     else unknown.push(ref);
   }
-  if ((mode === 'only' || mode === 'except' || mode === 'invert') && found.size === 0) {
-    throw new DomainError(
-      'invalid_input',
-      `session_ids: mode ${mode} needs at least one valid session id${unknown.length ? ` (unknown: ${unknown.join(', ')})` : ''}`,
-    );
+  // only/except scope active sessions: naming only exited ones would leave `only` watching nothing.
+  // invert flips whatever the UI shows, exited sessions included.
+  const exited = mode === 'invert' ? [] : [...found.values()].filter((s) => !s.active);
+  if (mode !== 'all' && found.size === exited.length) {
+    const why = [unknown.length ? `unknown: ${unknown.join(', ')}` : '', exited.length ? `exited: ${exited.map((s) => s.alias).join(', ')}` : ''].filter(Boolean);
+    throw new DomainError('invalid_input', `session_ids: mode ${mode} needs at least one valid session id${why.length ? ` (${why.join('; ')})` : ''}`);
   }
   const want = (s: ScopeSession): boolean | undefined => {
     switch (mode) {

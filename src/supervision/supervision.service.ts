@@ -92,7 +92,13 @@ export class SupervisionService {
   private readonly roundEnded = new Map<string, Subject<void>>();
   /** Until when each (session, stall kind) may not fire again; rebuilt from journaled stall events. */
   private readonly stallCooldowns = new Map<string, number>();
-  private readonly lastWakeSeq = new Map<string, number>();
+  /** Each session's latest wake-up and its seq: the state change a signal causes follows it at the next seq. */
+  private readonly lastWake = new Map<string, { seq: number; reason: WakeReason }>();
+  /**
+   * Sessions whose exit was published. The directory marks a session exited only once its append has
+   * resolved, so exits committed in one group are all published while every one of them still looks live.
+   */
+  private readonly exitSeen = new Set<string>();
   private readonly triggers = new Subject<Trigger>();
   private pipeline: Subscription | null = null;
   private busSub: Subscription | null = null;
@@ -172,6 +178,9 @@ export class SupervisionService {
     }
     const inFlight = this.snap.context.round;
     if (inFlight) await this.apply('round.interrupted', { round_id: inFlight.id, reasons: inFlight.reasons });
+    // The interrupted round may have been the last turn: no round could start, so supervision would stay on idle.
+    await this.afterRound();
+    if (!this.isOn()) return;
     this.startPipeline();
     // The interrupted round's reasons are not lost: they wake the next round.
     for (const r of inFlight?.reasons ?? []) this.triggers.next({ reason: r });
@@ -258,6 +267,16 @@ export class SupervisionService {
   disable(reason: ClosedReason, summary?: string): Promise<{ autonomous: AutonomousView | null }> {
     return this.queue.run(async () => {
       if (this.isOn()) await this.close(reason, summary);
+      return this.status();
+    });
+  }
+
+  /** finish_supervision: off, with the wrap-up. Refused when already off: the summary would be dropped unseen. */
+  finish(summary?: string): Promise<{ autonomous: AutonomousView | null }> {
+    return this.queue.run(async () => {
+      const closed = this.snap.context.closed_reason;
+      if (!this.isOn()) throw new DomainError('conflict', `supervision is not on${closed ? ` (closed: ${closed})` : ''}; post a wrap-up with reply_to_human`);
+      await this.close('finished', summary);
       return this.status();
     });
   }
@@ -447,15 +466,20 @@ export class SupervisionService {
     if (!this.isOn()) return;
     const what = classifySessionEvent(e, (id) => this.sessions.get(id));
     if (!what) return;
+    if (what.kind === 'exit') this.exitSeen.add(what.session_id);
     if (what.kind === 'wake') {
       // A signal and the state change it causes are appended together (consecutive seqs): one reason, not two.
+      // The signal is published before the session adopts the state, so the state change restates the
+      // signal's reason with the state entered (same key: it replaces the pending one).
       const sid = what.reason.session_id;
-      const follows = e.type === 'session.state_changed' && this.lastWakeSeq.get(sid) === e.seq - 1;
-      this.lastWakeSeq.set(sid, e.seq);
-      if (!follows) this.triggers.next({ reason: what.reason });
+      const prev = this.lastWake.get(sid);
+      const follows = e.type === 'session.state_changed' && prev?.seq === e.seq - 1;
+      const reason = follows ? wakeReason({ ...prev.reason, state: what.reason.state }) : what.reason;
+      this.lastWake.set(sid, { seq: e.seq, reason });
+      this.triggers.next({ reason });
       return;
     }
-    const others = this.sessions.list().filter((s) => s.active && !s.excluded && s.id !== what.session_id);
+    const others = this.sessions.list().filter((s) => s.active && !s.excluded && !this.exitSeen.has(s.id));
     if (others.length > 0) this.triggers.next({ reason: what.reason });
     else await this.disable('converged').catch(() => undefined);
   }

@@ -180,6 +180,9 @@ describe('autonomous supervision over HTTP with real command workers', () => {
     expect(invert.status).toBe(400);
     expect(invert.body.message).toContain('mode');
     expect((await req('POST', '/session-os/main-brain/tools/enable_supervision', { max_turns: 'many' })).status).toBe(400);
+    const idsWithoutMode = await req('POST', '/session-os/main-brain/tools/enable_supervision', { scope_session_ids: [a.alias] });
+    expect(idsWithoutMode.status).toBe(400);
+    expect(idsWithoutMode.body.message).toContain('scope_mode');
     expect((await req('POST', '/session-os/main-brain/tools/send_to_session', { session: 'w99', text: 'hi' })).status).toBe(404);
     expect((await req('POST', '/session-os/main-brain/tools/teleport', {})).status).toBe(404);
     const finished = await req('POST', '/session-os/main-brain/tools/finish_supervision', { summary: 'all green' });
@@ -188,5 +191,8 @@ describe('autonomous supervision over HTTP with real command workers', () => {
       what: 'the wrap-up',
     });
     expect(wrap.text).toBe('all green');
+    const again = await req('POST', '/session-os/main-brain/tools/finish_supervision', { summary: 'lost?' });
+    expect(again.status).toBe(409);
+    expect(again.body.message).toContain('closed: finished');
   });
 });

@@ -71,6 +71,18 @@ describe('supervision service over a real journal', () => {
     expect(svc.listRounds()[1]).toMatchObject({ status: 'completed', summary: 'dispatched' });
   });
 
+  it('names a signal and the state change it causes as one reason, with the state the session entered', async () => {
+    await svc.enable({}, 'user', 'test');
+    // As the sessions module journals it: the signal and its state change in one append, published before the
+    // directory adopts the new state.
+    await bus.emit('session-cs_b', [
+      { type: 'session.asked_human', data: { question: 'Which DB?' } },
+      { type: 'session.state_changed', data: { from: 'working', to: 'pending_decision' } },
+    ] as never);
+    const [round] = await waitFor(() => (svc.listRounds().length ? svc.listRounds() : undefined), { what: 'a round' });
+    expect(round.reasons).toEqual([{ session_id: 'cs_b', alias: 'w2', trigger: 'ask_human', state: 'pending_decision', message: 'Which DB?' }]);
+  });
+
   it('never wakes for an excluded session, a working heartbeat or request_context', async () => {
     await svc.enable({ scope_mode: 'except', scope_session_ids: ['w1'] }, 'user', 'test');
     await sessions.emit('cs_a', 'session.asked_human', { question: 'hello?' });
@@ -104,6 +116,24 @@ describe('supervision service over a real journal', () => {
     await waitFor(() => !svc.isOn(), { what: 'convergence close' });
     expect(svc.status().autonomous?.closed_reason).toBe('converged');
     expect(svc.listRounds()).toHaveLength(1);
+  });
+
+  it('closes with converged when the last two supervised workers exit in one group commit', async () => {
+    await svc.enable({ scope_mode: 'only', scope_session_ids: ['cs_a', 'cs_b'] }, 'user', 'test');
+    // The sessions module marks a session exited only after its append resolves: when both exits are
+    // committed together, both are published while the directory still lists both workers as live.
+    await Promise.all(['cs_a', 'cs_b'].map((id) => bus.emit(`session-${id}`, [{ type: 'session.exited', data: { code: 0, reason: 'done' } } as never])));
+    await waitFor(() => !svc.isOn(), { what: 'convergence close' });
+    expect(svc.status().autonomous?.closed_reason).toBe('converged');
+    expect(svc.listRounds()).toHaveLength(0);
+  });
+
+  it('refuses finish_supervision once supervision is off, so the wrap-up summary is not dropped unseen', async () => {
+    await svc.enable({ scope_mode: 'only', scope_session_ids: ['cs_a'] }, 'user', 'test');
+    await sessions.emit('cs_a', 'session.exited', { code: 0, reason: 'done' });
+    await waitFor(() => !svc.isOn(), { what: 'convergence close' });
+    await expect(svc.finish('all merged')).rejects.toMatchObject({ code: 'conflict', message: expect.stringContaining('closed: converged') });
+    expect(svc.status().autonomous).toMatchObject({ closed_reason: 'converged', summary: null });
   });
 
   it('/supervise sets the goal and runs one round at once', async () => {
@@ -141,6 +171,16 @@ describe('supervision service over a real journal', () => {
     const rounds = await waitFor(() => (svc.listRounds().length === 2 ? svc.listRounds() : undefined), { what: 'the round after restore' });
     expect(rounds[1].status).toBe('interrupted');
     expect(rounds[0].reasons.map((r) => [r.session_id, r.message])).toEqual([['cs_a', 'Q1']]);
+  });
+
+  it('closes with max_turns on restore when the interrupted round was the last turn', async () => {
+    await svc.enable({ max_turns: 1 }, 'user', 'test');
+    await sessions.emit('cs_a', 'session.asked_human', { question: 'Q1' });
+    await waitFor(() => inFlight().length === 1, { what: 'the only round in flight' });
+    svc.stop();
+    await boot();
+    expect(svc.status().autonomous).toMatchObject({ enabled: false, turns_used: 1, closed_reason: 'max_turns', round_in_flight: null });
+    expect(svc.listRounds().map((r) => r.status)).toEqual(['interrupted']);
   });
 
   it('comes back disabled when no supervised worker survived the restart', async () => {
