@@ -43,6 +43,8 @@ export type AutonomousView = Pick<SupervisionContext, 'turns_used' | 'max_turns'
 };
 
 export type RoundStatus = 'in_flight' | 'completed' | 'timed_out' | 'interrupted';
+/** How a round ended: the reason of the signal that aborts its delivery. */
+export type RoundEnding = Exclude<RoundStatus, 'in_flight'>;
 
 export interface RoundView {
   id: string;
@@ -89,7 +91,7 @@ export class SupervisionService {
   private snap: Snapshot = initialTransition(supervisionMachine)[0];
   private version = 0;
   private readonly rounds = new Map<string, RoundView>();
-  private readonly roundEnded = new Map<string, Subject<void>>();
+  private readonly roundEnded = new Map<string, Subject<RoundEnding>>();
   /** Until when each (session, stall kind) may not fire again; rebuilt from journaled stall events. */
   private readonly stallCooldowns = new Map<string, number>();
   /** Each session's latest wake-up and its seq: the state change a signal causes follows it at the next seq. */
@@ -372,7 +374,9 @@ export class SupervisionService {
     r.status = status;
     r.ended_at = at;
     r.summary = summary;
-    this.roundEnded.get(r.id)?.complete();
+    const ended = this.roundEnded.get(r.id);
+    if (status !== 'in_flight') ended?.next(status);
+    ended?.complete();
     this.roundEnded.delete(r.id);
   }
 
@@ -405,7 +409,7 @@ export class SupervisionService {
             deadline_at: at + this.settings.round_timeout_s * 1000,
             reasons,
           };
-          const ended = new Subject<void>();
+          const ended = new Subject<RoundEnding>();
           this.roundEnded.set(round.id, ended);
           await this.apply('round.started', { round });
           return { round, ended };
@@ -425,9 +429,11 @@ export class SupervisionService {
   }
 
   /** Hands the round to the driver; a driver that ends the round itself completes it, and a failure ends it too. */
-  private deliver(id: string, ended: Observable<void>): void {
+  private deliver(id: string, ended: Observable<RoundEnding>): void {
     const abort = new AbortController();
-    const sub = ended.subscribe({ complete: () => abort.abort() });
+    // Ended without a status: the service is stopping, and the journal still has the round in flight.
+    let how: RoundEnding = 'interrupted';
+    const sub = ended.subscribe({ next: (status) => (how = status), complete: () => abort.abort(how) });
     this.driver
       .deliver(this.getRound(id), abort.signal)
       .then(

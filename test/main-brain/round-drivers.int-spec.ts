@@ -1,6 +1,6 @@
 import { createServer, IncomingMessage, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { EventBus } from '../../src/bus/event-bus';
@@ -60,6 +60,43 @@ describe('main-brain drivers with real processes and a real HTTP endpoint', () =
     await waitFor(() => svc.listRounds()[0]?.status === 'timed_out', { what: 'the timeout' });
     await waitFor(() => !isAlive(pid), { what: 'the brain process to be killed' });
     rmSync(pidFile, { force: true });
+  });
+
+  describe('command: ending a brain whose round ended otherwise', () => {
+    const files = (tag: string) => {
+      const base = join(tmpdir(), `brainstem-brain-${process.pid}-${Date.now()}-${tag}`);
+      return { PID_FILE: `${base}.pid`, REPLY_FILE: `${base}.reply`, DONE_FILE: `${base}.done`, TERM_FILE: `${base}.term` };
+    };
+    let made: Array<Record<string, string>> = [];
+    afterEach(() => {
+      for (const f of made.flatMap((m) => Object.values(m))) rmSync(f, { force: true });
+      made = [];
+    });
+    const startBrain = async (env: Record<string, string>, roundTimeoutS = 600, graceMs?: number) => {
+      made.push(env);
+      await boot(commandDriver(brain('finishing-brain.js'), () => env, { graceMs }), roundTimeoutS);
+      await sessions.emit('cs_a', 'session.blocked', { reason: 'x' });
+      return waitFor(() => existsSync(env.PID_FILE) && Number(readFileSync(env.PID_FILE, 'utf8')), { what: 'the brain to start' });
+    };
+
+    it('lets a brain that completed its own round read the answer and exit by itself', async () => {
+      const f = files('completes');
+      const pid = await startBrain(f);
+      await svc.completeRound(svc.listRounds()[0].id, 'done by the brain');
+      writeFileSync(f.REPLY_FILE, 'ok');
+      await waitFor(() => existsSync(f.DONE_FILE), { what: 'the brain to finish on its own' });
+      await waitFor(() => !isAlive(pid), { what: 'the brain to exit' });
+      expect(existsSync(f.TERM_FILE)).toBe(false);
+    });
+
+    it('sends a timed-out brain SIGTERM, and SIGKILL when it ignores that for the grace period', async () => {
+      const f = { ...files('ignores'), IGNORE_TERM: '1' };
+      const pid = await startBrain(f, 1, 200);
+      await waitFor(() => svc.listRounds()[0]?.status === 'timed_out', { what: 'the timeout' });
+      await waitFor(() => existsSync(f.TERM_FILE), { what: 'the SIGTERM' });
+      await waitFor(() => !isAlive(pid), { what: 'the SIGKILL after the grace period' });
+      expect(existsSync(f.DONE_FILE)).toBe(false);
+    });
   });
 
   describe('webhook', () => {
