@@ -313,7 +313,9 @@ export class SessionsService implements OnApplicationBootstrap, OnApplicationShu
       return;
     }
     if (actor.killTimer) clearTimeout(actor.killTimer);
-    actor.killTimer = setTimeout(() => actor.handle?.signal('SIGKILL'), Math.max(0, deadline - this.clock.now()));
+    // The handle, not actor.handle: the timer outlives the worker's own exit (see onReport).
+    const handle = actor.handle;
+    actor.killTimer = setTimeout(() => handle.signal('SIGKILL'), Math.max(0, deadline - this.clock.now()));
     actor.killTimer.unref();
   }
 
@@ -347,8 +349,11 @@ export class SessionsService implements OnApplicationBootstrap, OnApplicationShu
               : report.signal
                 ? 'signaled'
                 : 'exited';
-        if (actor.killTimer) clearTimeout(actor.killTimer);
-        actor.killTimer = null;
+        // During a stop the SIGKILL still falls at the deadline: what the worker left in its group got the same SIGTERM.
+        if (actor.killTimer && actor.context.stop_deadline_at === null) {
+          clearTimeout(actor.killTimer);
+          actor.killTimer = null;
+        }
         actor.handle?.release();
         actor.handle = null;
         await this.apply(actor, { type: 'session.exited', code: report.code, signal: report.signal, reason }, 'runtime');

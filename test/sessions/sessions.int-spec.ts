@@ -141,6 +141,18 @@ describe('coding sessions with real worker processes', () => {
     expect((await call('POST', `/${s.id}/stop`, {})).status).toBe(409);
   });
 
+  it('given a worker whose child ignores SIGTERM, when the worker dies at the stop, then the child still gets SIGKILL at the deadline', async () => {
+    const s = await start({ command: process.execPath, args: [join(WORKERS, 'forking.js')] });
+    const childPid = await waitFor(async () => {
+      const line = (await call('GET', `/${s.id}/output`)).body.lines!.find((l) => l.startsWith('child '));
+      return line ? Number(line.slice('child '.length)) : undefined;
+    }, { what: 'the child to be up' });
+    const stopped = await call('POST', `/${s.id}/stop`, { grace_ms: 300 });
+    expect(stopped.body).toMatchObject({ state: 'exited', exit_reason: 'stopped', exit_signal: 'SIGTERM' });
+    await waitFor(() => !isAlive(childPid), { timeoutMs: 10000, what: 'the child to be killed at the deadline' });
+    expect((await call('GET', `/${s.id}/output`)).body.lines).toContain('child ignored SIGTERM');
+  });
+
   it('keeps a flooding worker\'s log bounded on disk and tails it', async () => {
     const s = await start({ command: process.execPath, args: [join(WORKERS, 'flood.js'), '100000'] });
     await until(s.id, 'the flood to end', (x) => x.state === 'exited');
