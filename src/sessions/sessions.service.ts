@@ -374,7 +374,8 @@ export class SessionsService implements OnApplicationBootstrap, OnApplicationShu
   }
 
   private logOf(actor: SessionActor): SessionLog {
-    actor.log ??= SessionLog.in(join(this.config.journal.dir, 'session-logs'), actor.id);
+    const onError = (e: Error) => this.logger.warn(`session ${actor.id}: output not logged: ${e.message}`);
+    actor.log ??= SessionLog.in(join(this.config.journal.dir, 'session-logs'), actor.id, undefined, onError);
     return actor.log;
   }
 }
