@@ -279,6 +279,8 @@ export class SessionsService implements OnApplicationBootstrap, OnApplicationShu
       return this.apply(actor, { type: 'session.exited', code: null, signal: null, reason: 'spawn_failed' });
     }
     const { pid, startTime } = actor.handle;
+    // No pid: the spawn failed (its error is reported next, to an exited session); nothing started.
+    if (pid === null) return this.apply(actor, { type: 'session.exited', code: null, signal: null, reason: 'spawn_failed' });
     return this.apply(actor, { type: 'session.started', pid, pid_start_time: startTime, idle: runtime.startsIdle(prompt !== undefined) }).then(async () => {
       if (prompt === undefined || !actor.handle?.canReceive()) return;
       await this.apply(actor, { type: 'session.message_dispatched', text: prompt });
@@ -300,6 +302,11 @@ export class SessionsService implements OnApplicationBootstrap, OnApplicationShu
     }
     actor.handle = recovery.handle;
     const h = recovery.handle;
+    // A resume whose spawn failed (the cwd is gone, say): as at launch, nothing started.
+    if (h.pid === null) {
+      await this.apply(actor, { type: 'session.exited', code: null, signal: null, reason: 'spawn_failed' });
+      return;
+    }
     await this.apply(actor, { type: 'session.recovered', attachment: h.attachment, pid: h.pid, pid_start_time: h.startTime, resumed: recovery.resumed });
     if (actor.context.stop_deadline_at !== null) await this.armStop(actor);
   }

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { ServiceProcess, startService } from '../support/service-process';
 import { tempDir } from '../support/temp-dir';
@@ -42,9 +42,14 @@ describe('coding sessions across a service restart (SIGKILL)', () => {
     const argvFile = join(dir.path, 'claude-argv.json');
     const readArgv = () => (existsSync(argvFile) ? (JSON.parse(readFileSync(argvFile, 'utf8')) as string[]) : []);
     const claude = (await call(first, 'POST', '', { cwd: dir.path, runtime: 'claude-code', prompt: 'hello', env: { FAKE_CLAUDE_ARGV_FILE: argvFile } })).body;
-    for (const s of [alive, doomed, claude]) reaper.track(s.pid);
+    const goneCwd = join(dir.path, 'removed-while-down');
+    mkdirSync(goneCwd);
+    const homeless = (await call(first, 'POST', '', { cwd: goneCwd, runtime: 'claude-code', prompt: 'hello' })).body;
+    for (const s of [alive, doomed, claude, homeless]) reaper.track(s.pid);
     expect((await call(first, 'POST', `/${alive.id}/signals`, { type: 'ask_human', question: 'ship it?' })).body.state).toBe('pending_decision');
-    await waitFor(async () => (await call(first, 'GET', `/${claude.id}`)).body.state === 'pending_handling', { what: 'claude to end its turn' });
+    for (const c of [claude, homeless]) {
+      await waitFor(async () => (await call(first, 'GET', `/${c.id}`)).body.state === 'pending_handling', { what: 'claude to end its turn' });
+    }
     const profileFlags = readArgv().slice(8);
     expect(profileFlags).toContain('--settings');
 
@@ -53,12 +58,19 @@ describe('coding sessions across a service restart (SIGKILL)', () => {
     process.kill(-doomed.pid!, 'SIGKILL');
     await waitFor(() => !isAlive(doomed.pid!), { what: 'the doomed worker to die' });
     expect(isAlive(alive.pid!)).toBe(true);
+    rmSync(goneCwd, { recursive: true });
 
     const second = await boot();
     const kept = (await call(second, 'GET', `/${alive.alias}`)).body;
     expect(kept).toMatchObject({ id: alive.id, alias: alive.alias, state: 'pending_decision', pid: alive.pid, detached: true });
     const lost = (await call(second, 'GET', `/${doomed.id}`)).body;
     expect(lost).toMatchObject({ alias: doomed.alias, state: 'exited', exit_reason: 'lost_on_restart' });
+    // Its resume cannot spawn: exited, and no recovery journaled for a process that never ran.
+    expect((await call(second, 'GET', `/${homeless.id}`)).body).toMatchObject({ state: 'exited', exit_reason: 'spawn_failed' });
+    const homelessEvents = (await (await fetch(`${second.url}/api/v1/journal/events?stream=session-${homeless.id}`)).json()) as { events: { type: string }[] };
+    expect(homelessEvents.events.map((e) => e.type).slice(-2)).toEqual(['session.exited', 'session.state_changed']);
+    expect(homelessEvents.events.map((e) => e.type)).not.toContain('session.recovered');
+    expect(isAlive(homeless.pid!)).toBe(false);
     const resumed = (await call(second, 'GET', `/${claude.id}`)).body;
     expect(resumed).toMatchObject({ alias: claude.alias, state: 'pending_handling', detached: false });
     expect(resumed.pid).not.toBe(claude.pid);
@@ -79,6 +91,6 @@ describe('coding sessions across a service restart (SIGKILL)', () => {
     // Aliases are never reused.
     const next = (await call(second, 'POST', '', quiet)).body;
     reaper.track(next.pid);
-    expect(next.alias).toBe(`w${Number(claude.alias.slice(1)) + 1}`);
+    expect(next.alias).toBe(`w${Number(homeless.alias.slice(1)) + 1}`);
   });
 });

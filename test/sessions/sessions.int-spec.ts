@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Journal } from '../../src/journal/journal.port';
 import { JOURNAL } from '../../src/journal/journal.tokens';
@@ -151,6 +151,18 @@ describe('coding sessions with real worker processes', () => {
     expect(stopped.body).toMatchObject({ state: 'exited', exit_reason: 'stopped', exit_signal: 'SIGTERM' });
     await waitFor(() => !isAlive(childPid), { timeoutMs: 10000, what: 'the child to be killed at the deadline' });
     expect((await call('GET', `/${s.id}/output`)).body.lines).toContain('child ignored SIGTERM');
+  });
+
+  it('given an executable whose interpreter does not exist, when a session starts it, then it answers exited (spawn_failed) and journals no start', async () => {
+    const script = join(cwd.path, 'no-interpreter.sh');
+    writeFileSync(script, '#!/nonexistent/interpreter\n', { mode: 0o755 });
+    const s = await start({ command: script, prompt: 'hello' });
+    expect(s).toMatchObject({ state: 'exited', exit_reason: 'spawn_failed', pid: null });
+    const journal = t.app.get<Journal>(JOURNAL);
+    // Runs through the session's mailbox after the spawn error's own report.
+    expect((await call('PATCH', `/${s.id}/supervision`, { excluded: true })).status).toBe(200);
+    const types = (await journal.readStream(`session-${s.id}`)).map((e) => e.type);
+    expect(types).toEqual(['session.created', 'session.exited', 'session.state_changed', 'session.exclusion_changed']);
   });
 
   it('keeps a flooding worker\'s log bounded on disk and tails it', async () => {
