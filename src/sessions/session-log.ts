@@ -82,9 +82,13 @@ export class SessionLog {
   }
 }
 
+export const MAX_LINE_CHARS = 1 << 20;
+/** How much of a dropped line onOverflow gets: enough to tell what the line was. */
+export const OVERFLOW_HEAD_CHARS = 4096;
+
 /**
  * Splits a byte stream into lines without unbounded buffering: a line longer than maxLine is dropped
- * (reported through onOverflow) instead of accumulating.
+ * (onOverflow gets its first OVERFLOW_HEAD_CHARS) instead of accumulating.
  */
 export class LineSplitter {
   private buf = '';
@@ -92,8 +96,8 @@ export class LineSplitter {
 
   constructor(
     private readonly onLine: (line: string) => void,
-    private readonly maxLine = 1 << 20,
-    private readonly onOverflow: () => void = () => undefined,
+    private readonly maxLine = MAX_LINE_CHARS,
+    private readonly onOverflow: (head: string) => void = () => undefined,
   ) {}
 
   push(chunk: string): void {
@@ -108,15 +112,16 @@ export class LineSplitter {
       }
       const line = this.buf + piece;
       this.buf = '';
-      if (line.length > this.maxLine) this.onOverflow();
+      if (line.length > this.maxLine) this.onOverflow(line.slice(0, OVERFLOW_HEAD_CHARS));
       else this.onLine(line);
     }
     if (this.skipping) return;
     this.buf += chunk.slice(start);
     if (this.buf.length > this.maxLine) {
+      const head = this.buf.slice(0, OVERFLOW_HEAD_CHARS);
       this.buf = '';
       this.skipping = true;
-      this.onOverflow();
+      this.onOverflow(head);
     }
   }
 }

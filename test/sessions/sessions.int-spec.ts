@@ -100,6 +100,17 @@ describe('coding sessions with real worker processes', () => {
     expect(events.find((e) => e.type === 'session.runtime_session_assigned')?.data).toMatchObject({ runtime_session_id: expect.stringMatching(/^fake-/) });
   });
 
+  it('given claude writes lines over a megabyte, then a result still ends the turn and a permission request is refused, not left waiting', async () => {
+    const s = await start({ runtime: 'claude-code', env: { PATH: `${FAKE_BIN}:${process.env.PATH}` }, prompt: 'say a lot' });
+    await until(s.id, 'the end of the long turn', (x) => x.state === 'pending_handling');
+    expect((await call('POST', `/${s.id}/messages`, { text: 'write a big file' })).status).toBe(200);
+    const journal = t.app.get<Journal>(JOURNAL);
+    const results = async () => (await journal.readStream(`session-${s.id}`)).filter((e) => e.type === 'session.turn_ended').map((e) => (e.data as { result: string | null }).result);
+    const ended = await waitFor(async () => ((await results()).length === 2 ? results() : undefined), { what: 'the turn of the large request to end' });
+    expect(ended).toEqual([null, expect.stringMatching(/^write error: .*too large/)]);
+    expect((await get(s.id)).state).toBe('pending_handling');
+  });
+
   it('starts claude without a prompt waiting for an instruction, and picks it for runtime auto', async () => {
     const s = await start({ env: { PATH: `${FAKE_BIN}:/usr/bin:/bin` } });
     expect(s).toMatchObject({ runtime: 'claude-code', state: 'pending_handling' });
