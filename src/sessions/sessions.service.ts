@@ -159,7 +159,8 @@ export class SessionsService implements OnApplicationBootstrap, OnApplicationShu
     await actor.run(async () => {
       assertLive(actor);
       if (!actor.handle?.canReceive()) {
-        throw new DomainError('conflict', `session ${actor.context.alias} cannot receive messages: its worker is ${actor.context.attachment === 'detached' ? 'detached after a restart' : 'not attached'}`);
+        const why = actor.context.attachment === 'detached' ? 'is detached after a restart' : 'closed its stdin';
+        throw new DomainError('conflict', `session ${actor.context.alias} cannot receive messages: its worker ${why}`);
       }
       if (!(await this.apply(actor, { type: 'session.message_dispatched', text }))) {
         throw new DomainError('conflict', `session ${actor.context.alias} is ${actor.state}: resolve the pending permission request first`);

@@ -188,6 +188,17 @@ describe('coding sessions with real worker processes', () => {
     expect(existsSync(join(dir, `${s.id}.log.2`))).toBe(false);
   });
 
+  it('given a worker that closed its stdin, when messages keep coming, then they are refused naming the closed input', async () => {
+    const s = await start({ command: '/bin/sh', args: ['-c', 'exec 0<&-; echo closed; sleep 600'] });
+    await waitFor(async () => (await call('GET', `/${s.id}/output`)).body.lines!.includes('closed'), { what: 'stdin to be closed' });
+    // The first write is what finds the pipe closed.
+    const refused = await waitFor(async () => {
+      const res = await call('POST', `/${s.id}/messages`, { text: 'hello?' });
+      return res.status === 409 ? res.body : undefined;
+    }, { what: 'a refused message' });
+    expect(refused).toMatchObject({ code: 'conflict', message: 'session ' + s.alias + ' cannot receive messages: its worker closed its stdin' });
+  });
+
   it('gives every worker the service URL and its session id', async () => {
     const s = await start({
       command: '/bin/sh',
