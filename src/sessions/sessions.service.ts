@@ -293,12 +293,13 @@ export class SessionsService implements OnApplicationBootstrap, OnApplicationShu
   private async recover(actor: SessionActor): Promise<void> {
     const runtime = this.runtimes.get(actor.context.runtime);
     const c = actor.context;
+    const stopping = c.stop_deadline_at !== null;
     const recovery = runtime?.recover(
-      { ...this.launchSpec(actor), pid: c.pid, pid_start_time: c.pid_start_time, runtime_session_id: c.runtime_session_id },
+      { ...this.launchSpec(actor), pid: c.pid, pid_start_time: c.pid_start_time, runtime_session_id: c.runtime_session_id, stopping },
       this.sink(actor),
     );
     if (!recovery) {
-      await this.apply(actor, { type: 'session.exited', code: null, signal: null, reason: 'lost_on_restart' });
+      await this.apply(actor, { type: 'session.exited', code: null, signal: null, reason: stopping ? 'stopped' : 'lost_on_restart' });
       return;
     }
     actor.handle = recovery.handle;

@@ -93,4 +93,34 @@ describe('coding sessions across a service restart (SIGKILL)', () => {
     reaper.track(next.pid);
     expect(next.alias).toBe(`w${Number(homeless.alias.slice(1)) + 1}`);
   });
+  it('given stops still in their grace period when the service dies, then after the restart the sessions are exited as stopped and claude is not resumed', async () => {
+    // The journal is shared with the test before: its last service lets go of it first.
+    for (const s of services) s.child.kill('SIGKILL');
+    await Promise.all(services.map((s) => s.exited));
+    const first = await boot();
+    const stubborn = (await call(first, 'POST', '', { cwd: dir.path, command: process.execPath, args: [join(WORKERS, 'stubborn.js')] })).body;
+    const claude = (await call(first, 'POST', '', { cwd: dir.path, runtime: 'claude-code', prompt: 'hello', env: { FAKE_CLAUDE_IGNORE_SIGTERM: '1' } })).body;
+    for (const s of [stubborn, claude]) reaper.track(s.pid);
+    await waitFor(async () => (await call(first, 'GET', `/${claude.id}`)).body.state === 'pending_handling', { what: 'claude to end its turn' });
+    const events = async (svc: ServiceProcess, id: string): Promise<string[]> => {
+      const res = (await (await fetch(`${svc.url}/api/v1/journal/events?stream=session-${id}`)).json()) as { events: { type: string }[] };
+      return res.events.map((e) => e.type);
+    };
+    for (const s of [stubborn, claude]) {
+      // Answered only once the worker exits: the service dies first.
+      void call(first, 'POST', `/${s.id}/stop`, { grace_ms: 600000 }).catch(() => undefined);
+      await waitFor(async () => (await events(first, s.id)).includes('session.stop_requested'), { what: 'the stop to be journaled' });
+    }
+
+    first.child.kill('SIGKILL');
+    await first.exited;
+    process.kill(-stubborn.pid!, 'SIGKILL');
+    await waitFor(() => !isAlive(stubborn.pid!), { what: 'the stubborn worker to die' });
+
+    const second = await boot();
+    expect((await call(second, 'GET', `/${stubborn.id}`)).body).toMatchObject({ state: 'exited', exit_reason: 'stopped' });
+    expect((await call(second, 'GET', `/${claude.id}`)).body).toMatchObject({ state: 'exited', exit_reason: 'stopped' });
+    expect(await events(second, claude.id)).not.toContain('session.recovered');
+    expect(isAlive(claude.pid!)).toBe(false);
+  });
 });

@@ -102,14 +102,14 @@ export class ClaudeCodeRuntime implements SessionRuntime {
   }
 
   /**
-   * Resumable by its runtime session id: the old process (whose pipes died with the service) is ended
-   * if it still runs, and a new one continues the conversation with --resume.
+   * The old process (whose pipes died with the service) is ended if it still runs; a new one continues the
+   * conversation with --resume, unless there is none to continue or the session was being stopped.
    */
   recover(spec: RecoverySpec, sink: RuntimeSink): Recovery {
-    if (!spec.runtime_session_id) return null;
     if (spec.pid !== null && spec.pid_start_time !== null && this.runner.isAlive(spec.pid, spec.pid_start_time)) {
       this.runner.signalGroup(spec.pid, 'SIGKILL');
     }
+    if (!spec.runtime_session_id || spec.stopping) return null;
     return { handle: this.start(spec, sink, spec.runtime_session_id), resumed: true };
   }
 }
