@@ -159,7 +159,8 @@ export class SessionsService implements OnApplicationBootstrap, OnApplicationShu
     await actor.run(async () => {
       assertLive(actor);
       if (!actor.handle?.canReceive()) {
-        throw new DomainError('conflict', `session ${actor.context.alias} cannot receive messages: its worker is ${actor.context.attachment === 'detached' ? 'detached after a restart' : 'not attached'}`);
+        const why = actor.context.attachment === 'detached' ? 'is detached after a restart' : 'closed its stdin';
+        throw new DomainError('conflict', `session ${actor.context.alias} cannot receive messages: its worker ${why}`);
       }
       if (!(await this.apply(actor, { type: 'session.message_dispatched', text }))) {
         throw new DomainError('conflict', `session ${actor.context.alias} is ${actor.state}: resolve the pending permission request first`);
@@ -279,6 +280,8 @@ export class SessionsService implements OnApplicationBootstrap, OnApplicationShu
       return this.apply(actor, { type: 'session.exited', code: null, signal: null, reason: 'spawn_failed' });
     }
     const { pid, startTime } = actor.handle;
+    // No pid: the spawn failed (its error is reported next, to an exited session); nothing started.
+    if (pid === null) return this.apply(actor, { type: 'session.exited', code: null, signal: null, reason: 'spawn_failed' });
     return this.apply(actor, { type: 'session.started', pid, pid_start_time: startTime, idle: runtime.startsIdle(prompt !== undefined) }).then(async () => {
       if (prompt === undefined || !actor.handle?.canReceive()) return;
       await this.apply(actor, { type: 'session.message_dispatched', text: prompt });
@@ -290,16 +293,22 @@ export class SessionsService implements OnApplicationBootstrap, OnApplicationShu
   private async recover(actor: SessionActor): Promise<void> {
     const runtime = this.runtimes.get(actor.context.runtime);
     const c = actor.context;
+    const stopping = c.stop_deadline_at !== null;
     const recovery = runtime?.recover(
-      { ...this.launchSpec(actor), pid: c.pid, pid_start_time: c.pid_start_time, runtime_session_id: c.runtime_session_id },
+      { ...this.launchSpec(actor), pid: c.pid, pid_start_time: c.pid_start_time, runtime_session_id: c.runtime_session_id, stopping },
       this.sink(actor),
     );
     if (!recovery) {
-      await this.apply(actor, { type: 'session.exited', code: null, signal: null, reason: 'lost_on_restart' });
+      await this.apply(actor, { type: 'session.exited', code: null, signal: null, reason: stopping ? 'stopped' : 'lost_on_restart' });
       return;
     }
     actor.handle = recovery.handle;
     const h = recovery.handle;
+    // A resume whose spawn failed (the cwd is gone, say): as at launch, nothing started.
+    if (h.pid === null) {
+      await this.apply(actor, { type: 'session.exited', code: null, signal: null, reason: 'spawn_failed' });
+      return;
+    }
     await this.apply(actor, { type: 'session.recovered', attachment: h.attachment, pid: h.pid, pid_start_time: h.startTime, resumed: recovery.resumed });
     if (actor.context.stop_deadline_at !== null) await this.armStop(actor);
   }
@@ -313,7 +322,9 @@ export class SessionsService implements OnApplicationBootstrap, OnApplicationShu
       return;
     }
     if (actor.killTimer) clearTimeout(actor.killTimer);
-    actor.killTimer = setTimeout(() => actor.handle?.signal('SIGKILL'), Math.max(0, deadline - this.clock.now()));
+    // The handle, not actor.handle: the timer outlives the worker's own exit (see onReport).
+    const handle = actor.handle;
+    actor.killTimer = setTimeout(() => handle.signal('SIGKILL'), Math.max(0, deadline - this.clock.now()));
     actor.killTimer.unref();
   }
 
@@ -347,8 +358,11 @@ export class SessionsService implements OnApplicationBootstrap, OnApplicationShu
               : report.signal
                 ? 'signaled'
                 : 'exited';
-        if (actor.killTimer) clearTimeout(actor.killTimer);
-        actor.killTimer = null;
+        // During a stop the SIGKILL still falls at the deadline: what the worker left in its group got the same SIGTERM.
+        if (actor.killTimer && actor.context.stop_deadline_at === null) {
+          clearTimeout(actor.killTimer);
+          actor.killTimer = null;
+        }
         actor.handle?.release();
         actor.handle = null;
         await this.apply(actor, { type: 'session.exited', code: report.code, signal: report.signal, reason }, 'runtime');
@@ -369,7 +383,8 @@ export class SessionsService implements OnApplicationBootstrap, OnApplicationShu
   }
 
   private logOf(actor: SessionActor): SessionLog {
-    actor.log ??= SessionLog.in(join(this.config.journal.dir, 'session-logs'), actor.id);
+    const onError = (e: Error) => this.logger.warn(`session ${actor.id}: output not logged: ${e.message}`);
+    actor.log ??= SessionLog.in(join(this.config.journal.dir, 'session-logs'), actor.id, undefined, onError);
     return actor.log;
   }
 }

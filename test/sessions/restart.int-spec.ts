@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { ServiceProcess, startService } from '../support/service-process';
 import { tempDir } from '../support/temp-dir';
@@ -42,9 +42,14 @@ describe('coding sessions across a service restart (SIGKILL)', () => {
     const argvFile = join(dir.path, 'claude-argv.json');
     const readArgv = () => (existsSync(argvFile) ? (JSON.parse(readFileSync(argvFile, 'utf8')) as string[]) : []);
     const claude = (await call(first, 'POST', '', { cwd: dir.path, runtime: 'claude-code', prompt: 'hello', env: { FAKE_CLAUDE_ARGV_FILE: argvFile } })).body;
-    for (const s of [alive, doomed, claude]) reaper.track(s.pid);
+    const goneCwd = join(dir.path, 'removed-while-down');
+    mkdirSync(goneCwd);
+    const homeless = (await call(first, 'POST', '', { cwd: goneCwd, runtime: 'claude-code', prompt: 'hello' })).body;
+    for (const s of [alive, doomed, claude, homeless]) reaper.track(s.pid);
     expect((await call(first, 'POST', `/${alive.id}/signals`, { type: 'ask_human', question: 'ship it?' })).body.state).toBe('pending_decision');
-    await waitFor(async () => (await call(first, 'GET', `/${claude.id}`)).body.state === 'pending_handling', { what: 'claude to end its turn' });
+    for (const c of [claude, homeless]) {
+      await waitFor(async () => (await call(first, 'GET', `/${c.id}`)).body.state === 'pending_handling', { what: 'claude to end its turn' });
+    }
     const profileFlags = readArgv().slice(8);
     expect(profileFlags).toContain('--settings');
 
@@ -53,12 +58,19 @@ describe('coding sessions across a service restart (SIGKILL)', () => {
     process.kill(-doomed.pid!, 'SIGKILL');
     await waitFor(() => !isAlive(doomed.pid!), { what: 'the doomed worker to die' });
     expect(isAlive(alive.pid!)).toBe(true);
+    rmSync(goneCwd, { recursive: true });
 
     const second = await boot();
     const kept = (await call(second, 'GET', `/${alive.alias}`)).body;
     expect(kept).toMatchObject({ id: alive.id, alias: alive.alias, state: 'pending_decision', pid: alive.pid, detached: true });
     const lost = (await call(second, 'GET', `/${doomed.id}`)).body;
     expect(lost).toMatchObject({ alias: doomed.alias, state: 'exited', exit_reason: 'lost_on_restart' });
+    // Its resume cannot spawn: exited, and no recovery journaled for a process that never ran.
+    expect((await call(second, 'GET', `/${homeless.id}`)).body).toMatchObject({ state: 'exited', exit_reason: 'spawn_failed' });
+    const homelessEvents = (await (await fetch(`${second.url}/api/v1/journal/events?stream=session-${homeless.id}`)).json()) as { events: { type: string }[] };
+    expect(homelessEvents.events.map((e) => e.type).slice(-2)).toEqual(['session.exited', 'session.state_changed']);
+    expect(homelessEvents.events.map((e) => e.type)).not.toContain('session.recovered');
+    expect(isAlive(homeless.pid!)).toBe(false);
     const resumed = (await call(second, 'GET', `/${claude.id}`)).body;
     expect(resumed).toMatchObject({ alias: claude.alias, state: 'pending_handling', detached: false });
     expect(resumed.pid).not.toBe(claude.pid);
@@ -79,6 +91,36 @@ describe('coding sessions across a service restart (SIGKILL)', () => {
     // Aliases are never reused.
     const next = (await call(second, 'POST', '', quiet)).body;
     reaper.track(next.pid);
-    expect(next.alias).toBe(`w${Number(claude.alias.slice(1)) + 1}`);
+    expect(next.alias).toBe(`w${Number(homeless.alias.slice(1)) + 1}`);
+  });
+  it('given stops still in their grace period when the service dies, then after the restart the sessions are exited as stopped and claude is not resumed', async () => {
+    // The journal is shared with the test before: its last service lets go of it first.
+    for (const s of services) s.child.kill('SIGKILL');
+    await Promise.all(services.map((s) => s.exited));
+    const first = await boot();
+    const stubborn = (await call(first, 'POST', '', { cwd: dir.path, command: process.execPath, args: [join(WORKERS, 'stubborn.js')] })).body;
+    const claude = (await call(first, 'POST', '', { cwd: dir.path, runtime: 'claude-code', prompt: 'hello', env: { FAKE_CLAUDE_IGNORE_SIGTERM: '1' } })).body;
+    for (const s of [stubborn, claude]) reaper.track(s.pid);
+    await waitFor(async () => (await call(first, 'GET', `/${claude.id}`)).body.state === 'pending_handling', { what: 'claude to end its turn' });
+    const events = async (svc: ServiceProcess, id: string): Promise<string[]> => {
+      const res = (await (await fetch(`${svc.url}/api/v1/journal/events?stream=session-${id}`)).json()) as { events: { type: string }[] };
+      return res.events.map((e) => e.type);
+    };
+    for (const s of [stubborn, claude]) {
+      // Answered only once the worker exits: the service dies first.
+      void call(first, 'POST', `/${s.id}/stop`, { grace_ms: 600000 }).catch(() => undefined);
+      await waitFor(async () => (await events(first, s.id)).includes('session.stop_requested'), { what: 'the stop to be journaled' });
+    }
+
+    first.child.kill('SIGKILL');
+    await first.exited;
+    process.kill(-stubborn.pid!, 'SIGKILL');
+    await waitFor(() => !isAlive(stubborn.pid!), { what: 'the stubborn worker to die' });
+
+    const second = await boot();
+    expect((await call(second, 'GET', `/${stubborn.id}`)).body).toMatchObject({ state: 'exited', exit_reason: 'stopped' });
+    expect((await call(second, 'GET', `/${claude.id}`)).body).toMatchObject({ state: 'exited', exit_reason: 'stopped' });
+    expect(await events(second, claude.id)).not.toContain('session.recovered');
+    expect(isAlive(claude.pid!)).toBe(false);
   });
 });

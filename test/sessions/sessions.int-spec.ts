@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Journal } from '../../src/journal/journal.port';
 import { JOURNAL } from '../../src/journal/journal.tokens';
@@ -100,6 +100,17 @@ describe('coding sessions with real worker processes', () => {
     expect(events.find((e) => e.type === 'session.runtime_session_assigned')?.data).toMatchObject({ runtime_session_id: expect.stringMatching(/^fake-/) });
   });
 
+  it('given claude writes lines over a megabyte, then a result still ends the turn and a permission request is refused, not left waiting', async () => {
+    const s = await start({ runtime: 'claude-code', env: { PATH: `${FAKE_BIN}:${process.env.PATH}` }, prompt: 'say a lot' });
+    await until(s.id, 'the end of the long turn', (x) => x.state === 'pending_handling');
+    expect((await call('POST', `/${s.id}/messages`, { text: 'write a big file' })).status).toBe(200);
+    const journal = t.app.get<Journal>(JOURNAL);
+    const results = async () => (await journal.readStream(`session-${s.id}`)).filter((e) => e.type === 'session.turn_ended').map((e) => (e.data as { result: string | null }).result);
+    const ended = await waitFor(async () => ((await results()).length === 2 ? results() : undefined), { what: 'the turn of the large request to end' });
+    expect(ended).toEqual([null, expect.stringMatching(/^write error: .*too large/)]);
+    expect((await get(s.id)).state).toBe('pending_handling');
+  });
+
   it('starts claude without a prompt waiting for an instruction, and picks it for runtime auto', async () => {
     const s = await start({ env: { PATH: `${FAKE_BIN}:/usr/bin:/bin` } });
     expect(s).toMatchObject({ runtime: 'claude-code', state: 'pending_handling' });
@@ -141,6 +152,29 @@ describe('coding sessions with real worker processes', () => {
     expect((await call('POST', `/${s.id}/stop`, {})).status).toBe(409);
   });
 
+  it('given a worker whose child ignores SIGTERM, when the worker dies at the stop, then the child still gets SIGKILL at the deadline', async () => {
+    const s = await start({ command: process.execPath, args: [join(WORKERS, 'forking.js')] });
+    const childPid = await waitFor(async () => {
+      const line = (await call('GET', `/${s.id}/output`)).body.lines!.find((l) => l.startsWith('child '));
+      return line ? Number(line.slice('child '.length)) : undefined;
+    }, { what: 'the child to be up' });
+    const stopped = await call('POST', `/${s.id}/stop`, { grace_ms: 300 });
+    expect(stopped.body).toMatchObject({ state: 'exited', exit_reason: 'stopped', exit_signal: 'SIGTERM' });
+    await waitFor(() => !isAlive(childPid), { timeoutMs: 10000, what: 'the child to be killed at the deadline' });
+  });
+
+  it('given an executable whose interpreter does not exist, when a session starts it, then it answers exited (spawn_failed) and journals no start', async () => {
+    const script = join(cwd.path, 'no-interpreter.sh');
+    writeFileSync(script, '#!/nonexistent/interpreter\n', { mode: 0o755 });
+    const s = await start({ command: script, prompt: 'hello' });
+    expect(s).toMatchObject({ state: 'exited', exit_reason: 'spawn_failed', pid: null });
+    const journal = t.app.get<Journal>(JOURNAL);
+    // Runs through the session's mailbox after the spawn error's own report.
+    expect((await call('PATCH', `/${s.id}/supervision`, { excluded: true })).status).toBe(200);
+    const types = (await journal.readStream(`session-${s.id}`)).map((e) => e.type);
+    expect(types).toEqual(['session.created', 'session.exited', 'session.state_changed', 'session.exclusion_changed']);
+  });
+
   it('keeps a flooding worker\'s log bounded on disk and tails it', async () => {
     const s = await start({ command: process.execPath, args: [join(WORKERS, 'flood.js'), '100000'] });
     await until(s.id, 'the flood to end', (x) => x.state === 'exited');
@@ -152,6 +186,17 @@ describe('coding sessions with real worker processes', () => {
     expect(files.sort()).toEqual([`${s.id}.log`, `${s.id}.log.1`]);
     expect(bytes).toBeLessThanOrEqual(2 * 1024 * 1024);
     expect(existsSync(join(dir, `${s.id}.log.2`))).toBe(false);
+  });
+
+  it('given a worker that closed its stdin, when messages keep coming, then they are refused naming the closed input', async () => {
+    const s = await start({ command: '/bin/sh', args: ['-c', 'exec 0<&-; echo closed; sleep 600'] });
+    await waitFor(async () => (await call('GET', `/${s.id}/output`)).body.lines!.includes('closed'), { what: 'stdin to be closed' });
+    // The first write is what finds the pipe closed.
+    const refused = await waitFor(async () => {
+      const res = await call('POST', `/${s.id}/messages`, { text: 'hello?' });
+      return res.status === 409 ? res.body : undefined;
+    }, { what: 'a refused message' });
+    expect(refused).toMatchObject({ code: 'conflict', message: 'session ' + s.alias + ' cannot receive messages: its worker closed its stdin' });
   });
 
   it('gives every worker the service URL and its session id', async () => {

@@ -1,5 +1,5 @@
 import { JsonObject, PermissionDecision } from '../session.events';
-import { LineSplitter } from '../session-log';
+import { LineSplitter, MAX_LINE_CHARS } from '../session-log';
 import { ProcessRunner, WorkerProcess } from './process-runner';
 import { LaunchSpec, Recovery, RecoverySpec, RuntimeSink, SessionRuntime, WorkerHandle } from './runtime.port';
 import { AttachedWorker } from './worker-handles';
@@ -25,7 +25,7 @@ const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !==
 class ClaudeWorker extends AttachedWorker {
   constructor(proc: WorkerProcess, runner: ProcessRunner, sink: RuntimeSink) {
     super(proc, runner, sink);
-    const lines = new LineSplitter((line) => this.onLine(line));
+    const lines = new LineSplitter((line) => this.onLine(line), MAX_LINE_CHARS, (head) => this.onOverflow(head));
     proc.stdout.setEncoding('utf8');
     proc.stdout.on('data', (c: string) => {
       sink.output(Buffer.from(c));
@@ -44,6 +44,21 @@ class ClaudeWorker extends AttachedWorker {
 
   private controlResponse(response: JsonObject): void {
     if (this.canReceive()) this.writeLine(JSON.stringify({ type: 'control_response', response }));
+  }
+
+  /**
+   * A line too long to parse is known by its head (claude writes `type` and `request_id` first). A result still
+   * ends the turn; a permission request is refused, since its input cannot be shown for review, and claude
+   * would otherwise wait for an answer forever.
+   */
+  private onOverflow(head: string): void {
+    const type = /^\{"type":"([a-z_]+)"/.exec(head)?.[1];
+    if (type === 'result') this.sink.report({ kind: 'turn_ended', result: null });
+    const requestId = type === 'control_request' ? /"request_id":"([^"\\]+)"/.exec(head)?.[1] : undefined;
+    if (requestId) {
+      const error = `control request too large for brainstem to review (over ${MAX_LINE_CHARS} characters)`;
+      this.controlResponse({ subtype: 'error', request_id: requestId, error });
+    }
   }
 
   private onLine(line: string): void {
@@ -87,14 +102,14 @@ export class ClaudeCodeRuntime implements SessionRuntime {
   }
 
   /**
-   * Resumable by its runtime session id: the old process (whose pipes died with the service) is ended
-   * if it still runs, and a new one continues the conversation with --resume.
+   * The old process (whose pipes died with the service) is ended if it still runs; a new one continues the
+   * conversation with --resume, unless there is none to continue or the session was being stopped.
    */
   recover(spec: RecoverySpec, sink: RuntimeSink): Recovery {
-    if (!spec.runtime_session_id) return null;
     if (spec.pid !== null && spec.pid_start_time !== null && this.runner.isAlive(spec.pid, spec.pid_start_time)) {
       this.runner.signalGroup(spec.pid, 'SIGKILL');
     }
+    if (!spec.runtime_session_id || spec.stopping) return null;
     return { handle: this.start(spec, sink, spec.runtime_session_id), resumed: true };
   }
 }

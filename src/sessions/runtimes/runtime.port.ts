@@ -29,6 +29,8 @@ export interface RecoverySpec extends LaunchSpec {
   pid: number | null;
   pid_start_time: string | null;
   runtime_session_id: string | null;
+  /** A stop was requested before the restart: a worker is needed only to be ended, never resumed. */
+  stopping: boolean;
 }
 
 /** The service's hold on one worker. */

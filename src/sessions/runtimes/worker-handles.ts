@@ -41,8 +41,9 @@ export class AttachedWorker implements WorkerHandle {
     // A command worker that asked through a signal reads the outcome from its session status.
   }
 
+  /** Reaches the group after the worker itself exited too: children it left there are still its to end. */
   signal(signal: NodeJS.Signals): boolean {
-    return this.proc.pid !== null && !this.exited && this.runner.signalGroup(this.proc.pid, signal);
+    return this.proc.pid !== null && this.runner.signalGroup(this.proc.pid, signal);
   }
 
   release(): void {
