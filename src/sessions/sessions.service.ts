@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { statSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { DomainError } from '../common/domain-error';
 import { CONFIG } from '../config/config.module';
 import { BrainstemConfig } from '../config/config.schema';
@@ -75,8 +75,10 @@ export class SessionsService implements OnApplicationBootstrap, OnApplicationShu
     const { profileId, doc } = await this.profileFor(dto);
     const requestedCwd = dto.cwd ?? (doc.default_cwd || undefined);
     if (requestedCwd === undefined) throw new DomainError('invalid_input', `cwd: required (profile ${profileId} has no default_cwd)`);
-    const cwd = resolve(requestedCwd);
     const cwdSource = dto.cwd !== undefined ? 'cwd' : `default_cwd of profile ${profileId}`;
+    // Relative to what the caller cannot see (the service's own directory): refused rather than guessed.
+    if (!isAbsolute(requestedCwd)) throw new DomainError('invalid_input', `${cwdSource}: must be an absolute path, not ${JSON.stringify(requestedCwd)}`);
+    const cwd = resolve(requestedCwd);
     if (!isDirectory(cwd)) throw new DomainError('invalid_input', `${cwdSource}: ${requestedCwd} does not exist or is not a directory`);
     const userEnv = dto.env ?? {};
     const pathEnv = userEnv.PATH ?? process.env.PATH ?? '';

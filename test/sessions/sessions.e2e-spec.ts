@@ -32,6 +32,7 @@ describe('coding sessions over HTTP: bad input and limits', () => {
     ['a runtime whose adapter does not exist yet', { runtime: 'codex' }, /codex is not supported yet/],
     ['a missing cwd', { cwd: '/nonexistent/dir', ...quiet }, /cwd: .* does not exist or is not a directory/],
     ['a cwd that is a file', { cwd: join(WORKERS, 'quiet.js'), ...quiet }, /not a directory/],
+    ['a relative cwd (relative to nothing the caller can see)', { cwd: '.', ...quiet }, /cwd: must be an absolute path, not "\."/],
     ['an executable not on PATH', { command: 'no-such-binary-xyz' }, /not an executable on PATH/],
     ['claude-code when claude is not on PATH', { runtime: 'claude-code', env: { PATH: '/nonexistent' } }, /executable claude is not on PATH/],
     ['auto when no agent runtime is installed', { env: { PATH: '/nonexistent' } }, /none of claude, codex, gemini, opencode/],
