@@ -173,6 +173,33 @@ describe('Agent Profile preview and apply (HTTP, real temp dirs)', () => {
     expect(new Set(Object.values(actions((await preview('researcher', { runtime: 'claude-code', dir })).json().files)))).toEqual(new Set(['unchanged']));
   });
 
+  it('refuses on a first apply to overwrite a whole file it did not write, unless forced; an identical one is unchanged', async () => {
+    // Given a target that already holds the user's own agent file under the profile's name, and an opencode agent file
+    // identical to what apply writes
+    const dir = target();
+    mkdirSync(join(dir, '.claude/agents'), { recursive: true });
+    writeFileSync(join(dir, '.claude/agents/code-reviewer.md'), 'my own reviewer\n');
+    const opencode = (await preview('code-reviewer', { runtime: 'opencode', dir })).json().files.find((f: { path: string }) => f.path.endsWith('.md'));
+    mkdirSync(join(dir, '.opencode/agent'), { recursive: true });
+    writeFileSync(join(dir, opencode.path), opencode.content);
+    // When previewing: Then the agent file is drift, saying Brainstem did not write it
+    const shown = (await preview('code-reviewer', { runtime: 'claude-code', dir })).json().files;
+    expect(shown.find((f: { path: string }) => f.path === '.claude/agents/code-reviewer.md')).toMatchObject({ action: 'drift', reason: 'not_written_by_brainstem' });
+    // When applying without force: Then 409 naming the file, and nothing is written
+    const refused = await apply('code-reviewer', { runtime: 'claude-code', dir });
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json()).toMatchObject({ code: 'apply_drift', details: { files: ['.claude/agents/code-reviewer.md'] } });
+    expect(refused.json().message).toContain('.claude/agents/code-reviewer.md');
+    expect(read(dir, '.claude/agents/code-reviewer.md')).toBe('my own reviewer\n');
+    expect(existsSync(join(dir, '.brainstem'))).toBe(false);
+    // When forced: Then it is overwritten
+    const forced = await apply('code-reviewer', { runtime: 'claude-code', dir, force: true });
+    expect(actions(forced.json().files)['.claude/agents/code-reviewer.md']).toBe('overwritten');
+    expect(read(dir, '.claude/agents/code-reviewer.md')).toContain('name: code-reviewer');
+    // And the identical opencode file is applied as unchanged, without force
+    expect(actions((await apply('code-reviewer', { runtime: 'opencode', dir })).json().files)[opencode.path]).toBe('unchanged');
+  });
+
   it('keeps the mode of a file it merges into, and refuses one the user made read-only, changing nothing', async () => {
     // Given a private .mcp.json (0600) and, in another target, a read-only settings.json
     const dir = target();

@@ -36,6 +36,27 @@ describe('apply plan', () => {
     expect(nextManifest('p', 'claude-code', planFiles(emitted, existing, null, 'p')).files.d).toBe(sha256('D2'));
   });
 
+  it('plans a whole file Brainstem did not write as drift when applying would replace it, never a merged one', () => {
+    // Given whole files already there: one the user wrote, one identical to the emission, one a previous apply found identical
+    const owned = (path: string, content: string): EmittedFile => ({ path, content, merge: 'owned' });
+    const emitted = [owned('users.md', 'ours'), owned('same.md', 'S'), owned('found.md', 'F2'), owned('mine.md', 'M2'), settings];
+    const manifest = { profile_id: 'p', runtime: 'claude-code', files: { 'found.md': sha256('F1'), 'mine.md': sha256('M1') }, owned: ['mine.md'] };
+    const existing = new Map<string, string | null>([['users.md', 'theirs'], ['same.md', 'S'], ['found.md', 'F1'], ['mine.md', 'M1'], [settings.path, '{"env":{}}']]);
+    // When planned with no manifest, then with that manifest
+    const first = planFiles(emitted, existing, null, 'p');
+    const later = planFiles(emitted, existing, manifest, 'p');
+    // Then only the files that are not Brainstem's and would be replaced are drift; a merged file is an update
+    expect(first.map((f) => [f.action, f.reason])).toEqual([
+      ['drift', 'not_written_by_brainstem'],
+      ['unchanged', undefined],
+      ['drift', 'not_written_by_brainstem'],
+      ['drift', 'not_written_by_brainstem'],
+      ['update', undefined],
+    ]);
+    expect(later.map((f) => f.reason)).toEqual(['not_written_by_brainstem', undefined, 'not_written_by_brainstem', undefined, undefined]);
+    expect(later[3].action).toBe('update');
+  });
+
   it('withdraws what the last apply set and the profile no longer sets, keeping what the user set or changed', () => {
     // Given the last emission and a file the user added to since
     const previous = { permissions: { defaultMode: 'plan', allow: ['Bash(*)'] }, model: 'opus', hooks: { PreToolUse: [{ matcher: 'Bash' }] } };

@@ -11,6 +11,9 @@ import { isPlainObject, mergePatch } from '../merge-patch';
 
 export type FileAction = 'create' | 'update' | 'unchanged' | 'drift';
 
+/** Why a file is `drift`: applying would lose something of the user's, so apply refuses it without force. */
+export type DriftReason = 'edited_since_apply' | 'not_written_by_brainstem';
+
 /** A file the last apply wrote whole and this one no longer emits: `remove` when unchanged since, `kept` when edited. */
 export type WithdrawnAction = 'remove' | 'kept';
 
@@ -26,6 +29,8 @@ export interface PlannedFile {
   /** The file as it would be after apply: emitted content merged into what exists. */
   content: string;
   action: FileAction;
+  /** Set exactly when action is drift. */
+  reason?: DriftReason;
   /** For json/toml files: what the profile emitted, kept in the manifest so the next apply can withdraw it. */
   fragment?: string;
   /** Written whole (`owned` merge): a later apply that no longer emits it removes it. */
@@ -53,8 +58,8 @@ export function sha256(text: string): string {
 }
 
 /**
- * create: no file yet. unchanged: the merge changes nothing. drift: the file changed since our last apply (its hash
- * differs from the manifest's) and applying would change it again. update: otherwise.
+ * create: no file yet. unchanged: the merge changes nothing. drift: applying would change a file and lose something
+ * of the user's (see `driftReason`). update: otherwise.
  */
 export function planFiles(emitted: readonly EmittedFile[], existing: ReadonlyMap<string, string | null>, manifest: ApplyManifest | null, profileId: string): PlannedFile[] {
   return emitted.map((file) => {
@@ -63,10 +68,26 @@ export function planFiles(emitted: readonly EmittedFile[], existing: ReadonlyMap
     if (current === null) return { path: file.path, content: file.content, action: 'create', ...kind };
     const content = mergeFile(file, current, profileId, manifest?.emitted?.[file.path]);
     if (content === current) return { path: file.path, content, action: 'unchanged', ...kind };
-    const recorded = manifest?.files[file.path];
-    const drifted = recorded !== undefined && recorded !== sha256(current);
-    return { path: file.path, content, action: drifted ? 'drift' : 'update', ...kind };
+    const reason = driftReason(file, current, manifest);
+    return reason ? { path: file.path, content, action: 'drift', reason, ...kind } : { path: file.path, content, action: 'update', ...kind };
   });
+}
+
+/**
+ * edited_since_apply: the file's hash differs from the manifest's. not_written_by_brainstem: a whole file Brainstem
+ * did not write (no manifest records it, or the apply that recorded it found it already identical) is the user's,
+ * and writing it whole would replace it. Merged files keep the user's keys, so being unrecorded is no loss for them.
+ */
+function driftReason(file: EmittedFile, current: string, manifest: ApplyManifest | null): DriftReason | undefined {
+  const recorded = manifest?.files[file.path];
+  if (recorded !== undefined && recorded !== sha256(current)) return 'edited_since_apply';
+  if (file.merge === 'owned' && !wroteWhole(manifest, file.path)) return 'not_written_by_brainstem';
+  return undefined;
+}
+
+/** Whether the manifest says Brainstem wrote this whole file; one from before `owned` was kept vouches for every file it lists. */
+function wroteWhole(manifest: ApplyManifest | null, path: string): boolean {
+  return manifest?.owned ? manifest.owned.includes(path) : manifest?.files[path] !== undefined;
 }
 
 /**
@@ -81,8 +102,7 @@ export function nextManifest(
   dirs: { created: readonly string[]; removed: readonly string[] } = { created: [], removed: [] },
 ): ApplyManifest {
   const emitted = Object.fromEntries(planned.flatMap((f) => (f.fragment !== undefined ? [[f.path, f.fragment]] : [])));
-  const wasOwned = (path: string) => (previous?.owned ? previous.owned.includes(path) : previous?.files[path] !== undefined);
-  const owned = planned.filter((f) => f.whole && (f.action !== 'unchanged' || wasOwned(f.path))).map((f) => f.path);
+  const owned = planned.filter((f) => f.whole && (f.action !== 'unchanged' || wroteWhole(previous, f.path))).map((f) => f.path);
   const keptDirs = [...new Set([...(previous?.dirs ?? []), ...dirs.created])].filter((d) => !dirs.removed.includes(d)).sort();
   return { profile_id: profileId, runtime, files: Object.fromEntries(planned.map((f) => [f.path, sha256(f.content)])), emitted, owned, dirs: keptDirs };
 }

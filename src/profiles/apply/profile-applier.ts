@@ -11,6 +11,7 @@ import { ProfilesService } from '../profiles.service';
 import { ApplyFs } from './apply-fs.port';
 import {
   ApplyManifest,
+  DriftReason,
   FileAction,
   PlannedFile,
   WithdrawnAction,
@@ -34,7 +35,7 @@ export interface PreviewResult {
   /** How the runtime was chosen: named (by the request or the profile) or resolved from `auto`. */
   runtime_source: 'requested' | 'profile' | 'auto';
   dir: string;
-  files: Array<{ path: string; content: string; action: FileAction | WithdrawnAction }>;
+  files: Array<{ path: string; content: string; action: FileAction | WithdrawnAction; reason?: DriftReason }>;
   warnings: EmitWarning[];
   /** Lint errors and missing skills: apply refuses while there are any. */
   errors: LintFinding[];
@@ -49,6 +50,11 @@ export interface ApplyResult {
 }
 
 export type ApplyTrigger = 'api' | 'auto_apply';
+
+const DRIFT_TEXT: Record<DriftReason, string> = {
+  edited_since_apply: 'changed since the last apply',
+  not_written_by_brainstem: 'already there and not written by Brainstem',
+};
 
 interface Plan {
   runtime: EmitRuntime;
@@ -82,7 +88,7 @@ export class ProfileApplier {
       runtime: plan.runtime,
       runtime_source: plan.runtime_source,
       dir: plan.dir,
-      files: [...plan.planned, ...plan.withdrawn].map(({ path, content, action }) => ({ path, content, action })),
+      files: [...plan.planned.map(({ path, content, action, reason }) => ({ path, content, action, ...(reason ? { reason } : {}) })), ...plan.withdrawn.map(({ path, content, action }) => ({ path, content, action }))],
       warnings: plan.warnings,
       errors: plan.errors,
     };
@@ -114,9 +120,13 @@ export class ProfileApplier {
     if (plan.errors.length) {
       throw new DomainError('profile_has_errors', `profile ${id} has ${plan.errors.length} error(s); fix them before applying`, { errors: plan.errors });
     }
-    const drift = plan.planned.filter((f) => f.action === 'drift').map((f) => f.path);
+    const drift = plan.planned.filter((f): f is PlannedFile & { reason: DriftReason } => f.reason !== undefined);
     if (drift.length && !force) {
-      throw new DomainError('apply_drift', `changed since the last apply: ${drift.join(', ')}; apply with force: true to overwrite`, { files: drift });
+      const named = drift.map((f) => `${f.path} (${DRIFT_TEXT[f.reason]})`).join(', ');
+      throw new DomainError('apply_drift', `applying would lose changes in ${named}; apply with force: true to overwrite`, {
+        files: drift.map((f) => f.path),
+        reasons: Object.fromEntries(drift.map((f) => [f.path, f.reason])),
+      });
     }
     const removedDirs = await this.removeWithdrawn(plan);
     const manifest = nextManifest(id, plan.runtime, plan.planned, plan.manifest, { created: plan.createdDirs, removed: removedDirs });
