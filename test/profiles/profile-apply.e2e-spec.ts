@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { Journal } from '../../src/journal/journal.port';
@@ -79,7 +79,7 @@ describe('Agent Profile preview and apply (HTTP, real temp dirs)', () => {
     const first = await apply('documentation-writer', { runtime: 'claude-code', dir });
     expect(first.statusCode).toBe(200);
     expect(new Set(Object.values(actions(first.json().files)))).toEqual(new Set(['create']));
-    const manifest = JSON.parse(read(dir, '.brainstem/applied-documentation-writer.json'));
+    const manifest = JSON.parse(read(dir, '.brainstem/applied-documentation-writer.claude-code.json'));
     expect(Object.keys(manifest.files).sort()).toEqual(['.claude/agents/documentation-writer.md', '.claude/rules/documentation-writer-1.md', '.claude/settings.json', '.mcp.json']);
     expect(manifest.files['.mcp.json']).toMatch(/^[0-9a-f]{64}$/);
     // Then a second apply changes nothing
@@ -198,6 +198,48 @@ describe('Agent Profile preview and apply (HTTP, real temp dirs)', () => {
     expect(read(dir, '.claude/agents/code-reviewer.md')).toContain('name: code-reviewer');
     // And the identical opencode file is applied as unchanged, without force
     expect(actions((await apply('code-reviewer', { runtime: 'opencode', dir })).json().files)[opencode.path]).toBe('unchanged');
+  });
+
+  it('keeps one manifest per runtime: applying for codex does not make a later claude-code apply forget what it wrote', async () => {
+    // Given a profile applied for claude-code, then for codex, in the same target
+    const dir = target();
+    const id = (await post(API, { name: 'Two Runtimes', target_runtime: 'claude-code', permissions: { mode: 'default', allow: ['Bash(npm test)'] } })).json().id as string;
+    expect((await apply(id, { dir })).statusCode).toBe(200);
+    const codex = await apply(id, { dir, runtime: 'codex' });
+    expect(codex.json().manifest).toBe(`.brainstem/applied-${id}.codex.json`);
+    expect(readdirSync(join(dir, '.brainstem')).sort()).toEqual([`applied-${id}.claude-code.json`, `applied-${id}.codex.json`]);
+    // When the allow rule is removed from the profile and it is applied for claude-code again
+    await t.inject({ method: 'PATCH', url: `${API}/${id}`, payload: { permissions: { mode: 'default', allow: [] } } });
+    expect((await apply(id, { dir })).statusCode).toBe(200);
+    // Then the rule is withdrawn from settings.json
+    expect(JSON.parse(read(dir, '.claude/settings.json')).permissions.allow).toBeUndefined();
+    // When the user then edits a value the profile sets, and codex is applied in between
+    writeFileSync(join(dir, '.claude/settings.json'), read(dir, '.claude/settings.json').replace('"default"', '"acceptEdits"'));
+    expect((await apply(id, { dir, runtime: 'codex' })).statusCode).toBe(200);
+    // Then a claude-code apply still sees the edit as drift and keeps it
+    const refused = await apply(id, { dir });
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json()).toMatchObject({ code: 'apply_drift', details: { files: ['.claude/settings.json'], reasons: { '.claude/settings.json': 'edited_since_apply' } } });
+    expect(JSON.parse(read(dir, '.claude/settings.json')).permissions.defaultMode).toBe('acceptEdits');
+  });
+
+  it('reads a per-profile manifest from before manifests were per runtime as the runtime it records, and replaces it', async () => {
+    // Given a claude-code apply whose manifest is in the old single-file layout (it records its runtime)
+    const dir = target();
+    const id = (await post(API, { name: 'Old Layout', target_runtime: 'claude-code', instructions: { rules: [{ glob: '*', instruction: 'x' }] } })).json().id as string;
+    await apply(id, { dir });
+    const legacy = join(dir, `.brainstem/applied-${id}.json`);
+    writeFileSync(legacy, readFileSync(join(dir, `.brainstem/applied-${id}.claude-code.json`)));
+    rmSync(join(dir, `.brainstem/applied-${id}.claude-code.json`));
+    // When a codex apply runs: Then it leaves that manifest alone
+    await apply(id, { dir, runtime: 'codex' });
+    expect(existsSync(legacy)).toBe(true);
+    // When the rule is dropped and the profile applied for claude-code
+    await t.inject({ method: 'PATCH', url: `${API}/${id}`, payload: { instructions: { rules: [] } } });
+    const res = await apply(id, { dir });
+    // Then the old manifest vouched for the rule file, which is removed, and the manifest moved to the per-runtime file
+    expect(actions(res.json().files)[`.claude/rules/${id}-1.md`]).toBe('remove');
+    expect(readdirSync(join(dir, '.brainstem')).sort()).toEqual([`applied-${id}.claude-code.json`, `applied-${id}.codex.json`]);
   });
 
   it('keeps the mode of a file it merges into, and refuses one the user made read-only, changing nothing', async () => {
@@ -388,7 +430,7 @@ describe('Agent Profile preview and apply (HTTP, real temp dirs)', () => {
     const old = target();
     const legacy = (await post(API, { name: 'Legacy Manifest', target_runtime: 'claude-code', instructions: { rules: [{ glob: '*', instruction: 'x' }] } })).json().id as string;
     await apply(legacy, { dir: old });
-    const manifestFile = join(old, `.brainstem/applied-${legacy}.json`);
+    const manifestFile = join(old, `.brainstem/applied-${legacy}.claude-code.json`);
     const { owned: _owned, dirs: _dirs, ...before } = JSON.parse(readFileSync(manifestFile, 'utf8'));
     writeFileSync(manifestFile, JSON.stringify(before));
     await t.inject({ method: 'PATCH', url: `${API}/${legacy}`, payload: { instructions: { rules: [] } } });

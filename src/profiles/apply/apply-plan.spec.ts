@@ -1,5 +1,5 @@
 import { EmittedFile } from '../emitters';
-import { mergeFile, nextManifest, parentDirs, parseManifest, planFiles, planWithdrawn, sha256, withdraw } from './apply-plan';
+import { mergeFile, nextManifest, parentDirs, parseManifest, planFiles, planWithdrawn, selectManifest, sha256, withdraw } from './apply-plan';
 
 const settings: EmittedFile = { path: '.claude/settings.json', content: '{"permissions":{"defaultMode":"plan"}}', merge: 'json' };
 
@@ -104,22 +104,37 @@ describe('apply plan', () => {
     expect(nextManifest('p', 'claude-code', planFiles(emitted, existing, first, 'p'), first)).toEqual(first);
   });
 
-  it('plans the removal of withdrawn whole files unchanged since, keeps edited or unowned ones, for the same runtime only', () => {
+  it('plans the removal of withdrawn whole files unchanged since, keeps edited or unowned ones', () => {
     // Given a manifest of a previous apply that wrote a.md and b.md and found c.md
     const manifest = { profile_id: 'p', runtime: 'claude-code', files: { 'a.md': sha256('A'), 'b.md': sha256('B'), 'c.md': sha256('C'), 'gone.md': sha256('G') }, owned: ['a.md', 'b.md', 'gone.md'] };
     const existing = new Map<string, string | null>([['a.md', 'A'], ['b.md', 'B edited'], ['c.md', 'C'], ['gone.md', null]]);
     // When this apply emits none of them; Then
-    expect(planWithdrawn([], existing, manifest, 'claude-code')).toEqual([
+    expect(planWithdrawn([], existing, manifest)).toEqual([
       { path: 'a.md', content: '', action: 'remove' },
       { path: 'b.md', content: 'B edited', action: 'kept' },
       { path: 'c.md', content: 'C', action: 'kept' },
     ]);
-    // And files still emitted, or a manifest of another runtime, withdraw nothing
-    expect(planWithdrawn([{ path: 'a.md', content: 'A', merge: 'owned' }], existing, manifest, 'claude-code').map((f) => f.path)).not.toContain('a.md');
-    expect(planWithdrawn([], existing, manifest, 'codex')).toEqual([]);
+    // And files still emitted withdraw nothing
+    expect(planWithdrawn([{ path: 'a.md', content: 'A', merge: 'owned' }], existing, manifest).map((f) => f.path)).not.toContain('a.md');
     // And a manifest from before ownership was recorded removes nothing
     const { owned: _owned, ...legacy } = manifest;
-    expect(planWithdrawn([], existing, legacy, 'claude-code').map((f) => f.action)).toEqual(['kept', 'kept', 'kept']);
+    expect(planWithdrawn([], existing, legacy).map((f) => f.action)).toEqual(['kept', 'kept', 'kept']);
+  });
+
+  it("reads a runtime's own manifest, else the legacy per-profile one only when it is that runtime's", () => {
+    // Given a legacy manifest written by a claude-code apply, and a codex one
+    const claude = '{"profile_id":"p","runtime":"claude-code","files":{".claude/settings.json":"h"}}';
+    const codex = '{"profile_id":"p","runtime":"codex","files":{}}';
+    // Then each runtime's own file wins; the legacy one counts only for the runtime it records
+    expect(selectManifest('codex', codex, claude)).toEqual({ manifest: { profile_id: 'p', runtime: 'codex', files: {} }, legacy: false });
+    expect(selectManifest('claude-code', null, claude)).toMatchObject({ manifest: { runtime: 'claude-code' }, legacy: true });
+    expect(selectManifest('codex', null, claude)).toEqual({ manifest: null, legacy: false });
+  });
+
+  it('reads a manifest without a runtime as the runtime whose config file it lists, and ignores it when that is unclear', () => {
+    expect(parseManifest('{"profile_id":"p","files":{".codex/config.toml":"h","AGENTS.md":"h"}}')?.runtime).toBe('codex');
+    expect(parseManifest('{"profile_id":"p","files":{"AGENTS.md":"h"}}')).toBeNull();
+    expect(parseManifest('{"profile_id":"p","runtime":7,"files":{".claude/settings.json":"h","opencode.json":"h"}}')).toBeNull();
   });
 
   it('reads ownership lists that are not all text as absent', () => {

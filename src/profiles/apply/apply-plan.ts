@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { parse as parseToml, stringify as stringifyToml } from 'smol-toml';
 import { DomainError } from '../../common/domain-error';
-import { EmittedFile, blockEnd, blockStart } from '../emitters';
+import { EMIT_RUNTIMES, EmitRuntime, EmittedFile, blockEnd, blockStart } from '../emitters';
 import { isPlainObject, mergePatch } from '../merge-patch';
 
 /**
@@ -37,7 +37,7 @@ export interface PlannedFile {
   whole?: true;
 }
 
-/** `.brainstem/applied-<profile-id>.json`: what the last apply wrote, to tell our writes from later edits. */
+/** `.brainstem/applied-<profile-id>.<runtime>.json`: what the last apply for that runtime wrote, to tell our writes from later edits. */
 export interface ApplyManifest {
   profile_id: string;
   runtime: string;
@@ -51,7 +51,19 @@ export interface ApplyManifest {
   dirs?: string[];
 }
 
-export const manifestPath = (profileId: string) => `.brainstem/applied-${profileId}.json`;
+/** One manifest per (profile, runtime): applying for one runtime must not forget the files another one wrote. */
+export const manifestPath = (profileId: string, runtime: EmitRuntime) => `.brainstem/applied-${profileId}.${runtime}.json`;
+
+/** The single per-profile manifest written before manifests were per runtime (profile ids hold no dot, so names cannot clash). */
+export const legacyManifestPath = (profileId: string) => `.brainstem/applied-${profileId}.json`;
+
+/** The config file each runtime's emitter always writes, and only it: what attributes a manifest that names no runtime. */
+const CONFIG_FILES: Record<EmitRuntime, string> = {
+  'claude-code': '.claude/settings.json',
+  codex: '.codex/config.toml',
+  'gemini-cli': '.gemini/settings.json',
+  opencode: 'opencode.json',
+};
 
 export function sha256(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex');
@@ -112,8 +124,8 @@ export function nextManifest(
  * (left out), a whole file Brainstem wrote and nobody changed since (remove), anything else (kept: edited, or from a
  * manifest written before `owned` was kept, which cannot tell Brainstem's files from files it found there).
  */
-export function planWithdrawn(emitted: readonly EmittedFile[], existing: ReadonlyMap<string, string | null>, manifest: ApplyManifest | null, runtime: string): WithdrawnFile[] {
-  return withdrawnCandidates(emitted, manifest, runtime).flatMap((path) => {
+export function planWithdrawn(emitted: readonly EmittedFile[], existing: ReadonlyMap<string, string | null>, manifest: ApplyManifest | null): WithdrawnFile[] {
+  return withdrawnCandidates(emitted, manifest).flatMap((path) => {
     const current = existing.get(path) ?? null;
     if (current === null) return [];
     const ours = manifest?.owned?.includes(path) === true && sha256(current) === manifest.files[path];
@@ -122,8 +134,8 @@ export function planWithdrawn(emitted: readonly EmittedFile[], existing: Readonl
 }
 
 /** The recorded paths this emission no longer has: what `planWithdrawn` needs read. */
-export function withdrawnCandidates(emitted: readonly EmittedFile[], manifest: ApplyManifest | null, runtime: string): string[] {
-  if (!manifest || manifest.runtime !== runtime) return [];
+export function withdrawnCandidates(emitted: readonly EmittedFile[], manifest: ApplyManifest | null): string[] {
+  if (!manifest) return [];
   const now = new Set(emitted.map((f) => f.path));
   return Object.keys(manifest.files).filter((p) => !now.has(p));
 }
@@ -134,12 +146,30 @@ export function parentDirs(path: string): string[] {
   return parts.map((_, i) => parts.slice(0, parts.length - i).join('/'));
 }
 
+/**
+ * This runtime's manifest, from the text of its own file (null if absent) or else of the legacy per-profile file.
+ * A legacy manifest is the last apply's, whatever its runtime: it counts only for the runtime it records.
+ */
+export function selectManifest(runtime: EmitRuntime, own: string | null, legacy: string | null): { manifest: ApplyManifest | null; legacy: boolean } {
+  if (own !== null) return { manifest: parseManifest(own), legacy: false };
+  const old = parseManifest(legacy);
+  return old?.runtime === runtime ? { manifest: old, legacy: true } : { manifest: null, legacy: false };
+}
+
 export function parseManifest(text: string | null): ApplyManifest | null {
   if (text === null) return null;
   try {
     const value = JSON.parse(text) as unknown;
     if (!isPlainObject(value) || !isPlainObject(value.files)) return null;
     const manifest = value as unknown as ApplyManifest;
+    // Apply always recorded the runtime; a manifest without one (edited by hand) is the runtime whose config file it
+    // lists. One that lists none or several cannot be attributed and is ignored, which is safe: nothing is withdrawn
+    // on its word, and whole files it does not vouch for are refused as drift rather than overwritten.
+    if (typeof value.runtime !== 'string') {
+      const listed = EMIT_RUNTIMES.filter((r) => CONFIG_FILES[r] in manifest.files);
+      if (listed.length !== 1) return null;
+      manifest.runtime = listed[0];
+    }
     // Fragments that are not all text cannot be withdrawn safely: read as a manifest from before they were kept.
     const emitted = value.emitted;
     if (!isPlainObject(emitted) || !Object.values(emitted).every((f) => typeof f === 'string')) delete manifest.emitted;

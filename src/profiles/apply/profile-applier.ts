@@ -16,12 +16,13 @@ import {
   PlannedFile,
   WithdrawnAction,
   WithdrawnFile,
+  legacyManifestPath,
   manifestPath,
   nextManifest,
   parentDirs,
-  parseManifest,
   planFiles,
   planWithdrawn,
+  selectManifest,
   withdrawnCandidates,
 } from './apply-plan';
 
@@ -66,6 +67,8 @@ interface Plan {
   /** Directories the planned files need that do not exist yet (Brainstem creates them). */
   createdDirs: string[];
   manifest: ApplyManifest | null;
+  /** The manifest was read from the legacy per-profile file: apply moves it to this runtime's own file. */
+  legacyManifest: boolean;
   warnings: EmitWarning[];
   errors: LintFinding[];
 }
@@ -132,14 +135,15 @@ export class ProfileApplier {
     const manifest = nextManifest(id, plan.runtime, plan.planned, plan.manifest, { created: plan.createdDirs, removed: removedDirs });
     const manifestText = `${JSON.stringify(manifest, null, 2)}\n`;
     const changed = plan.planned.filter((f) => f.action !== 'unchanged');
-    const manifestChanged = JSON.stringify(plan.manifest) !== JSON.stringify(manifest);
+    const manifestChanged = plan.legacyManifest || JSON.stringify(plan.manifest) !== JSON.stringify(manifest);
     if (changed.length || manifestChanged) {
-      await this.fs.writeAll(plan.dir, [...changed, ...(manifestChanged ? [{ path: manifestPath(id), content: manifestText }] : [])]);
+      await this.fs.writeAll(plan.dir, [...changed, ...(manifestChanged ? [{ path: manifestPath(id, plan.runtime), content: manifestText }] : [])]);
     }
+    if (plan.legacyManifest) await this.fs.remove(plan.dir, legacyManifestPath(id));
     return {
       runtime: plan.runtime,
       dir: plan.dir,
-      manifest: manifestPath(id),
+      manifest: manifestPath(id, plan.runtime),
       files: [
         ...plan.planned.map((f) => ({ path: f.path, action: f.action === 'drift' ? ('overwritten' as const) : f.action })),
         ...plan.withdrawn.map(({ path, action }) => ({ path, action })),
@@ -170,9 +174,10 @@ export class ProfileApplier {
     const dir = await this.fs.targetDir(await this.targetDir(id, doc, req));
     const { runtime, source } = this.runtime(doc, req, dir);
     const { emitted, errors } = await this.emit(id, doc, lint, runtime, dir);
-    const manifest = parseManifest(await this.fs.read(dir, manifestPath(id)));
+    const own = await this.fs.read(dir, manifestPath(id, runtime));
+    const { manifest, legacy } = selectManifest(runtime, own, own === null ? await this.fs.read(dir, legacyManifestPath(id)) : null);
     const existing = new Map<string, string | null>();
-    for (const path of [...emitted.files.map((f) => f.path), ...withdrawnCandidates(emitted.files, manifest, runtime)]) {
+    for (const path of [...emitted.files.map((f) => f.path), ...withdrawnCandidates(emitted.files, manifest)]) {
       existing.set(path, await this.fs.read(dir, path));
     }
     const planned = planFiles(emitted.files, existing, manifest, id);
@@ -181,9 +186,10 @@ export class ProfileApplier {
       runtime_source: source,
       dir,
       planned,
-      withdrawn: planWithdrawn(emitted.files, existing, manifest, runtime),
+      withdrawn: planWithdrawn(emitted.files, existing, manifest),
       createdDirs: await this.missingDirs(dir, planned),
       manifest,
+      legacyManifest: legacy,
       warnings: emitted.warnings,
       errors,
     };
