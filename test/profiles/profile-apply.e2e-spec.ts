@@ -242,6 +242,36 @@ describe('Agent Profile preview and apply (HTTP, real temp dirs)', () => {
     expect(readdirSync(join(dir, '.brainstem')).sort()).toEqual([`applied-${id}.claude-code.json`, `applied-${id}.codex.json`]);
   });
 
+  it('refuses to merge into a .codex/config.toml holding comments, which the merge would drop, unless forced', async () => {
+    // Given a config.toml with the user's comments, and in another target one whose only # is inside a string
+    const dir = target();
+    mkdirSync(join(dir, '.codex'));
+    const commented = '# team defaults\nmodel = "o3" # pinned\n';
+    writeFileSync(join(dir, '.codex/config.toml'), commented);
+    const plain = target();
+    mkdirSync(join(plain, '.codex'));
+    writeFileSync(join(plain, '.codex/config.toml'), 'notify = ["say", "#done"]\n');
+    // When previewing: Then the file is drift, saying its comments would be lost
+    const shown = (await preview('code-reviewer', { runtime: 'codex', dir })).json().files;
+    expect(shown.find((f: { path: string }) => f.path === '.codex/config.toml')).toMatchObject({ action: 'drift', reason: 'comments_would_be_lost' });
+    // When applying without force: Then 409 naming the file and the comments, and the file is as it was
+    const refused = await apply('code-reviewer', { runtime: 'codex', dir });
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json()).toMatchObject({ code: 'apply_drift', details: { files: ['.codex/config.toml'] } });
+    expect(refused.json().message).toMatch(/\.codex\/config\.toml \(its comments would be lost\)/);
+    expect(read(dir, '.codex/config.toml')).toBe(commented);
+    // When forced: Then the merge is written, the user's key kept
+    const forced = await apply('code-reviewer', { runtime: 'codex', dir, force: true });
+    expect(actions(forced.json().files)['.codex/config.toml']).toBe('overwritten');
+    expect(parseToml(read(dir, '.codex/config.toml'))).toMatchObject({ model: 'o3', sandbox_mode: 'read-only' });
+    // And a comment added after that stays, since a re-apply that changes no value leaves the file alone
+    writeFileSync(join(dir, '.codex/config.toml'), `# mine\n${read(dir, '.codex/config.toml')}`);
+    expect(actions((await apply('code-reviewer', { runtime: 'codex', dir })).json().files)['.codex/config.toml']).toBe('unchanged');
+    expect(read(dir, '.codex/config.toml').startsWith('# mine\n')).toBe(true);
+    // And a # inside a string is no comment: that file is merged without force
+    expect(actions((await apply('code-reviewer', { runtime: 'codex', dir: plain })).json().files)['.codex/config.toml']).toBe('update');
+  });
+
   it('keeps the mode of a file it merges into, and refuses one the user made read-only, changing nothing', async () => {
     // Given a private .mcp.json (0600) and, in another target, a read-only settings.json
     const dir = target();

@@ -1,5 +1,5 @@
 import { EmittedFile } from '../emitters';
-import { mergeFile, nextManifest, parentDirs, parseManifest, planFiles, planWithdrawn, selectManifest, sha256, withdraw } from './apply-plan';
+import { mergeFile, nextManifest, parentDirs, parseManifest, planFiles, planWithdrawn, selectManifest, sha256, tomlHasComment, withdraw } from './apply-plan';
 
 const settings: EmittedFile = { path: '.claude/settings.json', content: '{"permissions":{"defaultMode":"plan"}}', merge: 'json' };
 
@@ -90,6 +90,35 @@ describe('apply plan', () => {
     expect(merged).toContain('big = 9007199254740993');
     expect(merged).toContain('model = "gpt-5"');
     expect(mergeFile(config, 'big = 9007199254740993\nmodel = "gpt-5"\n', 'p')).toBe('big = 9007199254740993\nmodel = "gpt-5"\n');
+  });
+
+  it('plans a TOML file holding comments as drift when the merge would rewrite it, and leaves it alone when it would not', () => {
+    // Given a config.toml with a comment
+    const config: EmittedFile = { path: '.codex/config.toml', content: 'model = "gpt-5"\n', merge: 'toml' };
+    const plan = (current: string) => planFiles([config], new Map([[config.path, current]]), null, 'p')[0];
+    // Then a merge that changes a value is drift, naming the comments; one that changes nothing is unchanged
+    expect(plan('# pinned\nmodel = "o3"\n')).toMatchObject({ action: 'drift', reason: 'comments_would_be_lost' });
+    expect(plan('# pinned\nmodel = "gpt-5"\n').action).toBe('unchanged');
+    expect(plan('model = "o3"\n').action).toBe('update');
+  });
+
+  it('finds a TOML comment only outside strings of every kind', () => {
+    // Given documents whose # is inside a string; Then no comment
+    for (const text of [
+      'a = "x # y"\n',
+      "a = 'x # y'\n",
+      'a = "esc \\" # still string"\n',
+      'a = """\n# line in a string\n"""\n',
+      "a = '''\n# literal\n'''\n",
+      'a = """q""""\nb = "#"\n',
+      '"k#ey" = ""\nb = "#"\n',
+    ]) {
+      expect([text, tomlHasComment(text)]).toEqual([text, false]);
+    }
+    // And a # after any of them, or on its own line, is one
+    for (const text of ['# top\na = 1\n', 'a = "x" # why\n', 'a = """\n"""\n# after\n', "a = ''\n#\n", '[t] # table\n']) {
+      expect([text, tomlHasComment(text)]).toEqual([text, true]);
+    }
   });
 
   it('records as owned the whole files it wrote, not an identical one it found there; keeps that across re-applies', () => {

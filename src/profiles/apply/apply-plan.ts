@@ -12,7 +12,7 @@ import { isPlainObject, mergePatch } from '../merge-patch';
 export type FileAction = 'create' | 'update' | 'unchanged' | 'drift';
 
 /** Why a file is `drift`: applying would lose something of the user's, so apply refuses it without force. */
-export type DriftReason = 'edited_since_apply' | 'not_written_by_brainstem';
+export type DriftReason = 'edited_since_apply' | 'not_written_by_brainstem' | 'comments_would_be_lost';
 
 /** A file the last apply wrote whole and this one no longer emits: `remove` when unchanged since, `kept` when edited. */
 export type WithdrawnAction = 'remove' | 'kept';
@@ -86,11 +86,14 @@ export function planFiles(emitted: readonly EmittedFile[], existing: ReadonlyMap
 }
 
 /**
- * edited_since_apply: the file's hash differs from the manifest's. not_written_by_brainstem: a whole file Brainstem
- * did not write (no manifest records it, or the apply that recorded it found it already identical) is the user's,
- * and writing it whole would replace it. Merged files keep the user's keys, so being unrecorded is no loss for them.
+ * comments_would_be_lost: a TOML file is rewritten from its parsed values, and the parser keeps no comments (checked
+ * first: unlike an edit, that loss does not show in the values). edited_since_apply: the file's hash differs from the
+ * manifest's. not_written_by_brainstem: a whole file Brainstem did not write (no manifest records it, or the apply that
+ * recorded it found it already identical) is the user's, and writing it whole would replace it. Merged files keep the
+ * user's keys, so being unrecorded is no loss for them.
  */
 function driftReason(file: EmittedFile, current: string, manifest: ApplyManifest | null): DriftReason | undefined {
+  if (file.merge === 'toml' && tomlHasComment(current)) return 'comments_would_be_lost';
   const recorded = manifest?.files[file.path];
   if (recorded !== undefined && recorded !== sha256(current)) return 'edited_since_apply';
   if (file.merge === 'owned' && !wroteWhole(manifest, file.path)) return 'not_written_by_brainstem';
@@ -266,6 +269,43 @@ function sameDocument(a: string, b: string, parse: (text: string) => unknown): b
   } catch {
     return false;
   }
+}
+
+/**
+ * Whether a TOML document (one that parses) holds a comment: a `#` outside every kind of string. Strings are skipped
+ * by their quotes (a run of three or more opens or closes a multi-line one; a closing run may carry up to two quotes of
+ * content), escapes by their backslash in basic strings; nothing else of TOML matters here.
+ */
+export function tomlHasComment(text: string): boolean {
+  let quote: '"' | "'" | null = null;
+  let multiline = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (quote === null) {
+      if (c === '#') return true;
+      if (c !== '"' && c !== "'") continue;
+      const run = quoteRun(text, i);
+      if (run === 2) i += 1; // an empty string
+      else {
+        quote = c;
+        multiline = run >= 3;
+        i += multiline ? 2 : 0;
+      }
+    } else if (c === '\\' && quote === '"') {
+      i += 1;
+    } else if (c === quote) {
+      const run = quoteRun(text, i);
+      if (!multiline || run >= 3) quote = null;
+      i += (multiline ? run : 1) - 1;
+    }
+  }
+  return false;
+}
+
+function quoteRun(text: string, at: number): number {
+  let end = at;
+  while (text[end] === text[at]) end++;
+  return end - at;
 }
 
 /** TOML integers beyond 2^53 (valid TOML, 64-bit) are read as bigint rather than refused; stringify writes them back. */

@@ -55,6 +55,7 @@ export type ApplyTrigger = 'api' | 'auto_apply';
 const DRIFT_TEXT: Record<DriftReason, string> = {
   edited_since_apply: 'changed since the last apply',
   not_written_by_brainstem: 'already there and not written by Brainstem',
+  comments_would_be_lost: 'its comments would be lost',
 };
 
 interface Plan {
