@@ -92,7 +92,10 @@ export class ProfileApplier {
       runtime: plan.runtime,
       runtime_source: plan.runtime_source,
       dir: plan.dir,
-      files: [...plan.planned.map(({ path, content, action, reason }) => ({ path, content, action, ...(reason ? { reason } : {}) })), ...plan.withdrawn.map(({ path, content, action }) => ({ path, content, action }))],
+      files: [
+        ...plan.planned.map(({ path, content, action, reason }) => ({ path, content, action, ...(reason ? { reason } : {}) })),
+        ...plan.withdrawn.map(({ path, content, action }) => ({ path, content, action })),
+      ],
       warnings: plan.warnings,
       errors: plan.errors,
     };
