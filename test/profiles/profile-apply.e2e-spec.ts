@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { Journal } from '../../src/journal/journal.port';
@@ -79,7 +79,7 @@ describe('Agent Profile preview and apply (HTTP, real temp dirs)', () => {
     const first = await apply('documentation-writer', { runtime: 'claude-code', dir });
     expect(first.statusCode).toBe(200);
     expect(new Set(Object.values(actions(first.json().files)))).toEqual(new Set(['create']));
-    const manifest = JSON.parse(read(dir, '.brainstem/applied-documentation-writer.json'));
+    const manifest = JSON.parse(read(dir, '.brainstem/applied-documentation-writer.claude-code.json'));
     expect(Object.keys(manifest.files).sort()).toEqual(['.claude/agents/documentation-writer.md', '.claude/rules/documentation-writer-1.md', '.claude/settings.json', '.mcp.json']);
     expect(manifest.files['.mcp.json']).toMatch(/^[0-9a-f]{64}$/);
     // Then a second apply changes nothing
@@ -171,6 +171,105 @@ describe('Agent Profile preview and apply (HTTP, real temp dirs)', () => {
     expect(actions(forced.json().files)['.claude/settings.json']).toBe('overwritten');
     expect(JSON.parse(read(dir, '.claude/settings.json')).permissions.defaultMode).toBe('plan');
     expect(new Set(Object.values(actions((await preview('researcher', { runtime: 'claude-code', dir })).json().files)))).toEqual(new Set(['unchanged']));
+  });
+
+  it('refuses on a first apply to overwrite a whole file it did not write, unless forced; an identical one is unchanged', async () => {
+    // Given a target that already holds the user's own agent file under the profile's name, and an opencode agent file
+    // identical to what apply writes
+    const dir = target();
+    mkdirSync(join(dir, '.claude/agents'), { recursive: true });
+    writeFileSync(join(dir, '.claude/agents/code-reviewer.md'), 'my own reviewer\n');
+    const opencode = (await preview('code-reviewer', { runtime: 'opencode', dir })).json().files.find((f: { path: string }) => f.path.endsWith('.md'));
+    mkdirSync(join(dir, '.opencode/agent'), { recursive: true });
+    writeFileSync(join(dir, opencode.path), opencode.content);
+    // When previewing: Then the agent file is drift, saying Brainstem did not write it
+    const shown = (await preview('code-reviewer', { runtime: 'claude-code', dir })).json().files;
+    expect(shown.find((f: { path: string }) => f.path === '.claude/agents/code-reviewer.md')).toMatchObject({ action: 'drift', reason: 'not_written_by_brainstem' });
+    // When applying without force: Then 409 naming the file, and nothing is written
+    const refused = await apply('code-reviewer', { runtime: 'claude-code', dir });
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json()).toMatchObject({ code: 'apply_drift', details: { files: ['.claude/agents/code-reviewer.md'] } });
+    expect(refused.json().message).toContain('.claude/agents/code-reviewer.md');
+    expect(read(dir, '.claude/agents/code-reviewer.md')).toBe('my own reviewer\n');
+    expect(existsSync(join(dir, '.brainstem'))).toBe(false);
+    // When forced: Then it is overwritten
+    const forced = await apply('code-reviewer', { runtime: 'claude-code', dir, force: true });
+    expect(actions(forced.json().files)['.claude/agents/code-reviewer.md']).toBe('overwritten');
+    expect(read(dir, '.claude/agents/code-reviewer.md')).toContain('name: code-reviewer');
+    // And the identical opencode file is applied as unchanged, without force
+    expect(actions((await apply('code-reviewer', { runtime: 'opencode', dir })).json().files)[opencode.path]).toBe('unchanged');
+  });
+
+  it('keeps one manifest per runtime: applying for codex does not make a later claude-code apply forget what it wrote', async () => {
+    // Given a profile applied for claude-code, then for codex, in the same target
+    const dir = target();
+    const id = (await post(API, { name: 'Two Runtimes', target_runtime: 'claude-code', permissions: { mode: 'default', allow: ['Bash(npm test)'] } })).json().id as string;
+    expect((await apply(id, { dir })).statusCode).toBe(200);
+    const codex = await apply(id, { dir, runtime: 'codex' });
+    expect(codex.json().manifest).toBe(`.brainstem/applied-${id}.codex.json`);
+    expect(readdirSync(join(dir, '.brainstem')).sort()).toEqual([`applied-${id}.claude-code.json`, `applied-${id}.codex.json`]);
+    // When the allow rule is removed from the profile and it is applied for claude-code again
+    await t.inject({ method: 'PATCH', url: `${API}/${id}`, payload: { permissions: { mode: 'default', allow: [] } } });
+    expect((await apply(id, { dir })).statusCode).toBe(200);
+    // Then the rule is withdrawn from settings.json
+    expect(JSON.parse(read(dir, '.claude/settings.json')).permissions.allow).toBeUndefined();
+    // When the user then edits a value the profile sets, and codex is applied in between
+    writeFileSync(join(dir, '.claude/settings.json'), read(dir, '.claude/settings.json').replace('"default"', '"acceptEdits"'));
+    expect((await apply(id, { dir, runtime: 'codex' })).statusCode).toBe(200);
+    // Then a claude-code apply still sees the edit as drift and keeps it
+    const refused = await apply(id, { dir });
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json()).toMatchObject({ code: 'apply_drift', details: { files: ['.claude/settings.json'], reasons: { '.claude/settings.json': 'edited_since_apply' } } });
+    expect(JSON.parse(read(dir, '.claude/settings.json')).permissions.defaultMode).toBe('acceptEdits');
+  });
+
+  it('reads a per-profile manifest from before manifests were per runtime as the runtime it records, and replaces it', async () => {
+    // Given a claude-code apply whose manifest is in the old single-file layout (it records its runtime)
+    const dir = target();
+    const id = (await post(API, { name: 'Old Layout', target_runtime: 'claude-code', instructions: { rules: [{ glob: '*', instruction: 'x' }] } })).json().id as string;
+    await apply(id, { dir });
+    const legacy = join(dir, `.brainstem/applied-${id}.json`);
+    writeFileSync(legacy, readFileSync(join(dir, `.brainstem/applied-${id}.claude-code.json`)));
+    rmSync(join(dir, `.brainstem/applied-${id}.claude-code.json`));
+    // When a codex apply runs: Then it leaves that manifest alone
+    await apply(id, { dir, runtime: 'codex' });
+    expect(existsSync(legacy)).toBe(true);
+    // When the rule is dropped and the profile applied for claude-code
+    await t.inject({ method: 'PATCH', url: `${API}/${id}`, payload: { instructions: { rules: [] } } });
+    const res = await apply(id, { dir });
+    // Then the old manifest vouched for the rule file, which is removed, and the manifest moved to the per-runtime file
+    expect(actions(res.json().files)[`.claude/rules/${id}-1.md`]).toBe('remove');
+    expect(readdirSync(join(dir, '.brainstem')).sort()).toEqual([`applied-${id}.claude-code.json`, `applied-${id}.codex.json`]);
+  });
+
+  it('refuses to merge into a .codex/config.toml holding comments, which the merge would drop, unless forced', async () => {
+    // Given a config.toml with the user's comments, and in another target one whose only # is inside a string
+    const dir = target();
+    mkdirSync(join(dir, '.codex'));
+    const commented = '# team defaults\nmodel = "o3" # pinned\n';
+    writeFileSync(join(dir, '.codex/config.toml'), commented);
+    const plain = target();
+    mkdirSync(join(plain, '.codex'));
+    writeFileSync(join(plain, '.codex/config.toml'), 'notify = ["say", "#done"]\n');
+    // When previewing: Then the file is drift, saying its comments would be lost
+    const shown = (await preview('code-reviewer', { runtime: 'codex', dir })).json().files;
+    expect(shown.find((f: { path: string }) => f.path === '.codex/config.toml')).toMatchObject({ action: 'drift', reason: 'comments_would_be_lost' });
+    // When applying without force: Then 409 naming the file and the comments, and the file is as it was
+    const refused = await apply('code-reviewer', { runtime: 'codex', dir });
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json()).toMatchObject({ code: 'apply_drift', details: { files: ['.codex/config.toml'] } });
+    expect(refused.json().message).toMatch(/\.codex\/config\.toml \(its comments would be lost\)/);
+    expect(read(dir, '.codex/config.toml')).toBe(commented);
+    // When forced: Then the merge is written, the user's key kept
+    const forced = await apply('code-reviewer', { runtime: 'codex', dir, force: true });
+    expect(actions(forced.json().files)['.codex/config.toml']).toBe('overwritten');
+    expect(parseToml(read(dir, '.codex/config.toml'))).toMatchObject({ model: 'o3', sandbox_mode: 'read-only' });
+    // And a comment added after that stays, since a re-apply that changes no value leaves the file alone
+    writeFileSync(join(dir, '.codex/config.toml'), `# mine\n${read(dir, '.codex/config.toml')}`);
+    expect(actions((await apply('code-reviewer', { runtime: 'codex', dir })).json().files)['.codex/config.toml']).toBe('unchanged');
+    expect(read(dir, '.codex/config.toml').startsWith('# mine\n')).toBe(true);
+    // And a # inside a string is no comment: that file is merged without force
+    expect(actions((await apply('code-reviewer', { runtime: 'codex', dir: plain })).json().files)['.codex/config.toml']).toBe('update');
   });
 
   it('keeps the mode of a file it merges into, and refuses one the user made read-only, changing nothing', async () => {
@@ -361,7 +460,7 @@ describe('Agent Profile preview and apply (HTTP, real temp dirs)', () => {
     const old = target();
     const legacy = (await post(API, { name: 'Legacy Manifest', target_runtime: 'claude-code', instructions: { rules: [{ glob: '*', instruction: 'x' }] } })).json().id as string;
     await apply(legacy, { dir: old });
-    const manifestFile = join(old, `.brainstem/applied-${legacy}.json`);
+    const manifestFile = join(old, `.brainstem/applied-${legacy}.claude-code.json`);
     const { owned: _owned, dirs: _dirs, ...before } = JSON.parse(readFileSync(manifestFile, 'utf8'));
     writeFileSync(manifestFile, JSON.stringify(before));
     await t.inject({ method: 'PATCH', url: `${API}/${legacy}`, payload: { instructions: { rules: [] } } });

@@ -1,5 +1,5 @@
 import { EmittedFile } from '../emitters';
-import { mergeFile, nextManifest, parentDirs, parseManifest, planFiles, planWithdrawn, sha256, withdraw } from './apply-plan';
+import { mergeFile, nextManifest, parentDirs, parseManifest, planFiles, planWithdrawn, selectManifest, sha256, tomlHasComment, withdraw } from './apply-plan';
 
 const settings: EmittedFile = { path: '.claude/settings.json', content: '{"permissions":{"defaultMode":"plan"}}', merge: 'json' };
 
@@ -34,6 +34,27 @@ describe('apply plan', () => {
     // When planned; Then
     expect(planFiles(emitted, existing, manifest, 'p').map((f) => f.action)).toEqual(['create', 'unchanged', 'update', 'drift']);
     expect(nextManifest('p', 'claude-code', planFiles(emitted, existing, null, 'p')).files.d).toBe(sha256('D2'));
+  });
+
+  it('plans a whole file Brainstem did not write as drift when applying would replace it, never a merged one', () => {
+    // Given whole files already there: one the user wrote, one identical to the emission, one a previous apply found identical
+    const owned = (path: string, content: string): EmittedFile => ({ path, content, merge: 'owned' });
+    const emitted = [owned('users.md', 'ours'), owned('same.md', 'S'), owned('found.md', 'F2'), owned('mine.md', 'M2'), settings];
+    const manifest = { profile_id: 'p', runtime: 'claude-code', files: { 'found.md': sha256('F1'), 'mine.md': sha256('M1') }, owned: ['mine.md'] };
+    const existing = new Map<string, string | null>([['users.md', 'theirs'], ['same.md', 'S'], ['found.md', 'F1'], ['mine.md', 'M1'], [settings.path, '{"env":{}}']]);
+    // When planned with no manifest, then with that manifest
+    const first = planFiles(emitted, existing, null, 'p');
+    const later = planFiles(emitted, existing, manifest, 'p');
+    // Then only the files that are not Brainstem's and would be replaced are drift; a merged file is an update
+    expect(first.map((f) => [f.action, f.reason])).toEqual([
+      ['drift', 'not_written_by_brainstem'],
+      ['unchanged', undefined],
+      ['drift', 'not_written_by_brainstem'],
+      ['drift', 'not_written_by_brainstem'],
+      ['update', undefined],
+    ]);
+    expect(later.map((f) => f.reason)).toEqual(['not_written_by_brainstem', undefined, 'not_written_by_brainstem', undefined, undefined]);
+    expect(later[3].action).toBe('update');
   });
 
   it('withdraws what the last apply set and the profile no longer sets, keeping what the user set or changed', () => {
@@ -71,6 +92,35 @@ describe('apply plan', () => {
     expect(mergeFile(config, 'big = 9007199254740993\nmodel = "gpt-5"\n', 'p')).toBe('big = 9007199254740993\nmodel = "gpt-5"\n');
   });
 
+  it('plans a TOML file holding comments as drift when the merge would rewrite it, and leaves it alone when it would not', () => {
+    // Given a config.toml with a comment
+    const config: EmittedFile = { path: '.codex/config.toml', content: 'model = "gpt-5"\n', merge: 'toml' };
+    const plan = (current: string) => planFiles([config], new Map([[config.path, current]]), null, 'p')[0];
+    // Then a merge that changes a value is drift, naming the comments; one that changes nothing is unchanged
+    expect(plan('# pinned\nmodel = "o3"\n')).toMatchObject({ action: 'drift', reason: 'comments_would_be_lost' });
+    expect(plan('# pinned\nmodel = "gpt-5"\n').action).toBe('unchanged');
+    expect(plan('model = "o3"\n').action).toBe('update');
+  });
+
+  it('finds a TOML comment only outside strings of every kind', () => {
+    // Given documents whose # is inside a string; Then no comment
+    for (const text of [
+      'a = "x # y"\n',
+      "a = 'x # y'\n",
+      'a = "esc \\" # still string"\n',
+      'a = """\n# line in a string\n"""\n',
+      "a = '''\n# literal\n'''\n",
+      'a = """q""""\nb = "#"\n',
+      '"k#ey" = ""\nb = "#"\n',
+    ]) {
+      expect([text, tomlHasComment(text)]).toEqual([text, false]);
+    }
+    // And a # after any of them, or on its own line, is one
+    for (const text of ['# top\na = 1\n', 'a = "x" # why\n', 'a = """\n"""\n# after\n', "a = ''\n#\n", '[t] # table\n']) {
+      expect([text, tomlHasComment(text)]).toEqual([text, true]);
+    }
+  });
+
   it('records as owned the whole files it wrote, not an identical one it found there; keeps that across re-applies', () => {
     // Given a first apply that creates one whole file and finds another already identical
     const owned = (path: string, content: string): EmittedFile => ({ path, content, merge: 'owned' });
@@ -83,22 +133,37 @@ describe('apply plan', () => {
     expect(nextManifest('p', 'claude-code', planFiles(emitted, existing, first, 'p'), first)).toEqual(first);
   });
 
-  it('plans the removal of withdrawn whole files unchanged since, keeps edited or unowned ones, for the same runtime only', () => {
+  it('plans the removal of withdrawn whole files unchanged since, keeps edited or unowned ones', () => {
     // Given a manifest of a previous apply that wrote a.md and b.md and found c.md
     const manifest = { profile_id: 'p', runtime: 'claude-code', files: { 'a.md': sha256('A'), 'b.md': sha256('B'), 'c.md': sha256('C'), 'gone.md': sha256('G') }, owned: ['a.md', 'b.md', 'gone.md'] };
     const existing = new Map<string, string | null>([['a.md', 'A'], ['b.md', 'B edited'], ['c.md', 'C'], ['gone.md', null]]);
     // When this apply emits none of them; Then
-    expect(planWithdrawn([], existing, manifest, 'claude-code')).toEqual([
+    expect(planWithdrawn([], existing, manifest)).toEqual([
       { path: 'a.md', content: '', action: 'remove' },
       { path: 'b.md', content: 'B edited', action: 'kept' },
       { path: 'c.md', content: 'C', action: 'kept' },
     ]);
-    // And files still emitted, or a manifest of another runtime, withdraw nothing
-    expect(planWithdrawn([{ path: 'a.md', content: 'A', merge: 'owned' }], existing, manifest, 'claude-code').map((f) => f.path)).not.toContain('a.md');
-    expect(planWithdrawn([], existing, manifest, 'codex')).toEqual([]);
+    // And files still emitted withdraw nothing
+    expect(planWithdrawn([{ path: 'a.md', content: 'A', merge: 'owned' }], existing, manifest).map((f) => f.path)).not.toContain('a.md');
     // And a manifest from before ownership was recorded removes nothing
     const { owned: _owned, ...legacy } = manifest;
-    expect(planWithdrawn([], existing, legacy, 'claude-code').map((f) => f.action)).toEqual(['kept', 'kept', 'kept']);
+    expect(planWithdrawn([], existing, legacy).map((f) => f.action)).toEqual(['kept', 'kept', 'kept']);
+  });
+
+  it("reads a runtime's own manifest, else the legacy per-profile one only when it is that runtime's", () => {
+    // Given a legacy manifest written by a claude-code apply, and a codex one
+    const claude = '{"profile_id":"p","runtime":"claude-code","files":{".claude/settings.json":"h"}}';
+    const codex = '{"profile_id":"p","runtime":"codex","files":{}}';
+    // Then each runtime's own file wins; the legacy one counts only for the runtime it records
+    expect(selectManifest('codex', codex, claude)).toEqual({ manifest: { profile_id: 'p', runtime: 'codex', files: {} }, legacy: false });
+    expect(selectManifest('claude-code', null, claude)).toMatchObject({ manifest: { runtime: 'claude-code' }, legacy: true });
+    expect(selectManifest('codex', null, claude)).toEqual({ manifest: null, legacy: false });
+  });
+
+  it('reads a manifest without a runtime as the runtime whose config file it lists, and ignores it when that is unclear', () => {
+    expect(parseManifest('{"profile_id":"p","files":{".codex/config.toml":"h","AGENTS.md":"h"}}')?.runtime).toBe('codex');
+    expect(parseManifest('{"profile_id":"p","files":{"AGENTS.md":"h"}}')).toBeNull();
+    expect(parseManifest('{"profile_id":"p","runtime":7,"files":{".claude/settings.json":"h","opencode.json":"h"}}')).toBeNull();
   });
 
   it('reads ownership lists that are not all text as absent', () => {

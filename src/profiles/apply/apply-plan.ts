@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { parse as parseToml, stringify as stringifyToml } from 'smol-toml';
 import { DomainError } from '../../common/domain-error';
-import { EmittedFile, blockEnd, blockStart } from '../emitters';
+import { EMIT_RUNTIMES, EmitRuntime, EmittedFile, blockEnd, blockStart } from '../emitters';
 import { isPlainObject, mergePatch } from '../merge-patch';
 
 /**
@@ -10,6 +10,9 @@ import { isPlainObject, mergePatch } from '../merge-patch';
  */
 
 export type FileAction = 'create' | 'update' | 'unchanged' | 'drift';
+
+/** Why a file is `drift`: applying would lose something of the user's, so apply refuses it without force. */
+export type DriftReason = 'edited_since_apply' | 'not_written_by_brainstem' | 'comments_would_be_lost';
 
 /** A file the last apply wrote whole and this one no longer emits: `remove` when unchanged since, `kept` when edited. */
 export type WithdrawnAction = 'remove' | 'kept';
@@ -26,13 +29,15 @@ export interface PlannedFile {
   /** The file as it would be after apply: emitted content merged into what exists. */
   content: string;
   action: FileAction;
+  /** Set exactly when action is drift. */
+  reason?: DriftReason;
   /** For json/toml files: what the profile emitted, kept in the manifest so the next apply can withdraw it. */
   fragment?: string;
   /** Written whole (`owned` merge): a later apply that no longer emits it removes it. */
   whole?: true;
 }
 
-/** `.brainstem/applied-<profile-id>.json`: what the last apply wrote, to tell our writes from later edits. */
+/** `.brainstem/applied-<profile-id>.<runtime>.json`: what the last apply for that runtime wrote, to tell our writes from later edits. */
 export interface ApplyManifest {
   profile_id: string;
   runtime: string;
@@ -46,15 +51,27 @@ export interface ApplyManifest {
   dirs?: string[];
 }
 
-export const manifestPath = (profileId: string) => `.brainstem/applied-${profileId}.json`;
+/** One manifest per (profile, runtime): applying for one runtime must not forget the files another one wrote. */
+export const manifestPath = (profileId: string, runtime: EmitRuntime) => `.brainstem/applied-${profileId}.${runtime}.json`;
+
+/** The single per-profile manifest written before manifests were per runtime (profile ids hold no dot, so names cannot clash). */
+export const legacyManifestPath = (profileId: string) => `.brainstem/applied-${profileId}.json`;
+
+/** The config file each runtime's emitter always writes, and only it: what attributes a manifest that names no runtime. */
+const CONFIG_FILES: Record<EmitRuntime, string> = {
+  'claude-code': '.claude/settings.json',
+  codex: '.codex/config.toml',
+  'gemini-cli': '.gemini/settings.json',
+  opencode: 'opencode.json',
+};
 
 export function sha256(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex');
 }
 
 /**
- * create: no file yet. unchanged: the merge changes nothing. drift: the file changed since our last apply (its hash
- * differs from the manifest's) and applying would change it again. update: otherwise.
+ * create: no file yet. unchanged: the merge changes nothing. drift: applying would change a file and lose something
+ * of the user's (see `driftReason`). update: otherwise.
  */
 export function planFiles(emitted: readonly EmittedFile[], existing: ReadonlyMap<string, string | null>, manifest: ApplyManifest | null, profileId: string): PlannedFile[] {
   return emitted.map((file) => {
@@ -63,10 +80,29 @@ export function planFiles(emitted: readonly EmittedFile[], existing: ReadonlyMap
     if (current === null) return { path: file.path, content: file.content, action: 'create', ...kind };
     const content = mergeFile(file, current, profileId, manifest?.emitted?.[file.path]);
     if (content === current) return { path: file.path, content, action: 'unchanged', ...kind };
-    const recorded = manifest?.files[file.path];
-    const drifted = recorded !== undefined && recorded !== sha256(current);
-    return { path: file.path, content, action: drifted ? 'drift' : 'update', ...kind };
+    const reason = driftReason(file, current, manifest);
+    return reason ? { path: file.path, content, action: 'drift', reason, ...kind } : { path: file.path, content, action: 'update', ...kind };
   });
+}
+
+/**
+ * comments_would_be_lost: a TOML file is rewritten from its parsed values, and the parser keeps no comments (checked
+ * first: unlike an edit, that loss does not show in the values). edited_since_apply: the file's hash differs from the
+ * manifest's. not_written_by_brainstem: a whole file Brainstem did not write (no manifest records it, or the apply that
+ * recorded it found it already identical) is the user's, and writing it whole would replace it. Merged files keep the
+ * user's keys, so being unrecorded is no loss for them.
+ */
+function driftReason(file: EmittedFile, current: string, manifest: ApplyManifest | null): DriftReason | undefined {
+  if (file.merge === 'toml' && tomlHasComment(current)) return 'comments_would_be_lost';
+  const recorded = manifest?.files[file.path];
+  if (recorded !== undefined && recorded !== sha256(current)) return 'edited_since_apply';
+  if (file.merge === 'owned' && !wroteWhole(manifest, file.path)) return 'not_written_by_brainstem';
+  return undefined;
+}
+
+/** Whether the manifest says Brainstem wrote this whole file; one from before `owned` was kept vouches for every file it lists. */
+function wroteWhole(manifest: ApplyManifest | null, path: string): boolean {
+  return manifest?.owned ? manifest.owned.includes(path) : manifest?.files[path] !== undefined;
 }
 
 /**
@@ -81,8 +117,7 @@ export function nextManifest(
   dirs: { created: readonly string[]; removed: readonly string[] } = { created: [], removed: [] },
 ): ApplyManifest {
   const emitted = Object.fromEntries(planned.flatMap((f) => (f.fragment !== undefined ? [[f.path, f.fragment]] : [])));
-  const wasOwned = (path: string) => (previous?.owned ? previous.owned.includes(path) : previous?.files[path] !== undefined);
-  const owned = planned.filter((f) => f.whole && (f.action !== 'unchanged' || wasOwned(f.path))).map((f) => f.path);
+  const owned = planned.filter((f) => f.whole && (f.action !== 'unchanged' || wroteWhole(previous, f.path))).map((f) => f.path);
   const keptDirs = [...new Set([...(previous?.dirs ?? []), ...dirs.created])].filter((d) => !dirs.removed.includes(d)).sort();
   return { profile_id: profileId, runtime, files: Object.fromEntries(planned.map((f) => [f.path, sha256(f.content)])), emitted, owned, dirs: keptDirs };
 }
@@ -92,8 +127,8 @@ export function nextManifest(
  * (left out), a whole file Brainstem wrote and nobody changed since (remove), anything else (kept: edited, or from a
  * manifest written before `owned` was kept, which cannot tell Brainstem's files from files it found there).
  */
-export function planWithdrawn(emitted: readonly EmittedFile[], existing: ReadonlyMap<string, string | null>, manifest: ApplyManifest | null, runtime: string): WithdrawnFile[] {
-  return withdrawnCandidates(emitted, manifest, runtime).flatMap((path) => {
+export function planWithdrawn(emitted: readonly EmittedFile[], existing: ReadonlyMap<string, string | null>, manifest: ApplyManifest | null): WithdrawnFile[] {
+  return withdrawnCandidates(emitted, manifest).flatMap((path) => {
     const current = existing.get(path) ?? null;
     if (current === null) return [];
     const ours = manifest?.owned?.includes(path) === true && sha256(current) === manifest.files[path];
@@ -102,8 +137,8 @@ export function planWithdrawn(emitted: readonly EmittedFile[], existing: Readonl
 }
 
 /** The recorded paths this emission no longer has: what `planWithdrawn` needs read. */
-export function withdrawnCandidates(emitted: readonly EmittedFile[], manifest: ApplyManifest | null, runtime: string): string[] {
-  if (!manifest || manifest.runtime !== runtime) return [];
+export function withdrawnCandidates(emitted: readonly EmittedFile[], manifest: ApplyManifest | null): string[] {
+  if (!manifest) return [];
   const now = new Set(emitted.map((f) => f.path));
   return Object.keys(manifest.files).filter((p) => !now.has(p));
 }
@@ -114,12 +149,30 @@ export function parentDirs(path: string): string[] {
   return parts.map((_, i) => parts.slice(0, parts.length - i).join('/'));
 }
 
+/**
+ * This runtime's manifest, from the text of its own file (null if absent) or else of the legacy per-profile file.
+ * A legacy manifest is the last apply's, whatever its runtime: it counts only for the runtime it records.
+ */
+export function selectManifest(runtime: EmitRuntime, own: string | null, legacy: string | null): { manifest: ApplyManifest | null; legacy: boolean } {
+  if (own !== null) return { manifest: parseManifest(own), legacy: false };
+  const old = parseManifest(legacy);
+  return old?.runtime === runtime ? { manifest: old, legacy: true } : { manifest: null, legacy: false };
+}
+
 export function parseManifest(text: string | null): ApplyManifest | null {
   if (text === null) return null;
   try {
     const value = JSON.parse(text) as unknown;
     if (!isPlainObject(value) || !isPlainObject(value.files)) return null;
     const manifest = value as unknown as ApplyManifest;
+    // Apply always recorded the runtime; a manifest without one (edited by hand) is the runtime whose config file it
+    // lists. One that lists none or several cannot be attributed and is ignored, which is safe: nothing is withdrawn
+    // on its word, and whole files it does not vouch for are refused as drift rather than overwritten.
+    if (typeof value.runtime !== 'string') {
+      const listed = EMIT_RUNTIMES.filter((r) => CONFIG_FILES[r] in manifest.files);
+      if (listed.length !== 1) return null;
+      manifest.runtime = listed[0];
+    }
     // Fragments that are not all text cannot be withdrawn safely: read as a manifest from before they were kept.
     const emitted = value.emitted;
     if (!isPlainObject(emitted) || !Object.values(emitted).every((f) => typeof f === 'string')) delete manifest.emitted;
@@ -216,6 +269,43 @@ function sameDocument(a: string, b: string, parse: (text: string) => unknown): b
   } catch {
     return false;
   }
+}
+
+/**
+ * Whether a TOML document (one that parses) holds a comment: a `#` outside every kind of string. Strings are skipped
+ * by their quotes (a run of three or more opens or closes a multi-line one; a closing run may carry up to two quotes of
+ * content), escapes by their backslash in basic strings; nothing else of TOML matters here.
+ */
+export function tomlHasComment(text: string): boolean {
+  let quote: '"' | "'" | null = null;
+  let multiline = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (quote === null) {
+      if (c === '#') return true;
+      if (c !== '"' && c !== "'") continue;
+      const run = quoteRun(text, i);
+      if (run === 2) i += 1; // an empty string
+      else {
+        quote = c;
+        multiline = run >= 3;
+        i += multiline ? 2 : 0;
+      }
+    } else if (c === '\\' && quote === '"') {
+      i += 1;
+    } else if (c === quote) {
+      const run = quoteRun(text, i);
+      if (!multiline || run >= 3) quote = null;
+      i += (multiline ? run : 1) - 1;
+    }
+  }
+  return false;
+}
+
+function quoteRun(text: string, at: number): number {
+  let end = at;
+  while (text[end] === text[at]) end++;
+  return end - at;
 }
 
 /** TOML integers beyond 2^53 (valid TOML, 64-bit) are read as bigint rather than refused; stringify writes them back. */

@@ -11,16 +11,18 @@ import { ProfilesService } from '../profiles.service';
 import { ApplyFs } from './apply-fs.port';
 import {
   ApplyManifest,
+  DriftReason,
   FileAction,
   PlannedFile,
   WithdrawnAction,
   WithdrawnFile,
+  legacyManifestPath,
   manifestPath,
   nextManifest,
   parentDirs,
-  parseManifest,
   planFiles,
   planWithdrawn,
+  selectManifest,
   withdrawnCandidates,
 } from './apply-plan';
 
@@ -34,7 +36,7 @@ export interface PreviewResult {
   /** How the runtime was chosen: named (by the request or the profile) or resolved from `auto`. */
   runtime_source: 'requested' | 'profile' | 'auto';
   dir: string;
-  files: Array<{ path: string; content: string; action: FileAction | WithdrawnAction }>;
+  files: Array<{ path: string; content: string; action: FileAction | WithdrawnAction; reason?: DriftReason }>;
   warnings: EmitWarning[];
   /** Lint errors and missing skills: apply refuses while there are any. */
   errors: LintFinding[];
@@ -50,6 +52,12 @@ export interface ApplyResult {
 
 export type ApplyTrigger = 'api' | 'auto_apply';
 
+const DRIFT_TEXT: Record<DriftReason, string> = {
+  edited_since_apply: 'changed since the last apply',
+  not_written_by_brainstem: 'already there and not written by Brainstem',
+  comments_would_be_lost: 'its comments would be lost',
+};
+
 interface Plan {
   runtime: EmitRuntime;
   runtime_source: PreviewResult['runtime_source'];
@@ -60,6 +68,8 @@ interface Plan {
   /** Directories the planned files need that do not exist yet (Brainstem creates them). */
   createdDirs: string[];
   manifest: ApplyManifest | null;
+  /** The manifest was read from the legacy per-profile file: apply moves it to this runtime's own file. */
+  legacyManifest: boolean;
   warnings: EmitWarning[];
   errors: LintFinding[];
 }
@@ -82,7 +92,10 @@ export class ProfileApplier {
       runtime: plan.runtime,
       runtime_source: plan.runtime_source,
       dir: plan.dir,
-      files: [...plan.planned, ...plan.withdrawn].map(({ path, content, action }) => ({ path, content, action })),
+      files: [
+        ...plan.planned.map(({ path, content, action, reason }) => ({ path, content, action, ...(reason ? { reason } : {}) })),
+        ...plan.withdrawn.map(({ path, content, action }) => ({ path, content, action })),
+      ],
       warnings: plan.warnings,
       errors: plan.errors,
     };
@@ -114,22 +127,27 @@ export class ProfileApplier {
     if (plan.errors.length) {
       throw new DomainError('profile_has_errors', `profile ${id} has ${plan.errors.length} error(s); fix them before applying`, { errors: plan.errors });
     }
-    const drift = plan.planned.filter((f) => f.action === 'drift').map((f) => f.path);
+    const drift = plan.planned.filter((f): f is PlannedFile & { reason: DriftReason } => f.reason !== undefined);
     if (drift.length && !force) {
-      throw new DomainError('apply_drift', `changed since the last apply: ${drift.join(', ')}; apply with force: true to overwrite`, { files: drift });
+      const named = drift.map((f) => `${f.path} (${DRIFT_TEXT[f.reason]})`).join(', ');
+      throw new DomainError('apply_drift', `applying would lose changes in ${named}; apply with force: true to overwrite`, {
+        files: drift.map((f) => f.path),
+        reasons: Object.fromEntries(drift.map((f) => [f.path, f.reason])),
+      });
     }
     const removedDirs = await this.removeWithdrawn(plan);
     const manifest = nextManifest(id, plan.runtime, plan.planned, plan.manifest, { created: plan.createdDirs, removed: removedDirs });
     const manifestText = `${JSON.stringify(manifest, null, 2)}\n`;
     const changed = plan.planned.filter((f) => f.action !== 'unchanged');
-    const manifestChanged = JSON.stringify(plan.manifest) !== JSON.stringify(manifest);
+    const manifestChanged = plan.legacyManifest || JSON.stringify(plan.manifest) !== JSON.stringify(manifest);
     if (changed.length || manifestChanged) {
-      await this.fs.writeAll(plan.dir, [...changed, ...(manifestChanged ? [{ path: manifestPath(id), content: manifestText }] : [])]);
+      await this.fs.writeAll(plan.dir, [...changed, ...(manifestChanged ? [{ path: manifestPath(id, plan.runtime), content: manifestText }] : [])]);
     }
+    if (plan.legacyManifest) await this.fs.remove(plan.dir, legacyManifestPath(id));
     return {
       runtime: plan.runtime,
       dir: plan.dir,
-      manifest: manifestPath(id),
+      manifest: manifestPath(id, plan.runtime),
       files: [
         ...plan.planned.map((f) => ({ path: f.path, action: f.action === 'drift' ? ('overwritten' as const) : f.action })),
         ...plan.withdrawn.map(({ path, action }) => ({ path, action })),
@@ -160,9 +178,10 @@ export class ProfileApplier {
     const dir = await this.fs.targetDir(await this.targetDir(id, doc, req));
     const { runtime, source } = this.runtime(doc, req, dir);
     const { emitted, errors } = await this.emit(id, doc, lint, runtime, dir);
-    const manifest = parseManifest(await this.fs.read(dir, manifestPath(id)));
+    const own = await this.fs.read(dir, manifestPath(id, runtime));
+    const { manifest, legacy } = selectManifest(runtime, own, own === null ? await this.fs.read(dir, legacyManifestPath(id)) : null);
     const existing = new Map<string, string | null>();
-    for (const path of [...emitted.files.map((f) => f.path), ...withdrawnCandidates(emitted.files, manifest, runtime)]) {
+    for (const path of [...emitted.files.map((f) => f.path), ...withdrawnCandidates(emitted.files, manifest)]) {
       existing.set(path, await this.fs.read(dir, path));
     }
     const planned = planFiles(emitted.files, existing, manifest, id);
@@ -171,9 +190,10 @@ export class ProfileApplier {
       runtime_source: source,
       dir,
       planned,
-      withdrawn: planWithdrawn(emitted.files, existing, manifest, runtime),
+      withdrawn: planWithdrawn(emitted.files, existing, manifest),
       createdDirs: await this.missingDirs(dir, planned),
       manifest,
+      legacyManifest: legacy,
       warnings: emitted.warnings,
       errors,
     };
