@@ -242,6 +242,7 @@ export abstract class ProfileFields {
   auto_apply_dir?: string;
 
   @IsOptional() @IsString() @MaxLength(4096) @Matches(NO_NUL, { message: '$property must not contain NUL' })
+  @Matches(ABSOLUTE_OR_EMPTY, { message: '$property must be an absolute path' })
   default_cwd?: string;
 }
 

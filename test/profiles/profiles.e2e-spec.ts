@@ -387,6 +387,7 @@ describe('Agent Profile REST', () => {
       ['a skill name that is a path', { name: 'Skill Path', skills: [{ name: '../../.git/hooks', path: '/tmp' }] }, 'skills[0].name: must be a plain name'],
       ['a name with NUL', { name: 'a\u0000b' }, 'name: must not contain control characters'],
       ['a relative auto_apply_dir', { name: 'Rel', auto_apply_dir: 'some/dir' }, 'auto_apply_dir: must be an absolute path'],
+      ['a relative default_cwd', { name: 'Rel2', default_cwd: 'src/app' }, 'default_cwd: must be an absolute path'],
       ['an object where a list belongs', { name: 'Obj', permissions: { allow: { a: 1 } } }, 'permissions.allow: must be an array'],
     ])('refuses %s with 400 naming the field', async (_what, body, named) => {
       const res = await postAs(API, body);

@@ -192,11 +192,6 @@ describe('coding sessions started with their profile', () => {
       await refused({ ...quiet, profile_id: id }, 400, 'invalid_input', /default_cwd of profile lost: .*gone does not exist/);
     });
 
-    it('a relative default_cwd', async () => {
-      const id = await createProfile({ name: 'Relative', default_cwd: 'src/app' });
-      await refused({ ...quiet, profile_id: id }, 400, 'invalid_input', /default_cwd of profile relative: must be an absolute path, not "src\/app"/);
-    });
-
     it('a claude-code session whose profile has lint errors (422 with the findings)', async () => {
       const id = await createProfile({ name: 'Squatter', tools: { mcp_servers: { brainstem: { type: 'http', url: 'http://127.0.0.1:9/mcp' } } } });
       const configs = () => (existsSync(join(t.config.journal.dir, 'session-config')) ? readdirSync(join(t.config.journal.dir, 'session-config')).length : 0);
