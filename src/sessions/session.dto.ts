@@ -30,6 +30,19 @@ const TEXT_MESSAGE = { message: `$property: must be at most ${MAX_TEXT_BYTES} by
 /** Whether a text fits MAX_TEXT_BYTES of UTF-8 (a lone surrogate counts as the 3 bytes of U+FFFD it is written as). */
 export const fitsTextLimit = (text: string): boolean => Buffer.byteLength(text, 'utf8') <= MAX_TEXT_BYTES;
 
+/**
+ * A text cut to MAX_TEXT_BYTES of UTF-8 with a note saying so, for what a runtime reports (a turn's result), which
+ * cannot be refused like a request. Cut on a character boundary.
+ */
+export function clipToTextLimit(text: string): string {
+  const bytes = Buffer.byteLength(text, 'utf8');
+  if (bytes <= MAX_TEXT_BYTES) return text;
+  const note = `\n[brainstem: cut to 64 KiB of ${bytes} bytes]`;
+  const head = Buffer.from(text, 'utf8').subarray(0, MAX_TEXT_BYTES - Buffer.byteLength(note, 'utf8')).toString('utf8');
+  // A character split by the cut decodes as U+FFFD: drop it.
+  return head.replace(/\uFFFD$/, '') + note;
+}
+
 // Not IsByteLength: it measures through encodeURI, which throws on a lone surrogate (a 500).
 const Text = (): PropertyDecorator => (target, key) => {
   IsString()(target, key);

@@ -111,6 +111,15 @@ describe('coding sessions with real worker processes', () => {
     expect((await get(s.id)).state).toBe('pending_handling');
   });
 
+  it('given a result over 64 KiB, then the journaled turn keeps its first 64 KiB with a note saying it was cut', async () => {
+    const s = await start({ runtime: 'claude-code', env: { PATH: `${FAKE_BIN}:${process.env.PATH}` }, prompt: 'say 100k' });
+    await until(s.id, 'the end of the turn', (x) => x.state === 'pending_handling');
+    const [ended] = (await t.app.get<Journal>(JOURNAL).readStream(`session-${s.id}`)).filter((e) => e.type === 'session.turn_ended');
+    const result = (ended.data as { result: string }).result;
+    expect(Buffer.byteLength(result, 'utf8')).toBeLessThanOrEqual(64 * 1024);
+    expect(result).toMatch(/^é+\n\[brainstem: cut to 64 KiB of 102400 bytes\]$/);
+  });
+
   it('starts claude without a prompt waiting for an instruction, and picks it for runtime auto', async () => {
     const s = await start({ env: { PATH: `${FAKE_BIN}:/usr/bin:/bin` } });
     expect(s).toMatchObject({ runtime: 'claude-code', state: 'pending_handling' });

@@ -1,3 +1,4 @@
+import { clipToTextLimit } from '../session.dto';
 import { JsonObject, PermissionDecision } from '../session.events';
 import { LineSplitter, MAX_LINE_CHARS } from '../session-log';
 import { ProcessRunner, WorkerProcess } from './process-runner';
@@ -72,7 +73,8 @@ class ClaudeWorker extends AttachedWorker {
     if (msg.type === 'system' && msg.subtype === 'init' && typeof msg.session_id === 'string') {
       this.sink.report({ kind: 'runtime_session', runtime_session_id: msg.session_id });
     } else if (msg.type === 'result') {
-      this.sink.report({ kind: 'turn_ended', result: typeof msg.result === 'string' ? msg.result : null });
+      // Journaled, and shown to the brain: no larger than any text a request may carry.
+      this.sink.report({ kind: 'turn_ended', result: typeof msg.result === 'string' ? clipToTextLimit(msg.result) : null });
     } else if (msg.type === 'control_request' && typeof msg.request_id === 'string') {
       const req = msg.request;
       if (req?.subtype === 'can_use_tool' && typeof req.tool_name === 'string') {
