@@ -58,7 +58,8 @@ export class SessionRegistry {
   }
 
   find(idOrAlias: string): SessionActor | undefined {
-    return this.actors.get(idOrAlias) ?? this.byAlias.get(idOrAlias);
+    // Aliases are written `w1`; `W1` means the same session (as in a supervision scope).
+    return this.actors.get(idOrAlias) ?? this.byAlias.get(idOrAlias.toLowerCase());
   }
 
   get(idOrAlias: string): SessionActor {

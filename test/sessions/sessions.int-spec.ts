@@ -132,6 +132,7 @@ describe('coding sessions with real worker processes', () => {
     expect(a.alias).toMatch(/^w\d+$/);
     expect(b.alias).toBe(`w${na + 1}`);
     expect((await get(b.alias)).id).toBe(b.id);
+    expect((await get(b.alias.toUpperCase())).id).toBe(b.id);
   });
 
   it('toggles exclusion from supervision and filters by it', async () => {
