@@ -160,6 +160,7 @@ export class SessionsService implements OnApplicationBootstrap, OnApplicationShu
     const actor = this.registry.get(idOrAlias);
     await actor.run(async () => {
       assertLive(actor);
+      assertNotStopping(actor, 'takes no more messages');
       if (!actor.handle?.canReceive()) {
         const why = actor.context.attachment === 'detached' ? 'is detached after a restart' : 'closed its stdin';
         throw new DomainError('conflict', `session ${actor.context.alias} cannot receive messages: its worker ${why}`);
@@ -176,6 +177,7 @@ export class SessionsService implements OnApplicationBootstrap, OnApplicationShu
     const actor = this.registry.get(idOrAlias);
     await actor.run(async () => {
       assertLive(actor);
+      assertNotStopping(actor, 'its pending request ends with it');
       const pending = actor.context.pending;
       if (pending?.kind !== 'permission') throw new DomainError('conflict', `session ${actor.context.alias} has no pending permission request`);
       await this.apply(actor, { type: 'session.permission_resolved', request_id: pending.request_id, decision, reason });
@@ -393,6 +395,11 @@ export class SessionsService implements OnApplicationBootstrap, OnApplicationShu
 
 function assertLive(actor: SessionActor): void {
   if (!actor.live) throw new DomainError('session_exited', `session ${actor.context.alias} has exited`, { state: 'exited' });
+}
+
+/** A message written to a worker that is being stopped would be journaled as dispatched and never read. */
+function assertNotStopping(actor: SessionActor, what: string): void {
+  if (actor.context.stop_deadline_at !== null) throw new DomainError('conflict', `session ${actor.context.alias} is being stopped: ${what}`);
 }
 
 function isDirectory(path: string): boolean {

@@ -162,6 +162,20 @@ describe('coding sessions with real worker processes', () => {
     expect((await call('POST', `/${s.id}/stop`, {})).status).toBe(409);
   });
 
+  it('given a stop under way, then a message is refused (409, the worker would never read it) and journals nothing', async () => {
+    const s = await start({ command: process.execPath, args: [join(WORKERS, 'stubborn.js')] });
+    await waitFor(async () => (await call('GET', `/${s.id}/output`)).body.lines!.includes('stubborn up'), { what: 'stubborn up' });
+    const stopping = call('POST', `/${s.id}/stop`, { grace_ms: 2000 });
+    const journal = t.app.get<Journal>(JOURNAL);
+    const types = async () => (await journal.readStream(`session-${s.id}`)).map((e) => e.type);
+    await waitFor(async () => (await types()).includes('session.stop_requested'), { what: 'the stop to be journaled' });
+    const refused = await call('POST', `/${s.id}/messages`, { text: 'one more thing' });
+    expect(refused.status).toBe(409);
+    expect(refused.body.message).toMatch(/is being stopped: takes no more messages/);
+    expect((await stopping).body).toMatchObject({ state: 'exited', exit_reason: 'stopped' });
+    expect(await types()).not.toContain('session.message_dispatched');
+  });
+
   it('given a worker whose child ignores SIGTERM, when the worker dies at the stop, then the child still gets SIGKILL at the deadline', async () => {
     const s = await start({ command: process.execPath, args: [join(WORKERS, 'forking.js')] });
     const childPid = await waitFor(async () => {
