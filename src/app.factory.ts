@@ -5,7 +5,7 @@ import { AppModule } from './app.module';
 import { BrainstemConfig } from './config/config.schema';
 import { AllExceptionsFilter } from './http/all-exceptions.filter';
 import { installBearerAuth } from './http/auth';
-import { depthLimitedJsonParser } from './http/json-body';
+import { depthLimitedJsonParser, refuseInheritedQueryKeys } from './http/json-body';
 import { createValidationPipe } from './http/validation';
 import { openLevelJournal } from './journal/journal.factory';
 import { Journal } from './journal/journal.port';
@@ -27,6 +27,7 @@ export async function createApp(config: BrainstemConfig, options: AppOptions = {
   const adapter = new FastifyAdapter({ bodyLimit: config.server.body_limit_bytes, forceCloseConnections: true });
   const fastify = adapter.getInstance();
   installBearerAuth(fastify, config.server.api_token);
+  refuseInheritedQueryKeys(fastify);
   // No endpoint takes plain text: such a body is answered 415, not parsed into a string that fails validation.
   fastify.removeContentTypeParser('text/plain');
   // A YAML body reaches handlers as {yaml: <text>}, the shape of the JSON alternative, so one DTO validates both.

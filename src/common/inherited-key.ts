@@ -16,3 +16,9 @@ export function inheritedKeyPath(value: unknown): string | null {
   }
   return null;
 }
+
+/** The refusal for such a key, worded the same wherever data arrives (bodies, queries, profile files). */
+export function inheritedKeyProblem(value: unknown): string | null {
+  const path = inheritedKeyPath(value);
+  return path === null ? null : `${path}: this key name is not allowed (it names a built-in object member)`;
+}

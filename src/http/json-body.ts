@@ -1,5 +1,5 @@
 import { FastifyBodyParser, FastifyInstance } from 'fastify';
-import { inheritedKeyPath } from '../common/inherited-key';
+import { inheritedKeyProblem } from '../common/inherited-key';
 
 /** Deeper JSON bodies are refused: class-transformer and the validators recurse, and would overflow the stack. */
 export const MAX_JSON_DEPTH = 64;
@@ -26,12 +26,20 @@ export function depthLimitedJsonParser(fastify: FastifyInstance): FastifyBodyPar
     parse(req, body.toString('utf8'), (err, value) => {
       if (err) return done(err, undefined);
       if (nestsDeeperThan(value, MAX_JSON_DEPTH)) {
-        return done(Object.assign(new Error(`the JSON body nests deeper than ${MAX_JSON_DEPTH} levels`), { statusCode: 400 }), undefined);
+        return done(badRequest(`the JSON body nests deeper than ${MAX_JSON_DEPTH} levels`), undefined);
       }
-      const inherited = inheritedKeyPath(value);
-      if (inherited !== null) {
-        return done(Object.assign(new Error(`${inherited}: this key name is not allowed (it names a built-in object member)`), { statusCode: 400 }), undefined);
-      }
+      const inherited = inheritedKeyProblem(value);
+      if (inherited !== null) return done(badRequest(inherited), undefined);
       done(null, value);
     });
 }
+
+/** The same rule for query strings, which no body parser sees (`?toString=1` was dropped without a word). */
+export function refuseInheritedQueryKeys(fastify: FastifyInstance): void {
+  fastify.addHook('preValidation', (req, _reply, done) => {
+    const inherited = inheritedKeyProblem(req.query);
+    done(inherited === null ? undefined : badRequest(inherited));
+  });
+}
+
+const badRequest = (message: string): Error => Object.assign(new Error(message), { statusCode: 400 });

@@ -18,7 +18,7 @@ import {
   ValidationOptions,
   validateSync,
 } from 'class-validator';
-import { inheritedKeyPath } from '../common/inherited-key';
+import { inheritedKeyProblem } from '../common/inherited-key';
 import { describeValidationErrors } from '../http/http-errors';
 
 /**
@@ -310,8 +310,8 @@ export type ParseResult = { ok: true; doc: ProfileDoc; metadataKeys: MetadataFie
 /** Validates a plain object (parsed YAML or a REST body renamed to YAML names) and applies the defaults. */
 export function parseProfileDocument(raw: unknown): ParseResult {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return { ok: false, errors: ['(document): must be a mapping'] };
-  const inherited = inheritedKeyPath(raw);
-  if (inherited !== null) return { ok: false, errors: [`${inherited}: this key name is not allowed (it names a built-in object member)`] };
+  const inherited = inheritedKeyProblem(raw);
+  if (inherited !== null) return { ok: false, errors: [inherited] };
   const instance = plainToInstance(ProfileDocument, raw);
   const errors = validateSync(instance, { whitelist: true, forbidNonWhitelisted: true });
   if (errors.length > 0) return { ok: false, errors: describeValidationErrors(errors) };
