@@ -274,6 +274,11 @@ export class SessionsService implements OnApplicationBootstrap, OnApplicationShu
     return this.registry.apply(actor, { ...body, at: this.clock.now() } as SessionEvent, by);
   }
 
+  /** An exit the service records itself, with no process to report a code or signal. */
+  private exitWithout(actor: SessionActor, reason: ExitReason): Promise<boolean> {
+    return this.apply(actor, { type: 'session.exited', code: null, signal: null, reason });
+  }
+
   private launch(actor: SessionActor, prompt: string | undefined): Promise<unknown> {
     const runtime = this.runtimes.get(actor.context.runtime);
     if (!runtime) throw new Error(`runtime ${actor.context.runtime} vanished`);
@@ -281,11 +286,11 @@ export class SessionsService implements OnApplicationBootstrap, OnApplicationShu
       actor.handle = runtime.start(this.launchSpec(actor), this.sink(actor));
     } catch (e) {
       this.logger.warn(`session ${actor.id}: spawn failed: ${(e as Error).message}`);
-      return this.apply(actor, { type: 'session.exited', code: null, signal: null, reason: 'spawn_failed' });
+      return this.exitWithout(actor, 'spawn_failed');
     }
     const { pid, startTime } = actor.handle;
     // No pid: the spawn failed (its error is reported next, to an exited session); nothing started.
-    if (pid === null) return this.apply(actor, { type: 'session.exited', code: null, signal: null, reason: 'spawn_failed' });
+    if (pid === null) return this.exitWithout(actor, 'spawn_failed');
     return this.apply(actor, { type: 'session.started', pid, pid_start_time: startTime, idle: runtime.startsIdle(prompt !== undefined) }).then(async () => {
       if (prompt === undefined || !actor.handle?.canReceive()) return;
       await this.apply(actor, { type: 'session.message_dispatched', text: prompt });
@@ -303,14 +308,14 @@ export class SessionsService implements OnApplicationBootstrap, OnApplicationShu
       this.sink(actor),
     );
     if (!recovery) {
-      await this.apply(actor, { type: 'session.exited', code: null, signal: null, reason: stopping ? 'stopped' : 'lost_on_restart' });
+      await this.exitWithout(actor, stopping ? 'stopped' : 'lost_on_restart');
       return;
     }
     actor.handle = recovery.handle;
     const h = recovery.handle;
     // A resume whose spawn failed (the cwd is gone, say): as at launch, nothing started.
     if (h.pid === null) {
-      await this.apply(actor, { type: 'session.exited', code: null, signal: null, reason: 'spawn_failed' });
+      await this.exitWithout(actor, 'spawn_failed');
       return;
     }
     await this.apply(actor, { type: 'session.recovered', attachment: h.attachment, pid: h.pid, pid_start_time: h.startTime, resumed: recovery.resumed });
@@ -322,7 +327,7 @@ export class SessionsService implements OnApplicationBootstrap, OnApplicationShu
     const deadline = actor.context.stop_deadline_at ?? this.clock.now();
     if (!actor.handle || !actor.handle.signal('SIGTERM')) {
       // Nothing left to signal: the worker is gone, or its exit report is already queued.
-      if (!actor.handle) await this.apply(actor, { type: 'session.exited', code: null, signal: null, reason: 'stopped' });
+      if (!actor.handle) await this.exitWithout(actor, 'stopped');
       return;
     }
     if (actor.killTimer) clearTimeout(actor.killTimer);
