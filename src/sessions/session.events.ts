@@ -74,7 +74,24 @@ export interface SessionStateChangedData {
   to: SessionState;
 }
 
-export interface SessionCreatedData extends SessionInput {}
+/**
+ * The journaled form of a session's input: env values are often secrets, and the journal is append-only and
+ * readable by every audit, SSE client and plugin, so it names them (`env_keys`) and the SessionEnvStore keeps
+ * the values. Journals written before that carry `env` itself.
+ */
+export type SessionCreatedData = Omit<SessionInput, 'env'> & { env_keys: string[]; env?: Record<string, string> };
+
+export function createdData(input: SessionInput): SessionCreatedData {
+  const { env, ...rest } = input;
+  return { ...rest, env_keys: Object.keys(env) };
+}
+
+/** The input back from its journaled form, with the env values kept outside the journal (or, in old journals, inside). */
+export function inputFromCreated(data: SessionCreatedData, env: Record<string, string> | null): SessionInput {
+  const { env_keys, env: journaled, ...rest } = data;
+  void env_keys;
+  return { ...rest, env: env ?? journaled ?? {} };
+}
 
 /** Appended to the `sessions` stream: the index of every session, and the alias counter. */
 export interface SessionAliasAssignedData {

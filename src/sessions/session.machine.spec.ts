@@ -165,4 +165,14 @@ describe('session machine', () => {
     const next = decide(restored, { type: 'session.message_dispatched', at: 2_000, text: 'a' });
     expect(next && stateOf(next)).toBe('working');
   });
+
+  it('given env values (often secrets), the stored form leaves them out and a restore takes them back from outside', () => {
+    const s = apply(createSession(input({ env: { API_KEY: 'sk-secret' } })), simulatedClock(), started);
+    const stored = JSON.parse(JSON.stringify(storeSession(s)));
+    expect(JSON.stringify(stored)).not.toContain('sk-secret');
+    expect(restoreSession(stored, { API_KEY: 'sk-secret' }).context).toEqual(s.context);
+    // A snapshot written before values were kept outside still restores its own.
+    const legacy = { value: 'working' as const, context: { ...s.context } };
+    expect(restoreSession(legacy).context.env).toEqual({ API_KEY: 'sk-secret' });
+  });
 });

@@ -228,10 +228,12 @@ export function decide(snapshot: SessionSnapshot, event: SessionEvent): SessionS
   return sessionMachine.transition(snapshot, event, pureScope);
 }
 
-export function restoreSession(stored: StoredSession): SessionSnapshot {
-  return sessionMachine.resolveState({ value: stored.value, context: stored.context });
+/** `env` holds the values kept outside the journal; snapshots written before that carry their own. */
+export function restoreSession(stored: StoredSession, env: Record<string, string> | null = null): SessionSnapshot {
+  return sessionMachine.resolveState({ value: stored.value, context: { ...stored.context, env: env ?? stored.context.env } });
 }
 
+/** Snapshots are journal storage too, so they leave out the env values, as `session.created` does. */
 export function storeSession(snapshot: SessionSnapshot): StoredSession {
-  return { value: stateOf(snapshot), context: snapshot.context };
+  return { value: stateOf(snapshot), context: { ...snapshot.context, env: {} } };
 }

@@ -4,12 +4,16 @@ import { NewDomainEvent } from '../bus/domain-event';
 import { DomainError } from '../common/domain-error';
 import { Journal } from '../journal/journal.port';
 import { SessionActor } from './session.actor';
+import { SessionEnvStore } from './session-env.store';
 import {
   SESSIONS_STREAM,
   SessionAliasAssignedData,
+  SessionCreatedData,
   SessionEvent,
   SessionInput,
+  createdData,
   fromJournalEvent,
+  inputFromCreated,
   sessionStream,
   toJournalEvent,
 } from './session.events';
@@ -22,7 +26,8 @@ export const SNAPSHOT_EVERY = 64;
  * The session actors, rebuilt from the journal on boot (snapshot + tail, through the pure machine, so
  * replay never re-runs a side effect). Every accepted event is appended to `session-<id>` before the
  * actor adopts it; the bus publishes it once durable. The `sessions` stream indexes sessions and
- * numbers aliases, which are never reused.
+ * numbers aliases, which are never reused. Env values stay out of the journal, in the SessionEnvStore, from
+ * before the session is journaled until it exits.
  */
 export class SessionRegistry {
   private readonly actors = new Map<string, SessionActor>();
@@ -34,6 +39,7 @@ export class SessionRegistry {
   constructor(
     private readonly journal: Journal,
     private readonly bus: EventBus,
+    private readonly envs: SessionEnvStore,
   ) {}
 
   async load(): Promise<void> {
@@ -45,13 +51,23 @@ export class SessionRegistry {
       const actor = await this.rebuild(session_id);
       if (actor) this.add(actor);
     }
+    // Values of sessions that exited, or whose creation never reached the journal (a crash in between).
+    for (const id of await this.envs.list()) if (!this.actors.get(id)?.live) await this.envs.remove(id);
   }
 
   /** Numbers the alias, then journals the session's creation. */
   async create(input: Omit<SessionInput, 'alias'>): Promise<SessionActor> {
     const alias = await this.assignAlias(input.id);
     const full: SessionInput = { ...input, alias };
-    const res = await this.bus.emit(sessionStream(input.id), [{ type: 'session.created', data: full }], { expectedVersion: 'no_stream' });
+    const hasEnv = Object.keys(full.env).length > 0;
+    if (hasEnv) await this.envs.save(full.id, full.env);
+    let res: { version: number };
+    try {
+      res = await this.bus.emit(sessionStream(input.id), [{ type: 'session.created', data: createdData(full) }], { expectedVersion: 'no_stream' });
+    } catch (e) {
+      if (hasEnv) await this.envs.remove(full.id).catch(() => undefined);
+      throw e;
+    }
     const actor = new SessionActor(createSession(full), res.version);
     this.add(actor);
     return actor;
@@ -92,6 +108,9 @@ export class SessionRegistry {
     if (from !== to) events.push({ type: 'session.state_changed', data: { at: event.at, from, to }, meta });
     const res = await this.bus.emit(sessionStream(actor.id), events, { expectedVersion: actor.version });
     actor.adopt(next, res.version);
+    if (to === 'exited' && from !== 'exited') {
+      await this.envs.remove(actor.id).catch((e: unknown) => this.logger.warn(`env of ${actor.id} not removed: ${(e as Error).message}`));
+    }
     if (Math.floor(res.version / SNAPSHOT_EVERY) > Math.floor((res.version - events.length) / SNAPSHOT_EVERY)) this.snapshot(actor);
     return true;
   }
@@ -124,12 +143,13 @@ export class SessionRegistry {
   private async rebuild(id: string): Promise<SessionActor | null> {
     const stream = sessionStream(id);
     const snap = await this.journal.loadSnapshot<StoredSession>(stream);
-    let snapshot: SessionSnapshot | null = snap ? restoreSession(snap.state) : null;
+    const env = await this.envs.load(id);
+    let snapshot: SessionSnapshot | null = snap ? restoreSession(snap.state, env) : null;
     let version = snap?.version ?? 0;
     for (const e of await this.journal.readStream(stream, version + 1)) {
       version = e.version;
       if (e.type === 'session.created') {
-        snapshot = createSession(e.data as unknown as SessionInput);
+        snapshot = createSession(inputFromCreated(e.data as unknown as SessionCreatedData, env));
         continue;
       }
       const event = fromJournalEvent(e.type, e.data);

@@ -1,10 +1,14 @@
+import { join } from 'node:path';
 import { Global, Module } from '@nestjs/common';
 import { EventBus } from '../bus/event-bus';
+import { CONFIG } from '../config/config.module';
+import { BrainstemConfig } from '../config/config.schema';
 import { Journal } from '../journal/journal.port';
 import { JOURNAL } from '../journal/journal.tokens';
 import { ProfilesModule } from '../profiles/profiles.module';
 import { SESSION_DIRECTORY } from '../supervision/session-directory.port';
 import { CLOCK, ID_GENERATOR, randomIds, systemClock } from './session.ports';
+import { FileSessionEnvStore } from './session-env.store';
 import { SessionRegistry } from './session.registry';
 import { SessionsController } from './sessions.controller';
 import { SessionsService } from './sessions.service';
@@ -27,7 +31,12 @@ import { RuntimeCatalog } from './runtimes/runtime-catalog';
       useFactory: (runner: ProcessRunner) => new RuntimeCatalog([new CommandRuntime(runner), new ClaudeCodeRuntime(runner)]),
       inject: [PROCESS_RUNNER],
     },
-    { provide: SessionRegistry, useFactory: (journal: Journal, bus: EventBus) => new SessionRegistry(journal, bus), inject: [JOURNAL, EventBus] },
+    {
+      provide: SessionRegistry,
+      useFactory: (journal: Journal, bus: EventBus, config: BrainstemConfig) =>
+        new SessionRegistry(journal, bus, new FileSessionEnvStore(join(config.journal.dir, 'session-env'))),
+      inject: [JOURNAL, EventBus, CONFIG],
+    },
     SessionsService,
     { provide: SESSION_DIRECTORY, useFactory: (sessions: SessionsService) => sessions.directory(), inject: [SessionsService] },
   ],

@@ -78,6 +78,10 @@ describe('coding sessions across a service restart (SIGKILL)', () => {
     // The resumed claude runs with the profile flags the session started with (journaled), then --resume.
     const resumedArgv = await waitFor(() => readArgv().includes('--resume') && readArgv(), { what: 'the resumed claude argv' });
     expect(resumedArgv.slice(8, 8 + profileFlags.length)).toEqual(profileFlags);
+    // Its env reached the resumed worker (the argv file is named by it), though the journal holds only the name.
+    const claudeEvents = await (await fetch(`${second.url}/api/v1/journal/events?stream=session-${claude.id}`)).text();
+    expect(claudeEvents).not.toContain(argvFile);
+    expect(claudeEvents).toContain('"env_keys":["FAKE_CLAUDE_ARGV_FILE"]');
 
     // The resumed claude takes instructions; the detached worker can only be signalled and stopped.
     expect((await call(second, 'POST', `/${claude.id}/messages`, { text: 'again' })).status).toBe(200);
