@@ -1,6 +1,7 @@
 import { DomainError } from '../common/domain-error';
 import { ProfilesService } from '../profiles/profiles.service';
 import { SessionsService } from '../sessions/sessions.service';
+import { PermissionRequest } from '../sessions/session.events';
 import { SessionStatus } from '../sessions/session.status';
 import { deniedBy } from './permission-rules';
 import { ToolRegistry } from './tool-registry';
@@ -18,6 +19,7 @@ function brief(s: SessionStatus) {
     state_label: s.state_label,
     supervised: s.supervised,
     pending: s.pending,
+    queued_permissions: s.queued_permissions,
     last_progress: s.last_progress,
   };
 }
@@ -48,21 +50,29 @@ export function registerSessionTools(registry: ToolRegistry, sessions: SessionsS
     handler: async (a) => brief(await sessions.dispatch(a.session, a.text)),
   });
 
-  registry.register<{ session: string; decision: 'allow' | 'deny'; reason?: string }>({
+  registry.register<{ session: string; decision: 'allow' | 'deny'; reason?: string; request_id?: string }>({
     name: 'resolve_permission',
     audience: 'main_brain',
     description:
-      "Answer a session's pending permission request. An allow that the session's Agent Profile denies is refused; " +
-      'ask the user before irreversible actions.',
+      "Answer a session's pending permission request (request_id, or else the oldest; more may be queued behind it). " +
+      "An allow that the session's Agent Profile denies is refused; ask the user before irreversible actions.",
     parameters: {
       type: 'object',
-      properties: { session: sessionRef, decision: { type: 'string', enum: ['allow', 'deny'] }, reason: { type: 'string', maxLength: 4000 } },
+      properties: {
+        session: sessionRef,
+        decision: { type: 'string', enum: ['allow', 'deny'] },
+        reason: { type: 'string', maxLength: 4000 },
+        request_id: { type: 'string', minLength: 1, maxLength: 200 },
+      },
       required: ['session', 'decision'],
       additionalProperties: false,
     },
     handler: async (a) => {
-      if (a.decision === 'allow') await assertProfileAllows(sessions.status(a.session), profiles);
-      return brief(await sessions.resolvePermission(a.session, a.decision, a.reason ?? null));
+      const status = sessions.status(a.session);
+      const request = pendingPermission(status, a.request_id);
+      if (a.decision === 'allow' && request) await assertProfileAllows(status, request, profiles);
+      // The request checked is the one answered, even if another resolver got to the oldest meanwhile.
+      return brief(await sessions.resolvePermission(a.session, a.decision, a.reason ?? null, request?.request_id ?? a.request_id));
     },
   });
 
@@ -75,9 +85,14 @@ export function registerSessionTools(registry: ToolRegistry, sessions: SessionsS
   });
 }
 
-async function assertProfileAllows(status: SessionStatus, profiles: ProfilesService): Promise<void> {
-  const pending = status.pending;
-  if (!pending || pending.kind !== 'permission' || !status.profile_id) return;
+function pendingPermission(status: SessionStatus, requestId: string | undefined): PermissionRequest | undefined {
+  if (status.pending?.kind !== 'permission') return undefined;
+  const all = [status.pending, ...status.queued_permissions];
+  return requestId === undefined ? all[0] : all.find((p) => p.request_id === requestId);
+}
+
+async function assertProfileAllows(status: SessionStatus, pending: PermissionRequest, profiles: ProfilesService): Promise<void> {
+  if (!status.profile_id) return;
   const profile = await profiles.get(status.profile_id).catch(() => null);
   if (!profile || profile.error !== null) {
     throw new DomainError('permission_denied', `cannot check profile ${status.profile_id} of ${status.alias}, so its permission request is not allowed`);

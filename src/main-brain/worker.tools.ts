@@ -129,9 +129,7 @@ async function awaitPermission(
     .pipe(filter((e) => e.stream === stream))
     .subscribe(outcomes);
   try {
-    const status = await sessions.signal(sessionId, { type: 'permission_request', tool, input });
-    const requestId = status.pending?.kind === 'permission' ? status.pending.request_id : null;
-    if (!requestId) throw new DomainError('conflict', `session ${status.alias} did not record the permission request`);
+    const { status, request_id: requestId } = await sessions.requestPermission(sessionId, tool, input);
     const gone$ = signal ? fromEvent(signal, 'abort') : NEVER;
     const outcome = signal?.aborted
       ? null

@@ -108,6 +108,8 @@ export class MessageDto {
 export class PermissionDto {
   @IsIn(['allow', 'deny']) decision!: PermissionDecision;
   @IsOptional() @Text() reason?: string;
+  /** Which pending request; the oldest when absent. */
+  @IsOptional() @IsString() @IsNotEmpty() @MaxLength(200) request_id?: string;
 }
 
 export class SupervisionDto {

@@ -13,10 +13,13 @@ export type PermissionDecision = 'allow' | 'deny';
 
 export type JsonObject = { [key: string]: unknown };
 
-export type Pending =
-  | { kind: 'question'; question: string }
-  | { kind: 'permission'; request_id: string; tool: string; input: JsonObject }
-  | { kind: 'blocked'; reason: string };
+export interface PermissionRequest {
+  request_id: string;
+  tool: string;
+  input: JsonObject;
+}
+
+export type Pending = { kind: 'question'; question: string } | ({ kind: 'permission' } & PermissionRequest) | { kind: 'blocked'; reason: string };
 
 export interface LastProgress {
   status: ProgressStatus;

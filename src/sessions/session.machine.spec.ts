@@ -94,6 +94,46 @@ describe('session machine', () => {
     expect(s.context.pending).toBeNull();
   });
 
+  it('given a permission pending, when more are requested (parallel tool calls), then they queue and each is pending in turn until all are resolved', () => {
+    const clock = simulatedClock();
+    const ask = (request_id: string): Ev => ({ type: 'session.permission_requested', request_id, tool: 'WebFetch', input: { url: request_id } });
+    const resolve = (request_id: string): Ev => ({ type: 'session.permission_resolved', request_id, decision: 'allow', reason: null });
+    let s = apply(createSession(input()), clock, started, ask('r1'));
+    const since = s.context.state_since;
+    clock.advance(10);
+    s = apply(s, clock, ask('r2'), ask('r3'));
+    expect(stateOf(s)).toBe('pending_authorization');
+    expect(s.context.pending).toMatchObject({ kind: 'permission', request_id: 'r1' });
+    expect(s.context.queued_permissions.map((p) => p.request_id)).toEqual(['r2', 'r3']);
+    // A queued request may be answered first; the current one stays current.
+    s = apply(s, clock, resolve('r3'));
+    expect(s.context.pending).toMatchObject({ request_id: 'r1' });
+    expect(s.context.queued_permissions.map((p) => p.request_id)).toEqual(['r2']);
+    s = apply(s, clock, resolve('r1'));
+    expect(stateOf(s)).toBe('pending_authorization');
+    expect(s.context.state_since).toBe(since);
+    expect(s.context.pending).toEqual({ kind: 'permission', request_id: 'r2', tool: 'WebFetch', input: { url: 'r2' } });
+    expect(s.context.queued_permissions).toEqual([]);
+    expect(decide(s, { ...resolve('r1'), at: 99 } as SessionEvent)).toBeNull();
+    s = apply(s, clock, resolve('r2'));
+    expect(stateOf(s)).toBe('working');
+    expect(s.context.pending).toBeNull();
+  });
+
+  it('given queued permissions, when the turn ends or the worker exits, then the queue goes with the pending request', () => {
+    const clock = simulatedClock();
+    const ask = (request_id: string): Ev => ({ type: 'session.permission_requested', request_id, tool: 'Bash', input: {} });
+    const queued = apply(createSession(input()), clock, started, ask('r1'), ask('r2'));
+    const ended = apply(queued, clock, { type: 'session.turn_ended', result: null });
+    expect(ended.context).toMatchObject({ pending: null, queued_permissions: [] });
+    const exited = apply(queued, clock, { type: 'session.exited', code: 0, signal: null, reason: 'exited' });
+    expect(exited.context).toMatchObject({ pending: null, queued_permissions: [] });
+    // A snapshot stored before queues existed restores with an empty one.
+    const { queued_permissions, ...old } = storeSession(ended).context;
+    expect(queued_permissions).toEqual([]);
+    expect(restoreSession({ value: 'pending_handling', context: old as typeof ended.context }).context.queued_permissions).toEqual([]);
+  });
+
   it('when the worker asks the human, is pending_decision with the question; an answer makes it working', () => {
     const clock = simulatedClock();
     let s = apply(createSession(input()), clock, started, { type: 'session.asked_human', question: 'merge?' });

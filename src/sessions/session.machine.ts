@@ -1,9 +1,10 @@
-import { ActorScope, SnapshotFrom, assign, createActor, initialTransition, setup } from 'xstate';
+import { ActorScope, SnapshotFrom, and, assign, createActor, initialTransition, setup } from 'xstate';
 import {
   Attachment,
   ExitReason,
   LastProgress,
   Pending,
+  PermissionRequest,
   SessionEvent,
   SessionEventOf,
   SessionInput,
@@ -18,6 +19,11 @@ export interface SessionContext extends SessionInput {
   attachment: Attachment;
   last_progress: LastProgress | null;
   pending: Pending | null;
+  /**
+   * Permission requests raised while another is pending (claude asks for parallel tool calls at once), in
+   * order; each becomes `pending` when the one before it is resolved. Empty unless `pending` is a permission.
+   */
+  queued_permissions: PermissionRequest[];
   state_since: number;
   updated_at: number;
   exit_code: number | null;
@@ -69,6 +75,7 @@ function contextFor(input: SessionInput): SessionContext {
     attachment: 'none',
     last_progress: null,
     pending: null,
+    queued_permissions: [],
     state_since: input.created_at,
     updated_at: input.created_at,
     exit_code: null,
@@ -103,13 +110,16 @@ export const sessionMachine = setup({
   guards: {
     isCurrentPermission: ({ context, event }) =>
       event.type === 'session.permission_resolved' && context.pending?.kind === 'permission' && context.pending.request_id === event.request_id,
+    isQueuedPermission: ({ context, event }) =>
+      event.type === 'session.permission_resolved' && context.queued_permissions.some((p) => p.request_id === event.request_id),
+    hasQueuedPermission: ({ context }) => context.queued_permissions.length > 0,
     resumedRuntime: ({ event }) => event.type === 'session.recovered' && event.resumed,
     startsIdle: ({ event }) => event.type === 'session.started' && event.idle,
   },
   actions: {
     touch: assign({ updated_at: at }),
     enter: assign({ state_since: at }),
-    clearPending: assign({ pending: null }),
+    clearPending: assign({ pending: null, queued_permissions: [] }),
     started: assign(({ event }) => {
       const e = of(event, 'session.started');
       return e ? { pid: e.pid, pid_start_time: e.pid_start_time, attachment: 'attached' as const } : {};
@@ -124,15 +134,27 @@ export const sessionMachine = setup({
     }),
     blocked: assign(({ event }) => {
       const e = of(event, 'session.blocked');
-      return e ? { pending: { kind: 'blocked' as const, reason: e.reason } } : {};
+      return e ? { pending: { kind: 'blocked' as const, reason: e.reason }, queued_permissions: [] } : {};
     }),
     askedHuman: assign(({ event }) => {
       const e = of(event, 'session.asked_human');
-      return e ? { pending: { kind: 'question' as const, question: e.question } } : {};
+      return e ? { pending: { kind: 'question' as const, question: e.question }, queued_permissions: [] } : {};
     }),
     permissionRequested: assign(({ event }) => {
       const e = of(event, 'session.permission_requested');
-      return e ? { pending: { kind: 'permission' as const, request_id: e.request_id, tool: e.tool, input: e.input } } : {};
+      return e ? { pending: { kind: 'permission' as const, request_id: e.request_id, tool: e.tool, input: e.input }, queued_permissions: [] } : {};
+    }),
+    queuePermission: assign(({ context, event }) => {
+      const e = of(event, 'session.permission_requested');
+      return e ? { queued_permissions: [...context.queued_permissions, { request_id: e.request_id, tool: e.tool, input: e.input }] } : {};
+    }),
+    nextPermission: assign(({ context }) => {
+      const [next, ...rest] = context.queued_permissions;
+      return { pending: { kind: 'permission' as const, ...next }, queued_permissions: rest };
+    }),
+    dropQueuedPermission: assign(({ context, event }) => {
+      const e = of(event, 'session.permission_resolved');
+      return e ? { queued_permissions: context.queued_permissions.filter((p) => p.request_id !== e.request_id) } : {};
     }),
     exclusion: assign(({ event }) => {
       const e = of(event, 'session.exclusion_changed');
@@ -149,7 +171,15 @@ export const sessionMachine = setup({
     exited: assign(({ event }) => {
       const e = of(event, 'session.exited');
       return e
-        ? { exit_code: e.code, exit_signal: e.signal, exit_reason: e.reason, attachment: 'none' as const, pending: null, stop_deadline_at: null }
+        ? {
+            exit_code: e.code,
+            exit_signal: e.signal,
+            exit_reason: e.reason,
+            attachment: 'none' as const,
+            pending: null,
+            queued_permissions: [],
+            stop_deadline_at: null,
+          }
         : {};
     }),
   },
@@ -176,10 +206,18 @@ export const sessionMachine = setup({
       // A question to the human is still open after a resume.
       on: { ...LIVE, 'session.message_dispatched': DISPATCH, 'session.recovered': { actions: ['recovered', 'touch'] } },
     },
-    // Instructions wait until the permission is resolved.
+    // Instructions wait until every permission is resolved; requests are answered in any order.
     pending_authorization: {
       entry: 'enter',
-      on: { ...LIVE, 'session.permission_resolved': { guard: 'isCurrentPermission', target: 'working', actions: ['clearPending', 'touch'] } },
+      on: {
+        ...LIVE,
+        'session.permission_requested': { actions: ['queuePermission', 'touch'] },
+        'session.permission_resolved': [
+          { guard: and(['isCurrentPermission', 'hasQueuedPermission']), actions: ['nextPermission', 'touch'] },
+          { guard: 'isCurrentPermission', target: 'working', actions: ['clearPending', 'touch'] },
+          { guard: 'isQueuedPermission', actions: ['dropQueuedPermission', 'touch'] },
+        ],
+      },
     },
     exited: { entry: 'enter', on: { 'session.exclusion_changed': { actions: ['exclusion', 'touch'] } } },
   },
@@ -230,7 +268,9 @@ export function decide(snapshot: SessionSnapshot, event: SessionEvent): SessionS
 
 /** `env` holds the values kept outside the journal; snapshots written before that carry their own. */
 export function restoreSession(stored: StoredSession, env: Record<string, string> | null = null): SessionSnapshot {
-  return sessionMachine.resolveState({ value: stored.value, context: { ...stored.context, env: env ?? stored.context.env } });
+  // Snapshots written before permissions queued have no queue.
+  const queued_permissions = stored.context.queued_permissions ?? [];
+  return sessionMachine.resolveState({ value: stored.value, context: { ...stored.context, queued_permissions, env: env ?? stored.context.env } });
 }
 
 /** Snapshots are journal storage too, so they leave out the env values, as `session.created` does. */

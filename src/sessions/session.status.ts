@@ -1,5 +1,5 @@
 import { SessionActor } from './session.actor';
-import { ExitReason, LastProgress, Pending, SessionState } from './session.events';
+import { ExitReason, LastProgress, Pending, PermissionRequest, SessionState } from './session.events';
 
 /** The seed's display labels for the three states that wake the main brain. */
 export const STATE_LABELS: Partial<Record<SessionState, string>> = {
@@ -28,6 +28,8 @@ export interface SessionStatus {
   exit_reason: ExitReason | null;
   last_progress: (Omit<LastProgress, 'at'> & { at: string }) | null;
   pending: Pending | null;
+  /** Permission requests behind the pending one, oldest first. */
+  queued_permissions: PermissionRequest[];
   created_at: string;
   updated_at: string;
 }
@@ -56,6 +58,7 @@ export function toStatus(actor: SessionActor): SessionStatus {
     exit_reason: c.exit_reason,
     last_progress: c.last_progress ? { ...c.last_progress, at: iso(c.last_progress.at) } : null,
     pending: c.pending,
+    queued_permissions: c.queued_permissions,
     created_at: iso(c.created_at),
     updated_at: iso(c.updated_at),
   };

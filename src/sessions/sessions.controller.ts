@@ -36,7 +36,7 @@ export class SessionsController {
   @Post(':id/permission')
   @HttpCode(200)
   permission(@Param('id') id: string, @Body() dto: PermissionDto): Promise<SessionStatus> {
-    return this.sessions.resolvePermission(id, dto.decision, dto.reason ?? null);
+    return this.sessions.resolvePermission(id, dto.decision, dto.reason ?? null, dto.request_id);
   }
 
   /** The body is a union by `type`, validated by the service (the global pipe skips an untyped body). */

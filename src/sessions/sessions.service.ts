@@ -12,7 +12,7 @@ import { ProfilesService } from '../profiles/profiles.service';
 import { SessionDirectory, SessionView } from '../supervision/session-directory.port';
 import { SessionActor } from './session.actor';
 import { CreateSessionDto, ListSessionsQueryDto, MAX_TEXT_BYTES, Signal, fitsTextLimit, parseSignal } from './session.dto';
-import { ExitReason, PermissionDecision, SessionEvent } from './session.events';
+import { ExitReason, JsonObject, PermissionDecision, SessionEvent } from './session.events';
 import { SessionLog } from './session-log';
 import { CLOCK, Clock, ID_GENERATOR, IdGenerator } from './session.ports';
 import { SessionRegistry } from './session.registry';
@@ -173,30 +173,48 @@ export class SessionsService implements OnApplicationBootstrap, OnApplicationShu
     return toStatus(actor);
   }
 
-  async resolvePermission(idOrAlias: string, decision: PermissionDecision, reason: string | null): Promise<SessionStatus> {
+  /**
+   * Answers the permission request named by `requestId`, or else the oldest one pending. A caller that checked
+   * a request before answering names it, so the answer cannot land on a request queued behind it.
+   */
+  async resolvePermission(idOrAlias: string, decision: PermissionDecision, reason: string | null, requestId?: string): Promise<SessionStatus> {
     const actor = this.registry.get(idOrAlias);
     await actor.run(async () => {
       assertLive(actor);
       assertNotStopping(actor, 'its pending request ends with it');
-      const pending = actor.context.pending;
-      if (pending?.kind !== 'permission') throw new DomainError('conflict', `session ${actor.context.alias} has no pending permission request`);
-      await this.apply(actor, { type: 'session.permission_resolved', request_id: pending.request_id, decision, reason });
-      actor.handle?.resolvePermission(pending.request_id, decision, reason, pending.input);
+      const { alias, pending, queued_permissions } = actor.context;
+      if (pending?.kind !== 'permission') throw new DomainError('conflict', `session ${alias} has no pending permission request`);
+      const request = requestId === undefined ? pending : [pending, ...queued_permissions].find((p) => p.request_id === requestId);
+      if (!request) throw new DomainError('conflict', `session ${alias} has no pending permission request ${requestId}`);
+      await this.apply(actor, { type: 'session.permission_resolved', request_id: request.request_id, decision, reason });
+      actor.handle?.resolvePermission(request.request_id, decision, reason, request.input);
     });
     return toStatus(actor);
   }
 
   /** `body` is validated here, the one place every signal passes (REST, worker tools, the permission prompt). */
   async signal(idOrAlias: string, body: unknown): Promise<SessionStatus> {
+    return (await this.signalled(idOrAlias, body)).status;
+  }
+
+  /** A permission_request signal that also names the request it raised (others may be pending before it). */
+  async requestPermission(idOrAlias: string, tool: string, input: JsonObject): Promise<{ status: SessionStatus; request_id: string }> {
+    const { status, event } = await this.signalled(idOrAlias, { type: 'permission_request', tool, input });
+    if (event.type !== 'session.permission_requested') throw new Error(`a permission_request signal became ${event.type}`);
+    return { status, request_id: event.request_id };
+  }
+
+  private async signalled(idOrAlias: string, body: unknown): Promise<{ status: SessionStatus; event: EventBody }> {
     const signal = parseSignal(body);
     const actor = this.registry.get(idOrAlias);
+    const event = this.signalEvent(signal);
     await actor.run(async () => {
       assertLive(actor);
-      if (!(await this.apply(actor, this.signalEvent(signal), 'worker'))) {
+      if (!(await this.apply(actor, event, 'worker'))) {
         throw new DomainError('conflict', `session ${actor.context.alias} is ${actor.state}: ${signal.type} not accepted`);
       }
     });
-    return toStatus(actor);
+    return { status: toStatus(actor), event };
   }
 
   async setExcluded(idOrAlias: string, excluded: boolean, by = 'user'): Promise<void> {

@@ -36,6 +36,10 @@ export function classifySessionEvent(e: JournalEvent, session: (id: string) => S
       return typeof d.status === 'string' && WAKING_PROGRESS.has(d.status)
         ? { kind: 'wake', reason: reason(`progress_${d.status}`, text(d.message)) }
         : null;
+    // Wakes also when queued behind another request (no state change); appended with the state change, it is
+    // the same reason (same trigger), restated with the state entered.
+    case 'session.permission_requested':
+      return { kind: 'wake', reason: reason('pending_authorization', text(d.tool)) };
     case 'session.blocked':
       return { kind: 'wake', reason: reason('notify_blocked', text(d.reason)) };
     case 'session.asked_human':

@@ -136,6 +136,29 @@ describe('MCP over streamable HTTP (the SDK client against /mcp)', () => {
     expect((await again).json).toEqual({ behavior: 'deny', message: 'never' });
   });
 
+  it('permission_prompt called twice at once (parallel tool calls): both wait, and each caller gets the answer to its own request', async () => {
+    const w = await startWorker();
+    const brain = await connect();
+    const worker = await connect({ session: w.id });
+    const status = async () => (await t.inject({ method: 'GET', url: `/api/v1/coding-sessions/${w.id}` })).json() as Json;
+
+    const first = call(worker, 'permission_prompt', { tool_name: 'WebFetch', input: { url: 'https://a.example' } });
+    const second = call(worker, 'permission_prompt', { tool_name: 'WebFetch', input: { url: 'https://b.example' } });
+    const both = await waitFor(async () => {
+      const s = await status();
+      return (s.queued_permissions as Json[]).length === 1 && s;
+    }, { what: 'both requests pending' });
+    const queued = (both.queued_permissions as Json[])[0];
+    const resolved = await call(brain, 'resolve_permission', { session: w.alias, decision: 'deny', reason: 'not that one', request_id: queued.request_id });
+    expect(resolved.json).toMatchObject({ state: 'pending_authorization', queued_permissions: [] });
+    expect((await call(brain, 'resolve_permission', { session: w.alias, decision: 'allow' })).json).toMatchObject({ state: 'working' });
+    const answers = new Map([[(queued.input as Json).url, 'deny']]);
+    for (const [p, input] of [[first, { url: 'https://a.example' }], [second, { url: 'https://b.example' }]] as const) {
+      const { json } = await p;
+      expect(json.behavior).toBe(answers.get(input.url) ?? 'allow');
+    }
+  });
+
   it('permission_prompt stops waiting when its caller goes away, and the request stays for the brain to answer', async () => {
     const w = await startWorker();
     const status = async () => (await t.inject({ method: 'GET', url: `/api/v1/coding-sessions/${w.id}` })).json() as Json;

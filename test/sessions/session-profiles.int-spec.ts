@@ -160,6 +160,13 @@ describe('coding sessions started with their profile', () => {
       const allowed = await call(brain, 'resolve_permission', { session: s.id, decision: 'allow' });
       expect(allowed.isError).toBe(true);
       expect(allowed.text).toContain(`profile ${id} denies Bash (rule Bash(rm:*))`);
+      // A request queued behind it is checked by its own input when named, the oldest otherwise.
+      const queued = await request('POST', `/coding-sessions/${s.id}/signals`, { type: 'permission_request', tool: 'Bash', input: { command: 'ls' } });
+      const ls = queued.body.queued_permissions[0].request_id;
+      expect((await call(brain, 'resolve_permission', { session: s.id, decision: 'allow' })).isError).toBe(true);
+      const allowedLs = await call(brain, 'resolve_permission', { session: s.id, decision: 'allow', request_id: ls });
+      expect(allowedLs.isError).toBe(false);
+      expect(JSON.parse(allowedLs.text)).toMatchObject({ pending: { input: { command: 'rm -rf build' } }, queued_permissions: [] });
     } finally {
       await brain.close();
       await request('POST', '/agent-profiles/project-binding', { project_dir: other.path, profile_id: null });

@@ -98,7 +98,7 @@ describe('coding sessions over HTTP: bad input and limits', () => {
       expect(ask.body).toMatchObject({ state: 'pending_decision', state_label: '待拍板', pending: { kind: 'question', question: 'merge now?' } });
       expect(Object.keys(ask.body).sort()).toEqual(
         ['id', 'alias', 'title', 'runtime', 'profile_id', 'cwd', 'state', 'state_label', 'state_since', 'excluded', 'supervised', 'pid', 'detached',
-          'exit_code', 'exit_signal', 'exit_reason', 'last_progress', 'pending', 'created_at', 'updated_at'].sort(),
+          'exit_code', 'exit_signal', 'exit_reason', 'last_progress', 'pending', 'queued_permissions', 'created_at', 'updated_at'].sort(),
       );
       const ctx = await post(`/${id}/signals`, { type: 'request_context', query: 'where is the spec?' });
       expect(ctx.body.state).toBe('pending_decision');
@@ -114,6 +114,9 @@ describe('coding sessions over HTTP: bad input and limits', () => {
       expect(turn.body).toMatchObject({ state: 'pending_handling', pending: null });
       expect((await post(`/${id}/permission`, { decision: 'allow' })).status).toBe(409);
       expect((await post(`/${id}/permission`, { decision: 'maybe' })).status).toBe(400);
+      const badId = await post(`/${id}/permission`, { decision: 'allow', request_id: 7 });
+      expect(badId.status).toBe(400);
+      expect(badId.body.message).toContain('request_id');
       expect((await post(`/${id}/messages`, { text: 'x'.repeat(65 * 1024) })).status).toBe(400);
     });
 

@@ -7,7 +7,7 @@ import { TestApp, startTestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
 import { FAKE_BIN, WORKERS, WorkerReaper, isAlive } from '../support/workers';
 
-type Status = Record<string, unknown> & { id: string; alias: string; state: string; pid: number | null };
+type Status = Record<string, unknown> & { id: string; alias: string; state: string; pid: number | null; queued_permissions: Array<{ request_id: string }> };
 
 describe('coding sessions with real worker processes', () => {
   let t: TestApp;
@@ -98,6 +98,23 @@ describe('coding sessions with real worker processes', () => {
     const journal = t.app.get<Journal>(JOURNAL);
     const events = await journal.readStream(`session-${s.id}`);
     expect(events.find((e) => e.type === 'session.runtime_session_assigned')?.data).toMatchObject({ runtime_session_id: expect.stringMatching(/^fake-/) });
+  });
+
+  it('given claude asks for two permissions at once, then both are pending in order and each answer reaches claude', async () => {
+    const s = await start({ runtime: 'claude-code', env: { PATH: `${FAKE_BIN}:${process.env.PATH}` }, prompt: 'use two tools at once' });
+    const asking = await until(s.id, 'both permission requests', (x) => x.queued_permissions.length === 1);
+    expect(asking).toMatchObject({ state: 'pending_authorization', pending: { kind: 'permission', tool: 'WebFetch', input: { url: 'https://a.example' } } });
+    expect(asking.queued_permissions).toEqual([{ request_id: expect.any(String), tool: 'WebFetch', input: { url: 'https://b.example' } }]);
+    const second = asking.queued_permissions[0].request_id;
+    expect((await call('POST', `/${s.id}/permission`, { decision: 'allow', request_id: 'req-none' })).status).toBe(409);
+
+    // The second is answered first, by id; then the first, the oldest, without one.
+    const denied = await call('POST', `/${s.id}/permission`, { decision: 'deny', reason: 'not b', request_id: second });
+    expect(denied.body).toMatchObject({ state: 'pending_authorization', pending: { input: { url: 'https://a.example' } }, queued_permissions: [] });
+    expect((await call('POST', `/${s.id}/permission`, { decision: 'allow' })).body.state).toBe('working');
+    await until(s.id, 'the turn after both answers', (x) => x.state === 'pending_handling');
+    const out = await call('GET', `/${s.id}/output?tail=50`);
+    expect(out.body.lines!.some((l) => l.includes('"tools allow deny"'))).toBe(true);
   });
 
   it('given claude writes lines over a megabyte, then a result still ends the turn and a permission request is refused, not left waiting', async () => {

@@ -1,0 +1,30 @@
+import { JournalEvent } from '../journal/journal.port';
+import { SessionView } from './session-directory.port';
+import { classifySessionEvent } from './wake-triggers';
+
+const view: SessionView = { id: 'cs_a', alias: 'w1', state: 'pending_authorization', state_since: 0, excluded: false, active: true, recoverable: false };
+const event = (type: string, data: JournalEvent['data']): JournalEvent => ({
+  seq: 7,
+  stream: 'session-cs_a',
+  version: 3,
+  type,
+  at: '2026-11-23T00:00:00.000Z',
+  data,
+  meta: { actor: 'runtime', causation_seq: null, correlation_id: null },
+  hash: '0'.repeat(64),
+});
+
+describe('wake triggers', () => {
+  it('given a permission request queued behind another (no state change), then it wakes the brain as 待授权, naming the tool', () => {
+    const what = classifySessionEvent(event('session.permission_requested', { request_id: 'r2', tool: 'WebFetch', input: {} }), () => view);
+    expect(what).toEqual({
+      kind: 'wake',
+      reason: { session_id: 'cs_a', alias: 'w1', trigger: 'pending_authorization', state: 'pending_authorization', message: 'WebFetch' },
+    });
+  });
+
+  it('given the same request for an excluded session, then nothing wakes', () => {
+    const excluded = { ...view, excluded: true };
+    expect(classifySessionEvent(event('session.permission_requested', { request_id: 'r2', tool: 'WebFetch', input: {} }), () => excluded)).toBeNull();
+  });
+});
