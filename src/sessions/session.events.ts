@@ -91,8 +91,8 @@ export function createdData(input: SessionInput): SessionCreatedData {
 
 /** The input back from its journaled form, with the env values kept outside the journal (or, in old journals, inside). */
 export function inputFromCreated(data: SessionCreatedData, env: Record<string, string> | null): SessionInput {
-  const { env_keys, env: journaled, ...rest } = data;
-  void env_keys;
+  // The names are the values' keys: nothing to take from them.
+  const { env_keys: _names, env: journaled, ...rest } = data;
   return { ...rest, env: env ?? journaled ?? {} };
 }
 
