@@ -7,6 +7,7 @@ import { CONFIG } from '../config/config.module';
 import { BrainstemConfig } from '../config/config.schema';
 import { ServiceUrl } from '../config/service-url';
 import { ProfileApplier } from '../profiles/apply/profile-applier';
+import { SESSION_ENV } from '../profiles/emitters/emitter-support';
 import { ProfileDoc } from '../profiles/profile.schema';
 import { ProfilesService } from '../profiles/profiles.service';
 import { SessionDirectory, SessionView } from '../supervision/session-directory.port';
@@ -18,6 +19,7 @@ import { CLOCK, Clock, ID_GENERATOR, IdGenerator } from './session.ports';
 import { SessionRegistry } from './session.registry';
 import { SessionStatus, toStatus } from './session.status';
 import { RuntimeCatalog } from './runtimes/runtime-catalog';
+import { PROCESS_RUNNER, ProcessRunner } from './runtimes/process-runner';
 import { LaunchSpec, RuntimeReport, RuntimeSink } from './runtimes/runtime.port';
 import { SessionConfig, claudeSessionConfig } from './runtimes/claude-code-profile';
 
@@ -47,6 +49,7 @@ export class SessionsService implements OnApplicationBootstrap, OnApplicationShu
     @Inject(ID_GENERATOR) private readonly ids: IdGenerator,
     private readonly profiles: ProfilesService,
     private readonly applier: ProfileApplier,
+    @Inject(PROCESS_RUNNER) private readonly runner: ProcessRunner,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -326,6 +329,9 @@ export class SessionsService implements OnApplicationBootstrap, OnApplicationShu
       this.sink(actor),
     );
     if (!recovery) {
+      // A worker spawned just before a crash never got its pid journaled, and a stopped one may have left
+      // processes outside its group: they still carry the session's id.
+      if (c.pid === null || stopping) this.signalStragglers(actor, 'SIGKILL');
       await this.exitWithout(actor, stopping ? 'stopped' : 'lost_on_restart');
       return;
     }
@@ -345,14 +351,28 @@ export class SessionsService implements OnApplicationBootstrap, OnApplicationShu
     const deadline = actor.context.stop_deadline_at ?? this.clock.now();
     if (!actor.handle || !actor.handle.signal('SIGTERM')) {
       // Nothing left to signal: the worker is gone, or its exit report is already queued.
+      this.signalStragglers(actor, 'SIGKILL');
       if (!actor.handle) await this.exitWithout(actor, 'stopped');
       return;
     }
+    this.signalStragglers(actor, 'SIGTERM', true);
     if (actor.killTimer) clearTimeout(actor.killTimer);
     // The handle, not actor.handle: the timer outlives the worker's own exit (see onReport).
     const handle = actor.handle;
-    actor.killTimer = setTimeout(() => handle.signal('SIGKILL'), Math.max(0, deadline - this.clock.now()));
+    actor.killTimer = setTimeout(() => {
+      this.signalStragglers(actor, 'SIGKILL', handle.signal('SIGKILL'));
+    }, Math.max(0, deadline - this.clock.now()));
     actor.killTimer.unref();
+  }
+
+  /**
+   * The session's processes that signalling the worker's process group does not reach (a daemon that called
+   * setsid, a worker whose pid a crash kept out of the journal), found by the session id every worker gets in
+   * its environment. Members of the worker's group are skipped when that group was just signalled.
+   */
+  private signalStragglers(actor: SessionActor, signal: NodeJS.Signals, groupSignalled = false): void {
+    const pids = this.runner.signalByEnv(SESSION_ENV, actor.id, signal, groupSignalled ? (actor.context.pid ?? undefined) : undefined);
+    if (pids.length > 0) this.logger.warn(`session ${actor.id}: ${signal} to ${pids.length} process(es) outside its worker's group: ${pids.join(', ')}`);
   }
 
   private sink(actor: SessionActor): RuntimeSink {
@@ -403,7 +423,7 @@ export class SessionsService implements OnApplicationBootstrap, OnApplicationShu
     const c = actor.context;
     const env: Record<string, string> = {};
     for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
-    Object.assign(env, c.env, { BRAINSTEM_URL: this.serviceUrl.get(), BRAINSTEM_SESSION_ID: c.id });
+    Object.assign(env, c.env, { BRAINSTEM_URL: this.serviceUrl.get(), [SESSION_ENV]: c.id });
     delete env.BRAINSTEM_API_TOKEN;
     if (this.config.server.api_token) env.BRAINSTEM_API_TOKEN = this.config.server.api_token;
     return { session_id: c.id, cwd: c.cwd, command: c.command, args: c.args, profile_args: c.profile_args ?? [], env };

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Journal } from '../../src/journal/journal.port';
 import { JOURNAL } from '../../src/journal/journal.tokens';
@@ -202,6 +202,20 @@ describe('coding sessions with real worker processes', () => {
     const stopped = await call('POST', `/${s.id}/stop`, { grace_ms: 300 });
     expect(stopped.body).toMatchObject({ state: 'exited', exit_reason: 'stopped', exit_signal: 'SIGTERM' });
     await waitFor(() => !isAlive(childPid), { timeoutMs: 10000, what: 'the child to be killed at the deadline' });
+  });
+
+  it('given a worker whose child left its process group (setsid), when the session is stopped, then the child is found by the session id in its environment and killed', async () => {
+    const s = await start({ command: process.execPath, args: [join(WORKERS, 'escaping.js')] });
+    const childPid = await waitFor(async () => {
+      const line = (await call('GET', `/${s.id}/output`)).body.lines!.find((l) => l.startsWith('escaped '));
+      return line ? Number(line.slice('escaped '.length)) : undefined;
+    }, { what: 'the escaped child to be up' });
+    reaper.track(childPid);
+    const stat = readFileSync(`/proc/${childPid}/stat`, 'utf8');
+    expect(Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2])).not.toBe(s.pid);
+    const stopped = await call('POST', `/${s.id}/stop`, { grace_ms: 300 });
+    expect(stopped.body).toMatchObject({ state: 'exited', exit_reason: 'stopped' });
+    await waitFor(() => !isAlive(childPid), { timeoutMs: 10000, what: 'the escaped child to be killed at the deadline' });
   });
 
   it('given an executable whose interpreter does not exist, when a session starts it, then it answers exited (spawn_failed) and journals no start', async () => {

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { Readable, Writable } from 'node:stream';
 
 export interface SpawnSpec {
@@ -30,20 +30,36 @@ export interface ProcessRunner {
   isAlive(pid: number, startTime: string | null): boolean;
   /** Signals the worker's whole process group; false if it is already gone. */
   signalGroup(pid: number, signal: NodeJS.Signals): boolean;
+  /**
+   * Signals every other process of this user whose environment holds `name=value` (its group too, when it
+   * leads one), except members of `exceptGroup` (signalled as a group already): a worker's descendants keep
+   * its environment wherever they moved. Returns the pids signalled.
+   */
+  signalByEnv(name: string, value: string, signal: NodeJS.Signals, exceptGroup?: number): number[];
 }
 
 export const PROCESS_RUNNER = Symbol('ProcessRunner');
 
-/** /proc/<pid>/stat: the comm field may contain spaces and parentheses, so fields are counted after the last ')'. */
-export function procStartTime(pid: number): string | null {
+/** /proc/<pid>/stat after the comm field, which may contain spaces and parentheses: fields[0] is field 3 (state). */
+function procStatFields(pid: number): string[] | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // fields[0] is field 3 (state); field 22 (starttime) is fields[19]. A zombie is not alive.
-    return fields[0] === 'Z' ? null : (fields[19] ?? null);
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   } catch {
     return null;
   }
+}
+
+export function procStartTime(pid: number): string | null {
+  const fields = procStatFields(pid);
+  // Field 22 (starttime) is fields[19]. A zombie is not alive.
+  return !fields || fields[0] === 'Z' ? null : (fields[19] ?? null);
+}
+
+/** Field 5, the process group. */
+function procGroup(pid: number): number | null {
+  const fields = procStatFields(pid);
+  return fields ? Number(fields[2]) : null;
 }
 
 export class NodeProcessRunner implements ProcessRunner {
@@ -88,5 +104,46 @@ export class NodeProcessRunner implements ProcessRunner {
     } catch {
       return false;
     }
+  }
+
+  signalByEnv(name: string, value: string, signal: NodeJS.Signals, exceptGroup?: number): number[] {
+    const entry = Buffer.from(`${name}=${value}\0`);
+    const signalled: number[] = [];
+    for (const pid of procPids()) {
+      if (pid === process.pid || !holdsEntry(pid, entry) || (exceptGroup !== undefined && procGroup(pid) === exceptGroup)) continue;
+      if (this.signalGroup(pid, signal) || signalOne(pid, signal)) signalled.push(pid);
+    }
+    return signalled;
+  }
+}
+
+function procPids(): number[] {
+  try {
+    return readdirSync('/proc')
+      .filter((name) => /^\d+$/.test(name))
+      .map(Number);
+  } catch {
+    return [];
+  }
+}
+
+/** /proc/<pid>/environ is NUL-separated `NAME=value` entries; another user's, or a gone process's, reads as not holding it. */
+function holdsEntry(pid: number, entry: Buffer): boolean {
+  let env: Buffer;
+  try {
+    env = readFileSync(`/proc/${pid}/environ`);
+  } catch {
+    return false;
+  }
+  for (let at = env.indexOf(entry); at >= 0; at = env.indexOf(entry, at + 1)) if (at === 0 || env[at - 1] === 0) return true;
+  return false;
+}
+
+function signalOne(pid: number, signal: NodeJS.Signals): boolean {
+  try {
+    process.kill(pid, signal);
+    return true;
+  } catch {
+    return false;
   }
 }
