@@ -36,6 +36,12 @@ describe('coding sessions with real worker processes', () => {
     return res.body;
   }
 
+  /** The pid a worker prints after `prefix` once its child is up. */
+  const printedPid = (id: string, prefix: string): Promise<number> =>
+    waitFor(async () => {
+      const line = (await call('GET', `/${id}/output`)).body.lines!.find((l) => l.startsWith(prefix));
+      return line ? Number(line.slice(prefix.length)) : undefined;
+    }, { what: `"${prefix}<pid>" in the output` });
   const get = async (id: string): Promise<Status> => (await call('GET', `/${id}`)).body;
   const until = (id: string, what: string, cond: (s: Status) => boolean) =>
     waitFor(async () => {
@@ -195,10 +201,7 @@ describe('coding sessions with real worker processes', () => {
 
   it('given a worker whose child ignores SIGTERM, when the worker dies at the stop, then the child still gets SIGKILL at the deadline', async () => {
     const s = await start({ command: process.execPath, args: [join(WORKERS, 'forking.js')] });
-    const childPid = await waitFor(async () => {
-      const line = (await call('GET', `/${s.id}/output`)).body.lines!.find((l) => l.startsWith('child '));
-      return line ? Number(line.slice('child '.length)) : undefined;
-    }, { what: 'the child to be up' });
+    const childPid = await printedPid(s.id, 'child ');
     const stopped = await call('POST', `/${s.id}/stop`, { grace_ms: 300 });
     expect(stopped.body).toMatchObject({ state: 'exited', exit_reason: 'stopped', exit_signal: 'SIGTERM' });
     await waitFor(() => !isAlive(childPid), { timeoutMs: 10000, what: 'the child to be killed at the deadline' });
@@ -206,10 +209,7 @@ describe('coding sessions with real worker processes', () => {
 
   it('given a worker whose child left its process group (setsid), when the session is stopped, then the child is found by the session id in its environment and killed', async () => {
     const s = await start({ command: process.execPath, args: [join(WORKERS, 'escaping.js')] });
-    const childPid = await waitFor(async () => {
-      const line = (await call('GET', `/${s.id}/output`)).body.lines!.find((l) => l.startsWith('escaped '));
-      return line ? Number(line.slice('escaped '.length)) : undefined;
-    }, { what: 'the escaped child to be up' });
+    const childPid = await printedPid(s.id, 'escaped ');
     reaper.track(childPid);
     const stat = readFileSync(`/proc/${childPid}/stat`, 'utf8');
     expect(Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2])).not.toBe(s.pid);
