@@ -1,7 +1,7 @@
 import { DomainError } from '../common/domain-error';
 import { ProfilesService } from '../profiles/profiles.service';
 import { SessionsService } from '../sessions/sessions.service';
-import { PermissionRequest } from '../sessions/session.events';
+import { PermissionRequest, pendingPermission } from '../sessions/session.events';
 import { SessionStatus } from '../sessions/session.status';
 import { deniedBy } from './permission-rules';
 import { ToolRegistry } from './tool-registry';
@@ -83,12 +83,6 @@ export function registerSessionTools(registry: ToolRegistry, sessions: SessionsS
     parameters: { type: 'object', properties: { session: sessionRef }, required: ['session'], additionalProperties: false },
     handler: async (a) => brief(await sessions.stop(a.session)),
   });
-}
-
-function pendingPermission(status: SessionStatus, requestId: string | undefined): PermissionRequest | undefined {
-  if (status.pending?.kind !== 'permission') return undefined;
-  const all = [status.pending, ...status.queued_permissions];
-  return requestId === undefined ? all[0] : all.find((p) => p.request_id === requestId);
 }
 
 async function assertProfileAllows(status: SessionStatus, pending: PermissionRequest, profiles: ProfilesService): Promise<void> {

@@ -21,6 +21,15 @@ export interface PermissionRequest {
 
 export type Pending = { kind: 'question'; question: string } | ({ kind: 'permission' } & PermissionRequest) | { kind: 'blocked'; reason: string };
 
+/** The pending permission request named by `requestId`, else the oldest; undefined when none (or not that one) is pending. */
+export function pendingPermission(
+  s: { pending: Pending | null; queued_permissions: readonly PermissionRequest[] },
+  requestId?: string,
+): PermissionRequest | undefined {
+  if (s.pending?.kind !== 'permission') return undefined;
+  return requestId === undefined ? s.pending : [s.pending, ...s.queued_permissions].find((p) => p.request_id === requestId);
+}
+
 export interface LastProgress {
   status: ProgressStatus;
   message: string | null;

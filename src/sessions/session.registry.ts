@@ -43,16 +43,18 @@ export class SessionRegistry {
   ) {}
 
   async load(): Promise<void> {
+    // One directory read, not one file read per session: most sessions in a long history have exited.
+    const stored = new Set(await this.envs.list());
     const index = await this.journal.readStream(SESSIONS_STREAM);
     for (const e of index) {
       if (e.type !== 'session.alias_assigned') continue;
       const { session_id, number } = e.data as unknown as SessionAliasAssignedData;
       this.aliasCount = Math.max(this.aliasCount, number);
-      const actor = await this.rebuild(session_id);
+      const actor = await this.rebuild(session_id, stored.has(session_id) ? await this.envs.load(session_id) : null);
       if (actor) this.add(actor);
     }
     // Values of sessions that exited, or whose creation never reached the journal (a crash in between).
-    for (const id of await this.envs.list()) if (!this.actors.get(id)?.live) await this.envs.remove(id);
+    for (const id of stored) if (!this.actors.get(id)?.live) await this.envs.remove(id);
   }
 
   /** Numbers the alias, then journals the session's creation. */
@@ -140,10 +142,10 @@ export class SessionRegistry {
     this.byAlias.set(actor.context.alias, actor);
   }
 
-  private async rebuild(id: string): Promise<SessionActor | null> {
+  /** `env`: the values kept outside the journal, if any. */
+  private async rebuild(id: string, env: Record<string, string> | null): Promise<SessionActor | null> {
     const stream = sessionStream(id);
     const snap = await this.journal.loadSnapshot<StoredSession>(stream);
-    const env = await this.envs.load(id);
     let snapshot: SessionSnapshot | null = snap ? restoreSession(snap.state, env) : null;
     let version = snap?.version ?? 0;
     for (const e of await this.journal.readStream(stream, version + 1)) {

@@ -13,7 +13,7 @@ import { ProfilesService } from '../profiles/profiles.service';
 import { SessionDirectory, SessionView } from '../supervision/session-directory.port';
 import { SessionActor } from './session.actor';
 import { CreateSessionDto, ListSessionsQueryDto, MAX_TEXT_BYTES, Signal, fitsTextLimit, parseSignal } from './session.dto';
-import { ExitReason, JsonObject, PermissionDecision, SessionEvent } from './session.events';
+import { ExitReason, JsonObject, PermissionDecision, SessionEvent, pendingPermission } from './session.events';
 import { SessionLog } from './session-log';
 import { CLOCK, Clock, ID_GENERATOR, IdGenerator } from './session.ports';
 import { SessionRegistry } from './session.registry';
@@ -185,10 +185,9 @@ export class SessionsService implements OnApplicationBootstrap, OnApplicationShu
     await actor.run(async () => {
       assertLive(actor);
       assertNotStopping(actor, 'its pending request ends with it');
-      const { alias, pending, queued_permissions } = actor.context;
-      if (pending?.kind !== 'permission') throw new DomainError('conflict', `session ${alias} has no pending permission request`);
-      const request = requestId === undefined ? pending : [pending, ...queued_permissions].find((p) => p.request_id === requestId);
-      if (!request) throw new DomainError('conflict', `session ${alias} has no pending permission request ${requestId}`);
+      const request = pendingPermission(actor.context, requestId);
+      const which = requestId === undefined ? '' : ` ${requestId}`;
+      if (!request) throw new DomainError('conflict', `session ${actor.context.alias} has no pending permission request${which}`);
       await this.apply(actor, { type: 'session.permission_resolved', request_id: request.request_id, decision, reason });
       actor.handle?.resolvePermission(request.request_id, decision, reason, request.input);
     });
