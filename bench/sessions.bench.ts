@@ -148,6 +148,8 @@ async function main(): Promise<void> {
   for (let i = 0; i < SESSIONS; i++) {
     const res = await t.inject({ method: 'POST', url: '/api/v1/coding-sessions', payload: { runtime: 'inert', cwd: process.cwd(), title: `bench ${i}` } });
     if (res.statusCode !== 201) throw new Error(`create answered ${res.statusCode}: ${res.body}`);
+    // A session that is not live would answer every signal with 409: the figures would measure refusals.
+    if (res.json().state === 'exited') throw new Error(`session ${i} exited at creation: ${res.body}`);
     ids.push(res.json().id);
   }
   await gc();
@@ -169,6 +171,7 @@ async function main(): Promise<void> {
   line('POST /coding-sessions/{id}/signals', signals);
   console.log(`  in the service (request parsed → journaled + published → response written): p50 ${inService.p50.toFixed(2)} ms   p99 ${inService.p99.toFixed(2)} ms`);
   console.log(`  session.progress events journaled and published during the run: ${published.toLocaleString('en-US')} of ${SIGNALS.toLocaleString('en-US')} signals`);
+  if (signals.failures > 0 || published !== SIGNALS) throw new Error(`${signals.failures} signal(s) failed and ${published} of ${SIGNALS} were published: the figures above do not count`);
   console.log(`signals throughput ${((signals.requests / signals.ms) * 1000 / ((baseline.requests / baseline.ms) * 1000) * 100).toFixed(0)}% of the health baseline; every signal journaled and published before its response`);
   await t.close();
 }

@@ -310,7 +310,7 @@ export class SessionsService implements OnApplicationBootstrap, OnApplicationShu
     }
     const { pid, startTime } = actor.handle;
     // No pid: the spawn failed (its error is reported next, to an exited session); nothing started.
-    if (pid === null) return this.exitWithout(actor, 'spawn_failed');
+    if (pid === null && !runtime.processPerTurn) return this.exitWithout(actor, 'spawn_failed');
     return this.apply(actor, { type: 'session.started', pid, pid_start_time: startTime, idle: runtime.startsIdle(prompt !== undefined) }).then(async () => {
       if (prompt === undefined || !actor.handle?.canReceive()) return;
       await this.apply(actor, { type: 'session.message_dispatched', text: prompt });
@@ -337,7 +337,7 @@ export class SessionsService implements OnApplicationBootstrap, OnApplicationShu
     actor.handle = recovery.handle;
     const h = recovery.handle;
     // A resume whose spawn failed (the cwd is gone, say): as at launch, nothing started.
-    if (h.pid === null) {
+    if (h.pid === null && !runtime?.processPerTurn) {
       await this.exitWithout(actor, 'spawn_failed');
       return;
     }

@@ -8,6 +8,7 @@ export class InertRuntime implements SessionRuntime {
   readonly name = 'inert';
   readonly takesCommand = false;
   readonly executable = null;
+  readonly processPerTurn = true;
 
   startsIdle(): boolean {
     return false;

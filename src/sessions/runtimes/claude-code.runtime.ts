@@ -90,6 +90,7 @@ export class ClaudeCodeRuntime implements SessionRuntime {
   readonly name = 'claude-code';
   readonly takesCommand = false;
   readonly executable = 'claude';
+  readonly processPerTurn = false;
 
   constructor(private readonly runner: ProcessRunner) {}
 

@@ -7,6 +7,7 @@ export class CommandRuntime implements SessionRuntime {
   readonly name = 'command';
   readonly takesCommand = true;
   readonly executable = null;
+  readonly processPerTurn = false;
 
   constructor(private readonly runner: ProcessRunner) {}
 

@@ -58,6 +58,8 @@ export interface SessionRuntime {
   readonly takesCommand: boolean;
   /** An executable of its own that must be on PATH, if any. */
   readonly executable: string | null;
+  /** One process per turn and none between turns (codex exec): a handle without a pid is idle, not failed. */
+  readonly processPerTurn: boolean;
   /** Whether the worker waits for a first instruction when started without a prompt. */
   startsIdle(hasPrompt: boolean): boolean;
   start(spec: LaunchSpec, sink: RuntimeSink): WorkerHandle;
