@@ -13,6 +13,7 @@ import { SessionRegistry } from './session.registry';
 import { SessionsController } from './sessions.controller';
 import { SessionsService } from './sessions.service';
 import { ClaudeCodeRuntime } from './runtimes/claude-code.runtime';
+import { CodexRuntime } from './runtimes/codex.runtime';
 import { CommandRuntime } from './runtimes/command.runtime';
 import { NodeProcessRunner, PROCESS_RUNNER, ProcessRunner } from './runtimes/process-runner';
 import { RuntimeCatalog } from './runtimes/runtime-catalog';
@@ -28,7 +29,7 @@ import { RuntimeCatalog } from './runtimes/runtime-catalog';
     { provide: PROCESS_RUNNER, useFactory: () => new NodeProcessRunner() },
     {
       provide: RuntimeCatalog,
-      useFactory: (runner: ProcessRunner) => new RuntimeCatalog([new CommandRuntime(runner), new ClaudeCodeRuntime(runner)]),
+      useFactory: (runner: ProcessRunner) => new RuntimeCatalog([new CommandRuntime(runner), new ClaudeCodeRuntime(runner), new CodexRuntime(runner)]),
       inject: [PROCESS_RUNNER],
     },
     {

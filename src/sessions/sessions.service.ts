@@ -22,6 +22,7 @@ import { RuntimeCatalog } from './runtimes/runtime-catalog';
 import { PROCESS_RUNNER, ProcessRunner } from './runtimes/process-runner';
 import { LaunchSpec, RuntimeReport, RuntimeSink } from './runtimes/runtime.port';
 import { SessionConfig, claudeSessionConfig } from './runtimes/claude-code-profile';
+import { codexSessionArgs } from './runtimes/codex-profile';
 
 export const DEFAULT_STOP_GRACE_MS = 5000;
 /** After SIGKILL, how long a stop request waits for the exit before answering anyway. */
@@ -89,14 +90,14 @@ export class SessionsService implements OnApplicationBootstrap, OnApplicationShu
     const runtime = dto.runtime ?? (dto.command === undefined ? doc.runtime : undefined);
     const choice = this.runtimes.choose({ runtime, command: dto.command, cwd, pathEnv });
     const id = this.ids.sessionId();
-    const config = choice.runtime.name === 'claude-code' ? await this.claudeConfig(profileId, cwd, id) : null;
+    const config = await this.profileConfig(choice.runtime.name, profileId, cwd, id);
     if (this.registry.liveCount() + this.creating >= this.config.sessions.max_sessions) {
       throw new DomainError('too_many_requests', `at most ${this.config.sessions.max_sessions} live coding sessions (BRAINSTEM_MAX_SESSIONS)`);
     }
     this.creating++;
     let actor: SessionActor;
     try {
-      if (config) await writeFiles(config.dir, config.files);
+      if (config?.dir) await writeFiles(config.dir, config.files);
       actor = await this.registry.create({
         id,
         title: dto.title ?? '',
@@ -111,7 +112,7 @@ export class SessionsService implements OnApplicationBootstrap, OnApplicationShu
         created_at: this.clock.now(),
       });
     } catch (e) {
-      if (config) await rm(config.dir, { recursive: true, force: true });
+      if (config?.dir) await rm(config.dir, { recursive: true, force: true });
       throw e;
     } finally {
       this.creating--;
@@ -132,16 +133,19 @@ export class SessionsService implements OnApplicationBootstrap, OnApplicationShu
   }
 
   /**
-   * claude-code gets its profile by flags pointing at `<journal dir>/session-config/<session id>/`, so starting
-   * a session never writes to the user's repo. A profile with lint errors (or a missing skill) cannot be
-   * applied faithfully, so the session is refused (422, the findings in details) rather than started without it.
+   * Agent runtimes get the session's profile by flags, so starting a session never writes to the user's repo:
+   * claude-code's point at files in `<journal dir>/session-config/<session id>/`, codex's are `-c` overrides.
+   * A profile with lint errors (or a missing skill) cannot be applied faithfully, so the session is refused
+   * (422, the findings in details) rather than started without it.
    */
-  private async claudeConfig(profileId: string, cwd: string, id: string): Promise<SessionConfig & { dir: string }> {
-    const { doc, emitted, errors } = await this.applier.emission(profileId, 'claude-code', cwd);
+  private async profileConfig(runtime: string, profileId: string, cwd: string, id: string): Promise<(SessionConfig & { dir: string | null }) | null> {
+    if (runtime !== 'claude-code' && runtime !== 'codex') return null;
+    const { doc, emitted, errors } = await this.applier.emission(profileId, runtime, cwd);
     if (errors.length) {
       const findings = errors.map((f) => `${f.path || '(profile)'}: ${f.message}`).join('; ');
       throw new DomainError('profile_has_errors', `profile ${profileId} has ${errors.length} error(s), so the session was not started: ${findings}`, { errors });
     }
+    if (runtime === 'codex') return { dir: null, files: [], args: codexSessionArgs(doc, emitted.files) };
     const dir = join(this.config.journal.dir, 'session-config', id);
     return { dir, ...claudeSessionConfig(doc, emitted.files, dir) };
   }
