@@ -1,0 +1,217 @@
+import { SESSION_ENV } from '../../profiles/emitters/emitter-support';
+import { clipToTextLimit } from '../session.dto';
+import { LineSplitter, MAX_LINE_CHARS } from '../session-log';
+import { ProcessRunner, WorkerProcess } from './process-runner';
+import { LaunchSpec, Recovery, RecoverySpec, RuntimeSink, SessionRuntime, WorkerHandle } from './runtime.port';
+
+/** How long a finished turn waits for the rest of its output once the process exited (a descendant may hold the pipe). */
+export const OUTPUT_DRAIN_MS = 1000;
+
+export type OutputEvent = Record<string, unknown>;
+
+export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** What one turn's process told us: the agent's latest text, and why the turn failed, if it did. */
+export class Turn {
+  private text: string | null = null;
+  private fresh = true;
+  private failure: string | null = null;
+
+  /** A complete message replaces what came before; deltas extend the current one. */
+  say(text: string, delta = false): void {
+    this.text = delta && !this.fresh ? (this.text ?? '') + text : text;
+    this.fresh = false;
+  }
+
+  /** After a tool call the agent's next text is a new message: the answer is the last one. */
+  toolUsed(): void {
+    this.fresh = true;
+  }
+
+  fail(message: string): void {
+    this.failure ??= message;
+  }
+
+  /** The brain sees the agent's last message, or why the turn went wrong. */
+  result(runtime: string, code: number | null, signal: string | null): string | null {
+    if (this.failure !== null) return clipToTextLimit(`${runtime} turn failed: ${this.failure}`);
+    if (this.text !== null) return clipToTextLimit(this.text);
+    if (signal !== null || code !== 0) return `${runtime} exited with ${signal ?? `code ${code}`} before answering`;
+    return null;
+  }
+}
+
+/** A runtime's headless protocol: how a turn is started, and what its output lines mean. */
+export interface TurnProtocol {
+  readonly runtime: string;
+  readonly executable: string;
+  /** Arguments of one turn's process; its prompt goes on stdin (argv caps one argument at 128 KiB). */
+  args(spec: LaunchSpec, threadId: string | null): string[];
+  /** Reads one JSON line into the turn; returns the thread id the line announces, if it does. */
+  read(event: OutputEvent, turn: Turn): string | null;
+}
+
+/**
+ * A conversation with an agent that runs one process per turn and continues a thread by id. Between turns
+ * nothing runs. A message sent during a turn waits for it to end and goes in the next one, so the session sees
+ * one turn end, not two. The turn ends when its process exits.
+ */
+class TurnConversation implements WorkerHandle {
+  readonly attachment = 'attached' as const;
+  private proc: WorkerProcess | null = null;
+  private queued: string[] = [];
+  private stopping = false;
+  private ended = false;
+  /** Let go by a service shutting down: what the turn does next is no longer ours to report. */
+  private released = false;
+
+  constructor(
+    private readonly protocol: TurnProtocol,
+    private readonly spec: LaunchSpec,
+    private readonly runner: ProcessRunner,
+    private readonly sink: RuntimeSink,
+    private threadId: string | null,
+  ) {}
+
+  get pid(): number | null {
+    return this.proc?.pid ?? null;
+  }
+
+  get startTime(): string | null {
+    return this.proc?.startTime ?? null;
+  }
+
+  canReceive(): boolean {
+    return !this.ended && !this.stopping;
+  }
+
+  send(text: string): void {
+    if (this.proc) this.queued.push(text);
+    else this.runTurn(text);
+  }
+
+  resolvePermission(): void {
+    // Headless turns ask no permissions: the runtime's own approval settings decide.
+  }
+
+  /** Any signal from the service ends the conversation: a running turn gets it, an idle one ends at once. */
+  signal(signal: NodeJS.Signals): boolean {
+    if (this.ended) return false;
+    this.stopping = true;
+    this.queued = [];
+    if (this.proc?.pid != null) return this.runner.signalGroup(this.proc.pid, signal);
+    this.end(null, null, null);
+    return false;
+  }
+
+  release(): void {
+    this.released = true;
+    if (!this.proc) return;
+    this.proc.stdin.destroy();
+    this.proc.stdout.destroy();
+    this.proc.stderr.destroy();
+  }
+
+  private runTurn(text: string): void {
+    const args = this.protocol.args(this.spec, this.threadId);
+    const proc = this.runner.spawn({ command: this.protocol.executable, args, cwd: this.spec.cwd, env: this.spec.env });
+    this.proc = proc;
+    const turn = new Turn();
+    const lines = new LineSplitter((line) => this.onLine(turn, line), MAX_LINE_CHARS);
+    let outputEnded = false;
+    let exit: { code: number | null; signal: string | null; error: Error | null } | null = null;
+    let drain: NodeJS.Timeout | null = null;
+    const finish = () => {
+      if (!exit || this.proc !== proc || this.released) return;
+      if (drain) clearTimeout(drain);
+      this.proc = null;
+      this.turnEnded(turn, exit.code, exit.signal, exit.error);
+    };
+    proc.stdout.setEncoding('utf8');
+    proc.stdout.on('data', (c: string) => {
+      this.sink.output(Buffer.from(c));
+      lines.push(c);
+    });
+    proc.stdout.on('close', () => {
+      outputEnded = true;
+      finish();
+    });
+    proc.stderr.on('data', (c: Buffer) => this.sink.output(c));
+    proc.onExit((code, signal, error) => {
+      exit = { code, signal, error };
+      if (outputEnded || error) finish();
+      else (drain = setTimeout(finish, OUTPUT_DRAIN_MS)).unref();
+    });
+    proc.stdin.end(text);
+  }
+
+  private onLine(turn: Turn, line: string): void {
+    let event: unknown;
+    try {
+      event = JSON.parse(line);
+    } catch {
+      return; // Not protocol: it is in the log, nothing more.
+    }
+    if (!isObject(event)) return;
+    const threadId = this.protocol.read(event, turn);
+    if (threadId !== null && threadId !== this.threadId) {
+      this.threadId = threadId;
+      this.sink.report({ kind: 'runtime_session', runtime_session_id: threadId });
+    }
+  }
+
+  private turnEnded(turn: Turn, code: number | null, signal: string | null, error: Error | null): void {
+    // Stopped, unable to start, or failed before a thread existed: there is no conversation to continue.
+    if (this.stopping || error || this.threadId === null) {
+      this.end(code, signal, error);
+      return;
+    }
+    if (this.queued.length > 0) {
+      this.runTurn(this.queued.splice(0).join('\n\n'));
+      return;
+    }
+    this.sink.report({ kind: 'turn_ended', result: turn.result(this.protocol.runtime, code, signal) });
+  }
+
+  private end(code: number | null, signal: string | null, error: Error | null): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.sink.report({ kind: 'exited', code, signal, spawn_error: error ? error.message : null });
+  }
+}
+
+/** A runtime whose worker is a TurnConversation speaking `protocol`. */
+export class PerTurnRuntime implements SessionRuntime {
+  readonly name: string;
+  readonly takesCommand = false;
+  readonly executable: string;
+  readonly processPerTurn = true;
+
+  constructor(
+    private readonly protocol: TurnProtocol,
+    private readonly runner: ProcessRunner,
+  ) {
+    this.name = protocol.runtime;
+    this.executable = protocol.executable;
+  }
+
+  /** Without a prompt nothing runs until the first instruction. */
+  startsIdle(hasPrompt: boolean): boolean {
+    return !hasPrompt;
+  }
+
+  start(spec: LaunchSpec, sink: RuntimeSink): WorkerHandle {
+    return new TurnConversation(this.protocol, spec, this.runner, sink, null);
+  }
+
+  /**
+   * A turn that ran across the restart lost its pipes, and with them its answer: it is ended, and the
+   * conversation continues from its thread at the next message, unless there is none to continue or the
+   * session was being stopped.
+   */
+  recover(spec: RecoverySpec, sink: RuntimeSink): Recovery {
+    this.runner.signalByEnv(SESSION_ENV, spec.session_id, 'SIGKILL');
+    if (!spec.runtime_session_id || spec.stopping) return null;
+    return { handle: new TurnConversation(this.protocol, spec, this.runner, sink, spec.runtime_session_id), resumed: true };
+  }
+}
