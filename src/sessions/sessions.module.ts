@@ -15,6 +15,7 @@ import { SessionsService } from './sessions.service';
 import { ClaudeCodeRuntime } from './runtimes/claude-code.runtime';
 import { CodexRuntime } from './runtimes/codex.runtime';
 import { CommandRuntime } from './runtimes/command.runtime';
+import { GeminiCliRuntime } from './runtimes/gemini-cli.runtime';
 import { NodeProcessRunner, PROCESS_RUNNER, ProcessRunner } from './runtimes/process-runner';
 import { RuntimeCatalog } from './runtimes/runtime-catalog';
 
@@ -29,7 +30,7 @@ import { RuntimeCatalog } from './runtimes/runtime-catalog';
     { provide: PROCESS_RUNNER, useFactory: () => new NodeProcessRunner() },
     {
       provide: RuntimeCatalog,
-      useFactory: (runner: ProcessRunner) => new RuntimeCatalog([new CommandRuntime(runner), new ClaudeCodeRuntime(runner), new CodexRuntime(runner)]),
+      useFactory: (runner: ProcessRunner) => new RuntimeCatalog([new CommandRuntime(runner), new ClaudeCodeRuntime(runner), new CodexRuntime(runner), new GeminiCliRuntime(runner)]),
       inject: [PROCESS_RUNNER],
     },
     {

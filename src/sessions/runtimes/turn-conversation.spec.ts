@@ -1,0 +1,83 @@
+import { codexProtocol } from './codex.runtime';
+import { geminiProtocol } from './gemini-cli.runtime';
+import { LaunchSpec } from './runtime.port';
+import { Turn } from './turn-conversation';
+
+const spec: LaunchSpec = { session_id: 'cs_1', cwd: '/w', command: null, args: ['--extra'], profile_args: ['-c', 'model="m"'], env: {} };
+
+describe('Turn', () => {
+  it('given streamed deltas, then the result is the message they make; a tool call starts a new message', () => {
+    const turn = new Turn();
+    turn.say('Look', true);
+    turn.say('ing.', true);
+    expect(turn.result('x', 0, null)).toBe('Looking.');
+    turn.toolUsed();
+    turn.say('Do', true);
+    turn.say('ne', true);
+    expect(turn.result('x', 0, null)).toBe('Done');
+  });
+
+  it('given a complete message, then it replaces the one before', () => {
+    const turn = new Turn();
+    turn.say('first');
+    turn.say('second');
+    expect(turn.result('x', 0, null)).toBe('second');
+  });
+
+  it('given a failure, then it wins over any text, and the first failure is kept', () => {
+    const turn = new Turn();
+    turn.say('partial');
+    turn.fail('quota exceeded');
+    turn.fail('exit 1');
+    expect(turn.result('codex', 1, null)).toBe('codex turn failed: quota exceeded');
+  });
+
+  it('given no text, then a clean exit has no result and an unclean one says how it ended', () => {
+    expect(new Turn().result('codex', 0, null)).toBeNull();
+    expect(new Turn().result('codex', 2, null)).toBe('codex exited with code 2 before answering');
+    expect(new Turn().result('gemini-cli', null, 'SIGKILL')).toBe('gemini-cli exited with SIGKILL before answering');
+  });
+
+  it('given a text over 64 KiB, then the result is cut to the journal limit with a note', () => {
+    const turn = new Turn();
+    turn.say('é'.repeat(40 * 1024));
+    expect(turn.result('x', 0, null)).toMatch(/\[brainstem: cut to 64 KiB of 81920 bytes\]$/);
+  });
+});
+
+describe('codexProtocol', () => {
+  it('runs `exec --json` with the options before `resume`, and the prompt from stdin', () => {
+    expect(codexProtocol.args(spec, null)).toEqual(['exec', '--json', '-c', 'model="m"', '--extra', '-']);
+    expect(codexProtocol.args(spec, 't1')).toEqual(['exec', '--json', '-c', 'model="m"', '--extra', 'resume', 't1', '-']);
+  });
+
+  it('reads the thread id, the agent messages and the failures; other items are only logged', () => {
+    const turn = new Turn();
+    expect(codexProtocol.read({ type: 'thread.started', thread_id: 't1' }, turn)).toBe('t1');
+    codexProtocol.read({ type: 'item.completed', item: { id: 'i0', type: 'reasoning', text: 'hmm' } }, turn);
+    codexProtocol.read({ type: 'item.completed', item: { id: 'i1', type: 'agent_message', text: 'done' } }, turn);
+    codexProtocol.read({ type: 'item.completed', item: { id: 'i2', type: 'command_execution', command: 'ls' } }, turn);
+    expect(turn.result('codex', 0, null)).toBe('done');
+    codexProtocol.read({ type: 'turn.failed', error: { message: 'boom' } }, turn);
+    expect(turn.result('codex', 1, null)).toBe('codex turn failed: boom');
+  });
+});
+
+describe('geminiProtocol', () => {
+  it('runs headless stream-json, adding --resume with the session id', () => {
+    expect(geminiProtocol.args(spec, null)).toEqual(['--output-format', 'stream-json', '-c', 'model="m"', '--extra']);
+    expect(geminiProtocol.args(spec, 's1')).toEqual(['--output-format', 'stream-json', '-c', 'model="m"', '--extra', '--resume', 's1']);
+  });
+
+  it('reads the session id, assistant deltas (not the echoed user message), and errors but not warnings', () => {
+    const turn = new Turn();
+    expect(geminiProtocol.read({ type: 'init', session_id: 's1', model: 'g' }, turn)).toBe('s1');
+    geminiProtocol.read({ type: 'message', role: 'user', content: 'question' }, turn);
+    geminiProtocol.read({ type: 'message', role: 'assistant', content: 'An', delta: true }, turn);
+    geminiProtocol.read({ type: 'message', role: 'assistant', content: 'swer', delta: true }, turn);
+    geminiProtocol.read({ type: 'error', severity: 'warning', message: 'slow' }, turn);
+    expect(turn.result('gemini-cli', 0, null)).toBe('Answer');
+    geminiProtocol.read({ type: 'result', status: 'error', error: { type: 'E', message: 'quota' } }, turn);
+    expect(turn.result('gemini-cli', 1, null)).toBe('gemini-cli turn failed: quota');
+  });
+});

@@ -1,0 +1,125 @@
+import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { Journal } from '../../src/journal/journal.port';
+import { JOURNAL } from '../../src/journal/journal.tokens';
+import { tempDir } from '../support/temp-dir';
+import { TestApp, startTestApp } from '../support/test-app';
+import { waitFor } from '../support/wait-for';
+import { FAKE_BIN, isAlive } from '../support/workers';
+
+type Status = Record<string, unknown> & { id: string; state: string; pid: number | null };
+
+/** Gemini CLI sessions against a fake `gemini` that speaks headless stream-json, one real process per turn. */
+describe('gemini-cli sessions: one headless `gemini --output-format stream-json` process per turn, resumed by session id', () => {
+  const cwd = tempDir('brainstem-gemini-cwd-');
+  const homes: Array<ReturnType<typeof tempDir>> = [];
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startTestApp({}, { listen: true });
+  });
+  afterEach(() => {
+    for (const home of homes.splice(0)) {
+      for (const pid of pids(home.path)) {
+        try {
+          process.kill(-pid, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }
+      home.remove();
+    }
+  });
+  afterAll(async () => {
+    await t.close();
+    cwd.remove();
+  });
+
+  function geminiEnv(): { env: Record<string, string>; home: string } {
+    const home = tempDir('brainstem-gemini-home-');
+    homes.push(home);
+    return { home: home.path, env: { PATH: `${FAKE_BIN}:${process.env.PATH}`, GEMINI_CLI_HOME: home.path } };
+  }
+
+  async function call(method: 'GET' | 'POST', url: string, payload?: object): Promise<{ status: number; body: Status }> {
+    const res = await t.inject({ method, url: `/api/v1/coding-sessions${url}`, payload });
+    return { status: res.statusCode, body: res.json() };
+  }
+
+  async function start(body: object): Promise<Status> {
+    const res = await call('POST', '', { cwd: cwd.path, runtime: 'gemini-cli', ...body });
+    expect(res.status).toBe(201);
+    return res.body;
+  }
+
+  const results = async (id: string) =>
+    (await t.app.get<Journal>(JOURNAL).readStream(`session-${id}`)).filter((e) => e.type === 'session.turn_ended').map((e) => (e.data as { result: string | null }).result);
+  const turnsEnded = (id: string, n: number) => waitFor(async () => (await results(id)).length === n, { timeoutMs: 30000, what: `${n} turn end(s)` });
+  const argvs = (home: string): string[][] => readFileSync(join(home, 'argv'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as string[]);
+  const sessionIdOf = async (id: string) =>
+    ((await t.app.get<Journal>(JOURNAL).readStream(`session-${id}`)).find((e) => e.type === 'session.runtime_session_assigned')?.data as { runtime_session_id: string }).runtime_session_id;
+
+  it('given a prompt, then the turn ends with the streamed answer after the last tool call, and the next message resumes the session', async () => {
+    const { env, home } = geminiEnv();
+    const s = await start({ env, prompt: 'hello' });
+    expect(s).toMatchObject({ runtime: 'gemini-cli', state: 'working', pid: null });
+    await turnsEnded(s.id, 1);
+    expect(await results(s.id)).toEqual(['turn 1: hello']);
+    expect((await call('POST', `/${s.id}/messages`, { text: 'again' })).status).toBe(200);
+    await turnsEnded(s.id, 2);
+    expect((await results(s.id))[1]).toBe('turn 2: hello | again');
+    const session = await sessionIdOf(s.id);
+    expect(argvs(home)).toEqual([
+      ['--output-format', 'stream-json'],
+      ['--output-format', 'stream-json', '--resume', session],
+    ]);
+    expect((await call('GET', `/${s.id}`)).body.state).toBe('pending_handling');
+  });
+
+  it('given a message while a turn runs, then it goes in the next turn: one turn end', async () => {
+    const { env, home } = geminiEnv();
+    const s = await start({ env, prompt: 'work until released' });
+    await waitFor(() => existsSync(join(home, 'pids')), { what: 'the turn process' });
+    expect((await call('POST', `/${s.id}/messages`, { text: 'also this' })).status).toBe(200);
+    writeFileSync(join(home, 'release'), '');
+    await turnsEnded(s.id, 1);
+    expect(await results(s.id)).toEqual(['turn 2: work until released | also this']);
+    expect(argvs(home)).toHaveLength(2);
+  });
+
+  it('given a turn that fails, then the failure ends the turn, and the session takes the next message', async () => {
+    const { env } = geminiEnv();
+    const s = await start({ env, prompt: 'fail the turn' });
+    await turnsEnded(s.id, 1);
+    expect(await results(s.id)).toEqual(['gemini-cli turn failed: Reached max session turns']);
+    await call('POST', `/${s.id}/messages`, { text: 'go on' });
+    await turnsEnded(s.id, 2);
+    expect((await results(s.id))[1]).toBe('turn 2: fail the turn | go on');
+  });
+
+  it('given a stop during a turn, then gemini exits on SIGTERM and the session is stopped', async () => {
+    const { env, home } = geminiEnv();
+    const s = await start({ env, prompt: 'work until released' });
+    await waitFor(() => pids(home).length === 1, { what: 'the turn process' });
+    const stopped = await call('POST', `/${s.id}/stop`, {});
+    expect(stopped.body).toMatchObject({ state: 'exited', exit_reason: 'stopped', exit_code: 0 });
+    expect(isAlive(pids(home)[0])).toBe(false);
+  });
+
+  it('given gemini is the only agent runtime on PATH, then runtime auto picks it', async () => {
+    const { env } = geminiEnv();
+    const bin = tempDir('brainstem-gemini-bin-');
+    try {
+      symlinkSync(join(FAKE_BIN, 'gemini'), join(bin.path, 'gemini'));
+      const s = await start({ runtime: undefined, env: { ...env, PATH: `${bin.path}:${dirname(process.execPath)}` }, prompt: 'hello' });
+      expect(s.runtime).toBe('gemini-cli');
+      await turnsEnded(s.id, 1);
+    } finally {
+      bin.remove();
+    }
+  });
+});
+
+function pids(home: string): number[] {
+  return existsSync(join(home, 'pids')) ? readFileSync(join(home, 'pids'), 'utf8').trim().split('\n').map(Number) : [];
+}
