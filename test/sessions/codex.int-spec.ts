@@ -5,25 +5,20 @@ import { JOURNAL } from '../../src/journal/journal.tokens';
 import { tempDir } from '../support/temp-dir';
 import { TestApp, startTestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
-import { FAKE_BIN, isAlive } from '../support/workers';
+import { AgentHomes, FAKE_BIN, isAlive } from '../support/workers';
 
 type Status = Record<string, unknown> & { id: string; alias: string; state: string; pid: number | null; exit_code: number | null; exit_reason: string | null };
 
 /** Codex sessions against a fake `codex` that speaks `codex exec --json`, one real process per turn. */
 describe('codex sessions: one `codex exec --json` process per turn, resumed by thread id', () => {
   const cwd = tempDir('brainstem-codex-cwd-');
-  const homes: Array<ReturnType<typeof tempDir>> = [];
+  const homes = new AgentHomes();
   let t: TestApp;
 
   beforeAll(async () => {
     t = await startTestApp({}, { listen: true });
   });
-  afterEach(() => {
-    for (const home of homes.splice(0)) {
-      killAll(home.path);
-      home.remove();
-    }
-  });
+  afterEach(() => homes.cleanUp());
   afterAll(async () => {
     await t.close();
     cwd.remove();
@@ -31,9 +26,8 @@ describe('codex sessions: one `codex exec --json` process per turn, resumed by t
 
   /** A fresh CODEX_HOME per session: the fake keeps its threads and the pids of its turns there. */
   function codexEnv(extra: Record<string, string> = {}): { env: Record<string, string>; home: string } {
-    const home = tempDir('brainstem-codex-home-');
-    homes.push(home);
-    return { home: home.path, env: { PATH: `${FAKE_BIN}:${process.env.PATH}`, CODEX_HOME: home.path, FAKE_CODEX_ARGV_FILE: join(home.path, 'argv'), ...extra } };
+    const home = homes.create('brainstem-codex-home-');
+    return { home, env: { PATH: `${FAKE_BIN}:${process.env.PATH}`, CODEX_HOME: home, FAKE_CODEX_ARGV_FILE: join(home, 'argv'), ...extra } };
   }
 
   async function call(app: TestApp, method: 'GET' | 'POST', url: string, payload?: object): Promise<{ status: number; body: Status & { lines?: string[] } }> {
@@ -58,7 +52,7 @@ describe('codex sessions: one `codex exec --json` process per turn, resumed by t
   const argvs = (home: string): string[][] => readFileSync(join(home, 'argv'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as string[]);
   /** Each turn's argv without the profile's `-c` overrides (every session has a profile: the default one, else). */
   const commands = (home: string): string[][] => argvs(home).map((argv) => argv.filter((a, i) => a !== '-c' && argv[i - 1] !== '-c'));
-  const pids = (home: string): number[] => (existsSync(join(home, 'pids')) ? readFileSync(join(home, 'pids'), 'utf8').trim().split('\n').map(Number) : []);
+  const pids = AgentHomes.pids;
   const threadOf = async (id: string, app = t) => (await events(id, app)).find((e) => e.type === 'session.runtime_session_assigned')?.data as { runtime_session_id: string } | undefined;
 
   it('given a prompt, then the first turn runs, ends the turn with the agent message, and the next message resumes the same thread', async () => {
@@ -218,15 +212,3 @@ describe('codex sessions: one `codex exec --json` process per turn, resumed by t
     }
   });
 });
-
-/** Every turn process a test's fake codex started (their groups), whatever the test's outcome. */
-function killAll(home: string): void {
-  if (!existsSync(join(home, 'pids'))) return;
-  for (const pid of readFileSync(join(home, 'pids'), 'utf8').trim().split('\n').map(Number)) {
-    try {
-      process.kill(-pid, 'SIGKILL');
-    } catch {
-      // already gone
-    }
-  }
-}

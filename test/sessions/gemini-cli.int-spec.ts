@@ -5,40 +5,30 @@ import { JOURNAL } from '../../src/journal/journal.tokens';
 import { tempDir } from '../support/temp-dir';
 import { TestApp, startTestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
-import { FAKE_BIN, isAlive } from '../support/workers';
+import { AgentHomes, FAKE_BIN, isAlive } from '../support/workers';
+
+const pids = AgentHomes.pids;
 
 type Status = Record<string, unknown> & { id: string; state: string; pid: number | null };
 
 /** Gemini CLI sessions against a fake `gemini` that speaks headless stream-json, one real process per turn. */
 describe('gemini-cli sessions: one headless `gemini --output-format stream-json` process per turn, resumed by session id', () => {
   const cwd = tempDir('brainstem-gemini-cwd-');
-  const homes: Array<ReturnType<typeof tempDir>> = [];
+  const homes = new AgentHomes();
   let t: TestApp;
 
   beforeAll(async () => {
     t = await startTestApp({}, { listen: true });
   });
-  afterEach(() => {
-    for (const home of homes.splice(0)) {
-      for (const pid of pids(home.path)) {
-        try {
-          process.kill(-pid, 'SIGKILL');
-        } catch {
-          // already gone
-        }
-      }
-      home.remove();
-    }
-  });
+  afterEach(() => homes.cleanUp());
   afterAll(async () => {
     await t.close();
     cwd.remove();
   });
 
   function geminiEnv(): { env: Record<string, string>; home: string } {
-    const home = tempDir('brainstem-gemini-home-');
-    homes.push(home);
-    return { home: home.path, env: { PATH: `${FAKE_BIN}:${process.env.PATH}`, GEMINI_CLI_HOME: home.path } };
+    const home = homes.create('brainstem-gemini-home-');
+    return { home, env: { PATH: `${FAKE_BIN}:${process.env.PATH}`, GEMINI_CLI_HOME: home } };
   }
 
   async function call(method: 'GET' | 'POST', url: string, payload?: object): Promise<{ status: number; body: Status }> {
@@ -119,7 +109,3 @@ describe('gemini-cli sessions: one headless `gemini --output-format stream-json`
     }
   });
 });
-
-function pids(home: string): number[] {
-  return existsSync(join(home, 'pids')) ? readFileSync(join(home, 'pids'), 'utf8').trim().split('\n').map(Number) : [];
-}

@@ -1,5 +1,6 @@
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { tempDir } from './temp-dir';
 
 export const WORKERS = resolve(__dirname, '../fixtures/workers');
 export const FAKE_BIN = resolve(__dirname, '../fixtures/bin');
@@ -31,5 +32,38 @@ export function isAlive(pid: number): boolean {
     return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
   } catch {
     return false;
+  }
+}
+
+/**
+ * Per-session home directories for the fake per-turn agents (codex, gemini), which record there one pid per
+ * turn process: each test's turns are killed and its homes removed afterwards, whatever the test's outcome.
+ */
+export class AgentHomes {
+  private readonly homes: Array<ReturnType<typeof tempDir>> = [];
+
+  create(prefix: string): string {
+    const home = tempDir(prefix);
+    this.homes.push(home);
+    return home.path;
+  }
+
+  /** The pids the fake recorded in `home`, one per turn. */
+  static pids(home: string): number[] {
+    const file = join(home, 'pids');
+    return existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').map(Number) : [];
+  }
+
+  cleanUp(): void {
+    for (const home of this.homes.splice(0)) {
+      for (const pid of AgentHomes.pids(home.path)) {
+        try {
+          process.kill(-pid, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }
+      home.remove();
+    }
   }
 }
