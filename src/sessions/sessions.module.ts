@@ -16,6 +16,7 @@ import { ClaudeCodeRuntime } from './runtimes/claude-code.runtime';
 import { CodexRuntime } from './runtimes/codex.runtime';
 import { CommandRuntime } from './runtimes/command.runtime';
 import { GeminiCliRuntime } from './runtimes/gemini-cli.runtime';
+import { OpencodeRuntime } from './runtimes/opencode.runtime';
 import { NodeProcessRunner, PROCESS_RUNNER, ProcessRunner } from './runtimes/process-runner';
 import { RuntimeCatalog } from './runtimes/runtime-catalog';
 
@@ -30,7 +31,7 @@ import { RuntimeCatalog } from './runtimes/runtime-catalog';
     { provide: PROCESS_RUNNER, useFactory: () => new NodeProcessRunner() },
     {
       provide: RuntimeCatalog,
-      useFactory: (runner: ProcessRunner) => new RuntimeCatalog([new CommandRuntime(runner), new ClaudeCodeRuntime(runner), new CodexRuntime(runner), new GeminiCliRuntime(runner)]),
+      useFactory: (runner: ProcessRunner) => new RuntimeCatalog([new CommandRuntime(runner), new ClaudeCodeRuntime(runner), new CodexRuntime(runner), new GeminiCliRuntime(runner), new OpencodeRuntime(runner)]),
       inject: [PROCESS_RUNNER],
     },
     {

@@ -29,7 +29,7 @@ describe('coding sessions over HTTP: bad input and limits', () => {
 
   const rejected: [string, object, RegExp][] = [
     ['an unknown runtime', { runtime: 'cobol', ...quiet }, /unknown runtime "cobol"/],
-    ['a runtime whose adapter does not exist yet', { runtime: 'opencode' }, /opencode is not supported yet/],
+    ['opencode when opencode is not on PATH', { runtime: 'opencode', env: { PATH: '/nonexistent' } }, /executable opencode is not on PATH/],
     ['gemini-cli when gemini is not on PATH', { runtime: 'gemini-cli', env: { PATH: '/nonexistent' } }, /executable gemini is not on PATH/],
     ['codex when codex is not on PATH', { runtime: 'codex', env: { PATH: '/nonexistent' } }, /executable codex is not on PATH/],
     ['a missing cwd', { cwd: '/nonexistent/dir', ...quiet }, /cwd: .* does not exist or is not a directory/],

@@ -45,10 +45,7 @@ export class RuntimeCatalog {
     let name = req.runtime ?? (req.command !== undefined ? 'command' : 'auto');
     if (name === 'auto') name = req.command !== undefined ? 'command' : this.firstInstalled(req);
     const runtime = this.runtimes.get(name);
-    if (!runtime) {
-      if (AGENT_RUNTIMES.some((a) => a.name === name)) throw invalid(`runtime ${name} is not supported yet`);
-      throw invalid(`runtime: unknown runtime ${JSON.stringify(name)} (known: auto, ${[...this.runtimes.keys()].join(', ')})`);
-    }
+    if (!runtime) throw invalid(`runtime: unknown runtime ${JSON.stringify(name)} (known: auto, ${[...this.runtimes.keys()].join(', ')})`);
     if (runtime.takesCommand) {
       if (req.command === undefined) throw invalid(`command: required for the ${name} runtime`);
       const command = findExecutable(req.command, req.pathEnv, req.cwd);

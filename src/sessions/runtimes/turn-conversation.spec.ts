@@ -1,5 +1,6 @@
 import { codexProtocol } from './codex.runtime';
 import { geminiProtocol } from './gemini-cli.runtime';
+import { opencodeProtocol } from './opencode.runtime';
 import { LaunchSpec } from './runtime.port';
 import { Turn } from './turn-conversation';
 
@@ -79,5 +80,26 @@ describe('geminiProtocol', () => {
     expect(turn.result('gemini-cli', 0, null)).toBe('Answer');
     geminiProtocol.read({ type: 'result', status: 'error', error: { type: 'E', message: 'quota' } }, turn);
     expect(turn.result('gemini-cli', 1, null)).toBe('gemini-cli turn failed: quota');
+  });
+});
+
+describe('opencodeProtocol', () => {
+  it('runs `run --format json`, adding --session with the session id', () => {
+    expect(opencodeProtocol.args(spec, null)).toEqual(['run', '--format', 'json', '-c', 'model="m"', '--extra']);
+    expect(opencodeProtocol.args(spec, 'ses_1')).toEqual(['run', '--format', 'json', '-c', 'model="m"', '--extra', '--session', 'ses_1']);
+  });
+
+  it('reads the session id every event names, the text parts, and the error message', () => {
+    const turn = new Turn();
+    expect(opencodeProtocol.read({ type: 'step_start', sessionID: 'ses_1', part: { type: 'step-start' } }, turn)).toBe('ses_1');
+    opencodeProtocol.read({ type: 'text', sessionID: 'ses_1', part: { type: 'text', text: 'Looking.' } }, turn);
+    opencodeProtocol.read({ type: 'tool_use', sessionID: 'ses_1', part: { type: 'tool', tool: 'read' } }, turn);
+    opencodeProtocol.read({ type: 'text', sessionID: 'ses_1', part: { type: 'text', text: 'Done.' } }, turn);
+    expect(turn.result('opencode', 0, null)).toBe('Done.');
+    opencodeProtocol.read({ type: 'error', sessionID: 'ses_1', error: { name: 'APIError', data: { message: 'rate limited' } } }, turn);
+    expect(turn.result('opencode', 1, null)).toBe('opencode turn failed: rate limited');
+    const bare = new Turn();
+    opencodeProtocol.read({ type: 'error', sessionID: 'ses_1', error: { name: 'ProviderAuthError' } }, bare);
+    expect(bare.result('opencode', 1, null)).toBe('opencode turn failed: ProviderAuthError');
   });
 });

@@ -11,9 +11,42 @@ const pids = AgentHomes.pids;
 
 type Status = Record<string, unknown> & { id: string; state: string; pid: number | null };
 
-/** Gemini CLI sessions against a fake `gemini` that speaks headless stream-json, one real process per turn. */
-describe('gemini-cli sessions: one headless `gemini --output-format stream-json` process per turn, resumed by session id', () => {
-  const cwd = tempDir('brainstem-gemini-cwd-');
+interface Agent {
+  runtime: string;
+  executable: string;
+  /** Where the fake keeps its sessions, argv and pids: where the real one keeps its data. */
+  homeEnv: string;
+  command: string[];
+  resume: (id: string) => string[];
+  failure: string;
+  /** How the fake's turn ends on the stop's SIGTERM. */
+  stopped: Record<string, unknown>;
+}
+
+const AGENTS: Agent[] = [
+  {
+    runtime: 'gemini-cli',
+    executable: 'gemini',
+    homeEnv: 'GEMINI_CLI_HOME',
+    command: ['--output-format', 'stream-json'],
+    resume: (id) => ['--resume', id],
+    failure: 'gemini-cli turn failed: Reached max session turns',
+    stopped: { exit_code: 0 },
+  },
+  {
+    runtime: 'opencode',
+    executable: 'opencode',
+    homeEnv: 'XDG_DATA_HOME',
+    command: ['run', '--format', 'json'],
+    resume: (id) => ['--session', id],
+    failure: 'opencode turn failed: rate limited',
+    stopped: { exit_signal: 'SIGTERM' },
+  },
+];
+
+/** Gemini CLI and opencode sessions against fakes that speak their headless JSON, one real process per turn (codex has its own file). */
+describe.each(AGENTS)('$runtime sessions: one headless process per turn, resumed by session id', (agent) => {
+  const cwd = tempDir(`brainstem-${agent.executable}-cwd-`);
   const homes = new AgentHomes();
   let t: TestApp;
 
@@ -26,9 +59,9 @@ describe('gemini-cli sessions: one headless `gemini --output-format stream-json`
     cwd.remove();
   });
 
-  function geminiEnv(): { env: Record<string, string>; home: string } {
-    const home = homes.create('brainstem-gemini-home-');
-    return { home, env: { PATH: `${FAKE_BIN}:${process.env.PATH}`, GEMINI_CLI_HOME: home } };
+  function agentEnv(): { env: Record<string, string>; home: string } {
+    const home = homes.create(`brainstem-${agent.executable}-home-`);
+    return { home, env: { PATH: `${FAKE_BIN}:${process.env.PATH}`, [agent.homeEnv]: home } };
   }
 
   async function call(method: 'GET' | 'POST', url: string, payload?: object): Promise<{ status: number; body: Status }> {
@@ -37,7 +70,7 @@ describe('gemini-cli sessions: one headless `gemini --output-format stream-json`
   }
 
   async function start(body: object): Promise<Status> {
-    const res = await call('POST', '', { cwd: cwd.path, runtime: 'gemini-cli', ...body });
+    const res = await call('POST', '', { cwd: cwd.path, runtime: agent.runtime, ...body });
     expect(res.status).toBe(201);
     return res.body;
   }
@@ -49,25 +82,23 @@ describe('gemini-cli sessions: one headless `gemini --output-format stream-json`
   const sessionIdOf = async (id: string) =>
     ((await t.app.get<Journal>(JOURNAL).readStream(`session-${id}`)).find((e) => e.type === 'session.runtime_session_assigned')?.data as { runtime_session_id: string }).runtime_session_id;
 
-  it('given a prompt, then the turn ends with the streamed answer after the last tool call, and the next message resumes the session', async () => {
-    const { env, home } = geminiEnv();
+  it('given a prompt, then the turn ends with the answer after the last tool call, and the next message resumes the session', async () => {
+    const { env, home } = agentEnv();
     const s = await start({ env, prompt: 'hello' });
-    expect(s).toMatchObject({ runtime: 'gemini-cli', state: 'working', pid: null });
+    expect(s).toMatchObject({ runtime: agent.runtime, state: 'working', pid: null });
     await turnsEnded(s.id, 1);
     expect(await results(s.id)).toEqual(['turn 1: hello']);
     expect((await call('POST', `/${s.id}/messages`, { text: 'again' })).status).toBe(200);
     await turnsEnded(s.id, 2);
     expect((await results(s.id))[1]).toBe('turn 2: hello | again');
     const session = await sessionIdOf(s.id);
-    expect(argvs(home)).toEqual([
-      ['--output-format', 'stream-json'],
-      ['--output-format', 'stream-json', '--resume', session],
-    ]);
+    // No profile flags: these runtimes take their profile from the repo.
+    expect(argvs(home)).toEqual([agent.command, [...agent.command, ...agent.resume(session)]]);
     expect((await call('GET', `/${s.id}`)).body.state).toBe('pending_handling');
   });
 
   it('given a message while a turn runs, then it goes in the next turn: one turn end', async () => {
-    const { env, home } = geminiEnv();
+    const { env, home } = agentEnv();
     const s = await start({ env, prompt: 'work until released' });
     await waitFor(() => existsSync(join(home, 'pids')), { what: 'the turn process' });
     expect((await call('POST', `/${s.id}/messages`, { text: 'also this' })).status).toBe(200);
@@ -78,31 +109,31 @@ describe('gemini-cli sessions: one headless `gemini --output-format stream-json`
   });
 
   it('given a turn that fails, then the failure ends the turn, and the session takes the next message', async () => {
-    const { env } = geminiEnv();
+    const { env } = agentEnv();
     const s = await start({ env, prompt: 'fail the turn' });
     await turnsEnded(s.id, 1);
-    expect(await results(s.id)).toEqual(['gemini-cli turn failed: Reached max session turns']);
+    expect(await results(s.id)).toEqual([agent.failure]);
     await call('POST', `/${s.id}/messages`, { text: 'go on' });
     await turnsEnded(s.id, 2);
     expect((await results(s.id))[1]).toBe('turn 2: fail the turn | go on');
   });
 
-  it('given a stop during a turn, then gemini exits on SIGTERM and the session is stopped', async () => {
-    const { env, home } = geminiEnv();
+  it('given a stop during a turn, then the turn ends on SIGTERM and the session is stopped', async () => {
+    const { env, home } = agentEnv();
     const s = await start({ env, prompt: 'work until released' });
     await waitFor(() => pids(home).length === 1, { what: 'the turn process' });
     const stopped = await call('POST', `/${s.id}/stop`, {});
-    expect(stopped.body).toMatchObject({ state: 'exited', exit_reason: 'stopped', exit_code: 0 });
+    expect(stopped.body).toMatchObject({ state: 'exited', exit_reason: 'stopped', ...agent.stopped });
     expect(isAlive(pids(home)[0])).toBe(false);
   });
 
-  it('given gemini is the only agent runtime on PATH, then runtime auto picks it', async () => {
-    const { env } = geminiEnv();
-    const bin = tempDir('brainstem-gemini-bin-');
+  it('given it is the only agent runtime on PATH, then runtime auto picks it', async () => {
+    const { env } = agentEnv();
+    const bin = tempDir(`brainstem-${agent.executable}-bin-`);
     try {
-      symlinkSync(join(FAKE_BIN, 'gemini'), join(bin.path, 'gemini'));
+      symlinkSync(join(FAKE_BIN, agent.executable), join(bin.path, agent.executable));
       const s = await start({ runtime: undefined, env: { ...env, PATH: `${bin.path}:${dirname(process.execPath)}` }, prompt: 'hello' });
-      expect(s.runtime).toBe('gemini-cli');
+      expect(s.runtime).toBe(agent.runtime);
       await turnsEnded(s.id, 1);
     } finally {
       bin.remove();

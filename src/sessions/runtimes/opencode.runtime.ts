@@ -1,0 +1,37 @@
+import { ProcessRunner } from './process-runner';
+import { LaunchSpec } from './runtime.port';
+import { OutputEvent, PerTurnRuntime, Turn, TurnProtocol, isObject } from './turn-conversation';
+
+export const OPENCODE_ARGS = ['run', '--format', 'json'];
+
+/** opencode's error object: `{name, data: {message}}`. */
+function errorMessage(error: unknown): string {
+  if (!isObject(error)) return 'opencode reported an error';
+  if (isObject(error.data) && typeof error.data.message === 'string') return error.data.message;
+  return typeof error.name === 'string' ? error.name : 'opencode reported an error';
+}
+
+/**
+ * `opencode run --format json` (JSON lines, each naming its `sessionID`), the message on a piped stdin: `text`
+ * parts carry the answer (complete, not deltas), `tool_use` starts a new message, `error` says why a turn failed.
+ * Later turns add `--session <id>`. A headless run asks no one: permissions that would ask are rejected (or, with
+ * `--auto` in args, approved), which opencode reports itself.
+ */
+export const opencodeProtocol: TurnProtocol = {
+  runtime: 'opencode',
+  executable: 'opencode',
+  args: (spec: LaunchSpec, threadId: string | null) => [...OPENCODE_ARGS, ...spec.profile_args, ...spec.args, ...(threadId ? ['--session', threadId] : [])],
+  read(event: OutputEvent, turn: Turn): string | null {
+    const { type, part } = event;
+    if (type === 'text' && isObject(part) && typeof part.text === 'string') turn.say(part.text);
+    else if (type === 'tool_use') turn.toolUsed();
+    else if (type === 'error') turn.fail(errorMessage(event.error));
+    return typeof event.sessionID === 'string' ? event.sessionID : null;
+  },
+};
+
+export class OpencodeRuntime extends PerTurnRuntime {
+  constructor(runner: ProcessRunner) {
+    super(opencodeProtocol, runner);
+  }
+}
