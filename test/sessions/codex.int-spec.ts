@@ -179,7 +179,7 @@ describe('codex sessions: one `codex exec --json` process per turn, resumed by t
     expect(second.slice(first.length - 1)).toEqual(['resume', (await threadOf(s.id))!.runtime_session_id, '-']);
   });
 
-  it('given a restart, then an idle conversation resumes at the next message, and a turn cut off by the restart is killed', async () => {
+  it('given a restart, then an idle conversation resumes at the next message, a turn cut off by the restart is killed, and a session with no turn yet starts one', async () => {
     const journal = tempDir('brainstem-codex-journal-');
     const env1 = codexEnv();
     const env2 = codexEnv();
@@ -189,6 +189,8 @@ describe('codex sessions: one `codex exec --json` process per turn, resumed by t
     try {
       const idle = await start({ env: env1.env, prompt: 'remember me' }, first);
       const busy = await start({ env: env2.env, prompt: 'work until released' }, first);
+      const env3 = codexEnv();
+      const fresh = await start({ env: env3.env }, first);
       await until(idle.id, 'the idle turn to end', (x) => x.state === 'pending_handling', first);
       await waitFor(() => pids(env2.home).length === 1, { what: 'the busy turn process' });
       await waitFor(async () => (await threadOf(busy.id, first)) !== undefined, { what: 'the busy thread id' });
@@ -206,6 +208,11 @@ describe('codex sessions: one `codex exec --json` process per turn, resumed by t
       await call(second, 'POST', `/${busy.id}/messages`, { text: 'start over' });
       await waitFor(async () => (await results(busy.id, second!)).length === 1, { what: 'the busy session to take a new turn' });
       expect((await results(busy.id, second))[0]).toBe('turn 2: work until released | start over');
+      // No turn had run: nothing was lost, and the first message starts the thread.
+      expect((await call(second, 'GET', `/${fresh.id}`)).body.state).toBe('pending_handling');
+      await call(second, 'POST', `/${fresh.id}/messages`, { text: 'first words' });
+      await waitFor(async () => (await results(fresh.id, second!)).length === 1, { what: 'the fresh session\'s first turn' });
+      expect((await results(fresh.id, second))[0]).toBe('turn 1: first words');
     } finally {
       await second?.close();
       journal.remove();

@@ -206,12 +206,12 @@ export class PerTurnRuntime implements SessionRuntime {
 
   /**
    * A turn that ran across the restart lost its pipes, and with them its answer: it is ended, and the
-   * conversation continues from its thread at the next message, unless there is none to continue or the
-   * session was being stopped.
+   * conversation continues from its thread at the next message (or starts one, if no turn had got that far),
+   * unless the session was being stopped. Between turns nothing runs, so nothing else was lost.
    */
   recover(spec: RecoverySpec, sink: RuntimeSink): Recovery {
     this.runner.signalByEnv(SESSION_ENV, spec.session_id, 'SIGKILL');
-    if (!spec.runtime_session_id || spec.stopping) return null;
+    if (spec.stopping) return null;
     return { handle: new TurnConversation(this.protocol, spec, this.runner, sink, spec.runtime_session_id), resumed: true };
   }
 }
