@@ -1,5 +1,6 @@
 import { parse } from 'smol-toml';
 import { EmittedFile } from '../../profiles/emitters';
+import { isPlainObject } from '../../profiles/merge-patch';
 import { instructionsMarkdown } from '../../profiles/emitters/emitter-support';
 import { ProfileDoc } from '../../profiles/profile.schema';
 
@@ -40,7 +41,7 @@ function flatten(table: Record<string, unknown>, prefix: string): Array<[string,
 }
 
 function isTable(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Date);
+  return isPlainObject(value) && !(value instanceof Date);
 }
 
 /** A TOML value on one line: JSON's string escapes are TOML's, and tables go inline. */

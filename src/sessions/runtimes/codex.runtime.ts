@@ -1,6 +1,7 @@
+import { isPlainObject } from '../../profiles/merge-patch';
 import { ProcessRunner } from './process-runner';
 import { LaunchSpec } from './runtime.port';
-import { OutputEvent, PerTurnRuntime, Turn, TurnProtocol, isObject } from './turn-conversation';
+import { OutputEvent, PerTurnRuntime, Turn, TurnProtocol } from './turn-conversation';
 
 export const CODEX_ARGS = ['exec', '--json'];
 
@@ -17,8 +18,8 @@ export const codexProtocol: TurnProtocol = {
   read(event: OutputEvent, turn: Turn): string | null {
     const { type, item, error, message } = event;
     if (type === 'thread.started' && typeof event.thread_id === 'string') return event.thread_id;
-    if (type === 'item.completed' && isObject(item) && item.type === 'agent_message' && typeof item.text === 'string') turn.say(item.text);
-    else if (type === 'turn.failed' && isObject(error) && typeof error.message === 'string') turn.fail(error.message);
+    if (type === 'item.completed' && isPlainObject(item) && item.type === 'agent_message' && typeof item.text === 'string') turn.say(item.text);
+    else if (type === 'turn.failed' && isPlainObject(error) && typeof error.message === 'string') turn.fail(error.message);
     else if (type === 'error' && typeof message === 'string') turn.fail(message);
     return null;
   },

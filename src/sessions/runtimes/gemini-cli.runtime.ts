@@ -1,6 +1,7 @@
+import { isPlainObject } from '../../profiles/merge-patch';
 import { ProcessRunner } from './process-runner';
 import { LaunchSpec } from './runtime.port';
-import { OutputEvent, PerTurnRuntime, Turn, TurnProtocol, isObject } from './turn-conversation';
+import { OutputEvent, PerTurnRuntime, Turn, TurnProtocol } from './turn-conversation';
 
 export const GEMINI_ARGS = ['--output-format', 'stream-json'];
 
@@ -20,7 +21,7 @@ export const geminiProtocol: TurnProtocol = {
     if (type === 'message' && event.role === 'assistant' && typeof event.content === 'string') turn.say(event.content, event.delta === true);
     else if (type === 'tool_use') turn.toolUsed();
     else if (type === 'error' && event.severity === 'error' && typeof message === 'string') turn.fail(message);
-    else if (type === 'result' && event.status === 'error') turn.fail(isObject(error) && typeof error.message === 'string' ? error.message : 'gemini reported an error');
+    else if (type === 'result' && event.status === 'error') turn.fail(isPlainObject(error) && typeof error.message === 'string' ? error.message : 'gemini reported an error');
     return null;
   },
 };

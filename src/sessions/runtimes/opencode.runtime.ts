@@ -1,13 +1,14 @@
+import { isPlainObject } from '../../profiles/merge-patch';
 import { ProcessRunner } from './process-runner';
 import { LaunchSpec } from './runtime.port';
-import { OutputEvent, PerTurnRuntime, Turn, TurnProtocol, isObject } from './turn-conversation';
+import { OutputEvent, PerTurnRuntime, Turn, TurnProtocol } from './turn-conversation';
 
 export const OPENCODE_ARGS = ['run', '--format', 'json'];
 
 /** opencode's error object: `{name, data: {message}}`. */
 function errorMessage(error: unknown): string {
-  if (!isObject(error)) return 'opencode reported an error';
-  if (isObject(error.data) && typeof error.data.message === 'string') return error.data.message;
+  if (!isPlainObject(error)) return 'opencode reported an error';
+  if (isPlainObject(error.data) && typeof error.data.message === 'string') return error.data.message;
   return typeof error.name === 'string' ? error.name : 'opencode reported an error';
 }
 
@@ -23,7 +24,7 @@ export const opencodeProtocol: TurnProtocol = {
   args: (spec: LaunchSpec, threadId: string | null) => [...OPENCODE_ARGS, ...spec.profile_args, ...spec.args, ...(threadId ? ['--session', threadId] : [])],
   read(event: OutputEvent, turn: Turn): string | null {
     const { type, part } = event;
-    if (type === 'text' && isObject(part) && typeof part.text === 'string') turn.say(part.text);
+    if (type === 'text' && isPlainObject(part) && typeof part.text === 'string') turn.say(part.text);
     else if (type === 'tool_use') turn.toolUsed();
     else if (type === 'error') turn.fail(errorMessage(event.error));
     return typeof event.sessionID === 'string' ? event.sessionID : null;

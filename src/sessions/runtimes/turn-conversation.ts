@@ -1,3 +1,4 @@
+import { isPlainObject } from '../../profiles/merge-patch';
 import { SESSION_ENV } from '../../profiles/emitters/emitter-support';
 import { clipToTextLimit } from '../session.dto';
 import { LineSplitter, MAX_LINE_CHARS } from '../session-log';
@@ -8,8 +9,6 @@ import { LaunchSpec, Recovery, RecoverySpec, RuntimeSink, SessionRuntime, Worker
 export const OUTPUT_DRAIN_MS = 1000;
 
 export type OutputEvent = Record<string, unknown>;
-
-export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** What one turn's process told us: the agent's latest text, and why the turn failed, if it did. */
 export class Turn {
@@ -152,7 +151,7 @@ class TurnConversation implements WorkerHandle {
     } catch {
       return; // Not protocol: it is in the log, nothing more.
     }
-    if (!isObject(event)) return;
+    if (!isPlainObject(event)) return;
     const threadId = this.protocol.read(event, turn);
     if (threadId !== null && threadId !== this.threadId) {
       this.threadId = threadId;
