@@ -208,5 +208,11 @@ describe('coding sessions started with their profile', () => {
       expect(configs()).toBe(configsBefore);
       expect(readdirSync(cwd.path)).toEqual(cwdBefore);
     });
+
+    it('a codex session whose profile has lint errors (422: its flags would carry them too)', async () => {
+      const id = await createProfile({ name: 'Squatter Two', tools: { mcp_servers: { brainstem: { type: 'http', url: 'http://127.0.0.1:9/mcp' } } } });
+      const body = await refused({ runtime: 'codex', env: { PATH }, cwd: cwd.path, profile_id: id }, 422, 'profile_has_errors', /profile squatter-two has 1 error\(s\), so the session was not started: .*brainstem/);
+      expect(body.details.errors).toEqual([expect.objectContaining({ path: expect.stringContaining('brainstem') })]);
+    });
   });
 });
