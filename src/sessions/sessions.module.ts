@@ -13,12 +13,13 @@ import { SessionRegistry } from './session.registry';
 import { SessionsController } from './sessions.controller';
 import { SessionsService } from './sessions.service';
 import { ClaudeCodeRuntime } from './runtimes/claude-code.runtime';
-import { CodexRuntime } from './runtimes/codex.runtime';
+import { codexProtocol } from './runtimes/codex.runtime';
 import { CommandRuntime } from './runtimes/command.runtime';
-import { GeminiCliRuntime } from './runtimes/gemini-cli.runtime';
-import { OpencodeRuntime } from './runtimes/opencode.runtime';
+import { geminiProtocol } from './runtimes/gemini-cli.runtime';
+import { opencodeProtocol } from './runtimes/opencode.runtime';
 import { NodeProcessRunner, PROCESS_RUNNER, ProcessRunner } from './runtimes/process-runner';
 import { RuntimeCatalog } from './runtimes/runtime-catalog';
+import { PerTurnRuntime } from './runtimes/turn-conversation';
 
 /** Global so supervision gets SESSION_DIRECTORY without importing this module. */
 @Global()
@@ -31,7 +32,12 @@ import { RuntimeCatalog } from './runtimes/runtime-catalog';
     { provide: PROCESS_RUNNER, useFactory: () => new NodeProcessRunner() },
     {
       provide: RuntimeCatalog,
-      useFactory: (runner: ProcessRunner) => new RuntimeCatalog([new CommandRuntime(runner), new ClaudeCodeRuntime(runner), new CodexRuntime(runner), new GeminiCliRuntime(runner), new OpencodeRuntime(runner)]),
+      useFactory: (runner: ProcessRunner) =>
+        new RuntimeCatalog([
+          new CommandRuntime(runner),
+          new ClaudeCodeRuntime(runner),
+          ...[codexProtocol, geminiProtocol, opencodeProtocol].map((protocol) => new PerTurnRuntime(protocol, runner)),
+        ]),
       inject: [PROCESS_RUNNER],
     },
     {

@@ -1,9 +1,8 @@
 import { isPlainObject } from '../../profiles/merge-patch';
-import { ProcessRunner } from './process-runner';
 import { LaunchSpec } from './runtime.port';
-import { OutputEvent, PerTurnRuntime, Turn, TurnProtocol } from './turn-conversation';
+import { OutputEvent, Turn, TurnProtocol } from './turn-conversation';
 
-export const CODEX_ARGS = ['exec', '--json'];
+const CODEX_ARGS = ['exec', '--json'];
 
 /**
  * `codex exec --json` (JSONL): `thread.started` names the thread, `item.completed` carries the agent's
@@ -24,9 +23,3 @@ export const codexProtocol: TurnProtocol = {
     return null;
   },
 };
-
-export class CodexRuntime extends PerTurnRuntime {
-  constructor(runner: ProcessRunner) {
-    super(codexProtocol, runner);
-  }
-}

@@ -1,9 +1,8 @@
 import { isPlainObject } from '../../profiles/merge-patch';
-import { ProcessRunner } from './process-runner';
 import { LaunchSpec } from './runtime.port';
-import { OutputEvent, PerTurnRuntime, Turn, TurnProtocol } from './turn-conversation';
+import { OutputEvent, Turn, TurnProtocol } from './turn-conversation';
 
-export const GEMINI_ARGS = ['--output-format', 'stream-json'];
+const GEMINI_ARGS = ['--output-format', 'stream-json'];
 
 /**
  * Gemini CLI headless (`--output-format stream-json`, the prompt on stdin, which a non-TTY stdin makes headless):
@@ -25,9 +24,3 @@ export const geminiProtocol: TurnProtocol = {
     return null;
   },
 };
-
-export class GeminiCliRuntime extends PerTurnRuntime {
-  constructor(runner: ProcessRunner) {
-    super(geminiProtocol, runner);
-  }
-}

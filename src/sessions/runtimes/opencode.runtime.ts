@@ -1,9 +1,8 @@
 import { isPlainObject } from '../../profiles/merge-patch';
-import { ProcessRunner } from './process-runner';
 import { LaunchSpec } from './runtime.port';
-import { OutputEvent, PerTurnRuntime, Turn, TurnProtocol } from './turn-conversation';
+import { OutputEvent, Turn, TurnProtocol } from './turn-conversation';
 
-export const OPENCODE_ARGS = ['run', '--format', 'json'];
+const OPENCODE_ARGS = ['run', '--format', 'json'];
 
 /** opencode's error object: `{name, data: {message}}`. */
 function errorMessage(error: unknown): string {
@@ -30,9 +29,3 @@ export const opencodeProtocol: TurnProtocol = {
     return typeof event.sessionID === 'string' ? event.sessionID : null;
   },
 };
-
-export class OpencodeRuntime extends PerTurnRuntime {
-  constructor(runner: ProcessRunner) {
-    super(opencodeProtocol, runner);
-  }
-}

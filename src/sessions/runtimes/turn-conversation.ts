@@ -206,11 +206,12 @@ export class PerTurnRuntime implements SessionRuntime {
   /**
    * A turn that ran across the restart lost its pipes, and with them its answer: it is ended, and the
    * conversation continues from its thread at the next message (or starts one, if no turn had got that far),
-   * unless the session was being stopped. Between turns nothing runs, so nothing else was lost.
+   * unless the session was being stopped (the service then kills what is left itself). Between turns nothing
+   * runs, so nothing else was lost.
    */
   recover(spec: RecoverySpec, sink: RuntimeSink): Recovery {
-    this.runner.signalByEnv(SESSION_ENV, spec.session_id, 'SIGKILL');
     if (spec.stopping) return null;
+    this.runner.signalByEnv(SESSION_ENV, spec.session_id, 'SIGKILL');
     return { handle: new TurnConversation(this.protocol, spec, this.runner, sink, spec.runtime_session_id), resumed: true };
   }
 }
