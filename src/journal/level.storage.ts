@@ -39,7 +39,7 @@ interface TailRun {
 }
 
 /** Fixed-size record, rewritten in place: `<seq, 16 digits> <hash>\n`. */
-const witnessRecord = (h: JournalHead) => Buffer.from(`${String(h.seq).padStart(16, '0')} ${h.hash}\n`);
+const WITNESS_LEN = 16 + 1 + 64 + 1;
 
 /**
  * LevelDB storage through classic-level. Nothing LevelDB-specific leaves this file.
@@ -58,7 +58,10 @@ export class LevelStorage implements JournalStorage {
   private readonly witnessPath: string;
   private witnessFd: number | null = null;
   private witnessNext: JournalHead | null = null;
-  private witnessWriting: Promise<void> | null = null;
+  /** Reused: it is filled only when no witness write is in flight. */
+  private readonly witnessBuffer = Buffer.alloc(WITNESS_LEN);
+  private witnessBusy = false;
+  private witnessSettled: (() => void) | null = null;
   private witnessError: Error | null = null;
   private tail = new Map<string, TailRun>();
   /** Set when the events after the checkpoint could not be indexed; stream reads then refuse, naming the seq. */
@@ -147,7 +150,7 @@ export class LevelStorage implements JournalStorage {
   }
 
   async close(): Promise<void> {
-    await this.witnessWriting;
+    if (this.witnessBusy) await new Promise<void>((resolve) => (this.witnessSettled = resolve));
     if (this.witnessFd !== null) closeSync(this.witnessFd);
     this.witnessFd = null;
     await this.db.close();
@@ -171,22 +174,32 @@ export class LevelStorage implements JournalStorage {
   private writeWitness(head: JournalHead): void {
     if (this.witnessFd === null) this.witnessFd = openSync(this.witnessPath, existsSync(this.witnessPath) ? 'r+' : 'w');
     this.witnessNext = head;
-    this.witnessWriting ??= this.drainWitness(this.witnessFd);
+    if (!this.witnessBusy) this.flushWitness();
   }
 
-  private async drainWitness(fd: number): Promise<void> {
-    try {
-      for (let head = this.witnessNext; head; head = this.witnessNext) {
-        this.witnessNext = null;
-        const record = witnessRecord(head);
-        await new Promise<void>((resolve, reject) => write(fd, record, 0, record.length, 0, (e) => (e ? reject(e) : resolve())));
-      }
-    } catch (e) {
-      this.witnessError = e as Error;
-    } finally {
-      this.witnessWriting = null;
+  // Plain callbacks rather than a promise loop: this runs after every commit, between the appenders' wake-up and
+  // the next write, where each microsecond of JavaScript is a microsecond of append latency.
+  private readonly flushWitness = (): void => {
+    const head = this.witnessNext;
+    if (!head || this.witnessFd === null) {
+      this.witnessBusy = false;
+      this.witnessSettled?.();
+      this.witnessSettled = null;
+      return;
     }
-  }
+    this.witnessNext = null;
+    this.witnessBusy = true;
+    this.witnessBuffer.write(`${String(head.seq).padStart(16, '0')} ${head.hash}\n`, 0, 'latin1');
+    write(this.witnessFd, this.witnessBuffer, 0, WITNESS_LEN, 0, this.witnessWritten);
+  };
+
+  private readonly witnessWritten = (e: NodeJS.ErrnoException | null): void => {
+    if (e) {
+      this.witnessError = e;
+      this.witnessNext = null;
+    }
+    this.flushWitness();
+  };
 
   async lastSeq(): Promise<number> {
     const keys = await this.db.keys({ gte: 'g!', lt: 'g"', reverse: true, limit: 1 }).all();
