@@ -16,7 +16,7 @@ import {
   Snapshot,
   VerifyReport,
 } from './journal.port';
-import { Checkpoint, JournalStorage } from './journal.storage';
+import { Checkpoint, CommitBatch, HASH_LEN, isChained, JournalStorage } from './journal.storage';
 
 export interface JournalOptions {
   /** Epoch milliseconds; injected so tests control time. */
@@ -33,7 +33,6 @@ export interface JournalOptions {
 const STREAM_NAME = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,199}$/;
 const EVENT_TYPE = /^[a-z][a-z0-9_.-]{0,99}$/;
 const PAGE = 4096;
-const HASH_LEN = 64;
 
 interface PreparedEvent {
   type: string;
@@ -66,22 +65,21 @@ function normaliseMeta(meta: Partial<EventMeta> | undefined): EventMeta {
   return m;
 }
 
-/** A stored record is `<hash><prev_hash><canonical event body>`; hash = sha256(prev_hash + body). */
-function encodeRecord(hash: string, prevHash: string, body: string): string {
-  return hash + prevHash + body;
-}
-
 /**
  * Opens a stored record: parses the event, checks it is the expected seq and that its hash covers its
  * predecessor's hash and its own body. Given the predecessor's actual hash (sequential reads), it also
- * checks the link; a single event read in isolation is checked against the prev_hash it carries, and the
- * links themselves are checked by every sequential walk (open, verify, replay). Parsing first lets a
- * missing event be reported as missing rather than as a bad hash.
+ * checks the link, and a chained record (which omits its prev hash) is hashed over it; a single event read in
+ * isolation comes in the full form and is checked against the prev_hash it carries, and the links themselves
+ * are checked by every sequential walk (open, verify, replay). Parsing first lets a missing event be reported
+ * as missing rather than as a bad hash.
  */
 function openRecord(seq: number, record: string, actualPrevHash?: string): JournalEvent {
   const hash = record.slice(0, HASH_LEN);
-  const prevHash = record.slice(HASH_LEN, 2 * HASH_LEN);
-  const body = record.slice(2 * HASH_LEN);
+  const chained = isChained(record);
+  // A chained record's prev hash is its predecessor's: it is checked through the hash itself.
+  if (chained && actualPrevHash === undefined) throw new JournalCorruptError(seq, 'record read on its own does not name its prev hash');
+  const prevHash = chained ? (actualPrevHash as string) : record.slice(HASH_LEN, 2 * HASH_LEN);
+  const body = record.slice(chained ? HASH_LEN : 2 * HASH_LEN);
   let event: JournalEvent | null;
   try {
     event = JSON.parse(body);
@@ -329,7 +327,7 @@ export class EventJournal implements Journal {
     }
     const atJson = JSON.stringify(new Date(this.now()).toISOString());
     const versions = new Map<string, number>();
-    const records: Array<{ seq: number; stream: string; version: number; record: string }> = [];
+    const records: CommitBatch['events'] = [];
     const accepted: Pending[] = [];
     let seq = this.headSeq;
     let hash = this.headHash;
@@ -348,9 +346,9 @@ export class EventJournal implements Journal {
         version++;
         // Keys in sorted order, so the body is canonical JSON without re-sorting the pre-canonicalised parts.
         const body = `{"at":${atJson},"data":${e.data},"meta":${e.meta},"seq":${seq},"stream":${streamJson},"type":${e.typeJson},"version":${version}}`;
-        const prev = hash;
-        hash = chainHash(prev, body);
-        records.push({ seq, stream: p.stream, version, record: encodeRecord(hash, prev, body) });
+        const prevHash = hash;
+        hash = chainHash(prevHash, body);
+        records.push({ seq, stream: p.stream, version, hash, prevHash, body });
       }
       versions.set(p.stream, version);
       accepted.push(p);
@@ -369,8 +367,8 @@ export class EventJournal implements Journal {
     for (const p of accepted) {
       const out: JournalEvent[] = [];
       for (const e of p.events) {
-        const { seq: s, version: v, record } = records[r++];
-        out.push({ seq: s, stream: p.stream, version: v, type: e.type, at, data: JSON.parse(e.data), meta: { ...e.metaValue }, hash: record.slice(0, HASH_LEN) });
+        const { seq: s, version: v, hash: h } = records[r++];
+        out.push({ seq: s, stream: p.stream, version: v, type: e.type, at, data: JSON.parse(e.data), meta: { ...e.metaValue }, hash: h });
       }
       results.push(out);
     }

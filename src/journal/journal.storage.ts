@@ -1,5 +1,18 @@
 import { JournalHead } from './journal.port';
 
+/** Length of a hash in a record (hex sha256). */
+export const HASH_LEN = 64;
+
+/**
+ * A stored record is `<hash><prev_hash><body>`, or `<hash><body>` when it directly follows its predecessor in
+ * storage (the prev hash is then the predecessor's hash; a hash is hex, a body starts with '{', so the two forms
+ * cannot be confused). body = canonical JSON of the event without its hash; hash = sha256(prev_hash + body).
+ */
+export const fullRecord = (hash: string, prevHash: string, body: string): string => hash + prevHash + body;
+export const chainedRecord = (hash: string, body: string): string => hash + body;
+export const isChained = (record: string): boolean => record.charCodeAt(HASH_LEN) === 0x7b;
+export const recordBody = (record: string): string => record.slice(isChained(record) ? HASH_LEN : 2 * HASH_LEN);
+
 /** Where the chain was last known good: boot re-verifies only what comes after it. */
 export interface Checkpoint {
   seq: number;
@@ -7,7 +20,7 @@ export interface Checkpoint {
 }
 
 export interface CommitBatch {
-  events: Array<{ seq: number; stream: string; version: number; record: string }>;
+  events: Array<{ seq: number; stream: string; version: number; hash: string; prevHash: string; body: string }>;
   head: JournalHead;
   checkpoint?: Checkpoint;
 }
@@ -31,13 +44,14 @@ export interface JournalStorage {
   streamVersion(stream: string): Promise<number>;
   commit(batch: CommitBatch): Promise<void>;
   /**
-   * Stored records with seq >= fromSeq in seq order, at most limit, as pages from one cursor. A record is
-   * `<hash><prev_hash><canonical JSON of the event without its hash>`; the event names its own seq,
-   * which the journal checks, so a missing or misplaced record cannot go unnoticed.
+   * Stored records with seq >= fromSeq in seq order, at most limit, as pages from one cursor, in either form
+   * (the reader walks the chain, so it knows each predecessor's hash). The event names its own seq, which the
+   * journal checks, so a missing or misplaced record cannot go unnoticed.
    */
   scanRecords(fromSeq: number, limit: number, pageSize: number): AsyncIterable<string[]>;
+  /** A record read on its own, in the full form (it carries its prev hash). */
   readRecord(seq: number): Promise<string | undefined>;
-  /** Several records by seq in one read; undefined where missing. */
+  /** Several records by seq in one read, in the full form; undefined where missing. */
   readRecordsAt(seqs: readonly number[]): Promise<Array<string | undefined>>;
   /** Index entries of a stream from a version, ascending. */
   streamSeqs(stream: string, fromVersion: number, limit: number): Promise<Array<{ version: number; seq: number }>>;

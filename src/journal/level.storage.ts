@@ -2,11 +2,12 @@ import { closeSync, existsSync, mkdirSync, openSync, readFileSync, write } from 
 import { join } from 'node:path';
 import { ClassicLevel } from 'classic-level';
 import { JournalCorruptError, JournalError, JournalHead } from './journal.port';
-import { Checkpoint, CommitBatch, JournalStorage } from './journal.storage';
+import { chainedRecord, Checkpoint, CommitBatch, fullRecord, HASH_LEN, isChained, JournalStorage, recordBody } from './journal.storage';
 
 // Key layout (utf8, sorted; '"' is the code point after '!', closing each range):
 //   g!<last seq>                 a segment: the records of up to SEGMENT_EVENTS consecutive events, '\n'-joined
-//                                (a record is canonical JSON after two hashes, so it never holds a newline)
+//                                (a record is hashes and canonical JSON, so it never holds a newline); the
+//                                first is full, the others chained (no prev hash: a sixth fewer bytes written)
 //   i!<stream>!<last version>    a run of the stream index: the seqs of consecutive versions, ','-joined
 //   m!head, m!checkpoint, n!<stream> (snapshot), and e!<seq> in journals written before segments.
 // One value per group of events instead of two keys per event: LevelDB's cost is mostly per key, and the
@@ -17,7 +18,6 @@ const HEAD = 'm!head';
 const CHECKPOINT = 'm!checkpoint';
 const SEGMENT_EVENTS = 64;
 const SEGMENT_CHARS = 64 * 1024;
-const HASHES_LEN = 128;
 
 /** A stored segment, opened: record i is the event at seq first + i. */
 interface Segment {
@@ -30,6 +30,13 @@ function openSegment(key: string, value: string): Segment {
   const last = Number(key.slice(2));
   const records = value.split('\n');
   return { first: last - records.length + 1, last, records };
+}
+
+/** Record i of a segment in the full form, for a read on its own. */
+function fullRecordAt(segment: Segment, i: number): string | undefined {
+  const record = segment.records[i];
+  if (record === undefined || i === 0 || !isChained(record)) return record;
+  return fullRecord(record.slice(0, HASH_LEN), segment.records[i - 1].slice(0, HASH_LEN), record.slice(HASH_LEN));
 }
 
 /** The index entries of the events after the last checkpoint, kept in memory until the next one writes them. */
@@ -131,7 +138,7 @@ export class LevelStorage implements JournalStorage {
     try {
       for await (const page of this.scanRecords(expected, Number.MAX_SAFE_INTEGER, 4096)) {
         for (const record of page) {
-          const e = JSON.parse(record.slice(HASHES_LEN)) as { seq: unknown; stream: unknown; version: unknown };
+          const e = JSON.parse(recordBody(record)) as { seq: unknown; stream: unknown; version: unknown };
           if (e.seq !== expected || typeof e.stream !== 'string' || typeof e.version !== 'number') throw new Error('not the expected event');
           const run = this.tail.get(e.stream);
           if (!run) this.tail.set(e.stream, { first: e.version, seqs: [expected] });
@@ -222,9 +229,12 @@ export class LevelStorage implements JournalStorage {
     const b = this.db.batch();
     const { events } = batch;
     for (let from = 0; from < events.length; ) {
-      let value = events[from].record;
+      const first = events[from];
+      let value = fullRecord(first.hash, first.prevHash, first.body);
       let to = from + 1;
-      for (; to < events.length && to - from < SEGMENT_EVENTS && value.length < SEGMENT_CHARS; to++) value += '\n' + events[to].record;
+      for (; to < events.length && to - from < SEGMENT_EVENTS && value.length < SEGMENT_CHARS; to++) {
+        value += '\n' + chainedRecord(events[to].hash, events[to].body);
+      }
       b.put(segmentKey(events[to - 1].seq), value);
       from = to;
     }
@@ -272,7 +282,7 @@ export class LevelStorage implements JournalStorage {
 
   async readRecord(seq: number): Promise<string | undefined> {
     const segment = await this.segmentHolding(seq);
-    return segment?.records[seq - segment.first];
+    return segment && fullRecordAt(segment, seq - segment.first);
   }
 
   /** One iterator, sought to each segment in turn, for the seqs of a stream (mostly ascending). */
@@ -288,7 +298,7 @@ export class LevelStorage implements JournalStorage {
           const entry = await it.next();
           segment = entry && openSegment(entry[0], entry[1]);
         }
-        out.push(segment && seq >= segment.first ? segment.records[seq - segment.first] : undefined);
+        out.push(segment && seq >= segment.first ? fullRecordAt(segment, seq - segment.first) : undefined);
       }
     } finally {
       await it.close();

@@ -1,5 +1,5 @@
 import { JournalHead } from './journal.port';
-import { Checkpoint, CommitBatch, JournalStorage } from './journal.storage';
+import { Checkpoint, CommitBatch, fullRecord, JournalStorage } from './journal.storage';
 
 /** In-memory storage for unit tests; same contract as the LevelDB one. */
 export class MemoryStorage implements JournalStorage {
@@ -27,7 +27,7 @@ export class MemoryStorage implements JournalStorage {
 
   async commit(batch: CommitBatch): Promise<void> {
     for (const e of batch.events) {
-      this.records[e.seq - 1] = e.record;
+      this.records[e.seq - 1] = fullRecord(e.hash, e.prevHash, e.body);
       const seqs = this.index.get(e.stream) ?? [];
       seqs[e.version - 1] = e.seq;
       this.index.set(e.stream, seqs);

@@ -4,6 +4,7 @@ import { journalContract } from './journal.contract';
 import { EventJournal } from '../../src/journal/event-journal';
 import { openLevelJournal } from '../../src/journal/journal.factory';
 import { JournalEvent } from '../../src/journal/journal.port';
+import { fullRecord, HASH_LEN, isChained, recordBody } from '../../src/journal/journal.storage';
 import { LevelStorage } from '../../src/journal/level.storage';
 import { editStoredEvent, tamper } from '../support/stored-events';
 import { tempDir } from '../support/temp-dir';
@@ -47,6 +48,15 @@ describe('LevelDB journal: stored layout', () => {
   afterEach(() => dir.remove());
 
   const streams = ['a', 'b', 'c'];
+  /** A stored segment's records, each in the full form (as every record was stored before chained records). */
+  const fullRecords = (segment: string): string[] => {
+    let prev = '';
+    return segment.split('\n').map((record) => {
+      const full = isChained(record) ? fullRecord(record.slice(0, HASH_LEN), prev, record.slice(HASH_LEN)) : record;
+      prev = record.slice(0, HASH_LEN);
+      return full;
+    });
+  };
   /** 100 events in appends of 1 to 4 over three streams. */
   async function writeHistory(checkpointEvery = 25): Promise<Map<string, JournalEvent[]>> {
     const journal = await openLevelJournal(dir.path, { checkpointEvery });
@@ -67,8 +77,8 @@ describe('LevelDB journal: stored layout', () => {
       for (const key of await db.keys({ gte: 'i!', lt: 'i"' }).all()) b.del(key);
       for (const [key, value] of await db.iterator({ gte: 'g!', lt: 'g"' }).all()) {
         b.del(key);
-        for (const record of value.split('\n')) {
-          const e = JSON.parse(record.slice(128)) as JournalEvent;
+        for (const record of fullRecords(value)) {
+          const e = JSON.parse(recordBody(record)) as JournalEvent;
           b.put('e!' + String(e.seq).padStart(16, '0'), record);
           b.put(`i!${e.stream}!` + String(e.version).padStart(10, '0'), String(e.seq));
         }
@@ -90,6 +100,55 @@ describe('LevelDB journal: stored layout', () => {
       await journal.close();
     }
     await tamper(dir.path, async (db) => expect(await db.keys({ gte: 'e!', lt: 'e"' }).all()).toEqual([]));
+  });
+
+  it('stores the first record of each segment in full and the rest chained, and reads every event by scan and on its own alike', async () => {
+    // Given 40 appends of 1 to 4 events, each its own group, so each its own segment
+    const byStream = await writeHistory();
+    await tamper(dir.path, async (db) => {
+      const segments = await db.values({ gte: 'g!', lt: 'g"' }).all();
+      const expected = Array.from({ length: 40 }, (_, i) => Array.from({ length: 1 + (i % 4) }, (_, j) => j > 0));
+      expect(segments.map((value) => value.split('\n').map(isChained))).toEqual(expected);
+    });
+    const journal = await openLevelJournal(dir.path, { checkpointEvery: 25 });
+    try {
+      const scanned = await journal.readAll(0, 1000);
+      for (const s of streams) expect(scanned.filter((e) => e.stream === s)).toEqual(byStream.get(s));
+      // a@7 is seq 15, the second record of the segment holding 14-16: a snapshot reads it on its own
+      expect(byStream.get('a')![6].seq).toBe(15);
+      await journal.saveSnapshot('a', { version: 7, state: { n: 7 } });
+      expect(await journal.loadSnapshot('a')).toMatchObject({ version: 7, seq: 15, state: { n: 7 } });
+      expect(await journal.readAll(14, 2)).toEqual(scanned.slice(14, 16));
+    } finally {
+      await journal.close();
+    }
+  });
+
+  it('given a journal stored before chained records (every record in full), opens it and reads the same history', async () => {
+    const before = await writeHistory();
+    await tamper(dir.path, async (db) => {
+      for (const [key, value] of await db.iterator({ gte: 'g!', lt: 'g"' }).all()) await db.put(key, fullRecords(value).join('\n'));
+    });
+    const journal = await openLevelJournal(dir.path, { checkpointEvery: 25 });
+    try {
+      expect(await journal.verify()).toMatchObject({ ok: true, checked: 100 });
+      for (const s of streams) expect(await journal.readStream(s)).toEqual(before.get(s));
+      await journal.append('a', [{ type: 'test.after' }], { expectedVersion: before.get('a')!.length });
+      expect(await journal.verify()).toMatchObject({ ok: true, checked: 101 });
+    } finally {
+      await journal.close();
+    }
+  });
+
+  it('given the hash of a chained record altered, open refuses naming its seq', async () => {
+    await writeHistory(1000);
+    // seq 15 is the second record of the segment holding 14-16
+    await editStoredEvent(dir.path, 15, (segment) => {
+      const records = segment.split('\n');
+      records[1] = (records[1][0] === 'a' ? 'b' : 'a') + records[1].slice(1);
+      return records.join('\n');
+    });
+    await expect(openLevelJournal(dir.path)).rejects.toThrow(/corrupt at seq 15\b/);
   });
 
   it('given an event after the checkpoint that is not JSON, boot refuses, and an offline open can still verify', async () => {
