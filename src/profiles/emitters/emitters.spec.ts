@@ -152,6 +152,14 @@ describe('opencode emitter', () => {
     expect(config.mcp.github).toEqual({ type: 'local', command: ['npx', '-y', 'gh-mcp'], environment: { GH_TOKEN: '{env:GH_TOKEN}' }, enabled: true });
     expect(config.mcp.brainstem.headers).toEqual({ 'X-Brainstem-Session': '{env:BRAINSTEM_SESSION_ID}' });
   });
+
+  it("writes Claude Code's legacy prefix rules (`rm:*`) as opencode globs (`rm *`)", () => {
+    // Given deny and allow rules in the `:*` form; When emitted; Then they are globs opencode matches
+    const profile = normalizeDocument({ name: 'Legacy', permissions: { mode: 'default', allow: ['Bash(npm test:*)'], deny: ['Bash(rm:*)'], ask: [] } });
+    const agent = emitProfile('opencode', profile, { ...CTX, profileId: 'legacy' }).files.find((f) => f.path === '.opencode/agent/legacy.md')!.content;
+    const fm = load(/^---\n([\s\S]*?)\n---\n/.exec(agent)![1]) as { permission: { bash: Record<string, string> } };
+    expect(fm.permission.bash).toEqual({ '*': 'ask', 'npm test *': 'allow', 'rm *': 'deny' });
+  });
 });
 
 describe('the reserved brainstem server when the service requires its bearer token', () => {

@@ -32,17 +32,8 @@ const EDIT_TOOLS = ['Write', 'Edit', 'MultiEdit', 'NotebookEdit'];
  */
 export function emitOpencode(profile: ProfileDoc, ctx: EmitContext): EmitResult {
   const warnings = new Warnings();
-  const model = opencodeModel(profile, warnings);
   const config = { $schema: 'https://opencode.ai/config.json', default_agent: ctx.profileId, mcp: opencodeMcp(profile, ctx) };
-  const agent = markdown(
-    {
-      description: (profile.description || profile.name).replace(/\s+/g, ' ').trim(),
-      mode: 'primary',
-      model,
-      permission: opencodePermission(profile, warnings),
-    },
-    instructionsMarkdown(profile),
-  );
+  const agent = markdown(opencodeAgent(profile, warnings), instructionsMarkdown(profile));
   if (profile.tools.builtin) warnings.add('not_mapped', 'opencode does not map the built-in tool allowlist (tools.builtin); permissions apply');
   for (const event of HOOK_EVENTS) {
     if (profile.hooks[event]?.length) warnings.add('hook_skipped', `opencode has no declarative hooks (plugins only): hooks.${event} is not applied`);
@@ -54,6 +45,16 @@ export function emitOpencode(profile: ProfileDoc, ctx: EmitContext): EmitResult 
       { path: `.opencode/agent/${ctx.profileId}.md`, content: agent, merge: 'owned' },
     ],
     warnings: warnings.list,
+  };
+}
+
+/** The profile as an opencode agent, without its prompt (the instructions): an agent file's frontmatter. */
+export function opencodeAgent(profile: ProfileDoc, warnings = new Warnings()): Record<string, unknown> {
+  return {
+    description: (profile.description || profile.name).replace(/\s+/g, ' ').trim(),
+    mode: 'primary',
+    model: opencodeModel(profile, warnings),
+    permission: opencodePermission(profile, warnings),
   };
 }
 
@@ -79,8 +80,10 @@ function opencodePermission(profile: ProfileDoc, warnings: Warnings): Permission
     for (const rule of rules) {
       const bash = /^Bash\((.+)\)$/.exec(rule);
       if (bash) {
-        delete permission.bash[bash[1]];
-        permission.bash[bash[1]] = action;
+        // Claude Code's legacy prefix form `git push:*` is its `git push *`; to opencode, `:*` is literal.
+        const pattern = bash[1].endsWith(':*') ? `${bash[1].slice(0, -2)} *` : bash[1];
+        delete permission.bash[pattern];
+        permission.bash[pattern] = action;
       } else if (rule === 'Bash') permission.bash = { '*': action };
       else if (EDIT_TOOLS.includes(rule)) permission.edit = action;
       else if (rule === 'WebFetch') permission.webfetch = action;
