@@ -51,6 +51,8 @@ export interface SessionInput {
    * after a restart runs with the configuration the session started with. Absent in sessions created before profiles applied.
    */
   profile_args?: string[];
+  /** Environment from the session's profile (opencode: OPENCODE_CONFIG), journaled for the same reason. */
+  profile_env?: Record<string, string>;
   env: Record<string, string>;
   excluded: boolean;
   created_at: number;

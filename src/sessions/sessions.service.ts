@@ -23,6 +23,7 @@ import { PROCESS_RUNNER, ProcessRunner } from './runtimes/process-runner';
 import { LaunchSpec, RuntimeReport, RuntimeSink } from './runtimes/runtime.port';
 import { SessionConfig, claudeSessionConfig } from './runtimes/claude-code-profile';
 import { codexSessionArgs } from './runtimes/codex-profile';
+import { opencodeSessionConfig } from './runtimes/opencode-profile';
 
 export const DEFAULT_STOP_GRACE_MS = 5000;
 /** After SIGKILL, how long a stop request waits for the exit before answering anyway. */
@@ -107,6 +108,7 @@ export class SessionsService implements OnApplicationBootstrap, OnApplicationShu
         command: choice.command,
         args: dto.args ?? [],
         profile_args: config?.args ?? [],
+        ...(config?.env ? { profile_env: config.env } : {}),
         env: userEnv,
         excluded: dto.excluded ?? false,
         created_at: this.clock.now(),
@@ -134,12 +136,14 @@ export class SessionsService implements OnApplicationBootstrap, OnApplicationShu
 
   /**
    * Agent runtimes get the session's profile by flags, so starting a session never writes to the user's repo:
-   * claude-code's point at files in `<journal dir>/session-config/<session id>/`, codex's are `-c` overrides.
+   * claude-code's point at files in `<journal dir>/session-config/<session id>/`, codex's are `-c` overrides,
+   * opencode's config file there is named by OPENCODE_CONFIG and its agent by `--agent`. Gemini CLI has no
+   * per-run way to take settings, so its sessions only record their profile.
    * A profile with lint errors (or a missing skill) cannot be applied faithfully, so the session is refused
    * (422, the findings in details) rather than started without it.
    */
   private async profileConfig(runtime: string, profileId: string, cwd: string, id: string): Promise<(SessionConfig & { dir: string | null }) | null> {
-    if (runtime !== 'claude-code' && runtime !== 'codex') return null;
+    if (runtime !== 'claude-code' && runtime !== 'codex' && runtime !== 'opencode') return null;
     const { doc, emitted, errors } = await this.applier.emission(profileId, runtime, cwd);
     if (errors.length) {
       const findings = errors.map((f) => `${f.path || '(profile)'}: ${f.message}`).join('; ');
@@ -147,6 +151,7 @@ export class SessionsService implements OnApplicationBootstrap, OnApplicationShu
     }
     if (runtime === 'codex') return { dir: null, files: [], args: codexSessionArgs(doc, emitted.files) };
     const dir = join(this.config.journal.dir, 'session-config', id);
+    if (runtime === 'opencode') return { dir, ...opencodeSessionConfig(doc, profileId, emitted.files, dir) };
     return { dir, ...claudeSessionConfig(doc, emitted.files, dir) };
   }
 
@@ -426,7 +431,7 @@ export class SessionsService implements OnApplicationBootstrap, OnApplicationShu
     const c = actor.context;
     const env: Record<string, string> = {};
     for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
-    Object.assign(env, c.env, { BRAINSTEM_URL: this.serviceUrl.get(), [SESSION_ENV]: c.id });
+    Object.assign(env, c.profile_env, c.env, { BRAINSTEM_URL: this.serviceUrl.get(), [SESSION_ENV]: c.id });
     delete env.BRAINSTEM_API_TOKEN;
     if (this.config.server.api_token) env.BRAINSTEM_API_TOKEN = this.config.server.api_token;
     return { session_id: c.id, cwd: c.cwd, command: c.command, args: c.args, profile_args: c.profile_args ?? [], env };

@@ -17,6 +17,8 @@ interface Agent {
   /** Where the fake keeps its sessions, argv and pids: where the real one keeps its data. */
   homeEnv: string;
   command: string[];
+  /** The flags the session's profile adds (every session has one: the default profile, else). */
+  profileArgs: (profileId: string) => string[];
   resume: (id: string) => string[];
   failure: string;
   /** How the fake's turn ends on the stop's SIGTERM. */
@@ -29,6 +31,7 @@ const AGENTS: Agent[] = [
     executable: 'gemini',
     homeEnv: 'GEMINI_CLI_HOME',
     command: ['--output-format', 'stream-json'],
+    profileArgs: () => [],
     resume: (id) => ['--resume', id],
     failure: 'gemini-cli turn failed: Reached max session turns',
     stopped: { exit_code: 0 },
@@ -38,6 +41,7 @@ const AGENTS: Agent[] = [
     executable: 'opencode',
     homeEnv: 'XDG_DATA_HOME',
     command: ['run', '--format', 'json'],
+    profileArgs: (profileId) => ['--agent', profileId],
     resume: (id) => ['--session', id],
     failure: 'opencode turn failed: rate limited',
     stopped: { exit_signal: 'SIGTERM' },
@@ -92,8 +96,8 @@ describe.each(AGENTS)('$runtime sessions: one headless process per turn, resumed
     await turnsEnded(s.id, 2);
     expect((await results(s.id))[1]).toBe('turn 2: hello | again');
     const session = await sessionIdOf(s.id);
-    // No profile flags: these runtimes take their profile from the repo.
-    expect(argvs(home)).toEqual([agent.command, [...agent.command, ...agent.resume(session)]]);
+    const command = [...agent.command, ...agent.profileArgs(s.profile_id as string)];
+    expect(argvs(home)).toEqual([command, [...command, ...agent.resume(session)]]);
     expect((await call('GET', `/${s.id}`)).body.state).toBe('pending_handling');
   });
 

@@ -8,7 +8,7 @@ import { tempDir } from '../support/temp-dir';
 import { TestApp, startTestApp } from '../support/test-app';
 import { call, httpClient } from '../mcp/mcp-client';
 import { waitFor } from '../support/wait-for';
-import { FAKE_BIN, WORKERS, WorkerReaper } from '../support/workers';
+import { AgentHomes, FAKE_BIN, WORKERS, WorkerReaper } from '../support/workers';
 
 type Status = { id: string; cwd: string; runtime: string; profile_id: string | null; pid: number | null; state: string };
 
@@ -113,6 +113,56 @@ describe('coding sessions started with their profile', () => {
     expect(readdirSync(cwd.path)).toEqual([]);
   });
 
+  it('passes a profile to opencode as a config file in the session directory (OPENCODE_CONFIG) with its agent selected, on every turn', async () => {
+    const id = await createProfile({
+      name: 'Diff Reviewer',
+      description: 'Reviews diffs',
+      model: { provider: 'anthropic', model: 'claude-sonnet-4-5' },
+      instructions: { system_prompt: 'Review only; never edit.' },
+      tools: { mcp_servers: { docs: { type: 'stdio', command: 'docs-mcp', env: { DOCS_TOKEN: '${DOCS_TOKEN}' } } } },
+      permissions: { mode: 'plan', deny: ['Bash(rm:*)'] },
+    });
+    const homes = new AgentHomes();
+    const home = homes.create('brainstem-profile-opencode-');
+    try {
+      const session = await start({ runtime: 'opencode', cwd: cwd.path, profile_id: id, prompt: 'hello', args: ['--model', 'x/y'], env: { PATH, XDG_DATA_HOME: home } });
+      const turns = () => (existsSync(join(home, 'config')) ? readFileSync(join(home, 'config'), 'utf8').trim().split('\n').map((l) => JSON.parse(l)) : []);
+      await waitFor(async () => (await request('GET', `/coding-sessions/${session.id}`)).body.state === 'pending_handling', { what: 'the first turn to end' });
+      expect((await request('POST', `/coding-sessions/${session.id}/messages`, { text: 'again' })).status).toBe(200);
+      await waitFor(() => turns().length === 2 && AgentHomes.pids(home).length === 2, { what: 'the second turn' });
+
+      const dir = join(t.config.journal.dir, 'session-config', session.id);
+      const [first, second] = turns();
+      expect(first.agent).toBe(id);
+      expect(first.config).toEqual(JSON.parse(readFileSync(join(dir, 'opencode.json'), 'utf8')));
+      expect(first.config).toMatchObject({
+        default_agent: id,
+        agent: {
+          [id]: {
+            description: 'Reviews diffs',
+            mode: 'primary',
+            model: 'anthropic/claude-sonnet-4-5',
+            permission: { edit: 'deny', bash: { '*': 'ask', 'rm *': 'deny' } },
+            prompt: 'Review only; never edit.',
+          },
+        },
+        mcp: {
+          docs: { type: 'local', command: ['docs-mcp'], environment: { DOCS_TOKEN: '{env:DOCS_TOKEN}' }, enabled: true },
+          brainstem: { type: 'remote', url: `${t.url}/mcp`, enabled: true },
+        },
+      });
+      expect(second).toEqual(first);
+      // The profile's flag comes before the request's args, which can still override it.
+      const argv = readFileSync(join(home, 'argv'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as string[]);
+      expect(argv[0]).toEqual(['run', '--format', 'json', '--agent', id, '--model', 'x/y']);
+      const created = (await t.app.get<Journal>(JOURNAL).readStream(`session-${session.id}`))[0];
+      expect(created.data).toMatchObject({ profile_args: ['--agent', id], profile_env: { OPENCODE_CONFIG: join(dir, 'opencode.json') } });
+      expect(readdirSync(cwd.path)).toEqual([]);
+    } finally {
+      homes.cleanUp();
+    }
+  });
+
   it('journals the profile flags (a resume after a restart reuses them: restart.int-spec)', async () => {
     const { session, argv } = await startClaude({ profile_id: 'code-reviewer', cwd: cwd.path });
     const created = (await t.app.get<Journal>(JOURNAL).readStream(`session-${session.id}`))[0];
@@ -207,6 +257,11 @@ describe('coding sessions started with their profile', () => {
       expect(body.details.errors).toEqual([expect.objectContaining({ path: expect.stringContaining('brainstem') })]);
       expect(configs()).toBe(configsBefore);
       expect(readdirSync(cwd.path)).toEqual(cwdBefore);
+    });
+
+    it('an opencode session whose profile has lint errors (422: its config file would carry them too)', async () => {
+      const id = await createProfile({ name: 'Squatter Three', tools: { mcp_servers: { brainstem: { type: 'http', url: 'http://127.0.0.1:9/mcp' } } } });
+      await refused({ runtime: 'opencode', env: { PATH }, cwd: cwd.path, profile_id: id }, 422, 'profile_has_errors', /profile squatter-three has 1 error\(s\)/);
     });
 
     it('a codex session whose profile has lint errors (422: its flags would carry them too)', async () => {

@@ -8,6 +8,7 @@ import { emitOpencode } from './opencode.emitter';
 export { EMIT_RUNTIMES, EmitContext, EmitResult, EmitRuntime, EmitWarning, EmittedFile, FileMerge, SkillFiles } from './emitter.types';
 export { claudeFallbackModel, claudeHooks, claudeMcpServers, claudeModel, claudeSystemPrompt } from './claude-code.emitter';
 export { blockEnd, blockStart, denyRules } from './emitter-support';
+export { opencodeAgent } from './opencode.emitter';
 
 const EMITTERS: Record<EmitRuntime, Emitter> = {
   'claude-code': emitClaudeCode,

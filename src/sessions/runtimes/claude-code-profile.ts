@@ -8,8 +8,10 @@ const SKILLS_DIR = '.claude/skills/';
 export interface SessionConfig {
   /** Files to write under the session's config directory (relative, `/`-separated). */
   files: Array<{ path: string; content: string }>;
-  /** Flags for `claude`, pointing at those files; only the flags that have values. */
+  /** Flags for the runtime (`claude`: pointing at those files; only the flags that have values). */
   args: string[];
+  /** Environment the runtime's processes get (opencode: where its config file is). */
+  env?: Record<string, string>;
 }
 
 /**
