@@ -163,6 +163,35 @@ describe('coding sessions started with their profile', () => {
     }
   });
 
+  it('gives an opencode session the same profile config after a restart (journaled, not re-derived)', async () => {
+    const journal = tempDir('brainstem-profile-restart-');
+    const homes = new AgentHomes();
+    const home = homes.create('brainstem-profile-opencode-');
+    const dirs = { BRAINSTEM_JOURNAL_DIR: join(journal.path, 'journal'), BRAINSTEM_PROFILES_DIR: join(journal.path, 'profiles') };
+    const first = await startTestApp(dirs, { listen: true });
+    let second: TestApp | null = null;
+    const records = () => readFileSync(join(home, 'config'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { agent: string; config: object });
+    const state = async (app: TestApp, id: string) => (await app.inject({ method: 'GET', url: `/api/v1/coding-sessions/${id}` })).json().state;
+    try {
+      const created = await first.inject({ method: 'POST', url: '/api/v1/coding-sessions', payload: { runtime: 'opencode', cwd: cwd.path, profile_id: 'researcher', prompt: 'hello', env: { PATH, XDG_DATA_HOME: home } } });
+      expect(created.statusCode).toBe(201);
+      const id = created.json().id as string;
+      await waitFor(async () => (await state(first, id)) === 'pending_handling', { what: 'the first turn to end' });
+      await first.close();
+
+      second = await startTestApp(dirs, { listen: true });
+      expect((await second.inject({ method: 'POST', url: `/api/v1/coding-sessions/${id}/messages`, payload: { text: 'again' } })).statusCode).toBe(200);
+      await waitFor(() => records().length === 2 && AgentHomes.pids(home).length === 2, { what: 'the turn after the restart' });
+      const [before, after] = records();
+      expect(before).toMatchObject({ agent: 'researcher', config: { default_agent: 'researcher', agent: { researcher: { mode: 'primary' } } } });
+      expect(after).toEqual(before);
+    } finally {
+      await second?.close();
+      homes.cleanUp();
+      journal.remove();
+    }
+  });
+
   it('journals the profile flags (a resume after a restart reuses them: restart.int-spec)', async () => {
     const { session, argv } = await startClaude({ profile_id: 'code-reviewer', cwd: cwd.path });
     const created = (await t.app.get<Journal>(JOURNAL).readStream(`session-${session.id}`))[0];
