@@ -7,7 +7,7 @@ import { chainedRecord, Checkpoint, CommitBatch, fullRecord, HASH_LEN, isChained
 // Key layout (utf8, sorted; '"' is the code point after '!', closing each range):
 //   g!<last seq>                 a segment: the records of up to SEGMENT_EVENTS consecutive events, '\n'-joined
 //                                (a record is hashes and canonical JSON, so it never holds a newline); the
-//                                first is full, the others chained (no prev hash: a sixth fewer bytes written)
+//                                first is full, the others chained (no prev hash: 64 bytes fewer per event)
 //   i!<stream>!<last version>    a run of the stream index: the seqs of consecutive versions, ','-joined
 //   m!head, m!checkpoint, n!<stream> (snapshot), and e!<seq> in journals written before segments.
 // One value per group of events instead of two keys per event: LevelDB's cost is mostly per key, and the

@@ -168,7 +168,7 @@ describe('coding sessions started with their profile', () => {
     const homes = new AgentHomes();
     const home = homes.create('brainstem-profile-opencode-');
     const dirs = { BRAINSTEM_JOURNAL_DIR: join(journal.path, 'journal'), BRAINSTEM_PROFILES_DIR: join(journal.path, 'profiles') };
-    const first = await startTestApp(dirs, { listen: true });
+    let first: TestApp | null = await startTestApp(dirs, { listen: true });
     let second: TestApp | null = null;
     const records = () => readFileSync(join(home, 'config'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { agent: string; config: object });
     const state = async (app: TestApp, id: string) => (await app.inject({ method: 'GET', url: `/api/v1/coding-sessions/${id}` })).json().state;
@@ -176,8 +176,9 @@ describe('coding sessions started with their profile', () => {
       const created = await first.inject({ method: 'POST', url: '/api/v1/coding-sessions', payload: { runtime: 'opencode', cwd: cwd.path, profile_id: 'researcher', prompt: 'hello', env: { PATH, XDG_DATA_HOME: home } } });
       expect(created.statusCode).toBe(201);
       const id = created.json().id as string;
-      await waitFor(async () => (await state(first, id)) === 'pending_handling', { what: 'the first turn to end' });
+      await waitFor(async () => (await state(first!, id)) === 'pending_handling', { what: 'the first turn to end' });
       await first.close();
+      first = null;
 
       second = await startTestApp(dirs, { listen: true });
       expect((await second.inject({ method: 'POST', url: `/api/v1/coding-sessions/${id}/messages`, payload: { text: 'again' } })).statusCode).toBe(200);
@@ -186,6 +187,7 @@ describe('coding sessions started with their profile', () => {
       expect(before).toMatchObject({ agent: 'researcher', config: { default_agent: 'researcher', agent: { researcher: { mode: 'primary' } } } });
       expect(after).toEqual(before);
     } finally {
+      await first?.close();
       await second?.close();
       homes.cleanUp();
       journal.remove();
