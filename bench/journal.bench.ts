@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { ClassicLevel } from 'classic-level';
 import { EventJournal } from '../src/journal/event-journal';
 import { openLevelJournal } from '../src/journal/journal.factory';
-import { recordBody } from '../src/journal/journal.storage';
+import { ANCHOR_EVERY, CHECK_LEN, HASH_LEN, recordBody } from '../src/journal/journal.storage';
 import { tempDir } from '../test/support/temp-dir';
 
 const REPLAY_EVENTS = Number(process.argv[2] ?? 1_000_000);
@@ -16,8 +16,9 @@ const payload = (i: number) => ({
   message: `worker ${i % STREAMS} finished its turn; tests pass; waiting for the next instruction`,
   n: i,
 });
-const rawValue = (i: number, hashes = 2) =>
-  'f'.repeat(64 * hashes) + JSON.stringify({ at: new Date().toISOString(), data: payload(i), meta: { actor: 'bench' }, seq: i, stream: 's', type: 'session.state_changed', version: i });
+/** A record as the journal stores it, with `prefix` characters of hashes or checks before the event's JSON. */
+const rawValue = (i: number, prefix = 2 * HASH_LEN) =>
+  'f'.repeat(prefix) + JSON.stringify({ at: new Date().toISOString(), data: payload(i), meta: { actor: 'bench' }, seq: i, stream: 's', type: 'session.state_changed', version: i });
 
 const rate = (events: number, ms: number) => (events / ms) * 1000;
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US').padStart(10);
@@ -29,8 +30,8 @@ const report = (label: string, perSec: number, ceiling: number | null, ceilingNa
  * Raw LevelDB with one put per event and values serialised before the clock starts. `chained` is
  * classic-level's fastest form (db.batch() then put() per op); `array` is its documented batched-put call,
  * db.batch([ops]), which validates and encodes every op in JavaScript first. `segment64` writes what the
- * journal writes for a group of 64 (one segment of 64 records, the first with both hashes and the others
- * with their own, and the head) with no JavaScript in between: the most 64 closed-loop appenders could
+ * journal writes for a group of 64 (one segment of 64 records, the first with both hashes, every eighth with
+ * its own, the others with a check of it, and the head) with no JavaScript in between: the most 64 closed-loop appenders could
  * reach, since each of them has one event in each group.
  */
 async function rawBatchedPut(sync: boolean, form: 'chained' | 'array' | 'segment64'): Promise<number> {
@@ -39,7 +40,7 @@ async function rawBatchedPut(sync: boolean, form: 'chained' | 'array' | 'segment
   await db.open();
   const values = Array.from({ length: 10_000 }, (_, i) => rawValue(i));
   const segments = Array.from({ length: 100 }, (_, k) =>
-    Array.from({ length: 64 }, (_, j) => (j === 0 ? values[k * 64] : rawValue(k * 64 + j, 1))).join('\n'),
+    Array.from({ length: 64 }, (_, j) => (j === 0 ? values[k * 64] : rawValue(k * 64 + j, j % ANCHOR_EVERY === 0 ? HASH_LEN : CHECK_LEN))).join('\n'),
   );
   let seq = 0;
   const t0 = performance.now();
@@ -122,7 +123,7 @@ async function rawReplay(dir: string): Promise<{ perSec: number; count: number }
   await db.open();
   const t0 = performance.now();
   let count = 0;
-  // The journal's stored form: segments of '\n'-joined records, each one or two hashes then the event's JSON.
+  // The journal's stored form: segments of '\n'-joined records, each a hash or a check (the first also its prev hash), then the event's JSON.
   const it = db.iterator({ gte: 'g!', lt: 'g"' });
   for (;;) {
     const entries = await it.nextv(64);

@@ -16,7 +16,7 @@ import {
   Snapshot,
   VerifyReport,
 } from './journal.port';
-import { Checkpoint, CommitBatch, HASH_LEN, isChained, JournalStorage } from './journal.storage';
+import { bodyOffset, carriesPrevHash, Checkpoint, CommitBatch, HASH_LEN, JournalStorage, ownHashLength } from './journal.storage';
 
 export interface JournalOptions {
   /** Epoch milliseconds; injected so tests control time. */
@@ -67,19 +67,19 @@ function normaliseMeta(meta: Partial<EventMeta> | undefined): EventMeta {
 
 /**
  * Opens a stored record: parses the event, checks it is the expected seq and that its hash covers its
- * predecessor's hash and its own body. Given the predecessor's actual hash (sequential reads), it also
- * checks the link, and a chained record (which omits its prev hash) is hashed over it; a single event read in
- * isolation comes in the full form and is checked against the prev_hash it carries, and the links themselves
- * are checked by every sequential walk (open, verify, replay). Parsing first lets a missing event be reported
- * as missing rather than as a bad hash.
+ * predecessor's hash and its own body (against the whole stored hash, or the check a checked record keeps).
+ * Given the predecessor's actual hash (sequential reads), it also checks the link, and a record that omits
+ * its prev hash is hashed over it; a record read in isolation carries its prev hash and is checked against
+ * it, and the links themselves are checked by every sequential walk (open, verify, replay). Parsing first
+ * lets a missing event be reported as missing rather than as a bad hash.
  */
 function openRecord(seq: number, record: string, actualPrevHash?: string): JournalEvent {
-  const hash = record.slice(0, HASH_LEN);
-  const chained = isChained(record);
-  // A chained record's prev hash is its predecessor's: it is checked through the hash itself.
-  if (chained && actualPrevHash === undefined) throw new JournalCorruptError(seq, 'record read on its own does not name its prev hash');
-  const prevHash = chained ? (actualPrevHash as string) : record.slice(HASH_LEN, 2 * HASH_LEN);
-  const body = record.slice(chained ? HASH_LEN : 2 * HASH_LEN);
+  const at = bodyOffset(record);
+  const own = ownHashLength(at);
+  const carried = carriesPrevHash(at);
+  if (!carried && actualPrevHash === undefined) throw new JournalCorruptError(seq, 'record read on its own does not name its prev hash');
+  const prevHash = carried ? record.slice(own, at) : (actualPrevHash as string);
+  const body = record.slice(at);
   let event: JournalEvent | null;
   try {
     event = JSON.parse(body);
@@ -92,7 +92,10 @@ function openRecord(seq: number, record: string, actualPrevHash?: string): Journ
   if (event.seq !== seq) {
     throw new JournalCorruptError(seq, event.seq > seq ? 'event missing (seq gap)' : `found seq ${event.seq} where seq ${seq} belongs`);
   }
-  if (chainHash(prevHash, body) !== hash) throw new JournalCorruptError(seq, 'hash does not match the event (event altered)');
+  const hash = chainHash(prevHash, body);
+  if (own === HASH_LEN ? hash !== record.slice(0, HASH_LEN) : !hash.startsWith(record.slice(0, own))) {
+    throw new JournalCorruptError(seq, 'hash does not match the event (event altered)');
+  }
   if (actualPrevHash !== undefined && prevHash !== actualPrevHash) {
     throw new JournalCorruptError(seq, 'hash chain broken (does not follow the previous event)');
   }
@@ -197,7 +200,7 @@ export class EventJournal implements Journal {
     if (end.seq < head.seq) return new JournalCorruptError(end.seq + 1, `event missing (head is at seq ${head.seq})`);
     if (end.seq > head.seq) return new JournalCorruptError(head.seq + 1, `event beyond the recorded head ${head.seq}`);
     if (end.hash !== head.hash) return new JournalCorruptError(head.seq, 'head hash does not match the last event');
-    if (w && w.seq > 0 && (w.seq === end.seq ? end.hash : (await this.storage.readRecord(w.seq))?.slice(0, HASH_LEN)) !== w.hash) {
+    if (w && w.seq > 0 && (w.seq === end.seq ? end.hash : await this.hashAt(w.seq)) !== w.hash) {
       return new JournalCorruptError(w.seq, 'event differs from the one acknowledged');
     }
     return null;
@@ -402,11 +405,13 @@ export class EventJournal implements Journal {
     if (limit <= 0) return [];
     const index = (await this.storage.streamSeqs(stream, from, limit)).filter((e) => e.seq <= this.headSeq);
     const records = await this.storage.readRecordsAt(index.map((e) => e.seq));
+    let prev: JournalEvent | undefined;
     return index.map(({ version, seq }, i) => {
       if (version !== from + i) throw new JournalCorruptError(seq, `stream ${stream} index skips version ${from + i}`);
       const record = records[i];
       if (record === undefined) throw new JournalCorruptError(seq, `event missing (stream ${stream} version ${version})`);
-      const event = openRecord(seq, record);
+      const event = openRecord(seq, record, prev?.seq === seq - 1 ? prev.hash : undefined);
+      prev = event;
       if (event.stream !== stream || event.version !== version) {
         throw new JournalCorruptError(seq, `index says ${stream}@${version}, event says ${event.stream}@${event.version}`);
       }
@@ -414,13 +419,13 @@ export class EventJournal implements Journal {
     });
   }
 
-  /** Stored hash of the event at seq (genesis for 0); a missing event is corruption. */
+  /** Hash of the event at seq (genesis for 0), checked against what is stored; a missing event is corruption. */
   private async hashAt(seq: number): Promise<string> {
     if (seq <= 0) return GENESIS_HASH;
     if (seq === this.headSeq) return this.headHash;
     const record = await this.storage.readRecord(seq);
     if (record === undefined) throw new JournalCorruptError(seq, 'event missing');
-    return record.slice(0, HASH_LEN);
+    return openRecord(seq, record).hash;
   }
 
   subscribe(afterSeq = 0): Observable<JournalEvent> {

@@ -2,16 +2,39 @@ import { JournalHead } from './journal.port';
 
 /** Length of a hash in a record (hex sha256). */
 export const HASH_LEN = 64;
+/** Length of the check a checked record keeps of its own hash (its first hex characters). */
+export const CHECK_LEN = 8;
+/** In a segment, record 0, ANCHOR_EVERY, 2 * ANCHOR_EVERY, … keep their whole hash; the others a check of it. */
+export const ANCHOR_EVERY = 8;
 
 /**
- * A stored record is `<hash><prev_hash><body>`, or `<hash><body>` when it directly follows its predecessor in
- * storage (the prev hash is then the predecessor's hash; a hash is hex, a body starts with '{', so the two forms
- * cannot be confused). body = canonical JSON of the event without its hash; hash = sha256(prev_hash + body).
+ * A record is the canonical JSON of the event without its hash (the body), after its own hash, or a check of
+ * it, and sometimes its prev hash. body = canonical JSON; hash = sha256(prev_hash + body). The forms:
+ *   full     `<hash><prev_hash><body>`  the first record of a segment, and any record read on its own
+ *   chained  `<hash><body>`             prev hash = the predecessor's hash
+ *   checked  `<check><body>`            likewise, and its hash begins with check: the hash is recomputed by
+ *                                        every reader anyway, so storing it whole for every event only added
+ *                                        bytes to each synced write; the anchors keep the whole hash every few
+ *                                        records, so a record read on its own needs only a few hashes
+ *   `<check><prev_hash><body>`          a checked record read on its own (never stored)
+ * Hashes are hex and a body starts with '{', so where the first '{' is tells the forms apart.
  */
 export const fullRecord = (hash: string, prevHash: string, body: string): string => hash + prevHash + body;
 export const chainedRecord = (hash: string, body: string): string => hash + body;
-export const isChained = (record: string): boolean => record.charCodeAt(HASH_LEN) === 0x7b;
-export const recordBody = (record: string): string => record.slice(isChained(record) ? HASH_LEN : 2 * HASH_LEN);
+export const checkedRecord = (hash: string, body: string): string => hash.slice(0, CHECK_LEN) + body;
+
+/** Where the record's body starts: CHECK_LEN, HASH_LEN, CHECK_LEN + HASH_LEN or 2 * HASH_LEN. */
+export function bodyOffset(record: string): number {
+  if (record.charCodeAt(CHECK_LEN) === 0x7b) return CHECK_LEN;
+  if (record.charCodeAt(HASH_LEN) === 0x7b) return HASH_LEN;
+  if (record.charCodeAt(CHECK_LEN + HASH_LEN) === 0x7b) return CHECK_LEN + HASH_LEN;
+  return 2 * HASH_LEN;
+}
+/** Length of what a record keeps of its own hash, given its body offset: HASH_LEN, or CHECK_LEN for a check. */
+export const ownHashLength = (offset: number): number => (offset === CHECK_LEN || offset === CHECK_LEN + HASH_LEN ? CHECK_LEN : HASH_LEN);
+/** Whether the record carries its prev hash (read on its own), given its body offset. */
+export const carriesPrevHash = (offset: number): boolean => offset === ownHashLength(offset) + HASH_LEN;
+export const recordBody = (record: string): string => record.slice(bodyOffset(record));
 
 /** Where the chain was last known good: boot re-verifies only what comes after it. */
 export interface Checkpoint {
@@ -49,9 +72,13 @@ export interface JournalStorage {
    * journal checks, so a missing or misplaced record cannot go unnoticed.
    */
   scanRecords(fromSeq: number, limit: number, pageSize: number): AsyncIterable<string[]>;
-  /** A record read on its own, in the full form (it carries its prev hash). */
+  /** A record read on its own, in a form that carries its prev hash. */
   readRecord(seq: number): Promise<string | undefined>;
-  /** Several records by seq in one read, in the full form; undefined where missing. */
+  /**
+   * Several records by seq in one read; undefined where missing. Each carries its prev hash, except that one
+   * requested right after its predecessor (seq - 1, found) may come in its stored form: the reader knows
+   * that hash, having just read the predecessor.
+   */
   readRecordsAt(seqs: readonly number[]): Promise<Array<string | undefined>>;
   /** Index entries of a stream from a version, ascending. */
   streamSeqs(stream: string, fromVersion: number, limit: number): Promise<Array<{ version: number; seq: number }>>;

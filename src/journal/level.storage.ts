@@ -2,12 +2,27 @@ import { closeSync, existsSync, mkdirSync, openSync, readFileSync, write } from 
 import { join } from 'node:path';
 import { ClassicLevel } from 'classic-level';
 import { JournalCorruptError, JournalError, JournalHead } from './journal.port';
-import { chainedRecord, Checkpoint, CommitBatch, fullRecord, HASH_LEN, isChained, JournalStorage, recordBody } from './journal.storage';
+import { chainHash } from './canonical-json';
+import {
+  ANCHOR_EVERY,
+  bodyOffset,
+  carriesPrevHash,
+  chainedRecord,
+  checkedRecord,
+  Checkpoint,
+  CommitBatch,
+  fullRecord,
+  HASH_LEN,
+  JournalStorage,
+  ownHashLength,
+  recordBody,
+} from './journal.storage';
 
 // Key layout (utf8, sorted; '"' is the code point after '!', closing each range):
 //   g!<last seq>                 a segment: the records of up to SEGMENT_EVENTS consecutive events, '\n'-joined
 //                                (a record is hashes and canonical JSON, so it never holds a newline); the
-//                                first is full, the others chained (no prev hash: 64 bytes fewer per event)
+//                                first is full, every ANCHOR_EVERYth chained, the others checked (see
+//                                journal.storage: 120 bytes fewer per event than full records)
 //   i!<stream>!<last version>    a run of the stream index: the seqs of consecutive versions, ','-joined
 //   m!head, m!checkpoint, n!<stream> (snapshot), and e!<seq> in journals written before segments.
 // One value per group of events instead of two keys per event: LevelDB's cost is mostly per key, and the
@@ -32,11 +47,25 @@ function openSegment(key: string, value: string): Segment {
   return { first: last - records.length + 1, last, records };
 }
 
-/** Record i of a segment in the full form, for a read on its own. */
+/**
+ * Record i of a segment in a form that carries its prev hash, for a read on its own: the prev hash is rebuilt
+ * from the nearest record before it that keeps its whole hash, at most ANCHOR_EVERY - 1 hashes away. The
+ * records in between are not checked here; the reader checks record i against its own hash or check, and
+ * every sequential walk checks them all.
+ */
 function fullRecordAt(segment: Segment, i: number): string | undefined {
   const record = segment.records[i];
-  if (record === undefined || i === 0 || !isChained(record)) return record;
-  return fullRecord(record.slice(0, HASH_LEN), segment.records[i - 1].slice(0, HASH_LEN), record.slice(HASH_LEN));
+  if (record === undefined) return undefined;
+  const at = bodyOffset(record);
+  if (carriesPrevHash(at)) return record;
+  let j = i - 1;
+  while (j >= 0 && ownHashLength(bodyOffset(segment.records[j])) !== HASH_LEN) j--;
+  // No record before it keeps a whole hash: the segment is damaged; the reader reports the missing prev hash.
+  if (j < 0) return record;
+  let prev = segment.records[j].slice(0, HASH_LEN);
+  for (let k = j + 1; k < i; k++) prev = chainHash(prev, recordBody(segment.records[k]));
+  const own = ownHashLength(at);
+  return record.slice(0, own) + prev + record.slice(own);
 }
 
 /** The index entries of the events after the last checkpoint, kept in memory until the next one writes them. */
@@ -233,7 +262,8 @@ export class LevelStorage implements JournalStorage {
       let value = fullRecord(first.hash, first.prevHash, first.body);
       let to = from + 1;
       for (; to < events.length && to - from < SEGMENT_EVENTS && value.length < SEGMENT_CHARS; to++) {
-        value += '\n' + chainedRecord(events[to].hash, events[to].body);
+        const e = events[to];
+        value += '\n' + ((to - from) % ANCHOR_EVERY === 0 ? chainedRecord(e.hash, e.body) : checkedRecord(e.hash, e.body));
       }
       b.put(segmentKey(events[to - 1].seq), value);
       from = to;
@@ -292,13 +322,18 @@ export class LevelStorage implements JournalStorage {
     const it = this.db.iterator({ gte: 'g!', lt: 'g"' });
     try {
       let segment: Segment | undefined;
+      let prevSeq = -1;
       for (const seq of seqs) {
         if (!segment || seq < segment.first || seq > segment.last) {
           it.seek(segmentKey(seq));
           const entry = await it.next();
           segment = entry && openSegment(entry[0], entry[1]);
         }
-        out.push(segment && seq >= segment.first ? fullRecordAt(segment, seq - segment.first) : undefined);
+        if (!segment || seq < segment.first) out.push(undefined);
+        // Right after its predecessor, the stored form will do: the reader has just hashed the predecessor.
+        else if (seq === prevSeq + 1 && out[out.length - 1] !== undefined) out.push(segment.records[seq - segment.first]);
+        else out.push(fullRecordAt(segment, seq - segment.first));
+        prevSeq = seq;
       }
     } finally {
       await it.close();

@@ -4,7 +4,8 @@ import { journalContract } from './journal.contract';
 import { EventJournal } from '../../src/journal/event-journal';
 import { openLevelJournal } from '../../src/journal/journal.factory';
 import { JournalEvent } from '../../src/journal/journal.port';
-import { fullRecord, HASH_LEN, isChained, recordBody } from '../../src/journal/journal.storage';
+import { chainHash } from '../../src/journal/canonical-json';
+import { bodyOffset, carriesPrevHash, chainedRecord, fullRecord, HASH_LEN, ownHashLength, recordBody } from '../../src/journal/journal.storage';
 import { LevelStorage } from '../../src/journal/level.storage';
 import { editStoredEvent, tamper } from '../support/stored-events';
 import { tempDir } from '../support/temp-dir';
@@ -48,15 +49,27 @@ describe('LevelDB journal: stored layout', () => {
   afterEach(() => dir.remove());
 
   const streams = ['a', 'b', 'c'];
-  /** A stored segment's records, each in the full form (as every record was stored before chained records). */
-  const fullRecords = (segment: string): string[] => {
+  const formOf = (record: string) => ({ 8: 'checked', 64: 'chained', 128: 'full' })[bodyOffset(record)];
+  /**
+   * A stored segment rewritten with every record in the form `form` names for its index, as earlier
+   * versions stored them: 'full' for all (before chained records), 'chained' after the first (before checks).
+   */
+  const rewriteSegment = (segment: string, form: (i: number) => 'full' | 'chained'): string => {
     let prev = '';
-    return segment.split('\n').map((record) => {
-      const full = isChained(record) ? fullRecord(record.slice(0, HASH_LEN), prev, record.slice(HASH_LEN)) : record;
-      prev = record.slice(0, HASH_LEN);
-      return full;
-    });
+    return segment
+      .split('\n')
+      .map((record, i) => {
+        const at = bodyOffset(record);
+        const body = record.slice(at);
+        if (carriesPrevHash(at)) prev = record.slice(ownHashLength(at), at);
+        const hash = ownHashLength(at) === HASH_LEN ? record.slice(0, HASH_LEN) : chainHash(prev, body);
+        const out = form(i) === 'full' ? fullRecord(hash, prev, body) : chainedRecord(hash, body);
+        prev = hash;
+        return out;
+      })
+      .join('\n');
   };
+  const allFull = (segment: string) => rewriteSegment(segment, () => 'full');
   /** 100 events in appends of 1 to 4 over three streams. */
   async function writeHistory(checkpointEvery = 25): Promise<Map<string, JournalEvent[]>> {
     const journal = await openLevelJournal(dir.path, { checkpointEvery });
@@ -77,7 +90,7 @@ describe('LevelDB journal: stored layout', () => {
       for (const key of await db.keys({ gte: 'i!', lt: 'i"' }).all()) b.del(key);
       for (const [key, value] of await db.iterator({ gte: 'g!', lt: 'g"' }).all()) {
         b.del(key);
-        for (const record of fullRecords(value)) {
+        for (const record of allFull(value).split('\n')) {
           const e = JSON.parse(recordBody(record)) as JournalEvent;
           b.put('e!' + String(e.seq).padStart(16, '0'), record);
           b.put(`i!${e.stream}!` + String(e.version).padStart(10, '0'), String(e.seq));
@@ -102,13 +115,13 @@ describe('LevelDB journal: stored layout', () => {
     await tamper(dir.path, async (db) => expect(await db.keys({ gte: 'e!', lt: 'e"' }).all()).toEqual([]));
   });
 
-  it('stores the first record of each segment in full and the rest chained, and reads every event by scan and on its own alike', async () => {
+  it('stores the first record of each segment in full and the rest checked, and reads every event by scan and on its own alike', async () => {
     // Given 40 appends of 1 to 4 events, each its own group, so each its own segment
     const byStream = await writeHistory();
     await tamper(dir.path, async (db) => {
       const segments = await db.values({ gte: 'g!', lt: 'g"' }).all();
-      const expected = Array.from({ length: 40 }, (_, i) => Array.from({ length: 1 + (i % 4) }, (_, j) => j > 0));
-      expect(segments.map((value) => value.split('\n').map(isChained))).toEqual(expected);
+      const expected = Array.from({ length: 40 }, (_, i) => Array.from({ length: 1 + (i % 4) }, (_, j) => (j === 0 ? 'full' : 'checked')));
+      expect(segments.map((value) => value.split('\n').map(formOf))).toEqual(expected);
     });
     const journal = await openLevelJournal(dir.path, { checkpointEvery: 25 });
     try {
@@ -124,31 +137,95 @@ describe('LevelDB journal: stored layout', () => {
     }
   });
 
-  it('given a journal stored before chained records (every record in full), opens it and reads the same history', async () => {
-    const before = await writeHistory();
+  it('keeps the whole hash of every eighth record of a segment, and reads each record on its own from the one before it', async () => {
+    // Given one append of 20 events: one segment
+    const journal = await openLevelJournal(dir.path);
+    const appended = (await journal.append('long', Array.from({ length: 20 }, (_, i) => ({ type: 'test.event', data: { i } })))).events;
+    await journal.close();
     await tamper(dir.path, async (db) => {
-      for (const [key, value] of await db.iterator({ gte: 'g!', lt: 'g"' }).all()) await db.put(key, fullRecords(value).join('\n'));
+      const [segment] = await db.values({ gte: 'g!', lt: 'g"' }).all();
+      const forms = segment.split('\n').map(formOf);
+      expect(forms).toEqual(Array.from({ length: 20 }, (_, i) => (i === 0 ? 'full' : i % 8 === 0 ? 'chained' : 'checked')));
     });
-    const journal = await openLevelJournal(dir.path, { checkpointEvery: 25 });
+    const reopened = await openLevelJournal(dir.path);
     try {
-      expect(await journal.verify()).toMatchObject({ ok: true, checked: 100 });
-      for (const s of streams) expect(await journal.readStream(s)).toEqual(before.get(s));
-      await journal.append('a', [{ type: 'test.after' }], { expectedVersion: before.get('a')!.length });
-      expect(await journal.verify()).toMatchObject({ ok: true, checked: 101 });
+      expect(await reopened.readAll(0, 100)).toEqual(appended);
+      // Each read on its own: a snapshot's version is checked against its event, read by seq
+      for (const version of [2, 8, 9, 16, 20]) {
+        await reopened.saveSnapshot('long', { version, state: { version } });
+        expect(await reopened.loadSnapshot('long')).toMatchObject({ version, seq: version, state: { version } });
+        expect(await reopened.readAll(version - 1, 1)).toEqual([appended[version - 1]]);
+      }
+      expect(await reopened.readStream('long', 13, 3)).toEqual(appended.slice(12, 15));
     } finally {
-      await journal.close();
+      await reopened.close();
     }
   });
 
-  it('given the hash of a chained record altered, open refuses naming its seq', async () => {
-    await writeHistory(1000);
-    // seq 15 is the second record of the segment holding 14-16
-    await editStoredEvent(dir.path, 15, (segment) => {
+  it('given the check of a checked record altered, open refuses naming its seq, and so does a read of it on its own', async () => {
+    const journal = await openLevelJournal(dir.path);
+    await journal.append('long', Array.from({ length: 20 }, (_, i) => ({ type: 'test.event', data: { i } })));
+    await journal.close();
+    // seq 12 is record 11: checked, after the anchor at record 8
+    await editStoredEvent(dir.path, 12, (segment) => {
       const records = segment.split('\n');
-      records[1] = (records[1][0] === 'a' ? 'b' : 'a') + records[1].slice(1);
+      records[11] = (records[11][0] === 'a' ? 'b' : 'a') + records[11].slice(1);
       return records.join('\n');
     });
-    await expect(openLevelJournal(dir.path)).rejects.toThrow(/corrupt at seq 15\b/);
+    await expect(openLevelJournal(dir.path)).rejects.toThrow(/corrupt at seq 12\b/);
+    const offline = await EventJournal.open(new LevelStorage(dir.path, { sync: true }), { verifyOnOpen: 'none' });
+    try {
+      expect(await offline.verify()).toMatchObject({ ok: false, first_bad_seq: 12 });
+      await expect(offline.readStream('long', 12, 1)).rejects.toThrow(/corrupt at seq 12\b/);
+      expect((await offline.readStream('long', 13, 1))[0].seq).toBe(13);
+    } finally {
+      await offline.close();
+    }
+  });
+
+  for (const [name, form] of [
+    ['before chained records (every record in full)', () => 'full' as const],
+    ['before checked records (the first in full, the rest chained)', (i: number) => (i === 0 ? ('full' as const) : ('chained' as const))],
+  ] as const) {
+    it(`given a journal stored ${name}, opens it and reads the same history`, async () => {
+      const before = await writeHistory();
+      await tamper(dir.path, async (db) => {
+        for (const [key, value] of await db.iterator({ gte: 'g!', lt: 'g"' }).all()) await db.put(key, rewriteSegment(value, form));
+      });
+      const journal = await openLevelJournal(dir.path, { checkpointEvery: 25 });
+      try {
+        expect(await journal.verify()).toMatchObject({ ok: true, checked: 100 });
+        for (const s of streams) expect(await journal.readStream(s)).toEqual(before.get(s));
+        expect(await journal.loadSnapshot('a')).toBeNull();
+        await journal.saveSnapshot('a', { version: 7, state: { n: 7 } });
+        expect(await journal.loadSnapshot('a')).toMatchObject({ version: 7, seq: 15 });
+        await journal.append('a', [{ type: 'test.after' }], { expectedVersion: before.get('a')!.length });
+        expect(await journal.verify()).toMatchObject({ ok: true, checked: 101 });
+      } finally {
+        await journal.close();
+      }
+    });
+  }
+
+  it('given the hash of a chained record (an anchor) altered, open refuses naming its seq', async () => {
+    const journal = await openLevelJournal(dir.path);
+    await journal.append('long', Array.from({ length: 20 }, (_, i) => ({ type: 'test.event', data: { i } })));
+    await journal.close();
+    // seq 9 is record 8, the second anchor of the segment
+    await editStoredEvent(dir.path, 9, (segment) => {
+      const records = segment.split('\n');
+      records[8] = records[8].slice(0, 40) + (records[8][40] === 'a' ? 'b' : 'a') + records[8].slice(41);
+      return records.join('\n');
+    });
+    await expect(openLevelJournal(dir.path)).rejects.toThrow(/corrupt at seq 9\b/);
+  });
+
+  it('given one byte of the event in a checked record altered, open refuses naming its seq', async () => {
+    const journal = await openLevelJournal(dir.path);
+    await journal.append('long', Array.from({ length: 20 }, (_, i) => ({ type: 'test.event', data: { i } })));
+    await journal.close();
+    await editStoredEvent(dir.path, 6, (segment) => segment.replace('{"i":5}', '{"i":7}'));
+    await expect(openLevelJournal(dir.path)).rejects.toThrow(/corrupt at seq 6\b/);
   });
 
   it('given an event after the checkpoint that is not JSON, boot refuses, and an offline open can still verify', async () => {
