@@ -82,6 +82,22 @@ describe('LevelDB journal: stored layout', () => {
     return reads;
   }
 
+  /** One append of 20 events to stream `long`: one segment. */
+  async function writeOneSegment(): Promise<JournalEvent[]> {
+    const journal = await openLevelJournal(dir.path);
+    const { events } = await journal.append('long', Array.from({ length: 20 }, (_, i) => ({ type: 'test.event', data: { i } })));
+    await journal.close();
+    return events;
+  }
+  /** Rewrites the stored record of the event at seq (record seq - 1 of the one segment) through `edit`. */
+  const editRecord = (seq: number, edit: (record: string) => string) =>
+    editStoredEvent(dir.path, seq, (segment) => {
+      const records = segment.split('\n');
+      records[seq - 1] = edit(records[seq - 1]);
+      return records.join('\n');
+    });
+  const flip = (c: string) => (c === 'a' ? 'b' : 'a');
+
   /** Rewrites the store the way journals were kept before segments: one key per event, one index key per event. */
   async function toLegacyLayout(): Promise<void> {
     await tamper(dir.path, async (db) => {
@@ -139,9 +155,7 @@ describe('LevelDB journal: stored layout', () => {
 
   it('keeps the whole hash of every eighth record of a segment, and reads each record on its own from the one before it', async () => {
     // Given one append of 20 events: one segment
-    const journal = await openLevelJournal(dir.path);
-    const appended = (await journal.append('long', Array.from({ length: 20 }, (_, i) => ({ type: 'test.event', data: { i } })))).events;
-    await journal.close();
+    const appended = await writeOneSegment();
     await tamper(dir.path, async (db) => {
       const [segment] = await db.values({ gte: 'g!', lt: 'g"' }).all();
       const forms = segment.split('\n').map(formOf);
@@ -163,15 +177,9 @@ describe('LevelDB journal: stored layout', () => {
   });
 
   it('given the check of a checked record altered, open refuses naming its seq, and so does a read of it on its own', async () => {
-    const journal = await openLevelJournal(dir.path);
-    await journal.append('long', Array.from({ length: 20 }, (_, i) => ({ type: 'test.event', data: { i } })));
-    await journal.close();
+    await writeOneSegment();
     // seq 12 is record 11: checked, after the anchor at record 8
-    await editStoredEvent(dir.path, 12, (segment) => {
-      const records = segment.split('\n');
-      records[11] = (records[11][0] === 'a' ? 'b' : 'a') + records[11].slice(1);
-      return records.join('\n');
-    });
+    await editRecord(12, (record) => flip(record[0]) + record.slice(1));
     await expect(openLevelJournal(dir.path)).rejects.toThrow(/corrupt at seq 12\b/);
     const offline = await EventJournal.open(new LevelStorage(dir.path, { sync: true }), { verifyOnOpen: 'none' });
     try {
@@ -208,22 +216,14 @@ describe('LevelDB journal: stored layout', () => {
   }
 
   it('given the hash of a chained record (an anchor) altered, open refuses naming its seq', async () => {
-    const journal = await openLevelJournal(dir.path);
-    await journal.append('long', Array.from({ length: 20 }, (_, i) => ({ type: 'test.event', data: { i } })));
-    await journal.close();
+    await writeOneSegment();
     // seq 9 is record 8, the second anchor of the segment
-    await editStoredEvent(dir.path, 9, (segment) => {
-      const records = segment.split('\n');
-      records[8] = records[8].slice(0, 40) + (records[8][40] === 'a' ? 'b' : 'a') + records[8].slice(41);
-      return records.join('\n');
-    });
+    await editRecord(9, (record) => record.slice(0, 40) + flip(record[40]) + record.slice(41));
     await expect(openLevelJournal(dir.path)).rejects.toThrow(/corrupt at seq 9\b/);
   });
 
   it('given one byte of the event in a checked record altered, open refuses naming its seq', async () => {
-    const journal = await openLevelJournal(dir.path);
-    await journal.append('long', Array.from({ length: 20 }, (_, i) => ({ type: 'test.event', data: { i } })));
-    await journal.close();
+    await writeOneSegment();
     await editStoredEvent(dir.path, 6, (segment) => segment.replace('{"i":5}', '{"i":7}'));
     await expect(openLevelJournal(dir.path)).rejects.toThrow(/corrupt at seq 6\b/);
   });
