@@ -30,9 +30,9 @@ const report = (label: string, perSec: number, ceiling: number | null, ceilingNa
  * Raw LevelDB with one put per event and values serialised before the clock starts. `chained` is
  * classic-level's fastest form (db.batch() then put() per op); `array` is its documented batched-put call,
  * db.batch([ops]), which validates and encodes every op in JavaScript first. `segment64` writes what the
- * journal writes for a group of 64 (one segment of 64 records, the first with both hashes, every eighth with
- * its own, the others with a check of it, and the head) with no JavaScript in between: the most 64 closed-loop appenders could
- * reach, since each of them has one event in each group.
+ * journal writes for a group of 64 (one segment of 64 records, the first with both hashes, every eighth
+ * with its own, the others with a check of it, and the head) with no JavaScript in between: the most 64
+ * closed-loop appenders could reach, since each of them has one event in each group.
  */
 async function rawBatchedPut(sync: boolean, form: 'chained' | 'array' | 'segment64'): Promise<number> {
   const dir = tempDir('bench-raw-');
@@ -123,7 +123,8 @@ async function rawReplay(dir: string): Promise<{ perSec: number; count: number }
   await db.open();
   const t0 = performance.now();
   let count = 0;
-  // The journal's stored form: segments of '\n'-joined records, each a hash or a check (the first also its prev hash), then the event's JSON.
+  // The journal's stored form: segments of '\n'-joined records, each a hash or a check of it (the first also
+  // its prev hash), then the event's JSON.
   const it = db.iterator({ gte: 'g!', lt: 'g"' });
   for (;;) {
     const entries = await it.nextv(64);

@@ -22,7 +22,7 @@ import {
 //   g!<last seq>                 a segment: the records of up to SEGMENT_EVENTS consecutive events, '\n'-joined
 //                                (a record is hashes and canonical JSON, so it never holds a newline); the
 //                                first is full, every ANCHOR_EVERYth chained, the others checked (see
-//                                journal.storage: 120 bytes fewer per event than full records)
+//                                journal.storage: a checked record is 120 bytes shorter than a full one)
 //   i!<stream>!<last version>    a run of the stream index: the seqs of consecutive versions, ','-joined
 //   m!head, m!checkpoint, n!<stream> (snapshot), and e!<seq> in journals written before segments.
 // One value per group of events instead of two keys per event: LevelDB's cost is mostly per key, and the
@@ -53,7 +53,7 @@ function openSegment(key: string, value: string): Segment {
  * records in between are not checked here; the reader checks record i against its own hash or check, and
  * every sequential walk checks them all.
  */
-function fullRecordAt(segment: Segment, i: number): string | undefined {
+function recordWithPrevAt(segment: Segment, i: number): string | undefined {
   const record = segment.records[i];
   if (record === undefined) return undefined;
   const at = bodyOffset(record);
@@ -312,7 +312,7 @@ export class LevelStorage implements JournalStorage {
 
   async readRecord(seq: number): Promise<string | undefined> {
     const segment = await this.segmentHolding(seq);
-    return segment && fullRecordAt(segment, seq - segment.first);
+    return segment && recordWithPrevAt(segment, seq - segment.first);
   }
 
   /** One iterator, sought to each segment in turn, for the seqs of a stream (mostly ascending). */
@@ -332,7 +332,7 @@ export class LevelStorage implements JournalStorage {
         if (!segment || seq < segment.first) out.push(undefined);
         // Right after its predecessor, the stored form will do: the reader has just hashed the predecessor.
         else if (seq === prevSeq + 1 && out[out.length - 1] !== undefined) out.push(segment.records[seq - segment.first]);
-        else out.push(fullRecordAt(segment, seq - segment.first));
+        else out.push(recordWithPrevAt(segment, seq - segment.first));
         prevSeq = seq;
       }
     } finally {
