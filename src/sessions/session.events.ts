@@ -66,7 +66,11 @@ export interface SessionEventData {
   'session.blocked': { at: number; reason: string };
   'session.asked_human': { at: number; question: string };
   'session.context_requested': { at: number; query: string };
-  'session.turn_ended': { at: number; result: string | null };
+  /**
+   * superseded: the worker was already running its next turn when this one's end was applied (a message sent
+   * as the turn ended started it), so the session stays working; absent otherwise.
+   */
+  'session.turn_ended': { at: number; result: string | null; superseded?: true };
   'session.permission_requested': { at: number; request_id: string; tool: string; input: JsonObject };
   'session.permission_resolved': { at: number; request_id: string; decision: PermissionDecision; reason: string | null };
   'session.exclusion_changed': { at: number; excluded: boolean };

@@ -77,6 +77,19 @@ describe('session machine', () => {
     expect(s.context.state_since).toBe(2_000);
   });
 
+  it('given working on a message that started the next turn, when the end of the turn before it is applied late, then it stays working', () => {
+    const clock = simulatedClock();
+    let s = apply(createSession(input()), clock, started);
+    clock.advance(500);
+    s = apply(s, clock, { type: 'session.message_dispatched', text: 'next' });
+    clock.advance(500);
+    s = apply(s, clock, { type: 'session.turn_ended', result: 'first answer', superseded: true });
+    expect(stateOf(s)).toBe('working');
+    expect(s.context).toMatchObject({ state_since: 1_000, updated_at: 2_000 });
+    s = apply(s, clock, { type: 'session.turn_ended', result: 'second answer' });
+    expect(stateOf(s)).toBe('pending_handling');
+  });
+
   it('when a permission is requested, is pending_authorization with tool and input; only that request resolves it', () => {
     const clock = simulatedClock();
     let s = apply(createSession(input()), clock, started, {

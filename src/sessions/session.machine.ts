@@ -55,7 +55,10 @@ const LIVE = {
   ...REPORTS,
   'session.blocked': { target: 'pending_handling', actions: ['blocked', 'touch'] },
   'session.asked_human': { target: 'pending_decision', actions: ['askedHuman', 'touch'] },
-  'session.turn_ended': { target: 'pending_handling', actions: ['clearPending', 'touch'] },
+  'session.turn_ended': [
+    { guard: 'supersededTurn', actions: 'touch' },
+    { target: 'pending_handling', actions: ['clearPending', 'touch'] },
+  ],
   'session.permission_requested': { target: 'pending_authorization', actions: ['permissionRequested', 'touch'] },
   // A resumed runtime restarts between turns: it waits for an instruction, its old prompt is gone.
   'session.recovered': [
@@ -114,6 +117,7 @@ export const sessionMachine = setup({
       event.type === 'session.permission_resolved' && context.queued_permissions.some((p) => p.request_id === event.request_id),
     hasQueuedPermission: ({ context }) => context.queued_permissions.length > 0,
     resumedRuntime: ({ event }) => event.type === 'session.recovered' && event.resumed,
+    supersededTurn: ({ event }) => event.type === 'session.turn_ended' && event.superseded === true,
     startsIdle: ({ event }) => event.type === 'session.started' && event.idle,
   },
   actions: {

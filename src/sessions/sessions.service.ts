@@ -397,9 +397,12 @@ export class SessionsService implements OnApplicationBootstrap, OnApplicationShu
       case 'runtime_session':
         await this.apply(actor, { type: 'session.runtime_session_assigned', runtime_session_id: report.runtime_session_id }, 'runtime');
         return;
-      case 'turn_ended':
-        await this.apply(actor, { type: 'session.turn_ended', result: report.result }, 'runtime');
+      case 'turn_ended': {
+        // A message sent as the turn ended reached the worker first and started the next turn: still working.
+        const superseded = report.turn !== undefined && (actor.handle?.turnsStarted ?? 0) > report.turn;
+        await this.apply(actor, { type: 'session.turn_ended', result: report.result, ...(superseded ? { superseded: true as const } : {}) }, 'runtime');
         return;
+      }
       case 'permission_requested':
         await this.apply(actor, { type: 'session.permission_requested', request_id: report.request_id, tool: report.tool, input: report.input }, 'runtime');
         return;

@@ -1,7 +1,9 @@
-import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Journal, JournalEvent } from '../../src/journal/journal.port';
 import { JOURNAL } from '../../src/journal/journal.tokens';
+import { SessionRegistry } from '../../src/sessions/session.registry';
+import { SessionsService } from '../../src/sessions/sessions.service';
 import { tempDir } from '../support/temp-dir';
 import { TestApp, startTestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
@@ -103,6 +105,34 @@ describe('codex sessions: one `codex exec --json` process per turn, resumed by t
       ['exec', '--json', '-'],
       ['exec', '--json', 'resume', thread, '-'],
     ]);
+  });
+
+  it('given a message that reaches the worker after its turn ended but before that end is applied, then it starts the next turn and the session stays working until that turn ends', async () => {
+    const { env, home } = codexEnv();
+    const s = await start({ env, prompt: 'work until released' });
+    await waitFor(async () => (await call(t, 'GET', `/${s.id}/output`)).body.lines!.some((l) => l.includes('command_execution')), { what: 'the turn to be under way' });
+    const actor = t.app.get(SessionRegistry).get(s.id);
+    // Hold the session's mailbox: the message queues behind the hold, and the turn's end behind the message.
+    let open!: () => void;
+    const held = actor.run(() => new Promise<void>((resolve) => (open = resolve)));
+    const sent = t.app.get(SessionsService).dispatch(s.id, 'work until released, again');
+    writeFileSync(join(home, 'release'), '');
+    await waitFor(() => actor.handle?.pid === null, { timeoutMs: 30000, what: 'the first turn to exit and report its end' });
+    rmSync(join(home, 'release'));
+    open();
+    await Promise.all([held, sent]);
+    await waitFor(async () => (await results(s.id)).length === 1, { timeoutMs: 30000, what: 'the first turn end to be journaled' });
+    expect((await call(t, 'GET', `/${s.id}`)).body.state).toBe('working');
+    expect(actor.handle?.pid).toEqual(expect.any(Number));
+    const firstEnd = (await events(s.id)).find((e) => e.type === 'session.turn_ended')!;
+    expect(firstEnd.data).toMatchObject({ result: 'turn 1: work until released', superseded: true });
+
+    writeFileSync(join(home, 'release'), '');
+    await until(s.id, 'the second turn to end', (x) => x.state === 'pending_handling');
+    expect(await results(s.id)).toEqual(['turn 1: work until released', 'turn 2: work until released | work until released, again']);
+    const ends = (await events(s.id)).filter((e) => e.type === 'session.turn_ended');
+    expect(ends[1].data).not.toHaveProperty('superseded');
+    expect(argvs(home)).toHaveLength(2);
   });
 
   it('given a turn that fails, then the turn ends with the failure for the brain to see, and the conversation goes on', async () => {

@@ -3,7 +3,8 @@ import { Attachment, JsonObject, PermissionDecision } from '../session.events';
 /** What a worker reports to its session (beside its output, which goes to the session log). */
 export type RuntimeReport =
   | { kind: 'runtime_session'; runtime_session_id: string }
-  | { kind: 'turn_ended'; result: string | null }
+  /** turn: which turn ended, from workers that count their turns (turnsStarted). */
+  | { kind: 'turn_ended'; result: string | null; turn?: number }
   | { kind: 'permission_requested'; request_id: string; tool: string; input: JsonObject }
   | { kind: 'exited'; code: number | null; signal: string | null; spawn_error: string | null };
 
@@ -38,6 +39,8 @@ export interface WorkerHandle {
   readonly pid: number | null;
   readonly startTime: string | null;
   readonly attachment: Exclude<Attachment, 'none'>;
+  /** How many turns it has started, for workers that run one process per turn. */
+  readonly turnsStarted?: number;
   /** Whether messages can be delivered (attached with an open stdin). */
   canReceive(): boolean;
   send(text: string): void;

@@ -53,7 +53,9 @@ export interface TurnProtocol {
 /**
  * A conversation with an agent that runs one process per turn and continues a thread by id. Between turns
  * nothing runs. A message sent during a turn waits for it to end and goes in the next one, so the session sees
- * one turn end, not two. The turn ends when its process exits.
+ * one turn end, not two. The turn ends when its process exits. Each turn end names its turn: a message that
+ * reaches an idle conversation before the session applied the last turn's end starts a newer one, and the
+ * session then knows that end is superseded.
  */
 class TurnConversation implements WorkerHandle {
   readonly attachment = 'attached' as const;
@@ -63,6 +65,7 @@ class TurnConversation implements WorkerHandle {
   private ended = false;
   /** Let go by a service shutting down: what the turn does next is no longer ours to report. */
   private released = false;
+  private turns = 0;
 
   constructor(
     private readonly protocol: TurnProtocol,
@@ -78,6 +81,10 @@ class TurnConversation implements WorkerHandle {
 
   get startTime(): string | null {
     return this.proc?.startTime ?? null;
+  }
+
+  get turnsStarted(): number {
+    return this.turns;
   }
 
   canReceive(): boolean {
@@ -115,6 +122,7 @@ class TurnConversation implements WorkerHandle {
     const args = this.protocol.args(this.spec, this.threadId);
     const proc = this.runner.spawn({ command: this.protocol.executable, args, cwd: this.spec.cwd, env: this.spec.env });
     this.proc = proc;
+    this.turns++;
     const turn = new Turn();
     const lines = new LineSplitter((line) => this.onLine(turn, line), MAX_LINE_CHARS);
     let outputEnded = false;
@@ -169,7 +177,7 @@ class TurnConversation implements WorkerHandle {
       this.runTurn(this.queued.splice(0).join('\n\n'));
       return;
     }
-    this.sink.report({ kind: 'turn_ended', result: turn.result(this.protocol.runtime, code, signal) });
+    this.sink.report({ kind: 'turn_ended', result: turn.result(this.protocol.runtime, code, signal), turn: this.turns });
   }
 
   private end(code: number | null, signal: string | null, error: Error | null): void {
