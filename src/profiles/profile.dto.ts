@@ -29,8 +29,9 @@ export class UpdateProfileDto extends ProfileFields {
 }
 
 export class DuplicateProfileDto {
+  /** null, like no name, takes the source's name with " (copy)". */
   @IsOptional() @IsProfileName()
-  name?: string;
+  name?: string | null;
 }
 
 /** JSON form of an import; a YAML body (application/yaml) arrives in the same shape. */

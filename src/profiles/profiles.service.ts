@@ -187,11 +187,11 @@ export class ProfilesService {
     });
   }
 
-  async duplicate(id: string, name?: string): Promise<ProfileView> {
+  async duplicate(id: string, name?: string | null): Promise<ProfileView> {
     return this.locks.run(CATALOG, async () => {
       const source = await this.valid(id);
       const names = await this.namesTaken();
-      if (name !== undefined && names(name)) throw nameTaken(name);
+      if (name != null && names(name)) throw nameTaken(name);
       const doc: ProfileDoc = { ...source.doc, name: name ?? uniqueName(source.doc.name, names, ' (copy)') };
       const copyId = uniqueId(`${id.slice(0, 59).replace(/-+$/, '')}-copy`, await this.idTaken());
       const view = await this.writeNew(copyId, doc, 'user');

@@ -208,6 +208,8 @@ describe('Agent Profile REST', () => {
       expect(second.json()).toMatchObject({ id: 'code-reviewer-copy-2', name: 'Strict Reviewer' });
       const third = await post(`${API}/code-reviewer/duplicate`, {});
       expect(third.json()).toMatchObject({ id: 'code-reviewer-copy-3', name: 'Code Reviewer (copy) (2)' });
+      const fourth = await post(`${API}/code-reviewer/duplicate`, { name: null });
+      expect(fourth.json()).toMatchObject({ id: 'code-reviewer-copy-4', name: 'Code Reviewer (copy) (3)' });
       // And the copy is editable
       expect((await patch(`${API}/code-reviewer-copy`, { description: 'tuned' })).statusCode).toBe(200);
     });

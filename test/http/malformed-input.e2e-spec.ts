@@ -1,0 +1,185 @@
+import { Journal } from '../../src/journal/journal.port';
+import { JOURNAL } from '../../src/journal/journal.tokens';
+import { tempDir } from '../support/temp-dir';
+import { TestApp, startTestApp } from '../support/test-app';
+
+type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+
+/** Values of every JSON type and shape that no field of the API takes as they are. */
+const ODD_VALUES: unknown[] = [
+  null,
+  '',
+  -1,
+  1.5,
+  1e308,
+  true,
+  [],
+  {},
+  [null],
+  { $gt: '' },
+  '\u0000',
+  '\ud800',
+  '../../../../etc/passwd',
+  'x'.repeat(70_000),
+  Array.from({ length: 300 }, () => 'a'),
+];
+
+/** Request bodies that are not objects, or not JSON at all. */
+const ODD_BODIES: Array<{ payload: string; contentType: string }> = [
+  ...['null', '[]', '"text"', '42', 'true', '{', '{"a":', '[1,2', '{"__proto__":{"polluted":1}}', '{"constructor":{"prototype":{"polluted":1}}}'].map((payload) => ({
+    payload,
+    contentType: 'application/json',
+  })),
+  { payload: '['.repeat(20_000) + ']'.repeat(20_000), contentType: 'application/json' },
+  { payload: `{"a":${'{"a":'.repeat(5_000)}1${'}'.repeat(5_000)}}`, contentType: 'application/json' },
+  { payload: 'name=x', contentType: 'application/x-www-form-urlencoded' },
+  { payload: 'plain words', contentType: 'text/plain' },
+  { payload: '\u00ff\u00fe', contentType: 'application/json; charset=latin1' },
+];
+
+/**
+ * Every route and every main-brain tool, fed malformed bodies, odd field values and odd query values: each
+ * answer is a 4xx (or a 2xx where the value happens to be acceptable), never a 5xx, and the service and its
+ * journal stay whole.
+ */
+describe('malformed input on every route', () => {
+  const cwd = tempDir('brainstem-malformed-cwd-');
+  let t: TestApp;
+  let sessionId: string;
+  let profileId: string;
+  let failures: string[] = [];
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    const session = await t.inject({ method: 'POST', url: '/api/v1/coding-sessions', payload: { cwd: cwd.path, runtime: 'command', command: 'sleep', args: ['60'] } });
+    expect(session.statusCode).toBe(201);
+    sessionId = session.json().id;
+    const profile = await t.inject({ method: 'POST', url: '/api/v1/agent-profiles', payload: { name: 'Fuzz target' } });
+    expect(profile.statusCode).toBe(201);
+    profileId = profile.json().id;
+  });
+
+  beforeEach(() => {
+    failures = [];
+  });
+
+  afterAll(async () => {
+    await t.inject({ method: 'POST', url: `/api/v1/coding-sessions/${sessionId}/stop`, payload: { grace_ms: 0 } });
+    await t.close();
+    cwd.remove();
+  });
+
+  async function send(method: Method, url: string, body?: { payload: string; contentType: string }): Promise<void> {
+    const res = await t.inject({
+      method,
+      url: `/api/v1${url}`,
+      ...(body ? { payload: body.payload, headers: { 'content-type': body.contentType } } : {}),
+    });
+    if (res.statusCode >= 500) failures.push(`${method} ${url} ${body ? body.payload.slice(0, 80) : ''} -> ${res.statusCode} ${res.body.slice(0, 200)}`);
+  }
+
+  const json = (value: unknown) => ({ payload: JSON.stringify(value), contentType: 'application/json' });
+
+  /** Each field of a sample body set to each odd value in turn, and the sample with an unknown field. */
+  function variants(sample: Record<string, unknown>, fields: readonly string[]): Array<{ payload: string; contentType: string }> {
+    const out = [json(sample), json({ ...sample, unknown_field: 1 }), ...ODD_BODIES];
+    for (const field of fields) for (const value of ODD_VALUES) out.push(json({ ...sample, [field]: value }));
+    return out;
+  }
+
+  function ids(): string[] {
+    return [sessionId, profileId, 'nope', '..%2F..%2Fetc', '%00', 'x'.repeat(5_000), '%F0%9F%92%A5', '__proto__', 'constructor'];
+  }
+
+  it('given odd path ids, then every route with an id answers 4xx or 2xx, never 5xx', async () => {
+    for (const id of ids()) {
+      for (const [method, url] of [
+        ['GET', `/coding-sessions/${id}`],
+        ['GET', `/coding-sessions/${id}/output`],
+        ['POST', `/coding-sessions/${id}/messages`],
+        ['POST', `/coding-sessions/${id}/permission`],
+        ['POST', `/coding-sessions/${id}/signals`],
+        ['PATCH', `/coding-sessions/${id}/supervision`],
+        ['GET', `/agent-profiles/${id}`],
+        ['PATCH', `/agent-profiles/${id}`],
+        ['POST', `/agent-profiles/${id}/duplicate`],
+        ['POST', `/agent-profiles/${id}/set-default`],
+        ['GET', `/agent-profiles/${id}/lint`],
+        ['GET', `/agent-profiles/${id}/export`],
+        ['GET', `/agent-profiles/${id}/preview`],
+        ['GET', `/session-os/main-brain/rounds/${id}`],
+        ['POST', `/session-os/main-brain/rounds/${id}/complete`],
+        ['GET', `/workflow-runs/${id}`],
+        ['POST', `/workflow-runs/${id}/converge`],
+        ['POST', `/session-os/main-brain/tools/${id}`],
+      ] as const) {
+        await send(method, url, method === 'GET' ? undefined : json({}));
+      }
+    }
+    expect(failures).toEqual([]);
+  });
+
+  it('given odd bodies and odd field values, then every route that takes a body answers 4xx or 2xx, never 5xx', async () => {
+    const routes: Array<[Method, string, Record<string, unknown>, string[]]> = [
+      ['POST', '/coding-sessions', { cwd: '/nonexistent-brainstem-dir', runtime: 'command', command: 'true' }, ['title', 'runtime', 'profile_id', 'cwd', 'prompt', 'command', 'args', 'env', 'excluded']],
+      ['POST', `/coding-sessions/${sessionId}/messages`, { text: 'hello' }, ['text']],
+      ['POST', `/coding-sessions/${sessionId}/permission`, { decision: 'allow' }, ['decision', 'reason', 'request_id']],
+      ['POST', `/coding-sessions/${sessionId}/signals`, { type: 'report_progress', status: 'working' }, ['type', 'status', 'message', 'reason', 'question', 'query', 'result', 'tool', 'input']],
+      ['PATCH', `/coding-sessions/${sessionId}/supervision`, { excluded: false }, ['excluded']],
+      ['POST', '/coding-sessions/supervision-scope', { mode: 'all' }, ['mode', 'session_ids']],
+      ['POST', '/session-os/main-brain/autonomous', { enabled: false }, ['enabled', 'task_hint', 'max_turns']],
+      ['POST', '/session-os/main-brain/messages', { text: 'hello' }, ['text']],
+      ['POST', '/session-os/main-brain/rounds/r_nope/complete', { summary: 'done' }, ['summary']],
+      ['POST', '/workflow-runs', { workflow_id: 'wf' }, ['workflow_id', 'name', 'auto_supervise', 'session_ids']],
+      ['POST', '/agent-profiles', { name: 'Fuzz' }, ['name', 'target_runtime', 'version', 'description', 'icon', 'model', 'instructions', 'tools', 'permissions', 'skills', 'hooks', 'auto_apply_dir']],
+      ['PATCH', `/agent-profiles/${profileId}`, { description: 'd' }, ['name', 'target_runtime', 'model', 'instructions', 'tools', 'permissions', 'skills', 'hooks']],
+      ['POST', '/agent-profiles/import', { yaml: 'name: Imported\n' }, ['yaml']],
+      ['POST', '/agent-profiles/project-binding', { project_dir: cwd.path, profile_id: null }, ['project_dir', 'profile_id']],
+      ['POST', `/agent-profiles/${profileId}/duplicate`, { name: 'Copy' }, ['name']],
+      ['POST', `/agent-profiles/${profileId}/apply`, { runtime: 'claude-code', dir: '/nonexistent-brainstem-dir' }, ['runtime', 'dir', 'force']],
+    ];
+    for (const [method, url, sample, fields] of routes) {
+      for (const body of variants(sample, fields)) await send(method, url, body);
+    }
+    expect(failures).toEqual([]);
+  });
+
+  it('given odd query values, then every route that takes a query answers 4xx or 2xx, never 5xx', async () => {
+    const queries: Array<[string, string[]]> = [
+      ['/coding-sessions', ['state', 'excluded']],
+      [`/coding-sessions/${sessionId}/output`, ['tail']],
+      ['/journal/events', ['after_seq', 'stream', 'type', 'limit']],
+      ['/session-os/main-brain/messages', ['limit']],
+      ['/agent-profiles/project-binding', ['project_dir', 'dir']],
+      [`/agent-profiles/${profileId}/lint`, ['scope']],
+      [`/agent-profiles/${profileId}/preview`, ['runtime', 'dir']],
+      ['/agent-profiles', ['scope', 'q']],
+    ];
+    const odd = ['', '-1', '1.5', '1e308', 'NaN', 'Infinity', '0x10', '%00', '%ZZ', 'x'.repeat(5_000), '__proto__', '[]', '{}'];
+    for (const [url, params] of queries) {
+      for (const param of [...params, 'unknown_param', '__proto__']) {
+        for (const value of odd) await send('GET', `${url}?${param}=${value}`);
+        await send('GET', `${url}?${param}=1&${param}=2`);
+        await send('GET', `${url}?${param}[a]=1`);
+      }
+    }
+    expect(failures).toEqual([]);
+  });
+
+  it('given odd arguments, then every main-brain tool answers 4xx or 2xx, never 5xx', async () => {
+    const tools = (await t.inject({ method: 'GET', url: '/api/v1/session-os/main-brain/tools' })).json().tools as Array<{ name: string; parameters: { properties?: Record<string, unknown> } }>;
+    expect(tools.length).toBeGreaterThan(5);
+    for (const tool of tools) {
+      const fields = Object.keys(tool.parameters.properties ?? {});
+      // Never the tool's valid empty call: some tools act on {} (enable supervision, list, …); odd values only.
+      for (const body of variants({}, fields).slice(2)) await send('POST', `/session-os/main-brain/tools/${tool.name}`, body);
+    }
+    expect(failures).toEqual([]);
+  });
+
+  it('then the service still answers, nothing was polluted, and the journal verifies', async () => {
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect((await t.inject({ method: 'GET', url: '/api/v1/health' })).statusCode).toBe(200);
+    expect(await t.app.get<Journal>(JOURNAL).verify()).toMatchObject({ ok: true });
+  });
+});
