@@ -78,9 +78,11 @@ export class SessionsService implements OnApplicationBootstrap, OnApplicationShu
    */
   async create(dto: CreateSessionDto): Promise<SessionStatus> {
     const { profileId, doc } = await this.profileFor(dto);
+    // The validation pipe lets null through an optional field; like JSON clients mean it, it is read as absent.
+    const command = dto.command ?? undefined;
     const requestedCwd = dto.cwd ?? (doc.default_cwd || undefined);
     if (requestedCwd === undefined) throw new DomainError('invalid_input', `cwd: required (profile ${profileId} has no default_cwd)`);
-    const cwdSource = dto.cwd !== undefined ? 'cwd' : `default_cwd of profile ${profileId}`;
+    const cwdSource = dto.cwd != null ? 'cwd' : `default_cwd of profile ${profileId}`;
     // Relative to what the caller cannot see (the service's own directory): refused rather than guessed.
     if (!isAbsolute(requestedCwd)) throw new DomainError('invalid_input', `${cwdSource}: must be an absolute path, not ${JSON.stringify(requestedCwd)}`);
     const cwd = resolve(requestedCwd);
@@ -88,8 +90,8 @@ export class SessionsService implements OnApplicationBootstrap, OnApplicationShu
     const userEnv = dto.env ?? {};
     const pathEnv = userEnv.PATH ?? process.env.PATH ?? '';
     // A request with a command runs it, whatever runtime the profile targets.
-    const runtime = dto.runtime ?? (dto.command === undefined ? doc.runtime : undefined);
-    const choice = this.runtimes.choose({ runtime, command: dto.command, cwd, pathEnv });
+    const runtime = dto.runtime ?? (command === undefined ? doc.runtime : undefined);
+    const choice = this.runtimes.choose({ runtime, command, cwd, pathEnv });
     const id = this.ids.sessionId();
     const config = await this.profileConfig(choice.runtime.name, profileId, cwd, id);
     if (this.registry.liveCount() + this.creating >= this.config.sessions.max_sessions) {

@@ -4,6 +4,13 @@ import { tempDir } from '../support/temp-dir';
 import { TestApp, startTestApp } from '../support/test-app';
 
 type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+interface PropertySchema {
+  type?: 'string' | 'integer' | 'number' | 'boolean' | 'array' | 'object';
+  enum?: string[];
+}
+interface ToolSchema {
+  properties?: Record<string, PropertySchema>;
+}
 
 /** Values of every JSON type and shape that no field of the API takes as they are. */
 const ODD_VALUES: unknown[] = [
@@ -121,13 +128,13 @@ describe('malformed input on every route', () => {
 
   it('given odd bodies and odd field values, then every route that takes a body answers 4xx or 2xx, never 5xx', async () => {
     const routes: Array<[Method, string, Record<string, unknown>, string[]]> = [
-      ['POST', '/coding-sessions', { cwd: '/nonexistent-brainstem-dir', runtime: 'command', command: 'true' }, ['title', 'runtime', 'profile_id', 'cwd', 'prompt', 'command', 'args', 'env', 'excluded']],
+      ['POST', '/coding-sessions', { cwd: cwd.path, runtime: 'command', command: 'true' }, ['title', 'runtime', 'profile_id', 'cwd', 'prompt', 'command', 'args', 'env', 'excluded']],
       ['POST', `/coding-sessions/${sessionId}/messages`, { text: 'hello' }, ['text']],
       ['POST', `/coding-sessions/${sessionId}/permission`, { decision: 'allow' }, ['decision', 'reason', 'request_id']],
       ['POST', `/coding-sessions/${sessionId}/signals`, { type: 'report_progress', status: 'working' }, ['type', 'status', 'message', 'reason', 'question', 'query', 'result', 'tool', 'input']],
       ['PATCH', `/coding-sessions/${sessionId}/supervision`, { excluded: false }, ['excluded']],
       ['POST', '/coding-sessions/supervision-scope', { mode: 'all' }, ['mode', 'session_ids']],
-      ['POST', '/session-os/main-brain/autonomous', { enabled: false }, ['enabled', 'task_hint', 'max_turns']],
+      ['POST', '/session-os/main-brain/autonomous', { enabled: true }, ['enabled', 'task_hint', 'max_turns']],
       ['POST', '/session-os/main-brain/messages', { text: 'hello' }, ['text']],
       ['POST', '/session-os/main-brain/rounds/r_nope/complete', { summary: 'done' }, ['summary']],
       ['POST', '/workflow-runs', { workflow_id: 'wf' }, ['workflow_id', 'name', 'auto_supervise', 'session_ids']],
@@ -136,7 +143,7 @@ describe('malformed input on every route', () => {
       ['POST', '/agent-profiles/import', { yaml: 'name: Imported\n' }, ['yaml']],
       ['POST', '/agent-profiles/project-binding', { project_dir: cwd.path, profile_id: null }, ['project_dir', 'profile_id']],
       ['POST', `/agent-profiles/${profileId}/duplicate`, { name: 'Copy' }, ['name']],
-      ['POST', `/agent-profiles/${profileId}/apply`, { runtime: 'claude-code', dir: '/nonexistent-brainstem-dir' }, ['runtime', 'dir', 'force']],
+      ['POST', `/agent-profiles/${profileId}/apply`, { runtime: 'claude-code', dir: cwd.path }, ['runtime', 'dir', 'force']],
     ];
     for (const [method, url, sample, fields] of routes) {
       for (const body of variants(sample, fields)) await send(method, url, body);
@@ -166,13 +173,40 @@ describe('malformed input on every route', () => {
     expect(failures).toEqual([]);
   });
 
+  /**
+   * Arguments for a tool, from its schema: a call with every property at a plain value of its type (the session,
+   * profile or directory under test, by name); and, for a tool with an action (its first enum), for each action
+   * the action alone, then with each other property at its plain value and at each odd value.
+   */
+  function argumentsFor(schema: ToolSchema): Array<{ payload: string; contentType: string }> {
+    const props = Object.entries(schema.properties ?? {});
+    const plain = (name: string, p: PropertySchema): unknown => {
+      if (p.enum) return p.enum[0];
+      if (name === 'session') return sessionId;
+      if (name === 'profile_id') return profileId;
+      if (name === 'dir') return cwd.path;
+      if (name === 'profile') return { name: 'Tool fuzz' };
+      return { string: 'x', integer: 1, number: 1, boolean: false, array: [], object: {} }[p.type ?? 'string'];
+    };
+    const all = Object.fromEntries(props.map(([name, p]) => [name, plain(name, p)]));
+    const out = variants(all, Object.keys(all));
+    const action = props.find(([, p]) => p.enum);
+    for (const value of action?.[1].enum ?? []) {
+      out.push(json({ [action![0]]: value }));
+      for (const [name, p] of props) {
+        if (name === action![0]) continue;
+        out.push(json({ [action![0]]: value, [name]: plain(name, p) }));
+        for (const odd of ODD_VALUES) out.push(json({ [action![0]]: value, [name]: odd }));
+      }
+    }
+    return out;
+  }
+
   it('given odd arguments, then every main-brain tool answers 4xx or 2xx, never 5xx', async () => {
-    const tools = (await t.inject({ method: 'GET', url: '/api/v1/session-os/main-brain/tools' })).json().tools as Array<{ name: string; parameters: { properties?: Record<string, unknown> } }>;
+    const tools = (await t.inject({ method: 'GET', url: '/api/v1/session-os/main-brain/tools' })).json().tools as Array<{ name: string; parameters: ToolSchema }>;
     expect(tools.length).toBeGreaterThan(5);
     for (const tool of tools) {
-      const fields = Object.keys(tool.parameters.properties ?? {});
-      // Never the tool's valid empty call: some tools act on {} (enable supervision, list, …); odd values only.
-      for (const body of variants({}, fields).slice(2)) await send('POST', `/session-os/main-brain/tools/${tool.name}`, body);
+      for (const body of argumentsFor(tool.parameters)) await send('POST', `/session-os/main-brain/tools/${tool.name}`, body);
     }
     expect(failures).toEqual([]);
   });

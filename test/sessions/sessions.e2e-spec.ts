@@ -36,6 +36,7 @@ describe('coding sessions over HTTP: bad input and limits', () => {
     ['a cwd that is a file', { cwd: join(WORKERS, 'quiet.js'), ...quiet }, /not a directory/],
     ['a relative cwd (relative to nothing the caller can see)', { cwd: '.', ...quiet }, /cwd: must be an absolute path, not "\."/],
     ['an executable not on PATH', { command: 'no-such-binary-xyz' }, /not an executable on PATH/],
+    ['a null command for the command runtime (null reads as absent)', { runtime: 'command', command: null }, /command: required for the command runtime/],
     ['claude-code when claude is not on PATH', { runtime: 'claude-code', env: { PATH: '/nonexistent' } }, /executable claude is not on PATH/],
     ['auto when no agent runtime is installed', { env: { PATH: '/nonexistent' } }, /none of claude, codex, gemini, opencode/],
     ['a command for a non-command runtime', { runtime: 'claude-code', command: 'node', env: { PATH: `${FAKE_BIN}:${process.env.PATH}` } }, /only the command runtime/],
