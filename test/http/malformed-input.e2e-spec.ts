@@ -130,8 +130,17 @@ describe('malformed input on every route', () => {
     const routes: Array<[Method, string, Record<string, unknown>, string[]]> = [
       ['POST', '/coding-sessions', { cwd: cwd.path, runtime: 'command', command: 'true' }, ['title', 'runtime', 'profile_id', 'cwd', 'prompt', 'command', 'args', 'env', 'excluded']],
       ['POST', `/coding-sessions/${sessionId}/messages`, { text: 'hello' }, ['text']],
+      ...(
+        [
+          { type: 'report_progress', status: 'working', message: 'm' },
+          { type: 'notify_blocked', reason: 'r' },
+          { type: 'ask_human', question: 'q' },
+          { type: 'request_context', query: 'q' },
+          { type: 'turn_ended', result: 'r' },
+          { type: 'permission_request', tool: 'Bash', input: { command: 'ls' } },
+        ] as Array<Record<string, unknown>>
+      ).map((sample): [Method, string, Record<string, unknown>, string[]] => ['POST', `/coding-sessions/${sessionId}/signals`, sample, Object.keys(sample)]),
       ['POST', `/coding-sessions/${sessionId}/permission`, { decision: 'allow' }, ['decision', 'reason', 'request_id']],
-      ['POST', `/coding-sessions/${sessionId}/signals`, { type: 'report_progress', status: 'working' }, ['type', 'status', 'message', 'reason', 'question', 'query', 'result', 'tool', 'input']],
       ['PATCH', `/coding-sessions/${sessionId}/supervision`, { excluded: false }, ['excluded']],
       ['POST', '/coding-sessions/supervision-scope', { mode: 'all' }, ['mode', 'session_ids']],
       ['POST', '/session-os/main-brain/autonomous', { enabled: true }, ['enabled', 'task_hint', 'max_turns']],
@@ -147,6 +156,47 @@ describe('malformed input on every route', () => {
     ];
     for (const [method, url, sample, fields] of routes) {
       for (const body of variants(sample, fields)) await send(method, url, body);
+    }
+    expect(failures).toEqual([]);
+  });
+
+  /** Every path to a value inside a document (objects and arrays included), as key lists. */
+  function paths(value: unknown, at: Array<string | number> = []): Array<Array<string | number>> {
+    if (value === null || typeof value !== 'object') return [at];
+    const entries: Array<[string | number, unknown]> = Array.isArray(value) ? value.map((v, i) => [i, v]) : Object.entries(value);
+    return [at, ...entries.flatMap(([k, v]) => paths(v, [...at, k]))];
+  }
+
+  function replaced(doc: unknown, path: Array<string | number>, value: unknown): unknown {
+    if (path.length === 0) return value;
+    const copy = (Array.isArray(doc) ? [...doc] : { ...(doc as object) }) as Record<string | number, unknown>;
+    copy[path[0]] = replaced(copy[path[0]], path.slice(1), value);
+    return copy;
+  }
+
+  it('given a full profile with any one value inside it made odd, then create, update and the profile tool answer 4xx or 2xx, never 5xx', async () => {
+    const fields = ['target_runtime', 'version', 'description', 'icon', 'model', 'instructions', 'tools', 'permissions', 'skills', 'hooks', 'auto_apply_dir', 'default_cwd'];
+    const view = (await t.inject({ method: 'GET', url: '/api/v1/agent-profiles/code-reviewer' })).json() as Record<string, unknown>;
+    const doc: Record<string, unknown> = {
+      name: 'Nested fuzz',
+      ...Object.fromEntries(fields.filter((f) => view[f] !== undefined && view[f] !== null).map((f) => [f, view[f]])),
+      hooks: { PreToolUse: [{ type: 'command', matcher: 'Bash', command: 'true', timeout: 5 }] },
+      tools: { ...(view.tools as object), mcp_servers: { docs: { type: 'http', url: 'https://example.com/mcp' } } },
+    };
+    const created = await t.inject({ method: 'POST', url: '/api/v1/agent-profiles', payload: doc });
+    expect(created.statusCode).toBe(201);
+    const id = created.json().id as string;
+    const leafPaths = paths(doc).filter((p) => p.length > 1);
+    expect(leafPaths.length).toBeGreaterThan(10);
+    let n = 0;
+    for (const path of leafPaths) {
+      for (const odd of ODD_VALUES) {
+        const body = replaced(doc, path, odd) as Record<string, unknown>;
+        await send('POST', '/agent-profiles', json({ ...body, name: `Nested fuzz ${++n}` }));
+        const { name: _name, ...fieldsOnly } = body;
+        await send('PATCH', `/agent-profiles/${id}`, json(fieldsOnly));
+        await send('POST', '/session-os/main-brain/tools/manage_agent_profile', json({ action: 'update', profile_id: id, profile: fieldsOnly }));
+      }
     }
     expect(failures).toEqual([]);
   });
