@@ -261,6 +261,31 @@ describe('malformed input on every route', () => {
     expect(failures).toEqual([]);
   });
 
+  it('given odd JSON-RPC, odd headers and odd tool calls on the MCP endpoint, then it answers 4xx or 2xx, never 5xx', async () => {
+    const rpc = (method: string, params?: unknown, id: unknown = 1) => JSON.stringify({ jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) });
+    const bodies = [
+      ...ODD_BODIES.map((b) => b.payload),
+      '{"jsonrpc":"2.0"}',
+      rpc('tools/call', null),
+      rpc('tools/call', { name: {}, arguments: [] }, {}),
+      rpc('tools/call', { name: 'nope', arguments: {} }),
+      rpc('resources/read', { uri: {} }),
+      rpc('resources/read', { uri: 'brainstem://nope' }),
+      rpc('prompts/get', { name: 'current_round', arguments: { x: 1 } }),
+      rpc('__proto__'),
+      `[${rpc('tools/list')},null]`,
+      ...ODD_VALUES.map((odd) => rpc('tools/call', { name: 'send_to_session', arguments: { session: odd, text: odd } })),
+    ];
+    const base = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    for (const payload of bodies) {
+      for (const headers of [base, { ...base, 'x-brainstem-session': sessionId }, { ...base, 'x-brainstem-session': ' ' }, { ...base, accept: 'text/html' }]) {
+        const res = await t.inject({ method: 'POST', url: '/mcp', payload, headers });
+        if (res.statusCode >= 500) failures.push(`POST /mcp ${payload.slice(0, 80)} -> ${res.statusCode} ${res.body.slice(0, 200)}`);
+      }
+    }
+    expect(failures).toEqual([]);
+  });
+
   it('then the service still answers, nothing was polluted, and the journal verifies', async () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     expect((await t.inject({ method: 'GET', url: '/api/v1/health' })).statusCode).toBe(200);
