@@ -207,6 +207,17 @@ export class EventJournal implements Journal {
   }
 
   /**
+   * A stored event after the head no one vouches for. A group is in storage a moment before the head moves to
+   * it, so while anything is being written, or the head moved, what lies past the head proves nothing.
+   */
+  private async storedBeyond(head: JournalHead): Promise<JournalCorruptError | null> {
+    const quiet = () => this.writing === null && this.headSeq === head.seq;
+    if (!quiet()) return null;
+    const last = await this.storage.lastSeq();
+    return quiet() && last > head.seq ? new JournalCorruptError(head.seq + 1, `event beyond the recorded head ${head.seq}`) : null;
+  }
+
+  /**
    * Reads and verifies events from `from` until the end of storage (or `until`), calling `each`.
    * Returns the last verified seq and hash.
    */
@@ -246,13 +257,19 @@ export class EventJournal implements Journal {
       error: e.message,
     });
     try {
-      const end = await this.walk(1, GENESIS_HASH, (e) => {
-        const v = versions.get(e.stream) ?? 0;
-        if (e.version !== v + 1) throw new JournalCorruptError(e.seq, `stream ${e.stream} version ${e.version} follows ${v}`);
-        versions.set(e.stream, e.version);
-        checked++;
-      });
-      const problem = await this.endProblem(end, head);
+      // Up to the head as it was when verification began: appends go on meanwhile.
+      const end = await this.walk(
+        1,
+        GENESIS_HASH,
+        (e) => {
+          const v = versions.get(e.stream) ?? 0;
+          if (e.version !== v + 1) throw new JournalCorruptError(e.seq, `stream ${e.stream} version ${e.version} follows ${v}`);
+          versions.set(e.stream, e.version);
+          checked++;
+        },
+        head.seq,
+      );
+      const problem = (await this.storedBeyond(head)) ?? (await this.endProblem(end, head));
       return problem ? report(problem) : { ok: true, head_seq: head.seq, head_hash: head.hash, checked };
     } catch (e) {
       if (e instanceof JournalCorruptError) return report(e);

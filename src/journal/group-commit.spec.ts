@@ -12,6 +12,15 @@ class CountingStorage extends MemoryStorage {
   }
 }
 
+/** Stores a group at once, and acknowledges it only when the gate opens. */
+class GatedStorage extends MemoryStorage {
+  gate: Promise<void> | null = null;
+  override async commit(batch: CommitBatch): Promise<void> {
+    await super.commit(batch);
+    if (this.gate) await this.gate;
+  }
+}
+
 describe('group commit', () => {
   it('given 64 concurrent appenders, when they append at once, then one batch carries them all', async () => {
     const storage = new CountingStorage();
@@ -43,6 +52,22 @@ describe('group commit', () => {
     ]);
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     expect(storage.batches).toEqual([2]);
+    await journal.close();
+  });
+
+  it('given a group stored but not yet acknowledged, when verify runs, then it verifies up to the acknowledged head and finds nothing wrong', async () => {
+    const storage = new GatedStorage();
+    const journal = await EventJournal.open(storage);
+    await journal.append('a', [{ type: 't.e' }]);
+    let open!: () => void;
+    storage.gate = new Promise((resolve) => (open = resolve));
+    const pending = journal.append('a', [{ type: 't.e' }, { type: 't.e' }]);
+    await new Promise((r) => setImmediate(r));
+    expect(await storage.lastSeq()).toBe(3);
+    expect(await journal.verify()).toMatchObject({ ok: true, head_seq: 1, checked: 1 });
+    open();
+    await pending;
+    expect(await journal.verify()).toMatchObject({ ok: true, head_seq: 3, checked: 3 });
     await journal.close();
   });
 });

@@ -55,6 +55,19 @@ describe('corruption is noticed', () => {
     await expect(openLevelJournal(dir.path)).rejects.toThrow(/corrupt at seq 30\b/);
   });
 
+  it('given the head record and its witness moved back two events, open refuses at the first event past them, and the CLI verify agrees', async () => {
+    await writeEvents(dir.path, 30);
+    const journal = await openLevelJournal(dir.path);
+    const [event28] = await journal.readAll(27, 1);
+    await journal.close();
+    await tamper(dir.path, (db) => db.put('m!head', JSON.stringify({ seq: 28, hash: event28.hash })));
+    writeFileSync(join(dir.path, 'HEAD'), `${String(28).padStart(16, '0')} ${event28.hash}\n`);
+    await expect(openLevelJournal(dir.path)).rejects.toThrow(/corrupt at seq 29: event beyond the recorded head 28/);
+    const cli = cliVerify(dir.path);
+    expect(cli.status).toBe(1);
+    expect(cli.out).toContain('BROKEN at seq 29');
+  });
+
   it('given damage before the last checkpoint, boot skips it but verify and reads of that event report it', async () => {
     await writeEvents(dir.path, 30, 10);
     await flipByte(dir.path, 3);
