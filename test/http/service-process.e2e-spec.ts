@@ -69,6 +69,56 @@ describe('the service as a real process', () => {
     expect(await svc.exited).toBe(0);
   });
 
+  it('given SIGKILL while clients signal sessions and message them under supervision, then it restarts on a journal that verifies and holds every acknowledged event; verify during the load says ok', async () => {
+    const env = { BRAINSTEM_JOURNAL_DIR: dir.path, BRAINSTEM_PROFILES_DIR: join(dir.path, 'profiles'), BRAINSTEM_PLUGINS: '', BRAINSTEM_SUPERVISION_DEBOUNCE_MS: '20' };
+    const svc = await startService(env);
+    const call = async (method: string, path: string, body?: object) => {
+      const res = await fetch(`${svc.url}/api/v1${path}`, { method, ...(body ? { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) } : {}) });
+      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+    };
+    expect((await call('POST', '/session-os/main-brain/autonomous', { enabled: true })).status).toBe(200);
+    const ids: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const created = await call('POST', '/coding-sessions', { command: process.execPath, args: [join(WORKERS, 'quiet.js')], cwd: dir.path });
+      expect(created.status).toBe(201);
+      reaper.track(created.body.pid as number);
+      ids.push(created.body.id as string);
+    }
+    let stop = false;
+    const signals = [{ type: 'report_progress', status: 'working' }, { type: 'notify_blocked', reason: 'r' }, { type: 'turn_ended', result: 'done' }];
+    const load = ids.map(async (id, k) => {
+      for (let n = k; !stop; n++) {
+        await call('POST', `/coding-sessions/${id}/signals`, signals[n % signals.length]).catch(() => undefined);
+        await call('POST', `/coding-sessions/${id}/messages`, { text: `go on ${n}` }).catch(() => undefined);
+      }
+    });
+    // Verify while the load runs: the head it reports was acknowledged, so the restarted journal must hold it.
+    const verified: Array<{ ok: boolean; head_seq: number }> = [];
+    await waitFor(
+      async () => {
+        const v = (await call('GET', '/journal/verify')).body as { ok: boolean; head_seq: number };
+        verified.push(v);
+        return verified.length >= 5 && v.head_seq > 300;
+      },
+      { timeoutMs: 60000, intervalMs: 10, what: 'the load to pass 300 events while verify runs' },
+    );
+    svc.child.kill('SIGKILL');
+    await svc.exited;
+    stop = true;
+    await Promise.all(load);
+    expect(verified.filter((v) => !v.ok)).toEqual([]);
+
+    const again = await startService(env);
+    try {
+      const v = (await (await fetch(`${again.url}/api/v1/journal/verify`)).json()) as { ok: boolean; head_seq: number };
+      expect(v.ok).toBe(true);
+      expect(v.head_seq).toBeGreaterThanOrEqual(verified[verified.length - 1].head_seq);
+    } finally {
+      again.child.kill('SIGTERM');
+      await again.exited;
+    }
+  });
+
   it('refuses to start on a bad value, naming the variable', async () => {
     const p = spawnService({ BRAINSTEM_JOURNAL_DIR: dir.path, BRAINSTEM_SUPERVISION_STALL_COOLDOWN_S: '-3' });
     expect(await p.exited).toBe(1);
