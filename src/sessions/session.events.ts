@@ -67,8 +67,8 @@ export interface SessionEventData {
   'session.asked_human': { at: number; question: string };
   'session.context_requested': { at: number; query: string };
   /**
-   * superseded: the worker was already running its next turn when this one's end was applied (a message sent
-   * as the turn ended started it), so the session stays working; absent otherwise.
+   * superseded: the worker has a next turn to run for messages this turn did not take up (one sent as the
+   * turn ended, or queued by claude during it), so the session stays working; absent otherwise.
    */
   'session.turn_ended': { at: number; result: string | null; superseded?: true };
   'session.permission_requested': { at: number; request_id: string; tool: string; input: JsonObject };

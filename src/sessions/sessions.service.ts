@@ -400,7 +400,7 @@ export class SessionsService implements OnApplicationBootstrap, OnApplicationShu
         await this.apply(actor, { type: 'session.runtime_session_assigned', runtime_session_id: report.runtime_session_id }, 'runtime');
         return;
       case 'turn_ended': {
-        // A message sent as the turn ended reached the worker first and started the next turn: still working.
+        // The worker was given messages this turn did not take up: its next turn runs them, still working.
         const superseded = report.turn !== undefined && (actor.handle?.turnsStarted ?? 0) > report.turn;
         await this.apply(actor, { type: 'session.turn_ended', result: report.result, ...(superseded ? { superseded: true as const } : {}) }, 'runtime');
         return;

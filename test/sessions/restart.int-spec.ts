@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { CLAUDE_ARGS } from '../../src/sessions/runtimes/claude-code.runtime';
 import { ServiceProcess, startService } from '../support/service-process';
 import { tempDir } from '../support/temp-dir';
 import { waitFor } from '../support/wait-for';
@@ -50,7 +51,7 @@ describe('coding sessions across a service restart (SIGKILL)', () => {
     for (const c of [claude, homeless]) {
       await waitFor(async () => (await call(first, 'GET', `/${c.id}`)).body.state === 'pending_handling', { what: 'claude to end its turn' });
     }
-    const profileFlags = readArgv().slice(8);
+    const profileFlags = readArgv().slice(CLAUDE_ARGS.length);
     expect(profileFlags).toContain('--settings');
 
     first.child.kill('SIGKILL');
@@ -77,7 +78,7 @@ describe('coding sessions across a service restart (SIGKILL)', () => {
     reaper.track(resumed.pid);
     // The resumed claude runs with the profile flags the session started with (journaled), then --resume.
     const resumedArgv = await waitFor(() => readArgv().includes('--resume') && readArgv(), { what: 'the resumed claude argv' });
-    expect(resumedArgv.slice(8, 8 + profileFlags.length)).toEqual(profileFlags);
+    expect(resumedArgv.slice(CLAUDE_ARGS.length, CLAUDE_ARGS.length + profileFlags.length)).toEqual(profileFlags);
     // Its env reached the resumed worker (the argv file is named by it), though the journal holds only the name.
     const claudeEvents = await (await fetch(`${second.url}/api/v1/journal/events?stream=session-${claude.id}`)).text();
     expect(claudeEvents).not.toContain(argvFile);

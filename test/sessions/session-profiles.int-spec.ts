@@ -4,6 +4,7 @@ import { Journal } from '../../src/journal/journal.port';
 import { JOURNAL } from '../../src/journal/journal.tokens';
 import { emitProfile } from '../../src/profiles/emitters';
 import { ProfilesService } from '../../src/profiles/profiles.service';
+import { CLAUDE_ARGS } from '../../src/sessions/runtimes/claude-code.runtime';
 import { tempDir } from '../support/temp-dir';
 import { TestApp, startTestApp } from '../support/test-app';
 import { call, httpClient } from '../mcp/mcp-client';
@@ -81,7 +82,7 @@ describe('coding sessions started with their profile', () => {
     const dir = join(t.config.journal.dir, 'session-config', session.id);
 
     // The protocol flags stay; the profile's come after them.
-    expect(argv.slice(0, 9)).toEqual(['-p', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose', '--permission-prompt-tool', 'stdio', '--allowedTools']);
+    expect(argv.slice(0, CLAUDE_ARGS.length + 1)).toEqual([...CLAUDE_ARGS, '--allowedTools']);
     expect(flag(argv, '--allowedTools')).toEqual(['Read', 'Grep', 'Bash(git diff:*)']);
     expect(flag(argv, '--disallowedTools')).toEqual(['Bash(rm:*)', 'WebFetch']);
     expect(flag(argv, '--settings')).toEqual([`${dir}/.claude/settings.json`]);
@@ -198,7 +199,7 @@ describe('coding sessions started with their profile', () => {
     const { session, argv } = await startClaude({ profile_id: 'code-reviewer', cwd: cwd.path });
     const created = (await t.app.get<Journal>(JOURNAL).readStream(`session-${session.id}`))[0];
     expect(created.type).toBe('session.created');
-    expect((created.data as { profile_args: string[] }).profile_args).toEqual(argv.slice(8));
+    expect((created.data as { profile_args: string[] }).profile_args).toEqual(argv.slice(CLAUDE_ARGS.length));
     expect(flag(argv, '--permission-mode')).toEqual(['plan']);
     expect(readdirSync(cwd.path)).toEqual([]);
   });

@@ -263,4 +263,52 @@ describe('coding sessions with real worker processes', () => {
     const out = await call('GET', `/${s.id}/output`);
     expect(out.body.lines).toEqual([`${t.url} ${s.id} no-token`]);
   });
+
+  /**
+   * Messages sent to claude while its turn runs, against a fake claude that queues them as claude 2.1.197 does
+   * (observed against its binary, see claude-real.int-spec.ts): taken in at a tool boundary and echoed, or run
+   * in a turn of their own after the current one's result, several merged into one, a slash command never echoed.
+   */
+  describe('claude-code: messages sent during a turn', () => {
+    const events = async (id: string) => t.app.get<Journal>(JOURNAL).readStream(`session-${id}`);
+    const ofType = (all: Array<{ type: string; data: unknown }>, type: string) => all.filter((e) => e.type === type).map((e) => e.data as Record<string, unknown>);
+    const states = (all: Array<{ type: string; data: unknown }>) => ofType(all, 'session.state_changed').map((d) => d.to);
+    const send = async (id: string, text: string) => expect((await call('POST', `/${id}/messages`, { text })).status).toBe(200);
+
+    /** A claude whose first turn is under way: its system/init has been read. */
+    async function startTurn(prompt: string): Promise<Status> {
+      const s = await start({ runtime: 'claude-code', env: { PATH: `${FAKE_BIN}:${process.env.PATH}` }, prompt });
+      await waitFor(async () => ofType(await events(s.id), 'session.runtime_session_assigned').length > 0, { what: "claude's system/init" });
+      return s;
+    }
+
+    it.each([
+      ['a message queued behind the turn', 'please wait for a message', ['and here it is'], 'echo: and here it is'],
+      ['two messages queued behind the turn (claude merges them)', 'please wait for two messages', ['one', 'two'], 'echo: one\ntwo'],
+      ['a slash command queued behind the turn (claude never echoes one)', 'please wait for a message', ['/compact'], 'ran /compact'],
+    ])('given %s, when the turn ends, then the session stays working until the turn that takes it up ends', async (_, prompt, messages, last) => {
+      const s = await startTurn(prompt);
+      for (const text of messages) await send(s.id, text);
+      await until(s.id, 'the last turn', (x) => x.state === 'pending_handling');
+      const all = await events(s.id);
+      expect(ofType(all, 'session.turn_ended')).toEqual([
+        { at: expect.any(Number), result: `waited: ${prompt}`, superseded: true },
+        { at: expect.any(Number), result: last },
+      ]);
+      // Working from the start to the second turn's end: the first end woke nobody.
+      expect(states(all)).toEqual(['working', 'pending_handling']);
+      // Every turn begins with system/init; its session id is journaled once.
+      expect(ofType(all, 'session.runtime_session_assigned')).toHaveLength(1);
+    });
+
+    it('given a message that claude takes into the running turn at a tool boundary, then that turn is the last: its end ends the work', async () => {
+      const s = await startTurn('please read while I type');
+      await send(s.id, 'also check the notes');
+      // Without the echo (--replay-user-messages) this end would look superseded and the session stay working.
+      await until(s.id, 'the turn', (x) => x.state === 'pending_handling');
+      const all = await events(s.id);
+      expect(ofType(all, 'session.turn_ended').map((d) => [d.result, d.superseded])).toEqual([['read, and took in: also check the notes', undefined]]);
+      expect(states(all)).toEqual(['working', 'pending_handling']);
+    });
+  });
 });

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { clipToTextLimit } from '../session.dto';
 import { JsonObject, PermissionDecision } from '../session.events';
 import { LineSplitter, MAX_LINE_CHARS } from '../session-log';
@@ -5,12 +6,24 @@ import { ProcessRunner, WorkerProcess } from './process-runner';
 import { LaunchSpec, Recovery, RecoverySpec, RuntimeSink, SessionRuntime, WorkerHandle } from './runtime.port';
 import { AttachedWorker } from './worker-handles';
 
-export const CLAUDE_ARGS = ['-p', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose', '--permission-prompt-tool', 'stdio'];
+export const CLAUDE_ARGS = [
+  '-p',
+  '--input-format',
+  'stream-json',
+  '--output-format',
+  'stream-json',
+  '--verbose',
+  '--replay-user-messages',
+  '--permission-prompt-tool',
+  'stdio',
+];
 
 type StreamMessage = {
   type?: unknown;
   subtype?: unknown;
   session_id?: unknown;
+  uuid?: unknown;
+  isReplay?: unknown;
   result?: unknown;
   request_id?: unknown;
   request?: { subtype?: unknown; tool_name?: unknown; input?: unknown };
@@ -22,8 +35,19 @@ const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !==
  * One long-lived `claude -p` process speaking stream-json: instructions are `user` messages on stdin;
  * `system/init` carries the session id kept for `--resume`; `result` ends a turn; `control_request`
  * `can_use_tool` asks for a permission, answered with a `control_response` once resolved.
+ *
+ * Claude queues a message sent during a turn: it either takes it into that turn at the next tool boundary,
+ * echoing it (`--replay-user-messages`, by the uuid we gave it), or runs a turn of its own for it (and for
+ * any others queued with it, merged into one) after the current turn's `result`. So a `result` ends the
+ * session's work only when claude has taken up every message sent: echoed, or sent before a `system/init`
+ * (claude writes one as each turn begins, and slash commands such as `/compact` are never echoed).
  */
 class ClaudeWorker extends AttachedWorker {
+  private sent = 0;
+  private taken = 0;
+  private readonly unechoed = new Map<string, number>();
+  private sessionId: string | null = null;
+
   constructor(proc: WorkerProcess, runner: ProcessRunner, sink: RuntimeSink) {
     super(proc, runner, sink);
     const lines = new LineSplitter((line) => this.onLine(line), MAX_LINE_CHARS, (head) => this.onOverflow(head));
@@ -34,8 +58,23 @@ class ClaudeWorker extends AttachedWorker {
     });
   }
 
+  get turnsStarted(): number {
+    return this.sent;
+  }
+
   override send(text: string): void {
-    this.writeLine(JSON.stringify({ type: 'user', message: { role: 'user', content: text } }));
+    const uuid = randomUUID();
+    this.unechoed.set(uuid, ++this.sent);
+    this.writeLine(JSON.stringify({ type: 'user', uuid, message: { role: 'user', content: text } }));
+  }
+
+  private takenUpTo(n: number): void {
+    this.taken = Math.max(this.taken, n);
+    for (const [uuid, k] of this.unechoed) if (k <= this.taken) this.unechoed.delete(uuid);
+  }
+
+  private turnEnded(result: string | null): void {
+    this.sink.report({ kind: 'turn_ended', result, turn: this.taken });
   }
 
   override resolvePermission(requestId: string, decision: PermissionDecision, reason: string | null, input: JsonObject): void {
@@ -54,7 +93,7 @@ class ClaudeWorker extends AttachedWorker {
    */
   private onOverflow(head: string): void {
     const type = /^\{"type":"([a-z_]+)"/.exec(head)?.[1];
-    if (type === 'result') this.sink.report({ kind: 'turn_ended', result: null });
+    if (type === 'result') this.turnEnded(null);
     const requestId = type === 'control_request' ? /"request_id":"([^"\\]+)"/.exec(head)?.[1] : undefined;
     if (requestId) {
       const error = `control request too large for brainstem to review (over ${MAX_LINE_CHARS} characters)`;
@@ -70,11 +109,19 @@ class ClaudeWorker extends AttachedWorker {
       return; // Not protocol: it is in the log, nothing more.
     }
     if (!isObject(msg)) return;
-    if (msg.type === 'system' && msg.subtype === 'init' && typeof msg.session_id === 'string') {
-      this.sink.report({ kind: 'runtime_session', runtime_session_id: msg.session_id });
+    if (msg.type === 'system' && msg.subtype === 'init') {
+      this.takenUpTo(this.sent);
+      // Every turn begins with one: the id is news only once.
+      if (typeof msg.session_id === 'string' && msg.session_id !== this.sessionId) {
+        this.sessionId = msg.session_id;
+        this.sink.report({ kind: 'runtime_session', runtime_session_id: msg.session_id });
+      }
+    } else if (msg.type === 'user' && msg.isReplay === true && typeof msg.uuid === 'string') {
+      const k = this.unechoed.get(msg.uuid);
+      if (k !== undefined) this.takenUpTo(k);
     } else if (msg.type === 'result') {
       // Journaled, and shown to the brain: no larger than any text a request may carry.
-      this.sink.report({ kind: 'turn_ended', result: typeof msg.result === 'string' ? clipToTextLimit(msg.result) : null });
+      this.turnEnded(typeof msg.result === 'string' ? clipToTextLimit(msg.result) : null);
     } else if (msg.type === 'control_request' && typeof msg.request_id === 'string') {
       const req = msg.request;
       if (req?.subtype === 'can_use_tool' && typeof req.tool_name === 'string') {

@@ -3,7 +3,7 @@ import { Attachment, JsonObject, PermissionDecision } from '../session.events';
 /** What a worker reports to its session (beside its output, which goes to the session log). */
 export type RuntimeReport =
   | { kind: 'runtime_session'; runtime_session_id: string }
-  /** turn: which turn ended, from workers that count their turns (turnsStarted). */
+  /** turn: how many of the turns given (turnsStarted) this end completes, from workers that count them. */
   | { kind: 'turn_ended'; result: string | null; turn?: number }
   | { kind: 'permission_requested'; request_id: string; tool: string; input: JsonObject }
   | { kind: 'exited'; code: number | null; signal: string | null; spawn_error: string | null };
@@ -39,7 +39,10 @@ export interface WorkerHandle {
   readonly pid: number | null;
   readonly startTime: string | null;
   readonly attachment: Exclude<Attachment, 'none'>;
-  /** How many turns it has started, for workers that run one process per turn. */
+  /**
+   * How many turns it has been given, for workers that can say which of them a turn end completes (one per
+   * process for per-turn runtimes, one per message for claude-code): a turn end short of it is superseded.
+   */
   readonly turnsStarted?: number;
   /** Whether messages can be delivered (attached with an open stdin). */
   canReceive(): boolean;
