@@ -1,0 +1,102 @@
+import { symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Journal, JournalEvent } from '../../src/journal/journal.port';
+import { JOURNAL } from '../../src/journal/journal.tokens';
+import { FakeAnthropicApi, ModelReply } from '../support/fake-anthropic-api';
+import { tempDir } from '../support/temp-dir';
+import { TestApp, startTestApp } from '../support/test-app';
+import { waitFor } from '../support/wait-for';
+import { WorkerReaper } from '../support/workers';
+
+/**
+ * The fake claude's account of queued messages, checked against a real `claude` talking to a fake model API.
+ * Opt-in (it needs claude's ~250 MB binary): BRAINSTEM_REAL_CLAUDE=/path/to/claude npm test -- claude-real.
+ * The binary comes from npm: `npm pack @anthropic-ai/claude-code-linux-x64` holds it as package/claude.
+ */
+const REAL_CLAUDE = process.env.BRAINSTEM_REAL_CLAUDE;
+
+(REAL_CLAUDE ? describe : describe.skip)('a real claude: messages sent during a turn', () => {
+  let t: TestApp;
+  let api: FakeAnthropicApi;
+  const reaper = new WorkerReaper();
+  const dirs = { bin: tempDir('brainstem-claude-bin-'), home: tempDir('brainstem-claude-home-'), cwd: tempDir('brainstem-cwd-') };
+
+  beforeAll(async () => {
+    symlinkSync(REAL_CLAUDE!, join(dirs.bin.path, 'claude'));
+    t = await startTestApp({}, { listen: true });
+  });
+  afterEach(async () => {
+    reaper.killAll();
+    await api?.close();
+  });
+  afterAll(async () => {
+    await t.close();
+    for (const d of Object.values(dirs)) d.remove();
+  });
+
+  async function call(method: 'GET' | 'POST', url: string, payload?: object): Promise<{ status: number; body: { id: string; state: string; pid: number | null } }> {
+    const res = await t.inject({ method, url: `/api/v1/coding-sessions${url}`, payload });
+    return { status: res.statusCode, body: res.json() };
+  }
+  const events = (id: string): Promise<JournalEvent[]> => t.app.get<Journal>(JOURNAL).readStream(`session-${id}`);
+  const ofType = (all: JournalEvent[], type: string) => all.filter((e) => e.type === type).map((e) => e.data as Record<string, unknown>);
+
+  /**
+   * Starts a turn whose first model reply is held, sends `text` during it, lets the model answer and allows
+   * any permission claude asks for. Claude takes the message into the turn or runs another turn for it,
+   * depending on when it read it: either way the session must work until the last turn ends, and only then
+   * be pending_handling.
+   */
+  async function messageDuringTurn(text: string, reply: (n: number) => ModelReply): Promise<JournalEvent[]> {
+    api = new FakeAnthropicApi(reply);
+    const env = {
+      PATH: `${dirs.bin.path}:${process.env.PATH}`,
+      HOME: dirs.home.path,
+      ANTHROPIC_BASE_URL: await api.start(),
+      ANTHROPIC_API_KEY: 'sk-ant-fake',
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+      DISABLE_AUTOUPDATER: '1',
+    };
+    const started = await call('POST', '', { cwd: dirs.cwd.path, runtime: 'claude-code', env, prompt: 'first' });
+    expect(started.status).toBe(201);
+    const id = started.body.id;
+    reaper.track(started.body.pid);
+    await waitFor(() => api.requests.length > 0 || undefined, { timeoutMs: 60000, what: "claude's first model request" });
+    expect((await call('POST', `/${id}/messages`, { text })).status).toBe(200);
+    api.releaseAll();
+    const last = await waitFor(
+      async () => {
+        const s = (await call('GET', `/${id}`)).body;
+        if (s.state === 'pending_authorization') await call('POST', `/${id}/permission`, { decision: 'allow' });
+        const all = await events(id);
+        const ends = ofType(all, 'session.turn_ended');
+        return s.state === 'pending_handling' && ends.length > 0 ? all : undefined;
+      },
+      { timeoutMs: 60000, what: 'the session pending_handling' },
+    );
+    const ends = ofType(last, 'session.turn_ended');
+    expect(ends.slice(0, -1).every((e) => e.superseded === true)).toBe(true);
+    expect(ends[ends.length - 1].superseded).toBeUndefined();
+    const states = ofType(last, 'session.state_changed').map((d) => d.to);
+    expect(states.filter((s) => s === 'pending_handling')).toEqual(['pending_handling']);
+    expect(states[states.length - 1]).toBe('pending_handling');
+    expect(ofType(last, 'session.runtime_session_assigned')).toHaveLength(1);
+    return last;
+  }
+
+  it('given a message sent while the model answers, then the session works until the turn that took it ends', async () => {
+    await messageDuringTurn('second', (n) => ({ text: `reply ${n}` }));
+    expect(JSON.stringify(api.requests[api.requests.length - 1].messages)).toContain('second');
+  }, 120000);
+
+  it('given a message sent while the model asks for a tool, then the session works until the turn that took it ends', async () => {
+    writeFileSync(join(dirs.cwd.path, 'notes.md'), 'notes\n');
+    await messageDuringTurn('second', (n) => (n === 1 ? { tool: 'Read', input: { file_path: join(dirs.cwd.path, 'notes.md') } } : { text: `reply ${n}` }));
+    expect(JSON.stringify(api.requests[api.requests.length - 1].messages)).toContain('second');
+  }, 120000);
+
+  it('given a slash command sent during a turn, which claude does not echo, then the session works until the command has run', async () => {
+    const all = await messageDuringTurn('/compact', (n) => ({ text: `reply ${n}` }));
+    expect(ofType(all, 'session.turn_ended').length).toBe(2);
+  }, 120000);
+});

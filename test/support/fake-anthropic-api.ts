@@ -1,0 +1,70 @@
+import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
+import { AddressInfo } from 'node:net';
+
+/** What the fake model answers to one /v1/messages request. */
+export type ModelReply = { text: string } | { tool: string; input: Record<string, unknown> };
+
+/**
+ * A stand-in for the Anthropic Messages API, enough for a real `claude` to run turns against it
+ * (ANTHROPIC_BASE_URL): streamed replies chosen by the test, each held until the test lets replies go.
+ */
+export class FakeAnthropicApi {
+  readonly requests: Array<{ messages: unknown[] }> = [];
+  private held: Array<() => void> = [];
+  private holding = true;
+  private server: Server | null = null;
+
+  constructor(private readonly reply: (requestNumber: number) => ModelReply) {}
+
+  async start(): Promise<string> {
+    this.server = createServer((req, res) => this.handle(req, res));
+    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  /** Sends every held reply, and any later one at once. */
+  releaseAll(): void {
+    this.holding = false;
+    for (const go of this.held.splice(0)) go();
+  }
+
+  async close(): Promise<void> {
+    this.releaseAll();
+    this.server?.closeAllConnections();
+    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+  }
+
+  private handle(req: IncomingMessage, res: ServerResponse): void {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString('utf8')));
+    req.on('end', () => {
+      if (req.method !== 'POST' || !req.url?.startsWith('/v1/messages') || req.url.includes('count_tokens')) {
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{"input_tokens":1}');
+        return;
+      }
+      const request = JSON.parse(body) as { model: string; messages: unknown[] };
+      this.requests.push(request);
+      const reply = this.reply(this.requests.length);
+      const go = () => this.stream(res, request.model, this.requests.length, reply);
+      if (this.holding) this.held.push(go);
+      else go();
+    });
+  }
+
+  private stream(res: ServerResponse, model: string, n: number, reply: ModelReply): void {
+    const event = (type: string, data: object) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    event('message_start', { message: { id: `msg_${n}`, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 } } });
+    if ('tool' in reply) {
+      event('content_block_start', { index: 0, content_block: { type: 'tool_use', id: `toolu_${n}`, name: reply.tool, input: {} } });
+      event('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json: JSON.stringify(reply.input) } });
+    } else {
+      event('content_block_start', { index: 0, content_block: { type: 'text', text: '' } });
+      event('content_block_delta', { index: 0, delta: { type: 'text_delta', text: reply.text } });
+    }
+    event('content_block_stop', { index: 0 });
+    event('message_delta', { delta: { stop_reason: 'tool' in reply ? 'tool_use' : 'end_turn', stop_sequence: null }, usage: { output_tokens: 1 } });
+    event('message_stop', {});
+    res.end();
+  }
+}
