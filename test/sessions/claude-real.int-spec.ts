@@ -9,13 +9,14 @@ import { waitFor } from '../support/wait-for';
 import { WorkerReaper } from '../support/workers';
 
 /**
- * The fake claude's account of queued messages, checked against a real `claude` talking to a fake model API.
+ * What the fake claude stands for, checked against a real `claude` talking to a fake model API: queued
+ * messages, permission answers, and a profile's flags.
  * Opt-in (it needs claude's ~250 MB binary): BRAINSTEM_REAL_CLAUDE=/path/to/claude npm test -- claude-real.
  * The binary comes from npm: `npm pack @anthropic-ai/claude-code-linux-x64` holds it as package/claude.
  */
 const REAL_CLAUDE = process.env.BRAINSTEM_REAL_CLAUDE;
 
-(REAL_CLAUDE ? describe : describe.skip)('a real claude: messages sent during a turn', () => {
+(REAL_CLAUDE ? describe : describe.skip)('claude-code sessions with a real claude', () => {
   let t: TestApp;
   let api: FakeAnthropicApi;
   const reaper = new WorkerReaper();
@@ -47,7 +48,8 @@ const REAL_CLAUDE = process.env.BRAINSTEM_REAL_CLAUDE;
    * depending on when it read it: either way the session must work until the last turn ends, and only then
    * be pending_handling.
    */
-  async function messageDuringTurn(text: string, reply: (n: number) => ModelReply): Promise<JournalEvent[]> {
+  /** A claude-code session on a fake model API whose replies `reply` chooses (held until released). */
+  async function startClaude(reply: (n: number) => ModelReply, body: object = {}): Promise<string> {
     api = new FakeAnthropicApi(reply);
     const env = {
       PATH: `${dirs.bin.path}:${process.env.PATH}`,
@@ -57,10 +59,16 @@ const REAL_CLAUDE = process.env.BRAINSTEM_REAL_CLAUDE;
       CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
       DISABLE_AUTOUPDATER: '1',
     };
-    const started = await call('POST', '', { cwd: dirs.cwd.path, runtime: 'claude-code', env, prompt: 'first' });
+    const started = await call('POST', '', { cwd: dirs.cwd.path, runtime: 'claude-code', env, prompt: 'first', ...body });
     expect(started.status).toBe(201);
-    const id = started.body.id;
     reaper.track(started.body.pid);
+    return started.body.id;
+  }
+  const until = (id: string, state: string) =>
+    waitFor(async () => ((await call('GET', `/${id}`)).body.state === state ? true : undefined), { timeoutMs: 60000, what: `session ${state}` });
+
+  async function messageDuringTurn(text: string, reply: (n: number) => ModelReply): Promise<JournalEvent[]> {
+    const id = await startClaude(reply);
     await waitFor(() => api.requests.length > 0 || undefined, { timeoutMs: 60000, what: "claude's first model request" });
     expect((await call('POST', `/${id}/messages`, { text })).status).toBe(200);
     api.releaseAll();
@@ -98,5 +106,43 @@ const REAL_CLAUDE = process.env.BRAINSTEM_REAL_CLAUDE;
   it('given a slash command sent during a turn, which claude does not echo, then the session works until the command has run', async () => {
     const all = await messageDuringTurn('/compact', (n) => ({ text: `reply ${n}` }));
     expect(ofType(all, 'session.turn_ended').length).toBe(2);
+  }, 120000);
+
+  it('given a tool call the supervisor denies, then claude gets the denial with its reason and the turn ends', async () => {
+    const id = await startClaude((n) => (n === 1 ? { tool: 'Bash', input: { command: 'make deploy' } } : { text: `reply ${n}` }));
+    api.releaseAll();
+    await until(id, 'pending_authorization');
+    expect((await call('POST', `/${id}/permission`, { decision: 'deny', reason: 'not in this repository' })).status).toBe(200);
+    await until(id, 'pending_handling');
+    const all = await events(id);
+    expect(ofType(all, 'session.permission_requested')).toEqual([
+      { at: expect.any(Number), request_id: expect.any(String), tool: 'Bash', input: { command: 'make deploy' } },
+    ]);
+    // The model's next request carries the tool result claude made of the denial.
+    const toolResult = JSON.stringify(api.requests[1].messages);
+    expect(toolResult).toContain('tool_result');
+    expect(toolResult).toContain('not in this repository');
+  }, 120000);
+
+  it("given a session started with a profile, then claude accepts the profile's flags and the model gets its model and system prompt", async () => {
+    const created = await t.inject({
+      method: 'POST',
+      url: '/api/v1/agent-profiles',
+      payload: {
+        name: 'Planner',
+        model: { model: 'claude-sonnet-4-5' },
+        instructions: { system_prompt: 'Plan only; never edit.' },
+        tools: { builtin: ['Read', 'Grep'], deny: ['WebFetch'] },
+        permissions: { mode: 'plan', deny: ['Bash(rm:*)'] },
+      },
+    });
+    expect(created.statusCode).toBe(201);
+    const id = await startClaude((n) => ({ text: `reply ${n}` }), { profile_id: created.json().id });
+    api.releaseAll();
+    await until(id, 'pending_handling');
+    const first = api.requests[0];
+    expect(first.model).toBe('claude-sonnet-4-5');
+    expect(JSON.stringify(first.system)).toContain('Plan only; never edit.');
+    expect((first.tools ?? []).map((x) => x.name)).not.toContain('WebFetch');
   }, 120000);
 });

@@ -9,7 +9,7 @@ export type ModelReply = { text: string } | { tool: string; input: Record<string
  * (ANTHROPIC_BASE_URL): streamed replies chosen by the test, each held until the test lets replies go.
  */
 export class FakeAnthropicApi {
-  readonly requests: Array<{ messages: unknown[] }> = [];
+  readonly requests: Array<{ model: string; messages: unknown[]; system?: unknown; tools?: Array<{ name: string }> }> = [];
   private held: Array<() => void> = [];
   private holding = true;
   private server: Server | null = null;
@@ -42,7 +42,7 @@ export class FakeAnthropicApi {
         res.writeHead(200, { 'content-type': 'application/json' }).end('{"input_tokens":1}');
         return;
       }
-      const request = JSON.parse(body) as { model: string; messages: unknown[] };
+      const request = JSON.parse(body) as FakeAnthropicApi["requests"][number];
       this.requests.push(request);
       const reply = this.reply(this.requests.length);
       const go = () => this.stream(res, request.model, this.requests.length, reply);
