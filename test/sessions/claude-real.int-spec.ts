@@ -1,5 +1,7 @@
-import { symlinkSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { BUILTIN_TEMPLATES } from '../../src/profiles/templates';
 import { Journal, JournalEvent } from '../../src/journal/journal.port';
 import { JOURNAL } from '../../src/journal/journal.tokens';
 import { FakeAnthropicApi, ModelReply } from '../support/fake-anthropic-api';
@@ -145,4 +147,80 @@ const REAL_CLAUDE = process.env.BRAINSTEM_REAL_CLAUDE;
     expect(JSON.stringify(first.system)).toContain('Plan only; never edit.');
     expect((first.tools ?? []).map((x) => x.name)).not.toContain('WebFetch');
   }, 120000);
+});
+
+/**
+ * Files applied for claude-code as the real claude reads them: `claude doctor` validates a project's
+ * .claude/settings.json with claude's own settings schema, and a headless turn shows whether the profile's
+ * agent file was found and parsed (the "agent" setting makes its body the system prompt).
+ */
+(REAL_CLAUDE ? describe : describe.skip)('profiles applied for claude-code, read by a real claude', () => {
+  let t: TestApp;
+  const home = tempDir('brainstem-claude-home-');
+  const work = tempDir('brainstem-claude-apply-');
+
+  beforeAll(async () => {
+    t = await startTestApp({}, { listen: true });
+  });
+  afterAll(async () => {
+    await t.close();
+    home.remove();
+    work.remove();
+  });
+
+  /** `claude doctor` needs a terminal: run under script(1) until it has printed every check, then close it. */
+  function doctor(cwd: string): Promise<string> {
+    return new Promise((resolve, reject) => {
+      const child = spawn('script', ['-qc', `'${REAL_CLAUDE}' doctor`, '/dev/null'], { cwd, env: { ...process.env, HOME: home.path, CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' } });
+      let out = '';
+      // Escapes stripped, and spaces too: the screen is drawn with cursor moves between words.
+      const text = () => out.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '').replace(/\s+/g, '');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 60000);
+      child.stdout.on('data', (c: Buffer) => {
+        out += c.toString('utf8');
+        if (/Entertoclose/.test(text())) child.kill('SIGKILL');
+      });
+      child.on('error', reject);
+      child.on('close', () => {
+        clearTimeout(timer);
+        /Diagnostics/.test(text()) ? resolve(text()) : reject(new Error(`claude doctor printed no diagnostics: ${text().slice(0, 500)}`));
+      });
+    });
+  }
+
+  async function applied(id: string): Promise<string> {
+    const dir = join(work.path, id);
+    mkdirSync(dir);
+    const res = await t.inject({ method: 'POST', url: `/api/v1/agent-profiles/${id}/apply`, payload: { runtime: 'claude-code', dir } });
+    expect(res.statusCode).toBe(200);
+    return dir;
+  }
+
+  it('given a settings file claude does not accept, then the check sees it (the control)', async () => {
+    const dir = join(work.path, 'control');
+    mkdirSync(join(dir, '.claude'), { recursive: true });
+    writeFileSync(join(dir, '.claude', 'settings.json'), JSON.stringify({ permissions: { defaultMode: 'sometimes' } }));
+    expect(await doctor(dir)).toContain('Invalidsettings');
+  }, 90000);
+
+  it.each(BUILTIN_TEMPLATES.map((x) => [x.id, x.doc.instructions.system_prompt ?? '']))(
+    'given the %s template applied, then claude finds its settings valid and runs as its agent',
+    async (id, systemPrompt) => {
+      expect(systemPrompt).not.toBe('');
+      const dir = await applied(id);
+      expect(await doctor(dir)).not.toContain('Invalidsettings');
+
+      const api = new FakeAnthropicApi((n) => ({ text: `reply ${n}` }));
+      const env = { ...process.env, HOME: home.path, ANTHROPIC_BASE_URL: await api.start(), ANTHROPIC_API_KEY: 'sk-ant-fake', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' };
+      api.releaseAll();
+      try {
+        const code = await new Promise<number | null>((resolve) => spawn(REAL_CLAUDE!, ['-p', 'hello'], { cwd: dir, env, stdio: 'ignore' }).on('close', resolve));
+        expect(code).toBe(0);
+        expect(JSON.stringify(api.requests[0].system)).toContain(JSON.stringify(systemPrompt.split('\n')[0]).slice(1, -1));
+      } finally {
+        await api.close();
+      }
+    },
+    90000,
+  );
 });
