@@ -145,6 +145,13 @@ describe('codex sessions: one `codex exec --json` process per turn, resumed by t
     expect((await results(s.id))[1]).toBe('turn 2: fail the turn | try again');
   });
 
+  it('given the model stream drops twice and the retry answers, then the turn ends with the answer, not a failure', async () => {
+    const { env } = codexEnv();
+    const s = await start({ env, prompt: 'drop the stream twice' });
+    await until(s.id, 'the turn to end', (x) => x.state === 'pending_handling');
+    expect(await results(s.id)).toEqual(['turn 1: drop the stream twice']);
+  });
+
   it('given codex is the first agent runtime on PATH, then runtime auto picks it', async () => {
     const { env } = codexEnv();
     const bin = tempDir('brainstem-codex-bin-');

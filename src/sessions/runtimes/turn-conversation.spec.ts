@@ -33,6 +33,23 @@ describe('Turn', () => {
     expect(turn.result('codex', 1, null)).toBe('codex turn failed: quota exceeded');
   });
 
+  it('given trouble the turn got over (an answer or a completion after it), then it is forgotten; otherwise it is the failure', () => {
+    const answered = new Turn();
+    answered.troubled('Reconnecting... 1/5');
+    answered.say('done');
+    expect(answered.result('codex', 0, null)).toBe('done');
+    const completed = new Turn();
+    completed.say('done');
+    completed.troubled('Reconnecting... 1/5');
+    completed.completed();
+    expect(completed.result('codex', 0, null)).toBe('done');
+    const lost = new Turn();
+    lost.say('partial');
+    lost.troubled('Reconnecting... 1/5');
+    lost.troubled('stream disconnected');
+    expect(lost.result('codex', 1, null)).toBe('codex turn failed: stream disconnected');
+  });
+
   it('given no text, then a clean exit has no result and an unclean one says how it ended', () => {
     expect(new Turn().result('codex', 0, null)).toBeNull();
     expect(new Turn().result('codex', 2, null)).toBe('codex exited with code 2 before answering');
@@ -61,6 +78,21 @@ describe('codexProtocol', () => {
     expect(turn.result('codex', 0, null)).toBe('done');
     codexProtocol.read({ type: 'turn.failed', error: { message: 'boom' } }, turn);
     expect(turn.result('codex', 1, null)).toBe('codex turn failed: boom');
+  });
+
+  it('given errors while codex retries a dropped stream, then a turn that completes after them has its answer', () => {
+    // As codex 0.169 prints them when the model's stream drops and a retry succeeds.
+    const turn = new Turn();
+    codexProtocol.read({ type: 'turn.started' }, turn);
+    codexProtocol.read({ type: 'error', message: 'Reconnecting... 1/5 (stream disconnected before completion: stream closed before response.completed)' }, turn);
+    codexProtocol.read({ type: 'error', message: 'Reconnecting... 2/5 (stream disconnected before completion: stream closed before response.completed)' }, turn);
+    codexProtocol.read({ type: 'item.completed', item: { id: 'item_0', type: 'agent_message', text: 'reply 3' } }, turn);
+    codexProtocol.read({ type: 'turn.completed', usage: { input_tokens: 5, output_tokens: 2 } }, turn);
+    expect(turn.result('codex', 0, null)).toBe('reply 3');
+    const failed = new Turn();
+    codexProtocol.read({ type: 'error', message: 'Reconnecting... 5/5 (stream disconnected before completion)' }, failed);
+    codexProtocol.read({ type: 'error', message: 'stream disconnected before completion' }, failed);
+    expect(failed.result('codex', 1, null)).toBe('codex turn failed: stream disconnected before completion');
   });
 });
 

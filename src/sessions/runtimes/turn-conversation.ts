@@ -15,11 +15,13 @@ export class Turn {
   private text: string | null = null;
   private fresh = true;
   private failure: string | null = null;
+  private trouble: string | null = null;
 
   /** A complete message replaces what came before; deltas extend the current one. */
   say(text: string, delta = false): void {
     this.text = delta && !this.fresh ? (this.text ?? '') + text : text;
     this.fresh = false;
+    this.trouble = null;
   }
 
   /** After a tool call the agent's next text is a new message: the answer is the last one. */
@@ -31,9 +33,22 @@ export class Turn {
     this.failure ??= message;
   }
 
+  /**
+   * A problem the runtime may still get over (codex reports each retry of a dropped stream as an `error`, then
+   * answers): it fails the turn only if the turn neither answers nor completes after it.
+   */
+  troubled(message: string): void {
+    this.trouble = message;
+  }
+
+  completed(): void {
+    this.trouble = null;
+  }
+
   /** The brain sees the agent's last message, or why the turn went wrong. */
   result(runtime: string, code: number | null, signal: string | null): string | null {
-    if (this.failure !== null) return clipToTextLimit(`${runtime} turn failed: ${this.failure}`);
+    const failure = this.failure ?? this.trouble;
+    if (failure !== null) return clipToTextLimit(`${runtime} turn failed: ${failure}`);
     if (this.text !== null) return clipToTextLimit(this.text);
     if (signal !== null || code !== 0) return `${runtime} exited with ${signal ?? `code ${code}`} before answering`;
     return null;
