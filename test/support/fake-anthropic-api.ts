@@ -1,25 +1,21 @@
-import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
-import { AddressInfo } from 'node:net';
+import { IncomingMessage, ServerResponse } from 'node:http';
+import { FakeModelApi } from './fake-model-api';
 
 /** What the fake model answers to one /v1/messages request. */
 export type ModelReply = { text: string } | { tool: string; input: Record<string, unknown> };
+
+type MessagesRequest = { model: string; messages: unknown[]; system?: unknown; tools?: Array<{ name: string }> };
 
 /**
  * A stand-in for the Anthropic Messages API, enough for a real `claude` to run turns against it
  * (ANTHROPIC_BASE_URL): streamed replies chosen by the test, each held until the test lets replies go.
  */
-export class FakeAnthropicApi {
-  readonly requests: Array<{ model: string; messages: unknown[]; system?: unknown; tools?: Array<{ name: string }> }> = [];
+export class FakeAnthropicApi extends FakeModelApi<MessagesRequest> {
   private held: Array<() => void> = [];
   private holding = true;
-  private server: Server | null = null;
 
-  constructor(private readonly reply: (requestNumber: number) => ModelReply) {}
-
-  async start(): Promise<string> {
-    this.server = createServer((req, res) => this.handle(req, res));
-    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  constructor(private readonly reply: (requestNumber: number) => ModelReply) {
+    super();
   }
 
   /** Sends every held reply, and any later one at once. */
@@ -28,31 +24,27 @@ export class FakeAnthropicApi {
     for (const go of this.held.splice(0)) go();
   }
 
-  async close(): Promise<void> {
+  override async close(): Promise<void> {
     this.releaseAll();
-    this.server?.closeAllConnections();
-    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+    await super.close();
   }
 
-  private handle(req: IncomingMessage, res: ServerResponse): void {
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c.toString('utf8')));
-    req.on('end', () => {
-      if (req.method !== 'POST' || !req.url?.startsWith('/v1/messages') || req.url.includes('count_tokens')) {
-        res.writeHead(200, { 'content-type': 'application/json' }).end('{"input_tokens":1}');
-        return;
-      }
-      const request = JSON.parse(body) as FakeAnthropicApi["requests"][number];
-      this.requests.push(request);
-      const reply = this.reply(this.requests.length);
-      const go = () => this.stream(res, request.model, this.requests.length, reply);
-      if (this.holding) this.held.push(go);
-      else go();
-    });
+  protected isModelCall(req: IncomingMessage): boolean {
+    return req.method === 'POST' && req.url?.startsWith('/v1/messages') === true && !req.url.includes('count_tokens');
+  }
+
+  protected other(res: ServerResponse): void {
+    res.writeHead(200, { 'content-type': 'application/json' }).end('{"input_tokens":1}');
+  }
+
+  protected answer(request: MessagesRequest, n: number, res: ServerResponse): void {
+    const go = () => this.stream(res, request.model, n, this.reply(n));
+    if (this.holding) this.held.push(go);
+    else go();
   }
 
   private stream(res: ServerResponse, model: string, n: number, reply: ModelReply): void {
-    const event = (type: string, data: object) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
+    const event = (type: string, data: object) => res.write(FakeModelApi.sse(type, data));
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     event('message_start', { message: { id: `msg_${n}`, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 } } });
     if ('tool' in reply) {

@@ -1,0 +1,45 @@
+import { IncomingMessage, ServerResponse } from 'node:http';
+import { FakeModelApi } from './fake-model-api';
+
+type ResponsesRequest = { model: string; input: unknown[]; instructions?: string };
+
+/**
+ * A stand-in for the OpenAI Responses API, enough for a real `codex` to run turns against it (a model provider
+ * with this base_url): each request is answered with one streamed assistant message, except the first
+ * `drops` requests, whose stream ends before response.completed (what codex retries).
+ */
+export class FakeOpenAiApi extends FakeModelApi<ResponsesRequest> {
+  constructor(private readonly drops = 0) {
+    super();
+  }
+
+  /** Resolves with the base_url a model provider takes. */
+  override async start(): Promise<string> {
+    const origin = await super.start();
+    // codex tries a WebSocket first and falls back to HTTPS streaming when the upgrade is refused.
+    this.server!.on('upgrade', (_req, socket) => socket.destroy());
+    return `${origin}/v1`;
+  }
+
+  protected isModelCall(req: IncomingMessage): boolean {
+    return req.method === 'POST' && req.url?.endsWith('/responses') === true;
+  }
+
+  protected other(res: ServerResponse): void {
+    res.writeHead(404).end();
+  }
+
+  protected answer(_request: ResponsesRequest, n: number, res: ServerResponse): void {
+    const sse = FakeModelApi.sse;
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.write(sse('response.created', { response: { id: `resp_${n}` } }));
+    if (n <= this.drops) {
+      res.end();
+      return;
+    }
+    const item = { type: 'message', role: 'assistant', id: `msg_${n}`, content: [{ type: 'output_text', text: `reply ${n}`, annotations: [] }] };
+    res.write(sse('response.output_item.done', { output_index: 0, item }));
+    const usage = { input_tokens: 5, input_tokens_details: null, output_tokens: 2, output_tokens_details: null, total_tokens: 7 };
+    res.end(sse('response.completed', { response: { id: `resp_${n}`, usage } }));
+  }
+}
