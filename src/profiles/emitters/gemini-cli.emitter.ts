@@ -14,7 +14,10 @@ import {
 } from './emitter-support';
 import { EmitContext, EmitResult } from './emitter.types';
 
-/** Claude tool names → gemini-cli built-in tool names. */
+/**
+ * Claude tool names → gemini-cli built-in tool names (as of 0.61: `search_file_content` became `grep_search`, and
+ * `tools.core` does not resolve the old name, which would leave the agent without search).
+ */
 const TOOL_NAMES: Record<string, string> = {
   Read: 'read_file',
   Write: 'write_file',
@@ -22,7 +25,7 @@ const TOOL_NAMES: Record<string, string> = {
   MultiEdit: 'replace',
   Bash: 'run_shell_command',
   Glob: 'glob',
-  Grep: 'search_file_content',
+  Grep: 'grep_search',
   LS: 'list_directory',
   WebSearch: 'google_web_search',
   WebFetch: 'web_fetch',

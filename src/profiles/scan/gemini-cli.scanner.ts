@@ -14,6 +14,8 @@ const TOOL_NAMES: Record<string, string> = {
   replace: 'Edit',
   run_shell_command: 'Bash',
   glob: 'Glob',
+  grep_search: 'Grep',
+  // Its name until gemini-cli renamed it in January 2026 (PR #18003); older settings still use it.
   search_file_content: 'Grep',
   list_directory: 'LS',
   google_web_search: 'WebSearch',

@@ -202,6 +202,13 @@ describe('scan: gemini-cli and opencode mapping details', () => {
     expect(result.warnings.map((w) => w.code)).toEqual(['lossy', 'not_mapped', 'lossy']);
   });
 
+  it('gemini-cli: grep_search and its old name search_file_content both scan to Grep', () => {
+    for (const name of ['grep_search', 'search_file_content']) {
+      const result = scanProfile(new Map([['.gemini/settings.json', JSON.stringify({ tools: { core: ['read_file', name] } })]]), undefined);
+      expect(result.profile.tools.builtin).toEqual(['Read', 'Grep']);
+    }
+  });
+
   it('opencode: the best-fitting mode plus rules; patterns out of allow/ask/deny order are warned', () => {
     const agent = "---\ndescription: d\npermission:\n  edit: ask\n  bash:\n    '*': ask\n    rm *: deny\n    ls *: allow\n  webfetch: allow\n---\nHi\n";
     const result = scanProfile(new Map([['.opencode/agent/ops.md', agent]]), undefined);
