@@ -1,0 +1,125 @@
+import { spawn } from 'node:child_process';
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Journal } from '../../src/journal/journal.port';
+import { JOURNAL } from '../../src/journal/journal.tokens';
+import { BUILTIN_TEMPLATES } from '../../src/profiles/templates';
+import { FakeGeminiApi } from '../support/fake-gemini-api';
+import { tempDir } from '../support/temp-dir';
+import { TestApp, startTestApp } from '../support/test-app';
+import { waitFor } from '../support/wait-for';
+
+/**
+ * What the fake gemini stands for, checked against a real `gemini` talking to a fake Gemini API: headless turns,
+ * resume by session id, a refused request, and each built-in template applied for gemini-cli as gemini reads it
+ * (its settings schema, the tool allowlist, GEMINI.md). Opt-in: `npm install @google/gemini-cli@0.61.0` somewhere,
+ * then BRAINSTEM_REAL_GEMINI=<that dir>/node_modules/.bin/gemini npm test -- gemini-real.
+ */
+const REAL_GEMINI = process.env.BRAINSTEM_REAL_GEMINI;
+/** A model by name: with the default ("auto") gemini first asks a router model, which the fake cannot answer. */
+const MODEL = ['-m', 'gemini-2.5-pro'];
+/** The built-in tools a profile can name (gemini adds its own, such as update_topic, which no profile maps). */
+const BUILTIN_TOOL = /^(read_file|write_file|replace|run_shell_command|glob|grep_search|list_directory|google_web_search|web_fetch|write_todos)$/;
+/** What gemini 0.61 offers in plan mode, of those. */
+const PLAN_MODE_TOOLS = ['read_file', 'glob', 'grep_search', 'list_directory', 'google_web_search'];
+
+(REAL_GEMINI ? describe : describe.skip)('gemini-cli with a real gemini', () => {
+  let t: TestApp;
+  let api: FakeGeminiApi;
+  const bin = tempDir('brainstem-gemini-bin-');
+  const home = tempDir('brainstem-gemini-home-');
+  const work = tempDir('brainstem-gemini-work-');
+
+  beforeAll(async () => {
+    symlinkSync(REAL_GEMINI!, join(bin.path, 'gemini'));
+    mkdirSync(join(home.path, '.gemini'));
+    writeFileSync(join(home.path, '.gemini', 'settings.json'), JSON.stringify({ security: { auth: { selectedType: 'gemini-api-key' } } }));
+    t = await startTestApp({}, { listen: true });
+  });
+  afterEach(async () => api?.close());
+  afterAll(async () => {
+    await t.close();
+    for (const d of [bin, home, work]) d.remove();
+  });
+
+  async function geminiEnv(refuse = false): Promise<Record<string, string>> {
+    api = new FakeGeminiApi(refuse);
+    return { PATH: `${bin.path}:${process.env.PATH}`, HOME: home.path, GEMINI_API_KEY: 'fake', GOOGLE_GEMINI_BASE_URL: await api.start() };
+  }
+  const call = async (method: 'GET' | 'POST', url: string, payload?: object) => {
+    const res = await t.inject({ method, url: `/api/v1/coding-sessions${url}`, payload });
+    return { status: res.statusCode, body: res.json() as { id: string; state: string } };
+  };
+  const results = async (id: string) =>
+    (await t.app.get<Journal>(JOURNAL).readStream(`session-${id}`)).filter((e) => e.type === 'session.turn_ended').map((e) => (e.data as { result: string | null }).result);
+  const turnsEnded = (id: string, n: number) =>
+    waitFor(async () => ((await results(id)).length >= n ? results(id) : undefined), { timeoutMs: 90000, what: `${n} turn end(s)` });
+
+  async function startGemini(env: Record<string, string>): Promise<string> {
+    const res = await call('POST', '', { cwd: work.path, runtime: 'gemini-cli', env, prompt: 'first', args: ['--skip-trust', ...MODEL] });
+    expect(res.status).toBe(201);
+    return res.body.id;
+  }
+
+  it('given a prompt, then the turn ends with the model answer, and the next message resumes the same session', async () => {
+    const id = await startGemini(await geminiEnv());
+    expect(await turnsEnded(id, 1)).toEqual(['reply 1']);
+    expect((await call('POST', `/${id}/messages`, { text: 'second' })).status).toBe(200);
+    expect(await turnsEnded(id, 2)).toEqual(['reply 1', 'reply 2']);
+    expect(JSON.stringify(api.requests[1].contents)).toContain('reply 1');
+    expect((await call('GET', `/${id}`)).body.state).toBe('pending_handling');
+  }, 120000);
+
+  it('given the API refuses the request, then the turn ends as failed with its message, and the session goes on', async () => {
+    const id = await startGemini(await geminiEnv(true));
+    const [result] = await turnsEnded(id, 1);
+    expect(result).toMatch(/^gemini-cli turn failed: .*API key not valid/);
+    expect((await call('GET', `/${id}`)).body.state).toBe('pending_handling');
+  }, 120000);
+
+  /** A trusted headless turn in `dir` (a project's settings count only in a trusted folder): its exit code and output. */
+  async function headless(dir: string): Promise<{ code: number | null; output: string }> {
+    const env = { ...process.env, ...(await geminiEnv()), GEMINI_CLI_TRUST_WORKSPACE: 'true' };
+    const child = spawn(REAL_GEMINI!, ['--output-format', 'stream-json', ...MODEL], { cwd: dir, env });
+    let output = '';
+    child.stdout.on('data', (c: Buffer) => (output += c.toString('utf8')));
+    child.stderr.on('data', (c: Buffer) => (output += c.toString('utf8')));
+    child.stdin.end('hello\n');
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    return { code, output };
+  }
+
+  it('given a settings file gemini does not accept, then the check sees it (the control)', async () => {
+    const dir = join(work.path, 'control');
+    mkdirSync(join(dir, '.gemini'), { recursive: true });
+    writeFileSync(join(dir, '.gemini', 'settings.json'), JSON.stringify({ general: { defaultApprovalMode: 'sometimes' } }));
+    const { code, output } = await headless(dir);
+    expect(output).toContain('Invalid configuration');
+    expect(code).not.toBe(0);
+  }, 120000);
+
+  it.each(BUILTIN_TEMPLATES.map((x) => [x.id]))('given the %s template applied, then gemini accepts its settings and offers the model its tools and GEMINI.md', async (id) => {
+    const dir = join(work.path, id);
+    mkdirSync(dir);
+    const res = await t.inject({ method: 'POST', url: `/api/v1/agent-profiles/${id}/apply`, payload: { runtime: 'gemini-cli', dir } });
+    expect(res.statusCode).toBe(200);
+    const { code, output } = await headless(dir);
+    expect(output).not.toContain('Invalid configuration');
+    expect(code).toBe(0);
+    const settings = JSON.parse(readFileSync(join(dir, '.gemini', 'settings.json'), 'utf8')) as {
+      general?: { defaultApprovalMode?: string };
+      tools?: { core?: string[]; exclude?: string[] };
+    };
+    const offered = api.toolsOf(api.requests.length);
+    // With an allowlist, every allowed built-in is offered (none lost to a name gemini does not know) and no other
+    // (in plan mode gemini offers only its read-only ones); never an excluded one.
+    const core = settings.tools?.core ?? [];
+    const planMode = settings.general?.defaultApprovalMode === 'plan';
+    if (core.length > 0) {
+      expect(offered.filter((tool) => BUILTIN_TOOL.test(tool)).sort()).toEqual(core.filter((tool) => !planMode || PLAN_MODE_TOOLS.includes(tool)).sort());
+    }
+    for (const tool of settings.tools?.exclude ?? []) expect(offered).not.toContain(tool);
+    const geminiMd = readFileSync(join(dir, 'GEMINI.md'), 'utf8');
+    expect(JSON.stringify(api.requests[api.requests.length - 1])).toContain(JSON.stringify(geminiMd.split('\n')[1]).slice(1, -1));
+  }, 120000);
+});
