@@ -1,9 +1,8 @@
 import { symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Journal } from '../../src/journal/journal.port';
-import { JOURNAL } from '../../src/journal/journal.tokens';
 import { BUILTIN_TEMPLATES } from '../../src/profiles/templates';
 import { FakeOpenAiApi } from '../support/fake-openai-api';
+import { sessionCalls } from '../support/session-calls';
 import { tempDir } from '../support/temp-dir';
 import { TestApp, startTestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
@@ -39,14 +38,7 @@ const REAL_CODEX = process.env.BRAINSTEM_REAL_CODEX;
     cwd.remove();
   });
 
-  const call = async (method: 'GET' | 'POST', url: string, payload?: object) => {
-    const res = await t.inject({ method, url: `/api/v1/coding-sessions${url}`, payload });
-    return { status: res.statusCode, body: res.json() as { id: string; state: string; exit_code: number | null } };
-  };
-  const results = async (id: string) =>
-    (await t.app.get<Journal>(JOURNAL).readStream(`session-${id}`)).filter((e) => e.type === 'session.turn_ended').map((e) => (e.data as { result: string | null }).result);
-  const turnsEnded = (id: string, n: number) =>
-    waitFor(async () => ((await results(id)).length >= n ? results(id) : undefined), { timeoutMs: 90000, what: `${n} turn end(s)` });
+  const { call, turnsEnded } = sessionCalls(() => t);
 
   /** A codex session whose CODEX_HOME names the fake API as its model provider; strict: unknown config keys fail. */
   async function startCodex(body: object = {}, drops = 0): Promise<string> {

@@ -1,10 +1,9 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Journal } from '../../src/journal/journal.port';
-import { JOURNAL } from '../../src/journal/journal.tokens';
 import { BUILTIN_TEMPLATES } from '../../src/profiles/templates';
 import { FakeGeminiApi } from '../support/fake-gemini-api';
+import { sessionCalls } from '../support/session-calls';
 import { tempDir } from '../support/temp-dir';
 import { TestApp, startTestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
@@ -46,14 +45,7 @@ const PLAN_MODE_TOOLS = ['read_file', 'glob', 'grep_search', 'list_directory', '
     api = new FakeGeminiApi(refuse);
     return { PATH: `${bin.path}:${process.env.PATH}`, HOME: home.path, GEMINI_API_KEY: 'fake', GOOGLE_GEMINI_BASE_URL: await api.start() };
   }
-  const call = async (method: 'GET' | 'POST', url: string, payload?: object) => {
-    const res = await t.inject({ method, url: `/api/v1/coding-sessions${url}`, payload });
-    return { status: res.statusCode, body: res.json() as { id: string; state: string } };
-  };
-  const results = async (id: string) =>
-    (await t.app.get<Journal>(JOURNAL).readStream(`session-${id}`)).filter((e) => e.type === 'session.turn_ended').map((e) => (e.data as { result: string | null }).result);
-  const turnsEnded = (id: string, n: number) =>
-    waitFor(async () => ((await results(id)).length >= n ? results(id) : undefined), { timeoutMs: 90000, what: `${n} turn end(s)` });
+  const { call, turnsEnded } = sessionCalls(() => t);
 
   async function startGemini(env: Record<string, string>): Promise<string> {
     const res = await call('POST', '', { cwd: work.path, runtime: 'gemini-cli', env, prompt: 'first', args: ['--skip-trust', ...MODEL] });

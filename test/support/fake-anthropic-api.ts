@@ -2,7 +2,7 @@ import { IncomingMessage, ServerResponse } from 'node:http';
 import { FakeModelApi } from './fake-model-api';
 
 /** What the fake model answers to one /v1/messages request. */
-export type ModelReply = { text: string } | { tool: string; input: Record<string, unknown> };
+export type ModelReply = { text: string } | { tool: string; input: Record<string, unknown> } | { refuse: string };
 
 type MessagesRequest = { model: string; messages: unknown[]; system?: unknown; tools?: Array<{ name: string }> };
 
@@ -44,6 +44,10 @@ export class FakeAnthropicApi extends FakeModelApi<MessagesRequest> {
   }
 
   private stream(res: ServerResponse, model: string, n: number, reply: ModelReply): void {
+    if ('refuse' in reply) {
+      res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ type: 'error', error: { type: 'invalid_request_error', message: reply.refuse } }));
+      return;
+    }
     const event = (type: string, data: object) => res.write(FakeModelApi.sse(type, data));
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     event('message_start', { message: { id: `msg_${n}`, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 } } });

@@ -1,0 +1,91 @@
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { BUILTIN_TEMPLATES } from '../../src/profiles/templates';
+import { FakeAnthropicApi, ModelReply } from '../support/fake-anthropic-api';
+import { sessionCalls } from '../support/session-calls';
+import { tempDir } from '../support/temp-dir';
+import { TestApp, startTestApp } from '../support/test-app';
+import { waitFor } from '../support/wait-for';
+
+/**
+ * What the fake opencode stands for, checked against a real `opencode` whose anthropic provider points at a fake
+ * Messages API: turns, resume by session id, a refused request, and each built-in template reaching a session
+ * (its config through OPENCODE_CONFIG and its agent by --agent). Opt-in (the binary is ~180 MB):
+ * `npm pack opencode-linux-x64@<version>`, unpack it, then BRAINSTEM_REAL_OPENCODE=$PWD/package/bin/opencode
+ * npm test -- opencode-real.
+ */
+const REAL_OPENCODE = process.env.BRAINSTEM_REAL_OPENCODE;
+const MODEL = 'claude-sonnet-4-5';
+
+(REAL_OPENCODE ? describe : describe.skip)('opencode sessions with a real opencode', () => {
+  let t: TestApp;
+  let api: FakeAnthropicApi;
+  const bin = tempDir('brainstem-opencode-bin-');
+  const home = tempDir('brainstem-opencode-home-');
+  const cwd = tempDir('brainstem-cwd-');
+
+  beforeAll(async () => {
+    symlinkSync(REAL_OPENCODE!, join(bin.path, 'opencode'));
+    t = await startTestApp({}, { listen: true });
+  });
+  afterEach(async () => api?.close());
+  afterAll(async () => {
+    await t.close();
+    for (const d of [bin, home, cwd]) d.remove();
+  });
+
+  const { call, turnsEnded } = sessionCalls(() => t);
+  /** The model calls of the conversation, not the title opencode has a small model write. */
+  const conversation = () => api.requests.filter((r) => r.model === MODEL);
+
+  /** An opencode session whose user config (XDG_CONFIG_HOME) points the anthropic provider at the fake API. */
+  async function startOpencode(reply: (n: number) => ModelReply, body: object = {}, userConfig: object = {}): Promise<string> {
+    api = new FakeAnthropicApi(reply);
+    api.releaseAll();
+    const xdg = join(home.path, `xdg-${Date.now()}`);
+    mkdirSync(join(xdg, 'config', 'opencode'), { recursive: true });
+    const provider = { anthropic: { options: { baseURL: `${await api.start()}/v1`, apiKey: 'sk-ant-fake' } } };
+    writeFileSync(join(xdg, 'config', 'opencode', 'opencode.json'), JSON.stringify({ model: `anthropic/${MODEL}`, provider, autoupdate: false, share: 'disabled', ...userConfig }));
+    const env = { PATH: `${bin.path}:${process.env.PATH}`, HOME: home.path, XDG_CONFIG_HOME: join(xdg, 'config'), XDG_DATA_HOME: join(xdg, 'data'), XDG_CACHE_HOME: join(xdg, 'cache'), XDG_STATE_HOME: join(xdg, 'state') };
+    const res = await call('POST', '', { cwd: cwd.path, runtime: 'opencode', env, prompt: 'first', ...body });
+    expect(res.status).toBe(201);
+    return res.body.id;
+  }
+
+  it('given a prompt, then the turn ends with the model answer, and the next message resumes the same session', async () => {
+    const id = await startOpencode((n) => ({ text: `reply ${n}` }));
+    const [first] = await turnsEnded(id, 1);
+    expect(first).toMatch(/^reply \d+$/);
+    expect((await call('POST', `/${id}/messages`, { text: 'second' })).status).toBe(200);
+    const [, second] = await turnsEnded(id, 2);
+    expect(second).toMatch(/^reply \d+$/);
+    expect(JSON.stringify(conversation()[1].messages)).toContain(first!);
+    expect((await call('GET', `/${id}`)).body.state).toBe('pending_handling');
+  }, 120000);
+
+  it('given the API refuses the request, then the turn ends as failed with its message', async () => {
+    const id = await startOpencode(() => ({ refuse: 'prompt is too long' }));
+    const [result] = await turnsEnded(id, 1);
+    expect(result).toMatch(/^opencode turn failed: .*prompt is too long/);
+  }, 120000);
+
+  it('given a config opencode does not accept, then it refuses to run: the check can fail (the control)', async () => {
+    const id = await startOpencode((n) => ({ text: `reply ${n}` }), {}, { agent: { odd: { mode: 'sometimes' } } });
+    await waitFor(async () => (await call('GET', `/${id}`)).body.state === 'exited' || undefined, { timeoutMs: 90000, what: 'the session to exit' });
+    const log = await t.inject({ method: 'GET', url: `/api/v1/coding-sessions/${id}/output?tail=20` });
+    expect(log.json().lines.join('\n')).toContain('Configuration is invalid');
+    expect(conversation()).toHaveLength(0);
+  }, 120000);
+
+  it.each(BUILTIN_TEMPLATES.map((x) => [x.id, x.doc.instructions.system_prompt ?? '']))(
+    'given the %s template, then opencode accepts its session config and runs the turn as its agent',
+    async (profileId, systemPrompt) => {
+      expect(systemPrompt).not.toBe('');
+      const id = await startOpencode((n) => ({ text: `reply ${n}` }), { profile_id: profileId });
+      const [result] = await turnsEnded(id, 1);
+      expect(result).toMatch(/^reply \d+$/);
+      expect(JSON.stringify(conversation()[0].system)).toContain(JSON.stringify(systemPrompt.split('\n')[0]).slice(1, -1));
+    },
+    120000,
+  );
+});
