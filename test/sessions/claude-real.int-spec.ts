@@ -110,6 +110,25 @@ const REAL_CLAUDE = process.env.BRAINSTEM_REAL_CLAUDE;
     expect(ofType(all, 'session.turn_ended').length).toBe(2);
   }, 120000);
 
+  it("given the model calls Brainstem's report_progress, then claude reaches the service's MCP server as its session and the progress is recorded", async () => {
+    const tool = 'mcp__brainstem__report_progress';
+    const id = await startClaude((n) => (n === 1 ? { tool, input: { status: 'working', message: 'halfway through the parser' } } : { text: `reply ${n}` }));
+    api.releaseAll();
+    // The reserved server comes with every profile (here the default one); claude may ask before using its tool.
+    await waitFor(
+      async () => {
+        const s = (await call('GET', `/${id}`)).body;
+        if (s.state === 'pending_authorization') await call('POST', `/${id}/permission`, { decision: 'allow' });
+        return s.state === 'pending_handling' || undefined;
+      },
+      { timeoutMs: 60000, what: 'the turn to end' },
+    );
+    expect((api.requests[0].tools ?? []).map((x) => x.name)).toContain(tool);
+    expect(ofType(await events(id), 'session.progress')).toEqual([{ at: expect.any(Number), status: 'working', message: 'halfway through the parser' }]);
+    // The tool's answer went back to the model: the session as the service sees it.
+    expect(JSON.stringify(api.requests[1].messages)).toContain('tool_result');
+  }, 120000);
+
   it('given a tool call the supervisor denies, then claude gets the denial with its reason and the turn ends', async () => {
     const id = await startClaude((n) => (n === 1 ? { tool: 'Bash', input: { command: 'make deploy' } } : { text: `reply ${n}` }));
     api.releaseAll();

@@ -52,9 +52,12 @@ const REAL_CODEX = process.env.BRAINSTEM_REAL_CODEX;
     return res.body.id;
   }
 
-  it('given a prompt, then the turn ends with the model answer, and the next message resumes the same thread', async () => {
+  it("given a prompt, then codex reaches the service's MCP server as its session, the turn ends with the model answer, and the next message resumes the same thread", async () => {
     const id = await startCodex();
     expect(await turnsEnded(id, 1)).toEqual(['reply 1']);
+    // codex reached the service's MCP server (the reserved server every profile carries) as this session: the
+    // server's instructions, which name the session its identity header gave, are in the model's context.
+    expect(JSON.stringify(api.requests[0].input)).toContain(`mcp__brainstem: You are Brainstem worker session ${id}`);
     expect((await call('POST', `/${id}/messages`, { text: 'second' })).status).toBe(200);
     expect(await turnsEnded(id, 2)).toEqual(['reply 1', 'reply 2']);
     // Resumed: the second request carries the first exchange.
