@@ -1,8 +1,10 @@
 import { spawn } from 'node:child_process';
+import { Journal } from '../../src/journal/journal.port';
+import { JOURNAL } from '../../src/journal/journal.tokens';
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BUILTIN_TEMPLATES } from '../../src/profiles/templates';
-import { FakeGeminiApi } from '../support/fake-gemini-api';
+import { FakeGeminiApi, GeminiReply } from '../support/fake-gemini-api';
 import { sessionCalls } from '../support/session-calls';
 import { tempDir } from '../support/temp-dir';
 import { TestApp, startTestApp } from '../support/test-app';
@@ -41,8 +43,8 @@ const PLAN_MODE_TOOLS = ['read_file', 'glob', 'grep_search', 'list_directory', '
     for (const d of [bin, home, work]) d.remove();
   });
 
-  async function geminiEnv(refuse = false): Promise<Record<string, string>> {
-    api = new FakeGeminiApi(refuse);
+  async function geminiEnv(reply?: (n: number) => GeminiReply): Promise<Record<string, string>> {
+    api = new FakeGeminiApi(reply);
     return { PATH: `${bin.path}:${process.env.PATH}`, HOME: home.path, GEMINI_API_KEY: 'fake', GOOGLE_GEMINI_BASE_URL: await api.start() };
   }
   const { call, turnsEnded } = sessionCalls(() => t);
@@ -63,15 +65,18 @@ const PLAN_MODE_TOOLS = ['read_file', 'glob', 'grep_search', 'list_directory', '
   }, 120000);
 
   it('given the API refuses the request, then the turn ends as failed with its message, and the session goes on', async () => {
-    const id = await startGemini(await geminiEnv(true));
+    const id = await startGemini(await geminiEnv(() => ({ refuse: 'API key not valid.' })));
     const [result] = await turnsEnded(id, 1);
     expect(result).toMatch(/^gemini-cli turn failed: .*API key not valid/);
     expect((await call('GET', `/${id}`)).body.state).toBe('pending_handling');
   }, 120000);
 
-  /** A trusted headless turn in `dir` (a project's settings count only in a trusted folder): its exit code and output. */
-  async function headless(dir: string): Promise<{ code: number | null; output: string }> {
-    const env = { ...process.env, ...(await geminiEnv()), GEMINI_CLI_TRUST_WORKSPACE: 'true' };
+  /**
+   * A trusted headless turn in `dir` (a project's settings count only in a trusted folder), as a worker of session
+   * `sessionId` would run it: its exit code and output.
+   */
+  async function headless(dir: string, sessionId = '', reply?: (n: number) => GeminiReply): Promise<{ code: number | null; output: string }> {
+    const env = { ...process.env, ...(await geminiEnv(reply)), GEMINI_CLI_TRUST_WORKSPACE: 'true', BRAINSTEM_SESSION_ID: sessionId };
     const child = spawn(REAL_GEMINI!, ['--output-format', 'stream-json', ...MODEL], { cwd: dir, env });
     let output = '';
     child.stdout.on('data', (c: Buffer) => (output += c.toString('utf8')));
@@ -80,6 +85,26 @@ const PLAN_MODE_TOOLS = ['read_file', 'glob', 'grep_search', 'list_directory', '
     const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
     return { code, output };
   }
+
+  /** A live session for a headless gemini to act as (a command worker that waits). */
+  async function workerSession(): Promise<string> {
+    const res = await call('POST', '', { cwd: work.path, command: process.execPath, args: ['-e', 'setTimeout(() => {}, 120000)'] });
+    expect(res.status).toBe(201);
+    return res.body.id;
+  }
+
+  it("given the model calls Brainstem's report_progress in an applied project, then gemini reaches the MCP server as its session and the progress is recorded", async () => {
+    const dir = join(work.path, 'calls-report-progress');
+    mkdirSync(dir);
+    expect((await t.inject({ method: 'POST', url: '/api/v1/agent-profiles/devops-engineer/apply', payload: { runtime: 'gemini-cli', dir } })).statusCode).toBe(200);
+    const session = await workerSession();
+    const report = { status: 'working', message: 'halfway through the parser' };
+    const { code } = await headless(dir, session, (n) => (n === 1 ? { call: 'mcp_brainstem_report_progress', args: report } : { text: `reply ${n}` }));
+    expect(code).toBe(0);
+    const progress = (await t.app.get<Journal>(JOURNAL).readStream(`session-${session}`)).filter((e) => e.type === 'session.progress').map((e) => e.data);
+    expect(progress).toEqual([{ at: expect.any(Number), ...report }]);
+    await call('POST', `/${session}/stop`);
+  }, 120000);
 
   it('given a settings file gemini does not accept, then the check sees it (the control)', async () => {
     const dir = join(work.path, 'control');
@@ -95,7 +120,7 @@ const PLAN_MODE_TOOLS = ['read_file', 'glob', 'grep_search', 'list_directory', '
     mkdirSync(dir);
     const res = await t.inject({ method: 'POST', url: `/api/v1/agent-profiles/${id}/apply`, payload: { runtime: 'gemini-cli', dir } });
     expect(res.statusCode).toBe(200);
-    const { code, output } = await headless(dir);
+    const { code, output } = await headless(dir, await workerSession());
     expect(output).not.toContain('Invalid configuration');
     expect(code).toBe(0);
     const settings = JSON.parse(readFileSync(join(dir, '.gemini', 'settings.json'), 'utf8')) as {
@@ -108,9 +133,13 @@ const PLAN_MODE_TOOLS = ['read_file', 'glob', 'grep_search', 'list_directory', '
     const core = settings.tools?.core ?? [];
     const planMode = settings.general?.defaultApprovalMode === 'plan';
     if (core.length > 0) {
-      expect(offered.filter((tool) => BUILTIN_TOOL.test(tool)).sort()).toEqual(core.filter((tool) => !planMode || PLAN_MODE_TOOLS.includes(tool)).sort());
+      const builtins = core.filter((tool) => BUILTIN_TOOL.test(tool));
+      expect(offered.filter((tool) => BUILTIN_TOOL.test(tool)).sort()).toEqual(builtins.filter((tool) => !planMode || PLAN_MODE_TOOLS.includes(tool)).sort());
     }
     for (const tool of settings.tools?.exclude ?? []) expect(offered).not.toContain(tool);
+    // Brainstem's worker tools, from the reserved MCP server reached as this session (plan mode offers no MCP tool).
+    const worker = ['mcp_brainstem_report_progress', 'mcp_brainstem_notify_blocked', 'mcp_brainstem_ask_human'];
+    if (!planMode) expect(offered).toEqual(expect.arrayContaining(worker));
     const geminiMd = readFileSync(join(dir, 'GEMINI.md'), 'utf8');
     expect(JSON.stringify(api.requests[api.requests.length - 1])).toContain(JSON.stringify(geminiMd.split('\n')[1]).slice(1, -1));
   }, 120000);

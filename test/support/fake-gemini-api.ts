@@ -3,12 +3,12 @@ import { FakeModelApi } from './fake-model-api';
 
 type GenerateRequest = { contents: unknown[]; systemInstruction?: unknown; tools?: Array<{ functionDeclarations?: Array<{ name: string }> }> };
 
-/**
- * A stand-in for the Gemini API, enough for a real `gemini` to run turns against it (GOOGLE_GEMINI_BASE_URL):
- * each generateContent call is answered with one text, or refused with a 400 when the test says so.
- */
+/** What the fake model answers to the n-th call: a text, a function call, or a refusal (400). */
+export type GeminiReply = { text: string } | { call: string; args: Record<string, unknown> } | { refuse: string };
+
+/** A stand-in for the Gemini API, enough for a real `gemini` to run turns against it (GOOGLE_GEMINI_BASE_URL). */
 export class FakeGeminiApi extends FakeModelApi<GenerateRequest> {
-  constructor(private readonly refuse = false) {
+  constructor(private readonly reply: (n: number) => GeminiReply = (n) => ({ text: `reply ${n}` })) {
     super();
   }
 
@@ -26,12 +26,14 @@ export class FakeGeminiApi extends FakeModelApi<GenerateRequest> {
   }
 
   protected answer(_request: GenerateRequest, n: number, res: ServerResponse): void {
-    if (this.refuse) {
-      res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { code: 400, message: 'API key not valid.', status: 'INVALID_ARGUMENT' } }));
+    const reply = this.reply(n);
+    if ('refuse' in reply) {
+      res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { code: 400, message: reply.refuse, status: 'INVALID_ARGUMENT' } }));
       return;
     }
+    const part = 'call' in reply ? { functionCall: { name: reply.call, args: reply.args } } : { text: reply.text };
     const chunk = {
-      candidates: [{ content: { parts: [{ text: `reply ${n}` }], role: 'model' }, finishReason: 'STOP', index: 0 }],
+      candidates: [{ content: { parts: [part], role: 'model' }, finishReason: 'STOP', index: 0 }],
       usageMetadata: { promptTokenCount: 5, candidatesTokenCount: 2, totalTokenCount: 7 },
     };
     const streamed = res.req.url?.includes('alt=sse') === true;

@@ -47,7 +47,7 @@ export function emitGeminiCli(profile: ProfileDoc, ctx: EmitContext): EmitResult
   else warnings.add('not_mapped', `gemini-cli settings cannot set ${profile.permissions.mode} (YOLO only from the command line); the approval mode is left unset`);
 
   const tools: Record<string, unknown> = {};
-  if (profile.tools.builtin) tools.core = mapTools(profile.tools.builtin, 'tools.builtin', warnings);
+  if (profile.tools.builtin) tools.core = [...mapTools(profile.tools.builtin, 'tools.builtin', warnings), ...mcpToolPatterns(profile)];
   const exclude = mapTools(denyRules(profile), 'deny', warnings);
   if (exclude.length) tools.exclude = exclude;
   if (Object.keys(tools).length) settings.tools = tools;
@@ -80,6 +80,14 @@ function mapTools(names: readonly string[], from: string, warnings: Warnings): s
   return out;
 }
 
+/**
+ * `tools.core` is an allowlist of every tool, MCP ones too (gemini 0.61 names them `mcp_<server>_<tool>`): the
+ * profile's servers and the reserved one are let through whole, or an allowlist of built-ins would drop them.
+ */
+function mcpToolPatterns(profile: ProfileDoc): string[] {
+  return [...[...profileMcpServers(profile)].map(([name]) => name), RESERVED_MCP_SERVER].map((name) => `mcp_${name}_*`);
+}
+
 function geminiMcpServers(profile: ProfileDoc, ctx: EmitContext, warnings: Warnings): Record<string, Record<string, unknown>> {
   const servers: Record<string, Record<string, unknown>> = {};
   for (const [name, s] of profileMcpServers(profile)) {
@@ -89,7 +97,9 @@ function geminiMcpServers(profile: ProfileDoc, ctx: EmitContext, warnings: Warni
         ? { command: s.command ?? '', args: s.args ?? [], ...(s.env && Object.keys(s.env).length ? { env: s.env } : {}) }
         : { httpUrl: s.url ?? '' };
   }
-  servers[RESERVED_MCP_SERVER] = { httpUrl: brainstemMcpUrl(ctx), headers: brainstemHeaders(ctx, (v) => `\${${v}}`) };
+  // Trusted: headless gemini (how sessions run it) offers no tool that would ask for confirmation, and the reserved
+  // server's tools act only on the caller's own session.
+  servers[RESERVED_MCP_SERVER] = { httpUrl: brainstemMcpUrl(ctx), headers: brainstemHeaders(ctx, (v) => `\${${v}}`), trust: true };
   return servers;
 }
 

@@ -72,8 +72,11 @@ export function scanGeminiCli(files: ScanFiles, opts: ScanOptions): ScanResult {
   return { runtime: 'gemini-cli', profileId: id, profile: validatedProposal(raw), filesUsed: used, warnings: warnings.list };
 }
 
+/** `mcp_<server>_*`: a whole MCP server let through an allowlist, which a profile says by declaring the server. */
+const MCP_SERVER_PATTERN = /^mcp_.+_\*$/;
+
 function claudeNames(value: unknown, key: string, warnings: ScanWarnings): string[] {
-  const names = stringList(value);
+  const names = stringList(value)?.filter((n) => !MCP_SERVER_PATTERN.test(n));
   if (!names) {
     warnings.add('malformed', SETTINGS, `${key} is not a list of names; ignored`);
     return [];
