@@ -1,7 +1,9 @@
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Journal } from '../../src/journal/journal.port';
+import { JOURNAL } from '../../src/journal/journal.tokens';
 import { BUILTIN_TEMPLATES } from '../../src/profiles/templates';
-import { FakeAnthropicApi, ModelReply } from '../support/fake-anthropic-api';
+import { FakeAnthropicApi, MessagesRequest, ModelReply } from '../support/fake-anthropic-api';
 import { sessionCalls } from '../support/session-calls';
 import { tempDir } from '../support/temp-dir';
 import { TestApp, startTestApp } from '../support/test-app';
@@ -39,7 +41,7 @@ const MODEL = 'claude-sonnet-4-5';
   const conversation = () => api.requests.filter((r) => r.model === MODEL);
 
   /** An opencode session whose user config (XDG_CONFIG_HOME) points the anthropic provider at the fake API. */
-  async function startOpencode(reply: (n: number) => ModelReply, body: object = {}, userConfig: object = {}): Promise<string> {
+  async function startOpencode(reply: (n: number, request: MessagesRequest) => ModelReply, body: object = {}, userConfig: object = {}): Promise<string> {
     api = new FakeAnthropicApi(reply);
     api.releaseAll();
     const xdg = join(home.path, `xdg-${Date.now()}`);
@@ -63,6 +65,20 @@ const MODEL = 'claude-sonnet-4-5';
     expect((await call('GET', `/${id}`)).body.state).toBe('pending_handling');
   }, 120000);
 
+  it("given the model calls Brainstem's report_progress, then opencode reaches the MCP server as its session and the progress is recorded", async () => {
+    const report = { status: 'working', message: 'halfway through the parser' };
+    let called = false;
+    // The conversation's first call is the tool call (opencode also has another model write a title).
+    const id = await startOpencode((n, request) => {
+      if (request.model !== MODEL || called) return { text: `reply ${n}` };
+      called = true;
+      return { tool: 'brainstem_report_progress', input: report };
+    });
+    await turnsEnded(id, 1);
+    const progress = (await t.app.get<Journal>(JOURNAL).readStream(`session-${id}`)).filter((e) => e.type === 'session.progress').map((e) => e.data);
+    expect(progress).toEqual([{ at: expect.any(Number), ...report }]);
+  }, 120000);
+
   it('given the API refuses the request, then the turn ends as failed with its message', async () => {
     const id = await startOpencode(() => ({ refuse: 'prompt is too long' }));
     const [result] = await turnsEnded(id, 1);
@@ -84,6 +100,8 @@ const MODEL = 'claude-sonnet-4-5';
       const id = await startOpencode((n) => ({ text: `reply ${n}` }), { profile_id: profileId });
       const [result] = await turnsEnded(id, 1);
       expect(result).toMatch(/^reply \d+$/);
+      // Brainstem's worker tools, from the reserved MCP server the session config carries.
+      expect((conversation()[0].tools ?? []).map((x) => x.name)).toEqual(expect.arrayContaining(['brainstem_report_progress', 'brainstem_ask_human']));
       expect(JSON.stringify(conversation()[0].system)).toContain(JSON.stringify(systemPrompt.split('\n')[0]).slice(1, -1));
     },
     120000,

@@ -4,7 +4,7 @@ import { FakeModelApi } from './fake-model-api';
 /** What the fake model answers to one /v1/messages request. */
 export type ModelReply = { text: string } | { tool: string; input: Record<string, unknown> } | { refuse: string };
 
-type MessagesRequest = { model: string; messages: unknown[]; system?: unknown; tools?: Array<{ name: string }> };
+export type MessagesRequest = { model: string; messages: unknown[]; system?: unknown; tools?: Array<{ name: string }> };
 
 /**
  * A stand-in for the Anthropic Messages API, enough for a real `claude` to run turns against it
@@ -14,7 +14,7 @@ export class FakeAnthropicApi extends FakeModelApi<MessagesRequest> {
   private held: Array<() => void> = [];
   private holding = true;
 
-  constructor(private readonly reply: (requestNumber: number) => ModelReply) {
+  constructor(private readonly reply: (requestNumber: number, request: MessagesRequest) => ModelReply) {
     super();
   }
 
@@ -38,7 +38,7 @@ export class FakeAnthropicApi extends FakeModelApi<MessagesRequest> {
   }
 
   protected answer(request: MessagesRequest, n: number, res: ServerResponse): void {
-    const go = () => this.stream(res, request.model, n, this.reply(n));
+    const go = () => this.stream(res, request.model, n, this.reply(n, request));
     if (this.holding) this.held.push(go);
     else go();
   }
