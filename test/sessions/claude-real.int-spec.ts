@@ -5,6 +5,7 @@ import { BUILTIN_TEMPLATES } from '../../src/profiles/templates';
 import { Journal, JournalEvent } from '../../src/journal/journal.port';
 import { JOURNAL } from '../../src/journal/journal.tokens';
 import { FakeAnthropicApi, ModelReply } from '../support/fake-anthropic-api';
+import { ServiceProcess, startService } from '../support/service-process';
 import { tempDir } from '../support/temp-dir';
 import { TestApp, startTestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
@@ -144,6 +145,52 @@ const REAL_CLAUDE = process.env.BRAINSTEM_REAL_CLAUDE;
     expect(toolResult).toContain('tool_result');
     expect(toolResult).toContain('not in this repository');
   }, 120000);
+
+  it('given the service is SIGKILLed between turns, then after the restart claude is resumed and the next message continues the conversation', async () => {
+    api = new FakeAnthropicApi((n) => ({ text: `reply ${n}` }));
+    api.releaseAll();
+    const journal = join(dirs.home.path, `journal-${Date.now()}`);
+    const env = {
+      BRAINSTEM_JOURNAL_DIR: journal,
+      BRAINSTEM_PROFILES_DIR: join(journal, 'profiles'),
+      PATH: `${dirs.bin.path}:${process.env.PATH}`,
+      HOME: dirs.home.path,
+      ANTHROPIC_BASE_URL: await api.start(),
+      ANTHROPIC_API_KEY: 'sk-ant-fake',
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    };
+    const services: ServiceProcess[] = [];
+    const request = async (svc: ServiceProcess, method: string, path: string, body?: object) => {
+      const res = await fetch(`${svc.url}/api/v1/coding-sessions${path}`, { method, headers: body ? { 'content-type': 'application/json' } : {}, body: body ? JSON.stringify(body) : undefined });
+      return (await res.json()) as { id: string; state: string; pid: number | null };
+    };
+    const pending = (svc: ServiceProcess, id: string) => waitFor(async () => (await request(svc, 'GET', `/${id}`)).state === 'pending_handling' || undefined, { timeoutMs: 60000, what: 'the turn to end' });
+    try {
+      const first = await startService(env);
+      services.push(first);
+      const session = await request(first, 'POST', '', { cwd: dirs.cwd.path, runtime: 'claude-code', prompt: 'remember the word zebra' });
+      reaper.track(session.pid);
+      await pending(first, session.id);
+      first.child.kill('SIGKILL');
+      await first.exited;
+
+      const second = await startService(env);
+      services.push(second);
+      const resumed = await request(second, 'GET', `/${session.id}`);
+      expect(resumed.state).toBe('pending_handling');
+      expect(resumed.pid).not.toBe(session.pid);
+      reaper.track(resumed.pid);
+      await request(second, 'POST', `/${session.id}/messages`, { text: 'which word?' });
+      await waitFor(async () => api.requests.some((r) => JSON.stringify(r.messages).includes('which word?')) || undefined, { timeoutMs: 60000, what: 'the next turn' });
+      await pending(second, session.id);
+      // The resumed claude sent the model the whole conversation: the first exchange came back from its transcript.
+      const next = JSON.stringify(api.requests.find((r) => JSON.stringify(r.messages).includes('which word?'))!.messages);
+      expect(next).toContain('remember the word zebra');
+      expect(next).toContain('reply 1');
+    } finally {
+      for (const svc of services) if (svc.child.exitCode === null) svc.child.kill('SIGKILL');
+    }
+  }, 180000);
 
   it("given a session started with a profile, then claude accepts the profile's flags and the model gets its model and system prompt", async () => {
     const created = await t.inject({
