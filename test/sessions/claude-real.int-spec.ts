@@ -4,12 +4,12 @@ import { join } from 'node:path';
 import { BUILTIN_TEMPLATES } from '../../src/profiles/templates';
 import { Journal, JournalEvent } from '../../src/journal/journal.port';
 import { JOURNAL } from '../../src/journal/journal.tokens';
-import { FakeAnthropicApi, ModelReply } from '../support/fake-anthropic-api';
+import { FakeAnthropicApi, MessagesRequest, ModelReply } from '../support/fake-anthropic-api';
 import { ServiceProcess, startService } from '../support/service-process';
 import { tempDir } from '../support/temp-dir';
 import { TestApp, startTestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
-import { WorkerReaper } from '../support/workers';
+import { WORKERS, WorkerReaper } from '../support/workers';
 
 /**
  * What the fake claude stands for, checked against a real `claude` talking to a fake model API: queued
@@ -289,4 +289,65 @@ const REAL_CLAUDE = process.env.BRAINSTEM_REAL_CLAUDE;
     },
     90000,
   );
+});
+
+/**
+ * The loop the service exists for, with a real claude as the main brain (the command driver runs `claude -p` on
+ * each round's prompt, connected to the service's MCP server without a session header): a supervised worker
+ * blocks, a round wakes the brain, the brain's model tells the worker what to do and completes the round.
+ */
+(REAL_CLAUDE ? describe : describe.skip)('a real claude as the main brain', () => {
+  let t: TestApp;
+  const api = new FakeAnthropicApi((n, request) => brainReply(request));
+  const reaper = new WorkerReaper();
+  const dirs = { bin: tempDir('brainstem-claude-bin-'), home: tempDir('brainstem-claude-home-'), cwd: tempDir('brainstem-cwd-') };
+  let worker = '';
+
+  /** The brain's model: tell the blocked worker, then complete the round named in the prompt, then stop. */
+  function brainReply(request: MessagesRequest): ModelReply {
+    const conversation = JSON.stringify(request.messages);
+    const round = /Supervision round (\S+) \(turn/.exec(conversation)?.[1];
+    if (!conversation.includes('tool_use')) return { tool: 'mcp__brainstem__send_to_session', input: { session: worker, text: 'use the fixture in test/data' } };
+    if (!conversation.includes('mcp__brainstem__complete_round')) return { tool: 'mcp__brainstem__complete_round', input: { round_id: round ?? 'none', summary: 'told the worker where the fixture is' } };
+    return { text: 'done' };
+  }
+
+  beforeAll(async () => {
+    symlinkSync(REAL_CLAUDE!, join(dirs.bin.path, 'claude'));
+    const mcpConfig = join(dirs.home.path, 'brain-mcp.json');
+    // ${BRAINSTEM_URL}: claude expands it from the environment the command driver gives the brain.
+    writeFileSync(mcpConfig, JSON.stringify({ mcpServers: { brainstem: { type: 'http', url: '${BRAINSTEM_URL}/mcp' } } }));
+    const claudeEnv = `PATH='${dirs.bin.path}':"$PATH" HOME='${dirs.home.path}' ANTHROPIC_BASE_URL='${await api.start()}' ANTHROPIC_API_KEY=sk-ant-fake CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1`;
+    api.releaseAll();
+    const brain = `${claudeEnv} claude -p --mcp-config '${mcpConfig}' --allowedTools 'mcp__brainstem__*'`;
+    t = await startTestApp({ BRAINSTEM_MAIN_BRAIN_DRIVER: 'command', BRAINSTEM_MAIN_BRAIN_COMMAND: brain, BRAINSTEM_SUPERVISION_DEBOUNCE_MS: '50' }, { listen: true });
+  });
+  afterAll(async () => {
+    reaper.killAll();
+    await t.close();
+    await api.close();
+    for (const d of Object.values(dirs)) d.remove();
+  });
+
+  it('given a supervised worker blocks, then the brain is woken, tells the worker what to do and completes the round', async () => {
+    const started = await t.inject({ method: 'POST', url: '/api/v1/coding-sessions', payload: { cwd: dirs.cwd.path, command: process.execPath, args: [join(WORKERS, 'quiet.js')] } });
+    expect(started.statusCode).toBe(201);
+    worker = started.json().alias;
+    reaper.track(started.json().pid);
+    expect((await t.inject({ method: 'POST', url: '/api/v1/session-os/main-brain/autonomous', payload: { enabled: true, task_hint: 'make the tests pass' } })).statusCode).toBe(200);
+    expect((await t.inject({ method: 'POST', url: `/api/v1/coding-sessions/${worker}/signals`, payload: { type: 'notify_blocked', reason: 'cannot find the test fixture' } })).statusCode).toBe(200);
+
+    const round = await waitFor(
+      async () => {
+        const rounds = (await t.inject({ method: 'GET', url: '/api/v1/session-os/main-brain/rounds' })).json().rounds as Array<{ status: string; summary: string | null }>;
+        return rounds.find((r) => r.status !== 'in_flight');
+      },
+      { timeoutMs: 90000, what: 'the round to end' },
+    );
+    expect(round).toMatchObject({ status: 'completed', summary: 'told the worker where the fixture is' });
+    const events = await t.app.get<Journal>(JOURNAL).readStream(`session-${started.json().id}`);
+    expect(events.filter((e) => e.type === 'session.message_dispatched').map((e) => (e.data as { text: string }).text)).toEqual(['use the fixture in test/data']);
+    // The brain's model was handed the round's prompt: why it was woken.
+    expect(JSON.stringify(api.requests[0].messages)).toContain('cannot find the test fixture');
+  }, 120000);
 });
