@@ -26,12 +26,15 @@ export interface ToolDefinition<A = Record<string, unknown>> {
   audience: ToolAudience;
   parameters: JsonSchemaObject;
   handler: (args: A, ctx: ToolContext) => Promise<unknown> | unknown;
+  /** Answered over MCP as one text block and nothing beside it (no structuredContent). */
+  textOnly?: true;
 }
 
 export interface ToolInfo {
   name: string;
   description: string;
   parameters: JsonSchemaObject;
+  textOnly?: true;
 }
 
 function describe(errors: ErrorObject[] | null | undefined): string {
@@ -58,7 +61,7 @@ export class ToolRegistry {
   list(audience: ToolAudience): ToolInfo[] {
     return [...this.tools.values()]
       .filter(({ def }) => def.audience === audience)
-      .map(({ def }) => ({ name: def.name, description: def.description, parameters: def.parameters }));
+      .map(({ def }) => ({ name: def.name, description: def.description, parameters: def.parameters, ...(def.textOnly ? { textOnly: true as const } : {}) }));
   }
 
   /** Validates the arguments against the tool's schema, then runs it. Errors are DomainErrors, never crashes. */

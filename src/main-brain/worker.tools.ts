@@ -92,6 +92,8 @@ export function registerWorkerTools(registry: ToolRegistry, sessions: SessionsSe
     description:
       `Claude Code's permission prompt tool (--permission-prompt-tool mcp__brainstem__${PERMISSION_PROMPT_TOOL}): puts your session in 待授权 ` +
       'and answers once the supervisor or the user resolves it, as {"behavior":"allow","updatedInput":…} or {"behavior":"deny","message":…}.',
+    // Claude Code refuses a permission prompt answer that is anything but one text block ("invalid result").
+    textOnly: true,
     parameters: {
       type: 'object',
       properties: {

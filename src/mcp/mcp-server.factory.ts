@@ -51,8 +51,8 @@ function audienceOf(identity: McpIdentity): ToolAudience {
   return identity.kind === 'main_brain' ? 'main_brain' : 'worker';
 }
 
-function asResult(value: unknown): CallToolResult {
-  const structured = typeof value === 'object' && value !== null && !Array.isArray(value) ? { structuredContent: value as Record<string, unknown> } : {};
+function asResult(value: unknown, textOnly: boolean): CallToolResult {
+  const structured = !textOnly && typeof value === 'object' && value !== null && !Array.isArray(value) ? { structuredContent: value as Record<string, unknown> } : {};
   return { content: [{ type: 'text', text: JSON.stringify(value ?? null, null, 2) }], ...structured };
 }
 
@@ -92,12 +92,13 @@ export function createMcpServer(identity: McpIdentity, deps: McpDeps): Server {
   server.setRequestHandler(ListToolsRequestSchema, () => ({
     tools: deps.registry.list(audience).map((t) => ({ name: t.name, description: t.description, inputSchema: t.parameters })),
   }));
+  const textOnly = new Set(deps.registry.list(audience).filter((t) => t.textOnly).map((t) => t.name));
 
   server.setRequestHandler(CallToolRequestLooseSchema, async (req, extra) => {
     // The Server's check above has already refused arguments that are not an object.
     const args = (req.params.arguments ?? {}) as Record<string, unknown>;
     try {
-      return asResult(await deps.registry.call(req.params.name, args, audience, { ...ctx, signal: extra.signal }));
+      return asResult(await deps.registry.call(req.params.name, args, audience, { ...ctx, signal: extra.signal }), textOnly.has(req.params.name));
     } catch (e) {
       return asError(e, req.params.name);
     }

@@ -1,6 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CallToolResultSchema, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResult, CallToolResultSchema, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
@@ -124,11 +124,15 @@ describe('MCP over streamable HTTP (the SDK client against /mcp)', () => {
     const worker = await connect({ session: w.id });
     const status = async () => (await t.inject({ method: 'GET', url: `/api/v1/coding-sessions/${w.id}` })).json() as Json;
 
-    const asking = call(worker, 'permission_prompt', { tool_name: 'Bash', input: { command: 'npm test' }, tool_use_id: 'tu_1' });
+    const asking = worker.callTool({ name: 'permission_prompt', arguments: { tool_name: 'Bash', input: { command: 'npm test' }, tool_use_id: 'tu_1' } });
     await waitFor(async () => (await status()).state === 'pending_authorization', { what: 'pending_authorization' });
     expect((await status()).pending).toMatchObject({ kind: 'permission', tool: 'Bash' });
     expect((await call(brain, 'resolve_permission', { session: w.alias, decision: 'allow' })).isError).toBe(false);
-    expect((await asking).json).toEqual({ behavior: 'allow', updatedInput: { command: 'npm test' } });
+    // One text block and nothing beside it: Claude Code calls anything else an invalid result (claude 2.1.197).
+    const answer = (await asking) as CallToolResult;
+    expect(answer.structuredContent).toBeUndefined();
+    expect(answer.content).toHaveLength(1);
+    expect(answer.content[0].type === 'text' && JSON.parse(answer.content[0].text)).toEqual({ behavior: 'allow', updatedInput: { command: 'npm test' } });
 
     const again = call(worker, 'permission_prompt', { tool_name: 'Bash', input: { command: 'rm -rf /' } });
     await waitFor(async () => (await status()).state === 'pending_authorization', { what: 'the second request' });

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BUILTIN_TEMPLATES } from '../../src/profiles/templates';
 import { Journal, JournalEvent } from '../../src/journal/journal.port';
@@ -191,6 +191,39 @@ const REAL_CLAUDE = process.env.BRAINSTEM_REAL_CLAUDE;
       for (const svc of services) if (svc.child.exitCode === null) svc.child.kill('SIGKILL');
     }
   }, 180000);
+
+  it.each([
+    ['allow', 'allow', true],
+    ['deny', 'deny', false],
+  ])(
+    'given claude run as a command worker with --permission-prompt-tool mcp__brainstem__permission_prompt, when the supervisor answers %s, then claude acts on that answer',
+    async (_, decision, ran) => {
+      const marker = join(dirs.cwd.path, `deployed-${decision}`);
+      api = new FakeAnthropicApi((n) => (n === 1 ? { tool: 'Bash', input: { command: `touch ${marker}` } } : { text: `reply ${n}` }));
+      api.releaseAll();
+      const mcpConfig = join(dirs.home.path, `worker-mcp-${decision}.json`);
+      writeFileSync(mcpConfig, JSON.stringify({ mcpServers: { brainstem: { type: 'http', url: `${t.url}/mcp`, headers: { 'X-Brainstem-Session': '${BRAINSTEM_SESSION_ID}' } } } }));
+      const args = ['-p', 'deploy it', '--permission-prompt-tool', 'mcp__brainstem__permission_prompt', '--mcp-config', mcpConfig];
+      const env = { PATH: `${dirs.bin.path}:${process.env.PATH}`, HOME: dirs.home.path, ANTHROPIC_BASE_URL: await api.start(), ANTHROPIC_API_KEY: 'sk-ant-fake', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' };
+      const started = await call('POST', '', { cwd: dirs.cwd.path, command: 'claude', args, env });
+      expect(started.status).toBe(201);
+      reaper.track(started.body.pid);
+      const id = started.body.id;
+      await until(id, 'pending_authorization');
+      expect((await events(id)).filter((e) => e.type === 'session.permission_requested').map((e) => e.data)).toEqual([
+        { at: expect.any(Number), request_id: expect.any(String), tool: 'Bash', input: { command: `touch ${marker}` } },
+      ]);
+      const reason = decision === 'deny' ? { reason: 'not in this repository' } : {};
+      expect((await call('POST', `/${id}/permission`, { decision, ...reason })).status).toBe(200);
+      await until(id, 'exited');
+      // Allowed, the command ran; denied, it did not, and the model was told why.
+      expect(existsSync(marker)).toBe(ran);
+      const toolResult = JSON.stringify(api.requests[api.requests.length - 1].messages);
+      expect(toolResult).toContain('tool_result');
+      if (!ran) expect(toolResult).toContain('not in this repository');
+    },
+    120000,
+  );
 
   it("given a session started with a profile, then claude accepts the profile's flags and the model gets its model and system prompt", async () => {
     const created = await t.inject({
