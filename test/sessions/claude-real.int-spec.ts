@@ -225,6 +225,23 @@ const REAL_CLAUDE = process.env.BRAINSTEM_REAL_CLAUDE;
     120000,
   );
 
+  it("given claude run as a command worker with Brainstem's stdio bridge as its MCP server, then the model's report_progress is recorded on the session", async () => {
+    const report = { status: 'working', message: 'over stdio' };
+    api = new FakeAnthropicApi((n) => (n === 1 ? { tool: 'mcp__brainstem__report_progress', input: report } : { text: `reply ${n}` }));
+    api.releaseAll();
+    // The bridge sends BRAINSTEM_SESSION_ID, which every worker has in its environment, as the session header.
+    const bridge = { type: 'stdio', command: process.execPath, args: [join(__dirname, '../../bin/brainstem.js'), 'mcp', '--url', t.url] };
+    const mcpConfig = join(dirs.home.path, 'worker-mcp-stdio.json');
+    writeFileSync(mcpConfig, JSON.stringify({ mcpServers: { brainstem: bridge } }));
+    const args = ['-p', 'report in', '--mcp-config', mcpConfig, '--allowedTools', 'mcp__brainstem__report_progress'];
+    const env = { PATH: `${dirs.bin.path}:${process.env.PATH}`, HOME: dirs.home.path, ANTHROPIC_BASE_URL: await api.start(), ANTHROPIC_API_KEY: 'sk-ant-fake', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' };
+    const started = await call('POST', '', { cwd: dirs.cwd.path, command: 'claude', args, env });
+    expect(started.status).toBe(201);
+    reaper.track(started.body.pid);
+    await until(started.body.id, 'exited');
+    expect(ofType(await events(started.body.id), 'session.progress')).toEqual([{ at: expect.any(Number), ...report }]);
+  }, 120000);
+
   it("given a session started with a profile, then claude accepts the profile's flags and the model gets its model and system prompt", async () => {
     const created = await t.inject({
       method: 'POST',
