@@ -1,4 +1,4 @@
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Journal } from '../../src/journal/journal.port';
 import { JOURNAL } from '../../src/journal/journal.tokens';
@@ -77,6 +77,26 @@ const MODEL = 'claude-sonnet-4-5';
     await turnsEnded(id, 1);
     const progress = (await t.app.get<Journal>(JOURNAL).readStream(`session-${id}`)).filter((e) => e.type === 'session.progress').map((e) => e.data);
     expect(progress).toEqual([{ at: expect.any(Number), ...report }]);
+  }, 120000);
+
+  it.each([
+    ['without --auto, the headless run rejects it and the turn says so', [], false],
+    ['with --auto in args, the run approves it and the command runs', ['--auto'], true],
+  ])("given the model runs a shell command the default profile would ask about: %s", async (_, args, ran) => {
+    const marker = join(cwd.path, `marker-${ran}`);
+    let called = false;
+    const id = await startOpencode(
+      (n, request) => {
+        if (request.model !== MODEL || called) return { text: `reply ${n}` };
+        called = true;
+        return { tool: 'bash', input: { command: `touch ${marker}`, description: 'make a marker' } };
+      },
+      { args },
+    );
+    const [result] = await turnsEnded(id, 1);
+    expect(existsSync(marker)).toBe(ran);
+    if (ran) expect(result).toMatch(/^reply \d+$/);
+    else expect(result).toMatch(/^opencode turn failed: bash \(touch .*\): .*rejected permission/);
   }, 120000);
 
   it('given the API refuses the request, then the turn ends as failed with its message', async () => {

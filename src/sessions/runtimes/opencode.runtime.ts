@@ -12,10 +12,22 @@ function errorMessage(error: unknown): string {
 }
 
 /**
+ * A tool call that ended in error, as `tool (what it was asked)`: its error. A run asks no one, so a permission
+ * that would ask is rejected, and opencode 1.18 then ends the run with nothing more to say: without this the
+ * turn would end with no result, or with the text the agent wrote before the call.
+ */
+function toolFailure(part: unknown): string | null {
+  if (!isPlainObject(part) || !isPlainObject(part.state) || part.state.status !== 'error' || typeof part.state.error !== 'string') return null;
+  const input = part.state.input;
+  const asked = isPlainObject(input) ? (input.command ?? input.filePath ?? input.url) : undefined;
+  return `${String(part.tool)}${typeof asked === 'string' ? ` (${asked})` : ''}: ${part.state.error}`;
+}
+
+/**
  * `opencode run --format json` (JSON lines, each naming its `sessionID`), the message on a piped stdin: `text`
- * parts carry the answer (complete, not deltas), `tool_use` starts a new message, `error` says why a turn failed.
- * Later turns add `--session <id>`. A headless run asks no one: permissions that would ask are rejected (or, with
- * `--auto` in args, approved), which opencode reports itself.
+ * parts carry the answer (complete, not deltas), `tool_use` starts a new message, `error` says why a turn failed,
+ * and so does a tool call that failed when nothing follows it. Later turns add `--session <id>`. A headless run
+ * asks no one: permissions that would ask are rejected (or, with `--auto` in args, approved).
  */
 export const opencodeProtocol: TurnProtocol = {
   runtime: 'opencode',
@@ -24,7 +36,11 @@ export const opencodeProtocol: TurnProtocol = {
   read(event: OutputEvent, turn: Turn): string | null {
     const { type, part } = event;
     if (type === 'text' && isPlainObject(part) && typeof part.text === 'string') turn.say(part.text);
-    else if (type === 'tool_use') turn.toolUsed();
+    else if (type === 'tool_use') {
+      turn.toolUsed();
+      const failed = toolFailure(part);
+      if (failed) turn.troubled(failed);
+    }
     else if (type === 'error') turn.fail(errorMessage(event.error));
     return typeof event.sessionID === 'string' ? event.sessionID : null;
   },

@@ -115,6 +115,29 @@ describe('geminiProtocol', () => {
   });
 });
 
+describe('opencodeProtocol: a tool call that fails', () => {
+  // As opencode 1.18.33 reports a bash call a headless run may not ask about, and then ends the run.
+  const rejected = {
+    type: 'tool_use',
+    sessionID: 'ses_1',
+    part: { type: 'tool', tool: 'bash', callID: 'toolu_2', state: { status: 'error', input: { command: 'touch probe-marker', description: 'make a marker' }, error: 'The user rejected permission to use this specific tool call.' } },
+  };
+
+  it('given nothing follows it, then the turn failed with what was called and why', () => {
+    const turn = new Turn();
+    opencodeProtocol.read({ type: 'text', sessionID: 'ses_1', part: { type: 'text', text: 'I will make a marker.' } }, turn);
+    opencodeProtocol.read(rejected, turn);
+    expect(turn.result('opencode', 0, null)).toBe('opencode turn failed: bash (touch probe-marker): The user rejected permission to use this specific tool call.');
+  });
+
+  it('given the agent answers after it, then the answer is the result', () => {
+    const turn = new Turn();
+    opencodeProtocol.read(rejected, turn);
+    opencodeProtocol.read({ type: 'text', sessionID: 'ses_1', part: { type: 'text', text: 'I could not run it; here is why.' } }, turn);
+    expect(turn.result('opencode', 0, null)).toBe('I could not run it; here is why.');
+  });
+});
+
 describe('opencodeProtocol', () => {
   it('runs `run --format json`, adding --session with the session id', () => {
     expect(opencodeProtocol.args(spec, null)).toEqual(['run', '--format', 'json', '-c', 'model="m"', '--extra']);
