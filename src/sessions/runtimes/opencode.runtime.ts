@@ -20,7 +20,7 @@ function toolFailure(part: unknown): string | null {
   if (!isPlainObject(part) || !isPlainObject(part.state) || part.state.status !== 'error' || typeof part.state.error !== 'string') return null;
   const input = part.state.input;
   const asked = isPlainObject(input) ? (input.command ?? input.filePath ?? input.url) : undefined;
-  return `${String(part.tool)}${typeof asked === 'string' ? ` (${asked})` : ''}: ${part.state.error}`;
+  return `${typeof part.tool === 'string' ? part.tool : 'a tool'}${typeof asked === 'string' ? ` (${asked})` : ''}: ${part.state.error}`;
 }
 
 /**
