@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { Journal } from '../../src/journal/journal.port';
 import { JOURNAL } from '../../src/journal/journal.tokens';
-import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BUILTIN_TEMPLATES } from '../../src/profiles/templates';
 import { FakeGeminiApi, GeminiReply } from '../support/fake-gemini-api';
@@ -106,6 +106,24 @@ const PLAN_MODE_TOOLS = ['read_file', 'glob', 'grep_search', 'list_directory', '
     await call('POST', `/${session}/stop`);
   }, 120000);
 
+  it.each([
+    ['a command the allow rule covers runs', 'touch made.txt', 'made.txt', true],
+    ['a command it does not cover is refused', 'touch other.txt', 'other.txt', false],
+  ])('given a profile allowing Bash(touch made.txt *) applied, when the model runs a shell command: %s', async (_, command, file, runs) => {
+    const created = await t.inject({
+      method: 'POST',
+      url: '/api/v1/agent-profiles',
+      payload: { name: `Toucher ${file}`, permissions: { mode: 'acceptEdits', allow: ['Bash(touch made.txt *)'] } },
+    });
+    expect(created.statusCode).toBe(201);
+    const dir = join(work.path, `allow-${file}`);
+    mkdirSync(dir);
+    expect((await t.inject({ method: 'POST', url: `/api/v1/agent-profiles/${created.json().id}/apply`, payload: { runtime: 'gemini-cli', dir } })).statusCode).toBe(200);
+    const { code } = await headless(dir, await workerSession(), (n) => (n === 1 ? { call: 'run_shell_command', args: { command, description: 'touch' } } : { text: `reply ${n}` }));
+    expect(code).toBe(0);
+    expect(existsSync(join(dir, file))).toBe(runs);
+  }, 120000);
+
   it('given a settings file gemini does not accept, then the check sees it (the control)', async () => {
     const dir = join(work.path, 'control');
     mkdirSync(join(dir, '.gemini'), { recursive: true });
@@ -125,16 +143,19 @@ const PLAN_MODE_TOOLS = ['read_file', 'glob', 'grep_search', 'list_directory', '
     expect(code).toBe(0);
     const settings = JSON.parse(readFileSync(join(dir, '.gemini', 'settings.json'), 'utf8')) as {
       general?: { defaultApprovalMode?: string };
-      tools?: { core?: string[]; exclude?: string[] };
+      tools?: { core?: string[]; exclude?: string[]; allowed?: string[] };
     };
     const offered = api.toolsOf(api.requests.length);
     // With an allowlist, every allowed built-in is offered (none lost to a name gemini does not know) and no other
-    // (in plan mode gemini offers only its read-only ones); never an excluded one.
+    // (in plan mode gemini offers only its read-only ones and those of allow rules); never an excluded one.
     const core = settings.tools?.core ?? [];
     const planMode = settings.general?.defaultApprovalMode === 'plan';
     if (core.length > 0) {
       const builtins = core.filter((tool) => BUILTIN_TOOL.test(tool));
-      expect(offered.filter((tool) => BUILTIN_TOOL.test(tool)).sort()).toEqual(builtins.filter((tool) => !planMode || PLAN_MODE_TOOLS.includes(tool)).sort());
+      // The tools of allow rules (run_shell_command(git log)) are offered in plan mode too.
+      const allowed = (settings.tools?.allowed ?? []).map((rule) => rule.replace(/\(.*$/, ''));
+      const inPlanMode = (tool: string) => PLAN_MODE_TOOLS.includes(tool) || allowed.includes(tool);
+      expect(offered.filter((tool) => BUILTIN_TOOL.test(tool)).sort()).toEqual(builtins.filter((tool) => !planMode || inPlanMode(tool)).sort());
     }
     for (const tool of settings.tools?.exclude ?? []) expect(offered).not.toContain(tool);
     // Brainstem's worker tools, from the reserved MCP server reached as this session (plan mode offers no MCP tool).

@@ -119,7 +119,12 @@ describe('gemini-cli emitter', () => {
     expect(warnings.filter((w) => w.code === 'hook_skipped')).toHaveLength(2);
     expect(settings.general).toEqual({ defaultApprovalMode: 'auto_edit' });
     // The allowlist lets through the tools of the profile's MCP servers and of the reserved one.
-    expect(settings.tools).toEqual({ core: ['read_file', 'run_shell_command', 'mcp_github_*', 'mcp_docs_*', 'mcp_brainstem_*'], exclude: ['web_fetch'] });
+    // And the allow rules are what gemini runs without asking (a shell prefix rule as a command prefix).
+    expect(settings.tools).toEqual({
+      core: ['read_file', 'run_shell_command', 'mcp_github_*', 'mcp_docs_*', 'mcp_brainstem_*'],
+      exclude: ['web_fetch'],
+      allowed: ['run_shell_command(npm test)'],
+    });
     // Trusted, so that headless gemini offers its tools.
     expect(settings.mcpServers.brainstem).toEqual({ httpUrl: 'http://127.0.0.1:4820/mcp', headers: { 'X-Brainstem-Session': '${BRAINSTEM_SESSION_ID}' }, trust: true });
   });

@@ -50,8 +50,9 @@ export function emitGeminiCli(profile: ProfileDoc, ctx: EmitContext): EmitResult
   if (profile.tools.builtin) tools.core = [...mapTools(profile.tools.builtin, 'tools.builtin', warnings), ...mcpToolPatterns(profile)];
   const exclude = mapTools(denyRules(profile), 'deny', warnings);
   if (exclude.length) tools.exclude = exclude;
+  const allowed = allowedTools(profile.permissions.allow, warnings);
+  if (allowed.length) tools.allowed = allowed;
   if (Object.keys(tools).length) settings.tools = tools;
-  if (profile.permissions.allow.length) warnings.add('not_mapped', `gemini-cli: allow rules are not mapped: ${profile.permissions.allow.join(', ')}`);
   if (profile.permissions.ask.length) warnings.add('not_mapped', `gemini-cli: ask rules are not mapped: ${profile.permissions.ask.join(', ')}`);
 
   settings.mcpServers = geminiMcpServers(profile, ctx, warnings);
@@ -66,6 +67,28 @@ export function emitGeminiCli(profile: ProfileDoc, ctx: EmitContext): EmitResult
     ],
     warnings: warnings.list,
   };
+}
+
+/** `Bash(git log *)` or `Bash(git log:*)`: a command prefix, with no other wildcard. */
+const SHELL_PREFIX_RULE = /^Bash\(([^*?()]+?)(?: \*|:\*)\)$/;
+
+/**
+ * Allow rules as `tools.allowed`, the tools gemini runs without asking: the only ones a headless gemini (how
+ * sessions run it) offers beside the read-only ones. A shell prefix rule becomes `run_shell_command(<prefix>)`,
+ * which gemini 0.61 matches as a command prefix; other rules (an exact command, a path) are warned.
+ */
+function allowedTools(rules: readonly string[], warnings: Warnings): string[] {
+  const out: string[] = [];
+  const unmapped: string[] = [];
+  for (const rule of rules) {
+    const prefix = SHELL_PREFIX_RULE.exec(rule)?.[1];
+    const mapped = prefix !== undefined ? `run_shell_command(${prefix})` : TOOL_NAMES[rule];
+    if (mapped) {
+      if (!out.includes(mapped)) out.push(mapped);
+    } else unmapped.push(rule);
+  }
+  if (unmapped.length) warnings.add('not_mapped', `gemini-cli: allow rules are not mapped: ${unmapped.join(', ')}`);
+  return out;
 }
 
 /** Plain tool names map; rules with arguments (`Bash(git push *)`) and unknown tools are warned. */

@@ -55,9 +55,10 @@ export function scanGeminiCli(files: ScanFiles, opts: ScanOptions): ScanResult {
   else if (!mode) warnings.add('not_mapped', SETTINGS, `defaultApprovalMode ${String(approval)} has no permission mode; default is proposed`);
 
   const tools = isPlain(settings.tools) ? settings.tools : {};
-  warnUnknownKeys(tools, ['core', 'exclude'], SETTINGS, warnings, 'tools.');
+  warnUnknownKeys(tools, ['core', 'exclude', 'allowed'], SETTINGS, warnings, 'tools.');
   const builtin = tools.core === undefined ? undefined : claudeNames(tools.core, 'tools.core', warnings);
   const deny = tools.exclude === undefined ? [] : claudeNames(tools.exclude, 'tools.exclude', warnings);
+  const allow = tools.allowed === undefined ? [] : allowRules(tools.allowed, warnings);
   const mcpServers = readMcpServers(settings.mcpServers, SETTINGS, warnings, ['httpUrl', 'url']);
 
   const raw: Plain = {
@@ -66,10 +67,27 @@ export function scanGeminiCli(files: ScanFiles, opts: ScanOptions): ScanResult {
     model: model ? { model } : {},
     instructions,
     tools: { ...(builtin ? { builtin } : {}), ...(mcpServers ? { mcp_servers: mcpServers } : {}) },
-    permissions: { mode: mode ?? 'default', deny },
+    permissions: { mode: mode ?? 'default', allow, deny },
     hooks: readHooks(settings.hooks, warnings),
   };
   return { runtime: 'gemini-cli', profileId: id, profile: validatedProposal(raw), filesUsed: used, warnings: warnings.list };
+}
+
+/** `run_shell_command(<prefix>)` is the rule `Bash(<prefix> *)`, which the emitter writes as it; names map as in core. */
+function allowRules(value: unknown, warnings: ScanWarnings): string[] {
+  const entries = stringList(value);
+  if (!entries) {
+    warnings.add('malformed', SETTINGS, 'tools.allowed is not a list; ignored');
+    return [];
+  }
+  const prefix = (entry: string) => /^run_shell_command\(([^*?()]+)\)$/.exec(entry)?.[1];
+  const unknown = entries.filter((e) => prefix(e) === undefined && !TOOL_NAMES[e]);
+  if (unknown.length) warnings.add('not_mapped', SETTINGS, `tools.allowed: ${unknown.join(', ')} has no profile rule; not kept`);
+  return entries.flatMap((e) => {
+    const p = prefix(e);
+    if (p !== undefined) return [`Bash(${p} *)`];
+    return TOOL_NAMES[e] ? [TOOL_NAMES[e]] : [];
+  });
 }
 
 /** `mcp_<server>_*`: a whole MCP server let through an allowlist, which a profile says by declaring the server. */

@@ -202,6 +202,12 @@ describe('scan: gemini-cli and opencode mapping details', () => {
     expect(result.warnings.map((w) => w.code)).toEqual(['lossy', 'not_mapped', 'lossy']);
   });
 
+  it('gemini-cli: tools.allowed scans back to allow rules, a command prefix to a Bash prefix rule', () => {
+    const settings = { tools: { allowed: ['run_shell_command(git log)', 'read_file', 'run_shell_command'] } };
+    const result = scanProfile(new Map([['.gemini/settings.json', JSON.stringify(settings)]]), undefined);
+    expect(result.profile.permissions.allow).toEqual(['Bash(git log *)', 'Read', 'Bash']);
+  });
+
   it('gemini-cli: grep_search and its old name search_file_content both scan to Grep', () => {
     for (const name of ['grep_search', 'search_file_content']) {
       const result = scanProfile(new Map([['.gemini/settings.json', JSON.stringify({ tools: { core: ['read_file', name] } })]]), undefined);
