@@ -121,7 +121,7 @@ export class SessionsService implements OnApplicationBootstrap, OnApplicationShu
     } finally {
       this.creating--;
     }
-    await actor.run(() => this.launch(actor, dto.prompt));
+    await actor.run(() => this.launch(actor, dto.prompt ?? undefined));
     return toStatus(actor);
   }
 

@@ -82,7 +82,7 @@ describe('malformed input on every route', () => {
       url: `/api/v1${url}`,
       ...(body ? { payload: body.payload, headers: { 'content-type': body.contentType } } : {}),
     });
-    if (res.statusCode >= 500) failures.push(`${method} ${url} ${body ? body.payload.slice(0, 80) : ''} -> ${res.statusCode} ${res.body.slice(0, 200)}`);
+    if (res.statusCode >= 500) failures.push(`${method} ${url} ${body ? body.payload.slice(0, 400) : ''} -> ${res.statusCode} ${res.body.slice(0, 200)}`);
   }
 
   const json = (value: unknown) => ({ payload: JSON.stringify(value), contentType: 'application/json' });

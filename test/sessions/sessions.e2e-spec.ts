@@ -3,6 +3,7 @@ import { Journal } from '../../src/journal/journal.port';
 import { JOURNAL } from '../../src/journal/journal.tokens';
 import { tempDir } from '../support/temp-dir';
 import { TestApp, startTestApp } from '../support/test-app';
+import { waitFor } from '../support/wait-for';
 import { FAKE_BIN, WORKERS, WorkerReaper } from '../support/workers';
 
 describe('coding sessions over HTTP: bad input and limits', () => {
@@ -55,6 +56,18 @@ describe('coding sessions over HTTP: bad input and limits', () => {
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ code: 'invalid_input', message: expect.stringMatching(message) });
     expect(journal.head().seq).toBe(before);
+  });
+
+  it('reads a null prompt as absent: the worker starts with nothing sent and nothing null is journaled', async () => {
+    // A worker that is still running when the prompt would be sent (a fast one exits first and hid this 500).
+    const res = await post('', { cwd: cwd.path, ...quiet, prompt: null });
+    expect(res.status).toBe(201);
+    reaper.track(res.body.pid);
+    const types = (await journal.readStream(`session-${res.body.id}`)).map((e) => e.type);
+    expect(types).not.toContain('session.message_dispatched');
+    // Its slot is needed by the limit test below.
+    await post(`/${res.body.id}/stop`, { grace_ms: 0 });
+    await waitFor(async () => (await t.inject({ method: 'GET', url: `/api/v1/coding-sessions/${res.body.id}` })).json().state === 'exited', { what: 'the session to stop' });
   });
 
   it('answers 404 for an unknown session id or alias', async () => {
