@@ -36,7 +36,7 @@ export class SessionsController {
   @Post(':id/permission')
   @HttpCode(200)
   permission(@Param('id') id: string, @Body() dto: PermissionDto): Promise<SessionStatus> {
-    return this.sessions.resolvePermission(id, dto.decision, dto.reason ?? null, dto.request_id);
+    return this.sessions.resolvePermission(id, dto.decision, dto.reason ?? null, dto.request_id ?? undefined);
   }
 
   /** The body is a union by `type`, validated by the service (the global pipe skips an untyped body). */
@@ -49,7 +49,7 @@ export class SessionsController {
   @Post(':id/stop')
   @HttpCode(200)
   stop(@Param('id') id: string, @Body() dto: StopDto): Promise<SessionStatus> {
-    return this.sessions.stop(id, dto.grace_ms);
+    return this.sessions.stop(id, dto.grace_ms ?? undefined);
   }
 
   @Patch(':id/supervision')

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { Journal } from '../../src/journal/journal.port';
 import { JOURNAL } from '../../src/journal/journal.tokens';
+import { DEFAULT_STOP_GRACE_MS } from '../../src/sessions/sessions.service';
 import { tempDir } from '../support/temp-dir';
 import { TestApp, startTestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
@@ -68,6 +69,18 @@ describe('coding sessions over HTTP: bad input and limits', () => {
     // Its slot is needed by the limit test below.
     await post(`/${res.body.id}/stop`, { grace_ms: 0 });
     await waitFor(async () => (await t.inject({ method: 'GET', url: `/api/v1/coding-sessions/${res.body.id}` })).json().state === 'exited', { what: 'the session to stop' });
+  });
+
+  it('reads a null request_id and a null grace_ms as absent: the pending request is resolved, the stop gets the default grace', async () => {
+    const res = await post('', { cwd: cwd.path, ...quiet });
+    expect(res.status).toBe(201);
+    reaper.track(res.body.pid);
+    expect((await post(`/${res.body.id}/signals`, { type: 'permission_request', tool: 'Edit', input: { file: 'a.ts' } })).body.state).toBe('pending_authorization');
+    const resolved = await post(`/${res.body.id}/permission`, { decision: 'allow', request_id: null });
+    expect(resolved).toMatchObject({ status: 200, body: { state: 'working' } });
+    expect((await post(`/${res.body.id}/stop`, { grace_ms: null })).status).toBe(200);
+    const stop = (await journal.readStream(`session-${res.body.id}`)).find((e) => e.type === 'session.stop_requested')!.data as { at: number; deadline_at: number };
+    expect(stop.deadline_at - stop.at).toBe(DEFAULT_STOP_GRACE_MS);
   });
 
   it('answers 404 for an unknown session id or alias', async () => {
