@@ -6,6 +6,7 @@ import { Journal, JournalEvent } from '../../src/journal/journal.port';
 import { JOURNAL } from '../../src/journal/journal.tokens';
 import { FakeAnthropicApi, MessagesRequest, ModelReply } from '../support/fake-anthropic-api';
 import { ServiceProcess, startService } from '../support/service-process';
+import { sessionCalls } from '../support/session-calls';
 import { tempDir } from '../support/temp-dir';
 import { TestApp, startTestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
@@ -18,6 +19,15 @@ import { WORKERS, WorkerReaper } from '../support/workers';
  * The binary comes from npm: `npm pack @anthropic-ai/claude-code-linux-x64` holds it as package/claude.
  */
 const REAL_CLAUDE = process.env.BRAINSTEM_REAL_CLAUDE;
+
+/** The environment of a claude that talks to the fake model API at `baseUrl` (found first on PATH from `bin`, if given). */
+const claudeEnv = (baseUrl: string, home: string, bin?: string): Record<string, string> => ({
+  PATH: bin ? `${bin}:${process.env.PATH}` : (process.env.PATH ?? ''),
+  HOME: home,
+  ANTHROPIC_BASE_URL: baseUrl,
+  ANTHROPIC_API_KEY: 'sk-ant-fake',
+  CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+});
 
 (REAL_CLAUDE ? describe : describe.skip)('claude-code sessions with a real claude', () => {
   let t: TestApp;
@@ -38,12 +48,24 @@ const REAL_CLAUDE = process.env.BRAINSTEM_REAL_CLAUDE;
     for (const d of Object.values(dirs)) d.remove();
   });
 
-  async function call(method: 'GET' | 'POST', url: string, payload?: object): Promise<{ status: number; body: { id: string; state: string; pid: number | null } }> {
-    const res = await t.inject({ method, url: `/api/v1/coding-sessions${url}`, payload });
-    return { status: res.statusCode, body: res.json() };
-  }
+  const { call, untilState } = sessionCalls(() => t);
   const events = (id: string): Promise<JournalEvent[]> => t.app.get<Journal>(JOURNAL).readStream(`session-${id}`);
   const ofType = (all: JournalEvent[], type: string) => all.filter((e) => e.type === type).map((e) => e.data as Record<string, unknown>);
+
+  /** A fake model API whose replies `reply` chooses (held until released), and the env of a claude using it. */
+  async function fakeModel(reply: (n: number) => ModelReply): Promise<Record<string, string>> {
+    api = new FakeAnthropicApi(reply);
+    return claudeEnv(await api.start(), dirs.home.path, dirs.bin.path);
+  }
+
+  /** A claude-code session on a fake model API whose replies `reply` chooses (held until released). */
+  async function startClaude(reply: (n: number) => ModelReply, body: object = {}): Promise<string> {
+    const env = await fakeModel(reply);
+    const started = await call('POST', '', { cwd: dirs.cwd.path, runtime: 'claude-code', env, prompt: 'first', ...body });
+    expect(started.status).toBe(201);
+    reaper.track(started.body.pid);
+    return started.body.id;
+  }
 
   /**
    * Starts a turn whose first model reply is held, sends `text` during it, lets the model answer and allows
@@ -51,25 +73,6 @@ const REAL_CLAUDE = process.env.BRAINSTEM_REAL_CLAUDE;
    * depending on when it read it: either way the session must work until the last turn ends, and only then
    * be pending_handling.
    */
-  /** A claude-code session on a fake model API whose replies `reply` chooses (held until released). */
-  async function startClaude(reply: (n: number) => ModelReply, body: object = {}): Promise<string> {
-    api = new FakeAnthropicApi(reply);
-    const env = {
-      PATH: `${dirs.bin.path}:${process.env.PATH}`,
-      HOME: dirs.home.path,
-      ANTHROPIC_BASE_URL: await api.start(),
-      ANTHROPIC_API_KEY: 'sk-ant-fake',
-      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-      DISABLE_AUTOUPDATER: '1',
-    };
-    const started = await call('POST', '', { cwd: dirs.cwd.path, runtime: 'claude-code', env, prompt: 'first', ...body });
-    expect(started.status).toBe(201);
-    reaper.track(started.body.pid);
-    return started.body.id;
-  }
-  const until = (id: string, state: string) =>
-    waitFor(async () => ((await call('GET', `/${id}`)).body.state === state ? true : undefined), { timeoutMs: 60000, what: `session ${state}` });
-
   async function messageDuringTurn(text: string, reply: (n: number) => ModelReply): Promise<JournalEvent[]> {
     const id = await startClaude(reply);
     await waitFor(() => api.requests.length > 0 || undefined, { timeoutMs: 60000, what: "claude's first model request" });
@@ -133,9 +136,9 @@ const REAL_CLAUDE = process.env.BRAINSTEM_REAL_CLAUDE;
   it('given a tool call the supervisor denies, then claude gets the denial with its reason and the turn ends', async () => {
     const id = await startClaude((n) => (n === 1 ? { tool: 'Bash', input: { command: 'make deploy' } } : { text: `reply ${n}` }));
     api.releaseAll();
-    await until(id, 'pending_authorization');
+    await untilState(id, 'pending_authorization');
     expect((await call('POST', `/${id}/permission`, { decision: 'deny', reason: 'not in this repository' })).status).toBe(200);
-    await until(id, 'pending_handling');
+    await untilState(id, 'pending_handling');
     const all = await events(id);
     expect(ofType(all, 'session.permission_requested')).toEqual([
       { at: expect.any(Number), request_id: expect.any(String), tool: 'Bash', input: { command: 'make deploy' } },
@@ -147,18 +150,9 @@ const REAL_CLAUDE = process.env.BRAINSTEM_REAL_CLAUDE;
   }, 120000);
 
   it('given the service is SIGKILLed between turns, then after the restart claude is resumed and the next message continues the conversation', async () => {
-    api = new FakeAnthropicApi((n) => ({ text: `reply ${n}` }));
-    api.releaseAll();
     const journal = join(dirs.home.path, `journal-${Date.now()}`);
-    const env = {
-      BRAINSTEM_JOURNAL_DIR: journal,
-      BRAINSTEM_PROFILES_DIR: join(journal, 'profiles'),
-      PATH: `${dirs.bin.path}:${process.env.PATH}`,
-      HOME: dirs.home.path,
-      ANTHROPIC_BASE_URL: await api.start(),
-      ANTHROPIC_API_KEY: 'sk-ant-fake',
-      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-    };
+    const env = { ...(await fakeModel((n) => ({ text: `reply ${n}` }))), BRAINSTEM_JOURNAL_DIR: journal, BRAINSTEM_PROFILES_DIR: join(journal, 'profiles') };
+    api.releaseAll();
     const services: ServiceProcess[] = [];
     const request = async (svc: ServiceProcess, method: string, path: string, body?: object) => {
       const res = await fetch(`${svc.url}/api/v1/coding-sessions${path}`, { method, headers: body ? { 'content-type': 'application/json' } : {}, body: body ? JSON.stringify(body) : undefined });
@@ -199,23 +193,22 @@ const REAL_CLAUDE = process.env.BRAINSTEM_REAL_CLAUDE;
     'given claude run as a command worker with --permission-prompt-tool mcp__brainstem__permission_prompt, when the supervisor answers %s, then claude acts on that answer',
     async (_, decision, ran) => {
       const marker = join(dirs.cwd.path, `deployed-${decision}`);
-      api = new FakeAnthropicApi((n) => (n === 1 ? { tool: 'Bash', input: { command: `touch ${marker}` } } : { text: `reply ${n}` }));
+      const env = await fakeModel((n) => (n === 1 ? { tool: 'Bash', input: { command: `touch ${marker}` } } : { text: `reply ${n}` }));
       api.releaseAll();
       const mcpConfig = join(dirs.home.path, `worker-mcp-${decision}.json`);
       writeFileSync(mcpConfig, JSON.stringify({ mcpServers: { brainstem: { type: 'http', url: `${t.url}/mcp`, headers: { 'X-Brainstem-Session': '${BRAINSTEM_SESSION_ID}' } } } }));
       const args = ['-p', 'deploy it', '--permission-prompt-tool', 'mcp__brainstem__permission_prompt', '--mcp-config', mcpConfig];
-      const env = { PATH: `${dirs.bin.path}:${process.env.PATH}`, HOME: dirs.home.path, ANTHROPIC_BASE_URL: await api.start(), ANTHROPIC_API_KEY: 'sk-ant-fake', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' };
       const started = await call('POST', '', { cwd: dirs.cwd.path, command: 'claude', args, env });
       expect(started.status).toBe(201);
       reaper.track(started.body.pid);
       const id = started.body.id;
-      await until(id, 'pending_authorization');
+      await untilState(id, 'pending_authorization');
       expect((await events(id)).filter((e) => e.type === 'session.permission_requested').map((e) => e.data)).toEqual([
         { at: expect.any(Number), request_id: expect.any(String), tool: 'Bash', input: { command: `touch ${marker}` } },
       ]);
       const reason = decision === 'deny' ? { reason: 'not in this repository' } : {};
       expect((await call('POST', `/${id}/permission`, { decision, ...reason })).status).toBe(200);
-      await until(id, 'exited');
+      await untilState(id, 'exited');
       // Allowed, the command ran; denied, it did not, and the model was told why.
       expect(existsSync(marker)).toBe(ran);
       const toolResult = JSON.stringify(api.requests[api.requests.length - 1].messages);
@@ -227,18 +220,17 @@ const REAL_CLAUDE = process.env.BRAINSTEM_REAL_CLAUDE;
 
   it("given claude run as a command worker with Brainstem's stdio bridge as its MCP server, then the model's report_progress is recorded on the session", async () => {
     const report = { status: 'working', message: 'over stdio' };
-    api = new FakeAnthropicApi((n) => (n === 1 ? { tool: 'mcp__brainstem__report_progress', input: report } : { text: `reply ${n}` }));
+    const env = await fakeModel((n) => (n === 1 ? { tool: 'mcp__brainstem__report_progress', input: report } : { text: `reply ${n}` }));
     api.releaseAll();
     // The bridge sends BRAINSTEM_SESSION_ID, which every worker has in its environment, as the session header.
     const bridge = { type: 'stdio', command: process.execPath, args: [join(__dirname, '../../bin/brainstem.js'), 'mcp', '--url', t.url] };
     const mcpConfig = join(dirs.home.path, 'worker-mcp-stdio.json');
     writeFileSync(mcpConfig, JSON.stringify({ mcpServers: { brainstem: bridge } }));
     const args = ['-p', 'report in', '--mcp-config', mcpConfig, '--allowedTools', 'mcp__brainstem__report_progress'];
-    const env = { PATH: `${dirs.bin.path}:${process.env.PATH}`, HOME: dirs.home.path, ANTHROPIC_BASE_URL: await api.start(), ANTHROPIC_API_KEY: 'sk-ant-fake', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' };
     const started = await call('POST', '', { cwd: dirs.cwd.path, command: 'claude', args, env });
     expect(started.status).toBe(201);
     reaper.track(started.body.pid);
-    await until(started.body.id, 'exited');
+    await untilState(started.body.id, 'exited');
     expect(ofType(await events(started.body.id), 'session.progress')).toEqual([{ at: expect.any(Number), ...report }]);
   }, 120000);
 
@@ -257,7 +249,7 @@ const REAL_CLAUDE = process.env.BRAINSTEM_REAL_CLAUDE;
     expect(created.statusCode).toBe(201);
     const id = await startClaude((n) => ({ text: `reply ${n}` }), { profile_id: created.json().id });
     api.releaseAll();
-    await until(id, 'pending_handling');
+    await untilState(id, 'pending_handling');
     const first = api.requests[0];
     expect(first.model).toBe('claude-sonnet-4-5');
     expect(JSON.stringify(first.system)).toContain('Plan only; never edit.');
@@ -327,7 +319,7 @@ const REAL_CLAUDE = process.env.BRAINSTEM_REAL_CLAUDE;
       expect(await doctor(dir)).not.toContain('Invalidsettings');
 
       const api = new FakeAnthropicApi((n) => ({ text: `reply ${n}` }));
-      const env = { ...process.env, HOME: home.path, ANTHROPIC_BASE_URL: await api.start(), ANTHROPIC_API_KEY: 'sk-ant-fake', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' };
+      const env = { ...process.env, ...claudeEnv(await api.start(), home.path) };
       api.releaseAll();
       try {
         const code = await new Promise<number | null>((resolve) => spawn(REAL_CLAUDE!, ['-p', 'hello'], { cwd: dir, env, stdio: 'ignore' }).on('close', resolve));
@@ -367,9 +359,10 @@ const REAL_CLAUDE = process.env.BRAINSTEM_REAL_CLAUDE;
     const mcpConfig = join(dirs.home.path, 'brain-mcp.json');
     // ${BRAINSTEM_URL}: claude expands it from the environment the command driver gives the brain.
     writeFileSync(mcpConfig, JSON.stringify({ mcpServers: { brainstem: { type: 'http', url: '${BRAINSTEM_URL}/mcp' } } }));
-    const claudeEnv = `PATH='${dirs.bin.path}':"$PATH" HOME='${dirs.home.path}' ANTHROPIC_BASE_URL='${await api.start()}' ANTHROPIC_API_KEY=sk-ant-fake CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1`;
+    // The command driver runs the brain through sh -c with the service's environment: the fake API's goes in front.
+    const assignments = Object.entries(claudeEnv(await api.start(), dirs.home.path, dirs.bin.path)).map(([k, v]) => `${k}='${v}'`);
     api.releaseAll();
-    const brain = `${claudeEnv} claude -p --mcp-config '${mcpConfig}' --allowedTools 'mcp__brainstem__*'`;
+    const brain = `${assignments.join(' ')} claude -p --mcp-config '${mcpConfig}' --allowedTools 'mcp__brainstem__*'`;
     t = await startTestApp({ BRAINSTEM_MAIN_BRAIN_DRIVER: 'command', BRAINSTEM_MAIN_BRAIN_COMMAND: brain, BRAINSTEM_SUPERVISION_DEBOUNCE_MS: '50' }, { listen: true });
   });
   afterAll(async () => {

@@ -5,7 +5,6 @@ import { FakeOpenAiApi } from '../support/fake-openai-api';
 import { sessionCalls } from '../support/session-calls';
 import { tempDir } from '../support/temp-dir';
 import { TestApp, startTestApp } from '../support/test-app';
-import { waitFor } from '../support/wait-for';
 import { AgentHomes } from '../support/workers';
 
 /**
@@ -38,7 +37,7 @@ const REAL_CODEX = process.env.BRAINSTEM_REAL_CODEX;
     cwd.remove();
   });
 
-  const { call, turnsEnded } = sessionCalls(() => t);
+  const { call, turnsEnded, untilState } = sessionCalls(() => t);
 
   /** A codex session whose CODEX_HOME names the fake API as its model provider; strict: unknown config keys fail. */
   async function startCodex(body: object = {}, drops = 0): Promise<string> {
@@ -72,10 +71,7 @@ const REAL_CODEX = process.env.BRAINSTEM_REAL_CODEX;
 
   it('given an override codex does not know, then --strict-config refuses it before any thread: the check can fail (the control)', async () => {
     const id = await startCodex({ args: ['--strict-config', '--skip-git-repo-check', '-c', 'no_such_key=1'] });
-    const ended = await waitFor(async () => {
-      const s = (await call('GET', `/${id}`)).body;
-      return s.state === 'exited' ? s : undefined;
-    }, { timeoutMs: 90000, what: 'the session to exit' });
+    const ended = await untilState(id, 'exited');
     expect(ended.exit_code).not.toBe(0);
     expect(api.requests).toHaveLength(0);
   }, 120000);

@@ -7,7 +7,6 @@ import { FakeAnthropicApi, MessagesRequest, ModelReply } from '../support/fake-a
 import { sessionCalls } from '../support/session-calls';
 import { tempDir } from '../support/temp-dir';
 import { TestApp, startTestApp } from '../support/test-app';
-import { waitFor } from '../support/wait-for';
 
 /**
  * What the fake opencode stands for, checked against a real `opencode` whose anthropic provider points at a fake
@@ -36,7 +35,7 @@ const MODEL = 'claude-sonnet-4-5';
     for (const d of [bin, home, cwd]) d.remove();
   });
 
-  const { call, turnsEnded } = sessionCalls(() => t);
+  const { call, turnsEnded, untilState } = sessionCalls(() => t);
   /** The model calls of the conversation, not the title opencode has a small model write. */
   const conversation = () => api.requests.filter((r) => r.model === MODEL);
 
@@ -107,7 +106,7 @@ const MODEL = 'claude-sonnet-4-5';
 
   it('given a config opencode does not accept, then it refuses to run: the check can fail (the control)', async () => {
     const id = await startOpencode((n) => ({ text: `reply ${n}` }), {}, { agent: { odd: { mode: 'sometimes' } } });
-    await waitFor(async () => (await call('GET', `/${id}`)).body.state === 'exited' || undefined, { timeoutMs: 90000, what: 'the session to exit' });
+    await untilState(id, 'exited');
     const log = await t.inject({ method: 'GET', url: `/api/v1/coding-sessions/${id}/output?tail=20` });
     expect(log.json().lines.join('\n')).toContain('Configuration is invalid');
     expect(conversation()).toHaveLength(0);

@@ -3,7 +3,7 @@ import { JOURNAL } from '../../src/journal/journal.tokens';
 import { TestApp } from './test-app';
 import { waitFor } from './wait-for';
 
-export type SessionBody = { id: string; state: string; exit_code: number | null };
+export type SessionBody = { id: string; alias: string; state: string; pid: number | null; exit_code: number | null };
 
 /** Coding-session calls on a test app that is started later (in beforeAll): `app` is read at each call. */
 export function sessionCalls(app: () => TestApp) {
@@ -18,5 +18,11 @@ export function sessionCalls(app: () => TestApp) {
       .map((e) => (e.data as { result: string | null }).result);
   const turnsEnded = (id: string, n: number, timeoutMs = 90000) =>
     waitFor(async () => ((await results(id)).length >= n ? results(id) : undefined), { timeoutMs, what: `${n} turn end(s)` });
-  return { call, results, turnsEnded };
+  /** The session's status once it is in `state`. */
+  const untilState = (id: string, state: string, timeoutMs = 90000) =>
+    waitFor(async () => {
+      const { body } = await call('GET', `/${id}`);
+      return body.state === state ? body : undefined;
+    }, { timeoutMs, what: `session ${id} ${state}` });
+  return { call, results, turnsEnded, untilState };
 }
