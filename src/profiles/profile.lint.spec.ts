@@ -122,7 +122,7 @@ const CASES: Case[] = [
   {
     rule: 'runtime_unsupported',
     severity: 'warning',
-    path: 'permissions.allow',
+    path: 'permissions.allow[0]',
     failing: () => lint(profile({ runtime: 'codex', permissions: { mode: 'acceptEdits', allow: ['Bash(npm test)'], deny: [], ask: [] } })),
     passing: () => lint(profile({ runtime: 'claude-code', permissions: { mode: 'acceptEdits', allow: ['Bash(npm test)'], deny: [], ask: [] } })),
   },
@@ -148,7 +148,18 @@ describe('profile lint: runtime-specific gaps', () => {
   it('warns that codex maps neither the built-in allowlist nor deny rules nor hooks, command hooks included', () => {
     // Given a codex profile with a command guard hook and an http hook; When linted; Then both events are flagged
     const r = lint(profile({ runtime: 'codex', tools: { builtin: ['Read'], deny: ['Bash'] }, hooks: { SessionStart: [hookOf('command')], PreToolUse: [hookOf('http')] } }));
-    expect(r.warnings.map((w) => w.path)).toEqual(['tools.builtin', 'tools.deny', 'hooks.SessionStart', 'hooks.PreToolUse']);
+    expect(r.warnings.map((w) => w.path)).toEqual(['tools.builtin', 'tools.deny[0]', 'hooks.SessionStart', 'hooks.PreToolUse']);
+  });
+
+  it("warns about no codex rule on the profile's own MCP servers (they become its approval settings), and about every other rule", () => {
+    const r = lint(
+      profile({
+        runtime: 'codex',
+        tools: { mcp_servers: { gh: stdio() }, deny: ['mcp__gh__delete_repo'] },
+        permissions: { mode: 'default', allow: ['mcp__gh', 'Bash(npm test *)'], deny: ['mcp__gh__*'], ask: ['mcp__gh__create_issue', 'mcp__slack__post'] },
+      }),
+    );
+    expect(r.warnings.map((w) => w.path)).toEqual(['permissions.allow[1]', 'permissions.ask[1]']);
   });
 
   it('warns that gemini-cli has no bypass mode in settings, no ask rules, and no "_" in server names', () => {

@@ -1,3 +1,4 @@
+import { mcpRuleTarget } from './mcp-rules';
 import { HOOK_EVENTS, Hook, HookEvent, MetadataField, ProfileDoc } from './profile.schema';
 
 /** The profile linter: a pure function (profile, context) → findings. Findings never block a save; apply refuses errors. */
@@ -138,17 +139,24 @@ function lintRuntime(doc: ProfileDoc, warn: Report): void {
         });
       }
       return;
-    case 'codex':
+    case 'codex': {
+      // Rules on the profile's own MCP servers become their approval settings; no other rule maps.
+      const servers = Object.keys(doc.tools.mcp_servers ?? {});
       for (const list of ['allow', 'deny', 'ask'] as const) {
-        if (doc.permissions[list].length > 0) unsupported(`permissions.${list}`, 'does not map fine-grained permission rules');
+        doc.permissions[list].forEach((rule, i) => {
+          if (!mcpRuleTarget(rule, servers)) unsupported(`permissions.${list}[${i}]`, `does not map the permission rule ${rule} (only rules on the profile's MCP servers)`);
+        });
       }
       if (doc.tools.builtin) unsupported('tools.builtin', 'does not map the built-in tool allowlist');
-      if (doc.tools.deny?.length) unsupported('tools.deny', 'does not map tool deny rules');
+      (doc.tools.deny ?? []).forEach((rule, i) => {
+        if (!mcpRuleTarget(rule, servers)) unsupported(`tools.deny[${i}]`, `does not map the tool deny rule ${rule} (only rules on the profile's MCP servers)`);
+      });
       // The codex emitter writes no hooks at all: a guard hook of any type would silently not run.
       for (const event of HOOK_EVENTS) {
         if (doc.hooks[event]?.length) unsupported(`hooks.${event}`, 'hooks are not applied (configure codex hooks by hand)');
       }
       return;
+    }
     case 'gemini-cli':
       if (['bypassPermissions', 'auto', 'dontAsk'].includes(doc.permissions.mode)) {
         unsupported('permissions.mode', `has no settings equivalent of ${doc.permissions.mode}`);

@@ -95,10 +95,14 @@ describe.each(EMIT_RUNTIMES.map((r) => [r]))('golden files: %s', (runtime) => {
     }
 
     if (runtime === 'codex') {
-      it('config.toml carries the mode and the reserved server', () => {
+      it('config.toml carries the mode and the reserved server, whose tools codex calls without asking', () => {
         const config = parseToml(result.files.find((f) => f.path === '.codex/config.toml')!.content) as { approval_policy: string; mcp_servers: Record<string, unknown> };
         expect(['on-request', 'never']).toContain(config.approval_policy);
-        expect(config.mcp_servers.brainstem).toEqual({ url: 'http://127.0.0.1:4820/mcp', env_http_headers: { 'X-Brainstem-Session': 'BRAINSTEM_SESSION_ID' } });
+        expect(config.mcp_servers.brainstem).toEqual({
+          url: 'http://127.0.0.1:4820/mcp',
+          env_http_headers: { 'X-Brainstem-Session': 'BRAINSTEM_SESSION_ID' },
+          default_tools_approval_mode: 'approve',
+        });
       });
     }
   });

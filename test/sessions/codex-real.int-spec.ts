@@ -1,7 +1,9 @@
 import { symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Journal } from '../../src/journal/journal.port';
+import { JOURNAL } from '../../src/journal/journal.tokens';
 import { BUILTIN_TEMPLATES } from '../../src/profiles/templates';
-import { FakeOpenAiApi } from '../support/fake-openai-api';
+import { FakeOpenAiApi, ResponsesReply, ResponsesRequest } from '../support/fake-openai-api';
 import { sessionCalls } from '../support/session-calls';
 import { tempDir } from '../support/temp-dir';
 import { TestApp, startTestApp } from '../support/test-app';
@@ -40,8 +42,8 @@ const REAL_CODEX = process.env.BRAINSTEM_REAL_CODEX;
   const { call, turnsEnded, untilState } = sessionCalls(() => t);
 
   /** A codex session whose CODEX_HOME names the fake API as its model provider; strict: unknown config keys fail. */
-  async function startCodex(body: object = {}, drops = 0): Promise<string> {
-    api = new FakeOpenAiApi(drops);
+  async function startCodex(body: object = {}, drops = 0, reply?: (n: number, request: ResponsesRequest) => ResponsesReply): Promise<string> {
+    api = new FakeOpenAiApi(drops, reply);
     const home = homes.create('brainstem-codex-home-');
     const provider = `model_provider = "fake"\n[model_providers.fake]\nname = "fake"\nbase_url = "${await api.start()}"\nenv_key = "OPENAI_API_KEY"\nwire_api = "responses"\n`;
     writeFileSync(join(home, 'config.toml'), provider);
@@ -62,6 +64,47 @@ const REAL_CODEX = process.env.BRAINSTEM_REAL_CODEX;
     // Resumed: the second request carries the first exchange.
     expect(JSON.stringify(api.requests[1].input)).toContain('reply 1');
     expect((await call('GET', `/${id}`)).body.state).toBe('pending_handling');
+  }, 120000);
+
+  it("given the model calls Brainstem's report_progress through codex's exec tool, then codex runs it without asking and the progress is recorded", async () => {
+    // codex 0.169 offers MCP tools only as deferred nested tools of `exec`, which runs the model's JavaScript,
+    // and refuses a call that would need approval, as every MCP tool does by default, in a headless run.
+    const report = { status: 'working', message: 'halfway through the parser' };
+    const call = `const r = await tools.mcp__brainstem__report_progress(${JSON.stringify(report)});\ntext(JSON.stringify(r));`;
+    const id = await startCodex({}, 0, (n) => (n === 1 ? { exec: call } : { text: `reply ${n}` }));
+    expect(await turnsEnded(id, 1)).toEqual(['reply 2']);
+    const progress = (await t.app.get<Journal>(JOURNAL).readStream(`session-${id}`)).filter((e) => e.type === 'session.progress').map((e) => e.data);
+    expect(progress).toEqual([{ at: expect.any(Number), ...report }]);
+    // The tool's answer, the session as the service sees it, went back to the model as the script's output.
+    const output = (api.requests[1].input as Array<{ type: string; output?: Array<{ text: string }> }>).find((i) => i.type === 'custom_tool_call_output');
+    expect(JSON.stringify(output?.output)).toContain(id);
+  }, 120000);
+
+  it("given a profile's rules on its own MCP server, then codex runs the allowed tools, refuses the one to ask about, and does not offer the denied one", async () => {
+    // The profile's server is the service's own MCP endpoint without a session header: the main brain's tools.
+    const profile = {
+      name: 'Codex MCP rules',
+      target_runtime: 'codex',
+      tools: { mcp_servers: { other: { type: 'http', url: `${t.url}/mcp` } } },
+      permissions: { mode: 'default', allow: ['mcp__other'], ask: ['mcp__other__supervision_status'], deny: ['mcp__other__stop_session'] },
+    };
+    const created = await t.inject({ method: 'POST', url: '/api/v1/agent-profiles', payload: profile });
+    expect(created.json()).toMatchObject({ id: expect.any(String) });
+    const script = [
+      'const listed = await tools.mcp__other__list_sessions({});',
+      'const asked = await tools.mcp__other__supervision_status({});',
+      "text(JSON.stringify({ listed, asked, stop: typeof tools.mcp__other__stop_session, names: ALL_TOOLS.map((x) => x.name).filter((n) => n.startsWith('mcp__other')) }));",
+    ].join('\n');
+    const id = await startCodex({ profile_id: created.json().id }, 0, (n) => (n === 1 ? { exec: script } : { text: `reply ${n}` }));
+    expect(await turnsEnded(id, 1)).toEqual(['reply 2']);
+    const output = (api.requests[1].input as Array<{ type: string; output?: Array<{ text: string }> }>).find((i) => i.type === 'custom_tool_call_output');
+    const result = JSON.parse(output!.output![1].text) as { listed: { isError?: boolean; content: Array<{ text: string }> }; asked: { isError?: boolean; content: Array<{ text: string }> }; stop: string; names: string[] };
+    expect(result.listed.isError).toBeFalsy();
+    expect(result.listed.content[0].text).toContain(id);
+    expect(result.asked).toMatchObject({ isError: true, content: [{ text: expect.stringContaining('requires approval') }] });
+    expect(result.stop).toBe('undefined');
+    expect(result.names).toContain('mcp__other__list_sessions');
+    expect(result.names).not.toContain('mcp__other__stop_session');
   }, 120000);
 
   it('given the model stream drops twice, then codex retries and the turn ends with the answer', async () => {

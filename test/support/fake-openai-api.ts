@@ -1,15 +1,21 @@
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { FakeModelApi } from './fake-model-api';
 
-type ResponsesRequest = { model: string; input: unknown[]; instructions?: string };
+export type ResponsesRequest = { model: string; input: unknown[]; instructions?: string };
+
+/** What the fake model answers: a message, or JavaScript for codex's `exec` tool (how codex 0.169 reaches MCP tools). */
+export type ResponsesReply = { text: string } | { exec: string };
 
 /**
  * A stand-in for the OpenAI Responses API, enough for a real `codex` to run turns against it (a model provider
- * with this base_url): each request is answered with one streamed assistant message, except the first
- * `drops` requests, whose stream ends before response.completed (what codex retries).
+ * with this base_url): each request is answered with one streamed output item, `reply n` unless the test
+ * chooses, except the first `drops` requests, whose stream ends before response.completed (what codex retries).
  */
 export class FakeOpenAiApi extends FakeModelApi<ResponsesRequest> {
-  constructor(private readonly drops = 0) {
+  constructor(
+    private readonly drops = 0,
+    private readonly reply: (requestNumber: number, request: ResponsesRequest) => ResponsesReply = (n) => ({ text: `reply ${n}` }),
+  ) {
     super();
   }
 
@@ -29,7 +35,7 @@ export class FakeOpenAiApi extends FakeModelApi<ResponsesRequest> {
     res.writeHead(404).end();
   }
 
-  protected answer(_request: ResponsesRequest, n: number, res: ServerResponse): void {
+  protected answer(request: ResponsesRequest, n: number, res: ServerResponse): void {
     const sse = FakeModelApi.sse;
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     res.write(sse('response.created', { response: { id: `resp_${n}` } }));
@@ -37,7 +43,11 @@ export class FakeOpenAiApi extends FakeModelApi<ResponsesRequest> {
       res.end();
       return;
     }
-    const item = { type: 'message', role: 'assistant', id: `msg_${n}`, content: [{ type: 'output_text', text: `reply ${n}`, annotations: [] }] };
+    const reply = this.reply(n, request);
+    const item =
+      'exec' in reply
+        ? { type: 'custom_tool_call', id: `ctc_${n}`, call_id: `call_${n}`, name: 'exec', input: reply.exec, status: 'completed' }
+        : { type: 'message', role: 'assistant', id: `msg_${n}`, content: [{ type: 'output_text', text: reply.text, annotations: [] }] };
     res.write(sse('response.output_item.done', { output_index: 0, item }));
     const usage = { input_tokens: 5, input_tokens_details: null, output_tokens: 2, output_tokens_details: null, total_tokens: 7 };
     res.end(sse('response.completed', { response: { id: `resp_${n}`, usage } }));

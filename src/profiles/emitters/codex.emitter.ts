@@ -1,4 +1,5 @@
 import { stringify } from 'smol-toml';
+import { mcpRuleTarget } from '../mcp-rules';
 import { HOOK_EVENTS, PermissionMode, ProfileDoc } from '../profile.schema';
 import {
   RESERVED_MCP_SERVER,
@@ -12,6 +13,7 @@ import {
   profileBlock,
   profileMcpServers,
   reasoningEffort,
+  uniq,
   warnCommonGaps,
 } from './emitter-support';
 import { EmitContext, EmitResult } from './emitter.types';
@@ -33,7 +35,8 @@ const MODE_MAP: Record<PermissionMode, { approval_policy: ApprovalPolicy; sandbo
 
 /**
  * codex: instructions, reasoning effort and MCP (seed). `.codex/config.toml` and a marked block in `AGENTS.md`;
- * the built-in tool allowlist, fine-grained allow/deny/ask rules and hooks are not mapped (warned).
+ * allow/deny/ask rules on the profile's MCP servers become their approval settings; the built-in tool
+ * allowlist, other fine-grained rules and hooks are not mapped (warned).
  */
 export function emitCodex(profile: ProfileDoc, ctx: EmitContext): EmitResult {
   const warnings = new Warnings();
@@ -47,12 +50,13 @@ export function emitCodex(profile: ProfileDoc, ctx: EmitContext): EmitResult {
   }
   Object.assign(config, MODE_MAP[profile.permissions.mode]);
   if (profile.permissions.mode === 'plan') warnings.add('not_mapped', 'codex has no plan mode; plan is mapped to a read-only sandbox with approval on request');
-  config.mcp_servers = codexMcpServers(profile, ctx, warnings);
+  const servers = codexMcpServers(profile, ctx, warnings);
+  const unmapped = applyMcpRules(profile, servers);
+  config.mcp_servers = servers;
 
   if (profile.tools.builtin) warnings.add('not_mapped', 'codex does not map the built-in tool allowlist (tools.builtin)');
-  const deny = denyRules(profile);
-  for (const [list, rules] of [['allow', profile.permissions.allow], ['deny', deny], ['ask', profile.permissions.ask]] as const) {
-    if (rules.length) warnings.add('not_mapped', `codex does not map fine-grained ${list} rules: ${rules.join(', ')}`);
+  for (const list of ['allow', 'deny', 'ask'] as const) {
+    if (unmapped[list].length) warnings.add('not_mapped', `codex does not map fine-grained ${list} rules: ${unmapped[list].join(', ')}`);
   }
   for (const event of HOOK_EVENTS) {
     if (profile.hooks[event]?.length) warnings.add('hook_skipped', `codex: hooks.${event} is not mapped (configure codex hooks by hand)`);
@@ -90,11 +94,50 @@ function codexMcpServers(profile: ProfileDoc, ctx: EmitContext, warnings: Warnin
   for (const [name, s] of profileMcpServers(profile)) {
     servers[name] = s.type === 'stdio' ? { command: s.command ?? '', args: s.args ?? [], ...codexEnv(name, s.env ?? {}, warnings) } : { url: s.url ?? '' };
   }
-  // codex reads header values from environment variables by name.
+  // codex reads header values from environment variables by name. Its tools act only on the caller's own
+  // session, and without "approve" a headless codex refuses every call to them (see applyMcpRules).
   servers[RESERVED_MCP_SERVER] = {
     url: brainstemMcpUrl(ctx),
     ...(ctx.bearerAuth ? { bearer_token_env_var: TOKEN_ENV } : {}),
     env_http_headers: { [SESSION_HEADER]: SESSION_ENV },
+    default_tools_approval_mode: 'approve',
   };
   return servers;
+}
+
+type RuleList = 'allow' | 'ask' | 'deny';
+
+/**
+ * Rules on the profile's own MCP servers, as codex's approval settings. codex 0.169 asks before calling an MCP
+ * tool by default (one that declares no annotations, at least), and a headless `codex exec` (how sessions run
+ * it) refuses every call it would ask about ("MCP tool call requires approval, but approval policy is never"),
+ * so without this a session could use no such tool. allow → approval_mode "approve", ask → "prompt" (the tool's, or for a whole server its
+ * default_tools_approval_mode), deny → disabled_tools (a whole server: enabled = false). Applied allow, ask,
+ * deny, so deny wins, then ask, as in Claude Code; bypassPermissions approves every server's tools. Returns the
+ * rules that name no server of the profile.
+ */
+function applyMcpRules(profile: ProfileDoc, servers: Record<string, Record<string, unknown>>): Record<RuleList, string[]> {
+  const names = profileMcpServers(profile).map(([name]) => name);
+  if (profile.permissions.mode === 'bypassPermissions') for (const name of names) servers[name].default_tools_approval_mode = 'approve';
+  const lists: Record<RuleList, string[]> = { allow: profile.permissions.allow, ask: profile.permissions.ask, deny: denyRules(profile) };
+  const unmapped: Record<RuleList, string[]> = { allow: [], ask: [], deny: [] };
+  for (const list of ['allow', 'ask', 'deny'] as const) {
+    for (const rule of lists[list]) {
+      const target = mcpRuleTarget(rule, names);
+      if (!target) {
+        unmapped[list].push(rule);
+        continue;
+      }
+      const server = servers[target.server];
+      if (list === 'deny') {
+        if (target.tool === null) server.enabled = false;
+        else server.disabled_tools = uniq([...((server.disabled_tools as string[] | undefined) ?? []), target.tool]);
+        continue;
+      }
+      const approval = list === 'allow' ? 'approve' : 'prompt';
+      if (target.tool === null) server.default_tools_approval_mode = approval;
+      else server.tools = { ...(server.tools as Record<string, unknown> | undefined), [target.tool]: { approval_mode: approval } };
+    }
+  }
+  return unmapped;
 }

@@ -85,7 +85,7 @@ describe('codex emitter', () => {
       mcp_servers: {
         github: { command: 'npx', args: ['-y', 'gh-mcp'], env_vars: ['GH_TOKEN'] },
         docs: { url: 'https://docs.example/mcp' },
-        brainstem: { url: 'http://127.0.0.1:4820/mcp', env_http_headers: { 'X-Brainstem-Session': 'BRAINSTEM_SESSION_ID' } },
+        brainstem: { url: 'http://127.0.0.1:4820/mcp', env_http_headers: { 'X-Brainstem-Session': 'BRAINSTEM_SESSION_ID' }, default_tools_approval_mode: 'approve' },
       },
     });
     const messages = warnings.map((w) => w.message).join('\n');
@@ -99,6 +99,45 @@ describe('codex emitter', () => {
     const result = emitProfile('codex', doc, CTX);
     expect((parseToml(result.files[0].content) as { mcp_servers: Record<string, unknown> }).mcp_servers.gh).toEqual({ command: 'gh-mcp', args: [], env: { MODE: 'ro' }, env_vars: ['GH_TOKEN'] });
     expect(result.warnings).toContainEqual({ code: 'not_mapped', message: expect.stringContaining('env API_KEY refers to another variable (${OTHER_KEY})') });
+  });
+
+  describe('rules on the profile\'s MCP servers', () => {
+    const servers = { gh: { type: 'stdio' as const, command: 'gh-mcp' }, docs: { type: 'http' as const, url: 'https://docs.example/mcp' } };
+    const emitMcp = (mode: 'default' | 'bypassPermissions', rules: { allow?: string[]; ask?: string[]; deny?: string[] }) => {
+      const doc = normalizeDocument({ name: 'M', tools: { mcp_servers: servers }, permissions: { mode, allow: rules.allow ?? [], deny: rules.deny ?? [], ask: rules.ask ?? [] } });
+      const result = emitProfile('codex', doc, CTX);
+      return { servers: (parseToml(result.files[0].content) as { mcp_servers: Record<string, unknown> }).mcp_servers, warnings: result.warnings.map((w) => w.message) };
+    };
+
+    it('given allow, ask and deny rules on a tool and on a whole server, then each becomes that server\'s approval setting and only the other rules are warned', () => {
+      const { servers: out, warnings } = emitMcp('default', {
+        allow: ['mcp__gh__list_issues', 'mcp__docs', 'Bash(npm test *)'],
+        ask: ['mcp__gh__create_issue', 'mcp__slack__post'],
+        deny: ['mcp__gh__delete_repo', 'mcp__docs__publish'],
+      });
+      expect(out.gh).toEqual({
+        command: 'gh-mcp',
+        args: [],
+        tools: { list_issues: { approval_mode: 'approve' }, create_issue: { approval_mode: 'prompt' } },
+        disabled_tools: ['delete_repo'],
+      });
+      expect(out.docs).toEqual({ url: 'https://docs.example/mcp', default_tools_approval_mode: 'approve', disabled_tools: ['publish'] });
+      expect(warnings).toContain('codex does not map fine-grained allow rules: Bash(npm test *)');
+      expect(warnings).toContain('codex does not map fine-grained ask rules: mcp__slack__post');
+      expect(warnings.join('\n')).not.toContain('deny rules');
+    });
+
+    it('given a tool both allowed and asked about, and a whole server denied, then ask wins over allow and the server is turned off', () => {
+      const { servers: out } = emitMcp('default', { allow: ['mcp__gh__create_issue', 'mcp__docs'], ask: ['mcp__gh__create_issue'], deny: ['mcp__docs__*'] });
+      expect(out.gh).toMatchObject({ tools: { create_issue: { approval_mode: 'prompt' } } });
+      expect(out.docs).toMatchObject({ enabled: false });
+    });
+
+    it('given bypassPermissions, then every server\'s tools are approved, except what a rule asks about', () => {
+      const { servers: out } = emitMcp('bypassPermissions', { ask: ['mcp__docs'] });
+      expect(out.gh).toMatchObject({ default_tools_approval_mode: 'approve' });
+      expect(out.docs).toMatchObject({ default_tools_approval_mode: 'prompt' });
+    });
   });
 
   it('puts the instructions and path rules in a marked AGENTS.md block', () => {
@@ -182,6 +221,7 @@ describe('the reserved brainstem server when the service requires its bearer tok
       url: 'http://127.0.0.1:4820/mcp',
       bearer_token_env_var: 'BRAINSTEM_API_TOKEN',
       env_http_headers: { 'X-Brainstem-Session': 'BRAINSTEM_SESSION_ID' },
+      default_tools_approval_mode: 'approve',
     });
     expect(JSON.parse(content('gemini-cli', '.gemini/settings.json')).mcpServers.brainstem.headers.Authorization).toBe('Bearer ${BRAINSTEM_API_TOKEN}');
     expect(JSON.parse(content('opencode', 'opencode.json')).mcp.brainstem.headers.Authorization).toBe('Bearer {env:BRAINSTEM_API_TOKEN}');

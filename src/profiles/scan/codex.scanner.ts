@@ -35,8 +35,8 @@ function modeOf(approval: unknown, sandbox: unknown, warnings: ScanWarnings): Pe
 
 /**
  * The inverse of the codex emitter: `.codex/config.toml` and the profile's marked block in AGENTS.md (a plain
- * AGENTS.md becomes the system prompt). codex has no place for the built-in tool list, allow/deny/ask rules,
- * hooks, fallback models or skills, so a scanned codex profile has none of them. Pure.
+ * AGENTS.md becomes the system prompt). codex has no place for the built-in tool list, hooks, fallback models,
+ * skills or rules other than on MCP servers, so a scanned codex profile has none of them. Pure.
  */
 export function scanCodex(files: ScanFiles, opts: ScanOptions): ScanResult {
   const warnings = new ScanWarnings();
@@ -69,15 +69,45 @@ export function scanCodex(files: ScanFiles, opts: ScanOptions): ScanResult {
   const effort = config.model_reasoning_effort;
   const mode = modeOf(config.approval_policy, config.sandbox_mode, warnings);
   const mcpServers = withForwardedEnv(readMcpServers(config.mcp_servers, CONFIG, warnings, ['url']), config.mcp_servers);
+  const rules = mcpRules(config.mcp_servers, Object.keys(mcpServers ?? {}), mode, warnings);
   const raw: Plain = {
     name,
     runtime: 'codex',
     model: { ...(typeof config.model === 'string' ? { model: config.model } : {}), ...(typeof effort === 'string' ? { options: { reasoning_effort: effort } } : {}) },
     instructions,
     tools: mcpServers ? { mcp_servers: mcpServers } : {},
-    permissions: mode ? { mode } : {},
+    permissions: { ...(mode ? { mode } : {}), ...rules },
   };
   return { runtime: 'codex', profileId: id, profile: validatedProposal(raw), filesUsed: used, warnings: warnings.list };
+}
+
+/**
+ * The approval settings the codex emitter writes for a profile's MCP rules, read back as those rules: an approved
+ * server or tool is allowed, one to prompt for is asked about, a disabled one denied. bypassPermissions approves
+ * every server itself, so there a server's "approve" is the mode's, not a rule.
+ */
+function mcpRules(raw: unknown, servers: readonly string[], mode: PermissionMode | undefined, warnings: ScanWarnings): Partial<Record<'allow' | 'ask' | 'deny', string[]>> {
+  const out: Record<'allow' | 'ask' | 'deny', string[]> = { allow: [], ask: [], deny: [] };
+  const approval = (value: unknown, rule: string, at: string, implied = false) => {
+    if (value === 'approve') {
+      if (!implied) out.allow.push(rule);
+    } else if (value === 'prompt') out.ask.push(rule);
+    else if (value !== undefined && value !== 'auto') warnings.add('not_mapped', CONFIG, `${at} ${String(value)} is not known; not kept`);
+  };
+  for (const name of servers) {
+    const server = isPlain(raw) ? raw[name] : undefined;
+    if (!isPlain(server)) continue;
+    const at = `mcp_servers.${name}`;
+    approval(server.default_tools_approval_mode, `mcp__${name}`, `${at}.default_tools_approval_mode`, mode === 'bypassPermissions');
+    if (isPlain(server.tools)) {
+      for (const [tool, settings] of Object.entries(server.tools)) {
+        if (isPlain(settings)) approval(settings.approval_mode, `mcp__${name}__${tool}`, `${at}.tools.${tool}.approval_mode`);
+      }
+    }
+    if (server.enabled === false) out.deny.push(`mcp__${name}`);
+    for (const tool of stringList(server.disabled_tools) ?? []) out.deny.push(`mcp__${name}__${tool}`);
+  }
+  return Object.fromEntries(Object.entries(out).filter(([, rules]) => rules.length > 0));
 }
 
 /** `env_vars = ["K"]` (codex forwards K) is how the emitter writes a profile's `K: ${K}`: read it back as that. */

@@ -73,13 +73,14 @@ describe('scan: the fixture project re-emits byte for byte', () => {
         expect(profile).toEqual(source);
         return;
       }
-      // codex writes no description, tool lists, rules or hooks: those cannot come back.
+      // codex writes no description, tool lists, hooks or rules other than on MCP servers: those cannot come back.
+      const onMcp = (rules: string[]) => rules.filter((r) => r.startsWith('mcp__'));
       expect(profile).toEqual({
         ...source,
         runtime: 'codex',
         description: '',
         tools: { mcp_servers: source.tools.mcp_servers },
-        permissions: { mode: source.permissions.mode, allow: [], deny: [], ask: [] },
+        permissions: { mode: source.permissions.mode, allow: onMcp(source.permissions.allow), deny: onMcp(source.permissions.deny), ask: onMcp(source.permissions.ask) },
         hooks: {},
       });
     });
@@ -188,6 +189,20 @@ describe('scan: codex mapping details', () => {
     expect(result).toMatchObject({ profileId: 'ops', profile: { name: 'Ops Bot', model: { model: 'gpt-5' }, instructions: { system_prompt: 'Keep it running.' } } });
     expect(result.profile.tools.mcp_servers).toBeUndefined();
     expect(result.warnings.map((w) => w.code)).toEqual(['lossy']);
+  });
+
+  it("reads a server's approval settings back as MCP rules, the approval bypassPermissions implies as none, and warns an unknown one", () => {
+    const config = (policy: string) =>
+      `approval_policy = "${policy}"\nsandbox_mode = "danger-full-access"\n` +
+      '[mcp_servers.gh]\ncommand = "gh-mcp"\ndefault_tools_approval_mode = "approve"\ndisabled_tools = ["delete_repo"]\n' +
+      '[mcp_servers.gh.tools.create_issue]\napproval_mode = "prompt"\n[mcp_servers.gh.tools.search]\napproval_mode = "auto"\n' +
+      '[mcp_servers.docs]\nurl = "https://docs.example/mcp"\nenabled = false\ndefault_tools_approval_mode = "sometimes"\n';
+    const asked = scanProfile(new Map([['.codex/config.toml', config('on-request')]]), 'codex');
+    expect(asked.profile.permissions).toEqual({ mode: 'acceptEdits', allow: ['mcp__gh'], ask: ['mcp__gh__create_issue'], deny: ['mcp__gh__delete_repo', 'mcp__docs'] });
+    expect(asked.warnings).toContainEqual(expect.objectContaining({ code: 'not_mapped', message: expect.stringContaining('default_tools_approval_mode sometimes is not known') }));
+    const bypass = scanProfile(new Map([['.codex/config.toml', config('never')]]), 'codex');
+    expect(bypass.profile.permissions).toMatchObject({ mode: 'bypassPermissions', allow: [] });
+    expect(emitted('codex', bypass.profile, 'x').get('.codex/config.toml')).toContain('[mcp_servers.gh]\ncommand = "gh-mcp"\nargs = []\ndefault_tools_approval_mode = "approve"');
   });
 });
 
