@@ -54,6 +54,10 @@ describe('scan: the fixture project re-emits byte for byte', () => {
       }
     }
 
+    it('the fixture is the source profile as emitted today (a stale one would round-trip just as well)', () => {
+      expect(Object.fromEntries(projectFiles(dir))).toEqual(Object.fromEntries(emitted(runtime, source, 'billing-service')));
+    });
+
     it('scan → profile → emit gives the fixture files, and nothing else', () => {
       const files = projectFiles(dir);
       const result = scanProfile(files, runtime, { projectDir: dir });
