@@ -107,6 +107,30 @@ const PLAN_MODE_TOOLS = ['read_file', 'glob', 'grep_search', 'list_directory', '
   }, 120000);
 
   it.each([
+    ['with no rule on it, none of its tools is offered (the control)', [], [], []],
+    ['allowing it and denying one tool, every other tool is offered and runs', ['mcp__other'], ['mcp__other__stop_session'], ['mcp_other_list_sessions']],
+  ])("given a profile with an MCP server of its own applied: %s", async (label, allow, deny, offered) => {
+    // The profile's server is the service's own MCP endpoint without a session header: the main brain's tools.
+    const created = await t.inject({
+      method: 'POST',
+      url: '/api/v1/agent-profiles',
+      payload: { name: `Own server ${allow.length}`, tools: { mcp_servers: { other: { type: 'http', url: `${t.url}/mcp` } } }, permissions: { mode: 'acceptEdits', allow, deny } },
+    });
+    expect(created.statusCode).toBe(201);
+    const dir = join(work.path, `own-server-${allow.length}`);
+    mkdirSync(dir);
+    expect((await t.inject({ method: 'POST', url: `/api/v1/agent-profiles/${created.json().id}/apply`, payload: { runtime: 'gemini-cli', dir } })).statusCode).toBe(200);
+    const { code } = await headless(dir, await workerSession(), (n) => (n === 1 ? { call: 'mcp_other_list_sessions', args: {} } : { text: `reply ${n}` }));
+    expect(code).toBe(0);
+    const tools = api.toolsOf(1).filter((tool) => tool.startsWith('mcp_other_'));
+    expect(tools).toEqual(offered.length ? expect.arrayContaining(offered) : []);
+    expect(tools).not.toContain('mcp_other_stop_session');
+    // What went back to the model: the session list, or gemini's "not found".
+    const response = JSON.stringify(api.requests[1].contents.slice(-1));
+    expect(response).toContain(offered.length ? '\\"sessions\\"' : 'not found');
+  }, 120000);
+
+  it.each([
     ['a command the allow rule covers runs', 'touch made.txt', 'made.txt', true],
     ['a command it does not cover is refused', 'touch other.txt', 'other.txt', false],
   ])('given a profile allowing Bash(touch made.txt *) applied, when the model runs a shell command: %s', async (_, command, file, runs) => {

@@ -148,6 +148,22 @@ describe('codex emitter', () => {
 });
 
 describe('gemini-cli emitter', () => {
+  it("maps rules on the profile's MCP servers: allow as tools.allowed, a denied tool in its server's excludeTools, a denied server in mcp.excluded", () => {
+    const doc = normalizeDocument({
+      name: 'M',
+      tools: { mcp_servers: { gh: { type: 'stdio', command: 'gh-mcp' }, docs: { type: 'http', url: 'https://docs.example/mcp' }, wiki: { type: 'http', url: 'https://wiki.example/mcp' } } },
+      permissions: { mode: 'default', allow: ['mcp__gh__list_issues', 'mcp__docs__*', 'mcp__slack__post'], deny: ['mcp__gh__delete_repo', 'mcp__wiki'], ask: [] },
+    });
+    const result = emitProfile('gemini-cli', doc, CTX);
+    const settings = JSON.parse(result.files[0].content);
+    expect(settings.tools).toEqual({ allowed: ['mcp_gh_list_issues', 'mcp_docs_*'] });
+    expect(settings.mcpServers.gh).toEqual({ command: 'gh-mcp', args: [], excludeTools: ['delete_repo'] });
+    expect(settings.mcp).toEqual({ excluded: ['wiki'] });
+    const messages = result.warnings.map((w) => w.message).join('\n');
+    expect(messages).toContain('allow rules are not mapped: mcp__slack__post');
+    expect(messages).not.toContain('mcp__gh__delete_repo');
+  });
+
   it('maps hooks to BeforeTool with timeouts in milliseconds, command handlers only', () => {
     const { content, warnings } = file('gemini-cli', '.gemini/settings.json');
     const settings = JSON.parse(content);

@@ -1,3 +1,4 @@
+import { mcpRuleTarget } from '../mcp-rules';
 import { HOOK_EVENTS, HookEvent, PermissionMode, ProfileDoc } from '../profile.schema';
 import {
   RESERVED_MCP_SERVER,
@@ -46,16 +47,20 @@ export function emitGeminiCli(profile: ProfileDoc, ctx: EmitContext): EmitResult
   if (mode) settings.general = { defaultApprovalMode: mode };
   else warnings.add('not_mapped', `gemini-cli settings cannot set ${profile.permissions.mode} (YOLO only from the command line); the approval mode is left unset`);
 
+  const serverNames = profileMcpServers(profile).map(([name]) => name);
+  const onMcp = (rule: string) => mcpRuleTarget(rule, serverNames) !== null;
   const tools: Record<string, unknown> = {};
   if (profile.tools.builtin) tools.core = [...mapTools(profile.tools.builtin, 'tools.builtin', warnings), ...mcpToolPatterns(profile)];
-  const exclude = mapTools(denyRules(profile), 'deny', warnings);
+  const exclude = mapTools(denyRules(profile).filter((rule) => !onMcp(rule)), 'deny', warnings);
   if (exclude.length) tools.exclude = exclude;
-  const allowed = allowedTools(profile.permissions.allow, warnings);
+  const allowed = allowedTools(profile.permissions.allow, serverNames, warnings);
   if (allowed.length) tools.allowed = allowed;
   if (Object.keys(tools).length) settings.tools = tools;
   if (profile.permissions.ask.length) warnings.add('not_mapped', `gemini-cli: ask rules are not mapped: ${profile.permissions.ask.join(', ')}`);
 
   settings.mcpServers = geminiMcpServers(profile, ctx, warnings);
+  const excludedServers = excludeMcpTools(denyRules(profile), serverNames, settings.mcpServers as Record<string, Record<string, unknown>>);
+  if (excludedServers.length) settings.mcp = { excluded: excludedServers };
   const hooks = geminiHooks(profile, warnings);
   if (Object.keys(hooks).length) settings.hooks = hooks;
   warnCommonGaps('gemini-cli', profile, warnings);
@@ -74,15 +79,18 @@ const SHELL_PREFIX_RULE = /^Bash\(([^*?()]+?)(?: \*|:\*)\)$/;
 
 /**
  * Allow rules as `tools.allowed`, the tools gemini runs without asking: the only ones a headless gemini (how
- * sessions run it) offers beside the read-only ones. A shell prefix rule becomes `run_shell_command(<prefix>)`,
- * which gemini 0.61 matches as a command prefix; other rules (an exact command, a path) are warned.
+ * sessions run it) offers beside the read-only ones, MCP tools included (an untrusted server's tools are not
+ * offered at all otherwise: checked with gemini 0.61). A shell prefix rule becomes `run_shell_command(<prefix>)`,
+ * which gemini 0.61 matches as a command prefix, and a rule on one of the profile's MCP servers
+ * `mcp_<server>_<tool>` (a whole server `mcp_<server>_*`); other rules (an exact command, a path) are warned.
  */
-function allowedTools(rules: readonly string[], warnings: Warnings): string[] {
+function allowedTools(rules: readonly string[], serverNames: readonly string[], warnings: Warnings): string[] {
   const out: string[] = [];
   const unmapped: string[] = [];
   for (const rule of rules) {
     const prefix = SHELL_PREFIX_RULE.exec(rule)?.[1];
-    const mapped = prefix !== undefined ? `run_shell_command(${prefix})` : TOOL_NAMES[rule];
+    const mcp = mcpRuleTarget(rule, serverNames);
+    const mapped = prefix !== undefined ? `run_shell_command(${prefix})` : mcp ? `mcp_${mcp.server}_${mcp.tool ?? '*'}` : TOOL_NAMES[rule];
     if (mapped) {
       if (!out.includes(mapped)) out.push(mapped);
     } else unmapped.push(rule);
@@ -124,6 +132,21 @@ function geminiMcpServers(profile: ProfileDoc, ctx: EmitContext, warnings: Warni
   // server's tools act only on the caller's own session.
   servers[RESERVED_MCP_SERVER] = { httpUrl: brainstemMcpUrl(ctx), headers: brainstemHeaders(ctx, (v) => `\${${v}}`), trust: true };
   return servers;
+}
+
+/**
+ * Deny rules on the profile's MCP servers: a tool goes in its server's `excludeTools`; a whole server is
+ * returned, for `mcp.excluded` (gemini 0.61 then offers none of its tools, as it offers no excluded tool: checked).
+ */
+function excludeMcpTools(rules: readonly string[], serverNames: readonly string[], servers: Record<string, Record<string, unknown>>): string[] {
+  const excluded: string[] = [];
+  for (const rule of rules) {
+    const target = mcpRuleTarget(rule, serverNames);
+    if (!target) continue;
+    if (target.tool === null) excluded.push(target.server);
+    else servers[target.server].excludeTools = uniq([...((servers[target.server].excludeTools as string[] | undefined) ?? []), target.tool]);
+  }
+  return uniq(excluded);
 }
 
 /**

@@ -4,7 +4,7 @@ import { ScanFiles, ScanOptions, ScanResult } from './scan.types';
 
 const SETTINGS = '.gemini/settings.json';
 const GEMINI = 'GEMINI.md';
-const SETTINGS_KEYS = ['model', 'general', 'tools', 'mcpServers', 'hooks'];
+const SETTINGS_KEYS = ['model', 'general', 'tools', 'mcpServers', 'mcp', 'hooks'];
 const MS_PER_S = 1000;
 
 /** gemini-cli tool names → the Claude names the emitter maps from (for `replace`, Edit: MultiEdit folds into it too). */
@@ -27,8 +27,9 @@ const EVENTS: Record<string, HookEvent> = { SessionStart: 'SessionStart', Before
 
 /**
  * The inverse of the gemini-cli emitter: `.gemini/settings.json` and the profile block in GEMINI.md. gemini-cli
- * files hold no description, allow/ask rules or argument rules (`Bash(git push *)`), so those cannot come back;
- * excluded tools come back as permissions.deny (the emitter folds tools.deny into the same list). Pure.
+ * files hold no description, ask rules or argument rules other than shell prefixes (`Bash(git log *)`), so those
+ * cannot come back; allowed tools come back as permissions.allow, excluded tools and MCP servers and tools as
+ * permissions.deny (the emitter folds tools.deny into the same list). Pure.
  */
 export function scanGeminiCli(files: ScanFiles, opts: ScanOptions): ScanResult {
   const warnings = new ScanWarnings();
@@ -57,9 +58,13 @@ export function scanGeminiCli(files: ScanFiles, opts: ScanOptions): ScanResult {
   const tools = isPlain(settings.tools) ? settings.tools : {};
   warnUnknownKeys(tools, ['core', 'exclude', 'allowed'], SETTINGS, warnings, 'tools.');
   const builtin = tools.core === undefined ? undefined : claudeNames(tools.core, 'tools.core', warnings);
-  const deny = tools.exclude === undefined ? [] : claudeNames(tools.exclude, 'tools.exclude', warnings);
-  const allow = tools.allowed === undefined ? [] : allowRules(tools.allowed, warnings);
   const mcpServers = readMcpServers(settings.mcpServers, SETTINGS, warnings, ['httpUrl', 'url']);
+  const serverNames = Object.keys(mcpServers ?? {});
+  const deny = [
+    ...(tools.exclude === undefined ? [] : claudeNames(tools.exclude, 'tools.exclude', warnings)),
+    ...excludedMcpRules(settings, serverNames, warnings),
+  ];
+  const allow = tools.allowed === undefined ? [] : allowRules(tools.allowed, serverNames, warnings);
 
   const raw: Plain = {
     name: block?.name ?? nameFromId(id),
@@ -73,21 +78,51 @@ export function scanGeminiCli(files: ScanFiles, opts: ScanOptions): ScanResult {
   return { runtime: 'gemini-cli', profileId: id, profile: validatedProposal(raw), filesUsed: used, warnings: warnings.list };
 }
 
-/** `run_shell_command(<prefix>)` is the rule `Bash(<prefix> *)`, which the emitter writes as it; names map as in core. */
-function allowRules(value: unknown, warnings: ScanWarnings): string[] {
+/**
+ * `run_shell_command(<prefix>)` is the rule `Bash(<prefix> *)`, which the emitter writes as it; `mcp_<server>_<tool>`
+ * (`_*`: the whole server) on a declared server is `mcp__<server>__<tool>` (`mcp__<server>`); names map as in core.
+ */
+function allowRules(value: unknown, serverNames: readonly string[], warnings: ScanWarnings): string[] {
   const entries = stringList(value);
   if (!entries) {
     warnings.add('malformed', SETTINGS, 'tools.allowed is not a list; ignored');
     return [];
   }
-  const prefix = (entry: string) => /^run_shell_command\(([^*?()]+)\)$/.exec(entry)?.[1];
-  const unknown = entries.filter((e) => prefix(e) === undefined && !TOOL_NAMES[e]);
+  const rule = (entry: string): string | undefined => {
+    const prefix = /^run_shell_command\(([^*?()]+)\)$/.exec(entry)?.[1];
+    if (prefix !== undefined) return `Bash(${prefix} *)`;
+    // The longest declared server name that fits, as the emitter reads a rule.
+    const server = [...serverNames].sort((a, b) => b.length - a.length).find((name) => entry.startsWith(`mcp_${name}_`) && entry.length > name.length + 5);
+    if (server !== undefined) {
+      const tool = entry.slice(server.length + 5);
+      return tool === '*' ? `mcp__${server}` : /[*?]/.test(tool) ? undefined : `mcp__${server}__${tool}`;
+    }
+    return TOOL_NAMES[entry];
+  };
+  const unknown = entries.filter((e) => rule(e) === undefined);
   if (unknown.length) warnings.add('not_mapped', SETTINGS, `tools.allowed: ${unknown.join(', ')} has no profile rule; not kept`);
-  return entries.flatMap((e) => {
-    const p = prefix(e);
-    if (p !== undefined) return [`Bash(${p} *)`];
-    return TOOL_NAMES[e] ? [TOOL_NAMES[e]] : [];
-  });
+  return entries.flatMap((e) => rule(e) ?? []);
+}
+
+/** A declared server's `excludeTools` are its tools denied, and one in `mcp.excluded` the whole server. */
+function excludedMcpRules(settings: Plain, serverNames: readonly string[], warnings: ScanWarnings): string[] {
+  const rules: string[] = [];
+  const servers = isPlain(settings.mcpServers) ? settings.mcpServers : {};
+  for (const name of serverNames) {
+    const server = servers[name];
+    for (const tool of (isPlain(server) ? stringList(server.excludeTools) : undefined) ?? []) rules.push(`mcp__${name}__${tool}`);
+  }
+  if (settings.mcp === undefined) return rules;
+  if (!isPlain(settings.mcp)) {
+    warnings.add('malformed', SETTINGS, 'mcp is not a mapping; ignored');
+    return rules;
+  }
+  warnUnknownKeys(settings.mcp, ['excluded'], SETTINGS, warnings, 'mcp.');
+  for (const name of stringList(settings.mcp.excluded) ?? []) {
+    if (serverNames.includes(name)) rules.push(`mcp__${name}`);
+    else warnings.add('not_mapped', SETTINGS, `mcp.excluded: ${name} is not a declared server; not kept`);
+  }
+  return rules;
 }
 
 /** `mcp_<server>_*`: a whole MCP server let through an allowlist, which a profile says by declaring the server. */

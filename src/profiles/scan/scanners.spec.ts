@@ -71,6 +71,11 @@ describe('scan: the fixture project re-emits byte for byte', () => {
       if (runtime === 'gemini-cli' || runtime === 'opencode') {
         // Generic mappings: fewer fields survive (see the runtime's scanner); re-emission above is the contract.
         expect(profile).toMatchObject({ name: source.name, instructions: source.instructions, tools: { mcp_servers: source.tools.mcp_servers } });
+        // gemini-cli keeps allow and deny rules on MCP servers (as tools.allowed, excludeTools and mcp.excluded).
+        if (runtime === 'gemini-cli') {
+          expect(profile.permissions.allow).toContain('mcp__postgres__query');
+          expect(profile.permissions.deny).toContain('mcp__docs__publish');
+        }
         return;
       }
       if (runtime === 'claude-code') {
@@ -211,6 +216,20 @@ describe('scan: codex mapping details', () => {
 });
 
 describe('scan: gemini-cli and opencode mapping details', () => {
+  it('reads allowed and excluded MCP tools and servers back as rules on the declared servers, the longest name first, and warns the rest', () => {
+    const settings = {
+      tools: { allowed: ['mcp_gh_list_issues', 'mcp_gh_enterprise_*', 'mcp_slack_post', 'mcp_gh_create_*'] },
+      mcpServers: { gh: { command: 'gh-mcp', excludeTools: ['delete_repo'] }, gh_enterprise: { httpUrl: 'https://x/mcp' }, docs: { httpUrl: 'https://d/mcp' } },
+      mcp: { excluded: ['docs', 'nowhere'] },
+    };
+    const { profile, warnings } = scanProfile(new Map([['.gemini/settings.json', JSON.stringify(settings)]]), 'gemini-cli');
+    expect(profile.permissions.allow).toEqual(['mcp__gh__list_issues', 'mcp__gh_enterprise']);
+    expect(profile.permissions.deny).toEqual(['mcp__gh__delete_repo', 'mcp__docs']);
+    const messages = warnings.map((w) => w.message).join('\n');
+    expect(messages).toContain('tools.allowed: mcp_slack_post, mcp_gh_create_* has no profile rule');
+    expect(messages).toContain('mcp.excluded: nowhere is not a declared server');
+  });
+
   it('gemini-cli: tool names back to Claude names, millisecond timeouts rounded up to seconds, no approval mode read as default', () => {
     const settings = { tools: { core: ['read_file', 'replace', 'mystery_tool'], exclude: ['run_shell_command'] }, hooks: { BeforeTool: [{ hooks: [{ type: 'command', command: 'x', timeout: 1500 }] }] } };
     const result = scanProfile(new Map([['.gemini/settings.json', JSON.stringify(settings)]]), undefined);
