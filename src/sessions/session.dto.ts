@@ -25,7 +25,7 @@ import { JsonObject, PermissionDecision, ProgressStatus, SessionState } from './
 
 /** The largest text a request may carry (prompt, message, question, reason, query): 64 KiB of UTF-8. */
 export const MAX_TEXT_BYTES = 64 * 1024;
-const TEXT_MESSAGE = { message: `$property: must be at most ${MAX_TEXT_BYTES} bytes (64 KiB)` };
+const TEXT_MESSAGE = { message: `$property must be at most ${MAX_TEXT_BYTES} bytes (64 KiB)` };
 
 /** Whether a text fits MAX_TEXT_BYTES of UTF-8 (a lone surrogate counts as the 3 bytes of U+FFFD it is written as). */
 export const fitsTextLimit = (text: string): boolean => Buffer.byteLength(text, 'utf8') <= MAX_TEXT_BYTES;

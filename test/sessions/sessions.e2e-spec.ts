@@ -42,7 +42,7 @@ describe('coding sessions over HTTP: bad input and limits', () => {
     ['claude-code when claude is not on PATH', { runtime: 'claude-code', env: { PATH: '/nonexistent' } }, /executable claude is not on PATH/],
     ['auto when no agent runtime is installed', { env: { PATH: '/nonexistent' } }, /none of claude, codex, gemini, opencode/],
     ['a command for a non-command runtime', { runtime: 'claude-code', command: 'node', env: { PATH: `${FAKE_BIN}:${process.env.PATH}` } }, /only the command runtime/],
-    ['a prompt over 64 KiB', { ...quiet, prompt: 'é'.repeat(33 * 1024) }, /prompt: must be at most 65536 bytes/],
+    ['a prompt over 64 KiB', { ...quiet, prompt: 'é'.repeat(33 * 1024) }, /^prompt: must be at most 65536 bytes/],
     ['an unknown field', { ...quiet, colour: 'red' }, /colour/],
     ['a non-string env value', { ...quiet, env: { A: 1 } }, /env/],
     ['an env value with NUL', { ...quiet, env: { A: 'a\u0000b' } }, /env: must map variable names to strings \(no NUL/],
@@ -108,9 +108,9 @@ describe('coding sessions over HTTP: bad input and limits', () => {
       ['a missing type', { status: 'working' }, /type: must be one of/],
       ['an unknown progress status', { type: 'report_progress', status: 'sleeping' }, /status/],
       ['a field of another signal type', { type: 'ask_human', question: 'q', reason: 'r' }, /reason/],
-      ['a question over 64 KiB', { type: 'ask_human', question: 'x'.repeat(65 * 1024) }, /question: must be at most 65536 bytes/],
+      ['a question over 64 KiB', { type: 'ask_human', question: 'x'.repeat(65 * 1024) }, /^question: must be at most 65536 bytes/],
       ['a non-object body', ['report_progress'], /body: must be a JSON object/],
-      ['a lone surrogate over 64 KiB', { type: 'notify_blocked', reason: '\ud800'.repeat(22 * 1024) }, /reason: must be at most 65536 bytes/],
+      ['a lone surrogate over 64 KiB', { type: 'notify_blocked', reason: '\ud800'.repeat(22 * 1024) }, /^reason: must be at most 65536 bytes/],
     ];
 
     it.each(badSignals)('rejects %s with 400', async (_name, body, message) => {
@@ -146,7 +146,9 @@ describe('coding sessions over HTTP: bad input and limits', () => {
       const badId = await post(`/${id}/permission`, { decision: 'allow', request_id: 7 });
       expect(badId.status).toBe(400);
       expect(badId.body.message).toContain('request_id');
-      expect((await post(`/${id}/messages`, { text: 'x'.repeat(65 * 1024) })).status).toBe(400);
+      const long = await post(`/${id}/messages`, { text: 'x'.repeat(65 * 1024) });
+      expect(long.status).toBe(400);
+      expect(long.body.message).toBe('text: must be at most 65536 bytes (64 KiB)');
     });
 
     it('holds a tool to the same 64 KiB of UTF-8 as the REST body, journaling nothing', async () => {
