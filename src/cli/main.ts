@@ -7,6 +7,11 @@ const USAGE = `usage: brainstem <command>
 
 /** Entry point of the `brainstem` command. */
 export async function main(argv: readonly string[]): Promise<number> {
+  // A reader that has gone away (`| head`) wants no more: stop quietly, as command-line tools do.
+  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code === 'EPIPE') process.exit(0);
+    throw e;
+  });
   const io = { out: (l: string) => process.stdout.write(l + '\n'), err: (l: string) => process.stderr.write(l + '\n') };
   if (argv[0] === 'journal') return journalCli(argv.slice(1), io);
   if (argv[0] === 'mcp') return mcpCli(argv.slice(1), io);

@@ -171,6 +171,18 @@ describe('journal CLI on a healthy journal', () => {
     expect(tail.stdout.trim().split('\n').map((l) => l.trim().split(/\s+/)[0])).toEqual(['23', '24', '25', '--']);
   });
 
+  it('given a reader that goes away early (| head -1), then replay stops quietly with status 0', async () => {
+    // More than a pipe buffer holds, so the CLI is still writing when head exits.
+    const big = tempDir('brainstem-cli-big-');
+    const journal = await openLevelJournal(big.path, { sync: false });
+    for (let b = 0; b < 40; b++) await journal.append('s', Array.from({ length: 100 }, (_, i) => ({ type: 'test.event', data: { i: b * 100 + i, text: 'x'.repeat(100) } })));
+    await journal.close();
+    const r = spawnSync('bash', ['-c', `"${process.execPath}" "${BIN}" journal replay --dir "${big.path}" | head -1; echo "status \${PIPESTATUS[0]}" >&2`], { encoding: 'utf8' });
+    big.remove();
+    expect(r.stdout.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toBe('status 0\n');
+  });
+
   it('prints usage and exits 2 on bad arguments', () => {
     const r = spawnSync(process.execPath, [BIN, 'journal', 'explode'], { encoding: 'utf8' });
     expect(r.status).toBe(2);
