@@ -54,7 +54,11 @@ export async function runStdioBridge(options: BridgeOptions): Promise<void> {
   upstream.onmessage = (message) => {
     void local.send(message);
   };
-  upstream.onerror = (e) => log(`brainstem mcp: ${e.message}`);
+  // Closing aborts the client's listening stream, which it reports as an error: not one worth printing.
+  let closing = false;
+  upstream.onerror = (e) => {
+    if (!closing) log(`brainstem mcp: ${e.message}`);
+  };
 
   const closed = new Promise<void>((resolve) => {
     stdin.once('end', resolve);
@@ -65,6 +69,7 @@ export async function runStdioBridge(options: BridgeOptions): Promise<void> {
   await local.start();
   await closed;
   await Promise.allSettled([...inFlight]);
+  closing = true;
   await Promise.allSettled([upstream.close(), local.close()]);
 }
 

@@ -1,11 +1,12 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { spawn } from 'node:child_process';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
 import { TestApp, startTestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
 import { WORKERS, WorkerReaper, isAlive } from '../support/workers';
-import { call, readText, stdioBridge } from './mcp-client';
+import { BIN, call, readText, stdioBridge } from './mcp-client';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -73,6 +74,27 @@ describe('MCP over stdio (brainstem mcp bridging to the running service)', () =>
 
     const bad = await call(worker, 'ask_human', {});
     expect(bad).toMatchObject({ isError: true, text: expect.stringContaining('question: is required') });
+  });
+
+  it('given a whole exchange piped in (initialize, initialized, a tool list), then it answers it all and exits with nothing on stderr', async () => {
+    const child = spawn(process.execPath, [BIN, 'mcp', '--url', t.url], { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', BRAINSTEM_API_TOKEN: 'stdio-token' } });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString('utf8')));
+    child.stderr.on('data', (c: Buffer) => (err += c.toString('utf8')));
+    const exited = new Promise<number | null>((done) => child.on('close', done));
+    const messages = [
+      { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'pipe', version: '0' } } },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+    ];
+    child.stdin.end(messages.map((m) => JSON.stringify(m)).join('\n') + '\n');
+    expect(await exited).toBe(0);
+    const answers = out.trim().split('\n').map((line) => JSON.parse(line) as Json);
+    expect(answers.map((a) => a.id)).toEqual([1, 2]);
+    expect(answers[1].result.tools.length).toBeGreaterThan(0);
+    // The SDK's client aborts its listening stream on close; that is not an error worth printing.
+    expect(err).toBe('');
   });
 
   it('passes the service refusals through as readable errors: a missing token, an unknown session', async () => {
