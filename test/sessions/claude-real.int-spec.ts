@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BUILTIN_TEMPLATES } from '../../src/profiles/templates';
 import { Journal, JournalEvent } from '../../src/journal/journal.port';
@@ -309,6 +309,14 @@ const claudeEnv = (baseUrl: string, home: string, bin?: string): Record<string, 
     mkdirSync(join(dir, '.claude'), { recursive: true });
     writeFileSync(join(dir, '.claude', 'settings.json'), JSON.stringify({ permissions: { defaultMode: 'sometimes' } }));
     expect(await doctor(dir)).toContain('Invalidsettings');
+  }, 90000);
+
+  it('given a profile with a model and fallbacks applied, then claude finds its settings, fallbackModel included, valid', async () => {
+    const created = await t.inject({ method: 'POST', url: '/api/v1/agent-profiles', payload: { name: 'With fallback', model: { model: 'claude-opus-4-8', fallback: ['claude-sonnet-4-6', 'claude-haiku-4-5'] } } });
+    expect(created.statusCode).toBe(201);
+    const dir = await applied(created.json().id);
+    expect(JSON.parse(readFileSync(join(dir, '.claude', 'settings.json'), 'utf8'))).toMatchObject({ model: 'claude-opus-4-8', fallbackModel: ['claude-sonnet-4-6'] });
+    expect(await doctor(dir)).not.toContain('Invalidsettings');
   }, 90000);
 
   it.each(BUILTIN_TEMPLATES.map((x) => [x.id, x.doc.instructions.system_prompt ?? '']))(

@@ -68,6 +68,10 @@ function claudeSettings(profile: ProfileDoc, ctx: EmitContext, model: string | u
   if (ask.length) permissions.ask = ask;
   const settings: Record<string, unknown> = { permissions };
   if (model) settings.model = model;
+  // A list in settings (Claude Code 2.1: tried when the model is overloaded or unavailable); sessions also pass it
+  // as --fallback-model, which older versions know and which wins over settings, so both hold the first only.
+  const fallback = claudeFallbackModel(profile);
+  if (fallback) settings.fallbackModel = [fallback];
   const effort = reasoningEffort(profile);
   if (effort !== undefined) {
     if (EFFORT_LEVELS.includes(effort)) settings.effortLevel = effort;

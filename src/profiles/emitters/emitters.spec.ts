@@ -53,10 +53,14 @@ describe('claude-code emitter', () => {
     expect(warnings).toContainEqual({ code: 'hook_skipped', message: expect.stringContaining('hooks.SessionStart[1]') });
   });
 
-  it('uses the model, warns that fallbacks past the first are ignored, and uses the first fallback when no model is set', () => {
-    expect(file('claude-code', '.claude/settings.json').warnings).toContainEqual({ code: 'fallback_ignored', message: expect.stringContaining('claude-haiku-4-5') });
+  it('uses the model with the first fallback as its fallback, warns that later ones are ignored, and uses the first fallback when no model is set', () => {
+    const { content, warnings } = file('claude-code', '.claude/settings.json');
+    expect(JSON.parse(content)).toMatchObject({ model: 'claude-opus-4-8', fallbackModel: ['claude-sonnet-4-6'] });
+    expect(warnings).toContainEqual({ code: 'fallback_ignored', message: expect.stringContaining('claude-haiku-4-5') });
     const noModel = normalizeDocument({ name: 'F', model: { fallback: ['sonnet'] } });
-    expect(JSON.parse(emitProfile('claude-code', noModel, CTX).files[0].content).model).toBe('sonnet');
+    const settings = JSON.parse(emitProfile('claude-code', noModel, CTX).files[0].content);
+    expect(settings.model).toBe('sonnet');
+    expect(settings.fallbackModel).toBeUndefined();
   });
 
   it('writes the agent file with frontmatter and @file references, MCP servers with the reserved one, rules and skills', () => {

@@ -18,7 +18,7 @@ const SETTINGS = '.claude/settings.json';
 const MCP = '.mcp.json';
 const AGENT_FILE = /^\.claude\/agents\/([^/]+)\.md$/;
 const RULE_FILE = /^\.claude\/rules\/([^/]+)\.md$/;
-const SETTINGS_KEYS = ['permissions', 'model', 'effortLevel', 'hooks', 'agent'];
+const SETTINGS_KEYS = ['permissions', 'model', 'fallbackModel', 'effortLevel', 'hooks', 'agent'];
 const PERMISSION_KEYS = ['defaultMode', 'allow', 'deny', 'ask'];
 const AGENT_KEYS = ['name', 'description', 'tools', 'disallowedTools', 'model', 'permissionMode', 'skills'];
 
@@ -51,7 +51,9 @@ export function scanClaudeCode(files: ScanFiles, opts: ScanOptions): ScanResult 
   if (typeof settings.model === 'string' && typeof fm.model === 'string' && settings.model !== fm.model) {
     warnings.add('ambiguous', agentPath ?? SETTINGS, `the agent's model ${fm.model} differs from settings.json's ${settings.model}; the settings model is kept`);
   }
-  // Only the model is recoverable: the emitter folds a lone fallback into the model, and drops the others.
+  // The emitter folds a lone fallback into the model, and writes only the first after a model.
+  const fallback = stringList(settings.fallbackModel);
+  if (settings.fallbackModel !== undefined && !fallback) warnings.add('malformed', SETTINGS, 'fallbackModel is not a list of model names; ignored');
   const options = typeof settings.effortLevel === 'string' ? { reasoning_effort: settings.effortLevel } : undefined;
 
   const mcpServers = readMcpServers(readJson(files, MCP, warnings)?.mcpServers, MCP, warnings, ['url']);
@@ -62,7 +64,7 @@ export function scanClaudeCode(files: ScanFiles, opts: ScanOptions): ScanResult 
     name: nameFromId(id),
     description: typeof fm.description === 'string' ? fm.description : '',
     runtime: 'claude-code',
-    model: { ...(model ? { model } : {}), ...(options ? { options } : {}) },
+    model: { ...(model ? { model } : {}), ...(model && fallback?.length ? { fallback } : {}), ...(options ? { options } : {}) },
     instructions: { ...agentInstructions(agent.body, files, agentPath, used, warnings), ...(rules.length ? { rules } : {}) },
     tools: { ...(builtin ? { builtin } : {}), ...(mcpServers ? { mcp_servers: mcpServers } : {}), ...(toolsDeny?.length ? { deny: toolsDeny } : {}) },
     permissions: {

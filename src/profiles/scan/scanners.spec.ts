@@ -82,11 +82,13 @@ describe('scan: the fixture project re-emits byte for byte', () => {
         expect(profile).toEqual(source);
         return;
       }
-      // codex writes no description, tool lists, hooks or rules other than on MCP servers: those cannot come back.
+      // codex writes no description, fallback, tool lists, hooks or rules other than on MCP servers: those cannot come back.
       const onMcp = (rules: string[]) => rules.filter((r) => r.startsWith('mcp__'));
+      const { fallback: _dropped, ...model } = source.model;
       expect(profile).toEqual({
         ...source,
         runtime: 'codex',
+        model,
         description: '',
         tools: { mcp_servers: source.tools.mcp_servers },
         permissions: { mode: source.permissions.mode, allow: onMcp(source.permissions.allow), deny: onMcp(source.permissions.deny), ask: onMcp(source.permissions.ask) },
