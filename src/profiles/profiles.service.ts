@@ -156,7 +156,10 @@ export class ProfilesService {
     this.savedListener = listener;
   }
 
-  /** A valid profile and its lint findings (shared scope unless it is a personal user profile), for preview and apply. */
+  /**
+   * A valid profile and its lint findings, for preview, apply and sessions: always in shared scope (no profile is
+   * stored as personal; `?scope=personal` only changes what the lint endpoint reports).
+   */
   async forApply(id: string): Promise<{ doc: ProfileDoc; lint: LintResult }> {
     const entry = await this.valid(id);
     return { doc: entry.doc, lint: await this.lint(id, 'shared') };
