@@ -23,6 +23,16 @@ describe('wake triggers', () => {
     });
   });
 
+  it.each([
+    ['working', null],
+    ['completed', 'progress_completed'],
+    ['blocked', 'progress_blocked'],
+    ['needs_review', 'progress_needs_review'],
+  ])('given report_progress with status %s, then it wakes the brain as %s (seed: Events table)', (status, trigger) => {
+    const what = classifySessionEvent(event('session.progress', { status, message: 'parser done' }), () => ({ ...view, state: 'working' }));
+    expect(what).toEqual(trigger === null ? null : { kind: 'wake', reason: { session_id: 'cs_a', alias: 'w1', trigger, state: 'working', message: 'parser done' } });
+  });
+
   it('given the same request for an excluded session, then nothing wakes', () => {
     const excluded = { ...view, excluded: true };
     expect(classifySessionEvent(event('session.permission_requested', { request_id: 'r2', tool: 'WebFetch', input: {} }), () => excluded)).toBeNull();
