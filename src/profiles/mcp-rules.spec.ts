@@ -1,4 +1,4 @@
-import { mcpRuleTarget } from './mcp-rules';
+import { GEMINI_MCP_NAMING, mcpRuleName, mcpRuleTarget } from './mcp-rules';
 
 describe('mcpRuleTarget', () => {
   const servers = ['github', 'github_enterprise', 'docs'];
@@ -21,5 +21,19 @@ describe('mcpRuleTarget', () => {
     for (const rule of ['Bash(git log *)', 'Read', 'mcp__slack__post', 'mcp__github__create_*', 'mcp__github__', 'mcp__docsx']) {
       expect(mcpRuleTarget(rule, servers)).toBeNull();
     }
+  });
+
+  it("given gemini-cli's naming, then mcp_<server>_<tool> and mcp_<server>_* read the same way, and a bare server is no rule", () => {
+    expect(mcpRuleTarget('mcp_github_enterprise_search', servers, GEMINI_MCP_NAMING)).toEqual({ server: 'github_enterprise', tool: 'search' });
+    expect(mcpRuleTarget('mcp_docs_*', servers, GEMINI_MCP_NAMING)).toEqual({ server: 'docs', tool: null });
+    expect(mcpRuleTarget('mcp_docs', servers, GEMINI_MCP_NAMING)).toBeNull();
+    expect(mcpRuleTarget('mcp__docs__x', servers, GEMINI_MCP_NAMING)).toBeNull();
+  });
+
+  it('given a target, then mcpRuleName writes it back in either naming', () => {
+    expect(mcpRuleName({ server: 'docs', tool: 'search' })).toBe('mcp__docs__search');
+    expect(mcpRuleName({ server: 'docs', tool: null })).toBe('mcp__docs');
+    expect(mcpRuleName({ server: 'docs', tool: 'search' }, GEMINI_MCP_NAMING)).toBe('mcp_docs_search');
+    expect(mcpRuleName({ server: 'docs', tool: null }, GEMINI_MCP_NAMING)).toBe('mcp_docs_*');
   });
 });

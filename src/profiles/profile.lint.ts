@@ -133,7 +133,7 @@ function lintRuntime(doc: ProfileDoc, warn: Report): void {
         if (event === 'SessionStart' && hook.type !== 'command') unsupported(`${at}.type`, 'accepts only command handlers on SessionStart');
       });
       // tools.deny is merged into permissions.deny, so its Write(path) rules are as inert.
-      for (const [at, rules] of [...(['allow', 'deny', 'ask'] as const).map((l) => [`permissions.${l}`, doc.permissions[l]] as const), ['tools.deny', doc.tools.deny ?? []] as const]) {
+      for (const [at, rules] of ruleLists(doc)) {
         rules.forEach((rule, i) => {
           if (/^Write\(.+\)$/.test(rule)) unsupported(`${at}[${i}]`, 'ignores path rules on Write (use Edit(...))');
         });
@@ -141,16 +141,13 @@ function lintRuntime(doc: ProfileDoc, warn: Report): void {
       return;
     case 'codex': {
       // Rules on the profile's own MCP servers become their approval settings; no other rule maps.
+      if (doc.tools.builtin) unsupported('tools.builtin', 'does not map the built-in tool allowlist');
       const servers = Object.keys(doc.tools.mcp_servers ?? {});
-      for (const list of ['allow', 'deny', 'ask'] as const) {
-        doc.permissions[list].forEach((rule, i) => {
-          if (!mcpRuleTarget(rule, servers)) unsupported(`permissions.${list}[${i}]`, `does not map the permission rule ${rule} (only rules on the profile's MCP servers)`);
+      for (const [at, rules] of ruleLists(doc)) {
+        rules.forEach((rule, i) => {
+          if (!mcpRuleTarget(rule, servers)) unsupported(`${at}[${i}]`, `does not map the rule ${rule} (only rules on the profile's MCP servers)`);
         });
       }
-      if (doc.tools.builtin) unsupported('tools.builtin', 'does not map the built-in tool allowlist');
-      (doc.tools.deny ?? []).forEach((rule, i) => {
-        if (!mcpRuleTarget(rule, servers)) unsupported(`tools.deny[${i}]`, `does not map the tool deny rule ${rule} (only rules on the profile's MCP servers)`);
-      });
       // The codex emitter writes no hooks at all: a guard hook of any type would silently not run.
       for (const event of HOOK_EVENTS) {
         if (doc.hooks[event]?.length) unsupported(`hooks.${event}`, 'hooks are not applied (configure codex hooks by hand)');
@@ -175,6 +172,11 @@ function lintRuntime(doc: ProfileDoc, warn: Report): void {
       }
       return;
   }
+}
+
+/** Every list of permission rules, with its path: permissions.allow/deny/ask and tools.deny. */
+function ruleLists(doc: ProfileDoc): Array<readonly [string, readonly string[]]> {
+  return [...(['allow', 'deny', 'ask'] as const).map((l) => [`permissions.${l}`, doc.permissions[l]] as const), ['tools.deny', doc.tools.deny ?? []] as const];
 }
 
 function forEachHook(doc: ProfileDoc, visit: (event: HookEvent, hook: Hook, at: string) => void): void {

@@ -111,10 +111,10 @@ type RuleList = 'allow' | 'ask' | 'deny';
  * Rules on the profile's own MCP servers, as codex's approval settings. codex 0.169 asks before calling an MCP
  * tool by default (one that declares no annotations, at least), and a headless `codex exec` (how sessions run
  * it) refuses every call it would ask about ("MCP tool call requires approval, but approval policy is never"),
- * so without this a session could use no such tool. allow → approval_mode "approve", ask → "prompt" (the tool's, or for a whole server its
- * default_tools_approval_mode), deny → disabled_tools (a whole server: enabled = false). Applied allow, ask,
- * deny, so deny wins, then ask, as in Claude Code; bypassPermissions approves every server's tools. Returns the
- * rules that name no server of the profile.
+ * so without this a session could use no such tool. allow → approval_mode "approve", ask → "prompt" (the
+ * tool's, or for a whole server its default_tools_approval_mode), deny → disabled_tools (a whole server:
+ * enabled = false). Applied allow, ask, deny, so deny wins, then ask, as in Claude Code; bypassPermissions
+ * approves every server's tools. Returns the rules that name no server of the profile.
  */
 function applyMcpRules(profile: ProfileDoc, servers: Record<string, Record<string, unknown>>): Record<RuleList, string[]> {
   const names = profileMcpServers(profile).map(([name]) => name);

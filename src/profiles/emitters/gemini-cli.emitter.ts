@@ -1,4 +1,4 @@
-import { mcpRuleTarget } from '../mcp-rules';
+import { GEMINI_MCP_NAMING, mcpRuleName, mcpRuleTarget } from '../mcp-rules';
 import { HOOK_EVENTS, HookEvent, PermissionMode, ProfileDoc } from '../profile.schema';
 import {
   RESERVED_MCP_SERVER,
@@ -48,19 +48,19 @@ export function emitGeminiCli(profile: ProfileDoc, ctx: EmitContext): EmitResult
   else warnings.add('not_mapped', `gemini-cli settings cannot set ${profile.permissions.mode} (YOLO only from the command line); the approval mode is left unset`);
 
   const serverNames = profileMcpServers(profile).map(([name]) => name);
-  const onMcp = (rule: string) => mcpRuleTarget(rule, serverNames) !== null;
+  const servers = geminiMcpServers(profile, ctx, warnings);
+  const deny = excludeMcpTools(denyRules(profile), serverNames, servers);
   const tools: Record<string, unknown> = {};
   if (profile.tools.builtin) tools.core = [...mapTools(profile.tools.builtin, 'tools.builtin', warnings), ...mcpToolPatterns(profile)];
-  const exclude = mapTools(denyRules(profile).filter((rule) => !onMcp(rule)), 'deny', warnings);
+  const exclude = mapTools(deny.others, 'deny', warnings);
   if (exclude.length) tools.exclude = exclude;
   const allowed = allowedTools(profile.permissions.allow, serverNames, warnings);
   if (allowed.length) tools.allowed = allowed;
   if (Object.keys(tools).length) settings.tools = tools;
   if (profile.permissions.ask.length) warnings.add('not_mapped', `gemini-cli: ask rules are not mapped: ${profile.permissions.ask.join(', ')}`);
 
-  settings.mcpServers = geminiMcpServers(profile, ctx, warnings);
-  const excludedServers = excludeMcpTools(denyRules(profile), serverNames, settings.mcpServers as Record<string, Record<string, unknown>>);
-  if (excludedServers.length) settings.mcp = { excluded: excludedServers };
+  settings.mcpServers = servers;
+  if (deny.excludedServers.length) settings.mcp = { excluded: deny.excludedServers };
   const hooks = geminiHooks(profile, warnings);
   if (Object.keys(hooks).length) settings.hooks = hooks;
   warnCommonGaps('gemini-cli', profile, warnings);
@@ -90,7 +90,7 @@ function allowedTools(rules: readonly string[], serverNames: readonly string[], 
   for (const rule of rules) {
     const prefix = SHELL_PREFIX_RULE.exec(rule)?.[1];
     const mcp = mcpRuleTarget(rule, serverNames);
-    const mapped = prefix !== undefined ? `run_shell_command(${prefix})` : mcp ? `mcp_${mcp.server}_${mcp.tool ?? '*'}` : TOOL_NAMES[rule];
+    const mapped = prefix !== undefined ? `run_shell_command(${prefix})` : mcp ? mcpRuleName(mcp, GEMINI_MCP_NAMING) : TOOL_NAMES[rule];
     if (mapped) {
       if (!out.includes(mapped)) out.push(mapped);
     } else unmapped.push(rule);
@@ -116,7 +116,7 @@ function mapTools(names: readonly string[], from: string, warnings: Warnings): s
  * profile's servers and the reserved one are let through whole, or an allowlist of built-ins would drop them.
  */
 function mcpToolPatterns(profile: ProfileDoc): string[] {
-  return [...[...profileMcpServers(profile)].map(([name]) => name), RESERVED_MCP_SERVER].map((name) => `mcp_${name}_*`);
+  return [...[...profileMcpServers(profile)].map(([name]) => name), RESERVED_MCP_SERVER].map((server) => mcpRuleName({ server, tool: null }, GEMINI_MCP_NAMING));
 }
 
 function geminiMcpServers(profile: ProfileDoc, ctx: EmitContext, warnings: Warnings): Record<string, Record<string, unknown>> {
@@ -137,16 +137,22 @@ function geminiMcpServers(profile: ProfileDoc, ctx: EmitContext, warnings: Warni
 /**
  * Deny rules on the profile's MCP servers: a tool goes in its server's `excludeTools`; a whole server is
  * returned, for `mcp.excluded` (gemini 0.61 then offers none of its tools, as it offers no excluded tool: checked).
+ * The other deny rules are returned for `tools.exclude`.
  */
-function excludeMcpTools(rules: readonly string[], serverNames: readonly string[], servers: Record<string, Record<string, unknown>>): string[] {
+function excludeMcpTools(
+  rules: readonly string[],
+  serverNames: readonly string[],
+  servers: Record<string, Record<string, unknown>>,
+): { excludedServers: string[]; others: string[] } {
   const excluded: string[] = [];
+  const others: string[] = [];
   for (const rule of rules) {
     const target = mcpRuleTarget(rule, serverNames);
-    if (!target) continue;
-    if (target.tool === null) excluded.push(target.server);
+    if (!target) others.push(rule);
+    else if (target.tool === null) excluded.push(target.server);
     else servers[target.server].excludeTools = uniq([...((servers[target.server].excludeTools as string[] | undefined) ?? []), target.tool]);
   }
-  return uniq(excluded);
+  return { excludedServers: uniq(excluded), others };
 }
 
 /**

@@ -1,3 +1,4 @@
+import { mcpRuleName } from '../mcp-rules';
 import { McpServer, PermissionMode } from '../profile.schema';
 import { Plain, ScanWarnings, idFrom, isPlain, nameFromId, readMcpServers, readProfileBlock, readToml, stringList, validatedProposal, warnUnknownKeys } from './scan-support';
 import { ScanFiles, ScanOptions, ScanResult } from './scan.types';
@@ -98,14 +99,14 @@ function mcpRules(raw: unknown, servers: readonly string[], mode: PermissionMode
     const server = isPlain(raw) ? raw[name] : undefined;
     if (!isPlain(server)) continue;
     const at = `mcp_servers.${name}`;
-    approval(server.default_tools_approval_mode, `mcp__${name}`, `${at}.default_tools_approval_mode`, mode === 'bypassPermissions');
+    approval(server.default_tools_approval_mode, mcpRuleName({ server: name, tool: null }), `${at}.default_tools_approval_mode`, mode === 'bypassPermissions');
     if (isPlain(server.tools)) {
       for (const [tool, settings] of Object.entries(server.tools)) {
-        if (isPlain(settings)) approval(settings.approval_mode, `mcp__${name}__${tool}`, `${at}.tools.${tool}.approval_mode`);
+        if (isPlain(settings)) approval(settings.approval_mode, mcpRuleName({ server: name, tool }), `${at}.tools.${tool}.approval_mode`);
       }
     }
-    if (server.enabled === false) out.deny.push(`mcp__${name}`);
-    for (const tool of stringList(server.disabled_tools) ?? []) out.deny.push(`mcp__${name}__${tool}`);
+    if (server.enabled === false) out.deny.push(mcpRuleName({ server: name, tool: null }));
+    for (const tool of stringList(server.disabled_tools) ?? []) out.deny.push(mcpRuleName({ server: name, tool }));
   }
   return Object.fromEntries(Object.entries(out).filter(([, rules]) => rules.length > 0));
 }

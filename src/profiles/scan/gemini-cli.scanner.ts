@@ -1,3 +1,4 @@
+import { GEMINI_MCP_NAMING, mcpRuleName, mcpRuleTarget } from '../mcp-rules';
 import { Hook, HookEvent, PermissionMode } from '../profile.schema';
 import { Plain, ScanWarnings, idFrom, isPlain, nameFromId, readJson, readMcpServers, readProfileBlock, stringList, validatedProposal, warnUnknownKeys } from './scan-support';
 import { ScanFiles, ScanOptions, ScanResult } from './scan.types';
@@ -91,13 +92,8 @@ function allowRules(value: unknown, serverNames: readonly string[], warnings: Sc
   const rule = (entry: string): string | undefined => {
     const prefix = /^run_shell_command\(([^*?()]+)\)$/.exec(entry)?.[1];
     if (prefix !== undefined) return `Bash(${prefix} *)`;
-    // The longest declared server name that fits, as the emitter reads a rule.
-    const server = [...serverNames].sort((a, b) => b.length - a.length).find((name) => entry.startsWith(`mcp_${name}_`) && entry.length > name.length + 5);
-    if (server !== undefined) {
-      const tool = entry.slice(server.length + 5);
-      return tool === '*' ? `mcp__${server}` : /[*?]/.test(tool) ? undefined : `mcp__${server}__${tool}`;
-    }
-    return TOOL_NAMES[entry];
+    const mcp = mcpRuleTarget(entry, serverNames, GEMINI_MCP_NAMING);
+    return mcp ? mcpRuleName(mcp) : TOOL_NAMES[entry];
   };
   const unknown = entries.filter((e) => rule(e) === undefined);
   if (unknown.length) warnings.add('not_mapped', SETTINGS, `tools.allowed: ${unknown.join(', ')} has no profile rule; not kept`);
@@ -110,7 +106,7 @@ function excludedMcpRules(settings: Plain, serverNames: readonly string[], warni
   const servers = isPlain(settings.mcpServers) ? settings.mcpServers : {};
   for (const name of serverNames) {
     const server = servers[name];
-    for (const tool of (isPlain(server) ? stringList(server.excludeTools) : undefined) ?? []) rules.push(`mcp__${name}__${tool}`);
+    for (const tool of (isPlain(server) ? stringList(server.excludeTools) : undefined) ?? []) rules.push(mcpRuleName({ server: name, tool }));
   }
   if (settings.mcp === undefined) return rules;
   if (!isPlain(settings.mcp)) {
@@ -119,7 +115,7 @@ function excludedMcpRules(settings: Plain, serverNames: readonly string[], warni
   }
   warnUnknownKeys(settings.mcp, ['excluded'], SETTINGS, warnings, 'mcp.');
   for (const name of stringList(settings.mcp.excluded) ?? []) {
-    if (serverNames.includes(name)) rules.push(`mcp__${name}`);
+    if (serverNames.includes(name)) rules.push(mcpRuleName({ server: name, tool: null }));
     else warnings.add('not_mapped', SETTINGS, `mcp.excluded: ${name} is not a declared server; not kept`);
   }
   return rules;
