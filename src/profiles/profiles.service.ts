@@ -58,7 +58,7 @@ export interface ProfileList {
   default_profile_id: string;
 }
 
-export type ImportNoteCode = 'default_cwd_dropped' | 'metadata_ignored' | 'renamed';
+export type ImportNoteCode = 'default_cwd_dropped' | 'auto_apply_dir_dropped' | 'metadata_ignored' | 'renamed';
 
 export interface ImportResult {
   profile: ProfileView;
@@ -235,10 +235,14 @@ export class ProfilesService {
         warnings.push({ path: key, code: 'metadata_ignored', message: `${key} is managed by the service and was ignored` });
       }
     }
-    if (typeof fields.default_cwd === 'string' && fields.default_cwd !== '') {
-      warnings.push({ path: 'default_cwd', code: 'default_cwd_dropped', message: 'default_cwd is not imported; edit the profile to set one' });
+    // Both name directories of the machine the file came from; an auto_apply_dir kept would also have an imported
+    // file write hooks (commands) into a project here before anyone looked at it.
+    for (const key of ['default_cwd', 'auto_apply_dir'] as const) {
+      if (typeof fields[key] === 'string' && fields[key] !== '') {
+        warnings.push({ path: key, code: `${key}_dropped`, message: `${key} is not imported; edit the profile to set one` });
+      }
+      delete fields[key];
     }
-    delete fields.default_cwd;
     const doc = validated(fields);
     return this.locks.run(CATALOG, async () => {
       const name = uniqueName(doc.name, await this.namesTaken());

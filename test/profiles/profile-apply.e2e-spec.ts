@@ -491,4 +491,20 @@ describe('Agent Profile preview and apply (HTTP, real temp dirs)', () => {
     const last = (await t.app.get<Journal>(JOURNAL).readStream(`profile-${id}`)).filter((e) => e.type === 'profile.applied').pop();
     expect(last?.data).toMatchObject({ ok: false, trigger: 'auto_apply' });
   });
+
+  it('drops auto_apply_dir on import, so an imported file writes nothing into a project', async () => {
+    // Given an exported profile with hooks and an auto_apply_dir naming a directory here
+    const dir = target();
+    const yaml = `name: Imported Auto\nversion: 2\nruntime: claude-code\nauto_apply_dir: ${dir}\nhooks:\n  SessionStart: [{type: command, command: ./setup.sh}]\n`;
+    // When it is imported
+    const res = await t.inject({ method: 'POST', url: `${API}/import`, headers: { 'content-type': 'application/yaml' }, payload: yaml });
+    // Then the profile is there without the directory, a warning says so, and nothing was written or journaled as applied
+    expect(res.statusCode).toBe(201);
+    const { profile, warnings } = res.json();
+    expect(profile.auto_apply_dir).toBe('');
+    expect(warnings).toContainEqual({ path: 'auto_apply_dir', code: 'auto_apply_dir_dropped', message: 'auto_apply_dir is not imported; edit the profile to set one' });
+    expect(readdirSync(dir)).toEqual([]);
+    const events = await t.app.get<Journal>(JOURNAL).readStream(`profile-${profile.id}`);
+    expect(events.map((e) => e.type)).toEqual(['profile.imported']);
+  });
 });
