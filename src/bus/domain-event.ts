@@ -11,10 +11,11 @@ import { WorkflowEventMap } from '../workflows/workflows.service';
 export interface DomainEventMap extends SupervisionEventMap, ChatEventMap, SessionEventMap, WorkflowEventMap {
   'plugin.loaded': { name: string; path: string };
   'plugin.failed': { name: string; path: string; error: string };
-  'profile.created': { id: string; name: string; source: 'user'; at?: string };
-  'profile.updated': { id: string; fields: string[]; at?: string };
+  'profile.created': { id: string; name: string; source: 'user'; scope?: 'shared' | 'personal'; at?: string };
+  /** `scope` is there when the update set it. */
+  'profile.updated': { id: string; fields: string[]; scope?: 'shared' | 'personal'; at?: string };
   'profile.deleted': { id: string };
-  'profile.duplicated': { id: string; from: string; name: string; at?: string };
+  'profile.duplicated': { id: string; from: string; name: string; scope?: 'shared' | 'personal'; at?: string };
   'profile.default_set': { id: string; previous: string };
   'profile.imported': { id: string; name: string; warnings: string[]; at?: string };
   'profile.project_bound': { project_dir: string; profile_id: string | null };

@@ -82,6 +82,15 @@ function remembered(p: ProfileView, text: string, glob: string | undefined): Rec
   return { instructions: { system_prompt: next } };
 }
 
+/** Only a personal profile may bypass permissions, so only the user (over REST) makes one personal. */
+function notPersonal(profile: unknown): Record<string, unknown> {
+  const body = profile as Record<string, unknown>;
+  if (body.scope === 'personal') {
+    throw new DomainError('invalid_input', 'manage_agent_profile: profile.scope: only the user can make a profile personal (over REST)');
+  }
+  return body;
+}
+
 async function validProfile(profiles: ProfilesService, id: string): Promise<ProfileView> {
   const p = await profiles.get(id);
   if (p.error !== null) throw new DomainError('profile_malformed', `profile ${id} is malformed: ${p.error}`);
@@ -98,9 +107,9 @@ async function run(profiles: ProfilesService, applier: ProfileApplier, a: Profil
     case 'read':
       return { profile: await profiles.get(a.profile_id as string), lint: await profiles.lint(a.profile_id as string) };
     case 'create':
-      return { profile: await profiles.create(a.profile as Record<string, unknown>) };
+      return { profile: await profiles.create(notPersonal(a.profile)) };
     case 'update':
-      return { profile: await profiles.update(a.profile_id as string, a.profile as Record<string, unknown>) };
+      return { profile: await profiles.update(a.profile_id as string, notPersonal(a.profile)) };
     case 'delete':
       await profiles.remove(a.profile_id as string);
       return { deleted: a.profile_id };
@@ -159,7 +168,7 @@ export function registerProfileTools(registry: ToolRegistry, profiles: ProfilesS
     audience: 'main_brain',
     description:
       'Manage Agent Profiles. action list; read {profile_id}; create {profile} (the profile document, runtime as target_runtime); ' +
-      'update {profile_id, profile} (a partial document: objects merge, arrays replace); delete {profile_id}; ' +
+      'update {profile_id, profile} (a partial document: objects merge, arrays replace; scope personal is only the user\'s to set); delete {profile_id}; ' +
       'apply {profile_id, dir?, runtime?, force?, preview?} (writes the runtime config files into dir, default the auto_apply_dir or bound project; ' +
       'preview:true only shows the files; force overwrites hand-edited files); ' +
       'search {query} (every word must occur in name, description or instructions); ' +

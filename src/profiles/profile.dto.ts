@@ -1,6 +1,6 @@
 import { IsBoolean, IsIn, IsNotEmpty, IsOptional, IsString, Matches, MaxLength, ValidateIf } from 'class-validator';
 import { EMIT_RUNTIMES } from './emitters';
-import { IsProfileName, PROFILE_ID_PATTERN, ProfileFields, RUNTIMES, Runtime } from './profile.schema';
+import { IsProfileName, PROFILE_ID_PATTERN, PROFILE_SCOPES, ProfileFields, ProfileScope, RUNTIMES, Runtime } from './profile.schema';
 
 /** REST shapes. Bodies reuse the document schema; the API calls the runtime `target_runtime`. */
 
@@ -17,6 +17,10 @@ export class CreateProfileDto extends ProfileFields {
 
   @IsOptional() @IsIn(RUNTIMES)
   target_runtime?: Runtime;
+
+  /** Service metadata, not part of the document: only a personal profile may use bypassPermissions. */
+  @IsOptional() @IsIn(PROFILE_SCOPES)
+  scope?: ProfileScope;
 }
 
 /** Partial: objects deep-merge into the stored profile, arrays replace; the result is validated as a whole. */
@@ -26,6 +30,10 @@ export class UpdateProfileDto extends ProfileFields {
 
   @IsOptional() @IsIn(RUNTIMES)
   target_runtime?: Runtime;
+
+  /** Service metadata, not part of the document: only a personal profile may use bypassPermissions. */
+  @IsOptional() @IsIn(PROFILE_SCOPES)
+  scope?: ProfileScope;
 }
 
 export class DuplicateProfileDto {
@@ -40,9 +48,10 @@ export class ImportProfileDto {
   yaml!: string;
 }
 
+/** `?scope=` lints as if the profile had that scope; without it, in its own. */
 export class LintQueryDto {
-  @IsOptional() @IsIn(['shared', 'personal'])
-  scope?: 'shared' | 'personal';
+  @IsOptional() @IsIn(PROFILE_SCOPES)
+  scope?: ProfileScope;
 }
 
 export class ProjectBindingDto {

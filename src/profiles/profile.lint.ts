@@ -32,7 +32,7 @@ export interface LintResult {
 }
 
 export interface LintContext {
-  /** Shared profiles may not bypass permissions; a profile is shared unless linted with scope=personal. */
+  /** Shared profiles may not bypass permissions; a profile is shared unless its owner marked it personal. */
   shared: boolean;
   /** Service-managed keys the file set by hand. */
   metadataKeys: readonly MetadataField[];
@@ -74,7 +74,7 @@ export function lintProfile(doc: ProfileDoc, ctx: LintContext): LintResult {
   for (const key of ctx.metadataKeys) warn(key, 'metadata_ignored', `${key} is managed by the service; the value in the file is ignored`);
 
   if (doc.permissions.mode === 'bypassPermissions' && ctx.shared) {
-    error('permissions.mode', 'bypass_permissions_shared', 'bypassPermissions is not allowed in a shared profile');
+    error('permissions.mode', 'bypass_permissions_shared', 'bypassPermissions is not allowed in a shared profile (set the profile\'s scope to personal to use it yourself)');
   }
 
   for (const [name, server] of Object.entries(doc.tools.mcp_servers ?? {})) {

@@ -40,8 +40,11 @@ export const MCP_TYPES = ['stdio', 'http'] as const;
 export type McpType = (typeof MCP_TYPES)[number];
 export const PROFILE_SOURCES = ['builtin', 'user', 'import'] as const;
 export type ProfileSource = (typeof PROFILE_SOURCES)[number];
+/** Shared profiles (the default) may not bypass permissions; personal ones are the user's own to loosen. */
+export const PROFILE_SCOPES = ['shared', 'personal'] as const;
+export type ProfileScope = (typeof PROFILE_SCOPES)[number];
 /** Written by the service only; a file that sets them is read without them (lint warns). */
-export const METADATA_FIELDS = ['created_at', 'updated_at', 'source', 'locked', 'owner_pack_id'] as const;
+export const METADATA_FIELDS = ['created_at', 'updated_at', 'source', 'locked', 'owner_pack_id', 'scope'] as const;
 export type MetadataField = (typeof METADATA_FIELDS)[number];
 
 /** Ids are slugs, so no id can name a path outside the profiles directory. */
@@ -259,6 +262,7 @@ export class ProfileDocument extends ProfileFields {
   @IsOptional() source?: unknown;
   @IsOptional() locked?: unknown;
   @IsOptional() owner_pack_id?: unknown;
+  @IsOptional() scope?: unknown;
 }
 
 // ---- The normalized, plain form (defaults applied) that the rest of the service works with ----

@@ -1,4 +1,4 @@
-import { PROFILE_ID_PATTERN, ProfileSource } from './profile.schema';
+import { PROFILE_ID_PATTERN, PROFILE_SCOPES, ProfileScope, ProfileSource } from './profile.schema';
 
 export interface ProfileMetadata {
   created_at: string;
@@ -6,6 +6,7 @@ export interface ProfileMetadata {
   source: ProfileSource;
   locked: boolean;
   owner_pack_id: string | null;
+  scope: ProfileScope;
 }
 
 /** What the state file remembers per user profile; `file_mtime_ms` tells our writes from hand edits. */
@@ -26,6 +27,7 @@ export type ParsedState = { ok: true; state: ProfilesState } | { ok: false; erro
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const SOURCES: ReadonlySet<unknown> = new Set(['builtin', 'user', 'import']);
+const SCOPES: ReadonlySet<unknown> = new Set(PROFILE_SCOPES);
 /** Ids from the state file reach file paths: anything but a valid id marks the file as damaged. */
 const isId = (v: unknown): v is string => typeof v === 'string' && PROFILE_ID_PATTERN.test(v);
 
@@ -53,8 +55,11 @@ export function parseProfilesState(text: string): ParsedState {
       SOURCES.has(m.source) &&
       typeof m.locked === 'boolean' &&
       (m.owner_pack_id === null || typeof m.owner_pack_id === 'string') &&
-      typeof m.file_mtime_ms === 'number';
+      typeof m.file_mtime_ms === 'number' &&
+      (m.scope === undefined || SCOPES.has(m.scope));
     if (!ok) return { ok: false, error: `profiles.${id}: malformed metadata` };
+    // Written before profiles had a scope: every profile was shared then.
+    m.scope ??= 'shared';
   }
   return { ok: true, state: state as ProfilesState };
 }
@@ -72,8 +77,8 @@ export interface ProfileHistoryEvent {
  */
 export function rebuildProfilesState(history: Iterable<ProfileHistoryEvent>): ProfilesState {
   const s = emptyProfilesState();
-  const created = (id: string, at: string, source: 'user' | 'import') => {
-    s.profiles[id] = { created_at: at, updated_at: at, source, locked: false, owner_pack_id: null, file_mtime_ms: 0 };
+  const created = (id: string, at: string, source: 'user' | 'import', scope: unknown) => {
+    s.profiles[id] = { created_at: at, updated_at: at, source, locked: false, owner_pack_id: null, scope: asScope(scope), file_mtime_ms: 0 };
   };
   for (const { type, at: committedAt, data } of history) {
     if (!isRecord(data)) continue;
@@ -83,13 +88,15 @@ export function rebuildProfilesState(history: Iterable<ProfileHistoryEvent>): Pr
     switch (type) {
       case 'profile.created':
       case 'profile.duplicated':
-        if (id) created(id, at, 'user');
+        if (id) created(id, at, 'user', data.scope);
         break;
       case 'profile.imported':
-        if (id) created(id, at, 'import');
+        if (id) created(id, at, 'import', 'shared');
         break;
       case 'profile.updated':
-        if (id && s.profiles[id]) s.profiles[id].updated_at = at;
+        if (!id || !s.profiles[id]) break;
+        s.profiles[id].updated_at = at;
+        if (data.scope !== undefined) s.profiles[id].scope = asScope(data.scope);
         break;
       case 'profile.deleted':
         if (!id) break;
@@ -108,4 +115,9 @@ export function rebuildProfilesState(history: Iterable<ProfileHistoryEvent>): Pr
     }
   }
   return s;
+}
+
+/** Events journaled before profiles had a scope carry none: those profiles were shared. */
+function asScope(value: unknown): ProfileScope {
+  return value === 'personal' ? 'personal' : 'shared';
 }

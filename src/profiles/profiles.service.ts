@@ -12,7 +12,9 @@ import {
   METADATA_FIELDS,
   MetadataField,
   PROFILE_ID_PATTERN,
+  PROFILE_SCOPES,
   ProfileDoc,
+  ProfileScope,
   ProfileSource,
   Runtime,
   parseProfileDocument,
@@ -84,6 +86,7 @@ const BUILTIN_META: ProfileMetadata = {
   source: 'builtin',
   locked: true,
   owner_pack_id: null,
+  scope: 'shared',
 };
 const BUILTINS = new Map(BUILTIN_TEMPLATES.map((t) => [t.id, t.doc]));
 /** Static routes under /agent-profiles that a profile id must not shadow. */
@@ -125,17 +128,19 @@ export class ProfilesService {
 
   private createLocked(input: ProfileInput): Promise<ProfileView> {
     return this.locks.run(CATALOG, async () => {
-      const doc = validated(fromApi(input));
+      const { scope = 'shared', fields } = takeScope(input);
+      const doc = validated(fromApi(fields));
       await this.assertNameFree(doc.name);
       const id = uniqueId(slugify(doc.name), await this.idTaken());
-      const view = await this.writeNew(id, doc, 'user');
-      await this.emit(id, 'profile.created', { id, name: doc.name, source: 'user', at: view.created_at });
+      const view = await this.writeNew(id, doc, 'user', scope);
+      await this.emit(id, 'profile.created', { id, name: doc.name, source: 'user', scope, at: view.created_at });
       return view;
     });
   }
 
   async update(id: string, patch: ProfileInput): Promise<ProfileView> {
-    const changes = fromApi(patch);
+    const { scope, fields } = takeScope(patch);
+    const changes = fromApi(fields);
     const renaming = typeof changes.name === 'string';
     const apply = () =>
       this.locks.run(id, async () => {
@@ -143,9 +148,10 @@ export class ProfilesService {
         const doc = validated(mergePatch(current.doc, changes));
         if (renaming && doc.name !== current.doc.name) await this.assertNameFree(doc.name, id);
         const stamp = await this.store.write(id, serialised(doc));
-        const meta = await this.saveMeta(id, { ...current.meta, updated_at: this.now() }, stamp);
+        const meta = await this.saveMeta(id, { ...current.meta, scope: scope ?? current.meta.scope, updated_at: this.now() }, stamp);
         this.cache.set(id, { stamp, parsed: { doc, metadataKeys: [] } });
-        await this.emit(id, 'profile.updated', { id, fields: Object.keys(changes).sort(), at: meta.updated_at });
+        const fields = [...Object.keys(changes), ...(scope ? ['scope'] : [])].sort();
+        await this.emit(id, 'profile.updated', { id, fields, ...(scope && { scope }), at: meta.updated_at });
         return this.validView({ id, doc, metadataKeys: [], meta }, await this.defaultId());
       });
     // A rename takes the catalog lock first (same order as create), so two renames cannot claim one name.
@@ -156,13 +162,10 @@ export class ProfilesService {
     this.savedListener = listener;
   }
 
-  /**
-   * A valid profile and its lint findings, for preview, apply and sessions: always in shared scope (no profile is
-   * stored as personal; `?scope=personal` only changes what the lint endpoint reports).
-   */
+  /** A valid profile and its lint findings in its own scope, for preview, apply and sessions. */
   async forApply(id: string): Promise<{ doc: ProfileDoc; lint: LintResult }> {
     const entry = await this.valid(id);
-    return { doc: entry.doc, lint: await this.lint(id, 'shared') };
+    return { doc: entry.doc, lint: await this.lint(id) };
   }
 
   /** Project directories bound to this profile. */
@@ -197,8 +200,8 @@ export class ProfilesService {
       if (name != null && names(name)) throw nameTaken(name);
       const doc: ProfileDoc = { ...source.doc, name: name ?? uniqueName(source.doc.name, names, ' (copy)') };
       const copyId = uniqueId(`${id.slice(0, 59).replace(/-+$/, '')}-copy`, await this.idTaken());
-      const view = await this.writeNew(copyId, doc, 'user');
-      await this.emit(copyId, 'profile.duplicated', { id: copyId, from: id, name: doc.name, at: view.created_at });
+      const view = await this.writeNew(copyId, doc, 'user', source.meta.scope);
+      await this.emit(copyId, 'profile.duplicated', { id: copyId, from: id, name: doc.name, scope: view.scope, at: view.created_at });
       return view;
     });
   }
@@ -213,12 +216,12 @@ export class ProfilesService {
     return this.validView(entry, id);
   }
 
-  async lint(id: string, scope: 'shared' | 'personal' = 'shared'): Promise<LintResult> {
+  /** Lints in the profile's own scope, or in the scope asked for (built-ins are shared whatever is asked). */
+  async lint(id: string, scope?: ProfileScope): Promise<LintResult> {
     const entry = await this.entry(id);
     if ('error' in entry) return { valid: false, errors: [{ path: '', code: 'schema', message: entry.error }], warnings: [] };
     const { doc, metadataKeys, meta } = entry;
-    // Built-ins and imports are shared by nature, whatever the caller says.
-    const shared = scope === 'shared' || meta.source !== 'user';
+    const shared = meta.source === 'builtin' || (scope ?? meta.scope) === 'shared';
     return lintProfile(doc, { shared, metadataKeys, skillFileExists: (p) => existsSync(join(this.skillDir(doc, p), 'SKILL.md')) });
   }
 
@@ -248,7 +251,7 @@ export class ProfilesService {
       const name = uniqueName(doc.name, await this.namesTaken());
       if (name !== doc.name) warnings.push({ path: 'name', code: 'renamed', message: `the name "${doc.name}" is taken; imported as "${name}"` });
       const id = uniqueId(slugify(name), await this.idTaken());
-      const profile = await this.writeNew(id, { ...doc, name }, 'import');
+      const profile = await this.writeNew(id, { ...doc, name }, 'import', 'shared');
       await this.emit(id, 'profile.imported', { id, name, warnings: warnings.map((w) => w.code), at: profile.created_at });
       return { profile, warnings, lint: await this.lint(id) };
     });
@@ -386,10 +389,10 @@ export class ProfilesService {
 
   // ---- writing ----
 
-  private async writeNew(id: string, doc: ProfileDoc, source: ProfileSource): Promise<ProfileView> {
+  private async writeNew(id: string, doc: ProfileDoc, source: ProfileSource, scope: ProfileScope): Promise<ProfileView> {
     const stamp = await this.store.write(id, serialised(doc));
     const now = this.now();
-    const meta = await this.saveMeta(id, { created_at: now, updated_at: now, source, locked: false, owner_pack_id: null }, stamp);
+    const meta = await this.saveMeta(id, { created_at: now, updated_at: now, source, locked: false, owner_pack_id: null, scope }, stamp);
     this.cache.set(id, { stamp, parsed: { doc, metadataKeys: [] } });
     return this.validView({ id, doc, metadataKeys: [], meta }, await this.defaultId());
   }
@@ -473,6 +476,17 @@ function validated(raw: unknown): ProfileDoc {
   return parsed.doc;
 }
 
+/**
+ * A body's `scope` (service metadata, not part of the document) apart from its document fields. Checked here as well
+ * as by the DTO, since the main brain's tool passes bodies in without one.
+ */
+function takeScope(input: ProfileInput): { scope?: ProfileScope; fields: ProfileInput } {
+  const { scope, ...fields } = input;
+  if (scope === undefined) return { fields };
+  if (!PROFILE_SCOPES.includes(scope as ProfileScope)) throw new DomainError('invalid_input', `scope: must be one of the following values: ${PROFILE_SCOPES.join(', ')}`);
+  return { scope: scope as ProfileScope, fields };
+}
+
 /** API names to YAML names: `target_runtime` is the document's `runtime`. */
 function fromApi(input: ProfileInput): Record<string, unknown> {
   const { target_runtime, ...rest } = toPlain(input) as Record<string, unknown>;
@@ -482,7 +496,7 @@ function fromApi(input: ProfileInput): Record<string, unknown> {
 /** Files without a record (written by hand) get their file time; a hand edit after our write moves updated_at. */
 function metadataOf(stored: StoredMetadata | undefined, stamp: FileStamp): ProfileMetadata {
   const fileTime = new Date(stamp.mtimeMs).toISOString();
-  if (!stored) return { created_at: fileTime, updated_at: fileTime, source: 'user', locked: false, owner_pack_id: null };
+  if (!stored) return { created_at: fileTime, updated_at: fileTime, source: 'user', locked: false, owner_pack_id: null, scope: 'shared' };
   const { file_mtime_ms, ...meta } = stored;
   return file_mtime_ms === stamp.mtimeMs ? meta : { ...meta, updated_at: fileTime };
 }

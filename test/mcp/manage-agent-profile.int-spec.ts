@@ -94,4 +94,21 @@ describe('manage_agent_profile over MCP', () => {
     expect(await profileTool({ action: 'update', profile_id: 'nope', profile: { description: 'x' } })).toMatchObject({ isError: true, text: expect.stringContaining('not_found') });
     expect(await profileTool({ action: 'generate', description: 'x', glob: '*' })).toMatchObject({ isError: true, text: expect.stringContaining('glob: not used by action generate') });
   });
+
+  it('cannot make a profile personal (only a personal profile may bypass permissions); the user can, over REST', async () => {
+    // Given a profile the main brain created, asking for bypassPermissions
+    const created = await profileTool({ action: 'create', profile: { name: 'Loose', permissions: { mode: 'bypassPermissions' } } });
+    expect(created.json.profile).toMatchObject({ id: 'loose', scope: 'shared' });
+    // When the main brain tries to make it (or a new one) personal; Then it is refused, naming the field
+    const refusal = 'invalid_input: manage_agent_profile: profile.scope: only the user can make a profile personal (over REST)';
+    expect(await profileTool({ action: 'update', profile_id: 'loose', profile: { scope: 'personal' } })).toMatchObject({ isError: true, text: expect.stringContaining(refusal) });
+    expect(await profileTool({ action: 'create', profile: { name: 'Looser', scope: 'personal' } })).toMatchObject({ isError: true, text: expect.stringContaining(refusal) });
+    expect((await profileTool({ action: 'read', profile_id: 'loose' })).json).toMatchObject({ profile: { scope: 'shared' }, lint: { valid: false } });
+    // And making it shared again is no loosening, so it is allowed
+    expect((await profileTool({ action: 'update', profile_id: 'loose', profile: { scope: 'shared' } })).isError).toBe(false);
+    // When the user makes it personal over REST; Then it lints clean
+    const res = await fetch(`${t.url}/api/v1/agent-profiles/loose`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ scope: 'personal' }) });
+    expect(res.status).toBe(200);
+    expect((await profileTool({ action: 'read', profile_id: 'loose' })).json).toMatchObject({ profile: { scope: 'personal' }, lint: { valid: true } });
+  });
 });

@@ -322,6 +322,10 @@ describe('Agent Profile preview and apply (HTTP, real temp dirs)', () => {
       expect(refused.json().details.errors.map((e: { code: string }) => e.code)).toContain(code);
     }
     expect(readdirSync(dir)).toEqual([]);
+    // When the bypassing profile's owner makes it personal; Then it applies, in that mode
+    await t.inject({ method: 'PATCH', url: `${API}/${bypass.json().id}`, payload: { scope: 'personal' } });
+    expect((await apply(bypass.json().id, { runtime: 'claude-code', dir })).statusCode).toBe(200);
+    expect(JSON.parse(read(dir, '.claude/settings.json')).permissions.defaultMode).toBe('bypassPermissions');
   });
 
   it('answers 4xx for an unknown runtime, a missing or relative dir, an unknown profile, unknown fields', async () => {

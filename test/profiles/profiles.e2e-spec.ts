@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { load } from 'js-yaml';
 import { Journal } from '../../src/journal/journal.port';
@@ -235,16 +235,67 @@ describe('Agent Profile REST', () => {
   });
 
   describe('lint', () => {
-    it('reports the result shape and treats profiles as shared unless scope=personal', async () => {
+    it('reports the result shape and lints a profile as shared unless it is personal, or scope=personal asks', async () => {
       await post(API, { name: 'Bypass', version: 2, permissions: { mode: 'bypassPermissions' } });
       const shared = (await get(`${API}/bypass/lint`)).json();
       expect(shared).toEqual({
         valid: false,
-        errors: [{ path: 'permissions.mode', code: 'bypass_permissions_shared', message: expect.any(String) }],
+        errors: [
+          {
+            path: 'permissions.mode',
+            code: 'bypass_permissions_shared',
+            message: "bypassPermissions is not allowed in a shared profile (set the profile's scope to personal to use it yourself)",
+          },
+        ],
         warnings: [],
       });
       expect((await get(`${API}/bypass/lint?scope=personal`)).json()).toEqual({ valid: true, errors: [], warnings: [] });
       expect((await get(`${API}/bypass/lint?scope=everyone`)).statusCode).toBe(400);
+    });
+
+    it('keeps a profile personal once its owner says so: lint, duplicate and the state file follow; import and built-ins stay shared', async () => {
+      // Given a profile created personal, with bypassPermissions
+      const created = await post(API, { name: 'Mine Only', version: 2, scope: 'personal', permissions: { mode: 'bypassPermissions' } });
+      expect(created.statusCode).toBe(201);
+      expect(created.json()).toMatchObject({ id: 'mine-only', scope: 'personal' });
+      // Then it lints clean in its own scope, and as shared when asked
+      expect((await get(`${API}/mine-only/lint`)).json()).toEqual({ valid: true, errors: [], warnings: [] });
+      expect((await get(`${API}/mine-only/lint?scope=shared`)).json().errors.map((e: { code: string }) => e.code)).toEqual(['bypass_permissions_shared']);
+      // And the scope is service metadata: kept in the state file, not written into the YAML or the export
+      expect(JSON.parse(readFileSync(join(dir, '.brainstem-profiles.json'), 'utf8')).profiles['mine-only'].scope).toBe('personal');
+      expect(load(readFileSync(join(dir, 'mine-only.yaml'), 'utf8'))).not.toHaveProperty('scope');
+      const exported = (await get(`${API}/mine-only/export`)).body;
+      // When it is duplicated; Then the copy is personal too
+      expect((await post(`${API}/mine-only/duplicate`)).json()).toMatchObject({ id: 'mine-only-copy', scope: 'personal' });
+      // When its export is imported; Then the import is shared, so its bypass is an error again
+      const imported = (await yamlPost(`${API}/import`, exported)).json();
+      expect(imported.profile.scope).toBe('shared');
+      expect(imported.lint.errors.map((e: { code: string }) => e.code)).toEqual(['bypass_permissions_shared']);
+      // When the owner makes it shared; Then the error is back, and the journal says what changed
+      const updated = await patch(`${API}/mine-only`, { scope: 'shared' });
+      expect(updated.json()).toMatchObject({ scope: 'shared', permissions: { mode: 'bypassPermissions' } });
+      expect((await get(`${API}/mine-only/lint`)).json().valid).toBe(false);
+      const events = await t.app.get<Journal>(JOURNAL).readStream('profile-mine-only');
+      expect(events.map((e) => [e.type, e.data])).toEqual([
+        ['profile.created', expect.objectContaining({ scope: 'personal' })],
+        ['profile.updated', expect.objectContaining({ fields: ['scope'], scope: 'shared' })],
+      ]);
+      // And a built-in stays shared whatever is asked
+      expect((await get(`${API}/coding-assistant`)).json().scope).toBe('shared');
+      // And a scope outside the list is refused, naming it, with nothing stored
+      const bad = await post(API, { name: 'Everyone', scope: 'everyone' });
+      expect(bad.statusCode).toBe(400);
+      expect(bad.json().message).toBe('scope: must be one of the following values: shared, personal');
+      expect((await get(`${API}/everyone`)).statusCode).toBe(404);
+      expect((await patch(`${API}/mine-only`, { scope: 'public' })).statusCode).toBe(400);
+    });
+
+    it('reads a scope written into a file by hand as metadata: ignored, with a warning', async () => {
+      writeFileSync(join(dir, 'hand-scoped.yaml'), 'name: Hand Scoped\nversion: 2\nscope: personal\npermissions: {mode: bypassPermissions}\n');
+      expect((await get(`${API}/hand-scoped`)).json()).toMatchObject({ scope: 'shared' });
+      const lint = (await get(`${API}/hand-scoped/lint`)).json();
+      expect(lint.errors.map((e: { code: string }) => e.code)).toEqual(['bypass_permissions_shared']);
+      expect(lint.warnings).toContainEqual({ path: 'scope', code: 'metadata_ignored', message: 'scope is managed by the service; the value in the file is ignored' });
     });
 
     it('lints every built-in clean', async () => {

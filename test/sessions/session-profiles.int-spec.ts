@@ -195,6 +195,17 @@ describe('coding sessions started with their profile', () => {
     }
   });
 
+  it('starts a session with bypassPermissions only from a personal profile', async () => {
+    // Given a shared profile with bypassPermissions; Then a session is refused
+    const id = await createProfile({ name: 'Unfenced', permissions: { mode: 'bypassPermissions' } });
+    const refused = await request('POST', '/coding-sessions', { runtime: 'claude-code', env: { PATH }, cwd: cwd.path, profile_id: id });
+    expect(refused).toMatchObject({ status: 422, body: { code: 'profile_has_errors', details: { errors: [expect.objectContaining({ code: 'bypass_permissions_shared' })] } } });
+    // When its owner makes it personal; Then the session starts in that mode
+    expect((await t.inject({ method: 'PATCH', url: `/api/v1/agent-profiles/${id}`, payload: { scope: 'personal' } })).statusCode).toBe(200);
+    const { argv } = await startClaude({ profile_id: id, cwd: cwd.path });
+    expect(flag(argv, '--permission-mode')).toEqual(['bypassPermissions']);
+  });
+
   it('journals the profile flags (a resume after a restart reuses them: restart.int-spec)', async () => {
     const { session, argv } = await startClaude({ profile_id: 'code-reviewer', cwd: cwd.path });
     const created = (await t.app.get<Journal>(JOURNAL).readStream(`session-${session.id}`))[0];
