@@ -6,7 +6,8 @@ export interface McpRuleTarget {
 
 /**
  * How a runtime names an MCP tool: Claude Code's rules (and so a profile's) `mcp__<server>__<tool>`, a whole
- * server `mcp__<server>__*` or `mcp__<server>`; gemini-cli's `mcp_<server>_<tool>`, a whole server `mcp_<server>_*`.
+ * server `mcp__<server>__*` or `mcp__<server>`; gemini-cli's `mcp_<server>_<tool>`, a whole server `mcp_<server>_*`;
+ * opencode's `<server>_<tool>`, `<server>_*`.
  */
 export interface McpNaming {
   prefix: string;
@@ -17,6 +18,8 @@ export interface McpNaming {
 
 export const CLAUDE_MCP_NAMING: McpNaming = { prefix: 'mcp__', separator: '__', bareServer: true };
 export const GEMINI_MCP_NAMING: McpNaming = { prefix: 'mcp_', separator: '_', bareServer: false };
+/** opencode names an MCP tool `<server>_<tool>`, and its permission keys are globs over those names. */
+export const OPENCODE_MCP_NAMING: McpNaming = { prefix: '', separator: '_', bareServer: false };
 
 /**
  * Reads an MCP tool name or rule against the profile's server names (a name may itself hold `_`, so the longest

@@ -98,6 +98,28 @@ const MODEL = 'claude-sonnet-4-5';
     else expect(result).toMatch(/^opencode turn failed: bash \(touch .*\): .*rejected permission/);
   }, 120000);
 
+  it.each([
+    ['with them, it runs the allowed tool, rejects the one to ask about, and does not offer the denied one', true],
+    ['without them (the control), it offers all three and runs both calls', false],
+  ])("given rules on a profile's own MCP server: %s", async (_, withRules) => {
+    // The profile's server is the service's own MCP endpoint without a session header: the main brain's tools.
+    const rules = withRules ? { allow: ['mcp__other'], ask: ['mcp__other__supervision_status'], deny: ['mcp__other__stop_session'] } : {};
+    const profile = { name: `Opencode MCP rules ${withRules}`, target_runtime: 'opencode', tools: { mcp_servers: { other: { type: 'http', url: `${t.url}/mcp` } } }, permissions: { mode: 'acceptEdits', ...rules } };
+    const created = await t.inject({ method: 'POST', url: '/api/v1/agent-profiles', payload: profile });
+    const calls = ['other_list_sessions', 'other_supervision_status'];
+    const id = await startOpencode((n, request) => {
+      const next = request.model === MODEL && calls[conversation().length - 1];
+      return next ? { tool: next, input: {} } : { text: `reply ${n}` };
+    }, { profile_id: created.json().id });
+    const [result] = await turnsEnded(id, 1);
+    const offered = (conversation()[0].tools ?? []).map((x) => x.name);
+    expect(offered).toEqual(expect.arrayContaining(['other_list_sessions', 'other_supervision_status']));
+    expect(offered.includes('other_stop_session')).toBe(!withRules);
+    expect(JSON.stringify(conversation()[1].messages.at(-1))).toContain(id);
+    if (withRules) expect(result).toMatch(/^opencode turn failed: other_supervision_status: .*rejected permission/);
+    else expect(result).toMatch(/^reply \d+$/);
+  }, 120000);
+
   it('given the API refuses the request, then the turn ends as failed with its message', async () => {
     const id = await startOpencode(() => ({ refuse: 'prompt is too long' }));
     const [result] = await turnsEnded(id, 1);

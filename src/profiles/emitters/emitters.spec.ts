@@ -226,6 +226,31 @@ describe('opencode emitter', () => {
     const fm = load(/^---\n([\s\S]*?)\n---\n/.exec(agent)![1]) as { permission: { bash: Record<string, string> } };
     expect(fm.permission.bash).toEqual({ '*': 'ask', 'npm test *': 'allow', 'rm *': 'deny' });
   });
+
+  it("maps rules on the profile's MCP servers to keys on their tools, allow then ask then deny, so deny wins", () => {
+    // Given rules on the profile's servers (one tool, a whole server both ways) and on a server it does not have
+    const profile = normalizeDocument({
+      name: 'Mcp Rules',
+      tools: { mcp_servers: { gh: { type: 'stdio', command: 'gh-mcp' }, docs: { type: 'http', url: 'https://docs.example/mcp' }, gh_admin: { type: 'stdio', command: 'gh-admin' } } },
+      permissions: { mode: 'default', allow: ['mcp__gh', 'mcp__docs__search'], ask: ['mcp__docs__*', 'mcp__gh__create_issue'], deny: ['mcp__gh__delete_repo', 'mcp__gh__create_issue', 'mcp__slack__post'] },
+    });
+    // When emitted
+    const { files, warnings } = emitProfile('opencode', profile, { ...CTX, profileId: 'mcp-rules' });
+    const fm = load(/^---\n([\s\S]*?)\n---\n/.exec(files.find((f) => f.path === '.opencode/agent/mcp-rules.md')!.content)![1]) as { permission: Record<string, unknown> };
+    // Then each is a key in opencode's `<server>_<tool>` names, in the order that lets deny, then ask, win
+    const { edit: _e, bash: _b, webfetch: _w, ...mcp } = fm.permission;
+    expect(Object.entries(mcp)).toEqual([
+      ['gh_*', 'allow'],
+      ['docs_search', 'allow'],
+      ['docs_*', 'ask'],
+      ['gh_delete_repo', 'deny'],
+      ['gh_create_issue', 'deny'],
+    ]);
+    // And what opencode cannot express precisely is said
+    const messages = warnings.map((w) => w.message);
+    expect(messages).toContain('opencode: deny rule mcp__slack__post has no opencode equivalent');
+    expect(messages).toContain('opencode: allow rule mcp__gh (gh_*) also reaches the tools of gh_admin');
+  });
 });
 
 describe('the reserved brainstem server when the service requires its bearer token', () => {

@@ -1,3 +1,4 @@
+import { OPENCODE_MCP_NAMING, mcpRuleName, mcpRuleTarget } from '../mcp-rules';
 import { HOOK_EVENTS, PermissionMode, ProfileDoc } from '../profile.schema';
 import {
   RESERVED_MCP_SERVER,
@@ -14,7 +15,8 @@ import {
 import { EmitContext, EmitResult } from './emitter.types';
 
 type Action = 'allow' | 'ask' | 'deny';
-type Permission = { edit: Action; bash: Record<string, Action>; webfetch: Action };
+/** The tools opencode asks about, and `<server>_<tool>` globs over the profile's MCP tools. */
+type Permission = { edit: Action; bash: Record<string, Action>; webfetch: Action; [mcpTool: string]: Action | Record<string, Action> };
 
 const BASE: Record<PermissionMode, { edit: Action; bash: Action; webfetch: Action } | null> = {
   default: { edit: 'ask', bash: 'ask', webfetch: 'ask' },
@@ -70,16 +72,27 @@ function opencodeModel(profile: ProfileDoc, warnings: Warnings): string | undefi
 
 /**
  * The mode sets the base actions; rules refine them. opencode applies the last matching rule, so bash patterns
- * are ordered allow, ask, deny: deny still wins, as in claude-code.
+ * and MCP tool keys are ordered allow, ask, deny: deny still wins, as in claude-code. A rule on one of the profile's
+ * MCP servers becomes a key on its tools (opencode 1.18 offers no denied tool, and a headless run rejects one it
+ * would ask about: checked); its MCP tools are allowed otherwise.
  */
 function opencodePermission(profile: ProfileDoc, warnings: Warnings): Permission {
   const base = BASE[profile.permissions.mode] ?? BASE.default!;
   if (!BASE[profile.permissions.mode]) warnings.add('not_mapped', `opencode has no ${profile.permissions.mode} mode; mapped to ask`);
   const permission: Permission = { edit: base.edit, bash: { '*': base.bash }, webfetch: base.webfetch };
+  const servers = Object.keys(profile.tools.mcp_servers ?? {});
   const apply = (rules: readonly string[], action: Action) => {
     for (const rule of rules) {
       const bash = /^Bash\((.+)\)$/.exec(rule);
-      if (bash) {
+      const mcp = mcpRuleTarget(rule, servers);
+      if (mcp) {
+        const key = mcpRuleName(mcp, OPENCODE_MCP_NAMING);
+        delete permission[key];
+        permission[key] = action;
+        // `<server>_*` is a glob over tool names, so it reaches a server named `<server>_…` as well.
+        const reached = mcp.tool === null ? [...servers, RESERVED_MCP_SERVER].filter((s) => s.startsWith(`${mcp.server}_`)) : [];
+        if (reached.length) warnings.add('not_mapped', `opencode: ${action} rule ${rule} (${key}) also reaches the tools of ${reached.join(', ')}`);
+      } else if (bash) {
         // Claude Code's legacy prefix form `git push:*` is its `git push *`; to opencode, `:*` is literal.
         const pattern = bash[1].endsWith(':*') ? `${bash[1].slice(0, -2)} *` : bash[1];
         delete permission.bash[pattern];

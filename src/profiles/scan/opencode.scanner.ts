@@ -1,3 +1,4 @@
+import { OPENCODE_MCP_NAMING, mcpRuleName, mcpRuleTarget } from '../mcp-rules';
 import { PermissionMode } from '../profile.schema';
 import { Plain, ScanWarnings, idFrom, isPlain, isReserved, nameFromId, readInstructionsMarkdown, readJson, readMarkdown, stringRecord, validatedProposal, warnUnknownKeys } from './scan-support';
 import { McpServer } from '../profile.schema';
@@ -21,7 +22,7 @@ const BASES: Array<[PermissionMode, { edit: Action; bash: Action; webfetch: Acti
 /**
  * The inverse of the opencode emitter: `opencode.json` (default agent, MCP) and `.opencode/agent/<id>.md`.
  * The permission block comes back as the mode whose base actions fit best plus allow/ask/deny rules
- * (`Edit`, `WebFetch`, `Bash(<pattern>)`). Tool lists, hooks, rules' split between tools.deny and
+ * (`Edit`, `WebFetch`, `Bash(<pattern>)`, and `mcp__<server>__<tool>` for keys on the MCP servers' tools). Tool lists, hooks, rules' split between tools.deny and
  * permissions.deny, and skills are not in opencode files. Pure.
  */
 export function scanOpencode(files: ScanFiles, opts: ScanOptions): ScanResult {
@@ -49,8 +50,8 @@ export function scanOpencode(files: ScanFiles, opts: ScanOptions): ScanResult {
     warnUnknownKeys(agent.frontmatter, AGENT_KEYS, agentPath, warnings, 'frontmatter ');
   }
   const fm = agent.frontmatter;
-  const { mode, allow, ask, deny } = readPermission(fm.permission, agentPath ?? CONFIG, warnings);
   const mcpServers = readMcp(config.mcp, warnings);
+  const { mode, allow, ask, deny } = readPermission(fm.permission, Object.keys(mcpServers ?? {}), agentPath ?? CONFIG, warnings);
   const raw: Plain = {
     name: nameFromId(id),
     description: typeof fm.description === 'string' ? fm.description : '',
@@ -70,16 +71,23 @@ function isAction(v: unknown): v is Action {
 /**
  * The mode is the one whose base fits the `edit`, `bash['*']` and `webfetch` actions best (the catch-all bash
  * first); what still differs becomes `Bash` / `Edit` / `WebFetch` rules. Bash
- * patterns become `Bash(<pattern>)` rules; the emitter writes them allow, then ask, then deny, so patterns in
- * that order re-emit identically (any other order is warned: opencode applies the last matching pattern).
+ * patterns become `Bash(<pattern>)` rules, keys on the MCP servers' tools `mcp__…` rules; the emitter writes both
+ * allow, then ask, then deny, so entries in that order re-emit identically (any other order is warned: opencode
+ * applies the last matching one).
  */
-function readPermission(value: unknown, path: string, warnings: ScanWarnings): { mode: PermissionMode; allow: string[]; ask: string[]; deny: string[] } {
+function readPermission(
+  value: unknown,
+  servers: readonly string[],
+  path: string,
+  warnings: ScanWarnings,
+): { mode: PermissionMode; allow: string[]; ask: string[]; deny: string[] } {
   const lists: Record<Action, string[]> = { allow: [], ask: [], deny: [] };
   if (!isPlain(value)) {
     if (value !== undefined) warnings.add('malformed', path, 'permission is not a mapping; ignored');
     return { mode: 'acceptEdits', ...lists };
   }
-  warnUnknownKeys(value, ['edit', 'bash', 'webfetch'], path, warnings, 'permission.');
+  const mcpKeys = Object.keys(value).filter((k) => mcpRuleTarget(k, servers, OPENCODE_MCP_NAMING));
+  warnUnknownKeys(value, ['edit', 'bash', 'webfetch', ...mcpKeys], path, warnings, 'permission.');
   const bashMap: Record<string, unknown> = isPlain(value.bash) ? value.bash : isAction(value.bash) ? { '*': value.bash } : {};
   const seen = { edit: isAction(value.edit) ? value.edit : undefined, bash: isAction(bashMap['*']) ? bashMap['*'] : undefined, webfetch: isAction(value.webfetch) ? value.webfetch : undefined };
   const score = (b: { edit: Action; bash: Action; webfetch: Action }) =>
@@ -93,18 +101,31 @@ function readPermission(value: unknown, path: string, warnings: ScanWarnings): {
   }
   if (seen.edit !== undefined && seen.edit !== base.edit) lists[seen.edit].push('Edit');
   if (seen.webfetch !== undefined && seen.webfetch !== base.webfetch) lists[seen.webfetch].push('WebFetch');
+  const bashEntries = Object.entries(bashMap).filter(([pattern]) => pattern !== '*');
+  readOrdered(bashEntries, { label: 'bash', kind: 'patterns', rule: (pattern) => `Bash(${pattern})` }, path, lists, warnings);
+  const mcpEntries = mcpKeys.map((key) => [key, value[key]] as const);
+  readOrdered(mcpEntries, { label: 'permission', kind: 'MCP tool keys', rule: (key) => mcpRuleName(mcpRuleTarget(key, servers, OPENCODE_MCP_NAMING)!) }, path, lists, warnings);
+  return { mode, ...lists };
+}
+
+/** Entries the emitter writes allow, then ask, then deny, as rules; another order is warned, since it would change. */
+function readOrdered(
+  entries: ReadonlyArray<readonly [string, unknown]>,
+  how: { label: string; kind: string; rule: (key: string) => string },
+  path: string,
+  lists: Record<Action, string[]>,
+  warnings: ScanWarnings,
+): void {
   let last = 0;
-  for (const [pattern, action] of Object.entries(bashMap)) {
-    if (pattern === '*') continue;
+  for (const [key, action] of entries) {
     if (!isAction(action)) {
-      warnings.add('malformed', path, `bash ${pattern}: ${String(action)} is not allow|ask|deny; ignored`);
+      warnings.add('malformed', path, `${how.label} ${key}: ${String(action)} is not allow|ask|deny; ignored`);
       continue;
     }
-    if (ACTIONS.indexOf(action) < last) warnings.add('lossy', path, `bash ${pattern}: patterns are re-emitted allow, ask, deny; this order changes`);
+    if (ACTIONS.indexOf(action) < last) warnings.add('lossy', path, `${how.label} ${key}: ${how.kind} are re-emitted allow, ask, deny; this order changes`);
     last = Math.max(last, ACTIONS.indexOf(action));
-    lists[action].push(`Bash(${pattern})`);
+    lists[action].push(how.rule(key));
   }
-  return { mode, ...lists };
 }
 
 function readMcp(value: unknown, warnings: ScanWarnings): Record<string, McpServer> | undefined {

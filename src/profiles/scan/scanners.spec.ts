@@ -263,6 +263,21 @@ describe('scan: gemini-cli and opencode mapping details', () => {
     expect(result.warnings.map((w) => w.code)).toEqual(['lossy']);
   });
 
+  it("opencode: keys on the MCP servers' tools come back as mcp__ rules; another order, a bad action or another server's key is warned", () => {
+    // Given an agent with keys on its servers' tools (deny before ask, one not an action) and on a server it lacks
+    const config = JSON.stringify({ default_agent: 'ops', mcp: { gh: { type: 'local', command: ['gh-mcp'] }, gh_admin: { type: 'local', command: ['gh-admin'] } } });
+    const agent = "---\ndescription: d\npermission:\n  edit: allow\n  gh_*: allow\n  gh_admin_drop: deny\n  gh_create_issue: ask\n  gh_close: maybe\n  slack_post: deny\n---\nHi\n";
+    // When scanned
+    const result = scanProfile(new Map([['opencode.json', config], ['.opencode/agent/ops.md', agent]]), undefined);
+    // Then each key is a rule on the server it names (the longest that fits), and the rest is warned
+    expect(result.profile.permissions).toEqual({ mode: 'acceptEdits', allow: ['mcp__gh'], ask: ['mcp__gh__create_issue'], deny: ['mcp__gh_admin__drop'] });
+    expect(result.warnings.map((w) => [w.code, w.message])).toEqual([
+      ['not_mapped', expect.stringContaining('slack_post')],
+      ['lossy', 'permission gh_create_issue: MCP tool keys are re-emitted allow, ask, deny; this order changes'],
+      ['malformed', 'permission gh_close: maybe is not allow|ask|deny; ignored'],
+    ]);
+  });
+
   it('env references come back as ${VAR} from every runtime, re-emitting the same files', () => {
     // Given a profile whose server takes its token by reference
     const yaml = parseProfileYaml("name: Refs\ntools: {mcp_servers: {gh: {type: stdio, command: gh-mcp, args: ['--token', '${GH_TOKEN}'], env: {GH_TOKEN: '${GH_TOKEN}'}}}}\n");
