@@ -43,7 +43,7 @@ export function registerSupervisionTools(registry: ToolRegistry, supervision: Su
     audience: 'main_brain',
     description: 'Read-only: whether supervision is on, rounds used and left, the goal, the round in flight and the scope.',
     parameters: { type: 'object', properties: {}, additionalProperties: false },
-    handler: () => supervision.status(),
+    handler: () => supervision.brainStatus(),
   });
 
   registry.register<{ mode: 'all' | 'only' | 'except'; session_ids?: string[] }>({

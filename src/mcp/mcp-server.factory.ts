@@ -128,7 +128,7 @@ export function createMcpServer(identity: McpIdentity, deps: McpDeps): Server {
 
 function readResource(uri: string, supervision: SupervisionService): ReadResourceResult {
   if (uri === RESOURCE_STATUS) {
-    return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(supervision.status(), null, 2) }] };
+    return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(supervision.brainStatus(), null, 2) }] };
   }
   if (uri === RESOURCE_CURRENT_ROUND) return { contents: [{ uri, mimeType: 'text/plain', text: currentRound(supervision) ?? 'No supervision round is in flight.' }] };
   throw new McpError(ErrorCode.InvalidParams, `no resource ${uri}; resources are ${RESOURCE_STATUS} and ${RESOURCE_CURRENT_ROUND}`);
@@ -144,7 +144,7 @@ function getPrompt(name: string, supervision: SupervisionService): GetPromptResu
   const round = currentRound(supervision);
   const text =
     round ??
-    `No supervision round is in flight. Supervision status:\n${JSON.stringify(supervision.status(), null, 2)}\n\n` +
+    `No supervision round is in flight. Supervision status:\n${JSON.stringify(supervision.brainStatus(), null, 2)}\n\n` +
       'Start supervising with enable_supervision (a goal in task_hint); you will be woken in rounds.';
   return { description: 'Brainstem: the current supervision round', messages: [{ role: 'user', content: { type: 'text', text } }] };
 }

@@ -218,6 +218,15 @@ export class SupervisionService {
     };
   }
 
+  /**
+   * What the main brain reads (supervision_status, the status resource): the state object, and before supervision
+   * was ever enabled (when that object is null, as the seed has it) the scope beside it, so exclusions set already show.
+   */
+  brainStatus(): { autonomous: AutonomousView | null; scope?: { supervised: string[]; excluded: string[] } } {
+    const status = this.status();
+    return status.autonomous ? status : { ...status, scope: this.scopeLists() };
+  }
+
   listRounds(): RoundView[] {
     return [...this.rounds.values()].reverse();
   }

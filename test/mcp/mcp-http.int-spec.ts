@@ -77,6 +77,12 @@ describe('MCP over streamable HTTP (the SDK client against /mcp)', () => {
     const listed = await call(brain, 'list_sessions');
     expect(listed.isError).toBe(false);
     expect(listed.json.sessions).toEqual([expect.objectContaining({ id: w.id, alias: w.alias })]);
+    // Before supervision was ever enabled the state object is null, and the scope set already shows beside it
+    await call(brain, 'set_supervision_scope', { mode: 'except', session_ids: [w.id] });
+    const before = { autonomous: null, scope: { supervised: [], excluded: [w.id] } };
+    expect((await call(brain, 'supervision_status')).json).toEqual(before);
+    expect(JSON.parse(await readText(brain, 'brainstem://supervision/status'))).toEqual(before);
+    expect((await t.inject({ method: 'GET', url: '/api/v1/session-os/main-brain/autonomous' })).json()).toEqual({ autonomous: null });
     expect((await call(brain, 'enable_supervision', { task_hint: 'ship it', max_turns: 5 })).json.autonomous).toMatchObject({ enabled: true, max_turns: 5 });
     expect((await call(brain, 'set_supervision_scope', { mode: 'only', session_ids: [w.alias] })).json).toMatchObject({ mode: 'only', supervised: [w.id] });
 
@@ -298,7 +304,7 @@ describe('MCP over streamable HTTP with BRAINSTEM_API_TOKEN', () => {
     await expect(httpClient(t.url, { token: 'wrong' })).rejects.toThrow(/401|bearer token/i);
     const brain = await httpClient(t.url, { token: 'sekret-token' });
     try {
-      expect((await call(brain, 'supervision_status')).json).toEqual({ autonomous: null });
+      expect((await call(brain, 'supervision_status')).json).toMatchObject({ autonomous: null, scope: { excluded: [] } });
     } finally {
       await brain.close();
     }
