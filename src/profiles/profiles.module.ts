@@ -1,3 +1,4 @@
+import { homedir } from 'node:os';
 import { Module } from '@nestjs/common';
 import { EventBus } from '../bus/event-bus';
 import { CONFIG } from '../config/config.module';
@@ -42,6 +43,7 @@ async function* profileHistory(journal: JournalReader): AsyncIterable<ProfileHis
         const applier = new ProfileApplier(profiles, new NodeApplyFs(), bus, {
           serviceUrl: () => url.get(),
           pathEnv: () => process.env.PATH ?? '',
+          home: () => process.env.HOME || homedir(),
           bearerAuth: Boolean(config.server.api_token),
         });
         profiles.onSaved((id, doc) => applier.autoApply(id, doc));

@@ -396,6 +396,34 @@ describe('Agent Profile preview and apply (HTTP, real temp dirs)', () => {
     expect((await apply(missing, { runtime: 'claude-code', dir })).statusCode).toBe(422);
   });
 
+  it('finds a skill named without a path in ~/.claude/skills first, then in the project (the seed: personal, then project level)', async () => {
+    // Given a skill of one name at both levels, and one only in the project
+    const dir = target();
+    const home = join(work.path, 'home');
+    const skill = (root: string, name: string, text: string) => {
+      mkdirSync(join(root, '.claude/skills', name), { recursive: true });
+      writeFileSync(join(root, '.claude/skills', name, 'SKILL.md'), text);
+    };
+    skill(home, 'both', 'personal\n');
+    skill(dir, 'both', 'project\n');
+    skill(dir, 'project-only', 'project only\n');
+    const id = (await post(API, { name: 'Skill Levels', target_runtime: 'claude-code', skills: [{ name: 'both' }, { name: 'project-only' }] })).json().id as string;
+    const saved = process.env.HOME;
+    process.env.HOME = home;
+    try {
+      // When previewing; Then the personal skill wins, which would overwrite the project's own copy (so it is drift)
+      const files = (await preview(id, { dir })).json().files as Array<{ path: string; content: string; action: string; reason?: string }>;
+      expect(files.find((f) => f.path === '.claude/skills/both/SKILL.md')).toMatchObject({ content: 'personal\n', action: 'drift', reason: 'not_written_by_brainstem' });
+      expect(files.find((f) => f.path === '.claude/skills/project-only/SKILL.md')).toMatchObject({ content: 'project only\n', action: 'unchanged' });
+      // When the personal one is gone; Then the project's is used
+      rmSync(join(home, '.claude/skills/both'), { recursive: true });
+      const again = (await preview(id, { dir })).json().files as Array<{ path: string; content: string; action: string }>;
+      expect(again.find((f) => f.path === '.claude/skills/both/SKILL.md')).toMatchObject({ content: 'project\n', action: 'unchanged' });
+    } finally {
+      process.env.HOME = saved;
+    }
+  });
+
   it('removes on re-apply the whole files the profile no longer emits (a dropped skill, a dropped path rule) unless edited since', async () => {
     // Given a profile with two skills and two path rules, applied to a target that already has a skill of the user's
     const dir = target();

@@ -1,4 +1,3 @@
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { EventBus } from '../../bus/event-bus';
 import { DomainError } from '../../common/domain-error';
@@ -83,7 +82,7 @@ export class ProfileApplier {
     private readonly profiles: ProfilesService,
     private readonly fs: ApplyFs,
     private readonly bus: EventBus,
-    private readonly env: { serviceUrl: () => string; pathEnv: () => string; home?: string; bearerAuth?: boolean },
+    private readonly env: { serviceUrl: () => string; pathEnv: () => string; home: () => string; bearerAuth?: boolean },
   ) {}
 
   async preview(id: string, req: ApplyRequest): Promise<PreviewResult> {
@@ -251,7 +250,7 @@ export class ProfileApplier {
       if (skill.source !== 'local') continue;
       const candidates = skill.path
         ? [this.profiles.skillDir(doc, skill.path)]
-        : [join(this.env.home ?? homedir(), '.claude/skills', skill.name), join(project, '.claude/skills', skill.name)];
+        : [join(this.env.home(), '.claude/skills', skill.name), join(project, '.claude/skills', skill.name)];
       let files: SkillFiles['files'] | null = null;
       for (const dir of candidates) if (!files) files = await this.fs.readSkill(dir);
       if (files) skills.push({ name: skill.name, files });
