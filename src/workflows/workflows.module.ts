@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { EventBus } from '../bus/event-bus';
 import { Journal } from '../journal/journal.port';
 import { JOURNAL } from '../journal/journal.tokens';
+import { SESSION_DIRECTORY, SessionDirectory } from '../supervision/session-directory.port';
 import { SupervisionModule } from '../supervision/supervision.module';
 import { SupervisionService } from '../supervision/supervision.service';
 import { WorkflowsController } from './workflows.controller';
@@ -14,9 +15,9 @@ import { WorkflowsService } from './workflows.service';
   providers: [
     {
       provide: WorkflowsService,
-      inject: [EventBus, JOURNAL, SupervisionService],
-      useFactory: (bus: EventBus, journal: Journal, supervision: SupervisionService) =>
-        new WorkflowsService(bus, journal, supervision, Date.now, () => randomBytes(6).toString('hex')),
+      inject: [EventBus, JOURNAL, SupervisionService, SESSION_DIRECTORY],
+      useFactory: (bus: EventBus, journal: Journal, supervision: SupervisionService, sessions: SessionDirectory) =>
+        new WorkflowsService(bus, journal, supervision, sessions, Date.now, () => randomBytes(6).toString('hex')),
     },
   ],
 })

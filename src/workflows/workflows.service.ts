@@ -2,6 +2,8 @@ import { EventBus } from '../bus/event-bus';
 import { DomainError } from '../common/domain-error';
 import { SerialQueue } from '../common/serial-queue';
 import { Journal } from '../journal/journal.port';
+import { SessionDirectory } from '../supervision/session-directory.port';
+import { findSession } from '../supervision/supervision-scope';
 import { SupervisionService } from '../supervision/supervision.service';
 import { WorkflowRun, onRunConverge, onRunStart } from './workflow-run';
 
@@ -33,6 +35,7 @@ export class WorkflowsService {
     private readonly bus: EventBus,
     private readonly journal: Journal,
     private readonly supervision: SupervisionService,
+    private readonly sessions: SessionDirectory,
     private readonly now: () => number,
     private readonly newId: () => string,
   ) {}
@@ -56,6 +59,7 @@ export class WorkflowsService {
 
   startRun(req: StartRunRequest, actor: string): Promise<WorkflowRun> {
     return this.queue.run(async () => {
+      const sessionIds = this.sessionIds(req.session_ids ?? []);
       const auto = req.auto_supervise ?? true;
       const decision = onRunStart(auto, this.supervisionFacts());
       const run: WorkflowRun = {
@@ -66,7 +70,7 @@ export class WorkflowsService {
         auto_supervise: auto,
         supervision_started_by_run: decision.enable,
         holds_supervision: decision.holds,
-        session_ids: req.session_ids ?? [],
+        session_ids: sessionIds,
         started_at: new Date(this.now()).toISOString(),
         converged_at: null,
       };
@@ -87,6 +91,14 @@ export class WorkflowsService {
       if (disable) await this.supervision.disable('workflow_converged');
       return this.get(id);
     });
+  }
+
+  /** The run's sessions as cs_ ids (aliases resolved, each once); a run must not record sessions that do not exist. */
+  private sessionIds(refs: readonly string[]): string[] {
+    const known = this.sessions.list();
+    const unknown = refs.filter((ref) => !findSession(known, ref));
+    if (unknown.length) throw new DomainError('invalid_input', `session_ids: no session ${unknown.map((r) => JSON.stringify(r)).join(', ')}`);
+    return [...new Set(refs.map((ref) => findSession(known, ref)!.id))];
   }
 
   private supervisionFacts() {
@@ -111,5 +123,4 @@ export class WorkflowsService {
       }
     }
   }
-
 }

@@ -34,7 +34,7 @@ describe('workflow runs over HTTP', () => {
     const again = await req('POST', `/workflow-runs/${run.body.id}/converge`);
     expect(again.status).toBe(409);
     expect(again.body.code).toBe('conflict');
-    for (const bad of [{}, { workflow_id: '' }, { workflow_id: 'x', auto_supervise: 'yes' }, { workflow_id: 'x', extra: 1 }, { workflow_id: 'x', session_ids: 'w1' }]) {
+    for (const bad of [{}, { workflow_id: '' }, { workflow_id: 'x', auto_supervise: 'yes' }, { workflow_id: 'x', extra: 1 }, { workflow_id: 'x', session_ids: 'w1' }, { workflow_id: 'x', session_ids: ['w99'] }]) {
       const res = await req('POST', '/workflow-runs', bad);
       expect(res.status).toBe(400);
       expect(res.body.code).toBe('invalid_input');

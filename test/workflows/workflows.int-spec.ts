@@ -24,7 +24,7 @@ describe('workflow runs and auto_supervise over a real journal', () => {
     sessions.add('cs_a');
     supervision = new SupervisionService(bus, journal, sessions, { debounce_ms: 20, restore_ttl_s: 900, round_timeout_s: 600 }, Date.now, ids);
     await supervision.start();
-    workflows = new WorkflowsService(bus, journal, supervision, Date.now, ids);
+    workflows = new WorkflowsService(bus, journal, supervision, sessions, Date.now, ids);
     await workflows.start();
   };
   const shutdown = async () => {
@@ -84,6 +84,18 @@ describe('workflow runs and auto_supervise over a real journal', () => {
     expect(state()?.enabled).toBe(true);
     await workflows.convergeRun(a.id);
     expect(state()?.closed_reason).toBe('workflow_converged');
+  });
+
+  it('records the sessions a run names as cs_ ids (aliases resolved, once each) and refuses a name that is no session', async () => {
+    const run = await workflows.startRun({ workflow_id: 'a', auto_supervise: false, session_ids: ['w1', 'cs_a'] }, 'test');
+    expect(run.session_ids).toEqual(['cs_a']);
+    const before = journal.head().seq;
+    await expect(workflows.startRun({ workflow_id: 'b', session_ids: ['cs_a', 'w9', 'cs_gone'] }, 'test')).rejects.toMatchObject({
+      code: 'invalid_input',
+      message: 'session_ids: no session "w9", "cs_gone"',
+    });
+    expect(journal.head().seq).toBe(before);
+    expect(state()).toBeNull();
   });
 
   it('answers 404 for an unknown run and 409 for converging twice', async () => {
