@@ -1,5 +1,6 @@
 import { JournalEvent } from '../journal/journal.port';
 import { ChatEventMap } from '../main-brain/chat.service';
+import { ProfileScope } from '../profiles/profile.schema';
 import { SessionEventMap } from '../sessions/session.events';
 import { SupervisionEventMap } from '../supervision/supervision.events';
 import { WorkflowEventMap } from '../workflows/workflows.service';
@@ -11,11 +12,11 @@ import { WorkflowEventMap } from '../workflows/workflows.service';
 export interface DomainEventMap extends SupervisionEventMap, ChatEventMap, SessionEventMap, WorkflowEventMap {
   'plugin.loaded': { name: string; path: string };
   'plugin.failed': { name: string; path: string; error: string };
-  'profile.created': { id: string; name: string; source: 'user'; scope?: 'shared' | 'personal'; at?: string };
+  'profile.created': { id: string; name: string; source: 'user'; scope?: ProfileScope; at?: string };
   /** `scope` is there when the update set it. */
-  'profile.updated': { id: string; fields: string[]; scope?: 'shared' | 'personal'; at?: string };
+  'profile.updated': { id: string; fields: string[]; scope?: ProfileScope; at?: string };
   'profile.deleted': { id: string };
-  'profile.duplicated': { id: string; from: string; name: string; scope?: 'shared' | 'personal'; at?: string };
+  'profile.duplicated': { id: string; from: string; name: string; scope?: ProfileScope; at?: string };
   'profile.default_set': { id: string; previous: string };
   'profile.imported': { id: string; name: string; warnings: string[]; at?: string };
   'profile.project_bound': { project_dir: string; profile_id: string | null };

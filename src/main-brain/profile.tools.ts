@@ -82,11 +82,18 @@ function remembered(p: ProfileView, text: string, glob: string | undefined): Rec
   return { instructions: { system_prompt: next } };
 }
 
-/** Only a personal profile may bypass permissions, so only the user (over REST) makes one personal. */
-function notPersonal(profile: unknown): Record<string, unknown> {
+/**
+ * Only a personal profile may bypass permissions, so making one personal, or making one bypass, is the user's (over
+ * REST): the main brain must not loosen the permissions it works under.
+ */
+function notLoosening(profile: unknown): Record<string, unknown> {
   const body = profile as Record<string, unknown>;
   if (body.scope === 'personal') {
     throw new DomainError('invalid_input', 'manage_agent_profile: profile.scope: only the user can make a profile personal (over REST)');
+  }
+  const permissions = body.permissions as Record<string, unknown> | undefined;
+  if (permissions?.mode === 'bypassPermissions') {
+    throw new DomainError('invalid_input', 'manage_agent_profile: profile.permissions.mode: only the user can set bypassPermissions (over REST)');
   }
   return body;
 }
@@ -107,9 +114,9 @@ async function run(profiles: ProfilesService, applier: ProfileApplier, a: Profil
     case 'read':
       return { profile: await profiles.get(a.profile_id as string), lint: await profiles.lint(a.profile_id as string) };
     case 'create':
-      return { profile: await profiles.create(notPersonal(a.profile)) };
+      return { profile: await profiles.create(notLoosening(a.profile)) };
     case 'update':
-      return { profile: await profiles.update(a.profile_id as string, notPersonal(a.profile)) };
+      return { profile: await profiles.update(a.profile_id as string, notLoosening(a.profile)) };
     case 'delete':
       await profiles.remove(a.profile_id as string);
       return { deleted: a.profile_id };
@@ -168,7 +175,7 @@ export function registerProfileTools(registry: ToolRegistry, profiles: ProfilesS
     audience: 'main_brain',
     description:
       'Manage Agent Profiles. action list; read {profile_id}; create {profile} (the profile document, runtime as target_runtime); ' +
-      'update {profile_id, profile} (a partial document: objects merge, arrays replace; scope personal is only the user\'s to set); delete {profile_id}; ' +
+      'update {profile_id, profile} (a partial document: objects merge, arrays replace; scope personal and permissions.mode bypassPermissions are only the user\'s to set); delete {profile_id}; ' +
       'apply {profile_id, dir?, runtime?, force?, preview?} (writes the runtime config files into dir, default the auto_apply_dir or bound project; ' +
       'preview:true only shows the files; force overwrites hand-edited files); ' +
       'search {query} (every word must occur in name, description or instructions); ' +

@@ -95,20 +95,26 @@ describe('manage_agent_profile over MCP', () => {
     expect(await profileTool({ action: 'generate', description: 'x', glob: '*' })).toMatchObject({ isError: true, text: expect.stringContaining('glob: not used by action generate') });
   });
 
-  it('cannot make a profile personal (only a personal profile may bypass permissions); the user can, over REST', async () => {
-    // Given a profile the main brain created, asking for bypassPermissions
-    const created = await profileTool({ action: 'create', profile: { name: 'Loose', permissions: { mode: 'bypassPermissions' } } });
+  it('cannot make a profile personal or make one bypass permissions: the user can, over REST', async () => {
+    const rest = (id: string, body: object) =>
+      fetch(`${t.url}/api/v1/agent-profiles/${id}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    // Given a profile the main brain created
+    const created = await profileTool({ action: 'create', profile: { name: 'Loose', permissions: { mode: 'plan' } } });
     expect(created.json.profile).toMatchObject({ id: 'loose', scope: 'shared' });
-    // When the main brain tries to make it (or a new one) personal; Then it is refused, naming the field
-    const refusal = 'invalid_input: manage_agent_profile: profile.scope: only the user can make a profile personal (over REST)';
-    expect(await profileTool({ action: 'update', profile_id: 'loose', profile: { scope: 'personal' } })).toMatchObject({ isError: true, text: expect.stringContaining(refusal) });
-    expect(await profileTool({ action: 'create', profile: { name: 'Looser', scope: 'personal' } })).toMatchObject({ isError: true, text: expect.stringContaining(refusal) });
-    expect((await profileTool({ action: 'read', profile_id: 'loose' })).json).toMatchObject({ profile: { scope: 'shared' }, lint: { valid: false } });
+    // When the main brain tries to make it (or a new one) personal, or to make it bypass; Then it is refused, naming the field
+    const personal = 'invalid_input: manage_agent_profile: profile.scope: only the user can make a profile personal (over REST)';
+    const bypass = 'invalid_input: manage_agent_profile: profile.permissions.mode: only the user can set bypassPermissions (over REST)';
+    expect(await profileTool({ action: 'update', profile_id: 'loose', profile: { scope: 'personal' } })).toMatchObject({ isError: true, text: expect.stringContaining(personal) });
+    expect(await profileTool({ action: 'create', profile: { name: 'Looser', scope: 'personal' } })).toMatchObject({ isError: true, text: expect.stringContaining(personal) });
+    expect(await profileTool({ action: 'create', profile: { name: 'Looser', permissions: { mode: 'bypassPermissions' } } })).toMatchObject({ isError: true, text: expect.stringContaining(bypass) });
+    // Even once the user made it personal, where bypass would be valid
+    expect((await rest('loose', { scope: 'personal' })).status).toBe(200);
+    expect(await profileTool({ action: 'update', profile_id: 'loose', profile: { permissions: { mode: 'bypassPermissions' } } })).toMatchObject({ isError: true, text: expect.stringContaining(bypass) });
+    expect((await profileTool({ action: 'read', profile_id: 'loose' })).json).toMatchObject({ profile: { scope: 'personal', permissions: { mode: 'plan' } }, lint: { valid: true } });
     // And making it shared again is no loosening, so it is allowed
-    expect((await profileTool({ action: 'update', profile_id: 'loose', profile: { scope: 'shared' } })).isError).toBe(false);
-    // When the user makes it personal over REST; Then it lints clean
-    const res = await fetch(`${t.url}/api/v1/agent-profiles/loose`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ scope: 'personal' }) });
-    expect(res.status).toBe(200);
-    expect((await profileTool({ action: 'read', profile_id: 'loose' })).json).toMatchObject({ profile: { scope: 'personal' }, lint: { valid: true } });
+    expect((await profileTool({ action: 'update', profile_id: 'loose', profile: { scope: 'shared' } })).json.profile.scope).toBe('shared');
+    // When the user makes it personal and bypassing over REST; Then it lints clean
+    expect((await rest('loose', { scope: 'personal', permissions: { mode: 'bypassPermissions' } })).status).toBe(200);
+    expect((await profileTool({ action: 'read', profile_id: 'loose' })).json).toMatchObject({ profile: { scope: 'personal', permissions: { mode: 'bypassPermissions' } }, lint: { valid: true } });
   });
 });
