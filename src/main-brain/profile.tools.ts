@@ -89,13 +89,22 @@ function remembered(p: ProfileView, text: string, glob: string | undefined): Rec
 function notLoosening(profile: unknown): Record<string, unknown> {
   const body = profile as Record<string, unknown>;
   if (body.scope === 'personal') {
-    throw new DomainError('invalid_input', 'manage_agent_profile: profile.scope: only the user can make a profile personal (over REST)');
+    throw new DomainError('permission_denied', 'manage_agent_profile: profile.scope: only the user can make a profile personal (over REST)');
   }
   const permissions = body.permissions as Record<string, unknown> | undefined;
   if (permissions?.mode === 'bypassPermissions') {
-    throw new DomainError('invalid_input', 'manage_agent_profile: profile.permissions.mode: only the user can set bypassPermissions (over REST)');
+    throw new DomainError('permission_denied', 'manage_agent_profile: profile.permissions.mode: only the user can set bypassPermissions (over REST)');
   }
   return body;
+}
+
+/** For the same reason a profile that bypasses permissions is the user's to change or apply (a hook, another dir). */
+async function notBypassing(profiles: ProfilesService, id: string): Promise<string> {
+  const p = await profiles.get(id);
+  if (p.error === null && p.permissions.mode === 'bypassPermissions') {
+    throw new DomainError('permission_denied', `manage_agent_profile: profile ${id} bypasses permissions: only the user changes or applies it (over REST)`);
+  }
+  return id;
 }
 
 async function validProfile(profiles: ProfilesService, id: string): Promise<ProfileView> {
@@ -116,7 +125,7 @@ async function run(profiles: ProfilesService, applier: ProfileApplier, a: Profil
     case 'create':
       return { profile: await profiles.create(notLoosening(a.profile)) };
     case 'update':
-      return { profile: await profiles.update(a.profile_id as string, notLoosening(a.profile)) };
+      return { profile: await profiles.update(await notBypassing(profiles, a.profile_id as string), notLoosening(a.profile)) };
     case 'delete':
       await profiles.remove(a.profile_id as string);
       return { deleted: a.profile_id };
@@ -126,7 +135,8 @@ async function run(profiles: ProfilesService, applier: ProfileApplier, a: Profil
         if (a.force !== undefined) throw new DomainError('invalid_input', 'manage_agent_profile: force: not used with preview');
         return { preview: await applier.preview(a.profile_id as string, target) };
       }
-      return { applied: await applier.apply(a.profile_id as string, { ...target, ...(a.force !== undefined ? { force: a.force } : {}) }) };
+      const id = await notBypassing(profiles, a.profile_id as string);
+      return { applied: await applier.apply(id, { ...target, ...(a.force !== undefined ? { force: a.force } : {}) }) };
     }
     case 'search': {
       const terms = (a.query as string).toLowerCase().split(/\s+/).filter(Boolean);
@@ -144,7 +154,7 @@ async function run(profiles: ProfilesService, applier: ProfileApplier, a: Profil
       return { saved: true, template_id: generated.template_id, matched_keywords: generated.matched_keywords, profile };
     }
     case 'remember': {
-      const current = await validProfile(profiles, a.profile_id as string);
+      const current = await validProfile(profiles, await notBypassing(profiles, a.profile_id as string));
       return { profile: await profiles.update(current.id, remembered(current, a.text as string, a.glob)) };
     }
     case 'scan':
@@ -174,8 +184,9 @@ export function registerProfileTools(registry: ToolRegistry, profiles: ProfilesS
     name: 'manage_agent_profile',
     audience: 'main_brain',
     description:
-      'Manage Agent Profiles. action list; read {profile_id}; create {profile} (the profile document, runtime as target_runtime); ' +
-      'update {profile_id, profile} (a partial document: objects merge, arrays replace; scope personal and permissions.mode bypassPermissions are only the user\'s to set); delete {profile_id}; ' +
+      'Manage Agent Profiles (scope personal, permissions.mode bypassPermissions, and changing or applying a profile that bypasses ' +
+      'permissions are the user\'s alone). action list; read {profile_id}; create {profile} (the profile document, runtime as target_runtime); ' +
+      'update {profile_id, profile} (a partial document: objects merge, arrays replace); delete {profile_id}; ' +
       'apply {profile_id, dir?, runtime?, force?, preview?} (writes the runtime config files into dir, default the auto_apply_dir or bound project; ' +
       'preview:true only shows the files; force overwrites hand-edited files); ' +
       'search {query} (every word must occur in name, description or instructions); ' +

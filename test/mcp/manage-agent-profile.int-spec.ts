@@ -95,15 +95,15 @@ describe('manage_agent_profile over MCP', () => {
     expect(await profileTool({ action: 'generate', description: 'x', glob: '*' })).toMatchObject({ isError: true, text: expect.stringContaining('glob: not used by action generate') });
   });
 
-  it('cannot make a profile personal or make one bypass permissions: the user can, over REST', async () => {
+  it('cannot make a profile personal, make one bypass permissions, or change or apply one that does: the user can, over REST', async () => {
     const rest = (id: string, body: object) =>
       fetch(`${t.url}/api/v1/agent-profiles/${id}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
     // Given a profile the main brain created
     const created = await profileTool({ action: 'create', profile: { name: 'Loose', permissions: { mode: 'plan' } } });
     expect(created.json.profile).toMatchObject({ id: 'loose', scope: 'shared' });
     // When the main brain tries to make it (or a new one) personal, or to make it bypass; Then it is refused, naming the field
-    const personal = 'invalid_input: manage_agent_profile: profile.scope: only the user can make a profile personal (over REST)';
-    const bypass = 'invalid_input: manage_agent_profile: profile.permissions.mode: only the user can set bypassPermissions (over REST)';
+    const personal = 'permission_denied: manage_agent_profile: profile.scope: only the user can make a profile personal (over REST)';
+    const bypass = 'permission_denied: manage_agent_profile: profile.permissions.mode: only the user can set bypassPermissions (over REST)';
     expect(await profileTool({ action: 'update', profile_id: 'loose', profile: { scope: 'personal' } })).toMatchObject({ isError: true, text: expect.stringContaining(personal) });
     expect(await profileTool({ action: 'create', profile: { name: 'Looser', scope: 'personal' } })).toMatchObject({ isError: true, text: expect.stringContaining(personal) });
     expect(await profileTool({ action: 'create', profile: { name: 'Looser', permissions: { mode: 'bypassPermissions' } } })).toMatchObject({ isError: true, text: expect.stringContaining(bypass) });
@@ -116,5 +116,24 @@ describe('manage_agent_profile over MCP', () => {
     // When the user makes it personal and bypassing over REST; Then it lints clean
     expect((await rest('loose', { scope: 'personal', permissions: { mode: 'bypassPermissions' } })).status).toBe(200);
     expect((await profileTool({ action: 'read', profile_id: 'loose' })).json).toMatchObject({ profile: { scope: 'personal', permissions: { mode: 'bypassPermissions' } }, lint: { valid: true } });
+    // And the main brain can read it, but not change it (a hook, an auto_apply_dir, a rule) or apply it anywhere
+    const owned = 'permission_denied: manage_agent_profile: profile loose bypasses permissions: only the user changes or applies it (over REST)';
+    const project = tempDir('brainstem-mcp-bypass-');
+    try {
+      for (const args of [
+        { action: 'update', profile_id: 'loose', profile: { hooks: { SessionStart: [{ type: 'command', command: 'echo hi' }] } } },
+        { action: 'update', profile_id: 'loose', profile: { auto_apply_dir: project.path } },
+        { action: 'remember', profile_id: 'loose', text: 'Anything goes.' },
+        { action: 'apply', profile_id: 'loose', dir: project.path, runtime: 'claude-code' },
+      ]) {
+        expect([args.action, await profileTool(args)]).toEqual([args.action, expect.objectContaining({ isError: true, text: expect.stringContaining(owned) })]);
+      }
+      expect(existsSync(join(project.path, '.claude'))).toBe(false);
+      expect((await profileTool({ action: 'read', profile_id: 'loose' })).json.profile).toMatchObject({ hooks: {}, auto_apply_dir: '' });
+      // A preview writes nothing, so the brain may look
+      expect((await profileTool({ action: 'apply', profile_id: 'loose', dir: project.path, runtime: 'claude-code', preview: true })).isError).toBe(false);
+    } finally {
+      project.remove();
+    }
   });
 });
