@@ -1,9 +1,11 @@
 // npm run bench:journal — journal throughput against raw classic-level in the same run. Prints figures, asserts nothing.
 import { performance } from 'node:perf_hooks';
 import { ClassicLevel } from 'classic-level';
+import { mapBounded } from '../src/common/map-bounded';
 import { EventJournal } from '../src/journal/event-journal';
 import { openLevelJournal } from '../src/journal/journal.factory';
 import { ANCHOR_EVERY, CHECK_LEN, HASH_LEN, recordBody } from '../src/journal/journal.storage';
+import { REBUILD_WIDTH } from '../src/sessions/session.registry';
 import { tempDir } from '../test/support/temp-dir';
 
 const REPLAY_EVENTS = Number(process.argv[2] ?? 1_000_000);
@@ -161,22 +163,18 @@ async function journalReplay(dir: string): Promise<{ perSec: number; count: numb
   return { perSec: Math.min(perSec, readAllPerSec), count };
 }
 
-async function boot(dir: string): Promise<{ ms: number; openMs: number; streams: number; tailEvents: number }> {
+/** Rebuilds every stream from its snapshot plus its tail, `width` streams at a time, as the session registry does on boot. */
+async function boot(dir: string, width: number): Promise<{ ms: number; openMs: number; streams: number; tailEvents: number }> {
   const t0 = performance.now();
   const journal: EventJournal = await openLevelJournal(dir);
   const openMs = performance.now() - t0;
-  let tailEvents = 0;
-  // As a registry rebuilds its actors: each stream's snapshot plus its tail, streams loaded concurrently.
-  await Promise.all(
-    Array.from({ length: STREAMS }, async (_, s) => {
-      const snap = await journal.loadSnapshot(`session-${s}`);
-      const tail = await journal.readStream(`session-${s}`, (snap?.version ?? 0) + 1);
-      tailEvents += tail.length;
-    }),
-  );
+  const tails = await mapBounded(Array.from({ length: STREAMS }, (_, s) => `session-${s}`), width, async (stream) => {
+    const snap = await journal.loadSnapshot(stream);
+    return (await journal.readStream(stream, (snap?.version ?? 0) + 1)).length;
+  });
   const ms = performance.now() - t0;
   await journal.close();
-  return { ms, openMs, streams: STREAMS, tailEvents };
+  return { ms, openMs, streams: STREAMS, tailEvents: tails.reduce((a, b) => a + b, 0) };
 }
 
 async function main(): Promise<void> {
@@ -211,11 +209,13 @@ async function main(): Promise<void> {
     report('  raw nextv iteration + JSON.parse', raw.perSec, null);
     const replay = await journalReplay(dir.path);
     report('  journal full replay with hash-chain verification', replay.perSec, raw.perSec, 'raw scan');
-    const b = await boot(dir.path);
+    const b = await boot(dir.path, REBUILD_WIDTH);
     console.log(
       `\nboot with ${REPLAY_EVENTS.toLocaleString('en-US')} events of history: ${b.ms.toFixed(0)} ms ` +
-        `(open + tail verification ${b.openMs.toFixed(0)} ms; ${b.streams} snapshots loaded, ${b.tailEvents} tail events replayed)`,
+        `(open + tail verification ${b.openMs.toFixed(0)} ms; ${b.streams} snapshots loaded, ${b.tailEvents} tail events replayed, ` +
+        `${REBUILD_WIDTH} streams at a time as the session registry does)`,
     );
+    for (const width of [1, STREAMS]) console.log(`  the same, ${width === 1 ? 'one stream at a time' : 'all streams at once'}: ${(await boot(dir.path, width)).ms.toFixed(0)} ms`);
   } finally {
     dir.remove();
   }

@@ -2,6 +2,7 @@ import { Logger } from '@nestjs/common';
 import { EventBus } from '../bus/event-bus';
 import { NewDomainEvent } from '../bus/domain-event';
 import { DomainError } from '../common/domain-error';
+import { mapBounded } from '../common/map-bounded';
 import { Journal } from '../journal/journal.port';
 import { SessionActor } from './session.actor';
 import { SessionEnvStore } from './session-env.store';
@@ -21,6 +22,12 @@ import { SessionSnapshot, StoredSession, createSession, decide, restoreSession, 
 
 /** Every this many events of a session stream, its state is snapshotted so boot replays only the tail. */
 export const SNAPSHOT_EVERY = 64;
+/**
+ * Sessions rebuilt at once on boot. Each rebuild is a few small reads, each a round trip to LevelDB's threads:
+ * one at a time they left the cores idle (1,000 sessions took 0.7-0.9 s), while all at once kept every read's
+ * data alive at the same time and a third of boot went to garbage collection. 4 to 64 at once measured alike.
+ */
+export const REBUILD_WIDTH = 8;
 
 /**
  * The session actors, rebuilt from the journal on boot (snapshot + tail, through the pure machine, so
@@ -45,14 +52,14 @@ export class SessionRegistry {
   async load(): Promise<void> {
     // One directory read, not one file read per session: most sessions in a long history have exited.
     const stored = new Set(await this.envs.list());
-    const index = await this.journal.readStream(SESSIONS_STREAM);
-    for (const e of index) {
-      if (e.type !== 'session.alias_assigned') continue;
-      const { session_id, number } = e.data as unknown as SessionAliasAssignedData;
-      this.aliasCount = Math.max(this.aliasCount, number);
-      const actor = await this.rebuild(session_id, stored.has(session_id) ? await this.envs.load(session_id) : null);
-      if (actor) this.add(actor);
-    }
+    const assigned = (await this.journal.readStream(SESSIONS_STREAM))
+      .filter((e) => e.type === 'session.alias_assigned')
+      .map((e) => e.data as unknown as SessionAliasAssignedData);
+    for (const { number } of assigned) this.aliasCount = Math.max(this.aliasCount, number);
+    const actors = await mapBounded(assigned, REBUILD_WIDTH, async ({ session_id }) =>
+      this.rebuild(session_id, stored.has(session_id) ? await this.envs.load(session_id) : null),
+    );
+    for (const actor of actors) if (actor) this.add(actor);
     // Values of sessions that exited, or whose creation never reached the journal (a crash in between).
     for (const id of stored) if (!this.actors.get(id)?.live) await this.envs.remove(id);
   }
