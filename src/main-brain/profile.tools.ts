@@ -99,12 +99,11 @@ function notLoosening(profile: unknown): Record<string, unknown> {
 }
 
 /** For the same reason a profile that bypasses permissions is the user's to change or apply (a hook, another dir). */
-async function notBypassing(profiles: ProfilesService, id: string): Promise<string> {
-  const p = await profiles.get(id);
+function notBypassing<P extends ProfileItem>(p: P): P {
   if (p.error === null && p.permissions.mode === 'bypassPermissions') {
-    throw new DomainError('permission_denied', `manage_agent_profile: profile ${id} bypasses permissions: only the user changes or applies it (over REST)`);
+    throw new DomainError('permission_denied', `manage_agent_profile: profile ${p.id} bypasses permissions: only the user changes or applies it (over REST)`);
   }
-  return id;
+  return p;
 }
 
 async function validProfile(profiles: ProfilesService, id: string): Promise<ProfileView> {
@@ -125,7 +124,7 @@ async function run(profiles: ProfilesService, applier: ProfileApplier, a: Profil
     case 'create':
       return { profile: await profiles.create(notLoosening(a.profile)) };
     case 'update':
-      return { profile: await profiles.update(await notBypassing(profiles, a.profile_id as string), notLoosening(a.profile)) };
+      return { profile: await profiles.update(notBypassing(await profiles.get(a.profile_id as string)).id, notLoosening(a.profile)) };
     case 'delete':
       await profiles.remove(a.profile_id as string);
       return { deleted: a.profile_id };
@@ -135,7 +134,7 @@ async function run(profiles: ProfilesService, applier: ProfileApplier, a: Profil
         if (a.force !== undefined) throw new DomainError('invalid_input', 'manage_agent_profile: force: not used with preview');
         return { preview: await applier.preview(a.profile_id as string, target) };
       }
-      const id = await notBypassing(profiles, a.profile_id as string);
+      const { id } = notBypassing(await profiles.get(a.profile_id as string));
       return { applied: await applier.apply(id, { ...target, ...(a.force !== undefined ? { force: a.force } : {}) }) };
     }
     case 'search': {
@@ -154,7 +153,7 @@ async function run(profiles: ProfilesService, applier: ProfileApplier, a: Profil
       return { saved: true, template_id: generated.template_id, matched_keywords: generated.matched_keywords, profile };
     }
     case 'remember': {
-      const current = await validProfile(profiles, await notBypassing(profiles, a.profile_id as string));
+      const current = notBypassing(await validProfile(profiles, a.profile_id as string));
       return { profile: await profiles.update(current.id, remembered(current, a.text as string, a.glob)) };
     }
     case 'scan':

@@ -128,6 +128,13 @@ describe('manage_agent_profile over MCP', () => {
       ]) {
         expect([args.action, await profileTool(args)]).toEqual([args.action, expect.objectContaining({ isError: true, text: expect.stringContaining(owned) })]);
       }
+      // Over REST's tool route the refusal is a 403
+      const viaRest = await fetch(`${t.url}/api/v1/session-os/main-brain/tools/manage_agent_profile`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ action: 'apply', profile_id: 'loose', dir: project.path, runtime: 'claude-code' }),
+      });
+      expect([viaRest.status, await viaRest.json()]).toEqual([403, expect.objectContaining({ code: 'permission_denied', message: expect.stringContaining(owned.slice('permission_denied: '.length)) })]);
       expect(existsSync(join(project.path, '.claude'))).toBe(false);
       expect((await profileTool({ action: 'read', profile_id: 'loose' })).json.profile).toMatchObject({ hooks: {}, auto_apply_dir: '' });
       // A preview writes nothing, so the brain may look
