@@ -2,9 +2,12 @@ import { LoggerService } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from './app.module';
+import { installAuth } from './auth/auth.hook';
+import { FileCredentialStore } from './auth/credential-files';
+import { Credentials } from './auth/credentials';
+import { hostPolicy } from './auth/host-policy';
 import { BrainstemConfig } from './config/config.schema';
 import { AllExceptionsFilter } from './http/all-exceptions.filter';
-import { installBearerAuth } from './http/auth';
 import { depthLimitedJsonParser, refuseInheritedQueryKeys } from './http/json-body';
 import { createValidationPipe } from './http/validation';
 import { openLevelJournal } from './journal/journal.factory';
@@ -26,7 +29,12 @@ export async function createApp(config: BrainstemConfig, options: AppOptions = {
   // Shutdown must not wait for clients: event streams and long-polling calls (a pending permission prompt) never end on their own.
   const adapter = new FastifyAdapter({ bodyLimit: config.server.body_limit_bytes, forceCloseConnections: true });
   const fastify = adapter.getInstance();
-  installBearerAuth(fastify, config.server.api_token);
+  const credentials = new Credentials(new FileCredentialStore(config.journal.dir), { configuredUserToken: config.server.api_token });
+  installAuth(fastify, {
+    credentials,
+    policy: hostPolicy(config.server.host, config.server.allowed_hosts),
+    anonymousIsUser: config.server.auth === 'off',
+  });
   refuseInheritedQueryKeys(fastify);
   // No endpoint takes plain text: such a body is answered 415, not parsed into a string that fails validation.
   fastify.removeContentTypeParser('text/plain');
@@ -34,7 +42,7 @@ export async function createApp(config: BrainstemConfig, options: AppOptions = {
   fastify.addContentTypeParser(['application/yaml', 'application/x-yaml', 'text/yaml'], { parseAs: 'string' }, (_req, body, done) =>
     done(null, { yaml: body }),
   );
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, journal), adapter, {
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, journal, credentials), adapter, {
     logger: options.logger,
     abortOnError: false,
   });

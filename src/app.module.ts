@@ -1,4 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
+import { AuthModule } from './auth/auth.module';
+import { Credentials } from './auth/credentials';
 import { BusModule } from './bus/bus.module';
 import { ConfigModule } from './config/config.module';
 import { BrainstemConfig } from './config/config.schema';
@@ -13,10 +15,10 @@ import { WorkflowsModule } from './workflows/workflows.module';
 
 @Module({})
 export class AppModule {
-  static forRoot(config: BrainstemConfig, journal: Journal): DynamicModule {
+  static forRoot(config: BrainstemConfig, journal: Journal, credentials: Credentials): DynamicModule {
     return {
       module: AppModule,
-      imports: [ConfigModule.forRoot(config), JournalModule.forRoot(journal), BusModule, ProfilesModule, SessionsModule, MainBrainModule, WorkflowsModule, McpModule],
+      imports: [ConfigModule.forRoot(config), JournalModule.forRoot(journal), AuthModule.forRoot(credentials), BusModule, ProfilesModule, SessionsModule, MainBrainModule, WorkflowsModule, McpModule],
       controllers: [HealthController],
     };
   }

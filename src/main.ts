@@ -5,6 +5,8 @@ import { claimPluginError } from './bus/plugin-host';
 import { ConfigError, loadConfig } from './config/config.loader';
 import { ServiceUrl, urlOf } from './config/service-url';
 import { JournalError } from './journal/journal.port';
+import { CredentialFileError } from './auth/credential-files';
+import { Credentials } from './auth/credentials';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -47,12 +49,16 @@ async function main(): Promise<void> {
   const url = urlOf(config.server.host, typeof address === 'object' && address ? address.port : config.server.port);
   app.get(ServiceUrl).set(url);
   logger.log(`journal ${config.journal.dir}`);
-  // Tests and scripts read this line to find the port.
-  process.stdout.write(`Brainstem listening on ${url}\n`);
+  const credentials = app.get(Credentials);
+  if (config.server.auth === 'off') {
+    logger.warn('BRAINSTEM_AUTH=off: a request without a credential acts as the user, so any program on this machine can start processes as you');
+  }
+  // Tests and scripts read this line to find the port (the URL is followed by a space).
+  process.stdout.write(`Brainstem listening on ${url} (user token: ${credentials.userTokenSource()}; main brain token: ${credentials.brainTokenPath()})\n`);
 }
 
 main().catch((e: unknown) => {
-  if (e instanceof ConfigError || e instanceof JournalError) {
+  if (e instanceof ConfigError || e instanceof JournalError || e instanceof CredentialFileError) {
     process.stderr.write(`brainstem: ${e.message}\n`);
   } else {
     process.stderr.write(`brainstem: failed to start: ${(e as Error)?.stack ?? String(e)}\n`);

@@ -1,10 +1,11 @@
 import { DEFAULT_SERVICE_URL, runStdioBridge } from '../mcp/mcp-stdio-bridge';
+import { userToken } from './token.cli';
 
 interface Io {
   err: (line: string) => void;
 }
 
-const USAGE = 'usage: brainstem mcp [--url http://127.0.0.1:4820]   (env: BRAINSTEM_SESSION_ID for a worker, BRAINSTEM_API_TOKEN)';
+const USAGE = 'usage: brainstem mcp [--url http://127.0.0.1:4820]   (env: BRAINSTEM_TOKEN, a worker\'s or the brain\'s own credential; else the user token)';
 
 /** `brainstem mcp`: serves MCP on stdio for agents whose .mcp.json uses a stdio entry. Nothing but MCP goes to stdout. */
 export async function mcpCli(argv: readonly string[], io: Io, env: NodeJS.ProcessEnv = process.env): Promise<number> {
@@ -23,6 +24,8 @@ export async function mcpCli(argv: readonly string[], io: Io, env: NodeJS.Proces
     io.err(`brainstem mcp: --url: not a URL: ${url}`);
     return 2;
   }
-  await runStdioBridge({ url, sessionId: env.BRAINSTEM_SESSION_ID || undefined, token: env.BRAINSTEM_API_TOKEN || undefined, log: io.err });
+  // A worker (BRAINSTEM_SESSION_ID set) uses its own credential or none: never the user's token file.
+  const token = env.BRAINSTEM_TOKEN || (env.BRAINSTEM_SESSION_ID ? null : userToken(env));
+  await runStdioBridge({ url, sessionId: env.BRAINSTEM_SESSION_ID || undefined, token: token ?? undefined, log: io.err });
   return 0;
 }

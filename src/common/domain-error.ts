@@ -5,6 +5,8 @@ export type DomainErrorCode =
   | 'conflict'
   | 'unauthorized'
   | 'permission_denied'
+  | 'host_not_allowed'
+  | 'origin_not_allowed'
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'too_many_requests'

@@ -19,7 +19,7 @@ function problemsOf(fn: () => unknown): string[] {
 describe('configuration', () => {
   it('given only the defaults file, has the documented defaults with paths resolved', () => {
     const c = build();
-    expect(c.server).toEqual({ host: '127.0.0.1', port: 4820, api_token: null, body_limit_bytes: 1048576 });
+    expect(c.server).toEqual({ host: '127.0.0.1', port: 4820, api_token: null, auth: 'token', allowed_hosts: [], body_limit_bytes: 1048576 });
     expect(c.journal).toEqual({ dir: '/srv/app/journal', sync: true, checkpoint_every: 4096 });
     expect(c.supervision).toEqual({
       debounce_ms: 2000,
@@ -102,9 +102,16 @@ describe('configuration', () => {
     expect(build({ BRAINSTEM_MAIN_BRAIN_DRIVER: 'command', BRAINSTEM_MAIN_BRAIN_COMMAND: 'brain --round' }).main_brain.command).toBe('brain --round');
   });
 
-  it('refuses a non-loopback host without a token, and accepts it with one', () => {
-    expect(problemsOf(() => build({ BRAINSTEM_HOST: '0.0.0.0' }))[0]).toMatch(/^BRAINSTEM_HOST: refusing to bind non-loopback host 0\.0\.0\.0/);
-    expect(build({ BRAINSTEM_HOST: '0.0.0.0', BRAINSTEM_API_TOKEN: 't' }).server.host).toBe('0.0.0.0');
+  it('refuses authentication off on a non-loopback host, and accepts it on loopback; a non-loopback host needs nothing more (a token always exists)', () => {
+    expect(problemsOf(() => build({ BRAINSTEM_HOST: '0.0.0.0', BRAINSTEM_AUTH: 'off' }))).toEqual(['BRAINSTEM_AUTH: off is for loopback only; refusing to serve 0.0.0.0 without credentials']);
+    expect(build({ BRAINSTEM_HOST: '::1', BRAINSTEM_AUTH: 'off' }).server.auth).toBe('off');
+    expect(build({ BRAINSTEM_HOST: '0.0.0.0' }).server.host).toBe('0.0.0.0');
+    expect(problemsOf(() => build({ BRAINSTEM_AUTH: 'none' }))).toEqual(['BRAINSTEM_AUTH: expected one of token, off, got "none"']);
+  });
+
+  it('reads BRAINSTEM_ALLOWED_HOSTS as a list and refuses an entry that is not a host or host:port', () => {
+    expect(build({ BRAINSTEM_ALLOWED_HOSTS: 'a.test, b.test:8443' }).server.allowed_hosts).toEqual(['a.test', 'b.test:8443']);
+    expect(problemsOf(() => build({ BRAINSTEM_ALLOWED_HOSTS: 'a.test:http' }))).toEqual(['BRAINSTEM_ALLOWED_HOSTS: not a host name or host:port: "a.test:http"']);
     expect(build({ BRAINSTEM_HOST: '::1' }).server.host).toBe('::1');
   });
 

@@ -2,6 +2,7 @@ import { accessSync, constants, existsSync, readFileSync, statSync } from 'node:
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { load } from 'js-yaml';
+import { splitHostPort } from '../auth/host-policy';
 import { BrainstemConfig, KNOBS, Knob, flagOf } from './config.schema';
 
 export class ConfigError extends Error {
@@ -135,11 +136,11 @@ export function buildConfig(src: ConfigSources): BrainstemConfig {
     // Clients' headers lose surrounding spaces on the way: such a token could never match.
     throw new ConfigError(['BRAINSTEM_API_TOKEN: must not start or end with whitespace']);
   }
-  if (!isLoopbackHost(cfg.server.host) && !cfg.server.api_token) {
-    throw new ConfigError([
-      `BRAINSTEM_HOST: refusing to bind non-loopback host ${cfg.server.host} without BRAINSTEM_API_TOKEN`,
-    ]);
+  if (cfg.server.auth === 'off' && !isLoopbackHost(cfg.server.host)) {
+    throw new ConfigError([`BRAINSTEM_AUTH: off is for loopback only; refusing to serve ${cfg.server.host} without credentials`]);
   }
+  const badHost = cfg.server.allowed_hosts.find((h) => splitHostPort(h.trim().toLowerCase()) === null);
+  if (badHost !== undefined) throw new ConfigError([`BRAINSTEM_ALLOWED_HOSTS: not a host name or host:port: ${JSON.stringify(badHost)}`]);
   return cfg;
 }
 

@@ -1,9 +1,10 @@
 /** The typed configuration and the table of its knobs. Pure: no file or env access here. */
 
 export type MainBrainDriver = 'stream' | 'command' | 'webhook';
+export type AuthMode = 'token' | 'off';
 
 export interface BrainstemConfig {
-  server: { host: string; port: number; api_token: string | null; body_limit_bytes: number };
+  server: { host: string; port: number; api_token: string | null; auth: AuthMode; allowed_hosts: string[]; body_limit_bytes: number };
   journal: { dir: string; sync: boolean; checkpoint_every: number };
   sessions: { max_sessions: number };
   supervision: {
@@ -36,6 +37,8 @@ export const KNOBS: readonly Knob[] = [
   { path: 'server.host', env: 'BRAINSTEM_HOST', kind: 'string' },
   { path: 'server.port', env: 'BRAINSTEM_PORT', kind: 'int', min: 0, max: 65535 },
   { path: 'server.api_token', env: 'BRAINSTEM_API_TOKEN', kind: 'string', nullable: true },
+  { path: 'server.auth', env: 'BRAINSTEM_AUTH', kind: 'enum', values: ['token', 'off'] },
+  { path: 'server.allowed_hosts', env: 'BRAINSTEM_ALLOWED_HOSTS', kind: 'list' },
   { path: 'server.body_limit_bytes', env: 'BRAINSTEM_BODY_LIMIT_BYTES', kind: 'int', min: 1024, max: 1 << 30 },
   { path: 'journal.dir', env: 'BRAINSTEM_JOURNAL_DIR', kind: 'string' },
   { path: 'journal.sync', env: 'BRAINSTEM_JOURNAL_SYNC', kind: 'bool' },

@@ -7,6 +7,8 @@ const STATUS: Record<DomainErrorCode, number> = {
   invalid_input: 400,
   unauthorized: 401,
   permission_denied: 403,
+  host_not_allowed: 403,
+  origin_not_allowed: 403,
   not_found: 404,
   conflict: 409,
   payload_too_large: 413,

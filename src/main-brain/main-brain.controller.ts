@@ -1,4 +1,5 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { AlsoAllowed } from '../auth/principals.guard';
 import { AutonomousView } from '../supervision/supervision.service';
 import { ChatMessage, ChatService } from './chat.service';
 import { ListMessagesQueryDto, PostMessageDto } from './main-brain.dto';
@@ -12,18 +13,21 @@ export class MainBrainController {
   ) {}
 
   @Get('tools')
+  @AlsoAllowed('main_brain')
   listTools(): { tools: ToolInfo[] } {
     return { tools: this.tools.list('main_brain') };
   }
 
   /** The body is the tool's arguments, validated against the tool's JSON schema by the registry. */
   @Post('tools/:name')
+  @AlsoAllowed('main_brain')
   @HttpCode(200)
   async callTool(@Param('name') name: string, @Body() args: unknown): Promise<{ result: unknown }> {
     return { result: await this.tools.call(name, args, 'main_brain', { actor: 'main_brain' }) };
   }
 
   @Get('messages')
+  @AlsoAllowed('main_brain')
   messages(@Query() q: ListMessagesQueryDto): { messages: ChatMessage[] } {
     return { messages: this.chat.list(q.limit) };
   }

@@ -1,6 +1,9 @@
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { Logger } from '@nestjs/common';
 import { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { localPortOf } from '../auth/auth.hook';
+import { HostPolicy, allowedHostValues } from '../auth/host-policy';
+import { Principal, describePrincipal } from '../auth/principal';
 import { DomainError } from '../common/domain-error';
 import { domainErrorBody, errorBody } from '../http/http-errors';
 import { SessionsService } from '../sessions/sessions.service';
@@ -12,20 +15,28 @@ export const SESSION_HEADER = 'x-brainstem-session';
 
 const logger = new Logger('mcp');
 
-/** No header: the main brain. A header: that session's worker, which must exist. */
-export function identify(header: string | string[] | undefined, sessions: SessionsService): McpIdentity {
-  if (header === undefined) return { kind: 'main_brain' };
-  const value = Array.isArray(header) ? header : [header];
-  if (value.length !== 1 || !value[0].trim()) throw new DomainError('invalid_input', 'X-Brainstem-Session: must be one session id (cs_…)');
-  try {
-    const status = sessions.status(value[0].trim());
-    return { kind: 'worker', session_id: status.id, alias: status.alias };
-  } catch (e) {
-    if (e instanceof DomainError && e.code === 'not_found') {
-      throw new DomainError('not_found', `X-Brainstem-Session: no session ${value[0].trim()}; a worker connects with its own cs_ session id`);
+/**
+ * Who the caller is, from its credential alone: a worker's credential is that session's worker (while the
+ * session runs); the user's or the brain's is the main brain. The X-Brainstem-Session header is a hint that must
+ * agree with the credential; it never makes anyone a worker.
+ */
+export function identify(principal: Principal, header: string | string[] | undefined, sessions: SessionsService): McpIdentity {
+  const values = header === undefined ? [] : Array.isArray(header) ? header : [header];
+  if (values.length > 1 || (values.length === 1 && !values[0].trim())) throw new DomainError('invalid_input', 'X-Brainstem-Session: must be one session id (cs_…)');
+  const hint = values.length === 1 ? values[0].trim() : undefined;
+  if (principal.kind !== 'worker') {
+    if (hint !== undefined) {
+      throw new DomainError('permission_denied', `X-Brainstem-Session: ${describePrincipal(principal)} is not a worker; a worker connects with its own credential (BRAINSTEM_TOKEN)`);
     }
-    throw e;
+    return { kind: 'main_brain' };
   }
+  const id = sessions.liveWorker(principal.session_id);
+  if (!id) throw new DomainError('unauthorized', `worker credential refused: session ${principal.session_id} is not running (a worker's credential ends with its session)`);
+  const own = sessions.find(id) as { id: string; alias: string };
+  if (hint !== undefined && sessions.find(hint)?.id !== id) {
+    throw new DomainError('permission_denied', `X-Brainstem-Session: ${hint} is not the session of your credential (${id})`);
+  }
+  return { kind: 'worker', session_id: id, alias: own.alias };
 }
 
 /**
@@ -34,10 +45,10 @@ export function identify(header: string | string[] | undefined, sessions: Sessio
  * connection, restarts of the service lose nothing, and no MCP session map needs expiring. The cost is no
  * server-initiated stream, which none of our tools need: GET (that stream) and DELETE (ending a session) answer
  * 405, as the SDK's stateless pattern does; the SDK client then simply goes on without the stream.
- * Registered on Fastify directly (the MCP transport writes the raw response), after the bearer-token hook.
+ * Registered on Fastify directly (the MCP transport writes the raw response), behind the authentication hook.
  */
-export function installMcpEndpoint(fastify: FastifyInstance, sessions: SessionsService, deps: McpDeps): void {
-  fastify.post(MCP_PATH, (request, reply) => handle(request, reply, sessions, deps));
+export function installMcpEndpoint(fastify: FastifyInstance, sessions: SessionsService, deps: McpDeps, policy: HostPolicy): void {
+  fastify.post(MCP_PATH, (request, reply) => handle(request, reply, sessions, deps, policy));
   fastify.route({
     method: ['GET', 'DELETE'],
     url: MCP_PATH,
@@ -50,10 +61,11 @@ export function installMcpEndpoint(fastify: FastifyInstance, sessions: SessionsS
   });
 }
 
-async function handle(request: FastifyRequest, reply: FastifyReply, sessions: SessionsService, deps: McpDeps): Promise<void> {
+async function handle(request: FastifyRequest, reply: FastifyReply, sessions: SessionsService, deps: McpDeps, policy: HostPolicy): Promise<void> {
   let identity: McpIdentity;
   try {
-    identity = identify(request.headers[SESSION_HEADER], sessions);
+    // The authentication hook has refused any request without a principal.
+    identity = identify(request.principal as Principal, request.headers[SESSION_HEADER], sessions);
   } catch (e) {
     const body = e instanceof DomainError ? domainErrorBody(e) : errorBody(500, 'internal_error', 'could not identify the MCP caller');
     await reply.status(body.statusCode).send(body);
@@ -61,7 +73,13 @@ async function handle(request: FastifyRequest, reply: FastifyReply, sessions: Se
   }
   reply.hijack();
   const server = createMcpServer(identity, deps);
-  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  const port = localPortOf(request);
+  // The SDK's own DNS-rebinding check, behind ours (which also covers in-process requests, where no port is known).
+  const rebinding =
+    port === null
+      ? {}
+      : { enableDnsRebindingProtection: true, allowedHosts: allowedHostValues(policy, port), allowedOrigins: allowedHostValues(policy, port).map((h) => `http://${h}`) };
+  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true, ...rebinding });
   reply.raw.on('close', () => {
     void transport.close();
     void server.close();

@@ -11,7 +11,7 @@ export interface BridgeOptions {
   url: string;
   /** BRAINSTEM_SESSION_ID: present for a worker, absent for the main brain. */
   sessionId?: string;
-  /** BRAINSTEM_API_TOKEN, sent as the bearer token. */
+  /** The caller's credential (BRAINSTEM_TOKEN, else the user's token), sent as the bearer token. */
   token?: string;
   stdin?: Readable;
   stdout?: Writable;

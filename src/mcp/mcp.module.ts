@@ -1,4 +1,7 @@
-import { Module, OnModuleInit } from '@nestjs/common';
+import { Inject, Module, OnModuleInit } from '@nestjs/common';
+import { hostPolicy } from '../auth/host-policy';
+import { CONFIG } from '../config/config.module';
+import { BrainstemConfig } from '../config/config.schema';
 import { HttpAdapterHost } from '@nestjs/core';
 import { FastifyInstance } from 'fastify';
 import { MainBrainModule } from '../main-brain/main-brain.module';
@@ -18,11 +21,17 @@ export class McpModule implements OnModuleInit {
     private readonly registry: ToolRegistry,
     private readonly sessions: SessionsService,
     private readonly supervision: SupervisionService,
+    @Inject(CONFIG) private readonly config: BrainstemConfig,
   ) {}
 
   /** Before Fastify is ready (createApp calls app.init() first), so the route exists when it listens. */
   onModuleInit(): void {
     const fastify = this.adapter.httpAdapter.getInstance<FastifyInstance>();
-    installMcpEndpoint(fastify, this.sessions, { registry: this.registry, supervision: this.supervision, version: MCP_SERVER_VERSION });
+    installMcpEndpoint(
+      fastify,
+      this.sessions,
+      { registry: this.registry, supervision: this.supervision, version: MCP_SERVER_VERSION },
+      hostPolicy(this.config.server.host, this.config.server.allowed_hosts),
+    );
   }
 }

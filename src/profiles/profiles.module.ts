@@ -39,17 +39,16 @@ async function* profileHistory(journal: JournalReader): AsyncIterable<ProfileHis
     },
     {
       provide: ProfileApplier,
-      useFactory: (profiles: ProfilesService, bus: EventBus, url: ServiceUrl, config: BrainstemConfig) => {
+      useFactory: (profiles: ProfilesService, bus: EventBus, url: ServiceUrl) => {
         const applier = new ProfileApplier(profiles, new NodeApplyFs(), bus, {
           serviceUrl: () => url.get(),
           pathEnv: () => process.env.PATH ?? '',
           home: () => process.env.HOME || homedir(),
-          bearerAuth: Boolean(config.server.api_token),
         });
         profiles.onSaved((id, doc) => applier.autoApply(id, doc));
         return applier;
       },
-      inject: [ProfilesService, EventBus, ServiceUrl, CONFIG],
+      inject: [ProfilesService, EventBus, ServiceUrl],
     },
   ],
   exports: [ProfilesService, ProfileApplier],

@@ -1,4 +1,5 @@
 import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { AlsoAllowed, OwnSessionParam } from '../auth/principals.guard';
 import { CreateSessionDto, ListSessionsQueryDto, MessageDto, OutputQueryDto, PermissionDto, StopDto, SupervisionDto } from './session.dto';
 import { SessionStatus } from './session.status';
 import { SessionsService } from './sessions.service';
@@ -41,6 +42,8 @@ export class SessionsController {
 
   /** The body is a union by `type`, validated by the service (the global pipe skips an untyped body). */
   @Post(':id/signals')
+  @AlsoAllowed('worker')
+  @OwnSessionParam('id')
   @HttpCode(200)
   signal(@Param('id') id: string, @Body() body: unknown): Promise<SessionStatus> {
     return this.sessions.signal(id, body);

@@ -7,7 +7,9 @@ import { CONFIG } from '../config/config.module';
 import { BrainstemConfig } from '../config/config.schema';
 import { ServiceUrl } from '../config/service-url';
 import { ProfileApplier } from '../profiles/apply/profile-applier';
-import { SESSION_ENV } from '../profiles/emitters/emitter-support';
+import { SESSION_ENV, TOKEN_ENV } from '../profiles/emitters/emitter-support';
+import { inheritedEnv } from '../auth/child-env';
+import { Credentials } from '../auth/credentials';
 import { ProfileDoc } from '../profiles/profile.schema';
 import { ProfilesService } from '../profiles/profiles.service';
 import { SessionDirectory, SessionView } from '../supervision/session-directory.port';
@@ -52,6 +54,7 @@ export class SessionsService implements OnApplicationBootstrap, OnApplicationShu
     private readonly profiles: ProfilesService,
     private readonly applier: ProfileApplier,
     @Inject(PROCESS_RUNNER) private readonly runner: ProcessRunner,
+    private readonly credentials: Credentials,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -166,6 +169,18 @@ export class SessionsService implements OnApplicationBootstrap, OnApplicationShu
 
   status(idOrAlias: string): SessionStatus {
     return toStatus(this.registry.get(idOrAlias));
+  }
+
+  /** The session's id and alias, or null when no session has that id or alias. */
+  find(idOrAlias: string): { id: string; alias: string } | null {
+    const actor = this.registry.find(idOrAlias);
+    return actor ? { id: actor.id, alias: actor.context.alias } : null;
+  }
+
+  /** The session id when its worker may still act (a worker credential is revoked when its session exits). */
+  liveWorker(sessionId: string): string | null {
+    const actor = this.registry.find(sessionId);
+    return actor && actor.id === sessionId && actor.live ? actor.id : null;
   }
 
   async dispatch(idOrAlias: string, text: string): Promise<SessionStatus> {
@@ -434,11 +449,9 @@ export class SessionsService implements OnApplicationBootstrap, OnApplicationShu
 
   private launchSpec(actor: SessionActor): LaunchSpec {
     const c = actor.context;
-    const env: Record<string, string> = {};
-    for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
-    Object.assign(env, c.profile_env, c.env, { BRAINSTEM_URL: this.serviceUrl.get(), [SESSION_ENV]: c.id });
-    delete env.BRAINSTEM_API_TOKEN;
-    if (this.config.server.api_token) env.BRAINSTEM_API_TOKEN = this.config.server.api_token;
+    // Last, so neither a profile nor the request can set them: the worker's own credential, never the user's token.
+    const env = inheritedEnv({ ...process.env, ...c.profile_env, ...c.env });
+    Object.assign(env, { BRAINSTEM_URL: this.serviceUrl.get(), [SESSION_ENV]: c.id, [TOKEN_ENV]: this.credentials.workerToken(c.id) });
     return { session_id: c.id, cwd: c.cwd, command: c.command, args: c.args, profile_args: c.profile_args ?? [], env };
   }
 

@@ -1,4 +1,5 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Sse } from '@nestjs/common';
+import { AlsoAllowed } from '../auth/principals.guard';
 import { Observable, map } from 'rxjs';
 import { resumePoint } from '../journal/audit';
 import { CompleteRoundDto, AutonomousDto, RoundStreamQueryDto, ScopeDto } from './supervision.dto';
@@ -11,6 +12,7 @@ export class SupervisionController {
   constructor(private readonly supervision: SupervisionService) {}
 
   @Get('session-os/main-brain/autonomous')
+  @AlsoAllowed('main_brain')
   status(): Status {
     return this.supervision.status();
   }
@@ -28,21 +30,25 @@ export class SupervisionController {
   }
 
   @Get('session-os/main-brain/rounds')
+  @AlsoAllowed('main_brain')
   rounds(): { rounds: RoundView[] } {
     return { rounds: this.supervision.listRounds() };
   }
 
   @Sse('session-os/main-brain/rounds/stream')
+  @AlsoAllowed('main_brain')
   roundStream(@Query() q: RoundStreamQueryDto, @Headers('last-event-id') lastEventId?: string): Observable<{ id: string; type: string; data: unknown }> {
     return this.supervision.roundEvents(resumePoint(lastEventId, q.after_seq)).pipe(map((e) => ({ id: String(e.seq), type: e.type, data: e })));
   }
 
   @Get('session-os/main-brain/rounds/:id')
+  @AlsoAllowed('main_brain')
   round(@Param('id') id: string): RoundView {
     return this.supervision.getRound(id);
   }
 
   @Post('session-os/main-brain/rounds/:id/complete')
+  @AlsoAllowed('main_brain')
   @HttpCode(200)
   complete(@Param('id') id: string, @Body() body: CompleteRoundDto): Promise<RoundView> {
     return this.supervision.completeRound(id, body.summary);

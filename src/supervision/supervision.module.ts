@@ -4,6 +4,7 @@ import { EventBus } from '../bus/event-bus';
 import { CONFIG } from '../config/config.module';
 import { BrainstemConfig } from '../config/config.schema';
 import { ServiceUrl } from '../config/service-url';
+import { Credentials } from '../auth/credentials';
 import { createRoundDriver } from '../main-brain/drivers/round-drivers';
 import { Journal } from '../journal/journal.port';
 import { JOURNAL } from '../journal/journal.tokens';
@@ -16,8 +17,8 @@ import { SupervisionService } from './supervision.service';
   providers: [
     {
       provide: SupervisionService,
-      inject: [EventBus, JOURNAL, SESSION_DIRECTORY, CONFIG, ServiceUrl],
-      useFactory: (bus: EventBus, journal: Journal, sessions: SessionDirectory, config: BrainstemConfig, url: ServiceUrl) =>
+      inject: [EventBus, JOURNAL, SESSION_DIRECTORY, CONFIG, ServiceUrl, Credentials],
+      useFactory: (bus: EventBus, journal: Journal, sessions: SessionDirectory, config: BrainstemConfig, url: ServiceUrl, credentials: Credentials) =>
         new SupervisionService(
           bus,
           journal,
@@ -30,7 +31,7 @@ import { SupervisionService } from './supervision.service';
           },
           Date.now,
           () => randomBytes(6).toString('hex'),
-          createRoundDriver(config, url),
+          createRoundDriver(config, url, credentials),
         ),
     },
   ],

@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { openLevelJournal } from '../../src/journal/journal.factory';
 import { spawnService, startService } from '../support/service-process';
@@ -18,7 +18,7 @@ describe('the service as a real process', () => {
 
   it('starts on the journal dir, answers health, and exits cleanly on SIGTERM leaving a verifiable journal', async () => {
     const svc = await startService({ BRAINSTEM_JOURNAL_DIR: dir.path, BRAINSTEM_PLUGINS: '' });
-    const res = await fetch(`${svc.url}/api/v1/health`);
+    const res = await fetch(`${svc.url}/api/v1/health`, { headers: svc.auth });
     expect(await res.json()).toEqual({ status: 'ok' });
     svc.child.kill('SIGTERM');
     expect(await svc.exited).toBe(0);
@@ -30,14 +30,14 @@ describe('the service as a real process', () => {
   it('exits on SIGTERM while clients hold event streams open and a stop waits out a long grace', async () => {
     const svc = await startService({ BRAINSTEM_JOURNAL_DIR: dir.path, BRAINSTEM_PLUGINS: '' });
     const post = (path: string, body: object) =>
-      fetch(`${svc.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      fetch(`${svc.url}${path}`, { method: 'POST', headers: { ...svc.auth, 'content-type': 'application/json' }, body: JSON.stringify(body) });
     const created = (await (await post('/api/v1/coding-sessions', { command: process.execPath, args: [join(WORKERS, 'stubborn.js')], cwd: dir.path })).json()) as { id: string; pid: number };
     reaper.track(created.pid);
     // A worker that ignores SIGTERM, stopped with a 40 s grace: the request stays open until SIGKILL.
     const stopping = post(`/api/v1/coding-sessions/${created.id}/stop`, { grace_ms: 40_000 }).catch(() => undefined);
     const streams = await Promise.all(
       ['/api/v1/events/stream', '/api/v1/session-os/main-brain/rounds/stream'].map(async (path) => {
-        const res = await fetch(`${svc.url}${path}`);
+        const res = await fetch(`${svc.url}${path}`, { headers: svc.auth });
         expect(res.status).toBe(200);
         return res.body?.getReader();
       }),
@@ -54,7 +54,7 @@ describe('the service as a real process', () => {
     const failed = await waitFor(
       async () => {
         if (svc.child.exitCode !== null) throw new Error(`service exited ${svc.child.exitCode}:\n${svc.output()}`);
-        const { events } = (await (await fetch(`${svc.url}/api/v1/journal/events?stream=plugins`)).json()) as { events: Array<{ type: string; data: { name: string; error: string } }> };
+        const { events } = (await (await fetch(`${svc.url}/api/v1/journal/events?stream=plugins`, { headers: svc.auth })).json()) as { events: Array<{ type: string; data: { name: string; error: string } }> };
         const names = events.filter((e) => e.type === 'plugin.failed').map((e) => [e.data.name, e.data.error]);
         return names.length === 2 ? names : undefined;
       },
@@ -64,7 +64,7 @@ describe('the service as a real process', () => {
       ['async-rejecter', 'rejected in an async subscriber'],
       ['timer-thrower', 'thrown from a plugin timer'],
     ]);
-    expect((await fetch(`${svc.url}/api/v1/health`)).status).toBe(200);
+    expect((await fetch(`${svc.url}/api/v1/health`, { headers: svc.auth })).status).toBe(200);
     svc.child.kill('SIGTERM');
     expect(await svc.exited).toBe(0);
   });
@@ -73,7 +73,7 @@ describe('the service as a real process', () => {
     const env = { BRAINSTEM_JOURNAL_DIR: dir.path, BRAINSTEM_PROFILES_DIR: join(dir.path, 'profiles'), BRAINSTEM_PLUGINS: '', BRAINSTEM_SUPERVISION_DEBOUNCE_MS: '20' };
     const svc = await startService(env);
     const call = async (method: string, path: string, body?: object) => {
-      const res = await fetch(`${svc.url}/api/v1${path}`, { method, ...(body ? { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) } : {}) });
+      const res = await fetch(`${svc.url}/api/v1${path}`, { method, headers: { ...svc.auth, ...(body ? { 'content-type': 'application/json' } : {}) }, ...(body ? { body: JSON.stringify(body) } : {}) });
       return { status: res.status, body: (await res.json()) as Record<string, unknown> };
     };
     expect((await call('POST', '/session-os/main-brain/autonomous', { enabled: true })).status).toBe(200);
@@ -110,7 +110,7 @@ describe('the service as a real process', () => {
 
     const again = await startService(env);
     try {
-      const v = (await (await fetch(`${again.url}/api/v1/journal/verify`)).json()) as { ok: boolean; head_seq: number };
+      const v = (await (await fetch(`${again.url}/api/v1/journal/verify`, { headers: again.auth })).json()) as { ok: boolean; head_seq: number };
       expect(v.ok).toBe(true);
       expect(v.head_seq).toBeGreaterThanOrEqual(verified[verified.length - 1].head_seq);
     } finally {
@@ -150,10 +150,40 @@ describe('the service as a real process', () => {
     expect(await first.exited).toBe(0);
   });
 
-  it('refuses a non-loopback bind without a token', async () => {
-    const p = spawnService({ BRAINSTEM_JOURNAL_DIR: dir.path, BRAINSTEM_HOST: '0.0.0.0' });
+  it('refuses BRAINSTEM_AUTH=off on a non-loopback bind', async () => {
+    const p = spawnService({ BRAINSTEM_JOURNAL_DIR: dir.path, BRAINSTEM_HOST: '0.0.0.0', BRAINSTEM_AUTH: 'off' });
     expect(await p.exited).toBe(1);
-    expect(p.output()).toContain('refusing to bind non-loopback host 0.0.0.0 without BRAINSTEM_API_TOKEN');
+    expect(p.output()).toContain('BRAINSTEM_AUTH: off is for loopback only; refusing to serve 0.0.0.0 without credentials');
+  });
+
+  it('says at start where the generated user token is; the token works, nothing answers without it; off is warned about', async () => {
+    const svc = await startService({ BRAINSTEM_JOURNAL_DIR: dir.path, BRAINSTEM_PLUGINS: '', BRAINSTEM_API_TOKEN: '' });
+    try {
+      const path = join(dir.path, 'api-token');
+      expect(svc.output()).toContain(`Brainstem listening on ${svc.url} (user token: ${path}; main brain token: ${join(dir.path, 'brain-token')})`);
+      expect(statSync(path).mode & 0o777).toBe(0o600);
+      expect((await fetch(`${svc.url}/api/v1/health`)).status).toBe(401);
+      const token = readFileSync(path, 'utf8').trim();
+      expect((await fetch(`${svc.url}/api/v1/health`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+    } finally {
+      svc.child.kill('SIGTERM');
+      await svc.exited;
+    }
+    const off = await startService({ BRAINSTEM_JOURNAL_DIR: dir.path, BRAINSTEM_PLUGINS: '', BRAINSTEM_AUTH: 'off' });
+    try {
+      expect(off.output()).toContain('BRAINSTEM_AUTH=off: a request without a credential acts as the user');
+      expect((await fetch(`${off.url}/api/v1/health`)).status).toBe(200);
+    } finally {
+      off.child.kill('SIGTERM');
+      await off.exited;
+    }
+  });
+
+  it('refuses to start on a token file other users can read, saying how to fix it', async () => {
+    writeFileSync(join(dir.path, 'api-token'), 'bsu_shared\n', { mode: 0o644 });
+    const p = spawnService({ BRAINSTEM_JOURNAL_DIR: dir.path, BRAINSTEM_API_TOKEN: '' });
+    expect(await p.exited).toBe(1);
+    expect(p.output()).toContain(`${join(dir.path, 'api-token')} is readable by other users (mode 644); run: chmod 600`);
   });
 
   it('refuses to start on a corrupt journal, naming the seq', async () => {

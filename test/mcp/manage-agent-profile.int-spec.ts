@@ -12,7 +12,7 @@ describe('manage_agent_profile over MCP', () => {
 
   beforeEach(async () => {
     t = await startTestApp({}, { listen: true });
-    brain = await httpClient(t.url);
+    brain = await httpClient(t.url, { token: t.tokenOf('main_brain') });
   });
   afterEach(async () => {
     await brain.close();
@@ -97,7 +97,7 @@ describe('manage_agent_profile over MCP', () => {
 
   it('cannot make a profile personal, make one bypass permissions, or change or apply one that does: the user can, over REST', async () => {
     const rest = (id: string, body: object) =>
-      fetch(`${t.url}/api/v1/agent-profiles/${id}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      fetch(`${t.url}/api/v1/agent-profiles/${id}`, { method: 'PATCH', headers: { ...t.auth(), 'content-type': 'application/json' }, body: JSON.stringify(body) });
     // Given a profile the main brain created
     const created = await profileTool({ action: 'create', profile: { name: 'Loose', permissions: { mode: 'plan' } } });
     expect(created.json.profile).toMatchObject({ id: 'loose', scope: 'shared' });
@@ -131,7 +131,7 @@ describe('manage_agent_profile over MCP', () => {
       // Over REST's tool route the refusal is a 403
       const viaRest = await fetch(`${t.url}/api/v1/session-os/main-brain/tools/manage_agent_profile`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: { ...t.auth('main_brain'), 'content-type': 'application/json' },
         body: JSON.stringify({ action: 'apply', profile_id: 'loose', dir: project.path, runtime: 'claude-code' }),
       });
       expect([viaRest.status, await viaRest.json()]).toEqual([403, expect.objectContaining({ code: 'permission_denied', message: expect.stringContaining(owned.slice('permission_denied: '.length)) })]);

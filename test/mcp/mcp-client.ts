@@ -2,12 +2,13 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { resolve } from 'node:path';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { bridgeHeaders } from '../../src/mcp/mcp-stdio-bridge';
 
 export const BIN = resolve(__dirname, '../../bin/brainstem.js');
 
-/** The SDK's own client over streamable HTTP, as a worker (session) or the main brain (none). */
+/** The SDK's own client over streamable HTTP, as whoever the token is (a worker's, the brain's, the user's); session is the header hint. */
 export async function httpClient(url: string, opts: { session?: string; token?: string } = {}): Promise<Client> {
   const client = new Client({ name: 'brainstem-test', version: '0.0.0' });
   await client.connect(new StreamableHTTPClientTransport(new URL('/mcp', url), { requestInit: { headers: bridgeHeaders(opts.session, opts.token) } }));
@@ -18,10 +19,14 @@ export async function httpClient(url: string, opts: { session?: string; token?: 
  * The SDK's own client over stdio, spawning `node bin/brainstem.js mcp --url <url>`. Returned before connecting
  * so the caller can always close it (and so end the child), even when the connection is refused.
  */
-export function stdioBridge(url: string, opts: { session?: string; token?: string } = {}): { client: Client; transport: StdioClientTransport; connect(): Promise<Client> } {
-  const env: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' };
+export function stdioBridge(
+  url: string,
+  opts: { session?: string; token?: string; dataDir?: string } = {},
+): { client: Client; transport: StdioClientTransport; connect(): Promise<Client> } {
+  // The data directory is where the bridge looks for the user's token file when no token is given.
+  const env: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', BRAINSTEM_JOURNAL_DIR: opts.dataDir ?? join(tmpdir(), 'brainstem-no-data-dir') };
   if (opts.session) env.BRAINSTEM_SESSION_ID = opts.session;
-  if (opts.token) env.BRAINSTEM_API_TOKEN = opts.token;
+  if (opts.token) env.BRAINSTEM_TOKEN = opts.token;
   const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp', '--url', url], env, stderr: 'pipe' });
   const client = new Client({ name: 'brainstem-test', version: '0.0.0' });
   return { client, transport, connect: async () => (await client.connect(transport), client) };

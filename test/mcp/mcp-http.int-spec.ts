@@ -32,8 +32,11 @@ describe('MCP over streamable HTTP (the SDK client against /mcp)', () => {
   const reaper = new WorkerReaper();
   const clients: Client[] = [];
 
-  const connect = async (opts: { session?: string; token?: string } = {}) => {
-    const c = await httpClient(t.url, opts);
+  /** A worker with its own credential when a session is named, else the main brain with its own. */
+  const connect = async (opts: { session?: string } = {}) => {
+    // The session may be named by alias: the credential is minted for its cs_ id.
+    const worker = opts.session ? (await t.inject({ method: 'GET', url: `/api/v1/coding-sessions/${opts.session}` })).json().id : null;
+    const c = await httpClient(t.url, { ...opts, token: t.tokenOf(worker ? { worker } : 'main_brain') });
     clients.push(c);
     return c;
   };
@@ -230,20 +233,21 @@ describe('MCP over streamable HTTP (the SDK client against /mcp)', () => {
 
   it('answers malformed HTTP bodies with 4xx, never a 500', async () => {
     const post = (body: string, contentType = 'application/json') =>
-      fetch(new URL('/mcp', t.url), { method: 'POST', headers: { 'content-type': contentType, accept: 'application/json, text/event-stream' }, body });
+      fetch(new URL('/mcp', t.url), { method: 'POST', headers: { ...t.auth(), 'content-type': contentType, accept: 'application/json, text/event-stream' }, body });
     for (const res of [await post('{not json'), await post('{"jsonrpc":"2.0","method":42}'), await post('hello', 'text/plain')]) {
       expect(res.status).toBeGreaterThanOrEqual(400);
       expect(res.status).toBeLessThan(500);
     }
     // Stateless: no server-initiated stream to open.
-    expect((await fetch(new URL('/mcp', t.url), { headers: { accept: 'text/event-stream' } })).status).toBe(405);
+    expect((await fetch(new URL('/mcp', t.url), { headers: { ...t.auth(), accept: 'text/event-stream' } })).status).toBe(405);
   });
 
-  it('refuses a worker connection naming a session that does not exist, with a readable error', async () => {
-    await expect(httpClient(t.url, { session: 'cs_nope' })).rejects.toThrow(/no session cs_nope/);
-    const res = await fetch(new URL('/mcp', t.url), { method: 'POST', headers: { 'content-type': 'application/json', 'x-brainstem-session': 'cs_nope' }, body: '{}' });
-    expect(res.status).toBe(404);
-    expect(await res.json()).toMatchObject({ code: 'not_found', message: expect.stringContaining('cs_nope') });
+  it('refuses a worker credential for a session that does not run, and a session hint the credential does not back, with a readable error', async () => {
+    await expect(httpClient(t.url, { token: t.tokenOf({ worker: 'cs_nope' }) })).rejects.toThrow(/session cs_nope is not running/);
+    const w = await startWorker();
+    const res = await fetch(new URL('/mcp', t.url), { method: 'POST', headers: { ...t.auth({ worker: w.id }), 'content-type': 'application/json', 'x-brainstem-session': 'cs_nope' }, body: '{}' });
+    expect(res.status).toBe(403);
+    expect(await res.json()).toMatchObject({ code: 'permission_denied', message: expect.stringContaining('cs_nope') });
   });
 });
 
@@ -269,7 +273,8 @@ describe('MCP over streamable HTTP with BRAINSTEM_API_TOKEN', () => {
     expect(w.statusCode).toBe(201);
     reaper.track(w.json().pid);
     expect((await t.inject({ method: 'POST', url: '/api/v1/agent-profiles', headers: auth, payload: { name: 'Token Worker' } })).statusCode).toBe(201);
-    const workerEnv: Record<string, string> = { BRAINSTEM_SESSION_ID: w.json().id, BRAINSTEM_API_TOKEN: 'sekret-token' };
+    // What the worker really has: its session and its own credential (never the user's token).
+    const workerEnv: Record<string, string> = { BRAINSTEM_SESSION_ID: w.json().id, BRAINSTEM_TOKEN: t.tokenOf({ worker: w.json().id }) };
     // Each runtime's own way of filling a value from the environment, applied to the emitted brainstem server.
     const expand = (text: string, pattern: RegExp) => text.replace(pattern, (_, name: string) => workerEnv[name] ?? '');
     const brainstemOf: Record<string, [string, (content: string) => { url: string; headers: Record<string, string> }]> = {
@@ -288,7 +293,7 @@ describe('MCP over streamable HTTP with BRAINSTEM_API_TOKEN', () => {
     for (const [runtime, [path, brainstem]] of Object.entries(brainstemOf)) {
       const preview = await t.inject({ method: 'GET', url: `/api/v1/agent-profiles/token-worker/preview?runtime=${runtime}&dir=${encodeURIComponent(tmpdir())}`, headers: auth });
       const server = brainstem(preview.json().files.find((f: { path: string }) => f.path === path).content);
-      expect({ runtime, authorization: server.headers.Authorization }).toEqual({ runtime, authorization: 'Bearer sekret-token' });
+      expect({ runtime, authorization: server.headers.Authorization }).toEqual({ runtime, authorization: `Bearer ${workerEnv.BRAINSTEM_TOKEN}` });
       const client = new Client({ name: runtime, version: '0.0.0' });
       await client.connect(new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: server.headers } }));
       try {
@@ -300,8 +305,8 @@ describe('MCP over streamable HTTP with BRAINSTEM_API_TOKEN', () => {
   });
 
   it('refuses a client without the token and serves one with it', async () => {
-    await expect(httpClient(t.url)).rejects.toThrow(/401|bearer token/i);
-    await expect(httpClient(t.url, { token: 'wrong' })).rejects.toThrow(/401|bearer token/i);
+    await expect(httpClient(t.url)).rejects.toThrow(/401|credential/i);
+    await expect(httpClient(t.url, { token: 'wrong' })).rejects.toThrow(/401|credential/i);
     const brain = await httpClient(t.url, { token: 'sekret-token' });
     try {
       expect((await call(brain, 'supervision_status')).json).toMatchObject({ autonomous: null, scope: { excluded: [] } });

@@ -1,8 +1,10 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { tmpdir } from 'node:os';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
+import { tempDir } from '../support/temp-dir';
 import { TestApp, startTestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
 import { WORKERS, WorkerReaper, isAlive } from '../support/workers';
@@ -16,7 +18,7 @@ describe('MCP over stdio (brainstem mcp bridging to the running service)', () =>
   const reaper = new WorkerReaper();
   const bridges: Array<{ client: Client; transport: StdioClientTransport }> = [];
 
-  const bridge = async (opts: { session?: string; token?: string } = {}) => {
+  const bridge = async (opts: { session?: string; token?: string; dataDir?: string } = {}) => {
     const b = stdioBridge(t.url, opts);
     bridges.push(b);
     return b.connect();
@@ -55,8 +57,8 @@ describe('MCP over stdio (brainstem mcp bridging to the running service)', () =>
 
   it('serves the main brain (no BRAINSTEM_SESSION_ID) and a worker (BRAINSTEM_SESSION_ID) their own tool sets', async () => {
     const w = await startWorker();
-    const brain = await bridge({ token: 'stdio-token' });
-    const worker = await bridge({ token: 'stdio-token', session: w.id });
+    const brain = await bridge({ token: t.tokenOf('main_brain') });
+    const worker = await bridge({ token: t.tokenOf({ worker: w.id }), session: w.id });
     const brainTools = (await brain.listTools()).tools.map((x) => x.name);
     expect(brainTools).toEqual(expect.arrayContaining(['enable_supervision', 'list_sessions', 'manage_agent_profile']));
     expect(brainTools).not.toContain('report_progress');
@@ -97,8 +99,26 @@ describe('MCP over stdio (brainstem mcp bridging to the running service)', () =>
     expect(err).toBe('');
   });
 
-  it('passes the service refusals through as readable errors: a missing token, an unknown session', async () => {
-    await expect(bridge({})).rejects.toThrow(/401|bearer token/i);
-    await expect(bridge({ token: 'stdio-token', session: 'cs_unknown' })).rejects.toThrow(/no session cs_unknown/);
+  it('passes the service refusals through as readable errors: a missing token, a session that does not run', async () => {
+    await expect(bridge({})).rejects.toThrow(/401|credential/i);
+    await expect(bridge({ token: t.tokenOf({ worker: 'cs_unknown' }), session: 'cs_unknown' })).rejects.toThrow(/session cs_unknown is not running/);
+  });
+
+  it("reads the user's token from the data directory's file when no token is given, but never for a worker", async () => {
+    const data = tempDir('brainstem-bridge-data-');
+    const own = await startTestApp({ BRAINSTEM_JOURNAL_DIR: data.path, BRAINSTEM_API_TOKEN: '' }, { listen: true });
+    try {
+      const viaFile = stdioBridge(own.url, { dataDir: data.path });
+      bridges.push(viaFile);
+      expect((await call(await viaFile.connect(), 'supervision_status')).isError).toBe(false);
+      const printed = spawnSync(process.execPath, [BIN, 'token'], { env: { PATH: process.env.PATH ?? '', BRAINSTEM_JOURNAL_DIR: data.path }, encoding: 'utf8' });
+      expect([printed.status, printed.stdout.trim()]).toEqual([0, readFileSync(join(data.path, 'api-token'), 'utf8').trim()]);
+      const worker = stdioBridge(own.url, { dataDir: data.path, session: 'cs_any' });
+      bridges.push(worker);
+      await expect(worker.connect()).rejects.toThrow(/401|credential/i);
+    } finally {
+      await own.close();
+      data.remove();
+    }
   });
 });

@@ -27,7 +27,7 @@ describe('manage_agent_profile scan over MCP', () => {
 
   beforeEach(async () => {
     t = await startTestApp({}, { listen: true });
-    brain = await httpClient(t.url);
+    brain = await httpClient(t.url, { token: t.tokenOf('main_brain') });
   });
   afterEach(async () => {
     await brain.close();

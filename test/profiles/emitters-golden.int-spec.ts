@@ -82,7 +82,7 @@ describe.each(EMIT_RUNTIMES.map((r) => [r]))('golden files: %s', (runtime) => {
         expect(JSON.parse(result.files.find((f) => f.path === '.mcp.json')!.content).mcpServers.brainstem).toEqual({
           type: 'http',
           url: 'http://127.0.0.1:4820/mcp',
-          headers: { 'X-Brainstem-Session': '${BRAINSTEM_SESSION_ID}' },
+          headers: { 'X-Brainstem-Session': '${BRAINSTEM_SESSION_ID}', Authorization: 'Bearer ${BRAINSTEM_TOKEN}' },
         });
       });
 
@@ -100,6 +100,7 @@ describe.each(EMIT_RUNTIMES.map((r) => [r]))('golden files: %s', (runtime) => {
         expect(['on-request', 'never']).toContain(config.approval_policy);
         expect(config.mcp_servers.brainstem).toEqual({
           url: 'http://127.0.0.1:4820/mcp',
+          bearer_token_env_var: 'BRAINSTEM_TOKEN',
           env_http_headers: { 'X-Brainstem-Session': 'BRAINSTEM_SESSION_ID' },
           default_tools_approval_mode: 'approve',
         });

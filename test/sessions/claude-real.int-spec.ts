@@ -155,7 +155,7 @@ const claudeEnv = (baseUrl: string, home: string, bin?: string): Record<string, 
     api.releaseAll();
     const services: ServiceProcess[] = [];
     const request = async (svc: ServiceProcess, method: string, path: string, body?: object) => {
-      const res = await fetch(`${svc.url}/api/v1/coding-sessions${path}`, { method, headers: body ? { 'content-type': 'application/json' } : {}, body: body ? JSON.stringify(body) : undefined });
+      const res = await fetch(`${svc.url}/api/v1/coding-sessions${path}`, { method, headers: body ? { ...svc.auth, 'content-type': 'application/json' } : svc.auth, body: body ? JSON.stringify(body) : undefined });
       return (await res.json()) as { id: string; state: string; pid: number | null };
     };
     const pending = (svc: ServiceProcess, id: string) => waitFor(async () => (await request(svc, 'GET', `/${id}`)).state === 'pending_handling' || undefined, { timeoutMs: 60000, what: 'the turn to end' });

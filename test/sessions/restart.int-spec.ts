@@ -29,7 +29,7 @@ describe('coding sessions across a service restart (SIGKILL)', () => {
   async function call(svc: ServiceProcess, method: string, path: string, body?: object): Promise<{ status: number; body: Status }> {
     const res = await fetch(`${svc.url}/api/v1/coding-sessions${path}`, {
       method,
-      headers: body ? { 'content-type': 'application/json' } : {},
+      headers: body ? { ...svc.auth, 'content-type': 'application/json' } : svc.auth,
       body: body ? JSON.stringify(body) : undefined,
     });
     return { status: res.status, body: (await res.json()) as Status };
@@ -68,7 +68,7 @@ describe('coding sessions across a service restart (SIGKILL)', () => {
     expect(lost).toMatchObject({ alias: doomed.alias, state: 'exited', exit_reason: 'lost_on_restart' });
     // Its resume cannot spawn: exited, and no recovery journaled for a process that never ran.
     expect((await call(second, 'GET', `/${homeless.id}`)).body).toMatchObject({ state: 'exited', exit_reason: 'spawn_failed' });
-    const homelessEvents = (await (await fetch(`${second.url}/api/v1/journal/events?stream=session-${homeless.id}`)).json()) as { events: { type: string }[] };
+    const homelessEvents = (await (await fetch(`${second.url}/api/v1/journal/events?stream=session-${homeless.id}`, { headers: second.auth })).json()) as { events: { type: string }[] };
     expect(homelessEvents.events.map((e) => e.type).slice(-2)).toEqual(['session.exited', 'session.state_changed']);
     expect(homelessEvents.events.map((e) => e.type)).not.toContain('session.recovered');
     expect(isAlive(homeless.pid!)).toBe(false);
@@ -80,7 +80,7 @@ describe('coding sessions across a service restart (SIGKILL)', () => {
     const resumedArgv = await waitFor(() => readArgv().includes('--resume') && readArgv(), { what: 'the resumed claude argv' });
     expect(resumedArgv.slice(CLAUDE_ARGS.length, CLAUDE_ARGS.length + profileFlags.length)).toEqual(profileFlags);
     // Its env reached the resumed worker (the argv file is named by it), though the journal holds only the name.
-    const claudeEvents = await (await fetch(`${second.url}/api/v1/journal/events?stream=session-${claude.id}`)).text();
+    const claudeEvents = await (await fetch(`${second.url}/api/v1/journal/events?stream=session-${claude.id}`, { headers: second.auth })).text();
     expect(claudeEvents).not.toContain(argvFile);
     expect(claudeEvents).toContain('"env_keys":["FAKE_CLAUDE_ARGV_FILE"]');
 
@@ -108,7 +108,7 @@ describe('coding sessions across a service restart (SIGKILL)', () => {
     for (const s of [stubborn, claude]) reaper.track(s.pid);
     await waitFor(async () => (await call(first, 'GET', `/${claude.id}`)).body.state === 'pending_handling', { what: 'claude to end its turn' });
     const events = async (svc: ServiceProcess, id: string): Promise<string[]> => {
-      const res = (await (await fetch(`${svc.url}/api/v1/journal/events?stream=session-${id}`)).json()) as { events: { type: string }[] };
+      const res = (await (await fetch(`${svc.url}/api/v1/journal/events?stream=session-${id}`, { headers: svc.auth })).json()) as { events: { type: string }[] };
       return res.events.map((e) => e.type);
     };
     for (const s of [stubborn, claude]) {

@@ -109,7 +109,7 @@ describe('coding sessions started with their profile', () => {
     expect(settings).toMatchObject({ model: 'claude-opus-4-1', permissions: { defaultMode: 'plan', allow: ['Read'], deny: ['Bash(rm:*)', 'WebFetch'] } });
     const mcp = JSON.parse(readFileSync(join(dir, '.mcp.json'), 'utf8'));
     expect(mcp.mcpServers.docs).toEqual({ type: 'http', url: 'http://127.0.0.1:9/mcp' });
-    expect(mcp.mcpServers.brainstem).toEqual({ type: 'http', url: `${t.url}/mcp`, headers: { 'X-Brainstem-Session': '${BRAINSTEM_SESSION_ID}' } });
+    expect(mcp.mcpServers.brainstem).toEqual({ type: 'http', url: `${t.url}/mcp`, headers: { 'X-Brainstem-Session': '${BRAINSTEM_SESSION_ID}', Authorization: 'Bearer ${BRAINSTEM_TOKEN}' } });
 
     expect(readdirSync(cwd.path)).toEqual([]);
   });
@@ -244,7 +244,7 @@ describe('coding sessions started with their profile', () => {
   it('resolve_permission checks the denies of the profile the session resolved to (bound, no profile_id)', async () => {
     const id = await createProfile({ name: 'No Removals', permissions: { deny: ['Bash(rm:*)'] } });
     await request('POST', '/agent-profiles/project-binding', { project_dir: other.path, profile_id: id });
-    const brain = await httpClient(t.url);
+    const brain = await httpClient(t.url, { token: t.tokenOf('main_brain') });
     try {
       const s = await start({ ...quiet, cwd: other.path });
       expect(s.profile_id).toBe(id);

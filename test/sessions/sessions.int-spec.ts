@@ -254,14 +254,15 @@ describe('coding sessions with real worker processes', () => {
     expect(refused).toMatchObject({ code: 'conflict', message: 'session ' + s.alias + ' cannot receive messages: its worker closed its stdin' });
   });
 
-  it('gives every worker the service URL and its session id', async () => {
+  it("gives every worker the service URL, its session id and its own credential, never the user's token, whatever the request's env says", async () => {
     const s = await start({
       command: '/bin/sh',
-      args: ['-c', 'echo "$BRAINSTEM_URL $BRAINSTEM_SESSION_ID ${BRAINSTEM_API_TOKEN:-no-token}"'],
+      args: ['-c', 'echo "$BRAINSTEM_URL $BRAINSTEM_SESSION_ID ${BRAINSTEM_API_TOKEN:-no-api-token} $BRAINSTEM_TOKEN"'],
+      env: { BRAINSTEM_API_TOKEN: t.token, BRAINSTEM_TOKEN: 'forged' },
     });
     await until(s.id, 'exit', (x) => x.state === 'exited');
     const out = await call('GET', `/${s.id}/output`);
-    expect(out.body.lines).toEqual([`${t.url} ${s.id} no-token`]);
+    expect(out.body.lines).toEqual([`${t.url} ${s.id} no-api-token ${t.tokenOf({ worker: s.id })}`]);
   });
 
   /**

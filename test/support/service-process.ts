@@ -1,5 +1,6 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { resolve } from 'node:path';
+import { TEST_USER_TOKEN } from './test-config';
 import { waitFor } from './wait-for';
 
 const ROOT = resolve(__dirname, '../..');
@@ -7,6 +8,10 @@ const ROOT = resolve(__dirname, '../..');
 export interface ServiceProcess {
   child: ChildProcess;
   url: string;
+  /** The user's token: BRAINSTEM_API_TOKEN as given (the test token unless the env sets it). */
+  token: string;
+  /** `Authorization: Bearer <user token>`. */
+  auth: { authorization: string };
   output: () => string;
   exited: Promise<number | null>;
 }
@@ -15,7 +20,7 @@ export interface ServiceProcess {
 export function spawnService(env: Record<string, string>, args: string[] = []): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
   const child = spawn(process.execPath, ['-r', '@swc-node/register', resolve(ROOT, 'src/main.ts'), ...args], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', BRAINSTEM_PORT: '0', ...env },
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', BRAINSTEM_PORT: '0', BRAINSTEM_API_TOKEN: TEST_USER_TOKEN, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -35,5 +40,6 @@ export async function startService(env: Record<string, string>, args: string[] =
     },
     { timeoutMs: 60000, what: 'the service to listen' },
   );
-  return { ...p, url };
+  const token = env.BRAINSTEM_API_TOKEN ?? TEST_USER_TOKEN;
+  return { ...p, url, token, auth: { authorization: `Bearer ${token}` } };
 }

@@ -4,6 +4,9 @@ import { resolve } from 'node:path';
 import { buildConfig } from '../../src/config/config.loader';
 import { BrainstemConfig } from '../../src/config/config.schema';
 
+/** The user's token the test services run with (BRAINSTEM_API_TOKEN), unless a test sets another. */
+export const TEST_USER_TOKEN = 'test-user-token';
+
 const DEFAULT_YAML = readFileSync(resolve(__dirname, '../../config/default.yaml'), 'utf8');
 
 /** The real config pipeline (default.yaml + env), with test env values layered on top. */

@@ -1,3 +1,5 @@
+import { Credentials } from '../../auth/credentials';
+import { TOKEN_ENV } from '../../profiles/emitters/emitter-support';
 import { BrainstemConfig } from '../../config/config.schema';
 import { ServiceUrl } from '../../config/service-url';
 import { RoundDriver, streamDriver } from '../../supervision/round-driver.port';
@@ -5,13 +7,11 @@ import { commandDriver } from './command.driver';
 import { webhookDriver } from './webhook.driver';
 
 /** The driver named by main_brain.driver (config validation guarantees its command or URL). */
-export function createRoundDriver(config: BrainstemConfig, url: ServiceUrl): RoundDriver {
+export function createRoundDriver(config: BrainstemConfig, url: ServiceUrl, credentials: Credentials): RoundDriver {
   switch (config.main_brain.driver) {
     case 'command':
-      return commandDriver(config.main_brain.command as string, () => ({
-        BRAINSTEM_URL: url.get(),
-        ...(config.server.api_token ? { BRAINSTEM_API_TOKEN: config.server.api_token } : {}),
-      }));
+      // The brain's own credential: the main-brain tools, never the user's token.
+      return commandDriver(config.main_brain.command as string, () => ({ BRAINSTEM_URL: url.get(), [TOKEN_ENV]: credentials.brainToken() }));
     case 'webhook':
       return webhookDriver(config.main_brain.webhook_url as string, () => url.get());
     case 'stream':

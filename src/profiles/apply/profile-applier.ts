@@ -82,7 +82,7 @@ export class ProfileApplier {
     private readonly profiles: ProfilesService,
     private readonly fs: ApplyFs,
     private readonly bus: EventBus,
-    private readonly env: { serviceUrl: () => string; pathEnv: () => string; home: () => string; bearerAuth?: boolean },
+    private readonly env: { serviceUrl: () => string; pathEnv: () => string; home: () => string },
   ) {}
 
   async preview(id: string, req: ApplyRequest): Promise<PreviewResult> {
@@ -217,7 +217,7 @@ export class ProfileApplier {
 
   private async emit(id: string, doc: ProfileDoc, lint: LintResult, runtime: EmitRuntime, projectDir: string): Promise<{ emitted: EmitResult; errors: LintFinding[] }> {
     const { skills, errors: skillErrors } = runtime === 'claude-code' ? await this.skills(doc, projectDir) : { skills: [], errors: [] };
-    const emitted = emitProfile(runtime, doc, { profileId: id, serviceUrl: this.env.serviceUrl(), bearerAuth: this.env.bearerAuth ?? false, skills });
+    const emitted = emitProfile(runtime, doc, { profileId: id, serviceUrl: this.env.serviceUrl(), skills });
     return { emitted, errors: [...lint.errors, ...skillErrors] };
   }
 

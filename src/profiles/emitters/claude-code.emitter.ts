@@ -122,7 +122,7 @@ export function claudeMcpServers(profile: ProfileDoc, ctx: EmitContext): Record<
         ? { type: 'stdio', command: s.command ?? '', args: s.args ?? [], ...(s.env && Object.keys(s.env).length ? { env: s.env } : {}) }
         : { type: 'http', url: s.url ?? '' };
   }
-  servers[RESERVED_MCP_SERVER] = { type: 'http', url: brainstemMcpUrl(ctx), headers: brainstemHeaders(ctx, (v) => `\${${v}}`) };
+  servers[RESERVED_MCP_SERVER] = { type: 'http', url: brainstemMcpUrl(ctx), headers: brainstemHeaders((v) => `\${${v}}`) };
   return servers;
 }
 

@@ -98,7 +98,7 @@ function codexMcpServers(profile: ProfileDoc, ctx: EmitContext, warnings: Warnin
   // session, and without "approve" a headless codex refuses every call to them (see applyMcpRules).
   servers[RESERVED_MCP_SERVER] = {
     url: brainstemMcpUrl(ctx),
-    ...(ctx.bearerAuth ? { bearer_token_env_var: TOKEN_ENV } : {}),
+    bearer_token_env_var: TOKEN_ENV,
     env_http_headers: { [SESSION_HEADER]: SESSION_ENV },
     default_tools_approval_mode: 'approve',
   };

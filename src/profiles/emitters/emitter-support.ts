@@ -9,18 +9,19 @@ export const SESSION_HEADER = 'X-Brainstem-Session';
 export const SESSION_ENV = 'BRAINSTEM_SESSION_ID';
 export { RESERVED_MCP_SERVER };
 
-export const TOKEN_ENV = 'BRAINSTEM_API_TOKEN';
+/** The worker's own credential (minted for its session; never the user's API token). */
+export const TOKEN_ENV = 'BRAINSTEM_TOKEN';
 
 export function brainstemMcpUrl(ctx: EmitContext): string {
   return `${ctx.serviceUrl.replace(/\/+$/, '')}/mcp`;
 }
 
 /**
- * The reserved server's headers: the session identity and, when the service wants its token, the bearer,
- * both as references to the worker's environment in the runtime's own syntax (`ref`), never values.
+ * The reserved server's headers: the worker's credential (which alone decides who it is) and the session as a
+ * hint, both as references to the worker's environment in the runtime's own syntax (`ref`), never values.
  */
-export function brainstemHeaders(ctx: EmitContext, ref: (envVar: string) => string): Record<string, string> {
-  return { [SESSION_HEADER]: ref(SESSION_ENV), ...(ctx.bearerAuth ? { Authorization: `Bearer ${ref(TOKEN_ENV)}` } : {}) };
+export function brainstemHeaders(ref: (envVar: string) => string): Record<string, string> {
+  return { [SESSION_HEADER]: ref(SESSION_ENV), Authorization: `Bearer ${ref(TOKEN_ENV)}` };
 }
 
 /** The profile's own MCP servers, without the reserved name (a profile using it is refused by lint before apply). */

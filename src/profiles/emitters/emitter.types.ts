@@ -38,11 +38,6 @@ export interface EmitContext {
   profileId: string;
   /** Base URL of this service; the reserved `brainstem` MCP server is `<serviceUrl>/mcp`. */
   serviceUrl: string;
-  /**
-   * Whether the service requires its bearer token (BRAINSTEM_API_TOKEN set): the reserved server then sends
-   * `Authorization: Bearer` from the worker's own BRAINSTEM_API_TOKEN variable, never the token itself.
-   */
-  bearerAuth?: boolean;
   /** Resolved local skills, in the profile's order. */
   skills: SkillFiles[];
 }

@@ -71,7 +71,7 @@ describe('claude-code emitter', () => {
     expect(JSON.parse(file('claude-code', '.mcp.json').content).mcpServers).toEqual({
       github: { type: 'stdio', command: 'npx', args: ['-y', 'gh-mcp'], env: { GH_TOKEN: '${GH_TOKEN}' } },
       docs: { type: 'http', url: 'https://docs.example/mcp' },
-      brainstem: { type: 'http', url: 'http://127.0.0.1:4820/mcp', headers: { 'X-Brainstem-Session': '${BRAINSTEM_SESSION_ID}' } },
+      brainstem: { type: 'http', url: 'http://127.0.0.1:4820/mcp', headers: { 'X-Brainstem-Session': '${BRAINSTEM_SESSION_ID}', Authorization: 'Bearer ${BRAINSTEM_TOKEN}' } },
     });
     expect(file('claude-code', '.claude/rules/rich-1.md').content).toBe("---\npaths:\n  - src/**/*.ts\n---\nNo any.\n");
     expect(file('claude-code', '.claude/skills/lint/SKILL.md').content).toBe('---\nname: lint\n---\n');
@@ -89,7 +89,12 @@ describe('codex emitter', () => {
       mcp_servers: {
         github: { command: 'npx', args: ['-y', 'gh-mcp'], env_vars: ['GH_TOKEN'] },
         docs: { url: 'https://docs.example/mcp' },
-        brainstem: { url: 'http://127.0.0.1:4820/mcp', env_http_headers: { 'X-Brainstem-Session': 'BRAINSTEM_SESSION_ID' }, default_tools_approval_mode: 'approve' },
+        brainstem: {
+          url: 'http://127.0.0.1:4820/mcp',
+          bearer_token_env_var: 'BRAINSTEM_TOKEN',
+          env_http_headers: { 'X-Brainstem-Session': 'BRAINSTEM_SESSION_ID' },
+          default_tools_approval_mode: 'approve',
+        },
       },
     });
     const messages = warnings.map((w) => w.message).join('\n');
@@ -185,7 +190,11 @@ describe('gemini-cli emitter', () => {
       allowed: ['run_shell_command(npm test)'],
     });
     // Trusted, so that headless gemini offers its tools.
-    expect(settings.mcpServers.brainstem).toEqual({ httpUrl: 'http://127.0.0.1:4820/mcp', headers: { 'X-Brainstem-Session': '${BRAINSTEM_SESSION_ID}' }, trust: true });
+    expect(settings.mcpServers.brainstem).toEqual({
+      httpUrl: 'http://127.0.0.1:4820/mcp',
+      headers: { 'X-Brainstem-Session': '${BRAINSTEM_SESSION_ID}', Authorization: 'Bearer ${BRAINSTEM_TOKEN}' },
+      trust: true,
+    });
   });
 
   it('writes hook matchers in gemini-cli tool names, so a guard on Bash matches run_shell_command', () => {
@@ -216,7 +225,7 @@ describe('opencode emitter', () => {
     ]);
     const config = JSON.parse(file('opencode', 'opencode.json').content);
     expect(config.mcp.github).toEqual({ type: 'local', command: ['npx', '-y', 'gh-mcp'], environment: { GH_TOKEN: '{env:GH_TOKEN}' }, enabled: true });
-    expect(config.mcp.brainstem.headers).toEqual({ 'X-Brainstem-Session': '{env:BRAINSTEM_SESSION_ID}' });
+    expect(config.mcp.brainstem.headers).toEqual({ 'X-Brainstem-Session': '{env:BRAINSTEM_SESSION_ID}', Authorization: 'Bearer {env:BRAINSTEM_TOKEN}' });
   });
 
   it("writes Claude Code's legacy prefix rules (`rm:*`) as opencode globs (`rm *`)", () => {
@@ -253,29 +262,21 @@ describe('opencode emitter', () => {
   });
 });
 
-describe('the reserved brainstem server when the service requires its bearer token', () => {
-  const withAuth = { ...CTX, bearerAuth: true };
-  const content = (runtime: Parameters<typeof emitProfile>[0], path: string) => emitProfile(runtime, RICH, withAuth).files.find((f) => f.path === path)!.content;
+describe("the reserved brainstem server carries the worker's own credential", () => {
+  const content = (runtime: Parameters<typeof emitProfile>[0], path: string) => emitProfile(runtime, RICH, CTX).files.find((f) => f.path === path)!.content;
 
-  it('given bearerAuth, then every runtime sends Authorization from the worker environment, in its own reference syntax', () => {
+  it('then every runtime sends Authorization from the worker environment (BRAINSTEM_TOKEN), in its own reference syntax, never a value', () => {
     expect(JSON.parse(content('claude-code', '.mcp.json')).mcpServers.brainstem.headers).toEqual({
       'X-Brainstem-Session': '${BRAINSTEM_SESSION_ID}',
-      Authorization: 'Bearer ${BRAINSTEM_API_TOKEN}',
+      Authorization: 'Bearer ${BRAINSTEM_TOKEN}',
     });
     expect((parseToml(content('codex', '.codex/config.toml')) as { mcp_servers: Record<string, unknown> }).mcp_servers.brainstem).toEqual({
       url: 'http://127.0.0.1:4820/mcp',
-      bearer_token_env_var: 'BRAINSTEM_API_TOKEN',
+      bearer_token_env_var: 'BRAINSTEM_TOKEN',
       env_http_headers: { 'X-Brainstem-Session': 'BRAINSTEM_SESSION_ID' },
       default_tools_approval_mode: 'approve',
     });
-    expect(JSON.parse(content('gemini-cli', '.gemini/settings.json')).mcpServers.brainstem.headers.Authorization).toBe('Bearer ${BRAINSTEM_API_TOKEN}');
-    expect(JSON.parse(content('opencode', 'opencode.json')).mcp.brainstem.headers.Authorization).toBe('Bearer {env:BRAINSTEM_API_TOKEN}');
-  });
-
-  it('given no bearerAuth, then no runtime gets an Authorization header', () => {
-    for (const [runtime, path] of [['claude-code', '.mcp.json'], ['codex', '.codex/config.toml'], ['gemini-cli', '.gemini/settings.json'], ['opencode', 'opencode.json']] as const) {
-      const text = emitProfile(runtime, RICH, CTX).files.find((f) => f.path === path)!.content;
-      expect(text).not.toMatch(/Authorization|bearer_token/);
-    }
+    expect(JSON.parse(content('gemini-cli', '.gemini/settings.json')).mcpServers.brainstem.headers.Authorization).toBe('Bearer ${BRAINSTEM_TOKEN}');
+    expect(JSON.parse(content('opencode', 'opencode.json')).mcp.brainstem.headers.Authorization).toBe('Bearer {env:BRAINSTEM_TOKEN}');
   });
 });

@@ -130,7 +130,7 @@ function geminiMcpServers(profile: ProfileDoc, ctx: EmitContext, warnings: Warni
   }
   // Trusted: headless gemini (how sessions run it) offers no tool that would ask for confirmation, and the reserved
   // server's tools act only on the caller's own session.
-  servers[RESERVED_MCP_SERVER] = { httpUrl: brainstemMcpUrl(ctx), headers: brainstemHeaders(ctx, (v) => `\${${v}}`), trust: true };
+  servers[RESERVED_MCP_SERVER] = { httpUrl: brainstemMcpUrl(ctx), headers: brainstemHeaders((v) => `\${${v}}`), trust: true };
   return servers;
 }
 

@@ -126,6 +126,6 @@ function opencodeMcp(profile: ProfileDoc, ctx: EmitContext): Record<string, Reco
         ? { type: 'local', command: [s.command ?? '', ...(s.args ?? [])].map(opencodeRefs), ...(Object.keys(environment).length ? { environment } : {}), enabled: true }
         : { type: 'remote', url: opencodeRefs(s.url ?? ''), enabled: true };
   }
-  servers[RESERVED_MCP_SERVER] = { type: 'remote', url: brainstemMcpUrl(ctx), headers: brainstemHeaders(ctx, (v) => `{env:${v}}`), enabled: true };
+  servers[RESERVED_MCP_SERVER] = { type: 'remote', url: brainstemMcpUrl(ctx), headers: brainstemHeaders((v) => `{env:${v}}`), enabled: true };
   return servers;
 }

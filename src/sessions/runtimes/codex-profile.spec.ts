@@ -32,6 +32,8 @@ describe('codexSessionArgs', () => {
       '-c',
       'mcp_servers.brainstem.url="http://127.0.0.1:1/mcp"',
       '-c',
+      'mcp_servers.brainstem.bearer_token_env_var="BRAINSTEM_TOKEN"',
+      '-c',
       'mcp_servers.brainstem.default_tools_approval_mode="approve"',
       '-c',
       'mcp_servers.brainstem.env_http_headers.X-Brainstem-Session="BRAINSTEM_SESSION_ID"',

@@ -1,0 +1,6 @@
+import { IsIn } from 'class-validator';
+
+export class RotateTokenDto {
+  @IsIn(['user', 'main_brain'])
+  principal!: 'user' | 'main_brain';
+}

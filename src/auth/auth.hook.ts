@@ -1,0 +1,67 @@
+import { FastifyInstance, FastifyRequest } from 'fastify';
+import { DomainError } from '../common/domain-error';
+import { domainErrorBody } from '../http/http-errors';
+import { Credentials } from './credentials';
+import { HostPolicy, hostAllowed, originAllowed } from './host-policy';
+import { Principal } from './principal';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set by the authentication hook before any handler runs; null only when the hook refused the request. */
+    principal: Principal | null;
+  }
+}
+
+export interface AuthOptions {
+  credentials: Credentials;
+  policy: HostPolicy;
+  /** BRAINSTEM_AUTH=off: a request without a credential acts as the user (loopback only, warned at start). */
+  anonymousIsUser: boolean;
+}
+
+/** The port the request came in on; null for an in-process request (inject), which has no socket. */
+export function localPortOf(request: FastifyRequest): number | null {
+  return request.socket?.localPort ?? null;
+}
+
+/**
+ * Before routing reaches any handler (REST, /mcp, static files): the Host and Origin checks, then the
+ * credential. Identity comes from the bearer token alone; what each principal may do is decided where it is
+ * used (the route guard, the MCP endpoint).
+ */
+export function installAuth(fastify: FastifyInstance, options: AuthOptions): void {
+  fastify.decorateRequest('principal', null);
+  fastify.addHook('onRequest', async (request, reply) => {
+    const refusal = refuse(request, options);
+    if (refusal) {
+      const body = domainErrorBody(refusal);
+      if (refusal.code === 'unauthorized') reply.header('www-authenticate', 'Bearer');
+      await reply.status(body.statusCode).send(body);
+      return reply;
+    }
+  });
+}
+
+function refuse(request: FastifyRequest, options: AuthOptions): DomainError | null {
+  const port = localPortOf(request);
+  if (!hostAllowed(options.policy, request.headers.host, port)) {
+    return new DomainError('host_not_allowed', `Host ${JSON.stringify(request.headers.host ?? '')} is not one this service answers to; add it to BRAINSTEM_ALLOWED_HOSTS if it is yours`);
+  }
+  const origin = request.headers.origin;
+  if (origin !== undefined && !originAllowed(options.policy, origin, port)) {
+    return new DomainError('origin_not_allowed', `Origin ${JSON.stringify(origin)} may not call this service`);
+  }
+  const header = request.headers.authorization;
+  if (header === undefined) {
+    if (options.anonymousIsUser) {
+      request.principal = { kind: 'user' };
+      return null;
+    }
+    return new DomainError('unauthorized', 'missing credential: send Authorization: Bearer <token> (the user token is in the api-token file of the data directory)');
+  }
+  const token = header.startsWith('Bearer ') || header.startsWith('bearer ') ? header.slice(7).trim() : null;
+  const principal = token ? options.credentials.authenticate(token) : null;
+  if (!principal) return new DomainError('unauthorized', 'invalid credential: expected Authorization: Bearer <token>');
+  request.principal = principal;
+  return null;
+}

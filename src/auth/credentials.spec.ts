@@ -1,0 +1,70 @@
+import { Credentials, CredentialStore, SecretName } from './credentials';
+
+class MemoryStore implements CredentialStore {
+  readonly values = new Map<SecretName, string>();
+  loadOrCreate(name: SecretName, create: () => string): string {
+    if (!this.values.has(name)) this.values.set(name, create());
+    return this.values.get(name) as string;
+  }
+  replace(name: SecretName, value: string): void {
+    this.values.set(name, value);
+  }
+  pathOf(name: SecretName): string {
+    return `/data/${name}`;
+  }
+}
+
+describe('credentials', () => {
+  it('given session ids of every shape, then each worker token proves its own session (a MAC may hold _ or -)', () => {
+    const c = new Credentials(new MemoryStore(), { configuredUserToken: null });
+    for (let i = 0; i < 200; i++) expect(c.authenticate(c.workerToken(`cs_${i}_x`))).toEqual({ kind: 'worker', session_id: `cs_${i}_x` });
+  });
+
+  it('given a fresh store, then a user, a brain and a worker key are created, and each token proves its own principal', () => {
+    const store = new MemoryStore();
+    const c = new Credentials(store, { configuredUserToken: null });
+    expect(c.authenticate(store.values.get('api-token') as string)).toEqual({ kind: 'user' });
+    expect(c.authenticate(c.brainToken())).toEqual({ kind: 'main_brain' });
+    expect(c.authenticate(c.workerToken('cs_abc'))).toEqual({ kind: 'worker', session_id: 'cs_abc' });
+    expect(c.userTokenSource()).toBe('/data/api-token');
+  });
+
+  it('given a worker token, when its session id or its MAC is changed, then it proves nothing', () => {
+    const c = new Credentials(new MemoryStore(), { configuredUserToken: null });
+    const token = c.workerToken('cs_abc');
+    const mac = token.slice(token.lastIndexOf('.') + 1);
+    expect(c.authenticate(`bsw_cs_abd.${mac}`)).toBeNull();
+    expect(c.authenticate(token.slice(0, -1) + (token.endsWith('A') ? 'B' : 'A'))).toBeNull();
+    expect(c.authenticate('bsw_cs_abc')).toBeNull();
+    expect(c.authenticate('bsw_.')).toBeNull();
+    expect(c.authenticate(`bsw_cs_abc.${mac}.`)).toBeNull();
+    expect(c.authenticate('')).toBeNull();
+  });
+
+  it('given the same store, when the service restarts, then the worker tokens it minted still hold (a worker outlives a restart)', () => {
+    const store = new MemoryStore();
+    const before = new Credentials(store, { configuredUserToken: null }).workerToken('cs_1');
+    expect(new Credentials(store, { configuredUserToken: null }).authenticate(before)).toEqual({ kind: 'worker', session_id: 'cs_1' });
+    expect(new Credentials(new MemoryStore(), { configuredUserToken: null }).authenticate(before)).toBeNull();
+  });
+
+  it('given BRAINSTEM_API_TOKEN, then it is the user token, no token is stored, and rotating the user token is refused', () => {
+    const store = new MemoryStore();
+    const c = new Credentials(store, { configuredUserToken: 'from-env' });
+    expect(c.authenticate('from-env')).toEqual({ kind: 'user' });
+    expect(store.values.has('api-token')).toBe(false);
+    expect(c.userTokenSource()).toBe('BRAINSTEM_API_TOKEN');
+    expect(() => c.rotate('user')).toThrow(/BRAINSTEM_API_TOKEN/);
+  });
+
+  it('when the brain token is rotated, then the old one proves nothing and the store holds the new one', () => {
+    const store = new MemoryStore();
+    const c = new Credentials(store, { configuredUserToken: null });
+    const old = c.brainToken();
+    const { token } = c.rotate('main_brain');
+    expect(c.authenticate(old)).toBeNull();
+    expect(c.authenticate(token)).toEqual({ kind: 'main_brain' });
+    expect(store.values.get('brain-token')).toBe(token);
+    expect(c.brainToken()).toBe(token);
+  });
+});

@@ -1,0 +1,109 @@
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { DomainError } from '../common/domain-error';
+import { Principal } from './principal';
+
+/** Where the service's secrets live and how a new one is kept (files of mode 0600 in the data directory). */
+export interface CredentialStore {
+  /** The stored secret, created (random, kept with owner-only access) when missing. */
+  loadOrCreate(name: SecretName, create: () => string): string;
+  replace(name: SecretName, value: string): void;
+  pathOf(name: SecretName): string;
+}
+
+export type SecretName = 'api-token' | 'brain-token' | 'worker-key';
+
+const USER_PREFIX = 'bsu_';
+const BRAIN_PREFIX = 'bsb_';
+const WORKER_PREFIX = 'bsw_';
+
+const digest = (s: string) => createHash('sha256').update(s).digest();
+const randomToken = (prefix: string) => prefix + randomBytes(32).toString('base64url');
+
+function same(a: Buffer, b: Buffer): boolean {
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+export interface CredentialsOptions {
+  /** BRAINSTEM_API_TOKEN: when set it is the user's token and no token file is written. */
+  configuredUserToken: string | null;
+}
+
+/**
+ * The three kinds of credential. User and brain tokens are random secrets kept in the store; a worker's is
+ * `bsw_<session id>.<HMAC(worker key, session id)>`, so it needs no table, is the same after a restart for a
+ * worker that outlived it, and names its session. Revocation at exit is the caller's check that the session
+ * still runs (a worker credential for an exited session is refused where it is used).
+ */
+export class Credentials {
+  private userDigest: Buffer;
+  private brain: string;
+  private brainDigest: Buffer;
+  private readonly workerKey: Buffer;
+
+  constructor(
+    private readonly store: CredentialStore,
+    private readonly options: CredentialsOptions,
+  ) {
+    this.userDigest = digest(options.configuredUserToken ?? store.loadOrCreate('api-token', () => randomToken(USER_PREFIX)));
+    this.brain = store.loadOrCreate('brain-token', () => randomToken(BRAIN_PREFIX));
+    this.brainDigest = digest(this.brain);
+    this.workerKey = Buffer.from(store.loadOrCreate('worker-key', () => randomBytes(32).toString('base64url')), 'utf8');
+  }
+
+  /** Where the user's token is, for the start-up line: a file path, or the variable that set it. */
+  userTokenSource(): string {
+    return this.options.configuredUserToken !== null ? 'BRAINSTEM_API_TOKEN' : this.store.pathOf('api-token');
+  }
+
+  brainTokenPath(): string {
+    return this.store.pathOf('brain-token');
+  }
+
+  /** The main brain's token, for a brain the service hosts itself (given in its environment). */
+  brainToken(): string {
+    return this.brain;
+  }
+
+  workerToken(sessionId: string): string {
+    return `${WORKER_PREFIX}${sessionId}.${this.workerMac(sessionId)}`;
+  }
+
+  /** The principal a bearer token proves, or null. Comparisons are constant-time. */
+  authenticate(token: string): Principal | null {
+    const d = digest(token);
+    if (same(d, this.userDigest)) return { kind: 'user' };
+    if (same(d, this.brainDigest)) return { kind: 'main_brain' };
+    if (!token.startsWith(WORKER_PREFIX)) return null;
+    const rest = token.slice(WORKER_PREFIX.length);
+    // base64url never holds a dot, so the last one ends the session id.
+    const cut = rest.lastIndexOf('.');
+    if (cut <= 0) return null;
+    const sessionId = rest.slice(0, cut);
+    return same(Buffer.from(rest.slice(cut + 1)), Buffer.from(this.workerMac(sessionId))) ? { kind: 'worker', session_id: sessionId } : null;
+  }
+
+  /**
+   * A new token for the user or the main brain; the old one stops working at once. A user token set by
+   * BRAINSTEM_API_TOKEN is rotated by changing the variable, not here.
+   */
+  rotate(kind: 'user' | 'main_brain'): { token: string; path: string } {
+    if (kind === 'user') {
+      if (this.options.configuredUserToken !== null) {
+        throw new DomainError('conflict', 'the user token is set by BRAINSTEM_API_TOKEN: change the variable and restart to rotate it');
+      }
+      const token = randomToken(USER_PREFIX);
+      this.store.replace('api-token', token);
+      this.userDigest = digest(token);
+      return { token, path: this.store.pathOf('api-token') };
+    }
+    const token = randomToken(BRAIN_PREFIX);
+    this.store.replace('brain-token', token);
+    this.brain = token;
+    this.brainDigest = digest(token);
+    return { token, path: this.store.pathOf('brain-token') };
+  }
+
+  private workerMac(sessionId: string): string {
+    return createHmac('sha256', this.workerKey).update(sessionId).digest('base64url');
+  }
+}
