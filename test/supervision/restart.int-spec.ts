@@ -26,7 +26,7 @@ describe('supervision across a service restart (SIGKILL)', () => {
   const call = async (svc: ServiceProcess, method: string, path: string, body?: object): Promise<Json> => {
     const res = await fetch(`${svc.url}/api/v1${path}`, {
       method,
-      headers: body ? { 'content-type': 'application/json' } : {},
+      headers: body ? { ...svc.auth, 'content-type': 'application/json' } : svc.auth,
       body: body ? JSON.stringify(body) : undefined,
     });
     return (await res.json()) as Json;
