@@ -1,18 +1,5 @@
-import { Credentials, CredentialStore, SecretName } from './credentials';
-
-class MemoryStore implements CredentialStore {
-  readonly values = new Map<SecretName, string>();
-  loadOrCreate(name: SecretName, create: () => string): string {
-    if (!this.values.has(name)) this.values.set(name, create());
-    return this.values.get(name) as string;
-  }
-  replace(name: SecretName, value: string): void {
-    this.values.set(name, value);
-  }
-  pathOf(name: SecretName): string {
-    return `/data/${name}`;
-  }
-}
+import { MemoryCredentialStore as MemoryStore } from '../../test/support/memory-credential-store';
+import { Credentials } from './credentials';
 
 describe('credentials', () => {
   it('given session ids of every shape, then each worker token proves its own session (a MAC may hold _ or -)', () => {

@@ -6,7 +6,12 @@ import { join, resolve } from 'node:path';
 import { EventBus } from '../../src/bus/event-bus';
 import { openMemoryJournal } from '../../src/journal/journal.factory';
 import { Journal } from '../../src/journal/journal.port';
+import { Credentials } from '../../src/auth/credentials';
+import { ServiceUrl } from '../../src/config/service-url';
 import { commandDriver } from '../../src/main-brain/drivers/command.driver';
+import { createRoundDriver } from '../../src/main-brain/drivers/round-drivers';
+import { MemoryCredentialStore } from '../support/memory-credential-store';
+import { testConfig } from '../support/test-config';
 import { webhookDriver } from '../../src/main-brain/drivers/webhook.driver';
 import { RoundDriver } from '../../src/supervision/round-driver.port';
 import { SupervisionService } from '../../src/supervision/supervision.service';
@@ -50,6 +55,23 @@ describe('main-brain drivers with real processes and a real HTTP endpoint', () =
     await sessions.emit('cs_b', 'session.asked_human', { question: 'y' });
     const [round] = await waitFor(() => (svc.listRounds()[0]?.status === 'completed' ? svc.listRounds() : undefined), { what: 'the round to complete' });
     expect(round.summary).toBe(`round ${round.id} at http://127.0.0.1:4820: handled 2 reason(s)`);
+  });
+
+  it("command: the brain Brainstem starts holds its own credential and never the user's token the service was started with", async () => {
+    const credentials = new Credentials(new MemoryCredentialStore(), { configuredUserToken: 'the-users-token' });
+    const config = testConfig({ BRAINSTEM_MAIN_BRAIN_DRIVER: 'command', BRAINSTEM_MAIN_BRAIN_COMMAND: 'echo "${BRAINSTEM_API_TOKEN:-no-user-token} $BRAINSTEM_TOKEN"' });
+    const saved = process.env.BRAINSTEM_API_TOKEN;
+    process.env.BRAINSTEM_API_TOKEN = 'the-users-token';
+    try {
+      await boot(createRoundDriver(config, new ServiceUrl('http://127.0.0.1:4820'), credentials));
+      await sessions.emit('cs_a', 'session.blocked', { reason: 'x' });
+      const [round] = await waitFor(() => (svc.listRounds()[0]?.status === 'completed' ? svc.listRounds() : undefined), { what: 'the round to complete' });
+      expect(round.summary).toBe(`no-user-token ${credentials.brainToken()}`);
+      expect(credentials.authenticate(credentials.brainToken())).toEqual({ kind: 'main_brain' });
+    } finally {
+      if (saved === undefined) delete process.env.BRAINSTEM_API_TOKEN;
+      else process.env.BRAINSTEM_API_TOKEN = saved;
+    }
   });
 
   it('command: a brain that never exits is killed when its round times out', async () => {
