@@ -1,9 +1,10 @@
+import { homedir } from 'node:os';
 import { DomainError } from '../common/domain-error';
+import { deniedBy } from '../profiles/permission-rules';
 import { ProfilesService } from '../profiles/profiles.service';
 import { SessionsService } from '../sessions/sessions.service';
 import { PermissionRequest, pendingPermission } from '../sessions/session.events';
 import { SessionStatus } from '../sessions/session.status';
-import { deniedBy } from './permission-rules';
 import { ToolRegistry } from './tool-registry';
 
 const sessionRef = { type: 'string', minLength: 1, maxLength: 100, description: 'A cs_ session id or its alias (w1, w2, …).' };
@@ -91,7 +92,7 @@ async function assertProfileAllows(status: SessionStatus, pending: PermissionReq
   if (!profile || profile.error !== null) {
     throw new DomainError('permission_denied', `cannot check profile ${status.profile_id} of ${status.alias}, so its permission request is not allowed`);
   }
-  const rule = deniedBy([...profile.permissions.deny, ...(profile.tools.deny ?? [])], { tool: pending.tool, input: pending.input });
+  const rule = deniedBy([...profile.permissions.deny, ...(profile.tools.deny ?? [])], { tool: pending.tool, input: pending.input }, { cwd: status.cwd, home: homedir() });
   if (rule) {
     throw new DomainError('permission_denied', `profile ${profile.id} denies ${pending.tool} (rule ${rule}); supervision never widens permissions`);
   }
