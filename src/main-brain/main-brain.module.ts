@@ -31,7 +31,7 @@ import { registerWorkerTools } from './worker.tools';
       useFactory: (supervision: SupervisionService, chat: ChatService, sessions: SessionsService, profiles: ProfilesService, applier: ProfileApplier, bus: EventBus) => {
         const registry = new ToolRegistry();
         registerSupervisionTools(registry, supervision, chat);
-        registerSessionTools(registry, sessions, profiles);
+        registerSessionTools(registry, sessions);
         registerProfileTools(registry, profiles, applier);
         registerWorkerTools(registry, sessions, bus);
         return registry;

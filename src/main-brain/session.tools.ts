@@ -1,9 +1,5 @@
-import { DomainError } from '../common/domain-error';
-import { ProfilesService } from '../profiles/profiles.service';
 import { SessionsService } from '../sessions/sessions.service';
-import { PermissionRequest, pendingPermission } from '../sessions/session.events';
 import { SessionStatus } from '../sessions/session.status';
-import { deniedBy } from './permission-rules';
 import { ToolRegistry } from './tool-registry';
 
 const sessionRef = { type: 'string', minLength: 1, maxLength: 100, description: 'A cs_ session id or its alias (w1, w2, …).' };
@@ -25,10 +21,10 @@ function brief(s: SessionStatus) {
 }
 
 /**
- * The main brain's hands on sessions. resolve_permission refuses to allow what the session's profile
- * denies: supervision never widens permissions.
+ * The main brain's hands on sessions. resolve_permission is refused, as the user's own answer would be, when it
+ * allows what the session's profile denies (judged by SessionsService): supervision never widens permissions.
  */
-export function registerSessionTools(registry: ToolRegistry, sessions: SessionsService, profiles: ProfilesService): void {
+export function registerSessionTools(registry: ToolRegistry, sessions: SessionsService): void {
   registry.register({
     name: 'list_sessions',
     audience: 'main_brain',
@@ -67,13 +63,7 @@ export function registerSessionTools(registry: ToolRegistry, sessions: SessionsS
       required: ['session', 'decision'],
       additionalProperties: false,
     },
-    handler: async (a) => {
-      const status = sessions.status(a.session);
-      const request = pendingPermission(status, a.request_id);
-      if (a.decision === 'allow' && request) await assertProfileAllows(status, request, profiles);
-      // The request checked is the one answered, even if another resolver got to the oldest meanwhile.
-      return brief(await sessions.resolvePermission(a.session, a.decision, a.reason ?? null, request?.request_id ?? a.request_id));
-    },
+    handler: async (a) => brief(await sessions.resolvePermission(a.session, a.decision, a.reason ?? null, a.request_id)),
   });
 
   registry.register<{ session: string }>({
@@ -83,16 +73,4 @@ export function registerSessionTools(registry: ToolRegistry, sessions: SessionsS
     parameters: { type: 'object', properties: { session: sessionRef }, required: ['session'], additionalProperties: false },
     handler: async (a) => brief(await sessions.stop(a.session)),
   });
-}
-
-async function assertProfileAllows(status: SessionStatus, pending: PermissionRequest, profiles: ProfilesService): Promise<void> {
-  if (!status.profile_id) return;
-  const profile = await profiles.get(status.profile_id).catch(() => null);
-  if (!profile || profile.error !== null) {
-    throw new DomainError('permission_denied', `cannot check profile ${status.profile_id} of ${status.alias}, so its permission request is not allowed`);
-  }
-  const rule = deniedBy([...profile.permissions.deny, ...(profile.tools.deny ?? [])], { tool: pending.tool, input: pending.input });
-  if (rule) {
-    throw new DomainError('permission_denied', `profile ${profile.id} denies ${pending.tool} (rule ${rule}); supervision never widens permissions`);
-  }
 }

@@ -53,6 +53,11 @@ export interface SessionInput {
   profile_args?: string[];
   /** Environment from the session's profile (opencode: OPENCODE_CONFIG), journaled for the same reason. */
   profile_env?: Record<string, string>;
+  /**
+   * The profile's deny rules (permissions.deny, then tools.deny) when the session started: its worker runs with them,
+   * so no later edit of the profile loosens what may be allowed in it. Absent in sessions created before they were kept.
+   */
+  permission_deny?: string[];
   env: Record<string, string>;
   excluded: boolean;
   created_at: number;

@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { statSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { DomainError } from '../common/domain-error';
@@ -8,6 +9,7 @@ import { BrainstemConfig } from '../config/config.schema';
 import { ServiceUrl } from '../config/service-url';
 import { ProfileApplier } from '../profiles/apply/profile-applier';
 import { SESSION_ENV, TOKEN_ENV } from '../profiles/emitters/emitter-support';
+import { deniedBy } from '../profiles/permission-rules';
 import { inheritedEnv } from '../auth/child-env';
 import { Credentials } from '../auth/credentials';
 import { ProfileDoc } from '../profiles/profile.schema';
@@ -15,7 +17,7 @@ import { ProfilesService } from '../profiles/profiles.service';
 import { SessionDirectory, SessionView } from '../supervision/session-directory.port';
 import { SessionActor } from './session.actor';
 import { CreateSessionDto, ListSessionsQueryDto, MAX_TEXT_BYTES, Signal, fitsTextLimit, parseSignal } from './session.dto';
-import { ExitReason, JsonObject, PermissionDecision, SessionEvent, pendingPermission } from './session.events';
+import { ExitReason, JsonObject, PermissionDecision, PermissionRequest, SessionEvent, pendingPermission } from './session.events';
 import { SessionLog } from './session-log';
 import { CLOCK, Clock, ID_GENERATOR, IdGenerator } from './session.ports';
 import { SessionRegistry } from './session.registry';
@@ -114,6 +116,7 @@ export class SessionsService implements OnApplicationBootstrap, OnApplicationShu
         args: dto.args ?? [],
         profile_args: config?.args ?? [],
         ...(config?.env ? { profile_env: config.env } : {}),
+        permission_deny: denyRules(doc),
         env: userEnv,
         excluded: dto.excluded ?? false,
         created_at: this.clock.now(),
@@ -203,8 +206,9 @@ export class SessionsService implements OnApplicationBootstrap, OnApplicationShu
   }
 
   /**
-   * Answers the permission request named by `requestId`, or else the oldest one pending. A caller that checked
-   * a request before answering names it, so the answer cannot land on a request queued behind it.
+   * Answers the permission request named by `requestId`, or else the oldest one pending. An allow is judged in the
+   * session's mailbox against the very request it answers, so no request journaled meanwhile can take it: the
+   * profile's deny always wins, whoever allows (the user, the main brain), 403 naming the rule.
    */
   async resolvePermission(idOrAlias: string, decision: PermissionDecision, reason: string | null, requestId?: string): Promise<SessionStatus> {
     const actor = this.registry.get(idOrAlias);
@@ -214,10 +218,31 @@ export class SessionsService implements OnApplicationBootstrap, OnApplicationShu
       const request = pendingPermission(actor.context, requestId);
       const which = requestId === undefined ? '' : ` ${requestId}`;
       if (!request) throw new DomainError('conflict', `session ${actor.context.alias} has no pending permission request${which}`);
+      if (decision === 'allow') await this.assertProfileAllows(actor, request);
       await this.apply(actor, { type: 'session.permission_resolved', request_id: request.request_id, decision, reason });
       actor.handle?.resolvePermission(request.request_id, decision, reason, request.input);
     });
     return toStatus(actor);
+  }
+
+  /**
+   * The deny rules the session started with and those its profile has now: a profile edited since may add denies,
+   * never take them away. A profile that cannot be read allows nothing.
+   */
+  private async assertProfileAllows(actor: SessionActor, request: PermissionRequest): Promise<void> {
+    const c = actor.context;
+    if (c.profile_id === null) return;
+    const profile = await this.profiles.get(c.profile_id).catch(() => null);
+    if (!profile || profile.error !== null) {
+      throw new DomainError('permission_denied', `cannot read profile ${c.profile_id} of ${c.alias}, so its permission request is not allowed`);
+    }
+    const rules = [...(c.permission_deny ?? []), ...denyRules(profile)];
+    // `~/` in a rule is the worker's home: its HOME, as launchSpec sets it.
+    const home = [c.env.HOME, c.profile_env?.HOME, homedir()].find((h): h is string => h !== undefined && isAbsolute(h)) ?? '/';
+    const rule = deniedBy(rules, request, { cwd: c.cwd, home });
+    if (rule) {
+      throw new DomainError('permission_denied', `profile ${c.profile_id} denies ${request.tool} (rule ${rule}): a profile's deny always wins, so ${c.alias}'s request ${request.request_id} is not allowed`);
+    }
   }
 
   /** `body` is validated here, the one place every signal passes (REST, worker tools, the permission prompt). */
@@ -460,6 +485,10 @@ export class SessionsService implements OnApplicationBootstrap, OnApplicationShu
     actor.log ??= SessionLog.in(join(this.config.journal.dir, 'session-logs'), actor.id, undefined, onError);
     return actor.log;
   }
+}
+
+function denyRules(doc: Pick<ProfileDoc, 'permissions' | 'tools'>): string[] {
+  return [...doc.permissions.deny, ...(doc.tools.deny ?? [])];
 }
 
 function assertLive(actor: SessionActor): void {

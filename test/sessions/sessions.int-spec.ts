@@ -87,7 +87,7 @@ describe('coding sessions with real worker processes', () => {
 
     expect((await call('POST', `/${s.id}/messages`, { text: 'please use a tool' })).status).toBe(200);
     const asking = await until(s.id, 'the permission request', (x) => x.state === 'pending_authorization');
-    expect(asking).toMatchObject({ state_label: '待授权', pending: { kind: 'permission', tool: 'Bash', input: { command: 'rm -rf build' } } });
+    expect(asking).toMatchObject({ state_label: '待授权', pending: { kind: 'permission', tool: 'Bash', input: { command: 'npm run build' } } });
     expect((await call('POST', `/${s.id}/messages`, { text: 'not now' })).status).toBe(409);
 
     const allowed = await call('POST', `/${s.id}/permission`, { decision: 'allow' });
