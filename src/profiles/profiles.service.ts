@@ -42,6 +42,18 @@ export type ProfileHistory = () => AsyncIterable<ProfileHistoryEvent>;
 /** Called after a profile is saved (create, update); auto-apply listens here. */
 export type SavedListener = (id: string, doc: ProfileDoc) => Promise<void>;
 
+/** A profile as a save check sees it: the document and its scope. */
+export interface ProfileSide {
+  doc: ProfileDoc;
+  scope: ProfileScope;
+}
+
+/**
+ * Judges a save before anything is written, inside the lock the save holds (so nothing changes the profile between
+ * the check and the write): `before` is null for a new profile. It refuses by throwing.
+ */
+export type SaveCheck = (before: (ProfileSide & { id: string }) | null, after: ProfileSide) => void;
+
 export type { ProfileMetadata } from './profiles-state';
 
 /** The document in API names (`target_runtime`), its metadata, and whether it is the default. */
@@ -122,14 +134,15 @@ export class ProfilesService {
     return this.view(await this.entry(id), await this.defaultId());
   }
 
-  async create(input: ProfileInput): Promise<ProfileView> {
-    return this.afterSave(await this.createLocked(input));
+  async create(input: ProfileInput, check?: SaveCheck): Promise<ProfileView> {
+    return this.afterSave(await this.createLocked(input, check));
   }
 
-  private createLocked(input: ProfileInput): Promise<ProfileView> {
+  private createLocked(input: ProfileInput, check?: SaveCheck): Promise<ProfileView> {
     return this.locks.run(CATALOG, async () => {
       const { scope = 'shared', fields } = takeScope(input);
       const doc = validated(fromApi(fields));
+      check?.(null, { doc, scope });
       await this.assertNameFree(doc.name);
       const id = uniqueId(slugify(doc.name), await this.idTaken());
       const view = await this.writeNew(id, doc, 'user', scope);
@@ -138,7 +151,7 @@ export class ProfilesService {
     });
   }
 
-  async update(id: string, patch: ProfileInput): Promise<ProfileView> {
+  async update(id: string, patch: ProfileInput, check?: SaveCheck): Promise<ProfileView> {
     const { scope, fields } = takeScope(patch);
     const changes = fromApi(fields);
     const renaming = typeof changes.name === 'string';
@@ -146,6 +159,7 @@ export class ProfilesService {
       this.locks.run(id, async () => {
         const current = await this.editable(id);
         const doc = validated(mergePatch(current.doc, changes));
+        check?.({ id, doc: current.doc, scope: current.meta.scope }, { doc, scope: scope ?? current.meta.scope });
         if (renaming && doc.name !== current.doc.name) await this.assertNameFree(doc.name, id);
         const stamp = await this.store.write(id, serialised(doc));
         const meta = await this.saveMeta(id, { ...current.meta, scope: scope ?? current.meta.scope, updated_at: this.now() }, stamp);
@@ -225,7 +239,7 @@ export class ProfilesService {
     return lintProfile(doc, { shared, metadataKeys, skillFileExists: (p) => existsSync(join(this.skillDir(doc, p), 'SKILL.md')) });
   }
 
-  async importYaml(text: string): Promise<ImportResult> {
+  async importYaml(text: string, check?: SaveCheck): Promise<ImportResult> {
     const parsed = parseProfileYaml(text);
     if (!parsed.ok) throw new DomainError('invalid_input', `yaml: ${parsed.error}`);
     const raw = parsed.value;
@@ -247,6 +261,7 @@ export class ProfilesService {
       delete fields[key];
     }
     const doc = validated(fields);
+    check?.(null, { doc, scope: 'shared' });
     return this.locks.run(CATALOG, async () => {
       const name = uniqueName(doc.name, await this.namesTaken());
       if (name !== doc.name) warnings.push({ path: 'name', code: 'renamed', message: `the name "${doc.name}" is taken; imported as "${name}"` });
