@@ -1,14 +1,19 @@
-import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Sse } from '@nestjs/common';
-import { Observable, map } from 'rxjs';
-import { resumePoint } from '../journal/audit';
+import { Body, Controller, Get, Headers, HttpCode, Inject, Param, Post, Query, Sse } from '@nestjs/common';
+import { Observable } from 'rxjs';
+import { SseMessage, sseEvents } from '../journal/audit';
+import { JournalReader } from '../journal/journal.port';
+import { JOURNAL } from '../journal/journal.tokens';
 import { CompleteRoundDto, AutonomousDto, RoundStreamQueryDto, ScopeDto } from './supervision.dto';
-import { AutonomousView, RoundView, ScopeResult, SupervisionService } from './supervision.service';
+import { AutonomousView, RoundView, ScopeResult, SupervisionService, isRoundEvent } from './supervision.service';
 
 type Status = { autonomous: AutonomousView | null };
 
 @Controller()
 export class SupervisionController {
-  constructor(private readonly supervision: SupervisionService) {}
+  constructor(
+    private readonly supervision: SupervisionService,
+    @Inject(JOURNAL) private readonly journal: JournalReader,
+  ) {}
 
   @Get('session-os/main-brain/autonomous')
   status(): Status {
@@ -33,8 +38,8 @@ export class SupervisionController {
   }
 
   @Sse('session-os/main-brain/rounds/stream')
-  roundStream(@Query() q: RoundStreamQueryDto, @Headers('last-event-id') lastEventId?: string): Observable<{ id: string; type: string; data: unknown }> {
-    return this.supervision.roundEvents(resumePoint(lastEventId, q.after_seq)).pipe(map((e) => ({ id: String(e.seq), type: e.type, data: e })));
+  roundStream(@Query() q: RoundStreamQueryDto, @Headers('last-event-id') lastEventId?: string): Observable<SseMessage> {
+    return sseEvents(this.journal, { lastEventId, afterSeq: q.after_seq }, isRoundEvent);
   }
 
   @Get('session-os/main-brain/rounds/:id')

@@ -27,6 +27,9 @@ import { wakeRounds } from './wake-pipeline';
 
 export const SUPERVISION_STREAM = 'supervision';
 
+/** The events of GET /session-os/main-brain/rounds/stream. */
+export const isRoundEvent = (e: JournalEvent): boolean => e.stream === SUPERVISION_STREAM && e.type.startsWith('round.');
+
 export interface SupervisionSettings {
   debounce_ms: number;
   restore_ttl_s: number;
@@ -235,11 +238,6 @@ export class SupervisionService {
     const r = this.rounds.get(id);
     if (!r) throw new DomainError('not_found', `no round ${id}`);
     return r;
-  }
-
-  /** Round events as they are journaled (for SSE), catching up from the journal first. */
-  roundEvents(afterSeq = 0): Observable<JournalEvent> {
-    return this.journal.subscribe(afterSeq).pipe(filter((e) => e.stream === SUPERVISION_STREAM && e.type.startsWith('round.')));
   }
 
   isOn(): boolean {

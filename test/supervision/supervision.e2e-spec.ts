@@ -1,5 +1,6 @@
 import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
+import { openSse, readSse } from '../support/sse';
 import { TestApp, startTestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
 import { WORKERS, WorkerReaper } from '../support/workers';
@@ -99,6 +100,30 @@ describe('autonomous supervision over HTTP with real command workers', () => {
     expect(late.status).toBe(409);
     expect(late.body.message).toContain('already interrupted');
     expect(await inFlight()).toEqual([]);
+  });
+
+  it('streams round events to a brain that gives no cursor from the head (live only), and from after_seq when asked', async () => {
+    // Given a round that started before the brain connects
+    const a = await startWorker();
+    await req('POST', '/session-os/main-brain/autonomous', { enabled: true });
+    await signal(a.id, { type: 'notify_blocked', reason: 'no creds' });
+    const [round] = await waitFor(async () => ((await inFlight()).length ? inFlight() : undefined), { what: 'a round' });
+    // When the brain connects without a cursor; Then it gets where the stream starts, not the round.started before it
+    const live = await openSse(`${t.url}/api/v1/session-os/main-brain/rounds/stream`);
+    const [start] = await live.take(1);
+    expect(start).toEqual({ id: expect.stringMatching(/^\d+$/), data: '' });
+    // And the round's completion, live
+    await req('POST', `/session-os/main-brain/rounds/${round.id}/complete`, { summary: 'sent creds' });
+    const [completed] = await live.take(1);
+    live.close();
+    expect([completed.event, JSON.parse(completed.data).data.round_id]).toEqual(['round.completed', round.id]);
+    expect(Number(completed.id)).toBeGreaterThan(Number(start.id));
+    // When it asks for the history with after_seq=0; Then it catches up on the round from its start
+    const history = await readSse(`${t.url}/api/v1/session-os/main-brain/rounds/stream?after_seq=0`, 2);
+    expect(history.map((e) => [e.event, JSON.parse(e.data).data.round?.id ?? JSON.parse(e.data).data.round_id])).toEqual([
+      ['round.started', round.id],
+      ['round.completed', round.id],
+    ]);
   });
 
   it('never wakes for an excluded session', async () => {
