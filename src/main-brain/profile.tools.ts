@@ -4,7 +4,7 @@ import { ProfileApplier } from '../profiles/apply/profile-applier';
 import { EMIT_RUNTIMES } from '../profiles/emitters';
 import { HOOK_EVENTS, ProfileDoc, Runtime } from '../profiles/profile.schema';
 import { dumpProfileYaml } from '../profiles/profile.yaml';
-import { ProfileItem, ProfileView, ProfilesService, SaveCheck } from '../profiles/profiles.service';
+import { ProfileItem, ProfileView, ProfilesService, SaveCheck, SavedProfile } from '../profiles/profiles.service';
 import { readScanFiles, scanProfile } from '../profiles/scan';
 import { generateProfile } from './profile-generator';
 import { ToolRegistry } from './tool-registry';
@@ -147,6 +147,11 @@ function brainApply(p: ProfileItem): string {
   return p.id;
 }
 
+/** A save's answer for the brain: the profile, and beside it what the save could not do (a failed auto-apply). */
+function saved({ warnings, ...profile }: SavedProfile): { profile: ProfileView; warnings: SavedProfile['warnings'] } {
+  return { profile, warnings };
+}
+
 async function validProfile(profiles: ProfilesService, id: string): Promise<ProfileView> {
   const p = await profiles.get(id);
   if (p.error !== null) throw new DomainError('profile_malformed', `profile ${id} is malformed: ${p.error}`);
@@ -163,9 +168,9 @@ async function run(profiles: ProfilesService, applier: ProfileApplier, a: Profil
     case 'read':
       return { profile: await profiles.get(a.profile_id as string), lint: await profiles.lint(a.profile_id as string) };
     case 'create':
-      return { profile: await profiles.create(a.profile as Record<string, unknown>, brainSave) };
+      return saved(await profiles.create(a.profile as Record<string, unknown>, brainSave));
     case 'update':
-      return { profile: await profiles.update(a.profile_id as string, a.profile as Record<string, unknown>, brainSave) };
+      return saved(await profiles.update(a.profile_id as string, a.profile as Record<string, unknown>, brainSave));
     case 'delete':
       await profiles.remove(a.profile_id as string);
       return { deleted: a.profile_id };
@@ -190,12 +195,12 @@ async function run(profiles: ProfilesService, applier: ProfileApplier, a: Profil
     case 'generate': {
       const generated = generateProfile(a.description as string, a.name);
       if (a.save === false) return { saved: false, template_id: generated.template_id, matched_keywords: generated.matched_keywords, profile: generated.profile };
-      const profile = await profiles.create(generated.profile, brainSave);
-      return { saved: true, template_id: generated.template_id, matched_keywords: generated.matched_keywords, profile };
+      const created = saved(await profiles.create(generated.profile, brainSave));
+      return { saved: true, template_id: generated.template_id, matched_keywords: generated.matched_keywords, ...created };
     }
     case 'remember': {
       const current = await validProfile(profiles, a.profile_id as string);
-      return { profile: await profiles.update(current.id, remembered(current, a.text as string, a.glob), brainSave) };
+      return saved(await profiles.update(current.id, remembered(current, a.text as string, a.glob), brainSave));
     }
     case 'scan':
       return scan(profiles, a);

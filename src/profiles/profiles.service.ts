@@ -39,8 +39,15 @@ export type Clock = () => Date;
 /** The journal's profile events in order: what a damaged state file is rebuilt from. */
 export type ProfileHistory = () => AsyncIterable<ProfileHistoryEvent>;
 
-/** Called after a profile is saved (create, update); auto-apply listens here. */
-export type SavedListener = (id: string, doc: ProfileDoc) => Promise<void>;
+/** What a save could not do although the profile was saved: an auto-apply that failed. */
+export interface SaveWarning {
+  path: 'auto_apply_dir';
+  code: 'auto_apply_failed';
+  message: string;
+}
+
+/** Called after a profile is saved (create, update); auto-apply listens here, and answers what it could not do. */
+export type SavedListener = (id: string, doc: ProfileDoc) => Promise<SaveWarning[]>;
 
 /** A profile as a save check sees it: the document and its scope. */
 export interface ProfileSide {
@@ -66,6 +73,9 @@ export type ProfileView = { id: string } & Omit<ProfileDoc, 'runtime'> & { targe
 export type MalformedProfileView = { id: string; name: null } & ProfileMetadata & { is_default: boolean; error: string };
 
 export type ProfileItem = ProfileView | MalformedProfileView;
+
+/** The answer to a create or an update: the profile, and what the save could not do besides. */
+export type SavedProfile = ProfileView & { warnings: SaveWarning[] };
 
 export interface ProfileList {
   profiles: ProfileItem[];
@@ -134,7 +144,7 @@ export class ProfilesService {
     return this.view(await this.entry(id), await this.defaultId());
   }
 
-  async create(input: ProfileInput, check?: SaveCheck): Promise<ProfileView> {
+  async create(input: ProfileInput, check?: SaveCheck): Promise<SavedProfile> {
     return this.afterSave(await this.createLocked(input, check));
   }
 
@@ -151,7 +161,7 @@ export class ProfilesService {
     });
   }
 
-  async update(id: string, patch: ProfileInput, check?: SaveCheck): Promise<ProfileView> {
+  async update(id: string, patch: ProfileInput, check?: SaveCheck): Promise<SavedProfile> {
     const { scope, fields } = takeScope(patch);
     const changes = fromApi(fields);
     const renaming = typeof changes.name === 'string';
@@ -188,9 +198,9 @@ export class ProfilesService {
     return Object.entries(project_bindings).filter(([, bound]) => bound === id).map(([dir]) => dir).sort();
   }
 
-  private async afterSave(view: ProfileView): Promise<ProfileView> {
-    if (this.savedListener && view.auto_apply_dir) await this.savedListener(view.id, (await this.valid(view.id)).doc);
-    return view;
+  private async afterSave(view: ProfileView): Promise<SavedProfile> {
+    const warnings = this.savedListener && view.auto_apply_dir ? await this.savedListener(view.id, (await this.valid(view.id)).doc) : [];
+    return { ...view, warnings };
   }
 
   async remove(id: string): Promise<void> {
