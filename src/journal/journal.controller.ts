@@ -1,6 +1,6 @@
 import { Controller, Get, Headers, Inject, Query, Sse } from '@nestjs/common';
 import { Observable } from 'rxjs';
-import { EventsPage, SseMessage, eventStream, queryEvents, resumePoint } from './audit';
+import { EventsPage, SseMessage, matching, queryEvents, sseEvents } from './audit';
 import { EventsQueryDto, StreamQueryDto } from './journal.dto';
 import { Journal, VerifyReport } from './journal.port';
 import { JOURNAL } from './journal.tokens';
@@ -21,6 +21,6 @@ export class JournalController {
 
   @Sse('events/stream')
   stream(@Query() q: StreamQueryDto, @Headers('last-event-id') lastEventId?: string): Observable<SseMessage> {
-    return eventStream(this.journal, resumePoint(lastEventId, q.after_seq), q);
+    return sseEvents(this.journal, { lastEventId, afterSeq: q.after_seq }, matching(q));
   }
 }

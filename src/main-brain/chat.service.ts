@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import { Subscription, filter } from 'rxjs';
 import { EventBus } from '../bus/event-bus';
 import { DomainError } from '../common/domain-error';
@@ -40,6 +41,7 @@ const CLOSE_NOTICE: Record<string, string> = {
 export class ChatService {
   private messages: ChatMessage[] = [];
   private sub: Subscription | null = null;
+  private readonly logger = new Logger('chat');
 
   constructor(
     private readonly bus: EventBus,
@@ -53,7 +55,12 @@ export class ChatService {
     this.messages = events.map(toMessage);
     this.sub = this.bus.events$
       .pipe(filter((e) => WATCHED.has(e.type)))
-      .subscribe((e) => void this.onEvent(e as unknown as JournalEvent));
+      .subscribe((e) => {
+        // A notice or a worker's question that could not be posted is logged: nobody else waits for it.
+        this.onEvent(e as unknown as JournalEvent).catch((err: unknown) =>
+          this.logger.error(`posting to the chat what ${e.type} of ${e.stream} (seq ${e.seq}) says failed: ${(err as Error)?.message ?? String(err)}`),
+        );
+      });
   }
 
   stop(): void {

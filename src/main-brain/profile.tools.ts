@@ -1,9 +1,10 @@
 import { DomainError } from '../common/domain-error';
+import { canonicalJson } from '../journal/canonical-json';
 import { ProfileApplier } from '../profiles/apply/profile-applier';
 import { EMIT_RUNTIMES } from '../profiles/emitters';
-import { Runtime } from '../profiles/profile.schema';
+import { HOOK_EVENTS, ProfileDoc, Runtime } from '../profiles/profile.schema';
 import { dumpProfileYaml } from '../profiles/profile.yaml';
-import { ProfileItem, ProfileView, ProfilesService } from '../profiles/profiles.service';
+import { ProfileItem, ProfileView, ProfilesService, SaveCheck, SavedProfile } from '../profiles/profiles.service';
 import { readScanFiles, scanProfile } from '../profiles/scan';
 import { generateProfile } from './profile-generator';
 import { ToolRegistry } from './tool-registry';
@@ -82,28 +83,73 @@ function remembered(p: ProfileView, text: string, glob: string | undefined): Rec
   return { instructions: { system_prompt: next } };
 }
 
-/**
- * Only a personal profile may bypass permissions, so making one personal, or making one bypass, is the user's (over
- * REST): the main brain must not loosen the permissions it works under.
- */
-function notLoosening(profile: unknown): Record<string, unknown> {
-  const body = profile as Record<string, unknown>;
-  if (body.scope === 'personal') {
-    throw new DomainError('permission_denied', 'manage_agent_profile: profile.scope: only the user can make a profile personal (over REST)');
-  }
-  const permissions = body.permissions as Record<string, unknown> | undefined;
-  if (permissions?.mode === 'bypassPermissions') {
-    throw new DomainError('permission_denied', 'manage_agent_profile: profile.permissions.mode: only the user can set bypassPermissions (over REST)');
-  }
-  return body;
+/** Something in a profile that starts a process once the profile is applied or a session uses it. */
+interface Runs {
+  /** Where it is in the document. */
+  path: string;
+  /** What it runs, from where and when: equal keys run the same thing. */
+  key: string;
+  what: string;
 }
 
-/** For the same reason a profile that bypasses permissions is the user's to change or apply (a hook, another dir). */
-function notBypassing<P extends ProfileItem>(p: P): P {
-  if (p.error === null && p.permissions.mode === 'bypassPermissions') {
-    throw new DomainError('permission_denied', `manage_agent_profile: profile ${p.id} bypasses permissions: only the user changes or applies it (over REST)`);
+/** Command hooks and MCP servers started by a command (stdio; the emitters write an http server's url only). */
+function whatRuns(doc: Pick<ProfileDoc, 'hooks' | 'tools'>): Runs[] {
+  const runs: Runs[] = [];
+  for (const event of HOOK_EVENTS) {
+    (doc.hooks[event] ?? []).forEach((h, i) => {
+      if (h.type !== 'command') return;
+      runs.push({ path: `hooks.${event}[${i}]`, key: canonicalJson(['hook', event, h.command ?? '', h.matcher ?? null, h.timeout]), what: 'add or change a command hook' });
+    });
   }
-  return p;
+  for (const [name, s] of Object.entries(doc.tools.mcp_servers ?? {})) {
+    if (s.type !== 'stdio') continue;
+    runs.push({ path: `tools.mcp_servers.${name}`, key: canonicalJson(['mcp', name, s.command ?? '', s.args ?? [], s.env ?? {}]), what: 'add or change an MCP server that starts a command' });
+  }
+  return runs;
+}
+
+function denied(message: string): DomainError {
+  return new DomainError('permission_denied', `manage_agent_profile: ${message}`);
+}
+
+function ownedByUser(id: string): DomainError {
+  return denied(`profile ${id} bypasses permissions: only the user changes or applies it (over REST)`);
+}
+
+/**
+ * What the main brain may save. It must not loosen the permissions it works under: only a personal profile may bypass
+ * permissions, so making one personal, setting bypassPermissions, or changing a profile that bypasses (a hook, a dir,
+ * all running with every permission) is the user's, over REST. Nor may it widen what runs: a command hook, an MCP
+ * server started by a command, or an auto_apply_dir (every later save writes the profile's hooks there) that the
+ * profile did not hold already, the same, is the user's to add or change. What the user put there may stay, and
+ * removing it widens nothing. A new profile has nothing already, so it may hold none of them.
+ */
+const brainSave: SaveCheck = (before, after) => {
+  if (before?.doc.permissions.mode === 'bypassPermissions') throw ownedByUser(before.id);
+  if (after.scope === 'personal' && before?.scope !== 'personal') throw denied('profile.scope: only the user can make a profile personal (over REST)');
+  if (after.doc.permissions.mode === 'bypassPermissions') throw denied('profile.permissions.mode: only the user can set bypassPermissions (over REST)');
+  const had = new Set(before ? whatRuns(before.doc).map((r) => r.key) : []);
+  const added: Array<Omit<Runs, 'key'>> = whatRuns(after.doc).filter((r) => !had.has(r.key));
+  const dir = after.doc.auto_apply_dir;
+  if (dir && dir !== before?.doc.auto_apply_dir) added.push({ path: 'auto_apply_dir', what: 'set auto_apply_dir' });
+  if (added.length) throw denied(added.map((r) => `profile.${r.path}: only the user can ${r.what} (over REST)`).join('; '));
+};
+
+/**
+ * What the main brain may apply: applying writes the profile's hooks and MCP servers into a project, where they run,
+ * so a profile that holds any is the user's to apply, as one that bypasses permissions is. A preview writes nothing.
+ */
+function brainApply(p: ProfileItem): string {
+  if (p.error !== null) return p.id;
+  if (p.permissions.mode === 'bypassPermissions') throw ownedByUser(p.id);
+  const runs = whatRuns(p);
+  if (runs.length) throw denied(`profile ${p.id} runs commands (${runs.map((r) => r.path).join(', ')}): only the user applies it (over REST)`);
+  return p.id;
+}
+
+/** A save's answer for the brain: the profile, and beside it what the save could not do (a failed auto-apply). */
+function saved({ warnings, ...profile }: SavedProfile): { profile: ProfileView; warnings: SavedProfile['warnings'] } {
+  return { profile, warnings };
 }
 
 async function validProfile(profiles: ProfilesService, id: string): Promise<ProfileView> {
@@ -122,9 +168,9 @@ async function run(profiles: ProfilesService, applier: ProfileApplier, a: Profil
     case 'read':
       return { profile: await profiles.get(a.profile_id as string), lint: await profiles.lint(a.profile_id as string) };
     case 'create':
-      return { profile: await profiles.create(notLoosening(a.profile)) };
+      return saved(await profiles.create(a.profile as Record<string, unknown>, brainSave));
     case 'update':
-      return { profile: await profiles.update(notBypassing(await profiles.get(a.profile_id as string)).id, notLoosening(a.profile)) };
+      return saved(await profiles.update(a.profile_id as string, a.profile as Record<string, unknown>, brainSave));
     case 'delete':
       await profiles.remove(a.profile_id as string);
       return { deleted: a.profile_id };
@@ -134,7 +180,7 @@ async function run(profiles: ProfilesService, applier: ProfileApplier, a: Profil
         if (a.force !== undefined) throw new DomainError('invalid_input', 'manage_agent_profile: force: not used with preview');
         return { preview: await applier.preview(a.profile_id as string, target) };
       }
-      const { id } = notBypassing(await profiles.get(a.profile_id as string));
+      const id = brainApply(await profiles.get(a.profile_id as string));
       return { applied: await applier.apply(id, { ...target, ...(a.force !== undefined ? { force: a.force } : {}) }) };
     }
     case 'search': {
@@ -149,12 +195,12 @@ async function run(profiles: ProfilesService, applier: ProfileApplier, a: Profil
     case 'generate': {
       const generated = generateProfile(a.description as string, a.name);
       if (a.save === false) return { saved: false, template_id: generated.template_id, matched_keywords: generated.matched_keywords, profile: generated.profile };
-      const profile = await profiles.create(generated.profile);
-      return { saved: true, template_id: generated.template_id, matched_keywords: generated.matched_keywords, profile };
+      const created = saved(await profiles.create(generated.profile, brainSave));
+      return { saved: true, template_id: generated.template_id, matched_keywords: generated.matched_keywords, ...created };
     }
     case 'remember': {
-      const current = notBypassing(await validProfile(profiles, a.profile_id as string));
-      return { profile: await profiles.update(current.id, remembered(current, a.text as string, a.glob)) };
+      const current = await validProfile(profiles, a.profile_id as string);
+      return saved(await profiles.update(current.id, remembered(current, a.text as string, a.glob), brainSave));
     }
     case 'scan':
       return scan(profiles, a);
@@ -173,7 +219,7 @@ async function scan(profiles: ProfilesService, a: ProfileToolArgs): Promise<unkn
   const { runtime: target_runtime, ...doc } = result.profile;
   const proposal = { runtime: result.runtime, profile_id: result.profileId, profile: { ...doc, target_runtime }, files_read: result.filesUsed, warnings: [...read.warnings, ...result.warnings] };
   if (!a.import) return { saved: false, ...proposal };
-  const imported = await profiles.importYaml(dumpProfileYaml(result.profile));
+  const imported = await profiles.importYaml(dumpProfileYaml(result.profile), brainSave);
   return { saved: true, ...proposal, profile_id: imported.profile.id, profile: imported.profile, import_warnings: imported.warnings, lint: imported.lint };
 }
 
@@ -183,8 +229,9 @@ export function registerProfileTools(registry: ToolRegistry, profiles: ProfilesS
     name: 'manage_agent_profile',
     audience: 'main_brain',
     description:
-      'Manage Agent Profiles (scope personal, permissions.mode bypassPermissions, and changing or applying a profile that bypasses ' +
-      'permissions are the user\'s alone). action list; read {profile_id}; create {profile} (the profile document, runtime as target_runtime); ' +
+      'Manage Agent Profiles (scope personal, permissions.mode bypassPermissions, changing or applying a profile that bypasses ' +
+      'permissions, adding or changing command hooks, MCP servers started by a command (stdio) or auto_apply_dir, and applying a profile ' +
+      'that has command hooks or stdio MCP servers are the user\'s alone). action list; read {profile_id}; create {profile} (the profile document, runtime as target_runtime); ' +
       'update {profile_id, profile} (a partial document: objects merge, arrays replace); delete {profile_id}; ' +
       'apply {profile_id, dir?, runtime?, force?, preview?} (writes the runtime config files into dir, default the auto_apply_dir or bound project; ' +
       'preview:true only shows the files; force overwrites hand-edited files); ' +

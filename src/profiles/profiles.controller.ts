@@ -12,7 +12,7 @@ import {
   ProjectBindingDto,
   UpdateProfileDto,
 } from './profile.dto';
-import { ImportResult, ProfileItem, ProfileList, ProfileView, ProfilesService, ProjectBinding } from './profiles.service';
+import { ImportResult, ProfileItem, ProfileList, ProfileView, ProfilesService, ProjectBinding, SavedProfile } from './profiles.service';
 
 @Controller('agent-profiles')
 export class ProfilesController {
@@ -27,7 +27,7 @@ export class ProfilesController {
   }
 
   @Post()
-  create(@Body() body: CreateProfileDto): Promise<ProfileView> {
+  create(@Body() body: CreateProfileDto): Promise<SavedProfile> {
     return this.profiles.create({ ...body });
   }
 
@@ -53,7 +53,7 @@ export class ProfilesController {
   }
 
   @Patch(':id')
-  update(@Param() p: ProfileIdParam, @Body() body: UpdateProfileDto): Promise<ProfileView> {
+  update(@Param() p: ProfileIdParam, @Body() body: UpdateProfileDto): Promise<SavedProfile> {
     return this.profiles.update(p.id, { ...body });
   }
 

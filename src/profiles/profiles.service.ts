@@ -39,8 +39,27 @@ export type Clock = () => Date;
 /** The journal's profile events in order: what a damaged state file is rebuilt from. */
 export type ProfileHistory = () => AsyncIterable<ProfileHistoryEvent>;
 
-/** Called after a profile is saved (create, update); auto-apply listens here. */
-export type SavedListener = (id: string, doc: ProfileDoc) => Promise<void>;
+/** What a save could not do although the profile was saved: an auto-apply that failed. */
+export interface SaveWarning {
+  path: 'auto_apply_dir';
+  code: 'auto_apply_failed';
+  message: string;
+}
+
+/** Called after a profile is saved (create, update); auto-apply listens here, and answers what it could not do. */
+export type SavedListener = (id: string, doc: ProfileDoc) => Promise<SaveWarning[]>;
+
+/** A profile as a save check sees it: the document and its scope. */
+export interface ProfileSide {
+  doc: ProfileDoc;
+  scope: ProfileScope;
+}
+
+/**
+ * Judges a save before anything is written, inside the lock the save holds (so nothing changes the profile between
+ * the check and the write): `before` is null for a new profile. It refuses by throwing.
+ */
+export type SaveCheck = (before: (ProfileSide & { id: string }) | null, after: ProfileSide) => void;
 
 export type { ProfileMetadata } from './profiles-state';
 
@@ -54,6 +73,9 @@ export type ProfileView = { id: string } & Omit<ProfileDoc, 'runtime'> & { targe
 export type MalformedProfileView = { id: string; name: null } & ProfileMetadata & { is_default: boolean; error: string };
 
 export type ProfileItem = ProfileView | MalformedProfileView;
+
+/** The answer to a create or an update: the profile, and what the save could not do besides. */
+export type SavedProfile = ProfileView & { warnings: SaveWarning[] };
 
 export interface ProfileList {
   profiles: ProfileItem[];
@@ -122,14 +144,15 @@ export class ProfilesService {
     return this.view(await this.entry(id), await this.defaultId());
   }
 
-  async create(input: ProfileInput): Promise<ProfileView> {
-    return this.afterSave(await this.createLocked(input));
+  async create(input: ProfileInput, check?: SaveCheck): Promise<SavedProfile> {
+    return this.afterSave(await this.createLocked(input, check));
   }
 
-  private createLocked(input: ProfileInput): Promise<ProfileView> {
+  private createLocked(input: ProfileInput, check?: SaveCheck): Promise<ProfileView> {
     return this.locks.run(CATALOG, async () => {
       const { scope = 'shared', fields } = takeScope(input);
       const doc = validated(fromApi(fields));
+      check?.(null, { doc, scope });
       await this.assertNameFree(doc.name);
       const id = uniqueId(slugify(doc.name), await this.idTaken());
       const view = await this.writeNew(id, doc, 'user', scope);
@@ -138,7 +161,7 @@ export class ProfilesService {
     });
   }
 
-  async update(id: string, patch: ProfileInput): Promise<ProfileView> {
+  async update(id: string, patch: ProfileInput, check?: SaveCheck): Promise<SavedProfile> {
     const { scope, fields } = takeScope(patch);
     const changes = fromApi(fields);
     const renaming = typeof changes.name === 'string';
@@ -146,6 +169,7 @@ export class ProfilesService {
       this.locks.run(id, async () => {
         const current = await this.editable(id);
         const doc = validated(mergePatch(current.doc, changes));
+        check?.({ id, doc: current.doc, scope: current.meta.scope }, { doc, scope: scope ?? current.meta.scope });
         if (renaming && doc.name !== current.doc.name) await this.assertNameFree(doc.name, id);
         const stamp = await this.store.write(id, serialised(doc));
         const meta = await this.saveMeta(id, { ...current.meta, scope: scope ?? current.meta.scope, updated_at: this.now() }, stamp);
@@ -174,9 +198,9 @@ export class ProfilesService {
     return Object.entries(project_bindings).filter(([, bound]) => bound === id).map(([dir]) => dir).sort();
   }
 
-  private async afterSave(view: ProfileView): Promise<ProfileView> {
-    if (this.savedListener && view.auto_apply_dir) await this.savedListener(view.id, (await this.valid(view.id)).doc);
-    return view;
+  private async afterSave(view: ProfileView): Promise<SavedProfile> {
+    const warnings = this.savedListener && view.auto_apply_dir ? await this.savedListener(view.id, (await this.valid(view.id)).doc) : [];
+    return { ...view, warnings };
   }
 
   async remove(id: string): Promise<void> {
@@ -225,7 +249,7 @@ export class ProfilesService {
     return lintProfile(doc, { shared, metadataKeys, skillFileExists: (p) => existsSync(join(this.skillDir(doc, p), 'SKILL.md')) });
   }
 
-  async importYaml(text: string): Promise<ImportResult> {
+  async importYaml(text: string, check?: SaveCheck): Promise<ImportResult> {
     const parsed = parseProfileYaml(text);
     if (!parsed.ok) throw new DomainError('invalid_input', `yaml: ${parsed.error}`);
     const raw = parsed.value;
@@ -247,6 +271,7 @@ export class ProfilesService {
       delete fields[key];
     }
     const doc = validated(fields);
+    check?.(null, { doc, scope: 'shared' });
     return this.locks.run(CATALOG, async () => {
       const name = uniqueName(doc.name, await this.namesTaken());
       if (name !== doc.name) warnings.push({ path: 'name', code: 'renamed', message: `the name "${doc.name}" is taken; imported as "${name}"` });

@@ -1,15 +1,20 @@
-import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Sse } from '@nestjs/common';
+import { Body, Controller, Get, Headers, HttpCode, Inject, Param, Post, Query, Sse } from '@nestjs/common';
+import { Observable } from 'rxjs';
 import { AlsoAllowed } from '../auth/principals.guard';
-import { Observable, map } from 'rxjs';
-import { resumePoint } from '../journal/audit';
+import { SseMessage, sseEvents } from '../journal/audit';
+import { JournalReader } from '../journal/journal.port';
+import { JOURNAL } from '../journal/journal.tokens';
 import { CompleteRoundDto, AutonomousDto, RoundStreamQueryDto, ScopeDto } from './supervision.dto';
-import { AutonomousView, RoundView, ScopeResult, SupervisionService } from './supervision.service';
+import { AutonomousView, RoundView, ScopeResult, SupervisionService, isRoundEvent } from './supervision.service';
 
 type Status = { autonomous: AutonomousView | null };
 
 @Controller()
 export class SupervisionController {
-  constructor(private readonly supervision: SupervisionService) {}
+  constructor(
+    private readonly supervision: SupervisionService,
+    @Inject(JOURNAL) private readonly journal: JournalReader,
+  ) {}
 
   @Get('session-os/main-brain/autonomous')
   @AlsoAllowed('main_brain')
@@ -37,8 +42,8 @@ export class SupervisionController {
 
   @Sse('session-os/main-brain/rounds/stream')
   @AlsoAllowed('main_brain')
-  roundStream(@Query() q: RoundStreamQueryDto, @Headers('last-event-id') lastEventId?: string): Observable<{ id: string; type: string; data: unknown }> {
-    return this.supervision.roundEvents(resumePoint(lastEventId, q.after_seq)).pipe(map((e) => ({ id: String(e.seq), type: e.type, data: e })));
+  roundStream(@Query() q: RoundStreamQueryDto, @Headers('last-event-id') lastEventId?: string): Observable<SseMessage> {
+    return sseEvents(this.journal, { lastEventId, afterSeq: q.after_seq }, isRoundEvent);
   }
 
   @Get('session-os/main-brain/rounds/:id')

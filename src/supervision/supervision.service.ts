@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import { Observable, Subject, Subscription, defer, filter, from, switchMap, takeUntil, timer } from 'rxjs';
 import { SnapshotFrom, initialTransition, transition } from 'xstate';
 import { EventBus } from '../bus/event-bus';
@@ -26,6 +27,9 @@ import { classifySessionEvent } from './wake-triggers';
 import { wakeRounds } from './wake-pipeline';
 
 export const SUPERVISION_STREAM = 'supervision';
+
+/** The events of GET /session-os/main-brain/rounds/stream. */
+export const isRoundEvent = (e: JournalEvent): boolean => e.stream === SUPERVISION_STREAM && e.type.startsWith('round.');
 
 export interface SupervisionSettings {
   debounce_ms: number;
@@ -82,6 +86,8 @@ type Snapshot = SnapshotFrom<typeof supervisionMachine>;
 const SYSTEM_REASON = (trigger: string, message: string | null = null): WakeReason =>
   wakeReason({ session_id: '-', alias: '-', trigger, state: null, message });
 
+const reasonOf = (e: unknown): string => (e as Error)?.message ?? String(e);
+
 /**
  * Owns the supervision actor. Every change is a machine event that is checked against the machine,
  * journaled (stream `supervision`), then applied; replay folds the journal through the same pure
@@ -106,6 +112,8 @@ export class SupervisionService {
   private busSub: Subscription | null = null;
   private readonly queue = new SerialQueue();
   private readonly stop$ = new Subject<void>();
+  /** Work nobody waits for (timeouts, watchdog scans, closes, a driver's end of a round) reports its failures here. */
+  private readonly logger = new Logger('supervision');
 
   constructor(
     private readonly bus: EventBus,
@@ -125,9 +133,15 @@ export class SupervisionService {
     await this.restore(events[events.length - 1]);
     this.busSub = this.bus.events$
       .pipe(filter((e) => e.type.startsWith('session.')))
-      .subscribe((e) => void this.onSessionEvent(e as unknown as JournalEvent));
+      .subscribe((e) => {
+        this.onSessionEvent(e as unknown as JournalEvent).catch((err: unknown) => this.logger.error(`${e.type} of ${e.stream} (seq ${e.seq}) not handled: ${reasonOf(err)}`));
+      });
     if (this.settings.watchdog) {
-      this.busSub.add(watchdogTicks(this.settings.watchdog).subscribe(() => void this.scanStalls().catch(() => undefined)));
+      this.busSub.add(
+        watchdogTicks(this.settings.watchdog).subscribe(() => {
+          this.scanStalls().catch((err: unknown) => this.logger.error(`stall watchdog: the scan failed: ${reasonOf(err)}`));
+        }),
+      );
     }
   }
 
@@ -137,18 +151,26 @@ export class SupervisionService {
       if (!this.isOn() || !this.settings.watchdog) return [];
       const watched = this.sessions.list().map((s) => ({ ...s, supervised: s.active && !s.excluded }));
       const stalls = scanForStalls(this.now(), watched, this.stallCooldowns, this.settings.watchdog);
+      const recorded: Stall[] = [];
       for (const st of stalls) {
-        await this.apply('supervision.stall_detected', {
-          session_id: st.session_id,
-          kind: st.kind,
-          stalled_for_s: st.stalled_for_s,
-          cooldown_until: st.cooldown_until,
-        });
+        try {
+          await this.apply('supervision.stall_detected', {
+            session_id: st.session_id,
+            kind: st.kind,
+            stalled_for_s: st.stalled_for_s,
+            cooldown_until: st.cooldown_until,
+          });
+        } catch (e) {
+          // Not journaled, so no wake-up (and no cooldown): the next scan finds the stall again.
+          this.logger.error(`stall watchdog: ${st.alias} (${st.session_id}) has waited ${st.stalled_for_s}s in ${st.kind}, but recording the stall failed: ${reasonOf(e)}`);
+          continue;
+        }
+        recorded.push(st);
         this.triggers.next({
           reason: wakeReason({ session_id: st.session_id, alias: st.alias, trigger: 'stall', state: st.kind, message: `waiting ${st.stalled_for_s}s in ${st.kind}` }),
         });
       }
-      return stalls;
+      return recorded;
     });
   }
 
@@ -235,11 +257,6 @@ export class SupervisionService {
     const r = this.rounds.get(id);
     if (!r) throw new DomainError('not_found', `no round ${id}`);
     return r;
-  }
-
-  /** Round events as they are journaled (for SSE), catching up from the journal first. */
-  roundEvents(afterSeq = 0): Observable<JournalEvent> {
-    return this.journal.subscribe(afterSeq).pipe(filter((e) => e.stream === SUPERVISION_STREAM && e.type.startsWith('round.')));
   }
 
   isOn(): boolean {
@@ -418,10 +435,14 @@ export class SupervisionService {
             deadline_at: at + this.settings.round_timeout_s * 1000,
             reasons,
           };
+          await this.apply('round.started', { round });
           const ended = new Subject<RoundEnding>();
           this.roundEnded.set(round.id, ended);
-          await this.apply('round.started', { round });
           return { round, ended };
+        }).catch((e: unknown) => {
+          const why = reasons.map((r) => (r.session_id === '-' ? r.trigger : `${r.trigger} from ${r.alias} (${r.session_id})`)).join(', ');
+          this.logger.error(`a round to wake the brain for ${why} could not start: ${reasonOf(e)}`);
+          return null;
         }),
       ),
     ).pipe(
@@ -430,30 +451,50 @@ export class SupervisionService {
         const id = started.round.id;
         timer(Math.max(0, started.round.deadline_at - this.now()))
           .pipe(takeUntil(started.ended), takeUntil(this.stop$))
-          .subscribe(() => void this.timeoutRound(id));
+          .subscribe(() => {
+            this.timeoutRound(id).catch((e: unknown) => this.logger.error(`round ${id}: its deadline passed, but recording the timeout failed: ${reasonOf(e)}`));
+          });
         this.deliver(id, started.ended);
         return started.ended;
       }),
     );
   }
 
-  /** Hands the round to the driver; a driver that ends the round itself completes it, and a failure ends it too. */
+  /**
+   * Hands the round to the driver; a driver that ends the round itself completes it, and a failure ends it too, logged.
+   * Once the signal is aborted the round has ended otherwise (or the service is stopping, and the journal keeps it in
+   * flight for the restart): what the driver answers then is not recorded.
+   */
   private deliver(id: string, ended: Observable<RoundEnding>): void {
     const abort = new AbortController();
     // Ended without a status: the service is stopping, and the journal still has the round in flight.
     let how: RoundEnding = 'interrupted';
     const sub = ended.subscribe({ next: (status) => (how = status), complete: () => abort.abort(how) });
+    const driver = this.driver.name;
     this.driver
       .deliver(this.getRound(id), abort.signal)
       .then(
-        (result) => result && this.completeIfInFlight(id, result.summary),
-        (e: unknown) => this.completeIfInFlight(id, `delivery to the main brain failed (${this.driver.name}): ${(e as Error)?.message ?? String(e)}`),
+        (result) => {
+          if (result && !abort.signal.aborted) return this.endDelivered(id, result.summary, `the ${driver} brain ended it`);
+        },
+        (e: unknown) => {
+          if (abort.signal.aborted) return;
+          const failure = `delivery to the main brain failed (${driver}): ${reasonOf(e)}`;
+          this.logger.warn(`round ${id}: ${failure}`);
+          return this.endDelivered(id, failure, 'its delivery failed');
+        },
       )
       .finally(() => sub.unsubscribe());
   }
 
-  private completeIfInFlight(id: string, summary: string): Promise<unknown> {
-    return this.completeRound(id, summary).catch(() => undefined);
+  private async endDelivered(id: string, summary: string, what: string): Promise<void> {
+    try {
+      await this.completeRound(id, summary);
+    } catch (e) {
+      // Ended meanwhile (complete_round, a timeout, a close): there is nothing left to record.
+      if (this.rounds.get(id)?.status !== 'in_flight') return;
+      this.logger.error(`round ${id}: ${what}, but recording its end failed: ${reasonOf(e)}`);
+    }
   }
 
   private timeoutRound(id: string): Promise<void> {
@@ -496,6 +537,10 @@ export class SupervisionService {
     }
     const others = this.sessions.list().filter((s) => s.active && !s.excluded && !this.exitSeen.has(s.id));
     if (others.length > 0) this.triggers.next({ reason: what.reason });
-    else await this.disable('converged').catch(() => undefined);
+    else {
+      await this.disable('converged').catch((err: unknown) =>
+        this.logger.error(`${what.reason.alias} (${what.reason.session_id}) exited and no supervised worker is left, but closing supervision (converged) failed: ${reasonOf(err)}`),
+      );
+    }
   }
 }

@@ -1,6 +1,6 @@
 import { Journal } from '../../src/journal/journal.port';
 import { JOURNAL } from '../../src/journal/journal.tokens';
-import { readSse } from '../support/sse';
+import { openSse, readSse } from '../support/sse';
 import { TestApp, startTestApp } from '../support/test-app';
 
 describe('HTTP conventions and audit endpoints', () => {
@@ -83,7 +83,7 @@ describe('HTTP conventions and audit endpoints', () => {
   });
 
   it('streams events over SSE and resumes after Last-Event-ID', async () => {
-    const all = await readSse(`${t.url}/api/v1/events/stream`, 6, t.auth());
+    const all = await readSse(`${t.url}/api/v1/events/stream?after_seq=0`, 6, t.auth());
     expect(all.map((e) => e.id)).toEqual(['1', '2', '3', '4', '5', '6']);
     expect(JSON.parse(all[0].data)).toMatchObject({ seq: 1, stream: 'odd', type: 'test.tick' });
     const resumed = readSse(`${t.url}/api/v1/events/stream`, 3, { ...t.auth(), 'last-event-id': '4' });
@@ -91,6 +91,22 @@ describe('HTTP conventions and audit endpoints', () => {
     const got = await resumed;
     expect(got.map((e) => e.id)).toEqual(['5', '6', '7']);
     expect(got[2].event).toBe('test.live');
+  });
+
+  it('starts an SSE stream given no after_seq nor Last-Event-ID at the head: live events only, and a reconnect from its first id misses none', async () => {
+    // Given a journal with history
+    const head = journal.head().seq;
+    expect(head).toBeGreaterThanOrEqual(6);
+    // When a client connects without a cursor; Then the first message is only the head's seq (where a reconnect resumes)
+    const sse = await openSse(`${t.url}/api/v1/events/stream`, t.auth());
+    expect(await sse.take(1)).toEqual([{ id: String(head), data: '' }]);
+    // And what is appended next arrives, and nothing of the history before it
+    await journal.append('live', [{ type: 'test.after_head', data: {} }]);
+    const [live] = await sse.take(1);
+    expect(live).toMatchObject({ id: String(head + 1), event: 'test.after_head' });
+    sse.close();
+    // When it reconnects with that first id as Last-Event-ID (EventSource does), it gets what came after it
+    expect((await readSse(`${t.url}/api/v1/events/stream`, 1, { ...t.auth(), 'last-event-id': String(head) })).map((e) => e.id)).toEqual([String(head + 1)]);
   });
 
   it('rejects a malformed Last-Event-ID', async () => {

@@ -1,4 +1,4 @@
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { openLevelJournal } from '../../src/journal/journal.factory';
 import { spawnService, startService } from '../support/service-process';
@@ -25,6 +25,21 @@ describe('the service as a real process', () => {
     const journal = await openLevelJournal(dir.path);
     expect((await journal.verify()).ok).toBe(true);
     await journal.close();
+  });
+
+  it('refuses to start on a platform without /proc, naming it, before it opens the journal', async () => {
+    // Given the service run as if on macOS (Node reports the platform the preload sets)
+    const journalDir = join(dir.path, 'journal');
+    const svc = spawnService({
+      BRAINSTEM_JOURNAL_DIR: journalDir,
+      BRAINSTEM_PLUGINS: '',
+      NODE_OPTIONS: `--require ${resolve(__dirname, '../fixtures/force-platform.js')}`,
+      BRAINSTEM_TEST_PLATFORM: 'darwin',
+    });
+    // Then it exits 1 with a message naming the platform, and no journal was created
+    expect(await svc.exited).toBe(1);
+    expect(svc.output()).toBe('brainstem: unsupported platform darwin: Brainstem tracks worker processes through /proc, which linux has and darwin has not; run it on linux\n');
+    expect(existsSync(journalDir)).toBe(false);
   });
 
   it('exits on SIGTERM while clients hold event streams open and a stop waits out a long grace', async () => {

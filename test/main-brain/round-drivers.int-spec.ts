@@ -10,11 +10,12 @@ import { Credentials } from '../../src/auth/credentials';
 import { ServiceUrl } from '../../src/config/service-url';
 import { commandDriver } from '../../src/main-brain/drivers/command.driver';
 import { createRoundDriver } from '../../src/main-brain/drivers/round-drivers';
+import { WEBHOOK_ANSWER_LIMIT_BYTES, webhookDriver } from '../../src/main-brain/drivers/webhook.driver';
 import { MemoryCredentialStore } from '../support/memory-credential-store';
 import { testConfig } from '../support/test-config';
-import { webhookDriver } from '../../src/main-brain/drivers/webhook.driver';
 import { RoundDriver } from '../../src/supervision/round-driver.port';
 import { SupervisionService } from '../../src/supervision/supervision.service';
+import { CapturedLogger } from '../support/captured-logger';
 import { MemorySessionDirectory } from '../support/memory-session-directory';
 import { waitFor } from '../support/wait-for';
 
@@ -32,7 +33,9 @@ describe('main-brain drivers with real processes and a real HTTP endpoint', () =
   let journal: Journal;
   let svc: SupervisionService;
   let sessions: MemorySessionDirectory;
+  let logs: CapturedLogger;
   let n = 0;
+  beforeEach(() => (logs = CapturedLogger.capture()));
 
   const boot = async (driver: RoundDriver, roundTimeoutS = 600) => {
     journal = await openMemoryJournal();
@@ -45,6 +48,7 @@ describe('main-brain drivers with real processes and a real HTTP endpoint', () =
     await svc.enable({}, 'user', 'test');
   };
   afterEach(async () => {
+    logs.release();
     svc.stop();
     await journal.close();
   });
@@ -82,6 +86,28 @@ describe('main-brain drivers with real processes and a real HTTP endpoint', () =
     await waitFor(() => svc.listRounds()[0]?.status === 'timed_out', { what: 'the timeout' });
     await waitFor(() => !isAlive(pid), { what: 'the brain process to be killed' });
     rmSync(pidFile, { force: true });
+  });
+
+  it('command: a round the brain ended whose end cannot be journaled is logged with the round, and the service keeps answering', async () => {
+    // Given a brain that exits once a gate file appears
+    const gate = join(tmpdir(), `brainstem-gate-${process.pid}-${Date.now()}`);
+    await boot(commandDriver(`cat >/dev/null; while [ ! -e '${gate}' ]; do sleep 0.05; done; echo handled`, () => ({})));
+    await sessions.emit('cs_a', 'session.blocked', { reason: 'x' });
+    const [round] = await waitFor(() => (svc.listRounds().length ? svc.listRounds() : undefined), { what: 'the round' });
+    // And a journal that refuses the service's next append to the supervision stream (another writer's event)
+    await journal.append('supervision', [{ type: 'test.foreign_writer', data: {} }]);
+    try {
+      // When the brain exits
+      writeFileSync(gate, '');
+      // Then the end it could not record is logged, naming the round and why
+      const error = await waitFor(() => logs.messages('error', 'supervision').find((m) => m.startsWith(`round ${round.id}: `)), { what: 'the error logged' });
+      expect(error).toMatch(new RegExp(`^round ${round.id}: the command brain ended it, but recording its end failed: stream supervision: expected version \\d+, actual \\d+$`));
+      // And the service still answers, with the round in flight as the journal has it
+      expect(svc.getRound(round.id).status).toBe('in_flight');
+      expect(svc.status().autonomous).toMatchObject({ enabled: true, round_in_flight: round.id });
+    } finally {
+      rmSync(gate, { force: true });
+    }
   });
 
   describe('command: ending a brain whose round ended otherwise', () => {
@@ -150,12 +176,51 @@ describe('main-brain drivers with real processes and a real HTTP endpoint', () =
       expect(received.at(-1)).toMatchObject({ service_url: 'http://127.0.0.1:4820', round: { id: round.id, reasons: [{ session_id: 'cs_a', message: 'tests green' }] } });
     });
 
-    it('a failing webhook ends the round with the failure recorded, releasing the lock', async () => {
+    it('a failing webhook ends the round with the failure recorded and logged, releasing the lock', async () => {
       answer = () => ({ status: 503, body: 'busy' });
       await boot(webhookDriver(url, () => ''));
       await sessions.emit('cs_a', 'session.blocked', { reason: 'x' });
       const [round] = await waitFor(() => (svc.listRounds()[0]?.status === 'completed' ? svc.listRounds() : undefined), { what: 'completion' });
       expect(round.summary).toBe('delivery to the main brain failed (webhook): webhook answered 503: busy');
+      expect(logs.messages('warn', 'supervision')).toEqual([`round ${round.id}: ${round.summary}`]);
+    });
+
+    it('cuts off an answer past the limit, an endless one too: the round ends with that reason, logged, and the connection is dropped', async () => {
+      // Given a brain whose answer never ends
+      let written = 0;
+      let dropped!: Promise<number>;
+      const endless = createServer((req, res) => {
+        req.resume();
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.write('{"summary": "');
+        const chunk = Buffer.alloc(64 * 1024, 'x');
+        const pump = () => {
+          while (!res.destroyed) {
+            written += chunk.length;
+            if (!res.write(chunk)) return void res.once('drain', pump);
+          }
+        };
+        dropped = new Promise((r) => res.once('close', () => r(written)));
+        pump();
+      });
+      await new Promise<void>((r) => endless.listen(0, '127.0.0.1', r));
+      try {
+        await boot(webhookDriver(`http://127.0.0.1:${(endless.address() as AddressInfo).port}/brain`, () => ''));
+        // When a round is delivered to it
+        await sessions.emit('cs_a', 'session.blocked', { reason: 'x' });
+        // Then the round ends, recording and logging that the answer was cut off at the limit
+        const [round] = await waitFor(() => (svc.listRounds()[0]?.status === 'completed' ? svc.listRounds() : undefined), { what: 'completion' });
+        expect(WEBHOOK_ANSWER_LIMIT_BYTES).toBe(1024 * 1024);
+        expect(round.summary).toBe('delivery to the main brain failed (webhook): webhook answered 200 with more than 1048576 bytes; the answer was cut off there');
+        expect(logs.messages('warn', 'supervision')).toEqual([`round ${round.id}: ${round.summary}`]);
+        // And the service dropped the connection: the brain could write the limit and what the sockets buffer, no more
+        const sent = await dropped;
+        expect(sent).toBeGreaterThan(WEBHOOK_ANSWER_LIMIT_BYTES);
+        expect(sent).toBeLessThan(64 * WEBHOOK_ANSWER_LIMIT_BYTES);
+      } finally {
+        endless.closeAllConnections();
+        await new Promise((r) => endless.close(r));
+      }
     });
   });
 });

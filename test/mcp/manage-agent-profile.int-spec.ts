@@ -1,5 +1,5 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../support/temp-dir';
 import { TestApp, startTestApp } from '../support/test-app';
@@ -142,5 +142,124 @@ describe('manage_agent_profile over MCP', () => {
     } finally {
       project.remove();
     }
+  });
+  describe('what runs commands (command hooks, MCP servers started by a command, auto_apply_dir) is the user\'s to add', () => {
+    const TOOL_ROUTE = '/api/v1/session-os/main-brain/tools/manage_agent_profile';
+    const guard = { type: 'command', command: './guard.sh', matcher: 'Bash' };
+    const github = { type: 'stdio', command: 'github-mcp', args: ['--read-only'], env: { GITHUB_TOKEN: '${GITHUB_TOKEN}' } };
+    const asks = { type: 'prompt', prompt: 'Is this safe?' };
+    const docs = { type: 'http', url: 'https://docs.example/mcp' };
+    const hookMsg = (path: string) => `profile.${path}: only the user can add or change a command hook (over REST)`;
+    const mcpMsg = (name: string) => `profile.tools.mcp_servers.${name}: only the user can add or change an MCP server that starts a command (over REST)`;
+    const dirMsg = 'profile.auto_apply_dir: only the user can set auto_apply_dir (over REST)';
+    const dirs: Array<ReturnType<typeof tempDir>> = [];
+    const dir = () => {
+      const d = tempDir('brainstem-mcp-runs-');
+      dirs.push(d);
+      return d.path;
+    };
+    afterEach(() => dirs.splice(0).forEach((d) => d.remove()));
+
+    /** The tool's answer over MCP and over REST's tool route: 'ok', or the refusal (403 on REST). */
+    const bothWays = async (args: Record<string, unknown>) => {
+      const mcp = await profileTool(args);
+      const rest = await t.inject({ method: 'POST', url: TOOL_ROUTE, payload: args });
+      return { mcp: mcp.isError ? mcp.text : 'ok', rest: rest.statusCode === 200 ? 'ok' : `${rest.statusCode} ${rest.json().code}: ${rest.json().message}` };
+    };
+    const refused = (...problems: string[]) => {
+      const message = `manage_agent_profile: ${problems.join('; ')}`;
+      return { mcp: `permission_denied: ${message}`, rest: `403 permission_denied: ${message}` };
+    };
+    const ids = async () => (await profileTool({ action: 'list' })).json.profiles.map((p: { id: string }) => p.id);
+    const byUser = async (profile: Record<string, unknown>) => {
+      const res = await t.inject({ method: 'POST', url: '/api/v1/agent-profiles', payload: profile });
+      expect(res.statusCode).toBe(201);
+      return res.json().id as string;
+    };
+
+    it('cannot create a profile with any of them; prompt and http hooks and http MCP servers are fine', async () => {
+      const project = dir();
+      const before = await ids();
+      // When the main brain creates a profile with something that runs commands; Then it is refused, naming each
+      for (const [profile, problems] of [
+        [{ name: 'Hooked', hooks: { PreToolUse: [asks, guard] } }, [hookMsg('hooks.PreToolUse[1]')]],
+        [{ name: 'Served', tools: { mcp_servers: { docs, github } } }, [mcpMsg('github')]],
+        [{ name: 'Auto', auto_apply_dir: project }, [dirMsg]],
+        [{ name: 'All', hooks: { SessionStart: [guard] }, tools: { mcp_servers: { github } }, auto_apply_dir: project }, [hookMsg('hooks.SessionStart[0]'), mcpMsg('github'), dirMsg]],
+      ] as const) {
+        expect([profile.name, await bothWays({ action: 'create', profile })]).toEqual([profile.name, refused(...problems)]);
+      }
+      // And nothing was saved or written
+      expect(await ids()).toEqual(before);
+      expect(readdirSync(project)).toEqual([]);
+      // When its profile only asks a model or calls URLs; Then it is created
+      const fine = await profileTool({ action: 'create', profile: { name: 'Asks', hooks: { PreToolUse: [asks, { type: 'http', url: 'https://hooks.example/pre' }] }, tools: { mcp_servers: { docs } } } });
+      expect(fine.json.profile).toMatchObject({ id: 'asks', tools: { mcp_servers: { docs } } });
+    });
+
+    it('keeps what the user put there, refuses what it would add or change, and may remove it', async () => {
+      // Given a profile the user made with a command hook, an MCP server started by a command and an auto_apply_dir
+      const project = dir();
+      const id = await byUser({ name: 'Guarded', target_runtime: 'claude-code', hooks: { PreToolUse: [guard] }, tools: { mcp_servers: { github } }, auto_apply_dir: project });
+      // When the main brain changes something else, or sends back what is there; Then that is allowed
+      for (const profile of [
+        { description: 'Guards Bash' },
+        { hooks: { PreToolUse: [{ ...guard }, asks] }, tools: { mcp_servers: { github: { ...github }, docs } }, auto_apply_dir: project },
+      ]) {
+        expect(await bothWays({ action: 'update', profile_id: id, profile })).toEqual({ mcp: 'ok', rest: 'ok' });
+      }
+      expect((await profileTool({ action: 'remember', profile_id: id, text: 'Run the tests first.' })).isError).toBe(false);
+      // When it adds or changes what runs; Then it is refused
+      const elsewhere = dir();
+      for (const [profile, problem] of [
+        [{ hooks: { PreToolUse: [guard, asks, { type: 'command', command: './more.sh' }] } }, hookMsg('hooks.PreToolUse[2]')],
+        [{ hooks: { PreToolUse: [{ ...guard, command: './other.sh' }, asks] } }, hookMsg('hooks.PreToolUse[0]')],
+        [{ hooks: { PreToolUse: [{ ...guard, matcher: '.*' }, asks] } }, hookMsg('hooks.PreToolUse[0]')],
+        [{ hooks: { PostToolUse: [guard] } }, hookMsg('hooks.PostToolUse[0]')],
+        [{ tools: { mcp_servers: { github: { env: { LD_PRELOAD: '/tmp/evil.so' } } } } }, mcpMsg('github')],
+        [{ tools: { mcp_servers: { github: { args: [] } } } }, mcpMsg('github')],
+        [{ tools: { mcp_servers: { docs: { type: 'stdio', command: 'docs-mcp' } } } }, mcpMsg('docs')],
+        [{ tools: { mcp_servers: { shell: { type: 'stdio', command: 'sh' } } } }, mcpMsg('shell')],
+        [{ auto_apply_dir: elsewhere }, dirMsg],
+      ] as const) {
+        expect([profile, await bothWays({ action: 'update', profile_id: id, profile })]).toEqual([profile, refused(problem)]);
+      }
+      // And the profile is as the user and the allowed changes left it
+      const read = (await profileTool({ action: 'read', profile_id: id })).json.profile;
+      expect(read).toMatchObject({ description: 'Guards Bash', hooks: { PreToolUse: [{ ...guard, timeout: 60 }, { ...asks, timeout: 60 }] }, tools: { mcp_servers: { github, docs } }, auto_apply_dir: project });
+      expect(read.hooks.PostToolUse).toBeUndefined();
+      expect(readdirSync(elsewhere)).toEqual([]);
+      // When it removes what runs; Then that is allowed, and putting it back is refused
+      expect((await profileTool({ action: 'update', profile_id: id, profile: { hooks: { PreToolUse: [asks] }, auto_apply_dir: '' } })).json.profile).toMatchObject({ hooks: { PreToolUse: [asks] }, auto_apply_dir: '' });
+      expect(await bothWays({ action: 'update', profile_id: id, profile: { hooks: { PreToolUse: [guard] } } })).toEqual(refused(hookMsg('hooks.PreToolUse[0]')));
+      expect(await bothWays({ action: 'update', profile_id: id, profile: { auto_apply_dir: project } })).toEqual(refused(dirMsg));
+    });
+
+    it('cannot apply a profile that runs commands, even the user\'s own; it may preview it, and the user may apply it', async () => {
+      const id = await byUser({ name: 'Guarded', target_runtime: 'claude-code', hooks: { PreToolUse: [guard] }, tools: { mcp_servers: { github } } });
+      const project = dir();
+      const apply = { action: 'apply', profile_id: id, dir: project, runtime: 'claude-code' };
+      expect(await bothWays(apply)).toEqual(refused(`profile ${id} runs commands (hooks.PreToolUse[0], tools.mcp_servers.github): only the user applies it (over REST)`));
+      expect(existsSync(join(project, '.claude'))).toBe(false);
+      expect((await profileTool({ ...apply, preview: true })).json.preview.files.map((f: { path: string }) => f.path)).toContain('.claude/settings.json');
+      const byRest = await t.inject({ method: 'POST', url: `/api/v1/agent-profiles/${id}/apply`, payload: { dir: project, runtime: 'claude-code' } });
+      expect(byRest.statusCode).toBe(200);
+      expect(JSON.parse(readFileSync(join(project, '.claude/settings.json'), 'utf8')).hooks.PreToolUse).toEqual([{ matcher: 'Bash', hooks: [{ type: 'command', command: './guard.sh', timeout: 60 }] }]);
+      // A profile whose hooks only ask a model is applied as before
+      const asking = await byUser({ name: 'Asking', target_runtime: 'claude-code', hooks: { PreToolUse: [asks] } });
+      expect((await profileTool({ action: 'apply', profile_id: asking, dir: dir(), runtime: 'claude-code' })).isError).toBe(false);
+    });
+
+    it('cannot import a scanned project\'s profile that runs commands; it may see the proposal', async () => {
+      const project = dir();
+      mkdirSync(join(project, '.claude'));
+      writeFileSync(join(project, '.claude/settings.json'), JSON.stringify({ hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: './guard.sh' }] }] } }));
+      writeFileSync(join(project, '.mcp.json'), JSON.stringify({ mcpServers: { github: { command: 'github-mcp', args: [] } } }));
+      const before = await ids();
+      const proposal = await profileTool({ action: 'scan', dir: project, runtime: 'claude-code' });
+      expect(proposal.json).toMatchObject({ saved: false, profile: { hooks: { PreToolUse: [{ type: 'command', command: './guard.sh' }] }, tools: { mcp_servers: { github: { type: 'stdio' } } } } });
+      expect(await bothWays({ action: 'scan', dir: project, runtime: 'claude-code', import: true })).toEqual(refused(hookMsg('hooks.PreToolUse[0]'), mcpMsg('github')));
+      expect(await ids()).toEqual(before);
+    });
   });
 });

@@ -56,14 +56,19 @@ describe('manage_agent_profile scan over MCP', () => {
       expect(Object.fromEntries(emitted.files.map((f) => [f.path, f.content]))).toEqual(fixture);
     });
 
-    it('import:true saves it; applying the saved profile writes the fixture files again; a second import gets a fresh id', async () => {
+    it('import:true of this profile, which runs commands, is the user\'s: the brain is refused; saved and applied over REST it writes the fixture files again', async () => {
+      // The fixture has an MCP server started by a command (and, but for opencode, command hooks): the brain may not import it
       const imported = await profileTool({ action: 'scan', dir: project, runtime, import: true });
-      expect(imported.json).toMatchObject({ saved: true, runtime, profile_id: 'billing-service', profile: { id: 'billing-service', name: 'Billing Service', source: 'import' }, lint: { valid: true } });
-
+      expect(imported).toMatchObject({ isError: true, text: expect.stringMatching(/^permission_denied: manage_agent_profile: .*profile\.tools\.mcp_servers\.postgres: only the user can add or change an MCP server that starts a command \(over REST\)/) });
+      expect((await profileTool({ action: 'read', profile_id: 'billing-service' })).isError).toBe(true);
+      // The user saves the proposal as it is and applies it
+      const { profile } = (await profileTool({ action: 'scan', dir: project, runtime })).json;
+      const saved = await t.inject({ method: 'POST', url: '/api/v1/agent-profiles', payload: profile });
+      expect(saved.json()).toMatchObject({ id: 'billing-service', name: 'Billing Service' });
       const out = tempDir('brainstem-scan-apply-');
       try {
-        const applied = await profileTool({ action: 'apply', profile_id: 'billing-service', dir: out.path, runtime });
-        expect(applied.isError).toBe(false);
+        const applied = await t.inject({ method: 'POST', url: '/api/v1/agent-profiles/billing-service/apply', payload: { dir: out.path, runtime } });
+        expect(applied.statusCode).toBe(200);
         const written = filesUnder(out.path);
         for (const [path, content] of Object.entries(fixture)) {
           // The running service's own URL is the one difference: it names the reserved brainstem server.
@@ -72,10 +77,27 @@ describe('manage_agent_profile scan over MCP', () => {
       } finally {
         out.remove();
       }
-
-      const again = await profileTool({ action: 'scan', dir: project, import: true });
-      expect(again.json).toMatchObject({ saved: true, profile_id: 'billing-service-2', profile: { name: 'Billing Service (2)' }, import_warnings: [expect.objectContaining({ code: 'renamed' })] });
     });
+  });
+
+  it('import:true saves a scanned profile that runs nothing, under a fresh name and id when taken, and the brain may apply it', async () => {
+    // Given a project the built-in researcher profile was applied to
+    const project = tempDir('brainstem-scan-safe-');
+    const out = tempDir('brainstem-scan-safe-apply-');
+    try {
+      expect((await t.inject({ method: 'POST', url: '/api/v1/agent-profiles/researcher/apply', payload: { dir: project.path, runtime: 'claude-code' } })).statusCode).toBe(200);
+      // When the brain scans and imports it (the name is the built-in's); Then it is saved under a fresh name and id
+      const imported = await profileTool({ action: 'scan', dir: project.path, runtime: 'claude-code', import: true });
+      expect(imported.json).toMatchObject({ saved: true, runtime: 'claude-code', profile_id: 'researcher-2', profile: { id: 'researcher-2', name: 'Researcher (2)', source: 'import' }, lint: { valid: true } });
+      expect(imported.json.import_warnings).toEqual([expect.objectContaining({ code: 'renamed' })]);
+      // And the brain may apply it
+      expect((await profileTool({ action: 'apply', profile_id: 'researcher-2', dir: out.path, runtime: 'claude-code' })).isError).toBe(false);
+      // And a second import gets the next name and id
+      expect((await profileTool({ action: 'scan', dir: project.path, import: true })).json).toMatchObject({ saved: true, profile_id: 'researcher-3', profile: { name: 'Researcher (3)' } });
+    } finally {
+      project.remove();
+      out.remove();
+    }
   });
 
   it('refuses a missing dir, a file, a relative path, a project without the runtime\'s files and fields scan does not use, readably', async () => {

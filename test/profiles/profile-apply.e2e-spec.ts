@@ -508,6 +508,7 @@ describe('Agent Profile preview and apply (HTTP, real temp dirs)', () => {
     const dir = target();
     const created = await post(API, { name: 'Auto Applied', target_runtime: 'opencode', auto_apply_dir: dir });
     expect(created.statusCode).toBe(201);
+    expect(created.json().warnings).toEqual([]);
     const id = created.json().id as string;
     // Then its files are there
     expect(JSON.parse(read(dir, 'opencode.json')).default_agent).toBe(id);
@@ -516,12 +517,38 @@ describe('Agent Profile preview and apply (HTTP, real temp dirs)', () => {
     const events = await t.app.get<Journal>(JOURNAL).readStream(`profile-${id}`);
     const applied = events.find((e) => e.type === 'profile.applied');
     expect(applied?.data).toMatchObject({ id, trigger: 'auto_apply', dir, runtime: 'opencode', ok: true, error: null });
-    // And a save that cannot apply (dir removed) still saves, and journals the failure
+    // And a save that cannot apply (dir removed) still saves, says why in its answer, and journals the failure
     const gone = join(dir, 'gone');
     const updated = await t.inject({ method: 'PATCH', url: `${API}/${id}`, payload: { auto_apply_dir: gone } });
     expect(updated.statusCode).toBe(200);
+    expect(updated.json()).toMatchObject({ id, auto_apply_dir: gone });
+    const error = `dir: ${gone} does not exist`;
+    expect(updated.json().warnings).toEqual([{ path: 'auto_apply_dir', code: 'auto_apply_failed', message: `the profile was saved, but applying it to ${gone} failed: ${error}` }]);
     const last = (await t.app.get<Journal>(JOURNAL).readStream(`profile-${id}`)).filter((e) => e.type === 'profile.applied').pop();
-    expect(last?.data).toMatchObject({ ok: false, trigger: 'auto_apply' });
+    expect(last?.data).toMatchObject({ ok: false, trigger: 'auto_apply', dir: gone, error });
+  });
+
+  it('creates a profile whose auto-apply is refused, and answers 201 with the refusal as a warning', async () => {
+    // Given a directory holding a file Brainstem did not write, where apply would write the profile's agent
+    const dir = target();
+    const agent = '.opencode/agent/auto-refused.md';
+    mkdirSync(join(dir, '.opencode/agent'), { recursive: true });
+    writeFileSync(join(dir, agent), 'my own agent\n');
+    // When a profile is created to auto-apply there
+    const created = await post(API, { name: 'Auto Refused', target_runtime: 'opencode', auto_apply_dir: dir });
+    // Then it is saved, the answer says the apply was refused and why, the journal too, and the file is untouched
+    expect(created.statusCode).toBe(201);
+    const id = created.json().id as string;
+    const error = `applying would lose changes in ${agent} (already there and not written by Brainstem); apply with force: true to overwrite`;
+    expect(created.json().warnings).toEqual([{ path: 'auto_apply_dir', code: 'auto_apply_failed', message: `the profile was saved, but applying it to ${dir} failed: ${error}` }]);
+    const events = await t.app.get<Journal>(JOURNAL).readStream(`profile-${id}`);
+    expect(events.map((e) => [e.type, (e.data as { error?: string }).error ?? null])).toEqual([
+      ['profile.created', null],
+      ['profile.applied', error],
+    ]);
+    expect(read(dir, agent)).toBe('my own agent\n');
+    // And a save of a profile without auto_apply_dir has nothing to warn about
+    expect((await t.inject({ method: 'PATCH', url: `${API}/${id}`, payload: { auto_apply_dir: '' } })).json().warnings).toEqual([]);
   });
 
   it('drops auto_apply_dir on import, so an imported file writes nothing into a project', async () => {

@@ -1,5 +1,9 @@
 import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
+import { Journal } from '../../src/journal/journal.port';
+import { JOURNAL } from '../../src/journal/journal.tokens';
+import { CapturedLogger } from '../support/captured-logger';
+import { openSse, readSse } from '../support/sse';
 import { TestApp, startTestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
 import { WORKERS, WorkerReaper } from '../support/workers';
@@ -101,6 +105,30 @@ describe('autonomous supervision over HTTP with real command workers', () => {
     expect(await inFlight()).toEqual([]);
   });
 
+  it('streams round events to a brain that gives no cursor from the head (live only), and from after_seq when asked', async () => {
+    // Given a round that started before the brain connects
+    const a = await startWorker();
+    await req('POST', '/session-os/main-brain/autonomous', { enabled: true });
+    await signal(a.id, { type: 'notify_blocked', reason: 'no creds' });
+    const [round] = await waitFor(async () => ((await inFlight()).length ? inFlight() : undefined), { what: 'a round' });
+    // When the brain connects without a cursor; Then it gets where the stream starts, not the round.started before it
+    const live = await openSse(`${t.url}/api/v1/session-os/main-brain/rounds/stream`, t.auth('main_brain'));
+    const [start] = await live.take(1);
+    expect(start).toEqual({ id: expect.stringMatching(/^\d+$/), data: '' });
+    // And the round's completion, live
+    await req('POST', `/session-os/main-brain/rounds/${round.id}/complete`, { summary: 'sent creds' });
+    const [completed] = await live.take(1);
+    live.close();
+    expect([completed.event, JSON.parse(completed.data).data.round_id]).toEqual(['round.completed', round.id]);
+    expect(Number(completed.id)).toBeGreaterThan(Number(start.id));
+    // When it asks for the history with after_seq=0; Then it catches up on the round from its start
+    const history = await readSse(`${t.url}/api/v1/session-os/main-brain/rounds/stream?after_seq=0`, 2, t.auth('main_brain'));
+    expect(history.map((e) => [e.event, JSON.parse(e.data).data.round?.id ?? JSON.parse(e.data).data.round_id])).toEqual([
+      ['round.started', round.id],
+      ['round.completed', round.id],
+    ]);
+  });
+
   it('never wakes for an excluded session', async () => {
     const [a, b] = await Promise.all([startWorker(), startWorker()]);
     const patched = await req('PATCH', `/coding-sessions/${a.id}/supervision`, { excluded: true });
@@ -197,5 +225,76 @@ describe('autonomous supervision over HTTP with real command workers', () => {
     const again = await req('POST', '/session-os/main-brain/tools/finish_supervision', { summary: 'lost?' });
     expect(again.status).toBe(409);
     expect(again.body.message).toContain('closed: finished');
+  });
+});
+
+describe('supervision work nobody waits for, when the journal refuses it', () => {
+  let t: TestApp;
+  let logs: CapturedLogger;
+  const reaper = new WorkerReaper();
+
+  const req = async (method: 'GET' | 'POST', url: string, payload?: Json) => {
+    const res = await t.inject({ method, url: `/api/v1${url}`, ...(payload !== undefined ? { payload } : {}) });
+    return { status: res.statusCode, body: res.body ? (res.json() as Json) : {} };
+  };
+  const startWorker = async (): Promise<Json> => {
+    const res = await req('POST', '/coding-sessions', { runtime: 'command', command: process.execPath, args: [resolve(WORKERS, 'quiet.js')], cwd: tmpdir() });
+    reaper.track(res.body.pid);
+    return res.body;
+  };
+  /** Another writer's event on the supervision stream: the service's next append there conflicts, as any failed append would. */
+  const foreignWrite = () => t.app.get<Journal>(JOURNAL).append('supervision', [{ type: 'test.foreign_writer', data: {} }]);
+  const CONFLICT = /: stream supervision: expected version \d+, actual \d+$/;
+  /** The supervision error logged that starts with `start`. */
+  const logged = (start: string) =>
+    waitFor(() => logs.messages('error', 'supervision').find((m) => m.startsWith(start)), { what: `an error logged starting "${start}"` });
+
+  beforeEach(async () => {
+    t = await startTestApp({
+      BRAINSTEM_SUPERVISION_DEBOUNCE_MS: '20',
+      BRAINSTEM_MAIN_BRAIN_ROUND_TIMEOUT_S: '3',
+      BRAINSTEM_SUPERVISION_STALL_WATCHDOG_INTERVAL_S: '1',
+      BRAINSTEM_SUPERVISION_STALL_WATCHDOG_STARTUP_DELAY_S: '0',
+      BRAINSTEM_SUPERVISION_STALL_THRESHOLD_S: '1',
+    });
+    logs = CapturedLogger.capture();
+  });
+  afterEach(async () => {
+    logs.release();
+    reaper.killAll();
+    await t.close();
+  });
+
+  it('logs a round that cannot start, a stall and a convergence close that cannot be recorded, each with its session, and keeps answering', async () => {
+    // Given supervision on over a worker, and a journal that refuses the service's next appends to the supervision stream
+    const a = await startWorker();
+    await req('POST', '/session-os/main-brain/autonomous', { enabled: true });
+    await foreignWrite();
+    // When the worker asks the human; Then the round that would wake the brain is logged as not started, naming why
+    expect((await req('POST', `/coding-sessions/${a.id}/signals`, { type: 'ask_human', question: 'Which region?' })).status).toBe(200);
+    expect(await logged('a round to wake the brain for ')).toMatch(new RegExp(`^a round to wake the brain for ask_human from ${a.alias} \\(${a.id}\\)[^:]* could not start${CONFLICT.source}`));
+    // And the watchdog's stall, once the worker has waited past the threshold
+    expect(await logged(`stall watchdog: ${a.alias} (${a.id}) has waited `)).toMatch(new RegExp(`in pending_decision, but recording the stall failed${CONFLICT.source}`));
+    // When the last supervised worker exits; Then the convergence close that fails is logged
+    expect((await req('POST', `/coding-sessions/${a.id}/stop`)).status).toBe(200);
+    expect(await logged(`${a.alias} (${a.id}) exited and no supervised worker is left, but closing supervision (converged) failed`)).toMatch(CONFLICT);
+    // And the service keeps answering, with what it could record
+    expect((await req('GET', '/health')).status).toBe(200);
+    expect((await req('GET', `/coding-sessions/${a.id}`)).body).toMatchObject({ state: 'exited' });
+    expect((await req('GET', '/session-os/main-brain/autonomous')).body.autonomous).toMatchObject({ enabled: true, round_in_flight: null });
+  });
+
+  it('logs a round timeout that cannot be recorded, with the round, and keeps answering', async () => {
+    // Given a round in flight, then a journal that refuses the service's next appends to the supervision stream
+    const a = await startWorker();
+    await req('POST', '/session-os/main-brain/autonomous', { enabled: true });
+    await req('POST', `/coding-sessions/${a.id}/signals`, { type: 'notify_blocked', reason: 'no creds' });
+    const round = await waitFor(async () => (await req('GET', '/session-os/main-brain/rounds')).body.rounds[0] as Json | undefined, { what: 'a round' });
+    await foreignWrite();
+    // When its deadline passes; Then the timeout that cannot be journaled is logged with the round
+    expect(await logged(`round ${round.id}: its deadline passed, but recording the timeout failed`)).toMatch(CONFLICT);
+    // And the service keeps answering: the round is still in flight, as the journal has it
+    expect((await req('GET', `/session-os/main-brain/rounds/${round.id}`)).body).toMatchObject({ status: 'in_flight' });
+    expect((await req('GET', '/health')).status).toBe(200);
   });
 });

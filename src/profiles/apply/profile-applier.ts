@@ -6,7 +6,7 @@ import { findExecutable } from '../../sessions/runtimes/executable';
 import { EMIT_RUNTIMES, EmitResult, EmitRuntime, EmitWarning, SkillFiles, emitProfile } from '../emitters';
 import { LintFinding, LintResult } from '../profile.lint';
 import { ProfileDoc, Runtime } from '../profile.schema';
-import { ProfilesService } from '../profiles.service';
+import { ProfilesService, SaveWarning } from '../profiles.service';
 import { ApplyFs } from './apply-fs.port';
 import {
   ApplyManifest,
@@ -117,9 +117,15 @@ export class ProfileApplier {
     }
   }
 
-  /** auto_apply: after a save, apply to `auto_apply_dir`; a failure is journaled, never fails the save. */
-  async autoApply(id: string, doc: ProfileDoc): Promise<void> {
-    await this.apply(id, { dir: doc.auto_apply_dir }, 'auto_apply').catch(() => undefined);
+  /** auto_apply: after a save, apply to `auto_apply_dir`. A failure never fails the save: it is journaled, and answered as a warning. */
+  async autoApply(id: string, doc: ProfileDoc): Promise<SaveWarning[]> {
+    try {
+      await this.apply(id, { dir: doc.auto_apply_dir }, 'auto_apply');
+      return [];
+    } catch (e) {
+      const message = `the profile was saved, but applying it to ${doc.auto_apply_dir} failed: ${(e as Error)?.message ?? String(e)}`;
+      return [{ path: 'auto_apply_dir', code: 'auto_apply_failed', message }];
+    }
   }
 
   private async write(id: string, plan: Plan, force: boolean): Promise<ApplyResult> {

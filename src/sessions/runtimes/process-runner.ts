@@ -40,6 +40,18 @@ export interface ProcessRunner {
 
 export const PROCESS_RUNNER = Symbol('ProcessRunner');
 
+/** Where process tracking works: it reads /proc (start times, process groups, environments). */
+export const SUPPORTED_PLATFORMS: readonly string[] = ['linux'];
+
+/**
+ * Why the service cannot run on this platform, or null. Elsewhere /proc reads find nothing, so a worker that outlived
+ * a restart would look gone and be started a second time: refused rather than run half blind.
+ */
+export function unsupportedPlatform(platform: string): string | null {
+  if (SUPPORTED_PLATFORMS.includes(platform)) return null;
+  return `unsupported platform ${platform}: Brainstem tracks worker processes through /proc, which ${SUPPORTED_PLATFORMS.join(', ')} has and ${platform} has not; run it on ${SUPPORTED_PLATFORMS.join(' or ')}`;
+}
+
 /** /proc/<pid>/stat after the comm field, which may contain spaces and parentheses: fields[0] is field 3 (state). */
 function procStatFields(pid: number): string[] | null {
   try {
