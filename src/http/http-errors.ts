@@ -49,7 +49,8 @@ export function domainErrorBody(e: DomainError | JournalError): ErrorBody {
 export function describeValidationErrors(errors: ValidationError[], parent = ''): string[] {
   return errors.flatMap((e) => {
     const path = parent ? (/^\d+$/.test(e.property) ? `${parent}[${e.property}]` : `${parent}.${e.property}`) : e.property;
-    const own = Object.values(e.constraints ?? {}).map((m) => `${path}: ${m.replace(new RegExp(`^${e.property} `), '')}`);
+    // class-validator starts its messages with the property name; a string prefix, since a name is user text.
+    const own = Object.values(e.constraints ?? {}).map((m) => `${path}: ${m.startsWith(`${e.property} `) ? m.slice(e.property.length + 1) : m}`);
     return [...own, ...describeValidationErrors(e.children ?? [], path)];
   });
 }

@@ -17,11 +17,13 @@ export function nestsDeeperThan(value: unknown, max: number): boolean {
 }
 
 /**
- * Fastify's own JSON parser (prototype-poisoning checks included), then the depth limit and keys named like
- * Object.prototype members (which the validation pipe would drop silently or fail on), as a 400.
+ * Fastify's own JSON parser, then the depth limit and keys named like Object.prototype members (which the validation
+ * pipe would drop silently or fail on, and which include `__proto__` and `constructor`), as a 400 naming the key.
+ * Fastify's poisoning checks are left to that check: they refuse the same keys, but as "Body is not valid JSON".
+ * JSON.parse makes a `__proto__` key an own property, so nothing is polluted before the check refuses it.
  */
 export function depthLimitedJsonParser(fastify: FastifyInstance): FastifyBodyParser<Buffer> {
-  const parse = fastify.getDefaultJsonParser('error', 'error');
+  const parse = fastify.getDefaultJsonParser('ignore', 'ignore');
   return (req, body, done) =>
     parse(req, body.toString('utf8'), (err, value) => {
       if (err) return done(err, undefined);

@@ -18,6 +18,9 @@ describe('generateProfile (deterministic, keyword-picked template)', () => {
 
   it('matches whole words only ("ui" is not found in "squid" or "guild")', () => {
     expect(closestTemplate('the squid guild').matched).toEqual([]);
+    // A later whole-word occurrence still counts after one inside a word; punctuation and ends of text are boundaries.
+    expect(closestTemplate('squid ui').matched).toEqual(['ui']);
+    expect(closestTemplate('(react)+css').matched).toEqual(['react', 'css']);
   });
 
   it('fills name, description and instructions; the result is a valid profile and the same every time', () => {

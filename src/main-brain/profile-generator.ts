@@ -23,12 +23,18 @@ export interface GeneratedProfile {
   profile: Record<string, unknown>;
 }
 
-function escape(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const isWordChar = (c: string | undefined): boolean => c !== undefined && ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'));
+
+/** Whether the keyword occurs in the (lowercased) text as a whole word: no letter or digit right before or after it. */
+function hasWord(text: string, keyword: string): boolean {
+  for (let at = text.indexOf(keyword); at >= 0; at = text.indexOf(keyword, at + 1)) {
+    if (!isWordChar(text[at - 1]) && !isWordChar(text[at + keyword.length])) return true;
+  }
+  return false;
 }
 
 function hits(text: string, keywords: readonly string[]): string[] {
-  return keywords.filter((k) => new RegExp(`(^|[^a-z0-9])${escape(k)}([^a-z0-9]|$)`).test(text));
+  return keywords.filter((k) => hasWord(text, k));
 }
 
 /** The template with the most keyword hits; ties go to the earlier template, no hit to the default one. */

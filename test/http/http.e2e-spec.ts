@@ -27,13 +27,25 @@ describe('HTTP conventions and audit endpoints', () => {
     expect(res.json().message).toContain('bogus');
   });
 
-  it.each(['toString', 'constructor', 'hasOwnProperty', 'valueOf'])('rejects a field named like an Object.prototype member (%s) as unknown, in a query and in a body', async (name) => {
+  it.each(['toString', 'constructor', 'hasOwnProperty', 'valueOf', '__proto__'])('rejects a field named like an Object.prototype member (%s) as unknown, in a query and in a body', async (name) => {
     const query = await t.inject({ method: 'GET', url: `/api/v1/journal/events?${name}=1` });
     expect(query.statusCode).toBe(400);
     expect(query.json().message).toBe(`${name}: this key name is not allowed (it names a built-in object member)`);
     const body = await t.inject({ method: 'POST', url: '/api/v1/session-os/main-brain/autonomous', payload: { enabled: false, [name]: 1 } });
     expect(body.statusCode).toBe(400);
     expect(body.json().message).toBe(`${name}: this key name is not allowed (it names a built-in object member)`);
+  });
+
+  it('names a nested __proto__ or constructor.prototype key in a JSON body (400), and nothing is polluted', async () => {
+    for (const [payload, path] of [
+      ['{"enabled":false,"a":{"__proto__":{"polluted":1}}}', 'a.__proto__'],
+      ['{"enabled":false,"a":[{"constructor":{"prototype":{"polluted":1}}}]}', 'a[0].constructor'],
+    ]) {
+      const res = await t.inject({ method: 'POST', url: '/api/v1/session-os/main-brain/autonomous', payload, headers: { 'content-type': 'application/json' } });
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toMatchObject({ code: 'invalid_input', message: `${path}: this key name is not allowed (it names a built-in object member)` });
+    }
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
   it('rejects a badly typed query value with 400', async () => {

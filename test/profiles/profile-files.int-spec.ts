@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ProfilesService } from '../../src/profiles/profiles.service';
 import { tempDir } from '../support/temp-dir';
@@ -87,6 +87,35 @@ describe('Agent Profile files on disk', () => {
     expect((await patch(`${API}/broken-schema`, { description: 'x' })).json()).toMatchObject({ statusCode: 409, code: 'profile_malformed' });
     expect((await get(`${API}/broken-yaml/export`)).json().code).toBe('profile_malformed');
     expect((await t.inject({ method: 'DELETE', url: `${API}/too-big` })).statusCode).toBe(204);
+  });
+
+  it('lists a hand-edited file whose MCP server key is regex syntax (c++) as malformed while every other profile keeps working', async () => {
+    // Given one file where the server under "c++" is not a mapping (its error names the key), and one where it is fine
+    writeFileSync(join(dir, 'cpp-broken.yaml'), 'name: Cpp Broken\ntools:\n  mcp_servers:\n    "c++": 5\n');
+    writeFileSync(join(dir, 'cpp-fine.yaml'), 'name: Cpp Fine\ntools:\n  mcp_servers:\n    "c++": {type: stdio, command: "true"}\n');
+    // When listing; Then the broken one is listed with its error and the fine one as a profile
+    expect((await get(API)).statusCode).toBe(200);
+    expect(await listed('cpp-broken')).toMatchObject({ name: null, error: expect.stringContaining('tools.mcp_servers.c++:') });
+    expect(await listed('cpp-fine')).toMatchObject({ name: 'Cpp Fine', error: null });
+    // And reading the broken one shows the error; copying, exporting, previewing or applying it is a 409
+    expect((await get(`${API}/cpp-broken`)).json()).toMatchObject({ id: 'cpp-broken', name: null, error: expect.stringContaining('c++') });
+    const project = join(root.path, 'cpp-project');
+    mkdirSync(project);
+    for (const res of [
+      await post(`${API}/cpp-broken/duplicate`, {}),
+      await get(`${API}/cpp-broken/export`),
+      await get(`${API}/cpp-broken/preview?runtime=claude-code&dir=${encodeURIComponent(project)}`),
+      await post(`${API}/cpp-broken/apply`, { runtime: 'claude-code', dir: project }),
+    ]) {
+      expect(res.json()).toMatchObject({ statusCode: 409, code: 'profile_malformed', message: expect.stringContaining('tools.mcp_servers.c++') });
+    }
+    // And the routes that read every file (copies check names against all of them) still work
+    expect((await post(`${API}/cpp-fine/duplicate`, {})).statusCode).toBe(201);
+    expect((await post(API, { name: 'After Cpp' })).statusCode).toBe(201);
+    expect((await post(`${API}/import`, { yaml: 'name: Imported Cpp\ntools:\n  mcp_servers:\n    "c++": 5\n' })).json()).toMatchObject({
+      statusCode: 400,
+      message: expect.stringContaining('tools.mcp_servers.c++:'),
+    });
   });
 
   it('ignores files whose names are not ids and files shadowing a built-in', async () => {

@@ -179,6 +179,8 @@ describe('Agent Profile REST', () => {
       ['service metadata', { name: 'X8', locked: false }, 'locked'],
       ['a missing name', { description: 'nameless' }, 'name'],
       ['a NUL in default_cwd', { name: 'X9', default_cwd: '/tmp/\u0000x' }, 'default_cwd'],
+      ['an unknown field named with regex syntax', { name: 'X10', '(': 1 }, '('],
+      ['an MCP server named with regex syntax that is not a mapping', { name: 'X11', tools: { mcp_servers: { 'c++': 5 } } }, 'tools.mcp_servers.c++'],
     ])('rejects %s with 400 naming the path', async (_what, body, path) => {
       const before = filesInDir();
       const res = await post(API, body);

@@ -170,11 +170,13 @@ function localSkills(value: unknown, files: ScanFiles, opts: ScanOptions, agentP
  * `paths` glob (re-emitted under the profile's name). Rules without exactly one glob have no profile form.
  */
 function pathRules(files: ScanFiles, id: string, used: string[], warnings: ScanWarnings): Array<{ glob: string; instruction: string }> {
-  const own = new RegExp(`^${id.replace(/[-]/g, '\\-')}-(\\d+)$`);
+  // The id comes from a file name in the scanned project: matched as a string prefix, never as a pattern.
+  const own = `${id}-`;
   const paths = [...files.keys()].filter((p) => RULE_FILE.test(p));
   const order = (p: string) => {
-    const m = own.exec((RULE_FILE.exec(p) as RegExpExecArray)[1]);
-    return m ? Number(m[1]) : Number.MAX_SAFE_INTEGER;
+    const name = (RULE_FILE.exec(p) as RegExpExecArray)[1];
+    const n = name.startsWith(own) ? name.slice(own.length) : '';
+    return /^\d+$/.test(n) ? Number(n) : Number.MAX_SAFE_INTEGER;
   };
   paths.sort((a, b) => order(a) - order(b) || a.localeCompare(b));
   const rules: Array<{ glob: string; instruction: string }> = [];

@@ -163,6 +163,34 @@ describe('scan: claude-code mapping details', () => {
     expect(zeta.profile.hooks).toEqual({ PreToolUse: [{ type: 'command', command: 'x', timeout: 60 }] });
   });
 
+  it('orders the own rule files of an agent named with regex syntax by number, matching its name as written', () => {
+    const rule = (glob: string, text: string) => `---\npaths: "${glob}"\n---\n${text}\n`;
+    // Given an agent c++ (which a pattern built from the name could not even compile) with numbered rules, and another rule
+    const cpp = scanProfile(
+      new Map([
+        ['.claude/agents/c++.md', '---\nname: c++\n---\n'],
+        ['.claude/rules/c++-2.md', rule('b/**', 'Second.')],
+        ['.claude/rules/c++-1.md', rule('a/**', 'First.')],
+        ['.claude/rules/cc-0.md', rule('c/**', 'Other.')],
+      ]),
+      'claude-code',
+    );
+    // Then its own rules come first in order of n, the other one after them with a warning
+    expect(cpp.profile.instructions.rules?.map((r) => r.instruction)).toEqual(['First.', 'Second.', 'Other.']);
+    expect(cpp.warnings.filter((w) => w.code === 'lossy').map((w) => w.path)).toEqual(['.claude/rules/cc-0.md']);
+    // And for an agent a.b, a rule axb-1 is not its own (the dot is a dot)
+    const dotted = scanProfile(
+      new Map([
+        ['.claude/agents/a.b.md', '---\nname: a.b\n---\n'],
+        ['.claude/rules/axb-1.md', rule('x/**', 'Not own.')],
+        ['.claude/rules/a.b-1.md', rule('y/**', 'Own.')],
+      ]),
+      'claude-code',
+    );
+    expect(dotted.profile.instructions.rules?.map((r) => r.instruction)).toEqual(['Own.', 'Not own.']);
+    expect(dotted.warnings.filter((w) => w.code === 'lossy').map((w) => w.path)).toEqual(['.claude/rules/axb-1.md']);
+  });
+
   it('refuses a project without runtime files, or without the named runtime\'s', () => {
     expect(invalid(() => scanProfile(new Map([['README.md', 'x']]), undefined))).toContain('no runtime files found');
     expect(invalid(() => scanProfile(new Map([['AGENTS.md', 'x']]), 'claude-code'))).toContain('no claude-code files');
