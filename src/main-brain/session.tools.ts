@@ -1,10 +1,14 @@
 import { DomainError } from '../common/domain-error';
+import { MAX_PAGE_LIMIT } from '../common/page';
 import { ProfilesService } from '../profiles/profiles.service';
 import { SessionsService } from '../sessions/sessions.service';
 import { PermissionRequest, pendingPermission } from '../sessions/session.events';
 import { SessionStatus } from '../sessions/session.status';
 import { deniedBy } from './permission-rules';
 import { ToolRegistry } from './tool-registry';
+
+/** Sessions list_sessions answers by default: live ones fit (at most BRAINSTEM_MAX_SESSIONS), and the latest exits. */
+const LIST_SESSIONS_LIMIT = 50;
 
 const sessionRef = { type: 'string', minLength: 1, maxLength: 100, description: 'A cs_ session id or its alias (w1, w2, …).' };
 
@@ -29,12 +33,17 @@ function brief(s: SessionStatus) {
  * denies: supervision never widens permissions.
  */
 export function registerSessionTools(registry: ToolRegistry, sessions: SessionsService, profiles: ProfilesService): void {
-  registry.register({
+  registry.register<{ limit?: number }>({
     name: 'list_sessions',
     audience: 'main_brain',
-    description: 'List coding sessions with their aliases (w1, w2, …), state (待处理/待授权/待拍板 labels), whether supervised, and what each waits for.',
-    parameters: { type: 'object', properties: {}, additionalProperties: false },
-    handler: () => ({ sessions: sessions.list().map(brief) }),
+    description:
+      'List coding sessions with their aliases (w1, w2, …), state (待处理/待授权/待拍板 labels), whether supervised, and what each waits for. ' +
+      `Live sessions first, then exited ones, latest exit first; at most limit (default ${LIST_SESSIONS_LIMIT}), with how many more were omitted.`,
+    parameters: { type: 'object', properties: { limit: { type: 'integer', minimum: 1, maximum: MAX_PAGE_LIMIT } }, additionalProperties: false },
+    handler: (a) => {
+      const { sessions: listed, omitted } = sessions.activeFirst(a.limit ?? LIST_SESSIONS_LIMIT);
+      return { sessions: listed.map(brief), omitted };
+    },
   });
 
   registry.register<{ session: string; text: string }>({
