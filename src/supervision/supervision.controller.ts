@@ -1,7 +1,7 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Sse } from '@nestjs/common';
 import { Observable, map } from 'rxjs';
 import { resumePoint } from '../journal/audit';
-import { CompleteRoundDto, AutonomousDto, RoundStreamQueryDto, ScopeDto } from './supervision.dto';
+import { CompleteRoundDto, AutonomousDto, RoundStreamQueryDto, RoundsQueryDto, ScopeDto } from './supervision.dto';
 import { AutonomousView, RoundView, ScopeResult, SupervisionService } from './supervision.service';
 
 type Status = { autonomous: AutonomousView | null };
@@ -28,8 +28,8 @@ export class SupervisionController {
   }
 
   @Get('session-os/main-brain/rounds')
-  rounds(): { rounds: RoundView[] } {
-    return { rounds: this.supervision.listRounds() };
+  rounds(@Query() q: RoundsQueryDto): { rounds: RoundView[]; next_cursor: string | null } {
+    return this.supervision.roundsPage(q);
   }
 
   @Sse('session-os/main-brain/rounds/stream')
