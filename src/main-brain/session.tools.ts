@@ -7,7 +7,7 @@ import { SessionStatus } from '../sessions/session.status';
 import { deniedBy } from './permission-rules';
 import { ToolRegistry } from './tool-registry';
 
-/** Sessions list_sessions answers by default: live ones fit (at most BRAINSTEM_MAX_SESSIONS), and the latest exits. */
+/** Sessions list_sessions answers by default: the live ones at the default cap (32), and room for the latest exits. */
 const LIST_SESSIONS_LIMIT = 50;
 
 const sessionRef = { type: 'string', minLength: 1, maxLength: 100, description: 'A cs_ session id or its alias (w1, w2, …).' };

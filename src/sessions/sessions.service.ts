@@ -3,7 +3,7 @@ import { statSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { DomainError } from '../common/domain-error';
-import { Page, pageOf } from '../common/page';
+import { pageOf } from '../common/page';
 import { CONFIG } from '../config/config.module';
 import { BrainstemConfig } from '../config/config.schema';
 import { ServiceUrl } from '../config/service-url';
@@ -169,14 +169,14 @@ export class SessionsService implements OnApplicationBootstrap, OnModuleDestroy,
     const matching = this.registry
       .list()
       .filter((a) => (query.state === undefined || a.state === query.state) && (query.excluded === undefined || a.context.excluded === query.excluded));
-    const page: Page<SessionActor> = pageOf(matching, aliasNumber, 'sessions', 'ascending', query);
+    const page = pageOf(matching, aliasNumber, 'sessions', 'ascending', query);
     return { sessions: page.items.map(toStatus), next_cursor: page.next_cursor };
   }
 
   /** What the main brain lists: live sessions in creation order, then exited ones, latest exit first; at most `limit`. */
   activeFirst(limit: number): { sessions: SessionStatus[]; omitted: number } {
     const all = this.registry.list();
-    const live = all.filter((a) => a.live);
+    const live = all.filter((a) => a.live).sort((a, b) => aliasNumber(a) - aliasNumber(b));
     const exited = all.filter((a) => !a.live).sort((a, b) => b.context.state_since - a.context.state_since);
     const ordered = [...live, ...exited];
     return { sessions: ordered.slice(0, limit).map(toStatus), omitted: Math.max(0, ordered.length - limit) };
