@@ -33,6 +33,7 @@ describe('configuration', () => {
     expect(c.main_brain).toEqual({ driver: 'stream', round_timeout_s: 600, command: null, webhook_url: null });
     expect(c.sessions.max_sessions).toBe(32);
     expect(c.plugins).toEqual([]);
+    expect(c.retention_s).toBe(86400);
   });
 
   it('when env vars are set, they win over the file, and flags win over env', () => {
@@ -66,6 +67,11 @@ describe('configuration', () => {
       'BRAINSTEM_SUPERVISION_STALL_THRESHOLD_S: expected an integer in 0..2147483647, got -5',
       'BRAINSTEM_MAIN_BRAIN_DRIVER: expected one of stream, command, webhook, got "telepathy"',
     ]);
+  });
+
+  it('takes a retention longer than a Node timer holds (its timer steps), and refuses none at all', () => {
+    expect(build({ BRAINSTEM_RETENTION_S: '31536000' }).retention_s).toBe(31536000);
+    expect(problemsOf(() => build({ BRAINSTEM_RETENTION_S: '0' }))).toEqual(['BRAINSTEM_RETENTION_S: expected an integer in 1..2147483647, got 0']);
   });
 
   it('refuses timer durations a Node timer cannot hold (longer ones fire at once)', () => {

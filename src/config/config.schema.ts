@@ -18,6 +18,8 @@ export interface BrainstemConfig {
   main_brain: { driver: MainBrainDriver; round_timeout_s: number; command: string | null; webhook_url: string | null };
   profiles: { dir: string };
   plugins: string[];
+  /** Seconds that exited sessions, ended rounds and converged workflow runs stay in memory (the journal keeps them). */
+  retention_s: number;
 }
 
 type KnobKind =
@@ -57,6 +59,8 @@ export const KNOBS: readonly Knob[] = [
   { path: 'main_brain.webhook_url', env: 'BRAINSTEM_MAIN_BRAIN_WEBHOOK_URL', kind: 'string', nullable: true },
   { path: 'profiles.dir', env: 'BRAINSTEM_PROFILES_DIR', kind: 'string' },
   { path: 'plugins', env: 'BRAINSTEM_PLUGINS', kind: 'list' },
+  // At least a second: a session a running workflow run holds is looked at again each retention period.
+  { path: 'retention_s', env: 'BRAINSTEM_RETENTION_S', kind: 'int', min: 1, max: INT32 },
 ];
 
 /** The command-line flag of a knob: BRAINSTEM_JOURNAL_DIR -> --journal-dir. */

@@ -33,6 +33,11 @@ export interface JournalOptions {
 const STREAM_NAME = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,199}$/;
 const EVENT_TYPE = /^[a-z][a-z0-9_.-]{0,99}$/;
 const PAGE = 4096;
+/**
+ * Stream versions kept in memory, the streams appended to most recently: one per stream ever appended to would grow
+ * with history (every session has its own). A stream not among them is looked up in storage before its append.
+ */
+export const VERSION_CACHE_STREAMS = 8192;
 
 interface PreparedEvent {
   type: string;
@@ -400,7 +405,16 @@ export class EventJournal implements Journal {
     }
     this.headSeq = seq;
     this.headHash = hash;
-    for (const [s, v] of versions) this.versions.set(s, v);
+    for (const [s, v] of versions) {
+      // Re-inserted, so the map's order is the order streams were last appended to.
+      this.versions.delete(s);
+      this.versions.set(s, v);
+    }
+    // Only here, between groups: a group's streams stay cached from its lookup to its write.
+    for (const s of this.versions.keys()) {
+      if (this.versions.size <= VERSION_CACHE_STREAMS) break;
+      this.versions.delete(s);
+    }
     accepted.forEach((p, i) => p.resolve({ version: results[i][results[i].length - 1].version, events: results[i] }));
     for (const out of results) for (const e of out) this.committed.next(e);
   }

@@ -1,6 +1,10 @@
+import { MAX_PAGE_LIMIT } from '../common/page';
 import { SessionsService } from '../sessions/sessions.service';
 import { SessionStatus } from '../sessions/session.status';
 import { ToolRegistry } from './tool-registry';
+
+/** Sessions list_sessions answers by default: the live ones at the default cap (32), and room for the latest exits. */
+const LIST_SESSIONS_LIMIT = 50;
 
 const sessionRef = { type: 'string', minLength: 1, maxLength: 100, description: 'A cs_ session id or its alias (w1, w2, …).' };
 
@@ -25,12 +29,17 @@ function brief(s: SessionStatus) {
  * allows what the session's profile denies (judged by SessionsService): supervision never widens permissions.
  */
 export function registerSessionTools(registry: ToolRegistry, sessions: SessionsService): void {
-  registry.register({
+  registry.register<{ limit?: number }>({
     name: 'list_sessions',
     audience: 'main_brain',
-    description: 'List coding sessions with their aliases (w1, w2, …), state (待处理/待授权/待拍板 labels), whether supervised, and what each waits for.',
-    parameters: { type: 'object', properties: {}, additionalProperties: false },
-    handler: () => ({ sessions: sessions.list().map(brief) }),
+    description:
+      'List coding sessions with their aliases (w1, w2, …), state (待处理/待授权/待拍板 labels), whether supervised, and what each waits for. ' +
+      `Live sessions first, then exited ones, latest exit first; at most limit (default ${LIST_SESSIONS_LIMIT}), with how many more were omitted.`,
+    parameters: { type: 'object', properties: { limit: { type: 'integer', minimum: 1, maximum: MAX_PAGE_LIMIT } }, additionalProperties: false },
+    handler: (a) => {
+      const { sessions: listed, omitted } = sessions.activeFirst(a.limit ?? LIST_SESSIONS_LIMIT);
+      return { sessions: listed.map(brief), omitted };
+    },
   });
 
   registry.register<{ session: string; text: string }>({

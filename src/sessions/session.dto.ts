@@ -19,6 +19,7 @@ import {
 } from 'class-validator';
 import { DomainError } from '../common/domain-error';
 import { describeValidationErrors } from '../http/http-errors';
+import { PageQueryDto } from '../http/page.dto';
 import { QueryInt } from '../http/query-int';
 import { PROFILE_ID_PATTERN } from '../profiles/profile.schema';
 import { JsonObject, PermissionDecision, ProgressStatus, SessionState } from './session.events';
@@ -89,7 +90,7 @@ export class CreateSessionDto {
   @IsOptional() @IsBoolean() excluded?: boolean;
 }
 
-export class ListSessionsQueryDto {
+export class ListSessionsQueryDto extends PageQueryDto {
   @IsOptional() @IsIn(SESSION_STATES) state?: SessionState;
   @IsOptional()
   @Transform(({ value }) => (value === 'true' ? true : value === 'false' ? false : value))

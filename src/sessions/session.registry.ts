@@ -3,7 +3,10 @@ import { EventBus } from '../bus/event-bus';
 import { NewDomainEvent } from '../bus/domain-event';
 import { DomainError } from '../common/domain-error';
 import { mapBounded } from '../common/map-bounded';
+import { pastRetention } from '../common/retention-queue';
+import { RetentionSweeper } from '../common/retention-sweeper';
 import { Journal } from '../journal/journal.port';
+import { SessionHolder } from '../supervision/session-directory.port';
 import { SessionActor } from './session.actor';
 import { SessionEnvStore } from './session-env.store';
 import {
@@ -29,40 +32,110 @@ export const SNAPSHOT_EVERY = 64;
  * one at a time, 0.63-1.0 s all at once). 4 to 64 at once measured alike.
  */
 export const REBUILD_WIDTH = 8;
+/** Every this many aliases assigned, the index of sessions in memory is snapshotted: boot reads only the tail after it. */
+export const INDEX_SNAPSHOT_EVERY = 64;
+
+/** The snapshot of stream `sessions`: the aliases numbered so far, and each session in memory with its retention clock (null while live). */
+interface SessionIndex {
+  alias_count: number;
+  sessions: Array<[string, number | null]>;
+}
+
+export interface RetentionOptions {
+  /** How long an exited session stays in memory; absent keeps every session. */
+  retention_s?: number;
+  now?: () => number;
+}
 
 /**
  * The session actors, rebuilt from the journal on boot (snapshot + tail, through the pure machine, so
  * replay never re-runs a side effect). Every accepted event is appended to `session-<id>` before the
- * actor adopts it; the bus publishes it once durable. The `sessions` stream indexes sessions and
- * numbers aliases, which are never reused. Env values stay out of the journal, in the SessionEnvStore, from
+ * actor adopts it; the bus publishes it once durable. The `sessions` stream numbers aliases, which are never
+ * reused; its snapshot indexes the sessions in memory, so boot rebuilds those and the ones numbered after it, not
+ * every session that ever was. An exited session leaves memory once its retention has passed (unless a holder
+ * still needs it); the journal keeps it. Env values stay out of the journal, in the SessionEnvStore, from
  * before the session is journaled until it exits.
  */
 export class SessionRegistry {
   private readonly actors = new Map<string, SessionActor>();
   private readonly byAlias = new Map<string, SessionActor>();
+  /** Sessions numbered whose creation is not journaled yet: the index must name them. */
+  private readonly numbered = new Set<string>();
   private aliasCount = 0;
   private aliasQueue: Promise<unknown> = Promise.resolve();
   private readonly logger = new Logger('sessions');
+  private readonly retention: RetentionSweeper;
+  private readonly holders: SessionHolder[] = [];
+  private readonly now: () => number;
+  /** The version of stream `sessions` the registry has seen, and the one its index was last snapshotted at. */
+  private indexVersion = 0;
+  private indexSaved = 0;
+  private indexWrites: Promise<void> = Promise.resolve();
+  private closed = false;
 
   constructor(
     private readonly journal: Journal,
     private readonly bus: EventBus,
     private readonly envs: SessionEnvStore,
-  ) {}
+    private readonly options: RetentionOptions = {},
+  ) {
+    this.now = options.now ?? Date.now;
+    const retentionMs = options.retention_s === undefined ? Infinity : options.retention_s * 1000;
+    this.retention = new RetentionSweeper(retentionMs, this.now, (ids) => this.evict(ids), () => this.saveIndex());
+  }
 
   async load(): Promise<void> {
     // One directory read, not one file read per session: most sessions in a long history have exited.
     const stored = new Set(await this.envs.list());
-    const assigned = (await this.journal.readStream(SESSIONS_STREAM))
-      .filter((e) => e.type === 'session.alias_assigned')
-      .map((e) => e.data as unknown as SessionAliasAssignedData);
-    for (const { number } of assigned) this.aliasCount = Math.max(this.aliasCount, number);
-    const actors = await mapBounded(assigned, REBUILD_WIDTH, async ({ session_id }) =>
-      this.rebuild(session_id, stored.has(session_id) ? await this.envs.load(session_id) : null),
-    );
-    for (const actor of actors) if (actor) this.add(actor);
+    const index = await this.journal.loadSnapshot<SessionIndex>(SESSIONS_STREAM);
+    const clocks = new Map<string, number | null>(index?.state.sessions ?? []);
+    this.aliasCount = index?.state.alias_count ?? 0;
+    this.indexVersion = this.indexSaved = index?.version ?? 0;
+    for (const e of await this.journal.readStream(SESSIONS_STREAM, this.indexVersion + 1)) {
+      this.indexVersion = e.version;
+      if (e.type !== 'session.alias_assigned') continue;
+      const { session_id, number } = e.data as unknown as SessionAliasAssignedData;
+      this.aliasCount = Math.max(this.aliasCount, number);
+      clocks.set(session_id, null);
+    }
+    // Sessions past retention when the index was written are not rebuilt: only the journal has them now.
+    const now = this.now();
+    const wanted = [...clocks].filter(([, since]) => since === null || !pastRetention(since, this.retention.queue.retentionMs, now));
+    const rebuilt = await mapBounded(wanted, REBUILD_WIDTH, async ([id, since]) => {
+      const actor = await this.rebuild(id, stored.has(id) ? await this.envs.load(id) : null);
+      return actor && { actor, since: actor.live ? null : (since ?? actor.context.state_since) };
+    });
+    const kept = rebuilt.filter((r) => r !== null).sort((a, b) => aliasNumber(a.actor) - aliasNumber(b.actor));
+    for (const { actor } of kept) this.add(actor);
+    // Retention clocks in time order; the first sweep (after start) lets go of those already past it.
+    const ended = kept.filter((r) => r.since !== null).sort((a, b) => (a.since as number) - (b.since as number));
+    for (const { actor, since } of ended) this.retention.ended(actor.id, since as number);
     // Values of sessions that exited, or whose creation never reached the journal (a crash in between).
     for (const id of stored) if (!this.actors.get(id)?.live) await this.envs.remove(id);
+    // The next boot starts here (a journal written before the index is read whole this once).
+    this.saveIndex();
+    await this.indexWrites;
+  }
+
+  /**
+   * Starts letting exited sessions go, once every holder has loaded what it holds (a holder loads after this
+   * registry: awaiting here would wait for it forever).
+   */
+  async startRetention(): Promise<void> {
+    await Promise.allSettled(this.holders.map((h) => h.loaded));
+    if (!this.closed) this.retention.start();
+  }
+
+  holdWhile(holder: SessionHolder): void {
+    this.holders.push(holder);
+  }
+
+  /** Stops the retention timer and snapshots the index, so the next boot reads no tail. */
+  async close(): Promise<void> {
+    this.closed = true;
+    this.retention.stop();
+    this.saveIndex();
+    await this.indexWrites;
   }
 
   /** Numbers the alias, then journals the session's creation. */
@@ -70,11 +143,12 @@ export class SessionRegistry {
     const alias = await this.assignAlias(input.id);
     const full: SessionInput = { ...input, alias };
     const hasEnv = Object.keys(full.env).length > 0;
-    if (hasEnv) await this.envs.save(full.id, full.env);
     let res: { version: number };
     try {
+      if (hasEnv) await this.envs.save(full.id, full.env);
       res = await this.bus.emit(sessionStream(input.id), [{ type: 'session.created', data: createdData(full) }], { expectedVersion: 'no_stream' });
     } catch (e) {
+      this.numbered.delete(full.id);
       if (hasEnv) await this.envs.remove(full.id).catch(() => undefined);
       throw e;
     }
@@ -90,10 +164,20 @@ export class SessionRegistry {
 
   get(idOrAlias: string): SessionActor {
     const actor = this.find(idOrAlias);
-    if (!actor) throw new DomainError('not_found', `no coding session ${JSON.stringify(idOrAlias)}`);
+    if (!actor) throw new DomainError('not_found', this.notFound(idOrAlias));
     return actor;
   }
 
+  /** Whether the session was numbered and has left memory can be told from an alias; from an id, only the journal could. */
+  private notFound(ref: string): string {
+    const s = this.options.retention_s;
+    const why = `exited sessions leave memory ${s} s after they exit (BRAINSTEM_RETENTION_S); the journal keeps their events (stream session-<id>)`;
+    const alias = /^w([1-9]\d{0,14})$/i.exec(ref);
+    if (s !== undefined && alias && Number(alias[1]) <= this.aliasCount) return `coding session ${ref.toLowerCase()} is no longer in memory: ${why}`;
+    return `no coding session ${JSON.stringify(ref)}${s === undefined ? '' : ` (${why})`}`;
+  }
+
+  /** The sessions in memory: every live one, and exited ones until their retention has passed. */
   list(): SessionActor[] {
     return [...this.actors.values()];
   }
@@ -119,6 +203,7 @@ export class SessionRegistry {
     const res = await this.bus.emit(sessionStream(actor.id), events, { expectedVersion: actor.version });
     actor.adopt(next, res.version);
     if (to === 'exited' && from !== 'exited') {
+      this.retention.ended(actor.id, event.at);
       await this.envs.remove(actor.id).catch((e: unknown) => this.logger.warn(`env of ${actor.id} not removed: ${(e as Error).message}`));
     }
     if (Math.floor(res.version / SNAPSHOT_EVERY) > Math.floor((res.version - events.length) / SNAPSHOT_EVERY)) this.snapshot(actor);
@@ -137,8 +222,11 @@ export class SessionRegistry {
       const number = this.aliasCount + 1;
       const alias = `w${number}`;
       const data: SessionAliasAssignedData = { session_id: sessionId, alias, number };
-      await this.bus.emit(SESSIONS_STREAM, [{ type: 'session.alias_assigned', data }]);
+      const res = await this.bus.emit(SESSIONS_STREAM, [{ type: 'session.alias_assigned', data }]);
       this.aliasCount = number;
+      this.indexVersion = res.version;
+      this.numbered.add(sessionId);
+      if (this.indexVersion - this.indexSaved >= INDEX_SNAPSHOT_EVERY) this.saveIndex();
       return alias;
     });
     this.aliasQueue = run.catch(() => undefined);
@@ -148,6 +236,40 @@ export class SessionRegistry {
   private add(actor: SessionActor): void {
     this.actors.set(actor.id, actor);
     this.byAlias.set(actor.context.alias, actor);
+    this.numbered.delete(actor.id);
+  }
+
+  /** Lets the sessions go, except those a holder still needs: their retention starts again. */
+  private evict(ids: string[]): string[] {
+    const held: string[] = [];
+    for (const id of ids) {
+      const actor = this.actors.get(id);
+      if (!actor) continue;
+      if (this.holders.some((h) => h.holds(id))) {
+        held.push(id);
+        continue;
+      }
+      this.actors.delete(id);
+      this.byAlias.delete(actor.context.alias);
+    }
+    return held;
+  }
+
+  /**
+   * Snapshots the index at the version seen: taken now, written in order after the writes before it, so a later
+   * index is never overwritten by an earlier one. It only spares boot reads: the tail after it is still replayed.
+   */
+  private saveIndex(): void {
+    if (this.indexVersion === 0) return;
+    const version = this.indexVersion;
+    const sessions: SessionIndex['sessions'] = [];
+    for (const a of this.actors.values()) sessions.push([a.id, a.live ? null : (this.retention.queue.clockOf(a.id) ?? a.context.state_since)]);
+    for (const id of this.numbered) sessions.push([id, null]);
+    const state: SessionIndex = { alias_count: this.aliasCount, sessions };
+    this.indexSaved = version;
+    this.indexWrites = this.indexWrites
+      .then(() => this.journal.saveSnapshot(SESSIONS_STREAM, { version, state }))
+      .catch((e: unknown) => this.logger.warn(`index snapshot failed: ${(e as Error).message}`));
   }
 
   /** `env`: the values kept outside the journal, if any. */
@@ -171,4 +293,9 @@ export class SessionRegistry {
     // An alias whose creation never reached the journal (crash in between) names no session.
     return snapshot ? new SessionActor(snapshot, version) : null;
   }
+}
+
+/** An alias's number (`w12` → 12): sessions in creation order. */
+export function aliasNumber(actor: SessionActor): number {
+  return Number(actor.context.alias.slice(1));
 }

@@ -14,7 +14,7 @@ export class SessionsController {
   }
 
   @Get()
-  list(@Query() query: ListSessionsQueryDto): SessionStatus[] {
+  list(@Query() query: ListSessionsQueryDto): { sessions: SessionStatus[]; next_cursor: string | null } {
     return this.sessions.list(query);
   }
 

@@ -43,7 +43,7 @@ import { PerTurnRuntime } from './runtimes/turn-conversation';
     {
       provide: SessionRegistry,
       useFactory: (journal: Journal, bus: EventBus, config: BrainstemConfig) =>
-        new SessionRegistry(journal, bus, new FileSessionEnvStore(join(config.journal.dir, 'session-env'))),
+        new SessionRegistry(journal, bus, new FileSessionEnvStore(join(config.journal.dir, 'session-env')), { retention_s: config.retention_s }),
       inject: [JOURNAL, EventBus, CONFIG],
     },
     SessionsService,

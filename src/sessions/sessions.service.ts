@@ -1,9 +1,10 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, OnModuleDestroy } from '@nestjs/common';
 import { statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { DomainError } from '../common/domain-error';
+import { pageOf } from '../common/page';
 import { CONFIG } from '../config/config.module';
 import { BrainstemConfig } from '../config/config.schema';
 import { ServiceUrl } from '../config/service-url';
@@ -20,7 +21,7 @@ import { CreateSessionDto, ListSessionsQueryDto, MAX_TEXT_BYTES, Signal, fitsTex
 import { ExitReason, JsonObject, PermissionDecision, PermissionRequest, SessionEvent, pendingPermission } from './session.events';
 import { SessionLog } from './session-log';
 import { CLOCK, Clock, ID_GENERATOR, IdGenerator } from './session.ports';
-import { SessionRegistry } from './session.registry';
+import { SessionRegistry, aliasNumber } from './session.registry';
 import { SessionStatus, toStatus } from './session.status';
 import { RuntimeCatalog } from './runtimes/runtime-catalog';
 import { PROCESS_RUNNER, ProcessRunner } from './runtimes/process-runner';
@@ -42,7 +43,7 @@ type EventBody<E extends SessionEvent = SessionEvent> = E extends SessionEvent ?
  * registry (journal first); side effects on workers happen only after their event is journaled.
  */
 @Injectable()
-export class SessionsService implements OnApplicationBootstrap, OnApplicationShutdown {
+export class SessionsService implements OnApplicationBootstrap, OnModuleDestroy, OnApplicationShutdown {
   private readonly logger = new Logger('sessions');
   private creating = 0;
 
@@ -64,6 +65,12 @@ export class SessionsService implements OnApplicationBootstrap, OnApplicationShu
     for (const actor of this.registry.list()) {
       if (actor.live) await actor.run(() => this.recover(actor));
     }
+    void this.registry.startRetention();
+  }
+
+  /** Before the journal closes: the index of sessions in memory is snapshotted for the next boot. */
+  onModuleDestroy(): Promise<void> {
+    return this.registry.close();
   }
 
   /** Workers outlive the service: let go of pipes and timers, never of the processes. */
@@ -163,11 +170,22 @@ export class SessionsService implements OnApplicationBootstrap, OnApplicationShu
     return { dir, ...claudeSessionConfig(doc, emitted.files, dir) };
   }
 
-  list(query: ListSessionsQueryDto = {}): SessionStatus[] {
-    return this.registry
+  /** A page of the sessions in memory, in creation order. */
+  list(query: ListSessionsQueryDto = {}): { sessions: SessionStatus[]; next_cursor: string | null } {
+    const matching = this.registry
       .list()
-      .filter((a) => (query.state === undefined || a.state === query.state) && (query.excluded === undefined || a.context.excluded === query.excluded))
-      .map(toStatus);
+      .filter((a) => (query.state === undefined || a.state === query.state) && (query.excluded === undefined || a.context.excluded === query.excluded));
+    const page = pageOf(matching, aliasNumber, 'sessions', 'ascending', query);
+    return { sessions: page.items.map(toStatus), next_cursor: page.next_cursor };
+  }
+
+  /** What the main brain lists: live sessions in creation order, then exited ones, latest exit first; at most `limit`. */
+  activeFirst(limit: number): { sessions: SessionStatus[]; omitted: number } {
+    const all = this.registry.list();
+    const live = all.filter((a) => a.live).sort((a, b) => aliasNumber(a) - aliasNumber(b));
+    const exited = all.filter((a) => !a.live).sort((a, b) => b.context.state_since - a.context.state_since);
+    const ordered = [...live, ...exited];
+    return { sessions: ordered.slice(0, limit).map(toStatus), omitted: Math.max(0, ordered.length - limit) };
   }
 
   status(idOrAlias: string): SessionStatus {
@@ -321,6 +339,7 @@ export class SessionsService implements OnApplicationBootstrap, OnApplicationShu
         return a ? view(a) : undefined;
       },
       setExcluded: (id, excluded, by) => this.setExcluded(id, excluded, by),
+      holdWhile: (holder) => this.registry.holdWhile(holder),
     };
   }
 

@@ -12,11 +12,20 @@ export interface SessionView {
   recoverable: boolean;
 }
 
+/** Keeps exited sessions in memory past their retention while it needs them (a running workflow run naming them). */
+export interface SessionHolder {
+  holds(sessionId: string): boolean;
+  /** Settles once the holder has loaded what it holds: no session is evicted before. */
+  loaded: Promise<unknown>;
+}
+
 export interface SessionDirectory {
+  /** The sessions in memory: every live one, and exited ones until their retention has passed. */
   list(): SessionView[];
   /** One session by cs_ id; undefined when unknown. */
   get(id: string): SessionView | undefined;
   setExcluded(id: string, excluded: boolean, actor: string): Promise<void>;
+  holdWhile(holder: SessionHolder): void;
 }
 
 export const SESSION_DIRECTORY = Symbol('SessionDirectory');

@@ -1,6 +1,6 @@
 import { map, takeUntil, timer } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
-import { WatchdogConfig, WatchedSession, cooldownKey, scanForStalls, watchdogTicks } from './stall-watchdog';
+import { WatchdogConfig, WatchedSession, cooldownKey, dropExpiredCooldowns, scanForStalls, watchdogTicks } from './stall-watchdog';
 
 const cfg: WatchdogConfig = {
   stall_watchdog_interval_s: 90,
@@ -31,6 +31,17 @@ describe('stall watchdog', () => {
       expect(scanForStalls(899 * S, [session({})], new Map(), cfg)).toEqual([]);
       expect(scanForStalls(5000 * S, [session({ state: 'working' }), session({ state: 'exited' })], new Map(), cfg)).toEqual([]);
       expect(scanForStalls(5000 * S, [session({ supervised: false })], new Map(), cfg)).toEqual([]);
+    });
+
+    it('given cooldowns, when one has run out, then it is dropped and the one still running is kept', () => {
+      const cooldowns = new Map([
+        [cooldownKey('cs_a', 'pending_decision'), 2700 * S],
+        [cooldownKey('cs_b', 'pending_handling'), 2701 * S],
+      ]);
+      dropExpiredCooldowns(cooldowns, 2700 * S);
+      expect([...cooldowns.keys()]).toEqual([cooldownKey('cs_b', 'pending_handling')]);
+      // What scanForStalls would have let fire anyway: a cooldown ending at `now` no longer holds.
+      expect(scanForStalls(2700 * S, [session({})], new Map(), cfg)).toHaveLength(1);
     });
 
     it('waits out the cooldown per (session, kind), and another kind is not held back', () => {

@@ -61,6 +61,11 @@ export function scanForStalls(
   return stalls;
 }
 
+/** Drops the cooldowns that have run out, so sessions that stalled once are not remembered for ever. */
+export function dropExpiredCooldowns(cooldownUntil: Map<string, number>, now: number): void {
+  for (const [key, until] of cooldownUntil) if (until <= now) cooldownUntil.delete(key);
+}
+
 /** Scan ticks: the first after the startup delay, then every interval; none when the interval is 0 or less. */
 export function watchdogTicks(config: WatchdogConfig, scheduler: SchedulerLike = asyncScheduler): Observable<number> {
   if (config.stall_watchdog_interval_s <= 0) return EMPTY;

@@ -4,7 +4,7 @@ import { AlsoAllowed } from '../auth/principals.guard';
 import { SseMessage, sseEvents } from '../journal/audit';
 import { JournalReader } from '../journal/journal.port';
 import { JOURNAL } from '../journal/journal.tokens';
-import { CompleteRoundDto, AutonomousDto, RoundStreamQueryDto, ScopeDto } from './supervision.dto';
+import { CompleteRoundDto, AutonomousDto, RoundStreamQueryDto, RoundsQueryDto, ScopeDto } from './supervision.dto';
 import { AutonomousView, RoundView, ScopeResult, SupervisionService, isRoundEvent } from './supervision.service';
 
 type Status = { autonomous: AutonomousView | null };
@@ -36,8 +36,8 @@ export class SupervisionController {
 
   @Get('session-os/main-brain/rounds')
   @AlsoAllowed('main_brain')
-  rounds(): { rounds: RoundView[] } {
-    return { rounds: this.supervision.listRounds() };
+  rounds(@Query() q: RoundsQueryDto): { rounds: RoundView[]; next_cursor: string | null } {
+    return this.supervision.roundsPage(q);
   }
 
   @Sse('session-os/main-brain/rounds/stream')

@@ -1,4 +1,5 @@
 import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min, ValidateIf } from 'class-validator';
+import { PageQueryDto } from '../http/page.dto';
 import { QueryInt } from '../http/query-int';
 import { MAX_TASK_HINT, MAX_TURNS_LIMIT } from './supervision.machine';
 
@@ -31,3 +32,6 @@ export class RoundStreamQueryDto {
   @IsOptional() @QueryInt() @IsInt() @Min(0)
   after_seq?: number;
 }
+
+/** A page of the rounds list. */
+export class RoundsQueryDto extends PageQueryDto {}

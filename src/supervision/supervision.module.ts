@@ -28,6 +28,7 @@ import { SupervisionService } from './supervision.service';
             restore_ttl_s: config.supervision.restore_ttl_s,
             round_timeout_s: config.main_brain.round_timeout_s,
             watchdog: config.supervision,
+            retention_s: config.retention_s,
           },
           Date.now,
           () => randomBytes(6).toString('hex'),
@@ -44,7 +45,9 @@ export class SupervisionModule implements OnApplicationBootstrap, OnModuleDestro
     return this.supervision.start();
   }
 
-  onModuleDestroy(): void {
+  /** Before the journal closes: the state is snapshotted, so the next boot reads no tail. */
+  onModuleDestroy(): Promise<void> {
     this.supervision.stop();
+    return this.supervision.saveSnapshot();
   }
 }

@@ -3,12 +3,15 @@ import { Observable, Subject, Subscription, defer, filter, from, switchMap, take
 import { SnapshotFrom, initialTransition, transition } from 'xstate';
 import { EventBus } from '../bus/event-bus';
 import { DomainError } from '../common/domain-error';
+import { PageRequest, pageOf } from '../common/page';
+import { pastRetention } from '../common/retention-queue';
+import { RetentionSweeper } from '../common/retention-sweeper';
 import { SerialQueue } from '../common/serial-queue';
 import { Journal, JournalEvent } from '../journal/journal.port';
 import { RoundDriver, streamDriver } from './round-driver.port';
 import { roundPrompt } from './round-prompt';
 import { SessionDirectory, SessionView } from './session-directory.port';
-import { Stall, WatchdogConfig, cooldownKey, scanForStalls, watchdogTicks } from './stall-watchdog';
+import { Stall, WatchdogConfig, cooldownKey, dropExpiredCooldowns, scanForStalls, watchdogTicks } from './stall-watchdog';
 import { decideRestore } from './supervision-restore';
 import { ScopeMode, planScope } from './supervision-scope';
 import { SupervisionEventMap, SupervisionJournalType, toMachineEvent } from './supervision.events';
@@ -27,6 +30,11 @@ import { classifySessionEvent } from './wake-triggers';
 import { wakeRounds } from './wake-pipeline';
 
 export const SUPERVISION_STREAM = 'supervision';
+/**
+ * The supervision state is snapshotted every this many events, or every as many events as rounds are kept if that is
+ * more (a snapshot holds them all, so its cost per event stays bounded); boot reads the snapshot and the tail after it.
+ */
+export const SNAPSHOT_EVERY = 256;
 
 /** The events of GET /session-os/main-brain/rounds/stream. */
 export const isRoundEvent = (e: JournalEvent): boolean => e.stream === SUPERVISION_STREAM && e.type.startsWith('round.');
@@ -37,6 +45,8 @@ export interface SupervisionSettings {
   round_timeout_s: number;
   /** The stall watchdog; absent means off (unit tests that do not exercise it). */
   watchdog?: WatchdogConfig;
+  /** How long an ended round stays in memory; absent keeps every round. */
+  retention_s?: number;
 }
 
 /** The seed's state object (enabled, turns_used, max_turns, task_hint) plus what DESIGN.md adds. */
@@ -83,6 +93,16 @@ interface Trigger {
 
 type Snapshot = SnapshotFrom<typeof supervisionMachine>;
 
+/** The snapshot of stream `supervision`: the machine, the rounds and stall cooldowns in memory, and when the stream last moved. */
+interface StoredSupervision {
+  value: Snapshot['value'];
+  context: SupervisionContext;
+  /** In the order they started, each with the seq of its round.started (its place in the list). */
+  rounds: Array<{ seq: number; round: RoundView }>;
+  cooldowns: Array<[string, number]>;
+  last_event_at: number;
+}
+
 const SYSTEM_REASON = (trigger: string, message: string | null = null): WakeReason =>
   wakeReason({ session_id: '-', alias: '-', trigger, state: null, message });
 
@@ -96,7 +116,15 @@ const reasonOf = (e: unknown): string => (e as Error)?.message ?? String(e);
 export class SupervisionService {
   private snap: Snapshot = initialTransition(supervisionMachine)[0];
   private version = 0;
+  /** The version of the last snapshot written, and the time of the newest supervision event. */
+  private snapshotVersion = 0;
+  private snapshotWrites: Promise<void> = Promise.resolve();
+  private lastEventAt = 0;
+  /** The rounds in memory, in the order they started: the one in flight, and ended ones until their retention has passed. */
   private readonly rounds = new Map<string, RoundView>();
+  /** Each round's seq of round.started: the list's order, and what its cursor names. */
+  private readonly roundSeqs = new Map<string, number>();
+  private readonly roundRetention: RetentionSweeper;
   private readonly roundEnded = new Map<string, Subject<RoundEnding>>();
   /** Until when each (session, stall kind) may not fire again; rebuilt from journaled stall events. */
   private readonly stallCooldowns = new Map<string, number>();
@@ -123,14 +151,32 @@ export class SupervisionService {
     private readonly now: () => number,
     private readonly newId: () => string,
     private readonly driver: RoundDriver = streamDriver,
-  ) {}
+  ) {
+    const retentionMs = settings.retention_s === undefined ? Infinity : settings.retention_s * 1000;
+    this.roundRetention = new RetentionSweeper(retentionMs, now, (ids) => {
+      for (const id of ids) {
+        this.rounds.delete(id);
+        this.roundSeqs.delete(id);
+      }
+      return [];
+    });
+  }
 
-  /** Rebuilds from the journal, applies the restore rule, then starts listening to session events. */
+  /**
+   * Rebuilds from the journal (the snapshot, then the events after it), applies the restore rule, then starts
+   * listening to session events.
+   */
   async start(): Promise<void> {
-    const events = await this.journal.readStream(SUPERVISION_STREAM);
-    for (const e of events) this.replay(e);
-    this.version = events.length;
-    await this.restore(events[events.length - 1]);
+    const stored = await this.journal.loadSnapshot<StoredSupervision>(SUPERVISION_STREAM);
+    if (stored) this.restoreSnapshot(stored.state);
+    this.version = this.snapshotVersion = stored?.version ?? 0;
+    for (const e of await this.journal.readStream(SUPERVISION_STREAM, this.version + 1)) {
+      this.replay(e);
+      this.version = e.version;
+    }
+    dropExpiredCooldowns(this.stallCooldowns, this.now());
+    this.roundRetention.start();
+    await this.restore();
     this.busSub = this.bus.events$
       .pipe(filter((e) => e.type.startsWith('session.')))
       .subscribe((e) => {
@@ -148,6 +194,7 @@ export class SupervisionService {
   /** One watchdog scan: stalled supervised sessions wake the main brain, each (session, kind) then cools down. */
   scanStalls(): Promise<Stall[]> {
     return this.queue.run(async () => {
+      dropExpiredCooldowns(this.stallCooldowns, this.now());
       if (!this.isOn() || !this.settings.watchdog) return [];
       const watched = this.sessions.list().map((s) => ({ ...s, supervised: s.active && !s.excluded }));
       const stalls = scanForStalls(this.now(), watched, this.stallCooldowns, this.settings.watchdog);
@@ -177,21 +224,69 @@ export class SupervisionService {
   stop(): void {
     this.busSub?.unsubscribe();
     this.stopPipeline();
+    this.roundRetention.stop();
     this.stop$.next();
+  }
+
+  /** Snapshots the state once the changes queued before are applied (at shutdown: the next boot then reads no tail). */
+  saveSnapshot(): Promise<void> {
+    return this.queue.run(() => {
+      if (this.version > this.snapshotVersion) this.snapshot();
+      return this.snapshotWrites;
+    });
   }
 
   private replay(e: JournalEvent): void {
     const ev = toMachineEvent(e.type, e.data, Date.parse(e.at));
     if (ev) this.snap = transition(supervisionMachine, this.snap, ev)[0];
+    this.lastEventAt = Date.parse(e.at);
     this.trackSideState(e);
   }
 
-  private async restore(last: JournalEvent | undefined): Promise<void> {
-    if (!this.isOn() || !last) return;
+  /**
+   * Takes the state as it is now (copies: round views change as rounds end) and writes it after the snapshots before
+   * it, so an earlier one never lands last. A failed write costs the next boot a longer tail, nothing else.
+   */
+  private snapshot(): void {
+    const now = this.now();
+    const state: StoredSupervision = {
+      value: this.snap.value,
+      context: this.snap.context,
+      rounds: [...this.rounds.values()].map((round) => ({ seq: this.roundSeqs.get(round.id) ?? 0, round: { ...round } })),
+      cooldowns: [...this.stallCooldowns].filter(([, until]) => until > now),
+      last_event_at: this.lastEventAt,
+    };
+    const version = this.version;
+    this.snapshotVersion = version;
+    this.snapshotWrites = this.snapshotWrites
+      .then(() => this.journal.saveSnapshot(SUPERVISION_STREAM, { version, state }))
+      .catch((e: unknown) => this.logger.warn(`snapshot failed: ${(e as Error).message}`));
+  }
+
+  /** The state a snapshot holds, less the rounds whose retention has passed since and the cooldowns that ran out. */
+  private restoreSnapshot(stored: StoredSupervision): void {
+    this.snap = supervisionMachine.resolveState({ value: stored.value, context: stored.context });
+    this.lastEventAt = stored.last_event_at;
+    for (const [key, until] of stored.cooldowns) this.stallCooldowns.set(key, until);
+    const now = this.now();
+    const ended: RoundView[] = [];
+    for (const { seq, round } of stored.rounds) {
+      const endedAt = round.ended_at === null ? null : Date.parse(round.ended_at);
+      if (endedAt !== null && pastRetention(endedAt, this.roundRetention.queue.retentionMs, now)) continue;
+      this.rounds.set(round.id, round);
+      this.roundSeqs.set(round.id, seq);
+      if (endedAt !== null) ended.push(round);
+    }
+    ended.sort((a, b) => Date.parse(a.ended_at as string) - Date.parse(b.ended_at as string));
+    for (const r of ended) this.roundRetention.ended(r.id, Date.parse(r.ended_at as string));
+  }
+
+  private async restore(): Promise<void> {
+    if (!this.isOn() || this.version === 0) return;
     const recoverable = this.sessions.list().filter((s) => s.active && !s.excluded && s.recoverable).length;
     const decision = decideRestore({
       now: this.now(),
-      last_seen_at: Math.max(Date.parse(last.at), await this.lastActivity()),
+      last_seen_at: Math.max(this.lastEventAt, await this.lastActivity()),
       restore_ttl_s: this.settings.restore_ttl_s,
       was_enabled: true,
       recoverable_supervised_workers: recoverable,
@@ -249,13 +344,24 @@ export class SupervisionService {
     return status.autonomous ? status : { ...status, scope: this.scopeLists() };
   }
 
+  /** The rounds in memory, newest first. */
   listRounds(): RoundView[] {
     return [...this.rounds.values()].reverse();
   }
 
+  /** A page of the rounds in memory, newest first. */
+  roundsPage(req: PageRequest = {}): { rounds: RoundView[]; next_cursor: string | null } {
+    const page = pageOf(this.rounds.values(), (r) => this.roundSeqs.get(r.id) ?? 0, 'rounds', 'descending', req);
+    return { rounds: page.items, next_cursor: page.next_cursor };
+  }
+
   getRound(id: string): RoundView {
     const r = this.rounds.get(id);
-    if (!r) throw new DomainError('not_found', `no round ${id}`);
+    if (!r) {
+      const s = this.settings.retention_s;
+      const why = s === undefined ? '' : ` (ended rounds leave memory ${s} s after they end, BRAINSTEM_RETENTION_S; the journal keeps them, stream supervision)`;
+      throw new DomainError('not_found', `no round ${id}${why}`);
+    }
     return r;
   }
 
@@ -355,8 +461,9 @@ export class SupervisionService {
     const ev = toMachineEvent(type, data, at);
     if (ev && !this.snap.can(ev)) throw new DomainError('conflict', `supervision cannot take ${type} now`);
     const { events } = await this.bus.emit(SUPERVISION_STREAM, [{ type, data } as never], { expectedVersion: this.version });
-    this.version++;
+    this.version = events[0].version;
     this.replay(events[0]);
+    if (this.version - this.snapshotVersion >= Math.max(SNAPSHOT_EVERY, this.rounds.size)) this.snapshot();
   }
 
   /** Rounds and stall cooldowns: what the journal records beside the machine state. */
@@ -371,6 +478,7 @@ export class SupervisionService {
       const { round } = d as unknown as SupervisionEventMap['round.started'];
       const c = this.snap.context;
       const prompt = roundPrompt({ round_id: round.id, reasons: round.reasons, task_hint: c.task_hint, turns_used: c.turns_used, max_turns: c.max_turns });
+      this.roundSeqs.set(round.id, e.seq);
       this.rounds.set(round.id, {
         id: round.id,
         turn: this.snap.context.turns_used,
@@ -400,6 +508,7 @@ export class SupervisionService {
     r.status = status;
     r.ended_at = at;
     r.summary = summary;
+    this.roundRetention.ended(r.id, Date.parse(at));
     const ended = this.roundEnded.get(r.id);
     if (status !== 'in_flight') ended?.next(status);
     ended?.complete();
@@ -518,11 +627,20 @@ export class SupervisionService {
     this.stopPipeline();
   }
 
+  /** Once the directory shows a session exited (or gone), what was kept about it here is not needed any more. */
+  private forgetExited(): void {
+    for (const id of this.exitSeen) if (!this.sessions.get(id)?.active) this.exitSeen.delete(id);
+    for (const id of this.lastWake.keys()) if (!this.sessions.get(id)?.active) this.lastWake.delete(id);
+  }
+
   private async onSessionEvent(e: JournalEvent): Promise<void> {
     if (!this.isOn()) return;
     const what = classifySessionEvent(e, (id) => this.sessions.get(id));
     if (!what) return;
-    if (what.kind === 'exit') this.exitSeen.add(what.session_id);
+    if (what.kind === 'exit') {
+      this.forgetExited();
+      this.exitSeen.add(what.session_id);
+    }
     if (what.kind === 'wake') {
       // A signal and the state change it causes are appended together (consecutive seqs): one reason, not two.
       // The signal is published before the session adopts the state, so the state change restates the

@@ -1,6 +1,6 @@
-import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { WorkflowRun } from './workflow-run';
-import { StartRunDto } from './workflows.dto';
+import { RunsQueryDto, StartRunDto } from './workflows.dto';
 import { WorkflowsService } from './workflows.service';
 
 @Controller('workflow-runs')
@@ -13,8 +13,8 @@ export class WorkflowsController {
   }
 
   @Get()
-  list(): { runs: WorkflowRun[] } {
-    return { runs: this.workflows.list() };
+  list(@Query() query: RunsQueryDto): { runs: WorkflowRun[]; next_cursor: string | null } {
+    return this.workflows.list(query);
   }
 
   @Get(':id')

@@ -1,6 +1,8 @@
-import { Module, OnApplicationBootstrap } from '@nestjs/common';
+import { Module, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { EventBus } from '../bus/event-bus';
+import { CONFIG } from '../config/config.module';
+import { BrainstemConfig } from '../config/config.schema';
 import { Journal } from '../journal/journal.port';
 import { JOURNAL } from '../journal/journal.tokens';
 import { SESSION_DIRECTORY, SessionDirectory } from '../supervision/session-directory.port';
@@ -15,9 +17,9 @@ import { WorkflowsService } from './workflows.service';
   providers: [
     {
       provide: WorkflowsService,
-      inject: [EventBus, JOURNAL, SupervisionService, SESSION_DIRECTORY],
-      useFactory: (bus: EventBus, journal: Journal, supervision: SupervisionService, sessions: SessionDirectory) =>
-        new WorkflowsService(bus, journal, supervision, sessions, Date.now, () => randomBytes(6).toString('hex')),
+      inject: [EventBus, JOURNAL, SupervisionService, SESSION_DIRECTORY, CONFIG],
+      useFactory: (bus: EventBus, journal: Journal, supervision: SupervisionService, sessions: SessionDirectory, config: BrainstemConfig) =>
+        new WorkflowsService(bus, journal, supervision, sessions, Date.now, () => randomBytes(6).toString('hex'), config.retention_s),
     },
   ],
 })

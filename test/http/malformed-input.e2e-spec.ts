@@ -205,7 +205,9 @@ describe('malformed input on every route', () => {
 
   it('given odd query values, then every route that takes a query answers 4xx or 2xx, never 5xx', async () => {
     const queries: Array<[string, string[]]> = [
-      ['/coding-sessions', ['state', 'excluded']],
+      ['/coding-sessions', ['state', 'excluded', 'limit', 'cursor']],
+      ['/session-os/main-brain/rounds', ['limit', 'cursor']],
+      ['/workflow-runs', ['limit', 'cursor']],
       [`/coding-sessions/${sessionId}/output`, ['tail']],
       ['/journal/events', ['after_seq', 'stream', 'type', 'limit']],
       ['/session-os/main-brain/messages', ['limit']],

@@ -1,6 +1,6 @@
 import { firstValueFrom, take, toArray } from 'rxjs';
 import { GENESIS_HASH, chainHash } from '../../src/journal/canonical-json';
-import { EventJournal } from '../../src/journal/event-journal';
+import { EventJournal, VERSION_CACHE_STREAMS } from '../../src/journal/event-journal';
 import { JournalConflictError, JournalError, JournalEvent } from '../../src/journal/journal.port';
 
 export interface JournalHarness {
@@ -141,6 +141,18 @@ export function journalContract(name: string, makeHarness: () => Promise<Journal
           expect(lost.reason).toBeInstanceOf(JournalConflictError);
         }
         expect(await journal.streamVersion('race')).toBe(21);
+      });
+
+      it('given more streams appended to than it keeps versions of, still checks and numbers a stream that fell out', async () => {
+        await journal.append('old', [ev('o.made'), ev('o.next')]);
+        // Every group has its own streams: the cache is trimmed between groups.
+        for (let from = 0; from <= VERSION_CACHE_STREAMS; from += 1000) {
+          await Promise.all(Array.from({ length: 1000 }, (_, i) => journal.append(`many-${from + i}`, [ev('m.made')])));
+        }
+        await expect(journal.append('old', [ev('o.stale')], { expectedVersion: 1 })).rejects.toMatchObject({ code: 'journal_conflict', actual: 2 });
+        const { events } = await journal.append('old', [ev('o.last')], { expectedVersion: 2 });
+        expect(events[0].version).toBe(3);
+        expect((await journal.verify()).ok).toBe(true);
       });
     });
 

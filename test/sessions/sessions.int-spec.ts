@@ -164,10 +164,11 @@ describe('coding sessions with real worker processes', () => {
     const included = await call('PATCH', `/${s.alias}/supervision`, { excluded: false });
     expect(included.body).toMatchObject({ excluded: false, supervised: true });
     const excluded = await call('GET', '?excluded=true');
-    expect((excluded.body as unknown as Status[]).some((x) => x.id === s.id)).toBe(false);
+    expect((excluded.body as unknown as { sessions: Status[] }).sessions.some((x) => x.id === s.id)).toBe(false);
     await call('PATCH', `/${s.id}/supervision`, { excluded: true });
-    const listed = (await call('GET', '?excluded=true&state=working')).body as unknown as Status[];
-    expect(listed.map((x) => x.id)).toContain(s.id);
+    const listed = (await call('GET', '?excluded=true&state=working')).body as unknown as { sessions: Status[]; next_cursor: string | null };
+    expect(listed.next_cursor).toBeNull();
+    expect(listed.sessions.map((x) => x.id)).toContain(s.id);
     const journal = t.app.get<Journal>(JOURNAL);
     const changes = (await journal.readStream(`session-${s.id}`)).filter((e) => e.type === 'session.exclusion_changed');
     expect(changes.map((e) => (e.data as { excluded: boolean }).excluded)).toEqual([false, true]);

@@ -1,5 +1,5 @@
 import { EventBus } from '../../src/bus/event-bus';
-import { SessionDirectory, SessionView } from '../../src/supervision/session-directory.port';
+import { SessionDirectory, SessionHolder, SessionView } from '../../src/supervision/session-directory.port';
 
 /**
  * A session directory for supervision tests that journals session events the way the sessions module
@@ -7,6 +7,7 @@ import { SessionDirectory, SessionView } from '../../src/supervision/session-dir
  */
 export class MemorySessionDirectory implements SessionDirectory {
   readonly sessions: SessionView[] = [];
+  readonly holders: SessionHolder[] = [];
 
   constructor(private readonly bus: EventBus) {}
 
@@ -23,6 +24,10 @@ export class MemorySessionDirectory implements SessionDirectory {
     const s: SessionView = { id, alias: `w${this.sessions.length + 1}`, state: 'working', state_since: Date.now(), excluded: false, active: true, recoverable: true, ...over };
     this.sessions.push(s);
     return s;
+  }
+
+  holdWhile(holder: SessionHolder): void {
+    this.holders.push(holder);
   }
 
   async setExcluded(id: string, excluded: boolean): Promise<void> {
