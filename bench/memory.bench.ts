@@ -6,8 +6,7 @@
 // count is run a second time with the filling process killed instead of shut down (no shutdown snapshot).
 // Prints figures, asserts nothing.
 import { spawnSync } from 'node:child_process';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
+import { gc } from './gc';
 import { EventJournal } from '../src/journal/event-journal';
 import { SessionRegistry } from '../src/sessions/session.registry';
 import { RuntimeCatalog } from '../src/sessions/runtimes/runtime-catalog';
@@ -19,14 +18,6 @@ import { tempDir } from '../test/support/temp-dir';
 const RETENTION_S = 1;
 const CONCURRENCY = 16;
 
-setFlagsFromString('--expose-gc');
-const gcOnce = runInNewContext('gc') as () => void;
-async function gc(): Promise<void> {
-  for (let i = 0; i < 4; i++) {
-    gcOnce();
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 const env = (dir: string, extra: Record<string, string> = {}) => ({
   BRAINSTEM_JOURNAL_DIR: dir,

@@ -4,8 +4,7 @@
 // service's event loop. Prints figures, asserts nothing.
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
+import { gc } from './gc';
 import { Worker } from 'node:worker_threads';
 import { EventBus } from '../src/bus/event-bus';
 import { RuntimeCatalog } from '../src/sessions/runtimes/runtime-catalog';
@@ -16,15 +15,6 @@ const SIGNALS = Number(process.argv[2] ?? 100_000);
 const SESSIONS = 1000;
 const CLIENTS = 50;
 
-setFlagsFromString('--expose-gc');
-const gcOnce = runInNewContext('gc') as () => void;
-/** Collects until the heap settles, so resident memory is not read while V8 still returns the warm-up's pages. */
-async function gc(): Promise<void> {
-  for (let i = 0; i < 4; i++) {
-    gcOnce();
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 interface LoadResult {
   requests: number;
@@ -43,7 +33,7 @@ interface LoadResult {
 const LOAD = `
 const { workerData, parentPort } = require('node:worker_threads');
 const net = require('node:net');
-const { url, method, bodies, total, clients } = workerData;
+const { url, method, bodies, total, clients, token } = workerData;
 const target = new URL(url);
 const lat = new Float64Array(total);
 let next = 0, failures = 0;
@@ -58,7 +48,9 @@ function connection() {
       if (i >= total) return sock.end(resolve);
       const path = bodies ? target.pathname.replace(':id', bodies[i % bodies.length].id) : target.pathname;
       const payload = bodies ? bodies[i % bodies.length].body : '';
-      const headers = payload ? 'content-type: application/json' + CRLF + 'content-length: ' + Buffer.byteLength(payload) + CRLF : '';
+      // Each worker signals with its own credential, as a real one does.
+      const auth = 'authorization: Bearer ' + (bodies ? bodies[i % bodies.length].token : token) + CRLF;
+      const headers = auth + (payload ? 'content-type: application/json' + CRLF + 'content-length: ' + Buffer.byteLength(payload) + CRLF : '');
       t0 = performance.now();
       sock.write(method + ' ' + path + ' HTTP/1.1' + CRLF + 'host: ' + target.host + CRLF + headers + CRLF + payload);
     };
@@ -93,9 +85,9 @@ function connection() {
 })();
 `;
 
-function load(url: string, method: string, total: number, bodies: { id: string; body: string }[] | null): Promise<LoadResult> {
+function load(url: string, method: string, total: number, token: string, bodies: { id: string; body: string; token: string }[] | null): Promise<LoadResult> {
   return new Promise((resolve, reject) => {
-    const w = new Worker(LOAD, { eval: true, workerData: { url, method, bodies, total, clients: CLIENTS } });
+    const w = new Worker(LOAD, { eval: true, workerData: { url, method, bodies, total, clients: CLIENTS, token } });
     w.once('message', (r: LoadResult) => {
       void w.terminate();
       resolve(r);
@@ -141,7 +133,7 @@ async function main(): Promise<void> {
   console.log(`sessions bench: ${SESSIONS} session actors, ${SIGNALS.toLocaleString('en-US')} signals, ${CLIENTS} concurrent HTTP clients (journal fsync ${sync === 'true' ? 'on' : 'off'})`);
 
   // Warm the HTTP path and the JIT before measuring memory and load.
-  await load(`${t.url}/api/v1/health`, 'GET', 5000, null);
+  await load(`${t.url}/api/v1/health`, 'GET', 5000, t.token, null);
   await gc();
   const before = process.memoryUsage();
   const ids: string[] = [];
@@ -157,15 +149,19 @@ async function main(): Promise<void> {
   const perActor = (k: 'rss' | 'heapUsed') => (after[k] - before[k]) / SESSIONS / 1024;
   console.log(`memory per idle session actor: ${perActor('rss').toFixed(1)} KB resident, ${perActor('heapUsed').toFixed(1)} KB heap (after gc; includes the journal's per-stream index)`);
 
-  const baseline = await load(`${t.url}/api/v1/health`, 'GET', SIGNALS, null);
+  const baseline = await load(`${t.url}/api/v1/health`, 'GET', SIGNALS, t.token, null);
   line('baseline GET /health', baseline);
 
   const statuses = ['working', 'completed', 'needs_review', 'working'];
-  const bodies = ids.map((id, i) => ({ id, body: JSON.stringify({ type: 'report_progress', status: statuses[i % statuses.length], message: `tick from ${i}` }) }));
+  const bodies = ids.map((id, i) => ({
+    id,
+    token: t.tokenOf({ worker: id }),
+    body: JSON.stringify({ type: 'report_progress', status: statuses[i % statuses.length], message: `tick from ${i}` }),
+  }));
   let published = 0;
   const counting = t.app.get(EventBus).ofType('session.progress').subscribe(() => published++);
   const server = serverLatency();
-  const signals = await load(`${t.url}/api/v1/coding-sessions/:id/signals`, 'POST', SIGNALS, bodies);
+  const signals = await load(`${t.url}/api/v1/coding-sessions/:id/signals`, 'POST', SIGNALS, t.token, bodies);
   const inService = server.stop();
   counting.unsubscribe();
   line('POST /coding-sessions/{id}/signals', signals);
