@@ -365,8 +365,11 @@ const claudeEnv = (baseUrl: string, home: string, bin?: string): Record<string, 
   beforeAll(async () => {
     symlinkSync(REAL_CLAUDE!, join(dirs.bin.path, 'claude'));
     const mcpConfig = join(dirs.home.path, 'brain-mcp.json');
-    // ${BRAINSTEM_URL}: claude expands it from the environment the command driver gives the brain.
-    writeFileSync(mcpConfig, JSON.stringify({ mcpServers: { brainstem: { type: 'http', url: '${BRAINSTEM_URL}/mcp' } } }));
+    // ${BRAINSTEM_URL} and the brain's own ${BRAINSTEM_TOKEN}: claude expands them from the environment the command driver gives the brain.
+    writeFileSync(
+      mcpConfig,
+      JSON.stringify({ mcpServers: { brainstem: { type: 'http', url: '${BRAINSTEM_URL}/mcp', headers: { Authorization: 'Bearer ${BRAINSTEM_TOKEN}' } } } }),
+    );
     // The command driver runs the brain through sh -c with the service's environment: the fake API's goes in front.
     const assignments = Object.entries(claudeEnv(await api.start(), dirs.home.path, dirs.bin.path)).map(([k, v]) => `${k}='${v}'`);
     api.releaseAll();
