@@ -196,7 +196,11 @@ const claudeEnv = (baseUrl: string, home: string, bin?: string): Record<string, 
       const env = await fakeModel((n) => (n === 1 ? { tool: 'Bash', input: { command: `touch ${marker}` } } : { text: `reply ${n}` }));
       api.releaseAll();
       const mcpConfig = join(dirs.home.path, `worker-mcp-${decision}.json`);
-      writeFileSync(mcpConfig, JSON.stringify({ mcpServers: { brainstem: { type: 'http', url: `${t.url}/mcp`, headers: { 'X-Brainstem-Session': '${BRAINSTEM_SESSION_ID}' } } } }));
+      // What a worker's MCP config holds: references to its own session and credential, expanded by claude from its environment.
+      writeFileSync(
+        mcpConfig,
+        JSON.stringify({ mcpServers: { brainstem: { type: 'http', url: `${t.url}/mcp`, headers: { 'X-Brainstem-Session': '${BRAINSTEM_SESSION_ID}', Authorization: 'Bearer ${BRAINSTEM_TOKEN}' } } } }),
+      );
       const args = ['-p', 'deploy it', '--permission-prompt-tool', 'mcp__brainstem__permission_prompt', '--mcp-config', mcpConfig];
       const started = await call('POST', '', { cwd: dirs.cwd.path, command: 'claude', args, env });
       expect(started.status).toBe(201);
