@@ -27,7 +27,9 @@ const REAL_CODEX = process.env.BRAINSTEM_REAL_CODEX;
 
   beforeAll(async () => {
     symlinkSync(REAL_CODEX!, join(bin.path, 'codex'));
-    t = await startTestApp({}, { listen: true });
+    // The profile's own MCP server in the rule checks is this service's /mcp reached with no credential (the main
+    // brain's tools), which takes BRAINSTEM_AUTH=off. Workers still send their own credential, and a wrong one is refused.
+    t = await startTestApp({ BRAINSTEM_AUTH: 'off' }, { listen: true });
   });
   afterEach(async () => {
     homes.cleanUp();

@@ -35,7 +35,9 @@ const PLAN_MODE_TOOLS = ['read_file', 'glob', 'grep_search', 'list_directory', '
     symlinkSync(REAL_GEMINI!, join(bin.path, 'gemini'));
     mkdirSync(join(home.path, '.gemini'));
     writeFileSync(join(home.path, '.gemini', 'settings.json'), JSON.stringify({ security: { auth: { selectedType: 'gemini-api-key' } } }));
-    t = await startTestApp({}, { listen: true });
+    // The profile's own MCP server in the rule checks is this service's /mcp reached with no credential (the main
+    // brain's tools), which takes BRAINSTEM_AUTH=off. Workers still send their own credential, and a wrong one is refused.
+    t = await startTestApp({ BRAINSTEM_AUTH: 'off' }, { listen: true });
   });
   afterEach(async () => api?.close());
   afterAll(async () => {
@@ -76,7 +78,8 @@ const PLAN_MODE_TOOLS = ['read_file', 'glob', 'grep_search', 'list_directory', '
    * `sessionId` would run it: its exit code and output.
    */
   async function headless(dir: string, sessionId = '', reply?: (n: number) => GeminiReply): Promise<{ code: number | null; output: string }> {
-    const env = { ...process.env, ...(await geminiEnv(reply)), GEMINI_CLI_TRUST_WORKSPACE: 'true', BRAINSTEM_SESSION_ID: sessionId };
+    const worker = sessionId ? { BRAINSTEM_SESSION_ID: sessionId, BRAINSTEM_TOKEN: t.tokenOf({ worker: sessionId }) } : {};
+    const env = { ...process.env, ...(await geminiEnv(reply)), GEMINI_CLI_TRUST_WORKSPACE: 'true', ...worker };
     const child = spawn(REAL_GEMINI!, ['--output-format', 'stream-json', ...MODEL], { cwd: dir, env });
     let output = '';
     child.stdout.on('data', (c: Buffer) => (output += c.toString('utf8')));
