@@ -1,6 +1,5 @@
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
-import Ajv from 'ajv';
 import { load } from 'js-yaml';
 import { parse as parseToml } from 'smol-toml';
 import { EMIT_RUNTIMES, EmitResult, emitProfile } from '../../src/profiles/emitters';
@@ -11,16 +10,6 @@ import { BUILTIN_TEMPLATES } from '../../src/profiles/templates';
  * test/fixtures/golden/<runtime>/<template>/. Regenerate with UPDATE_GOLDEN=1 (then review the diff by eye).
  */
 const GOLDEN = join(__dirname, '../fixtures/golden');
-/**
- * The published Claude Code settings schema (SchemaStore's claude-code-settings.json). It cannot be
- * committed here (its only source is a stored copy whose code stays out of commits, and no npm package
- * ships it), so the check runs where it is provided: in shared/schemas/ beside the checkout (as CI has
- * shared/), or locally in test/fixtures/vendor/ (git-ignored).
- */
-const SCHEMA = [
-  join(__dirname, '../../../shared/schemas/claude-code-settings.json'),
-  join(__dirname, '../fixtures/vendor/claude-code-settings.schema.json'),
-].find((p) => existsSync(p));
 const UPDATE = process.env.UPDATE_GOLDEN === '1';
 const CTX = { serviceUrl: 'http://127.0.0.1:4820', skills: [] };
 const WARNINGS_FILE = 'warnings.json';
@@ -84,13 +73,6 @@ describe.each(EMIT_RUNTIMES.map((r) => [r]))('golden files: %s', (runtime) => {
           url: 'http://127.0.0.1:4820/mcp',
           headers: { 'X-Brainstem-Session': '${BRAINSTEM_SESSION_ID}', Authorization: 'Bearer ${BRAINSTEM_TOKEN}' },
         });
-      });
-
-      (SCHEMA ? it : it.skip)('.claude/settings.json validates against the Claude Code settings schema (ajv)', () => {
-        const ajv = new Ajv({ strict: false, allErrors: true });
-        const validate = ajv.compile(JSON.parse(readFileSync(SCHEMA as string, 'utf8')) as object);
-        const settings = JSON.parse(result.files.find((f) => f.path === '.claude/settings.json')!.content) as unknown;
-        expect(validate(settings) ? [] : validate.errors).toEqual([]);
       });
     }
 
