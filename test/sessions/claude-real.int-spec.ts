@@ -27,6 +27,9 @@ const claudeEnv = (baseUrl: string, home: string, bin?: string): Record<string, 
   ANTHROPIC_BASE_URL: baseUrl,
   ANTHROPIC_API_KEY: 'sk-ant-fake',
   CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+  // How long claude waits for an MCP server to start: on a loaded machine the stdio bridge (TypeScript through swc
+  // when dist/ holds no build) can take longer than claude's default, and claude then goes on without its tools.
+  MCP_TIMEOUT: '60000',
 });
 
 (REAL_CLAUDE ? describe : describe.skip)('claude-code sessions with a real claude', () => {
