@@ -162,6 +162,14 @@ const SIGNALS = {
 export type SignalType = keyof typeof SIGNALS;
 export type Signal = { [K in SignalType]: InstanceType<(typeof SIGNALS)[K]> }[SignalType];
 
+/** A session request made in code (the main brain's start_session), held to the same rules as POST /coding-sessions. */
+export function parseCreateSession(body: object): CreateSessionDto {
+  const dto = plainToInstance(CreateSessionDto, body);
+  const errors = validateSync(dto, { whitelist: true, forbidNonWhitelisted: true });
+  if (errors.length > 0) throw new DomainError('invalid_input', describeValidationErrors(errors).join('; '));
+  return dto;
+}
+
 /** The signals body is a union discriminated by `type`: the DTO is chosen by it, then validated strictly. */
 export function parseSignal(body: unknown): Signal {
   const types = Object.keys(SIGNALS).join(', ');

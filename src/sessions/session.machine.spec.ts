@@ -90,6 +90,27 @@ describe('session machine', () => {
     expect(stateOf(s)).toBe('pending_handling');
   });
 
+  it('keeps the latest turn result, superseded or not, and none from a turn that reported none', () => {
+    // Given a started session
+    const clock = simulatedClock();
+    let s = apply(createSession(input()), clock, started);
+    expect(s.context.last_result).toBeNull();
+    // When turns end with results, the last one with none
+    s = apply(s, clock, { type: 'session.message_dispatched', text: 'next' });
+    s = apply(s, clock, { type: 'session.turn_ended', result: 'first answer', superseded: true });
+    expect(s.context.last_result).toBe('first answer');
+    s = apply(s, clock, { type: 'session.turn_ended', result: 'second answer' });
+    expect(s.context.last_result).toBe('second answer');
+    // Then a snapshot keeps it, and one written before results were kept restores with none
+    expect(restoreSession(JSON.parse(JSON.stringify(storeSession(s)))).context.last_result).toBe('second answer');
+    const { last_result, ...old } = storeSession(s).context;
+    expect(last_result).toBe('second answer');
+    expect(restoreSession({ value: 'pending_handling', context: old as typeof s.context }).context.last_result).toBeNull();
+    s = apply(s, clock, { type: 'session.message_dispatched', text: 'again' });
+    s = apply(s, clock, { type: 'session.turn_ended', result: null });
+    expect(s.context.last_result).toBeNull();
+  });
+
   it('when a permission is requested, is pending_authorization with tool and input; only that request resolves it', () => {
     const clock = simulatedClock();
     let s = apply(createSession(input()), clock, started, {

@@ -18,6 +18,8 @@ export interface SessionContext extends SessionInput {
   runtime_session_id: string | null;
   attachment: Attachment;
   last_progress: LastProgress | null;
+  /** What the worker's latest turn reported as its result (null when that turn reported none). */
+  last_result: string | null;
   pending: Pending | null;
   /**
    * Permission requests raised while another is pending (claude asks for parallel tool calls at once), in
@@ -56,8 +58,8 @@ const LIVE = {
   'session.blocked': { target: 'pending_handling', actions: ['blocked', 'touch'] },
   'session.asked_human': { target: 'pending_decision', actions: ['askedHuman', 'touch'] },
   'session.turn_ended': [
-    { guard: 'supersededTurn', actions: 'touch' },
-    { target: 'pending_handling', actions: ['clearPending', 'touch'] },
+    { guard: 'supersededTurn', actions: ['turnResult', 'touch'] },
+    { target: 'pending_handling', actions: ['turnResult', 'clearPending', 'touch'] },
   ],
   'session.permission_requested': { target: 'pending_authorization', actions: ['permissionRequested', 'touch'] },
   // A resumed runtime restarts between turns: it waits for an instruction, its old prompt is gone.
@@ -77,6 +79,7 @@ function contextFor(input: SessionInput): SessionContext {
     runtime_session_id: null,
     attachment: 'none',
     last_progress: null,
+    last_result: null,
     pending: null,
     queued_permissions: [],
     state_since: input.created_at,
@@ -131,6 +134,10 @@ export const sessionMachine = setup({
     runtimeSession: assign(({ event }) => {
       const e = of(event, 'session.runtime_session_assigned');
       return e ? { runtime_session_id: e.runtime_session_id } : {};
+    }),
+    turnResult: assign(({ event }) => {
+      const e = of(event, 'session.turn_ended');
+      return e ? { last_result: e.result } : {};
     }),
     progress: assign(({ event }) => {
       const e = of(event, 'session.progress');
@@ -274,7 +281,9 @@ export function decide(snapshot: SessionSnapshot, event: SessionEvent): SessionS
 export function restoreSession(stored: StoredSession, env: Record<string, string> | null = null): SessionSnapshot {
   // Snapshots written before permissions queued have no queue.
   const queued_permissions = stored.context.queued_permissions ?? [];
-  return sessionMachine.resolveState({ value: stored.value, context: { ...stored.context, queued_permissions, env: env ?? stored.context.env } });
+  // Nor a turn's result.
+  const last_result = stored.context.last_result ?? null;
+  return sessionMachine.resolveState({ value: stored.value, context: { ...stored.context, queued_permissions, last_result, env: env ?? stored.context.env } });
 }
 
 /** Snapshots are journal storage too, so they leave out the env values, as `session.created` does. */

@@ -46,6 +46,8 @@ type EventBody<E extends SessionEvent = SessionEvent> = E extends SessionEvent ?
 export class SessionsService implements OnApplicationBootstrap, OnModuleDestroy, OnApplicationShutdown {
   private readonly logger = new Logger('sessions');
   private creating = 0;
+  /** Set by supervision: under scope `only`, a session is created excluded unless its request says otherwise. */
+  private newSessionsExcluded = false;
 
   constructor(
     @Inject(CONFIG) private readonly config: BrainstemConfig,
@@ -125,7 +127,7 @@ export class SessionsService implements OnApplicationBootstrap, OnModuleDestroy,
         ...(config?.env ? { profile_env: config.env } : {}),
         permission_deny: denyRules(doc),
         env: userEnv,
-        excluded: dto.excluded ?? false,
+        excluded: dto.excluded ?? this.newSessionsExcluded,
         created_at: this.clock.now(),
       });
     } catch (e) {
@@ -321,6 +323,12 @@ export class SessionsService implements OnApplicationBootstrap, OnModuleDestroy,
     return { id: actor.id, alias: actor.context.alias, lines: this.logOf(actor).tail(tail) };
   }
 
+  /** The output's tail and the last turn result (read_session_output). */
+  outputAndResult(idOrAlias: string, tail: number): { id: string; alias: string; lines: string[]; last_result: string | null } {
+    const actor = this.registry.get(idOrAlias);
+    return { ...this.output(actor.id, tail), last_result: actor.context.last_result };
+  }
+
   /** What supervision reads. Every live session after boot is one whose worker was recovered. */
   directory(): SessionDirectory {
     const view = (a: SessionActor): SessionView => ({
@@ -331,6 +339,7 @@ export class SessionsService implements OnApplicationBootstrap, OnModuleDestroy,
       excluded: a.context.excluded,
       active: a.live,
       recoverable: a.live,
+      last_result: a.context.last_result,
     });
     return {
       list: (): SessionView[] => this.registry.list().map(view),
@@ -340,6 +349,13 @@ export class SessionsService implements OnApplicationBootstrap, OnModuleDestroy,
       },
       setExcluded: (id, excluded, by) => this.setExcluded(id, excluded, by),
       holdWhile: (holder) => this.registry.holdWhile(holder),
+      outputTail: (id, lines) => {
+        const a = this.registry.find(id);
+        return a ? this.logOf(a).tail(lines) : [];
+      },
+      excludeNewSessions: (excluded) => {
+        this.newSessionsExcluded = excluded;
+      },
     };
   }
 

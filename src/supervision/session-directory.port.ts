@@ -10,6 +10,8 @@ export interface SessionView {
   active: boolean;
   /** The worker survived a service restart (alive with the same start time, or resumable). */
   recoverable: boolean;
+  /** What the worker's latest turn reported as its result; null when it reported none (or no turn ended yet). */
+  last_result: string | null;
 }
 
 /** Keeps exited sessions in memory past their retention while it needs them (a running workflow run naming them). */
@@ -26,6 +28,10 @@ export interface SessionDirectory {
   get(id: string): SessionView | undefined;
   setExcluded(id: string, excluded: boolean, actor: string): Promise<void>;
   holdWhile(holder: SessionHolder): void;
+  /** The last lines of a session's output; none for an unknown session. */
+  outputTail(id: string, lines: number): string[];
+  /** Whether sessions created from now on start excluded from supervision (scope `only`), unless their request says. */
+  excludeNewSessions(excluded: boolean): void;
 }
 
 export const SESSION_DIRECTORY = Symbol('SessionDirectory');

@@ -1,3 +1,4 @@
+import { ScopeMode } from './supervision-scope';
 import { ClosedReason, RoundInFlight, RoundOutcome, StartedBy, SupervisionEvent, WakeReason } from './supervision.machine';
 
 /** Journaled supervision events (stream `supervision`), each one accepted machine event. */
@@ -10,6 +11,8 @@ export interface SupervisionEventMap {
   'round.timed_out': { round_id: string };
   'round.interrupted': { round_id: string; reasons: WakeReason[] };
   'supervision.stall_detected': { session_id: string; kind: string; stalled_for_s: number; cooldown_until: number };
+  /** A scope mode other than invert: it decides whether sessions created later are supervised. */
+  'supervision.scope_set': { mode: ScopeMode };
 }
 
 export type SupervisionJournalType = keyof SupervisionEventMap;

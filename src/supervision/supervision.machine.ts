@@ -34,6 +34,16 @@ export interface RoundInFlight {
   started_at: number;
   deadline_at: number;
   reasons: WakeReason[];
+  /** What each woken session last reported, taken when the round started; absent in rounds journaled before. */
+  evidence?: WorkerEvidence[];
+}
+
+/** A woken session's last turn result, or else the tail of its output: worker text, bounded. */
+export interface WorkerEvidence {
+  session_id: string;
+  alias: string;
+  kind: 'turn_result' | 'output_tail' | 'nothing';
+  text: string;
 }
 
 export interface SupervisionContext {

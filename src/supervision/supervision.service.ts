@@ -9,7 +9,7 @@ import { RetentionSweeper } from '../common/retention-sweeper';
 import { SerialQueue } from '../common/serial-queue';
 import { Journal, JournalEvent } from '../journal/journal.port';
 import { RoundDriver, streamDriver } from './round-driver.port';
-import { roundPrompt } from './round-prompt';
+import { roundPrompt, workerEvidence } from './round-prompt';
 import { SessionDirectory, SessionView } from './session-directory.port';
 import { Stall, WatchdogConfig, cooldownKey, dropExpiredCooldowns, scanForStalls, watchdogTicks } from './stall-watchdog';
 import { decideRestore } from './supervision-restore';
@@ -22,6 +22,7 @@ import {
   StartedBy,
   SupervisionContext,
   WakeReason,
+  WorkerEvidence,
   supervisionMachine,
   taskHintProblem,
   wakeReason,
@@ -101,6 +102,8 @@ interface StoredSupervision {
   rounds: Array<{ seq: number; round: RoundView }>;
   cooldowns: Array<[string, number]>;
   last_event_at: number;
+  /** The last scope mode set other than invert; absent in snapshots written before it was kept. */
+  scope_mode?: ScopeMode;
 }
 
 const SYSTEM_REASON = (trigger: string, message: string | null = null): WakeReason =>
@@ -128,6 +131,8 @@ export class SupervisionService {
   private readonly roundEnded = new Map<string, Subject<RoundEnding>>();
   /** Until when each (session, stall kind) may not fire again; rebuilt from journaled stall events. */
   private readonly stallCooldowns = new Map<string, number>();
+  /** The last scope mode set (invert aside): under `only`, sessions created later are not supervised. */
+  private scopeMode: ScopeMode = 'all';
   /** Each session's latest wake-up and its seq: the state change a signal causes follows it at the next seq. */
   private readonly lastWake = new Map<string, { seq: number; reason: WakeReason }>();
   /**
@@ -175,6 +180,7 @@ export class SupervisionService {
       this.version = e.version;
     }
     dropExpiredCooldowns(this.stallCooldowns, this.now());
+    this.sessions.excludeNewSessions(this.scopeMode === 'only');
     this.roundRetention.start();
     await this.restore();
     this.busSub = this.bus.events$
@@ -255,6 +261,7 @@ export class SupervisionService {
       rounds: [...this.rounds.values()].map((round) => ({ seq: this.roundSeqs.get(round.id) ?? 0, round: { ...round } })),
       cooldowns: [...this.stallCooldowns].filter(([, until]) => until > now),
       last_event_at: this.lastEventAt,
+      scope_mode: this.scopeMode,
     };
     const version = this.version;
     this.snapshotVersion = version;
@@ -267,6 +274,7 @@ export class SupervisionService {
   private restoreSnapshot(stored: StoredSupervision): void {
     this.snap = supervisionMachine.resolveState({ value: stored.value, context: stored.context });
     this.lastEventAt = stored.last_event_at;
+    this.scopeMode = stored.scope_mode ?? 'all';
     for (const [key, until] of stored.cooldowns) this.stallCooldowns.set(key, until);
     const now = this.now();
     const ended: RoundView[] = [];
@@ -447,6 +455,11 @@ export class SupervisionService {
   private async applyScope(mode: ScopeMode, ids: readonly string[], actor: string): Promise<ScopeResult> {
     const plan = planScope(mode, ids, this.sessions.list());
     for (const c of plan.changes) await this.sessions.setExcluded(c.id, c.excluded, actor);
+    // invert flips the sessions named and leaves the rule for sessions created later as it was.
+    if (mode !== 'invert' && mode !== this.scopeMode) {
+      await this.apply('supervision.scope_set', { mode });
+      this.sessions.excludeNewSessions(mode === 'only');
+    }
     return { mode, ...this.scopeLists(), unknown_ids: plan.unknown_ids };
   }
 
@@ -469,6 +482,10 @@ export class SupervisionService {
   /** Rounds and stall cooldowns: what the journal records beside the machine state. */
   private trackSideState(e: JournalEvent): void {
     const d = e.data as Record<string, unknown>;
+    if (e.type === 'supervision.scope_set') {
+      this.scopeMode = (d as unknown as SupervisionEventMap['supervision.scope_set']).mode;
+      return;
+    }
     if (e.type === 'supervision.stall_detected') {
       const st = d as unknown as SupervisionEventMap['supervision.stall_detected'];
       this.stallCooldowns.set(cooldownKey(st.session_id, st.kind as Stall['kind']), st.cooldown_until);
@@ -477,7 +494,14 @@ export class SupervisionService {
     if (e.type === 'round.started') {
       const { round } = d as unknown as SupervisionEventMap['round.started'];
       const c = this.snap.context;
-      const prompt = roundPrompt({ round_id: round.id, reasons: round.reasons, task_hint: c.task_hint, turns_used: c.turns_used, max_turns: c.max_turns });
+      const prompt = roundPrompt({
+        round_id: round.id,
+        reasons: round.reasons,
+        evidence: round.evidence,
+        task_hint: c.task_hint,
+        turns_used: c.turns_used,
+        max_turns: c.max_turns,
+      });
       this.roundSeqs.set(round.id, e.seq);
       this.rounds.set(round.id, {
         id: round.id,
@@ -543,6 +567,7 @@ export class SupervisionService {
             started_at: at,
             deadline_at: at + this.settings.round_timeout_s * 1000,
             reasons,
+            evidence: this.evidenceOf(reasons),
           };
           await this.apply('round.started', { round });
           const ended = new Subject<RoundEnding>();
@@ -594,6 +619,17 @@ export class SupervisionService {
         },
       )
       .finally(() => sub.unsubscribe());
+  }
+
+  /** Each woken session's last turn result or output tail, once per session, taken as the round starts (and journaled with it). */
+  private evidenceOf(reasons: readonly WakeReason[]): WorkerEvidence[] {
+    const ids = new Set(reasons.map((r) => r.session_id).filter((id) => id !== '-'));
+    const evidence: WorkerEvidence[] = [];
+    for (const id of ids) {
+      const s = this.sessions.get(id);
+      if (s) evidence.push(workerEvidence(s, (lines) => this.sessions.outputTail(id, lines)));
+    }
+    return evidence;
   }
 
   private async endDelivered(id: string, summary: string, what: string): Promise<void> {

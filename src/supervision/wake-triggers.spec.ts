@@ -2,7 +2,7 @@ import { JournalEvent } from '../journal/journal.port';
 import { SessionView } from './session-directory.port';
 import { classifySessionEvent } from './wake-triggers';
 
-const view: SessionView = { id: 'cs_a', alias: 'w1', state: 'pending_authorization', state_since: 0, excluded: false, active: true, recoverable: false };
+const view: SessionView = { id: 'cs_a', alias: 'w1', state: 'pending_authorization', state_since: 0, excluded: false, active: true, recoverable: false, last_result: null };
 const event = (type: string, data: JournalEvent['data']): JournalEvent => ({
   seq: 7,
   stream: 'session-cs_a',

@@ -18,10 +18,13 @@ const MAIN_TOOLS = [
   'finish_supervision',
   'list_sessions',
   'manage_agent_profile',
+  'read_chat',
+  'read_session_output',
   'reply_to_human',
   'resolve_permission',
   'send_to_session',
   'set_supervision_scope',
+  'start_session',
   'stop_session',
   'supervision_status',
 ];

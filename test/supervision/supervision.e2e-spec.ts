@@ -200,7 +200,22 @@ describe('autonomous supervision over HTTP with real command workers', () => {
     const a = await startWorker();
     const list = (await req('GET', '/session-os/main-brain/tools')).body.tools as Json[];
     expect(list.map((x) => x.name).sort()).toEqual(
-      ['complete_round', 'enable_supervision', 'finish_supervision', 'list_sessions', 'manage_agent_profile', 'reply_to_human', 'resolve_permission', 'send_to_session', 'set_supervision_scope', 'stop_session', 'supervision_status'].sort(),
+      [
+        'complete_round',
+        'enable_supervision',
+        'finish_supervision',
+        'list_sessions',
+        'manage_agent_profile',
+        'read_chat',
+        'read_session_output',
+        'reply_to_human',
+        'resolve_permission',
+        'send_to_session',
+        'set_supervision_scope',
+        'start_session',
+        'stop_session',
+        'supervision_status',
+      ].sort(),
     );
     expect(list.find((x) => x.name === 'set_supervision_scope')?.parameters.properties.mode.enum).toEqual(['all', 'only', 'except']);
     const enabled = await req('POST', '/session-os/main-brain/tools/enable_supervision', { task_hint: 'go', scope_mode: 'only', scope_session_ids: [a.alias] });

@@ -8,6 +8,9 @@ import { SessionDirectory, SessionHolder, SessionView } from '../../src/supervis
 export class MemorySessionDirectory implements SessionDirectory {
   readonly sessions: SessionView[] = [];
   readonly holders: SessionHolder[] = [];
+  /** Output lines by session id, as the sessions module's logs would hold them. */
+  readonly outputs = new Map<string, string[]>();
+  newSessionsExcluded = false;
 
   constructor(private readonly bus: EventBus) {}
 
@@ -21,13 +24,21 @@ export class MemorySessionDirectory implements SessionDirectory {
   }
 
   add(id: string, over: Partial<SessionView> = {}): SessionView {
-    const s: SessionView = { id, alias: `w${this.sessions.length + 1}`, state: 'working', state_since: Date.now(), excluded: false, active: true, recoverable: true, ...over };
+    const s: SessionView = { id, alias: `w${this.sessions.length + 1}`, state: 'working', state_since: Date.now(), excluded: this.newSessionsExcluded, active: true, recoverable: true, last_result: null, ...over };
     this.sessions.push(s);
     return s;
   }
 
   holdWhile(holder: SessionHolder): void {
     this.holders.push(holder);
+  }
+
+  outputTail(id: string, lines: number): string[] {
+    return (this.outputs.get(id) ?? []).slice(-lines);
+  }
+
+  excludeNewSessions(excluded: boolean): void {
+    this.newSessionsExcluded = excluded;
   }
 
   async setExcluded(id: string, excluded: boolean): Promise<void> {
