@@ -24,6 +24,13 @@ function brief(s: SessionStatus) {
   };
 }
 
+/** What stopping a live session does, for the human gate; an exited one has nothing to stop (the call answers why). */
+function stopping(sessions: SessionsService, ref: string): string | null {
+  const s = sessions.status(ref);
+  if (s.state === 'exited') return null;
+  return `Stop session ${s.alias} (${s.id}${s.title ? `, ${JSON.stringify(s.title)}` : ''}): its worker gets SIGTERM, then SIGKILL after a grace period; what it is doing is lost.`;
+}
+
 /**
  * The main brain's hands on sessions. resolve_permission is refused, as the user's own answer would be, when it
  * allows what the session's profile denies (judged by SessionsService): supervision never widens permissions.
@@ -78,8 +85,9 @@ export function registerSessionTools(registry: ToolRegistry, sessions: SessionsS
   registry.register<{ session: string }>({
     name: 'stop_session',
     audience: 'main_brain',
-    description: "Stop a session's worker (SIGTERM, then SIGKILL after a grace period).",
+    description: "Stop a session's worker (SIGTERM, then SIGKILL after a grace period). The user confirms it first: the call answers waiting_for_user.",
     parameters: { type: 'object', properties: { session: sessionRef }, required: ['session'], additionalProperties: false },
+    irreversible: (a) => stopping(sessions, a.session),
     handler: async (a) => brief(await sessions.stop(a.session)),
   });
 }
