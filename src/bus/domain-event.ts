@@ -1,5 +1,6 @@
 import { JournalEvent } from '../journal/journal.port';
 import { ChatEventMap } from '../main-brain/chat.service';
+import { ConfirmationEventMap } from '../main-brain/confirmation.decider';
 import { ProfileScope } from '../profiles/profile.schema';
 import { SessionEventMap } from '../sessions/session.events';
 import { SupervisionEventMap } from '../supervision/supervision.events';
@@ -9,7 +10,7 @@ import { WorkflowEventMap } from '../workflows/workflows.service';
  * Every event type the service journals and publishes, with its data. Each domain adds its entries here,
  * so the union stays one place to read. Consumers match on `type` (replayed events are plain objects).
  */
-export interface DomainEventMap extends SupervisionEventMap, ChatEventMap, SessionEventMap, WorkflowEventMap {
+export interface DomainEventMap extends SupervisionEventMap, ChatEventMap, SessionEventMap, WorkflowEventMap, ConfirmationEventMap {
   'plugin.loaded': { name: string; path: string };
   'plugin.failed': { name: string; path: string; error: string };
   'profile.created': { id: string; name: string; source: 'user'; scope?: ProfileScope; at?: string };

@@ -7,10 +7,11 @@ import { AutonomousView, SupervisionService } from '../supervision/supervision.s
 import { taskHintProblem } from '../supervision/supervision.machine';
 
 export type ChatRole = 'user' | 'brain' | 'system' | 'worker';
-export type ChatKind = 'message' | 'command' | 'question' | 'notice' | 'wrap_up';
+export type ChatKind = 'message' | 'command' | 'question' | 'notice' | 'wrap_up' | 'confirmation';
 
 export interface ChatEventMap {
-  'chat.message': { role: ChatRole; kind: ChatKind; text: string; session_id: string | null };
+  /** `confirmation_id` on a human-gate message (kind confirmation) only. */
+  'chat.message': { role: ChatRole; kind: ChatKind; text: string; session_id: string | null; confirmation_id?: string };
 }
 
 export interface ChatMessage {
@@ -20,6 +21,7 @@ export interface ChatMessage {
   kind: ChatKind;
   text: string;
   session_id: string | null;
+  confirmation_id?: string;
 }
 
 export const CHAT_STREAM = 'chat';
@@ -83,8 +85,14 @@ export class ChatService {
     return { message, ...(await this.supervision.supervise(goal, actor)) };
   }
 
-  private async append(role: ChatRole, kind: ChatKind, text: string, sessionId: string | null): Promise<ChatMessage> {
-    const { events } = await this.bus.emit(CHAT_STREAM, [{ type: 'chat.message', data: { role, kind, text, session_id: sessionId } } as never]);
+  /** The human gate's messages: a call waiting for the user, and what became of it. */
+  postConfirmation(text: string, confirmationId: string): Promise<ChatMessage> {
+    return this.append('system', 'confirmation', text, null, confirmationId);
+  }
+
+  private async append(role: ChatRole, kind: ChatKind, text: string, sessionId: string | null, confirmationId?: string): Promise<ChatMessage> {
+    const data = { role, kind, text, session_id: sessionId, ...(confirmationId !== undefined ? { confirmation_id: confirmationId } : {}) };
+    const { events } = await this.bus.emit(CHAT_STREAM, [{ type: 'chat.message', data } as never]);
     return toMessage(events[0]);
   }
 
@@ -106,5 +114,5 @@ export class ChatService {
 
 function toMessage(e: JournalEvent): ChatMessage {
   const d = e.data as ChatEventMap['chat.message'];
-  return { seq: e.seq, at: e.at, role: d.role, kind: d.kind, text: d.text, session_id: d.session_id };
+  return { seq: e.seq, at: e.at, role: d.role, kind: d.kind, text: d.text, session_id: d.session_id, ...(d.confirmation_id !== undefined ? { confirmation_id: d.confirmation_id } : {}) };
 }

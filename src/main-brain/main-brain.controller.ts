@@ -1,15 +1,25 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
+import { FastifyRequest } from 'fastify';
+import { Principal } from '../auth/principal';
 import { AlsoAllowed } from '../auth/principals.guard';
 import { AutonomousView } from '../supervision/supervision.service';
 import { ChatMessage, ChatService } from './chat.service';
-import { ListMessagesQueryDto, PostMessageDto } from './main-brain.dto';
-import { ToolInfo, ToolRegistry } from './tool-registry';
+import { Confirmation } from './confirmation.decider';
+import { ConfirmationsService } from './confirmations.service';
+import { ListConfirmationsQueryDto, ListMessagesQueryDto, PostMessageDto, RefuseConfirmationDto } from './main-brain.dto';
+import { ToolContext, ToolInfo, ToolRegistry } from './tool-registry';
+
+/** The user calling a tool is the human the gate would ask; anyone else (the brain) is gated. */
+function toolContext(principal: Principal | null | undefined): ToolContext {
+  return principal?.kind === 'user' ? { actor: 'user', human: true } : { actor: 'main_brain' };
+}
 
 @Controller('session-os/main-brain')
 export class MainBrainController {
   constructor(
     private readonly tools: ToolRegistry,
     private readonly chat: ChatService,
+    private readonly confirmations: ConfirmationsService,
   ) {}
 
   @Get('tools')
@@ -22,8 +32,31 @@ export class MainBrainController {
   @Post('tools/:name')
   @AlsoAllowed('main_brain')
   @HttpCode(200)
-  async callTool(@Param('name') name: string, @Body() args: unknown): Promise<{ result: unknown }> {
-    return { result: await this.tools.call(name, args, 'main_brain', { actor: 'main_brain' }) };
+  async callTool(@Param('name') name: string, @Body() args: unknown, @Req() request: FastifyRequest): Promise<{ result: unknown }> {
+    return { result: await this.tools.call(name, args, 'main_brain', toolContext(request.principal)) };
+  }
+
+  /** The human gate's routes are the user's alone: the brain never confirms its own request. */
+  @Get('confirmations')
+  listConfirmations(@Query() q: ListConfirmationsQueryDto): { confirmations: Confirmation[] } {
+    return { confirmations: this.confirmations.list(q.status) };
+  }
+
+  @Get('confirmations/:id')
+  confirmation(@Param('id') id: string): Confirmation {
+    return this.confirmations.get(id);
+  }
+
+  @Post('confirmations/:id/confirm')
+  @HttpCode(200)
+  confirm(@Param('id') id: string): Promise<Confirmation> {
+    return this.confirmations.confirm(id, 'user');
+  }
+
+  @Post('confirmations/:id/refuse')
+  @HttpCode(200)
+  refuse(@Param('id') id: string, @Body() body: RefuseConfirmationDto): Promise<Confirmation> {
+    return this.confirmations.refuse(id, 'user', body.reason ?? null);
   }
 
   @Get('messages')

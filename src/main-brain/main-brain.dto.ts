@@ -1,4 +1,5 @@
-import { IsInt, IsOptional, IsString, Max, MaxLength, Min, MinLength } from 'class-validator';
+import { IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min, MinLength } from 'class-validator';
+import { ConfirmationStatus } from './confirmation.decider';
 import { QueryInt } from '../http/query-int';
 
 export class PostMessageDto {
@@ -9,4 +10,16 @@ export class PostMessageDto {
 export class ListMessagesQueryDto {
   @IsOptional() @QueryInt() @IsInt() @Min(1) @Max(2000)
   limit?: number;
+}
+
+const CONFIRMATION_STATUSES: ConfirmationStatus[] = ['pending', 'confirmed', 'refused', 'expired'];
+
+export class ListConfirmationsQueryDto {
+  @IsOptional() @IsIn(CONFIRMATION_STATUSES)
+  status?: ConfirmationStatus;
+}
+
+export class RefuseConfirmationDto {
+  @IsOptional() @IsString() @MaxLength(4000)
+  reason?: string;
 }

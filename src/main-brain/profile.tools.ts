@@ -98,54 +98,55 @@ function whatRuns(doc: Pick<ProfileDoc, 'hooks' | 'tools'>): Runs[] {
   for (const event of HOOK_EVENTS) {
     (doc.hooks[event] ?? []).forEach((h, i) => {
       if (h.type !== 'command') return;
-      runs.push({ path: `hooks.${event}[${i}]`, key: canonicalJson(['hook', event, h.command ?? '', h.matcher ?? null, h.timeout]), what: 'add or change a command hook' });
+      runs.push({ path: `hooks.${event}[${i}]`, key: canonicalJson(['hook', event, h.command ?? '', h.matcher ?? null, h.timeout]), what: `a command hook (runs ${JSON.stringify(h.command ?? '')})` });
     });
   }
   for (const [name, s] of Object.entries(doc.tools.mcp_servers ?? {})) {
     if (s.type !== 'stdio') continue;
-    runs.push({ path: `tools.mcp_servers.${name}`, key: canonicalJson(['mcp', name, s.command ?? '', s.args ?? [], s.env ?? {}]), what: 'add or change an MCP server that starts a command' });
+    const command = [s.command ?? '', ...(s.args ?? [])].join(' ');
+    runs.push({ path: `tools.mcp_servers.${name}`, key: canonicalJson(['mcp', name, s.command ?? '', s.args ?? [], s.env ?? {}]), what: `an MCP server that starts a command (runs ${JSON.stringify(command)})` });
   }
   return runs;
 }
 
-function denied(message: string): DomainError {
-  return new DomainError('permission_denied', `manage_agent_profile: ${message}`);
-}
-
-function ownedByUser(id: string): DomainError {
-  return denied(`profile ${id} bypasses permissions: only the user changes or applies it (over REST)`);
-}
-
 /**
- * What the main brain may save. It must not loosen the permissions it works under: only a personal profile may bypass
- * permissions, so making one personal, setting bypassPermissions, or changing a profile that bypasses (a hook, a dir,
- * all running with every permission) is the user's, over REST. Nor may it widen what runs: a command hook, an MCP
- * server started by a command, or an auto_apply_dir (every later save writes the profile's hooks there) that the
- * profile did not hold already, the same, is the user's to add or change. What the user put there may stay, and
- * removing it widens nothing. A new profile has nothing already, so it may hold none of them.
+ * What a save by the main brain would do that only the user may allow (none: it saves). It must not loosen the
+ * permissions it works under: only a personal profile may bypass permissions, so making one personal, setting
+ * bypassPermissions, or changing a profile that bypasses (a hook, a dir, all running with every permission) is the
+ * user's. Nor may it widen what runs: a command hook, an MCP server started by a command, or an auto_apply_dir (every
+ * later save writes the profile's hooks there) that the profile did not hold already, the same. What the user put there
+ * may stay, and removing it widens nothing. A new profile has nothing already, so any of them is the user's.
  */
-const brainSave: SaveCheck = (before, after) => {
-  if (before?.doc.permissions.mode === 'bypassPermissions') throw ownedByUser(before.id);
-  if (after.scope === 'personal' && before?.scope !== 'personal') throw denied('profile.scope: only the user can make a profile personal (over REST)');
-  if (after.doc.permissions.mode === 'bypassPermissions') throw denied('profile.permissions.mode: only the user can set bypassPermissions (over REST)');
+function userOnlySave(before: Parameters<SaveCheck>[0], after: Parameters<SaveCheck>[1]): string[] {
+  if (before?.doc.permissions.mode === 'bypassPermissions') return [`change profile ${before.id}, which bypasses permissions`];
+  const problems: string[] = [];
+  if (after.scope === 'personal' && before?.scope !== 'personal') problems.push('profile.scope: make the profile personal');
+  if (after.doc.permissions.mode === 'bypassPermissions') problems.push('profile.permissions.mode: set bypassPermissions');
   const had = new Set(before ? whatRuns(before.doc).map((r) => r.key) : []);
-  const added: Array<Omit<Runs, 'key'>> = whatRuns(after.doc).filter((r) => !had.has(r.key));
+  for (const r of whatRuns(after.doc)) if (!had.has(r.key)) problems.push(`profile.${r.path}: add or change ${r.what}`);
   const dir = after.doc.auto_apply_dir;
-  if (dir && dir !== before?.doc.auto_apply_dir) added.push({ path: 'auto_apply_dir', what: 'set auto_apply_dir' });
-  if (added.length) throw denied(added.map((r) => `profile.${r.path}: only the user can ${r.what} (over REST)`).join('; '));
-};
+  if (dir && dir !== before?.doc.auto_apply_dir) problems.push(`profile.auto_apply_dir: set it to ${JSON.stringify(dir)} (every later save writes the profile's files there)`);
+  return problems;
+}
 
 /**
- * What the main brain may apply: applying writes the profile's hooks and MCP servers into a project, where they run,
- * so a profile that holds any is the user's to apply, as one that bypasses permissions is. A preview writes nothing.
+ * What applying a profile does that only the user may allow: applying writes its hooks and MCP servers into a project,
+ * where they run, so a profile that holds any is the user's to apply, as one that bypasses permissions is.
  */
-function brainApply(p: ProfileItem): string {
-  if (p.error !== null) return p.id;
-  if (p.permissions.mode === 'bypassPermissions') throw ownedByUser(p.id);
-  const runs = whatRuns(p);
-  if (runs.length) throw denied(`profile ${p.id} runs commands (${runs.map((r) => r.path).join(', ')}): only the user applies it (over REST)`);
-  return p.id;
+function userOnlyApply(p: ProfileItem): string[] {
+  if (p.error !== null) return [];
+  return [...(p.permissions.mode === 'bypassPermissions' ? ['it bypasses permissions'] : []), ...whatRuns(p).map((r) => `${r.path} will run: ${r.what}`)];
 }
+
+function needsUser(problems: string[]): DomainError {
+  // Reached only when the profile changed between the gate and the save: asking again asks the user about what is there now.
+  return new DomainError('permission_denied', `manage_agent_profile: only the user can allow this (${problems.join('; ')}); call again to ask the user`);
+}
+
+const brainSave: SaveCheck = (before, after) => {
+  const problems = userOnlySave(before, after);
+  if (problems.length) throw needsUser(problems);
+};
 
 /** A save's answer for the brain: the profile, and beside it what the save could not do (a failed auto-apply). */
 function saved({ warnings, ...profile }: SavedProfile): { profile: ProfileView; warnings: SavedProfile['warnings'] } {
@@ -158,7 +159,8 @@ async function validProfile(profiles: ProfilesService, id: string): Promise<Prof
   return p;
 }
 
-async function run(profiles: ProfilesService, applier: ProfileApplier, a: ProfileToolArgs): Promise<unknown> {
+/** The call's work; `check` judges its saves (none: the user's), `human` skips the brain's apply rules. */
+async function run(profiles: ProfilesService, applier: ProfileApplier, a: ProfileToolArgs, check: SaveCheck | undefined, human: boolean): Promise<unknown> {
   checkFields(a);
   switch (a.action) {
     case 'list': {
@@ -168,9 +170,9 @@ async function run(profiles: ProfilesService, applier: ProfileApplier, a: Profil
     case 'read':
       return { profile: await profiles.get(a.profile_id as string), lint: await profiles.lint(a.profile_id as string) };
     case 'create':
-      return saved(await profiles.create(a.profile as Record<string, unknown>, brainSave));
+      return saved(await profiles.create(a.profile as Record<string, unknown>, check));
     case 'update':
-      return saved(await profiles.update(a.profile_id as string, a.profile as Record<string, unknown>, brainSave));
+      return saved(await profiles.update(a.profile_id as string, a.profile as Record<string, unknown>, check));
     case 'delete':
       await profiles.remove(a.profile_id as string);
       return { deleted: a.profile_id };
@@ -180,8 +182,9 @@ async function run(profiles: ProfilesService, applier: ProfileApplier, a: Profil
         if (a.force !== undefined) throw new DomainError('invalid_input', 'manage_agent_profile: force: not used with preview');
         return { preview: await applier.preview(a.profile_id as string, target) };
       }
-      const id = brainApply(await profiles.get(a.profile_id as string));
-      return { applied: await applier.apply(id, { ...target, ...(a.force !== undefined ? { force: a.force } : {}) }) };
+      const problems = human ? [] : userOnlyApply(await profiles.get(a.profile_id as string));
+      if (problems.length) throw needsUser(problems);
+      return { applied: await applier.apply(a.profile_id as string, { ...target, ...(a.force !== undefined ? { force: a.force } : {}) }) };
     }
     case 'search': {
       const terms = (a.query as string).toLowerCase().split(/\s+/).filter(Boolean);
@@ -195,15 +198,15 @@ async function run(profiles: ProfilesService, applier: ProfileApplier, a: Profil
     case 'generate': {
       const generated = generateProfile(a.description as string, a.name);
       if (a.save === false) return { saved: false, template_id: generated.template_id, matched_keywords: generated.matched_keywords, profile: generated.profile };
-      const created = saved(await profiles.create(generated.profile, brainSave));
+      const created = saved(await profiles.create(generated.profile, check));
       return { saved: true, template_id: generated.template_id, matched_keywords: generated.matched_keywords, ...created };
     }
     case 'remember': {
       const current = await validProfile(profiles, a.profile_id as string);
-      return saved(await profiles.update(current.id, remembered(current, a.text as string, a.glob), brainSave));
+      return saved(await profiles.update(current.id, remembered(current, a.text as string, a.glob), check));
     }
     case 'scan':
-      return scan(profiles, a);
+      return scan(profiles, a, check);
   }
 }
 
@@ -212,15 +215,60 @@ async function run(profiles: ProfilesService, applier: ProfileApplier, a: Profil
  * can be passed to create as is; `profile_id` is the id the files were written under (apply under it to get the
  * same paths). Import goes through the YAML import, which gives a fresh name and id when they are taken.
  */
-async function scan(profiles: ProfilesService, a: ProfileToolArgs): Promise<unknown> {
+async function scan(profiles: ProfilesService, a: ProfileToolArgs, check: SaveCheck | undefined): Promise<unknown> {
   const dir = a.dir as string;
   const read = await readScanFiles(dir);
   const result = scanProfile(read.files, a.runtime, { projectDir: dir });
   const { runtime: target_runtime, ...doc } = result.profile;
   const proposal = { runtime: result.runtime, profile_id: result.profileId, profile: { ...doc, target_runtime }, files_read: result.filesUsed, warnings: [...read.warnings, ...result.warnings] };
   if (!a.import) return { saved: false, ...proposal };
-  const imported = await profiles.importYaml(dumpProfileYaml(result.profile), brainSave);
+  const imported = await profiles.importYaml(dumpProfileYaml(result.profile), check);
   return { saved: true, ...proposal, profile_id: imported.profile.id, profile: imported.profile, import_warnings: imported.warnings, lint: imported.lint };
+}
+
+const SAVES: ReadonlySet<ProfileAction> = new Set(['create', 'update', 'remember', 'generate', 'scan']);
+
+/** Ends a save at its check, before anything is written: the gate only wants what the check sees. */
+class Probed extends Error {}
+
+/** The save the call would make, judged as the brain's: what of it only the user may allow, and the profile it saves. */
+async function probeSave(profiles: ProfilesService, applier: ProfileApplier, a: ProfileToolArgs): Promise<{ problems: string[]; name: string } | null> {
+  let seen: { problems: string[]; name: string } | null = null;
+  const probe: SaveCheck = (before, after) => {
+    seen = { problems: userOnlySave(before, after), name: after.doc.name };
+    throw new Probed();
+  };
+  try {
+    await run(profiles, applier, a, probe, false);
+  } catch (e) {
+    if (!(e instanceof Probed)) throw e;
+  }
+  return seen;
+}
+
+/**
+ * The human gate of manage_agent_profile: what the call will do when only the user may allow it (null: it runs).
+ * Deleting, applying with force, and what the brain's rules above reserve to the user wait for the user's confirmation.
+ */
+async function profileGate(profiles: ProfilesService, applier: ProfileApplier, a: ProfileToolArgs): Promise<string | null> {
+  checkFields(a);
+  if (a.action === 'delete') {
+    const p = await profiles.get(a.profile_id as string);
+    // A built-in cannot be deleted: the call answers why, with nothing to confirm.
+    if (p.locked) return null;
+    return `Delete the Agent Profile ${p.id}${p.name ? ` (${JSON.stringify(p.name)})` : ''}: its file is removed, and it stops being the default or bound to any project.`;
+  }
+  if (a.action === 'apply' && !a.preview) {
+    const problems = [...(a.force ? ['files edited by hand since the last apply are overwritten'] : []), ...userOnlyApply(await profiles.get(a.profile_id as string))];
+    if (!problems.length) return null;
+    const where = a.dir !== undefined ? JSON.stringify(a.dir) : "its auto_apply_dir or bound project";
+    return `Apply the Agent Profile ${a.profile_id} to ${where}${a.runtime ? ` for ${a.runtime}` : ''}, writing its runtime config files: ${problems.join('; ')}.`;
+  }
+  if (!SAVES.has(a.action) || (a.action === 'generate' && a.save === false) || (a.action === 'scan' && !a.import)) return null;
+  const save = await probeSave(profiles, applier, a);
+  if (!save || !save.problems.length) return null;
+  const which = a.action === 'update' || a.action === 'remember' ? `the Agent Profile ${a.profile_id}` : `a new Agent Profile ${JSON.stringify(save.name)}`;
+  return `Save ${which} (${a.action}) with what only the user may allow: ${save.problems.join('; ')}.`;
 }
 
 /** The main brain's manage_agent_profile: the seed's actions over the same ProfilesService as the REST API. */
@@ -229,9 +277,9 @@ export function registerProfileTools(registry: ToolRegistry, profiles: ProfilesS
     name: 'manage_agent_profile',
     audience: 'main_brain',
     description:
-      'Manage Agent Profiles (scope personal, permissions.mode bypassPermissions, changing or applying a profile that bypasses ' +
+      'Manage Agent Profiles. Delete, apply with force, scope personal, permissions.mode bypassPermissions, changing or applying a profile that bypasses ' +
       'permissions, adding or changing command hooks, MCP servers started by a command (stdio) or auto_apply_dir, and applying a profile ' +
-      'that has command hooks or stdio MCP servers are the user\'s alone). action list; read {profile_id}; create {profile} (the profile document, runtime as target_runtime); ' +
+      'that has command hooks or stdio MCP servers need the user: such a call runs nothing and answers waiting_for_user until the user confirms it. action list; read {profile_id}; create {profile} (the profile document, runtime as target_runtime); ' +
       'update {profile_id, profile} (a partial document: objects merge, arrays replace); delete {profile_id}; ' +
       'apply {profile_id, dir?, runtime?, force?, preview?} (writes the runtime config files into dir, default the auto_apply_dir or bound project; ' +
       'preview:true only shows the files; force overwrites hand-edited files); ' +
@@ -264,6 +312,7 @@ export function registerProfileTools(registry: ToolRegistry, profiles: ProfilesS
       required: ['action'],
       additionalProperties: false,
     },
-    handler: (a) => run(profiles, applier, a),
+    irreversible: (a) => profileGate(profiles, applier, a),
+    handler: (a, ctx) => run(profiles, applier, a, ctx.human ? undefined : brainSave, ctx.human === true),
   });
 }

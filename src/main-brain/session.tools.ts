@@ -1,4 +1,5 @@
 import { MAX_PAGE_LIMIT } from '../common/page';
+import { ProfilesService } from '../profiles/profiles.service';
 import { AGENT_RUNTIMES } from '../sessions/runtimes/runtime-catalog';
 import { parseCreateSession } from '../sessions/session.dto';
 import { SessionsService } from '../sessions/sessions.service';
@@ -24,6 +25,13 @@ function brief(s: SessionStatus) {
     queued_permissions: s.queued_permissions,
     last_progress: s.last_progress,
   };
+}
+
+/** What stopping a live session does, for the human gate; an exited one has nothing to stop (the call answers why). */
+function stopping(sessions: SessionsService, ref: string): string | null {
+  const s = sessions.status(ref);
+  if (s.state === 'exited') return null;
+  return `Stop session ${s.alias} (${s.id}${s.title ? `, ${JSON.stringify(s.title)}` : ''}): its worker gets SIGTERM, then SIGKILL after a grace period; what it is doing is lost.`;
 }
 
 /**
@@ -80,8 +88,9 @@ export function registerSessionTools(registry: ToolRegistry, sessions: SessionsS
   registry.register<{ session: string }>({
     name: 'stop_session',
     audience: 'main_brain',
-    description: "Stop a session's worker (SIGTERM, then SIGKILL after a grace period).",
+    description: "Stop a session's worker (SIGTERM, then SIGKILL after a grace period). The user confirms it first: the call answers waiting_for_user.",
     parameters: { type: 'object', properties: { session: sessionRef }, required: ['session'], additionalProperties: false },
+    irreversible: (a) => stopping(sessions, a.session),
     handler: async (a) => brief(await sessions.stop(a.session)),
   });
 }
@@ -95,7 +104,7 @@ const MAX_OUTPUT_TAIL = 1000;
  * SessionsService.create as the user's request does (project binding, profile lint, session cap), but only for agent
  * runtimes with a profile: no command, args or env, so a brain never runs an arbitrary program.
  */
-export function registerSessionSightTools(registry: ToolRegistry, sessions: SessionsService): void {
+export function registerSessionSightTools(registry: ToolRegistry, sessions: SessionsService, profiles: ProfilesService): void {
   registry.register<{ session: string; tail?: number }>({
     name: 'read_session_output',
     audience: 'main_brain',
@@ -130,6 +139,11 @@ export function registerSessionSightTools(registry: ToolRegistry, sessions: Sess
       required: ['cwd', 'prompt'],
       additionalProperties: false,
     },
+    // A project the user bound is one they chose to have worked on; anywhere else is theirs to allow.
+    irreversible: async (a) =>
+      (await profiles.bindingOf(a.cwd))
+        ? null
+        : `Start a coding session in ${a.cwd}, a directory no project binding covers: its worker (runtime ${a.runtime ?? 'auto'}) may read and change files there.`,
     handler: async (a) => brief(await sessions.create(parseCreateSession(a))),
   });
 }

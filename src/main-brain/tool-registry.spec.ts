@@ -1,4 +1,4 @@
-import { ToolRegistry } from './tool-registry';
+import { GatedCall, ToolRegistry } from './tool-registry';
 
 describe('tool registry', () => {
   const registry = new ToolRegistry();
@@ -43,5 +43,50 @@ describe('tool registry', () => {
   it('hides tools from the other audience and refuses unknown tools', async () => {
     await expect(registry.call('whoami', {}, 'main_brain', { actor: 't' })).rejects.toMatchObject({ code: 'not_found' });
     await expect(registry.call('nope', {}, 'main_brain', { actor: 't' })).rejects.toMatchObject({ code: 'not_found' });
+  });
+});
+
+describe('tool registry: the human gate', () => {
+  const ran: string[] = [];
+  const held: GatedCall[] = [];
+  const registry = new ToolRegistry();
+  registry.register<{ target: string }>({
+    name: 'drop',
+    description: 'Drops a target.',
+    audience: 'main_brain',
+    parameters: { type: 'object', properties: { target: { type: 'string', minLength: 1 } }, required: ['target'], additionalProperties: false },
+    irreversible: (a) => (a.target === 'scratch' ? null : `Drop ${a.target} for good.`),
+    handler: (a) => {
+      ran.push(a.target);
+      return { dropped: a.target };
+    },
+  });
+  afterEach(() => {
+    ran.length = 0;
+    held.length = 0;
+  });
+
+  it('Given no gate keeper, When the brain makes a gated call, Then nothing runs and it is refused', async () => {
+    await expect(registry.call('drop', { target: 'prod' }, 'main_brain', { actor: 'main_brain' })).rejects.toMatchObject({ code: 'permission_denied' });
+    expect(ran).toEqual([]);
+  });
+
+  it('Given a gate keeper, When the brain makes a gated call, Then the keeper holds it (validated) and answers for it; an ungated call runs', async () => {
+    registry.gateWith(async (call) => {
+      held.push(call);
+      return { status: 'waiting_for_user' };
+    });
+    expect(await registry.call('drop', { target: 'prod' }, 'main_brain', { actor: 'main_brain' })).toEqual({ status: 'waiting_for_user' });
+    expect(held).toEqual([{ tool: 'drop', args: { target: 'prod' }, description: 'Drop prod for good.', actor: 'main_brain' }]);
+    expect(await registry.call('drop', { target: 'scratch' }, 'main_brain', { actor: 'main_brain' })).toEqual({ dropped: 'scratch' });
+    await expect(registry.call('drop', { target: '' }, 'main_brain', { actor: 'main_brain' })).rejects.toMatchObject({ code: 'invalid_input' });
+    expect(ran).toEqual(['scratch']);
+  });
+
+  it('When the user makes the call, or confirms a held one, Then it runs ungated', async () => {
+    expect(await registry.call('drop', { target: 'prod' }, 'main_brain', { actor: 'user', human: true })).toEqual({ dropped: 'prod' });
+    expect(await registry.runConfirmed('drop', { target: 'staging' })).toEqual({ dropped: 'staging' });
+    await expect(registry.runConfirmed('drop', { target: 1 })).rejects.toMatchObject({ code: 'invalid_input' });
+    expect([ran, held]).toEqual([['prod', 'staging'], []]);
   });
 });

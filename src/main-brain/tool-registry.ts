@@ -10,6 +10,8 @@ export interface ToolContext {
   session_id?: string;
   /** Aborted when the caller goes away (MCP connection closed, request cancelled): long waits end with it. */
   signal?: AbortSignal;
+  /** The user made this call, or confirmed it: the human gate has nothing to ask. */
+  human?: true;
 }
 
 export interface JsonSchemaObject {
@@ -28,7 +30,23 @@ export interface ToolDefinition<A = Record<string, unknown>> {
   handler: (args: A, ctx: ToolContext) => Promise<unknown> | unknown;
   /** Answered over MCP as one text block and nothing beside it (no structuredContent). */
   textOnly?: true;
+  /**
+   * The human gate: for a call only the user may allow, exactly what it will do, in plain language; null runs it now.
+   * Such a call by anyone but the user runs nothing: it waits for the user's confirmation.
+   */
+  irreversible?: (args: A, ctx: ToolContext) => Promise<string | null> | string | null;
 }
+
+/** A call held by the human gate: the tool, its validated arguments, what it will do, who asked. */
+export interface GatedCall {
+  tool: string;
+  args: Record<string, unknown>;
+  description: string;
+  actor: string;
+}
+
+/** Holds a gated call for the user and answers the caller (that it waits for the user). */
+export type GateKeeper = (call: GatedCall) => Promise<unknown>;
 
 export interface ToolInfo {
   name: string;
@@ -52,6 +70,7 @@ function describe(errors: ErrorObject[] | null | undefined): string {
 export class ToolRegistry {
   private readonly ajv = new Ajv({ allErrors: true, strict: true });
   private readonly tools = new Map<string, { def: ToolDefinition; validate: ValidateFunction }>();
+  private keeper: GateKeeper | null = null;
 
   register<A>(def: ToolDefinition<A>): void {
     if (this.tools.has(def.name)) throw new Error(`tool ${def.name} is registered twice`);
@@ -64,12 +83,35 @@ export class ToolRegistry {
       .map(({ def }) => ({ name: def.name, description: def.description, parameters: def.parameters, ...(def.textOnly ? { textOnly: true as const } : {}) }));
   }
 
-  /** Validates the arguments against the tool's schema, then runs it. Errors are DomainErrors, never crashes. */
+  gateWith(keeper: GateKeeper): void {
+    this.keeper = keeper;
+  }
+
+  /**
+   * Validates the arguments against the tool's schema, then runs it, unless the human gate holds the call for the
+   * user. Errors are DomainErrors, never crashes.
+   */
   async call(name: string, args: unknown, audience: ToolAudience, ctx: ToolContext): Promise<unknown> {
     const tool = this.tools.get(name);
     if (!tool || tool.def.audience !== audience) throw new DomainError('not_found', `no tool ${name}`);
+    const value = this.validated(name, tool.validate, args);
+    const description = tool.def.irreversible && !ctx.human ? await tool.def.irreversible(value, ctx) : null;
+    if (description === null) return tool.def.handler(value, ctx);
+    // Fails closed: with no one to hold it, a gated call does not run.
+    if (!this.keeper) throw new DomainError('permission_denied', `${name}: this call needs the user's confirmation, and none can be asked`);
+    return this.keeper({ tool: name, args: value, description, actor: ctx.actor });
+  }
+
+  /** Runs a call the user confirmed, with the arguments the gate held (validated again: they come back from the journal). */
+  async runConfirmed(name: string, args: Record<string, unknown>): Promise<unknown> {
+    const tool = this.tools.get(name);
+    if (!tool) throw new DomainError('not_found', `no tool ${name}`);
+    return tool.def.handler(this.validated(name, tool.validate, args), { actor: 'user', human: true });
+  }
+
+  private validated(name: string, validate: ValidateFunction, args: unknown): Record<string, unknown> {
     const value = args ?? {};
-    if (!tool.validate(value)) throw new DomainError('invalid_input', `${name}: ${describe(tool.validate.errors)}`);
-    return tool.def.handler(value as Record<string, unknown>, ctx);
+    if (!validate(value)) throw new DomainError('invalid_input', `${name}: ${describe(validate.errors)}`);
+    return value as Record<string, unknown>;
   }
 }

@@ -307,14 +307,17 @@ export class ProfilesService {
   /** The profile a new session uses: the one it names, else its directory's (or nearest ancestor's) binding, else the default. */
   async resolveForSession(request: { profile_id?: string | null; cwd?: string | null }): Promise<string> {
     if (request.profile_id) return request.profile_id;
-    if (request.cwd) {
-      const { project_bindings } = await this.loadState();
-      for (let dir = resolve(request.cwd); ; dir = dirname(dir)) {
-        if (project_bindings[dir]) return project_bindings[dir];
-        if (dir === dirname(dir)) break;
-      }
+    const bound = request.cwd ? await this.bindingOf(request.cwd) : null;
+    return bound?.profile_id ?? this.defaultId();
+  }
+
+  /** The project binding that covers a directory: its own, else its nearest ancestor's; null when none does. */
+  async bindingOf(cwd: string): Promise<ProjectBinding | null> {
+    const { project_bindings } = await this.loadState();
+    for (let dir = resolve(cwd); ; dir = dirname(dir)) {
+      if (project_bindings[dir]) return { project_dir: dir, profile_id: project_bindings[dir] };
+      if (dir === dirname(dir)) return null;
     }
-    return this.defaultId();
   }
 
   // ---- reading ----

@@ -119,6 +119,9 @@ describe('malformed input on every route', () => {
         ['GET', `/workflow-runs/${id}`],
         ['POST', `/workflow-runs/${id}/converge`],
         ['POST', `/session-os/main-brain/tools/${id}`],
+        ['GET', `/session-os/main-brain/confirmations/${id}`],
+        ['POST', `/session-os/main-brain/confirmations/${id}/confirm`],
+        ['POST', `/session-os/main-brain/confirmations/${id}/refuse`],
       ] as const) {
         await send(method, url, method === 'GET' ? undefined : json({}));
       }

@@ -46,6 +46,8 @@ describe("the main brain's eyes: round evidence, read_session_output, read_chat 
   beforeEach(async () => {
     t = await startTestApp({ BRAINSTEM_SUPERVISION_DEBOUNCE_MS: '200' }, { listen: true });
     brain = await httpClient(t.url, { token: t.tokenOf('main_brain') });
+    // The project the brain works in is one the user bound: starting sessions there needs no confirmation.
+    expect((await req('POST', '/agent-profiles/project-binding', { project_dir: cwd.path, profile_id: 'coding-assistant' })).status).toBe(200);
   });
   afterEach(async () => {
     await brain.close();
@@ -126,6 +128,26 @@ describe("the main brain's eyes: round evidence, read_session_output, read_chat 
       expect(res.body.message).toContain(field);
     }
     expect((await req('GET', '/coding-sessions')).body.sessions).toEqual([]);
+  });
+
+  it('start_session outside every bound project waits for the user, and starts once the user confirms', async () => {
+    const elsewhere = tempDir('brain-eyes-unbound-');
+    try {
+      // Given a directory no binding covers, When the brain starts a session there
+      const held = await tool('start_session', { cwd: elsewhere.path, runtime: 'claude-code', prompt: 'hello' });
+      // Then nothing runs: the call waits for the user, who sees what would happen
+      expect(held.status).toBe(200);
+      expect(held.body.result).toMatchObject({ status: 'waiting_for_user', what: expect.stringContaining(`in ${elsewhere.path}, a directory no project binding covers`) });
+      expect((await req('GET', '/coding-sessions')).body.sessions).toEqual([]);
+      // When the user confirms, Then the session starts
+      const confirmed = await req('POST', `/session-os/main-brain/confirmations/${held.body.result.confirmation_id}/confirm`, {});
+      expect(confirmed.status).toBe(200);
+      const [started] = (await req('GET', '/coding-sessions')).body.sessions as Json[];
+      expect(started).toMatchObject({ cwd: elsewhere.path, runtime: 'claude-code' });
+      reaper.track(started.pid);
+    } finally {
+      elsewhere.remove();
+    }
   });
 
   it('under scope only, sessions started later (by the brain or the user) are not supervised; under except they are', async () => {

@@ -20,6 +20,12 @@ describe('manage_agent_profile over MCP', () => {
   });
 
   const profileTool = (args: Record<string, unknown>) => call(brain, 'manage_agent_profile', args);
+  /** The user answers a held call over REST: the confirmation as it then stands. */
+  const answer = async (id: string, how: 'confirm' | 'refuse') => {
+    const res = await t.inject({ method: 'POST', url: `/api/v1/session-os/main-brain/confirmations/${id}/${how}`, payload: {} });
+    expect(res.statusCode).toBe(200);
+    return res.json();
+  };
 
   it('list, create, read, update, search, remember, delete', async () => {
     const listed = await profileTool({ action: 'list' });
@@ -52,7 +58,11 @@ describe('manage_agent_profile over MCP', () => {
     // The REST API sees the same profile: one service behind both.
     expect((await t.inject({ method: 'GET', url: `/api/v1/agent-profiles/${id}` })).json()).toMatchObject({ id, description: 'Fixes billing and invoicing bugs' });
 
-    expect((await profileTool({ action: 'delete', profile_id: id })).json).toEqual({ deleted: id });
+    // Deleting waits for the user: nothing is deleted until the user confirms
+    const held = await profileTool({ action: 'delete', profile_id: id });
+    expect(held.json).toMatchObject({ status: 'waiting_for_user', what: `Delete the Agent Profile ${id} ("Billing Fixer"): its file is removed, and it stops being the default or bound to any project.` });
+    expect((await profileTool({ action: 'read', profile_id: id })).isError).toBe(false);
+    expect(await answer(held.json.confirmation_id, 'confirm')).toMatchObject({ status: 'confirmed', outcome: { ok: true, result: { deleted: id } } });
     expect(await profileTool({ action: 'read', profile_id: id })).toMatchObject({ isError: true, text: `not_found: no profile ${id}` });
   });
 
@@ -79,6 +89,14 @@ describe('manage_agent_profile over MCP', () => {
       expect(applied.json.applied).toMatchObject({ runtime: 'claude-code', dir: project.path });
       expect(JSON.parse(readFileSync(join(project.path, '.mcp.json'), 'utf8')).mcpServers).toHaveProperty('brainstem');
 
+      // Overwriting hand edits (force) waits for the user
+      writeFileSync(join(project.path, '.mcp.json'), '{"mcpServers":{}}');
+      const forced = await profileTool({ action: 'apply', profile_id: 'code-reviewer', dir: project.path, runtime: 'claude-code', force: true });
+      expect(forced.json).toMatchObject({ status: 'waiting_for_user', what: `Apply the Agent Profile code-reviewer to ${JSON.stringify(project.path)} for claude-code, writing its runtime config files: files edited by hand since the last apply are overwritten.` });
+      expect(readFileSync(join(project.path, '.mcp.json'), 'utf8')).toBe('{"mcpServers":{}}');
+      expect(await answer(forced.json.confirmation_id, 'confirm')).toMatchObject({ outcome: { ok: true, result: { applied: { dir: project.path } } } });
+      expect(JSON.parse(readFileSync(join(project.path, '.mcp.json'), 'utf8')).mcpServers).toHaveProperty('brainstem');
+
       expect(await profileTool({ action: 'apply', profile_id: 'code-reviewer', dir: project.path, preview: true, force: true })).toMatchObject({ isError: true, text: expect.stringContaining('force: not used with preview') });
       expect(await profileTool({ action: 'apply', profile_id: 'code-reviewer', runtime: 'command' })).toMatchObject({ isError: true, text: expect.stringContaining('runtime: must be equal to one of the allowed values') });
     } finally {
@@ -95,63 +113,76 @@ describe('manage_agent_profile over MCP', () => {
     expect(await profileTool({ action: 'generate', description: 'x', glob: '*' })).toMatchObject({ isError: true, text: expect.stringContaining('glob: not used by action generate') });
   });
 
-  it('cannot make a profile personal, make one bypass permissions, or change or apply one that does: the user can, over REST', async () => {
+  it('asks the user before making a profile personal, making one bypass permissions, or changing or applying one that does; the user can, over REST', async () => {
     const rest = (id: string, body: object) =>
       fetch(`${t.url}/api/v1/agent-profiles/${id}`, { method: 'PATCH', headers: { ...t.auth(), 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const waits = async (args: Record<string, unknown>) => {
+      const r = await profileTool(args);
+      expect([r.isError, r.json?.status]).toEqual([false, 'waiting_for_user']);
+      return r.json as { confirmation_id: string; what: string };
+    };
     // Given a profile the main brain created
     const created = await profileTool({ action: 'create', profile: { name: 'Loose', permissions: { mode: 'plan' } } });
     expect(created.json.profile).toMatchObject({ id: 'loose', scope: 'shared' });
-    // When the main brain tries to make it (or a new one) personal, or to make it bypass; Then it is refused, naming the field
-    const personal = 'permission_denied: manage_agent_profile: profile.scope: only the user can make a profile personal (over REST)';
-    const bypass = 'permission_denied: manage_agent_profile: profile.permissions.mode: only the user can set bypassPermissions (over REST)';
-    expect(await profileTool({ action: 'update', profile_id: 'loose', profile: { scope: 'personal' } })).toMatchObject({ isError: true, text: expect.stringContaining(personal) });
-    expect(await profileTool({ action: 'create', profile: { name: 'Looser', scope: 'personal' } })).toMatchObject({ isError: true, text: expect.stringContaining(personal) });
-    expect(await profileTool({ action: 'create', profile: { name: 'Looser', permissions: { mode: 'bypassPermissions' } } })).toMatchObject({ isError: true, text: expect.stringContaining(bypass) });
+    // When the main brain tries to make it (or a new one) personal, or to make it bypass; Then it waits for the user, naming the field
+    const personal = 'profile.scope: make the profile personal';
+    const bypass = 'profile.permissions.mode: set bypassPermissions';
+    expect((await waits({ action: 'update', profile_id: 'loose', profile: { scope: 'personal' } })).what).toBe(`Save the Agent Profile loose (update) with what only the user may allow: ${personal}.`);
+    expect((await waits({ action: 'create', profile: { name: 'Looser', scope: 'personal' } })).what).toBe(`Save a new Agent Profile "Looser" (create) with what only the user may allow: ${personal}.`);
+    const refusedBypass = await waits({ action: 'create', profile: { name: 'Looser', permissions: { mode: 'bypassPermissions' } } });
+    expect(refusedBypass.what).toContain(bypass);
+    // And when the user refuses; Then nothing is saved
+    expect(await answer(refusedBypass.confirmation_id, 'refuse')).toMatchObject({ status: 'refused', outcome: null });
+    expect((await profileTool({ action: 'read', profile_id: 'looser' })).isError).toBe(true);
     // Even once the user made it personal, where bypass would be valid
     expect((await rest('loose', { scope: 'personal' })).status).toBe(200);
-    expect(await profileTool({ action: 'update', profile_id: 'loose', profile: { permissions: { mode: 'bypassPermissions' } } })).toMatchObject({ isError: true, text: expect.stringContaining(bypass) });
+    const toBypass = await waits({ action: 'update', profile_id: 'loose', profile: { permissions: { mode: 'bypassPermissions' } } });
+    expect(toBypass.what).toContain(bypass);
     expect((await profileTool({ action: 'read', profile_id: 'loose' })).json).toMatchObject({ profile: { scope: 'personal', permissions: { mode: 'plan' } }, lint: { valid: true } });
-    // And making it shared again is no loosening, so it is allowed
+    // And making it shared again is no loosening, so it runs at once
     expect((await profileTool({ action: 'update', profile_id: 'loose', profile: { scope: 'shared' } })).json.profile.scope).toBe('shared');
-    // When the user makes it personal and bypassing over REST; Then it lints clean
-    expect((await rest('loose', { scope: 'personal', permissions: { mode: 'bypassPermissions' } })).status).toBe(200);
+    // When the user makes it personal over REST and confirms the brain's bypass; Then it is saved as the user would save it, and lints clean
+    expect((await rest('loose', { scope: 'personal' })).status).toBe(200);
+    expect(await answer(toBypass.confirmation_id, 'confirm')).toMatchObject({ outcome: { ok: true, result: { profile: { permissions: { mode: 'bypassPermissions' } } } } });
     expect((await profileTool({ action: 'read', profile_id: 'loose' })).json).toMatchObject({ profile: { scope: 'personal', permissions: { mode: 'bypassPermissions' } }, lint: { valid: true } });
-    // And the main brain can read it, but not change it (a hook, an auto_apply_dir, a rule) or apply it anywhere
-    const owned = 'permission_denied: manage_agent_profile: profile loose bypasses permissions: only the user changes or applies it (over REST)';
+    // And whatever the main brain changes in it (a hook, an auto_apply_dir, a rule) or wherever it applies it, it waits for the user
+    const owned = 'change profile loose, which bypasses permissions';
     const project = tempDir('brainstem-mcp-bypass-');
     try {
       for (const args of [
         { action: 'update', profile_id: 'loose', profile: { hooks: { SessionStart: [{ type: 'command', command: 'echo hi' }] } } },
         { action: 'update', profile_id: 'loose', profile: { auto_apply_dir: project.path } },
         { action: 'remember', profile_id: 'loose', text: 'Anything goes.' },
-        { action: 'apply', profile_id: 'loose', dir: project.path, runtime: 'claude-code' },
       ]) {
-        expect([args.action, await profileTool(args)]).toEqual([args.action, expect.objectContaining({ isError: true, text: expect.stringContaining(owned) })]);
+        expect([args.action, (await waits(args)).what]).toEqual([args.action, `Save the Agent Profile loose (${args.action}) with what only the user may allow: ${owned}.`]);
       }
-      // Over REST's tool route the refusal is a 403
-      const viaRest = await fetch(`${t.url}/api/v1/session-os/main-brain/tools/manage_agent_profile`, {
-        method: 'POST',
-        headers: { ...t.auth('main_brain'), 'content-type': 'application/json' },
-        body: JSON.stringify({ action: 'apply', profile_id: 'loose', dir: project.path, runtime: 'claude-code' }),
-      });
-      expect([viaRest.status, await viaRest.json()]).toEqual([403, expect.objectContaining({ code: 'permission_denied', message: expect.stringContaining(owned.slice('permission_denied: '.length)) })]);
+      expect((await waits({ action: 'apply', profile_id: 'loose', dir: project.path, runtime: 'claude-code' })).what).toBe(
+        `Apply the Agent Profile loose to ${JSON.stringify(project.path)} for claude-code, writing its runtime config files: it bypasses permissions.`,
+      );
+      // Over REST's tool route the brain waits the same
+      const viaRest = await t.rawInject({ method: 'POST', url: '/api/v1/session-os/main-brain/tools/manage_agent_profile', headers: t.auth('main_brain'), payload: { action: 'apply', profile_id: 'loose', dir: project.path, runtime: 'claude-code' } });
+      expect([viaRest.statusCode, viaRest.json().result.status]).toEqual([200, 'waiting_for_user']);
       expect(existsSync(join(project.path, '.claude'))).toBe(false);
       expect((await profileTool({ action: 'read', profile_id: 'loose' })).json.profile).toMatchObject({ hooks: {}, auto_apply_dir: '' });
       // A preview writes nothing, so the brain may look
       expect((await profileTool({ action: 'apply', profile_id: 'loose', dir: project.path, runtime: 'claude-code', preview: true })).isError).toBe(false);
+      // And the user confirming the apply writes the files
+      expect(await answer(viaRest.json().result.confirmation_id, 'confirm')).toMatchObject({ outcome: { ok: true, result: { applied: { dir: project.path } } } });
+      expect(existsSync(join(project.path, '.claude/settings.json'))).toBe(true);
     } finally {
       project.remove();
     }
   });
-  describe('what runs commands (command hooks, MCP servers started by a command, auto_apply_dir) is the user\'s to add', () => {
+
+  describe('what runs commands (command hooks, MCP servers started by a command, auto_apply_dir) waits for the user', () => {
     const TOOL_ROUTE = '/api/v1/session-os/main-brain/tools/manage_agent_profile';
     const guard = { type: 'command', command: './guard.sh', matcher: 'Bash' };
     const github = { type: 'stdio', command: 'github-mcp', args: ['--read-only'], env: { GITHUB_TOKEN: '${GITHUB_TOKEN}' } };
     const asks = { type: 'prompt', prompt: 'Is this safe?' };
     const docs = { type: 'http', url: 'https://docs.example/mcp' };
-    const hookMsg = (path: string) => `profile.${path}: only the user can add or change a command hook (over REST)`;
-    const mcpMsg = (name: string) => `profile.tools.mcp_servers.${name}: only the user can add or change an MCP server that starts a command (over REST)`;
-    const dirMsg = 'profile.auto_apply_dir: only the user can set auto_apply_dir (over REST)';
+    const hookMsg = (path: string, command = './guard.sh') => `profile.${path}: add or change a command hook (runs ${JSON.stringify(command)})`;
+    const mcpMsg = (name: string, command = 'github-mcp --read-only') => `profile.tools.mcp_servers.${name}: add or change an MCP server that starts a command (runs ${JSON.stringify(command)})`;
+    const dirMsg = (d: string) => `profile.auto_apply_dir: set it to ${JSON.stringify(d)} (every later save writes the profile's files there)`;
     const dirs: Array<ReturnType<typeof tempDir>> = [];
     const dir = () => {
       const d = tempDir('brainstem-mcp-runs-');
@@ -160,16 +191,18 @@ describe('manage_agent_profile over MCP', () => {
     };
     afterEach(() => dirs.splice(0).forEach((d) => d.remove()));
 
-    /** The tool's answer over MCP and over REST's tool route: 'ok', or the refusal (403 on REST). */
+    /** The brain's call over MCP and over REST's tool route (the brain's token): 'ok', 'waiting: <what>', or the error. */
     const bothWays = async (args: Record<string, unknown>) => {
       const mcp = await profileTool(args);
-      const rest = await t.inject({ method: 'POST', url: TOOL_ROUTE, payload: args });
-      return { mcp: mcp.isError ? mcp.text : 'ok', rest: rest.statusCode === 200 ? 'ok' : `${rest.statusCode} ${rest.json().code}: ${rest.json().message}` };
+      const rest = await t.rawInject({ method: 'POST', url: TOOL_ROUTE, headers: t.auth('main_brain'), payload: args });
+      const outcome = (r: { status?: string; what?: string }) => (r?.status === 'waiting_for_user' ? `waiting: ${r.what}` : 'ok');
+      return { mcp: mcp.isError ? mcp.text : outcome(mcp.json), rest: rest.statusCode === 200 ? outcome(rest.json().result) : `${rest.statusCode} ${rest.json().code}: ${rest.json().message}` };
     };
-    const refused = (...problems: string[]) => {
-      const message = `manage_agent_profile: ${problems.join('; ')}`;
-      return { mcp: `permission_denied: ${message}`, rest: `403 permission_denied: ${message}` };
+    const held = (what: string, ...problems: string[]) => {
+      const w = `waiting: ${what} with what only the user may allow: ${problems.join('; ')}.`;
+      return { mcp: w, rest: w };
     };
+    const pendingIds = async () => ((await t.inject({ method: 'GET', url: '/api/v1/session-os/main-brain/confirmations?status=pending' })).json().confirmations as Array<{ id: string }>).map((c) => c.id);
     const ids = async () => (await profileTool({ action: 'list' })).json.profiles.map((p: { id: string }) => p.id);
     const byUser = async (profile: Record<string, unknown>) => {
       const res = await t.inject({ method: 'POST', url: '/api/v1/agent-profiles', payload: profile });
@@ -177,31 +210,35 @@ describe('manage_agent_profile over MCP', () => {
       return res.json().id as string;
     };
 
-    it('cannot create a profile with any of them; prompt and http hooks and http MCP servers are fine', async () => {
+    it('holds a new profile with any of them for the user; prompt and http hooks and http MCP servers are fine; the user confirms one', async () => {
       const project = dir();
       const before = await ids();
-      // When the main brain creates a profile with something that runs commands; Then it is refused, naming each
+      // When the main brain creates a profile with something that runs commands; Then it waits for the user, naming each
       for (const [profile, problems] of [
         [{ name: 'Hooked', hooks: { PreToolUse: [asks, guard] } }, [hookMsg('hooks.PreToolUse[1]')]],
         [{ name: 'Served', tools: { mcp_servers: { docs, github } } }, [mcpMsg('github')]],
-        [{ name: 'Auto', auto_apply_dir: project }, [dirMsg]],
-        [{ name: 'All', hooks: { SessionStart: [guard] }, tools: { mcp_servers: { github } }, auto_apply_dir: project }, [hookMsg('hooks.SessionStart[0]'), mcpMsg('github'), dirMsg]],
+        [{ name: 'Auto', auto_apply_dir: project }, [dirMsg(project)]],
+        [{ name: 'All', hooks: { SessionStart: [guard] }, tools: { mcp_servers: { github } }, auto_apply_dir: project }, [hookMsg('hooks.SessionStart[0]'), mcpMsg('github'), dirMsg(project)]],
       ] as const) {
-        expect([profile.name, await bothWays({ action: 'create', profile })]).toEqual([profile.name, refused(...problems)]);
+        expect([profile.name, await bothWays({ action: 'create', profile })]).toEqual([profile.name, held(`Save a new Agent Profile "${profile.name}" (create)`, ...problems)]);
       }
       // And nothing was saved or written
       expect(await ids()).toEqual(before);
       expect(readdirSync(project)).toEqual([]);
-      // When its profile only asks a model or calls URLs; Then it is created
+      // When its profile only asks a model or calls URLs; Then it is created at once
       const fine = await profileTool({ action: 'create', profile: { name: 'Asks', hooks: { PreToolUse: [asks, { type: 'http', url: 'https://hooks.example/pre' }] }, tools: { mcp_servers: { docs } } } });
       expect(fine.json.profile).toMatchObject({ id: 'asks', tools: { mcp_servers: { docs } } });
+      // When the user confirms the first one; Then it is saved as the brain asked, with its command hook
+      const [first] = await pendingIds();
+      expect(await answer(first, 'confirm')).toMatchObject({ outcome: { ok: true, result: { profile: { id: 'hooked', hooks: { PreToolUse: [expect.objectContaining(asks), expect.objectContaining(guard)] } } } } });
+      expect(await ids()).toEqual([...before, 'asks', 'hooked']);
     });
 
-    it('keeps what the user put there, refuses what it would add or change, and may remove it', async () => {
+    it('keeps what the user put there, holds what it would add or change for the user, and may remove it', async () => {
       // Given a profile the user made with a command hook, an MCP server started by a command and an auto_apply_dir
       const project = dir();
       const id = await byUser({ name: 'Guarded', target_runtime: 'claude-code', hooks: { PreToolUse: [guard] }, tools: { mcp_servers: { github } }, auto_apply_dir: project });
-      // When the main brain changes something else, or sends back what is there; Then that is allowed
+      // When the main brain changes something else, or sends back what is there; Then that runs at once
       for (const profile of [
         { description: 'Guards Bash' },
         { hooks: { PreToolUse: [{ ...guard }, asks] }, tools: { mcp_servers: { github: { ...github }, docs } }, auto_apply_dir: project },
@@ -209,48 +246,57 @@ describe('manage_agent_profile over MCP', () => {
         expect(await bothWays({ action: 'update', profile_id: id, profile })).toEqual({ mcp: 'ok', rest: 'ok' });
       }
       expect((await profileTool({ action: 'remember', profile_id: id, text: 'Run the tests first.' })).isError).toBe(false);
-      // When it adds or changes what runs; Then it is refused
+      expect(await pendingIds()).toEqual([]);
+      // When it adds or changes what runs; Then it waits for the user
       const elsewhere = dir();
       for (const [profile, problem] of [
-        [{ hooks: { PreToolUse: [guard, asks, { type: 'command', command: './more.sh' }] } }, hookMsg('hooks.PreToolUse[2]')],
-        [{ hooks: { PreToolUse: [{ ...guard, command: './other.sh' }, asks] } }, hookMsg('hooks.PreToolUse[0]')],
+        [{ hooks: { PreToolUse: [guard, asks, { type: 'command', command: './more.sh' }] } }, hookMsg('hooks.PreToolUse[2]', './more.sh')],
+        [{ hooks: { PreToolUse: [{ ...guard, command: './other.sh' }, asks] } }, hookMsg('hooks.PreToolUse[0]', './other.sh')],
         [{ hooks: { PreToolUse: [{ ...guard, matcher: '.*' }, asks] } }, hookMsg('hooks.PreToolUse[0]')],
         [{ hooks: { PostToolUse: [guard] } }, hookMsg('hooks.PostToolUse[0]')],
         [{ tools: { mcp_servers: { github: { env: { LD_PRELOAD: '/tmp/evil.so' } } } } }, mcpMsg('github')],
-        [{ tools: { mcp_servers: { github: { args: [] } } } }, mcpMsg('github')],
-        [{ tools: { mcp_servers: { docs: { type: 'stdio', command: 'docs-mcp' } } } }, mcpMsg('docs')],
-        [{ tools: { mcp_servers: { shell: { type: 'stdio', command: 'sh' } } } }, mcpMsg('shell')],
-        [{ auto_apply_dir: elsewhere }, dirMsg],
+        [{ tools: { mcp_servers: { github: { args: [] } } } }, mcpMsg('github', 'github-mcp')],
+        [{ tools: { mcp_servers: { docs: { type: 'stdio', command: 'docs-mcp' } } } }, mcpMsg('docs', 'docs-mcp')],
+        [{ tools: { mcp_servers: { shell: { type: 'stdio', command: 'sh' } } } }, mcpMsg('shell', 'sh')],
+        [{ auto_apply_dir: elsewhere }, dirMsg(elsewhere)],
       ] as const) {
-        expect([profile, await bothWays({ action: 'update', profile_id: id, profile })]).toEqual([profile, refused(problem)]);
+        expect([profile, await bothWays({ action: 'update', profile_id: id, profile })]).toEqual([profile, held(`Save the Agent Profile ${id} (update)`, problem)]);
       }
       // And the profile is as the user and the allowed changes left it
       const read = (await profileTool({ action: 'read', profile_id: id })).json.profile;
       expect(read).toMatchObject({ description: 'Guards Bash', hooks: { PreToolUse: [{ ...guard, timeout: 60 }, { ...asks, timeout: 60 }] }, tools: { mcp_servers: { github, docs } }, auto_apply_dir: project });
       expect(read.hooks.PostToolUse).toBeUndefined();
       expect(readdirSync(elsewhere)).toEqual([]);
-      // When it removes what runs; Then that is allowed, and putting it back is refused
+      // When the user refuses them all; Then nothing changes
+      for (const c of await pendingIds()) expect(await answer(c, 'refuse')).toMatchObject({ status: 'refused', outcome: null });
+      expect((await profileTool({ action: 'read', profile_id: id })).json.profile).toEqual(read);
+      // When it removes what runs; Then that runs at once, and putting it back waits for the user
       expect((await profileTool({ action: 'update', profile_id: id, profile: { hooks: { PreToolUse: [asks] }, auto_apply_dir: '' } })).json.profile).toMatchObject({ hooks: { PreToolUse: [asks] }, auto_apply_dir: '' });
-      expect(await bothWays({ action: 'update', profile_id: id, profile: { hooks: { PreToolUse: [guard] } } })).toEqual(refused(hookMsg('hooks.PreToolUse[0]')));
-      expect(await bothWays({ action: 'update', profile_id: id, profile: { auto_apply_dir: project } })).toEqual(refused(dirMsg));
+      expect(await bothWays({ action: 'update', profile_id: id, profile: { hooks: { PreToolUse: [guard] } } })).toEqual(held(`Save the Agent Profile ${id} (update)`, hookMsg('hooks.PreToolUse[0]')));
+      expect(await bothWays({ action: 'update', profile_id: id, profile: { auto_apply_dir: project } })).toEqual(held(`Save the Agent Profile ${id} (update)`, dirMsg(project)));
     });
 
-    it('cannot apply a profile that runs commands, even the user\'s own; it may preview it, and the user may apply it', async () => {
+    it('holds applying a profile that runs commands, even the user\'s own, for the user; it may preview it, and the user may apply it', async () => {
       const id = await byUser({ name: 'Guarded', target_runtime: 'claude-code', hooks: { PreToolUse: [guard] }, tools: { mcp_servers: { github } } });
       const project = dir();
       const apply = { action: 'apply', profile_id: id, dir: project, runtime: 'claude-code' };
-      expect(await bothWays(apply)).toEqual(refused(`profile ${id} runs commands (hooks.PreToolUse[0], tools.mcp_servers.github): only the user applies it (over REST)`));
+      const what = `Apply the Agent Profile ${id} to ${JSON.stringify(project)} for claude-code, writing its runtime config files: hooks.PreToolUse[0] will run: a command hook (runs "./guard.sh"); tools.mcp_servers.github will run: an MCP server that starts a command (runs "github-mcp --read-only").`;
+      expect(await bothWays(apply)).toEqual({ mcp: `waiting: ${what}`, rest: `waiting: ${what}` });
       expect(existsSync(join(project, '.claude'))).toBe(false);
       expect((await profileTool({ ...apply, preview: true })).json.preview.files.map((f: { path: string }) => f.path)).toContain('.claude/settings.json');
-      const byRest = await t.inject({ method: 'POST', url: `/api/v1/agent-profiles/${id}/apply`, payload: { dir: project, runtime: 'claude-code' } });
-      expect(byRest.statusCode).toBe(200);
+      // The user applying it over REST's tool route is not held
+      const byUserTool = await t.inject({ method: 'POST', url: TOOL_ROUTE, payload: apply });
+      expect([byUserTool.statusCode, byUserTool.json().result.applied]).toEqual([200, expect.objectContaining({ dir: project })]);
       expect(JSON.parse(readFileSync(join(project, '.claude/settings.json'), 'utf8')).hooks.PreToolUse).toEqual([{ matcher: 'Bash', hooks: [{ type: 'command', command: './guard.sh', timeout: 60 }] }]);
+      // Nor is confirming the brain's (an idempotent re-apply)
+      const [first] = await pendingIds();
+      expect(await answer(first, 'confirm')).toMatchObject({ outcome: { ok: true, result: { applied: { dir: project } } } });
       // A profile whose hooks only ask a model is applied as before
       const asking = await byUser({ name: 'Asking', target_runtime: 'claude-code', hooks: { PreToolUse: [asks] } });
-      expect((await profileTool({ action: 'apply', profile_id: asking, dir: dir(), runtime: 'claude-code' })).isError).toBe(false);
+      expect((await profileTool({ action: 'apply', profile_id: asking, dir: dir(), runtime: 'claude-code' })).json.applied).toBeDefined();
     });
 
-    it('cannot import a scanned project\'s profile that runs commands; it may see the proposal', async () => {
+    it('holds importing a scanned project\'s profile that runs commands for the user; it may see the proposal', async () => {
       const project = dir();
       mkdirSync(join(project, '.claude'));
       writeFileSync(join(project, '.claude/settings.json'), JSON.stringify({ hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: './guard.sh' }] }] } }));
@@ -258,7 +304,9 @@ describe('manage_agent_profile over MCP', () => {
       const before = await ids();
       const proposal = await profileTool({ action: 'scan', dir: project, runtime: 'claude-code' });
       expect(proposal.json).toMatchObject({ saved: false, profile: { hooks: { PreToolUse: [{ type: 'command', command: './guard.sh' }] }, tools: { mcp_servers: { github: { type: 'stdio' } } } } });
-      expect(await bothWays({ action: 'scan', dir: project, runtime: 'claude-code', import: true })).toEqual(refused(hookMsg('hooks.PreToolUse[0]'), mcpMsg('github')));
+      expect(await bothWays({ action: 'scan', dir: project, runtime: 'claude-code', import: true })).toEqual(
+        held(`Save a new Agent Profile ${JSON.stringify(proposal.json.profile.name)} (scan)`, hookMsg('hooks.PreToolUse[0]'), mcpMsg('github', 'github-mcp')),
+      );
       expect(await ids()).toEqual(before);
     });
   });

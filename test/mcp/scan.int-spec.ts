@@ -56,10 +56,10 @@ describe('manage_agent_profile scan over MCP', () => {
       expect(Object.fromEntries(emitted.files.map((f) => [f.path, f.content]))).toEqual(fixture);
     });
 
-    it('import:true of this profile, which runs commands, is the user\'s: the brain is refused; saved and applied over REST it writes the fixture files again', async () => {
-      // The fixture has an MCP server started by a command (and, but for opencode, command hooks): the brain may not import it
+    it('import:true of this profile, which runs commands, is the user\'s: the brain waits for the user; saved and applied over REST it writes the fixture files again', async () => {
+      // The fixture has an MCP server started by a command (and, but for opencode, command hooks): the brain may not import it alone
       const imported = await profileTool({ action: 'scan', dir: project, runtime, import: true });
-      expect(imported).toMatchObject({ isError: true, text: expect.stringMatching(/^permission_denied: manage_agent_profile: .*profile\.tools\.mcp_servers\.postgres: only the user can add or change an MCP server that starts a command \(over REST\)/) });
+      expect(imported).toMatchObject({ isError: false, json: { status: 'waiting_for_user', what: expect.stringContaining('profile.tools.mcp_servers.postgres: add or change an MCP server that starts a command (runs ') } });
       expect((await profileTool({ action: 'read', profile_id: 'billing-service' })).isError).toBe(true);
       // The user saves the proposal as it is and applies it
       const { profile } = (await profileTool({ action: 'scan', dir: project, runtime })).json;

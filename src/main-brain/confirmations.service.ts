@@ -1,0 +1,115 @@
+import { EventBus } from '../bus/event-bus';
+import { DomainError } from '../common/domain-error';
+import { SerialQueue } from '../common/serial-queue';
+import { Journal } from '../journal/journal.port';
+import { ChatService } from './chat.service';
+import {
+  Confirmation,
+  ConfirmationCommand,
+  ConfirmationEvent,
+  ConfirmationStatus,
+  ConfirmationsState,
+  ToolOutcome,
+  confirmationNotice,
+  decide,
+  evolve,
+  statusAt,
+} from './confirmation.decider';
+import { GatedCall } from './tool-registry';
+
+export const CONFIRMATIONS_STREAM = 'confirmations';
+
+/** What a gated tool answers its caller: not an error, a call waiting for the user. */
+export interface WaitingForUser {
+  status: 'waiting_for_user';
+  confirmation_id: string;
+  what: string;
+  note: string;
+}
+
+/** Runs a call the user confirmed (the tool registry, ungated). */
+export type ConfirmedRunner = (tool: string, args: Record<string, unknown>) => Promise<unknown>;
+
+/**
+ * The human gate's confirmations: a gated call is journaled on `confirmations` and posted to the main chat; the user
+ * confirms (the call runs then, with the arguments held) or refuses it over REST. Boot folds the stream back into
+ * the pending ones; a call confirmed before a crash is never run again.
+ */
+export class ConfirmationsService {
+  private state: ConfirmationsState = new Map();
+  /** One command at a time, so a confirmation is decided once: two confirms cannot both run the call. */
+  private readonly queue = new SerialQueue();
+
+  constructor(
+    private readonly bus: EventBus,
+    private readonly journal: Journal,
+    private readonly chat: ChatService,
+    private readonly runConfirmed: ConfirmedRunner,
+    private readonly now: () => number,
+    private readonly newId: () => string,
+    private readonly ttlMs: number,
+  ) {}
+
+  async start(): Promise<void> {
+    for (const e of await this.journal.readStream(CONFIRMATIONS_STREAM)) this.state = evolve(this.state, e as unknown as ConfirmationEvent);
+  }
+
+  list(status?: ConfirmationStatus): Confirmation[] {
+    const now = this.now();
+    return [...this.state.values()].map((c) => this.view(c, now)).filter((c) => status === undefined || c.status === status);
+  }
+
+  get(id: string): Confirmation {
+    const c = this.state.get(id);
+    if (!c) throw new DomainError('not_found', `no confirmation ${id}`);
+    return this.view(c, this.now());
+  }
+
+  /** The gate keeper: holds the call for the user and answers the caller that it waits. */
+  async request(call: GatedCall): Promise<WaitingForUser> {
+    const id = `cf_${this.newId()}`;
+    await this.command({ type: 'request', id, tool: call.tool, args: call.args, description: call.description, requested_by: call.actor, now: this.now(), ttl_ms: this.ttlMs });
+    return {
+      status: 'waiting_for_user',
+      confirmation_id: id,
+      what: call.description,
+      note: 'Nothing has run yet: this needs the user. The user confirms or refuses it; the outcome is posted to the main chat.',
+    };
+  }
+
+  /** Runs the held call now; its result or error is journaled and posted to the chat, and answered here. */
+  async confirm(id: string, by: string): Promise<Confirmation> {
+    const c = await this.command({ type: 'confirm', id, by, now: this.now() });
+    let outcome: ToolOutcome;
+    try {
+      // As JSON: the journal keeps data, not undefined fields.
+      outcome = { ok: true, result: JSON.parse(JSON.stringify((await this.runConfirmed(c.tool, c.args)) ?? null)) as unknown };
+    } catch (e) {
+      outcome = { ok: false, error: e instanceof DomainError ? { code: e.code, message: e.message } : { code: 'internal_error', message: e instanceof Error ? e.message : String(e) } };
+    }
+    return this.command({ type: 'record_outcome', id, outcome, now: this.now() });
+  }
+
+  refuse(id: string, by: string, reason: string | null): Promise<Confirmation> {
+    return this.command({ type: 'refuse', id, by, reason, now: this.now() });
+  }
+
+  /** decide → append → evolve → tell the chat; a refusal is thrown after the events it still records (an expiry). */
+  private command(cmd: ConfirmationCommand): Promise<Confirmation> {
+    return this.queue.run(async () => {
+      const { events, error } = decide(this.state, cmd);
+      if (events.length) await this.bus.emit(CONFIRMATIONS_STREAM, events as never);
+      for (const e of events) {
+        this.state = evolve(this.state, e);
+        const text = confirmationNotice(this.state.get(e.data.id) as Confirmation, e);
+        if (text !== null) await this.chat.postConfirmation(text, e.data.id);
+      }
+      if (error) throw new DomainError(error.code, error.message);
+      return this.view(this.state.get(cmd.id) as Confirmation, this.now());
+    });
+  }
+
+  private view(c: Confirmation, now: number): Confirmation {
+    return { ...c, status: statusAt(c, now) };
+  }
+}
