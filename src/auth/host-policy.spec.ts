@@ -1,4 +1,4 @@
-import { allowedHostValues, hostAllowed, hostPolicy, originAllowed, splitHostPort } from './host-policy';
+import { allowedHostValues, allowedOriginValues, hostAllowed, hostPolicy, originAllowed, splitHostPort } from './host-policy';
 
 describe('host policy', () => {
   describe('given the default bind 127.0.0.1 on port 4820', () => {
@@ -53,6 +53,14 @@ describe('host policy', () => {
       expect(hostAllowed(policy, '[::2]:4820', 4820)).toBe(true);
       expect(hostAllowed(policy, '0.0.0.0:4820', 4820)).toBe(false);
       expect(originAllowed(policy, 'https://proxy.test:8443', 4820)).toBe(true);
+    });
+
+    it("then the SDK's Origin list is exactly what originAllowed accepts, a TLS proxy's https origin included", () => {
+      const origins = allowedOriginValues(policy, 4820);
+      expect(origins).toEqual(expect.arrayContaining(['http://localhost:4820', 'http://[::2]:4820', 'https://proxy.test:8443']));
+      for (const origin of origins) expect({ origin, allowed: originAllowed(policy, origin, 4820) }).toEqual({ origin, allowed: true });
+      expect(originAllowed(policy, 'https://localhost:4820', 4820)).toBe(false);
+      expect(origins).not.toContain('https://localhost:4820');
     });
 
     it("then the SDK's list holds every allowed Host value for the port", () => {

@@ -88,3 +88,14 @@ export function originAllowed(policy: HostPolicy, origin: string, port: number |
 export function allowedHostValues(policy: HostPolicy, port: number): string[] {
   return [...[...policy.names].map((n) => `${n}:${port}`), ...(port === 80 ? policy.names : []), ...policy.hostPorts];
 }
+
+/** The Origin values originAllowed accepts for the listening port, for the same SDK check. */
+export function allowedOriginValues(policy: HostPolicy, port: number): string[] {
+  const direct = [...[...policy.names].map((n) => `http://${n}:${port}`), ...(port === 80 ? [...policy.names].map((n) => `http://${n}`) : [])];
+  const proxied = [...policy.hostPorts].flatMap((h) => {
+    const { name, port: p } = splitHostPort(h) as { name: string; port: string };
+    // Browsers leave the scheme's default port out of an Origin.
+    return [p === '80' ? `http://${name}` : `http://${h}`, p === '443' ? `https://${name}` : `https://${h}`];
+  });
+  return [...direct, ...proxied];
+}

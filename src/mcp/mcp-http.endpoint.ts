@@ -2,7 +2,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { Logger } from '@nestjs/common';
 import { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { localPortOf } from '../auth/auth.hook';
-import { HostPolicy, allowedHostValues } from '../auth/host-policy';
+import { HostPolicy, allowedHostValues, allowedOriginValues } from '../auth/host-policy';
 import { Principal, describePrincipal } from '../auth/principal';
 import { DomainError } from '../common/domain-error';
 import { domainErrorBody, errorBody } from '../http/http-errors';
@@ -78,7 +78,7 @@ async function handle(request: FastifyRequest, reply: FastifyReply, sessions: Se
   const rebinding =
     port === null
       ? {}
-      : { enableDnsRebindingProtection: true, allowedHosts: allowedHostValues(policy, port), allowedOrigins: allowedHostValues(policy, port).map((h) => `http://${h}`) };
+      : { enableDnsRebindingProtection: true, allowedHosts: allowedHostValues(policy, port), allowedOrigins: allowedOriginValues(policy, port) };
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true, ...rebinding });
   reply.raw.on('close', () => {
     void transport.close();

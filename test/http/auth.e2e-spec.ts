@@ -60,6 +60,9 @@ describe('Host and Origin checks (DNS rebinding, cross-site pages)', () => {
     }
     const own = await raw(t.url, '/mcp', { origin: `http://localhost:${port}`, ...t.auth(), ...MCP_HEADERS }, INITIALIZE);
     expect(own.status).toBe(200);
+    // A TLS proxy listed as host:port: its https origin passes our check and the SDK's alike.
+    const proxied = await raw(t.url, '/mcp', { host: 'proxy.test:8443', origin: 'https://proxy.test:8443', ...t.auth(), ...MCP_HEADERS }, INITIALIZE);
+    expect(proxied.status).toBe(200);
     expect(JSON.parse(own.body).result.serverInfo.name).toBe('brainstem');
   });
 });
