@@ -29,7 +29,10 @@ export type BrainTurnEnd =
       context_full?: boolean;
     };
 
-/** Everything a brain runtime needs to run turns; the same for every turn of the service's life. */
+/**
+ * Everything a brain runtime needs to start its process. Agents take it as `() => BrainLaunch`, read when they spawn:
+ * the service's URL is known for certain only once it listens.
+ */
 export interface BrainLaunch {
   /** A directory of the brain's own (stable across restarts: claude keeps its conversations per directory). */
   cwd: string;
