@@ -125,7 +125,7 @@ export function buildConfig(src: ConfigSources): BrainstemConfig {
   cfg.journal.dir = expandPath(cfg.journal.dir, src.cwd, src.home);
   cfg.profiles.dir = expandPath(cfg.profiles.dir, src.cwd, src.home);
   const driverNeeds = { command: ['command', 'BRAINSTEM_MAIN_BRAIN_COMMAND'], webhook: ['webhook_url', 'BRAINSTEM_MAIN_BRAIN_WEBHOOK_URL'] } as const;
-  if (cfg.main_brain.driver !== 'stream') {
+  if (cfg.main_brain.driver === 'command' || cfg.main_brain.driver === 'webhook') {
     const [key, env] = driverNeeds[cfg.main_brain.driver];
     if (!cfg.main_brain[key]) throw new ConfigError([`${env}: required when BRAINSTEM_MAIN_BRAIN_DRIVER is ${cfg.main_brain.driver}`]);
   }

@@ -1,6 +1,8 @@
 /** The typed configuration and the table of its knobs. Pure: no file or env access here. */
 
-export type MainBrainDriver = 'stream' | 'command' | 'webhook';
+/** `auto`: the hosted brain (`agent`) when an agent runtime is on PATH, else `stream`. */
+export type MainBrainDriver = 'auto' | 'agent' | 'stream' | 'command' | 'webhook';
+export type MainBrainRuntime = 'auto' | 'claude-code' | 'codex' | 'gemini-cli' | 'opencode';
 export type AuthMode = 'token' | 'off';
 
 export interface BrainstemConfig {
@@ -15,7 +17,16 @@ export interface BrainstemConfig {
     stall_cooldown_s: number;
     stall_watchdog_startup_delay_s: number;
   };
-  main_brain: { driver: MainBrainDriver; round_timeout_s: number; command: string | null; webhook_url: string | null };
+  main_brain: {
+    driver: MainBrainDriver;
+    round_timeout_s: number;
+    command: string | null;
+    webhook_url: string | null;
+    /** The hosted brain's runtime, its profile, and the context size (tokens) past which its conversation is rotated. */
+    runtime: MainBrainRuntime;
+    profile: string;
+    context_budget_tokens: number;
+  };
   profiles: { dir: string };
   plugins: string[];
   /** Seconds that exited sessions, ended rounds and converged workflow runs stay in memory (the journal keeps them). */
@@ -53,7 +64,10 @@ export const KNOBS: readonly Knob[] = [
   { path: 'supervision.stall_threshold_s', env: 'BRAINSTEM_SUPERVISION_STALL_THRESHOLD_S', kind: 'int', min: 0, max: INT32 },
   { path: 'supervision.stall_cooldown_s', env: 'BRAINSTEM_SUPERVISION_STALL_COOLDOWN_S', kind: 'int', min: 0, max: INT32 },
   { path: 'supervision.stall_watchdog_startup_delay_s', env: 'BRAINSTEM_SUPERVISION_STALL_WATCHDOG_STARTUP_DELAY_S', kind: 'int', min: 0, max: TIMER_S },
-  { path: 'main_brain.driver', env: 'BRAINSTEM_MAIN_BRAIN_DRIVER', kind: 'enum', values: ['stream', 'command', 'webhook'] },
+  { path: 'main_brain.driver', env: 'BRAINSTEM_MAIN_BRAIN_DRIVER', kind: 'enum', values: ['auto', 'agent', 'stream', 'command', 'webhook'] },
+  { path: 'main_brain.runtime', env: 'BRAINSTEM_MAIN_BRAIN_RUNTIME', kind: 'enum', values: ['auto', 'claude-code', 'codex', 'gemini-cli', 'opencode'] },
+  { path: 'main_brain.profile', env: 'BRAINSTEM_MAIN_BRAIN_PROFILE', kind: 'string' },
+  { path: 'main_brain.context_budget_tokens', env: 'BRAINSTEM_MAIN_BRAIN_CONTEXT_BUDGET_TOKENS', kind: 'int', min: 1000, max: 10_000_000 },
   { path: 'main_brain.round_timeout_s', env: 'BRAINSTEM_MAIN_BRAIN_ROUND_TIMEOUT_S', kind: 'int', min: 1, max: TIMER_S },
   { path: 'main_brain.command', env: 'BRAINSTEM_MAIN_BRAIN_COMMAND', kind: 'string', nullable: true },
   { path: 'main_brain.webhook_url', env: 'BRAINSTEM_MAIN_BRAIN_WEBHOOK_URL', kind: 'string', nullable: true },

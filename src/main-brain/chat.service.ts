@@ -1,18 +1,32 @@
 import { Logger } from '@nestjs/common';
-import { Subscription, filter } from 'rxjs';
+import { Observable, Subject, Subscription, filter, map, merge } from 'rxjs';
 import { EventBus } from '../bus/event-bus';
 import { DomainError } from '../common/domain-error';
+import { SseMessage, SseResume, sseEvents } from '../journal/audit';
 import { Journal, JournalEvent } from '../journal/journal.port';
 import { AutonomousView, SupervisionService } from '../supervision/supervision.service';
 import { taskHintProblem } from '../supervision/supervision.machine';
 
 export type ChatRole = 'user' | 'brain' | 'system' | 'worker';
-export type ChatKind = 'message' | 'command' | 'question' | 'notice' | 'wrap_up' | 'confirmation';
+/** `activity`: a tool call of the hosted brain, shown compactly. */
+export type ChatKind = 'message' | 'command' | 'question' | 'notice' | 'wrap_up' | 'confirmation' | 'activity';
 
 export interface ChatEventMap {
-  /** `confirmation_id` on a human-gate message (kind confirmation) only. */
-  'chat.message': { role: ChatRole; kind: ChatKind; text: string; session_id: string | null; confirmation_id?: string };
+  /**
+   * `confirmation_id` on a human-gate message (kind confirmation) only; `turn_id` on what the hosted brain said or did in
+   * a turn; `answer_to` on the user's answer to a worker's question (its seq; session_id is then the worker's).
+   */
+  'chat.message': { role: ChatRole; kind: ChatKind; text: string; session_id: string | null; confirmation_id?: string; turn_id?: string; answer_to?: number };
 }
+
+/** A piece of the hosted brain's text as it is produced: streamed, not journaled (the complete message is). */
+export interface ChatDelta {
+  turn_id: string;
+  text: string;
+}
+
+/** Delivers the user's answer to a worker's question to that worker. */
+export type AnswerDelivery = (sessionId: string, text: string) => Promise<unknown>;
 
 export interface ChatMessage {
   seq: number;
@@ -22,6 +36,8 @@ export interface ChatMessage {
   text: string;
   session_id: string | null;
   confirmation_id?: string;
+  turn_id?: string;
+  answer_to?: number;
 }
 
 export const CHAT_STREAM = 'chat';
@@ -44,11 +60,14 @@ export class ChatService {
   private messages: ChatMessage[] = [];
   private sub: Subscription | null = null;
   private readonly logger = new Logger('chat');
+  private readonly deltas = new Subject<ChatDelta>();
+  readonly deltas$: Observable<ChatDelta> = this.deltas.asObservable();
 
   constructor(
     private readonly bus: EventBus,
     private readonly journal: Journal,
     private readonly supervision: SupervisionService,
+    private readonly deliverAnswer: AnswerDelivery,
   ) {}
 
   async start(): Promise<void> {
@@ -67,6 +86,7 @@ export class ChatService {
 
   stop(): void {
     this.sub?.unsubscribe();
+    this.deltas.complete();
   }
 
   list(limit = 200): ChatMessage[] {
@@ -74,7 +94,8 @@ export class ChatService {
   }
 
   /** A message from the human or the brain; `/supervise [goal]` from the human enables supervision and runs a round. */
-  async post(text: string, role: 'user' | 'brain', actor: string): Promise<{ message: ChatMessage; autonomous?: AutonomousView | null }> {
+  async post(text: string, role: 'user' | 'brain', actor: string, answerTo?: number): Promise<{ message: ChatMessage; autonomous?: AutonomousView | null }> {
+    if (answerTo !== undefined) return this.answer(answerTo, text);
     const command = role === 'user' ? SUPERVISE.exec(text.trim()) : null;
     const goal = command?.[1]?.trim() || undefined;
     // Refused before the command is posted, so a goal supervision would refuse leaves no trace in the chat.
@@ -85,15 +106,53 @@ export class ChatService {
     return { message, ...(await this.supervision.supervise(goal, actor)) };
   }
 
-  /** The human gate's messages: a call waiting for the user, and what became of it. */
-  postConfirmation(text: string, confirmationId: string): Promise<ChatMessage> {
-    return this.append('system', 'confirmation', text, null, confirmationId);
+  /**
+   * The user's answer to a worker's question (the chat message at seq `questionSeq`): delivered to that worker, then
+   * posted, so the chat shows only answers that reached it.
+   */
+  async answer(questionSeq: number, text: string): Promise<{ message: ChatMessage }> {
+    const question = this.messages.find((m) => m.seq === questionSeq) ?? (await this.fromJournal(questionSeq));
+    if (!question || question.kind !== 'question' || question.session_id === null) {
+      throw new DomainError('not_found', `answer_to: no worker's question at chat seq ${questionSeq}`);
+    }
+    await this.deliverAnswer(question.session_id, text);
+    return { message: await this.append('user', 'message', text, question.session_id, { answer_to: questionSeq }) };
   }
 
-  private async append(role: ChatRole, kind: ChatKind, text: string, sessionId: string | null, confirmationId?: string): Promise<ChatMessage> {
-    const data = { role, kind, text, session_id: sessionId, ...(confirmationId !== undefined ? { confirmation_id: confirmationId } : {}) };
+  /** What the hosted brain said (kind message) or did (kind activity) in a turn. */
+  postBrain(kind: 'message' | 'activity', text: string, turnId: string): Promise<ChatMessage> {
+    return this.append('brain', kind, text, null, { turn_id: turnId });
+  }
+
+  postNotice(text: string): Promise<ChatMessage> {
+    return this.append('system', 'notice', text, null);
+  }
+
+  /** The chat as SSE: its messages from the journal (resumable by seq), and the brain's deltas live, without an id. */
+  stream(resume: SseResume): Observable<SseMessage | { type: 'chat.delta'; data: ChatDelta }> {
+    const deltas = this.deltas$.pipe(map((data) => ({ type: 'chat.delta' as const, data })));
+    return merge(sseEvents(this.journal, resume, (e) => e.stream === CHAT_STREAM), deltas);
+  }
+
+  publishDelta(delta: ChatDelta): void {
+    this.deltas.next(delta);
+  }
+
+  /** The human gate's messages: a call waiting for the user, and what became of it. */
+  postConfirmation(text: string, confirmationId: string): Promise<ChatMessage> {
+    return this.append('system', 'confirmation', text, null, { confirmation_id: confirmationId });
+  }
+
+  private async append(role: ChatRole, kind: ChatKind, text: string, sessionId: string | null, extra: Pick<ChatMessage, 'confirmation_id' | 'turn_id' | 'answer_to'> = {}): Promise<ChatMessage> {
+    const data = { role, kind, text, session_id: sessionId, ...extra };
     const { events } = await this.bus.emit(CHAT_STREAM, [{ type: 'chat.message', data } as never]);
     return toMessage(events[0]);
+  }
+
+  /** A message older than those kept in memory. */
+  private async fromJournal(seq: number): Promise<ChatMessage | null> {
+    const [e] = await this.journal.readAll(seq - 1, 1);
+    return e && e.stream === CHAT_STREAM && e.type === 'chat.message' ? toMessage(e) : null;
   }
 
   private async onEvent(e: JournalEvent): Promise<void> {
@@ -114,5 +173,15 @@ export class ChatService {
 
 function toMessage(e: JournalEvent): ChatMessage {
   const d = e.data as ChatEventMap['chat.message'];
-  return { seq: e.seq, at: e.at, role: d.role, kind: d.kind, text: d.text, session_id: d.session_id, ...(d.confirmation_id !== undefined ? { confirmation_id: d.confirmation_id } : {}) };
+  return {
+    seq: e.seq,
+    at: e.at,
+    role: d.role,
+    kind: d.kind,
+    text: d.text,
+    session_id: d.session_id,
+    ...(d.confirmation_id !== undefined ? { confirmation_id: d.confirmation_id } : {}),
+    ...(d.turn_id !== undefined ? { turn_id: d.turn_id } : {}),
+    ...(d.answer_to !== undefined ? { answer_to: d.answer_to } : {}),
+  };
 }

@@ -39,6 +39,8 @@ export class ConfirmationsService {
   private state: ConfirmationsState = new Map();
   /** One command at a time, so a confirmation is decided once: two confirms cannot both run the call. */
   private readonly queue = new SerialQueue();
+  /** Confirmed calls that are not registry tools (the hosted brain's own permission requests). */
+  private readonly runners = new Map<string, (args: Record<string, unknown>) => unknown>();
 
   constructor(
     private readonly bus: EventBus,
@@ -52,6 +54,11 @@ export class ConfirmationsService {
 
   async start(): Promise<void> {
     for (const e of await this.journal.readStream(CONFIRMATIONS_STREAM)) this.state = evolve(this.state, e as unknown as ConfirmationEvent);
+  }
+
+  /** Runs confirmed requests named `tool` with `run` instead of the tool registry. */
+  runWith(tool: string, run: (args: Record<string, unknown>) => unknown): void {
+    this.runners.set(tool, run);
   }
 
   list(status?: ConfirmationStatus): Confirmation[] {
@@ -83,7 +90,9 @@ export class ConfirmationsService {
     let outcome: ToolOutcome;
     try {
       // As JSON: the journal keeps data, not undefined fields.
-      outcome = { ok: true, result: JSON.parse(JSON.stringify((await this.runConfirmed(c.tool, c.args)) ?? null)) as unknown };
+      const run = this.runners.get(c.tool);
+      const result = run ? await run(c.args) : await this.runConfirmed(c.tool, c.args);
+      outcome = { ok: true, result: JSON.parse(JSON.stringify(result ?? null)) as unknown };
     } catch (e) {
       outcome = { ok: false, error: e instanceof DomainError ? { code: e.code, message: e.message } : { code: 'internal_error', message: e instanceof Error ? e.message : String(e) } };
     }

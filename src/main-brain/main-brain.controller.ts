@@ -1,12 +1,16 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
+import { Body, Controller, Get, Headers, HttpCode, Inject, Param, Post, Query, Req, Sse } from '@nestjs/common';
+import { Observable } from 'rxjs';
+import { SseMessage } from '../journal/audit';
 import { FastifyRequest } from 'fastify';
 import { Principal } from '../auth/principal';
 import { AlsoAllowed } from '../auth/principals.guard';
 import { AutonomousView } from '../supervision/supervision.service';
-import { ChatMessage, ChatService } from './chat.service';
+import { BrainConversationView, BrainHost } from './agent/brain-host';
+import { BRAIN_HOST } from './main-brain.tokens';
+import { ChatDelta, ChatMessage, ChatService } from './chat.service';
 import { Confirmation } from './confirmation.decider';
 import { ConfirmationsService } from './confirmations.service';
-import { ListConfirmationsQueryDto, ListMessagesQueryDto, PostMessageDto, RefuseConfirmationDto } from './main-brain.dto';
+import { ChatStreamQueryDto, ListConfirmationsQueryDto, ListMessagesQueryDto, PostMessageDto, RefuseConfirmationDto } from './main-brain.dto';
 import { ToolContext, ToolInfo, ToolRegistry } from './tool-registry';
 
 /** The user calling a tool is the human the gate would ask; anyone else (the brain) is gated. */
@@ -20,7 +24,14 @@ export class MainBrainController {
     private readonly tools: ToolRegistry,
     private readonly chat: ChatService,
     private readonly confirmations: ConfirmationsService,
+    @Inject(BRAIN_HOST) private readonly brain: BrainHost | null,
   ) {}
+
+  /** The hosted brain's conversation (its runtime, conversation id, context size, what waits), or null when none is hosted. */
+  @Get('conversation')
+  conversation(): { conversation: BrainConversationView | null } {
+    return { conversation: this.brain?.view() ?? null };
+  }
 
   @Get('tools')
   @AlsoAllowed('main_brain')
@@ -65,8 +76,14 @@ export class MainBrainController {
     return { messages: this.chat.list(q.limit) };
   }
 
+  /** The chat live: messages (id = seq, resumable with Last-Event-ID) and the hosted brain's text deltas as produced. */
+  @Sse('messages/stream')
+  stream(@Query() q: ChatStreamQueryDto, @Headers('last-event-id') lastEventId?: string): Observable<SseMessage | { type: 'chat.delta'; data: ChatDelta }> {
+    return this.chat.stream({ lastEventId, afterSeq: q.after_seq });
+  }
+
   @Post('messages')
   post(@Body() body: PostMessageDto): Promise<{ message: ChatMessage; autonomous?: AutonomousView | null }> {
-    return this.chat.post(body.text, 'user', 'user');
+    return this.chat.post(body.text, 'user', 'user', body.answer_to);
   }
 }

@@ -5,6 +5,10 @@ import { QueryInt } from '../http/query-int';
 export class PostMessageDto {
   @IsString() @MinLength(1) @MaxLength(65536)
   text!: string;
+
+  /** The chat seq of a worker's question this answers: the text goes to that worker. */
+  @IsOptional() @IsInt() @Min(1)
+  answer_to?: number;
 }
 
 export class ListMessagesQueryDto {
@@ -22,4 +26,9 @@ export class ListConfirmationsQueryDto {
 export class RefuseConfirmationDto {
   @IsOptional() @IsString() @MaxLength(4000)
   reason?: string;
+}
+
+export class ChatStreamQueryDto {
+  @IsOptional() @QueryInt() @IsInt() @Min(0)
+  after_seq?: number;
 }

@@ -71,7 +71,8 @@ function instructionsFor(identity: McpIdentity): string {
     );
   }
   return (
-    'You are the Brainstem main brain. You are woken in supervision rounds; read the resource ' +
+    'You are the Brainstem main brain. You are woken in supervision rounds. When Brainstem hosts you, the round comes as ' +
+    'your turn and your last message ends it; otherwise read the resource ' +
     `${RESOURCE_CURRENT_ROUND} for the round's prompt, act with the tools, then call complete_round.`
   );
 }

@@ -32,7 +32,7 @@ import {
   parseProfilesState,
   rebuildProfilesState,
 } from './profiles-state';
-import { BUILTIN_TEMPLATES, BUILTIN_TEMPLATES_RELEASED_AT, DEFAULT_PROFILE_ID } from './templates';
+import { BUILTIN_PROFILES, BUILTIN_TEMPLATES_RELEASED_AT, DEFAULT_PROFILE_ID } from './templates';
 
 export type Clock = () => Date;
 
@@ -110,7 +110,7 @@ const BUILTIN_META: ProfileMetadata = {
   owner_pack_id: null,
   scope: 'shared',
 };
-const BUILTINS = new Map(BUILTIN_TEMPLATES.map((t) => [t.id, t.doc]));
+const BUILTINS = new Map(BUILTIN_PROFILES.map((t) => [t.id, t.doc]));
 /** Static routes under /agent-profiles that a profile id must not shadow. */
 const ROUTE_IDS = ['import', 'project-binding'];
 const CATALOG = '#catalog';
@@ -326,7 +326,7 @@ export class ProfilesService {
     const files = await this.store.list();
     const state = await this.loadState();
     const user = await Promise.all(files.filter((f) => !BUILTINS.has(f.id)).map((f) => this.loadFile(f.id, f.stamp, state)));
-    const builtins: Entry[] = BUILTIN_TEMPLATES.map((t) => ({ id: t.id, doc: t.doc, metadataKeys: [], meta: BUILTIN_META }));
+    const builtins: Entry[] = BUILTIN_PROFILES.map((t) => ({ id: t.id, doc: t.doc, metadataKeys: [], meta: BUILTIN_META }));
     // Drop cache entries of files that disappeared.
     const present = new Set(files.map((f) => f.id));
     for (const id of this.cache.keys()) if (!present.has(id)) this.cache.delete(id);

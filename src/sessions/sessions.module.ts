@@ -49,6 +49,6 @@ import { PerTurnRuntime } from './runtimes/turn-conversation';
     SessionsService,
     { provide: SESSION_DIRECTORY, useFactory: (sessions: SessionsService) => sessions.directory(), inject: [SessionsService] },
   ],
-  exports: [SessionsService, RuntimeCatalog, SESSION_DIRECTORY],
+  exports: [SessionsService, RuntimeCatalog, SESSION_DIRECTORY, PROCESS_RUNNER],
 })
 export class SessionsModule {}

@@ -3,9 +3,6 @@ import { randomBytes } from 'node:crypto';
 import { EventBus } from '../bus/event-bus';
 import { CONFIG } from '../config/config.module';
 import { BrainstemConfig } from '../config/config.schema';
-import { ServiceUrl } from '../config/service-url';
-import { Credentials } from '../auth/credentials';
-import { createRoundDriver } from '../main-brain/drivers/round-drivers';
 import { Journal } from '../journal/journal.port';
 import { JOURNAL } from '../journal/journal.tokens';
 import { SESSION_DIRECTORY, SessionDirectory } from './session-directory.port';
@@ -17,8 +14,8 @@ import { SupervisionService } from './supervision.service';
   providers: [
     {
       provide: SupervisionService,
-      inject: [EventBus, JOURNAL, SESSION_DIRECTORY, CONFIG, ServiceUrl, Credentials],
-      useFactory: (bus: EventBus, journal: Journal, sessions: SessionDirectory, config: BrainstemConfig, url: ServiceUrl, credentials: Credentials) =>
+      inject: [EventBus, JOURNAL, SESSION_DIRECTORY, CONFIG],
+      useFactory: (bus: EventBus, journal: Journal, sessions: SessionDirectory, config: BrainstemConfig) =>
         new SupervisionService(
           bus,
           journal,
@@ -32,7 +29,6 @@ import { SupervisionService } from './supervision.service';
           },
           Date.now,
           () => randomBytes(6).toString('hex'),
-          createRoundDriver(config, url, credentials),
         ),
     },
   ],

@@ -155,7 +155,7 @@ export class SupervisionService {
     private readonly settings: SupervisionSettings,
     private readonly now: () => number,
     private readonly newId: () => string,
-    private readonly driver: RoundDriver = streamDriver,
+    private driver: RoundDriver = streamDriver,
   ) {
     const retentionMs = settings.retention_s === undefined ? Infinity : settings.retention_s * 1000;
     this.roundRetention = new RetentionSweeper(retentionMs, now, (ids) => {
@@ -165,6 +165,16 @@ export class SupervisionService {
       }
       return [];
     });
+  }
+
+  /** How rounds reach the main brain, set by the main-brain module before supervision starts. */
+  useDriver(driver: RoundDriver): void {
+    this.driver = driver;
+  }
+
+  /** The driver rounds go to (GET /main-brain/conversation names it). */
+  get driverName(): string {
+    return this.driver.name;
   }
 
   /**

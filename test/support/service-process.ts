@@ -20,7 +20,7 @@ export interface ServiceProcess {
 export function spawnService(env: Record<string, string>, args: string[] = []): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
   const child = spawn(process.execPath, ['-r', '@swc-node/register', resolve(ROOT, 'src/main.ts'), ...args], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', BRAINSTEM_PORT: '0', BRAINSTEM_API_TOKEN: TEST_USER_TOKEN, ...env },
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', BRAINSTEM_PORT: '0', BRAINSTEM_API_TOKEN: TEST_USER_TOKEN, BRAINSTEM_MAIN_BRAIN_DRIVER: 'stream', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

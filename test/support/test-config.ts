@@ -11,5 +11,7 @@ const DEFAULT_YAML = readFileSync(resolve(__dirname, '../../config/default.yaml'
 
 /** The real config pipeline (default.yaml + env), with test env values layered on top. */
 export function testConfig(env: Record<string, string> = {}): BrainstemConfig {
-  return buildConfig({ yamlText: DEFAULT_YAML, yamlName: 'config/default.yaml', env, argv: [], cwd: process.cwd(), home: homedir() });
+  // Rounds are published unless a test asks for a driver: a claude on the tester's PATH must not become the brain.
+  const withDriver = { BRAINSTEM_MAIN_BRAIN_DRIVER: 'stream', ...env };
+  return buildConfig({ yamlText: DEFAULT_YAML, yamlName: 'config/default.yaml', env: withDriver, argv: [], cwd: process.cwd(), home: homedir() });
 }

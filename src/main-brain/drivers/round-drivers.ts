@@ -6,7 +6,7 @@ import { RoundDriver, streamDriver } from '../../supervision/round-driver.port';
 import { commandDriver } from './command.driver';
 import { webhookDriver } from './webhook.driver';
 
-/** The driver named by main_brain.driver (config validation guarantees its command or URL). */
+/** A driver for a brain the user brings (config validation guarantees its command or URL). */
 export function createRoundDriver(config: BrainstemConfig, url: ServiceUrl, credentials: Credentials): RoundDriver {
   switch (config.main_brain.driver) {
     case 'command':
@@ -14,7 +14,7 @@ export function createRoundDriver(config: BrainstemConfig, url: ServiceUrl, cred
       return commandDriver(config.main_brain.command as string, () => ({ BRAINSTEM_URL: url.get(), [TOKEN_ENV]: credentials.brainToken() }));
     case 'webhook':
       return webhookDriver(config.main_brain.webhook_url as string, () => url.get());
-    case 'stream':
+    default:
       return streamDriver;
   }
 }

@@ -4,6 +4,7 @@ import { codingAssistant } from './coding-assistant';
 import { devopsEngineer } from './devops-engineer';
 import { documentationWriter } from './documentation-writer';
 import { frontendDeveloper } from './frontend-developer';
+import { mainBrain } from './main-brain';
 import { pairProgrammer } from './pair-programmer';
 import { researcher } from './researcher';
 import { securityAuditor } from './security-auditor';
@@ -24,3 +25,9 @@ export const BUILTIN_TEMPLATES: readonly BuiltinTemplate[] = [
 
 /** Used when neither the session nor the settings name a profile. */
 export const DEFAULT_PROFILE_ID = codingAssistant.id;
+
+/** The main brain's default profile (BRAINSTEM_MAIN_BRAIN_PROFILE): locked like the templates, offered to no worker. */
+export const MAIN_BRAIN_PROFILE_ID = mainBrain.id;
+
+/** Every profile shipped with the code: the templates and the main brain's. */
+export const BUILTIN_PROFILES: readonly BuiltinTemplate[] = [...BUILTIN_TEMPLATES, mainBrain];

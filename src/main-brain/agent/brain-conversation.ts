@@ -1,0 +1,159 @@
+import { quoteWorkerData } from '../../supervision/round-prompt';
+
+/** Why the brain's conversation is a new one. */
+export type ConversationReason = 'first' | 'runtime_changed' | 'restore_expired' | 'context_budget' | 'context_full' | 'resume_failed';
+
+export type BrainTurnOutcome = 'completed' | 'failed';
+
+/** Journaled on stream `main-brain`: the hosted brain's one conversation, and its turns. */
+export interface BrainEventMap {
+  /** A new conversation; `summary` seeds its first turn (null for the very first one). */
+  'brain.conversation_started': { runtime: string; reason: ConversationReason; summary: string | null };
+  /** The runtime named the conversation (claude's session id, codex's thread id): a restart resumes it. */
+  'brain.conversation_identified': { conversation_id: string };
+  /** A turn: a round (round_id), the user's chat messages (their seqs), or both merged. */
+  'brain.turn_started': { turn_id: string; round_id: string | null; chat_seqs: number[] };
+  'brain.turn_ended': { turn_id: string; outcome: BrainTurnOutcome; text: string | null; reason: string | null; context_tokens: number | null };
+}
+
+export type BrainEventType = keyof BrainEventMap;
+export type BrainEvent = { [K in BrainEventType]: { type: K; data: BrainEventMap[K]; at: number } }[BrainEventType];
+
+export interface BrainTurnView {
+  turn_id: string;
+  round_id: string | null;
+  chat_seqs: number[];
+}
+
+export interface BrainState {
+  runtime: string | null;
+  conversation_id: string | null;
+  /** The kept summary the next turn opens with: set by a new conversation, spent by its first turn. */
+  seed: string | null;
+  context_tokens: number;
+  turn: BrainTurnView | null;
+  /** The newest chat seq a turn took in: messages after it still wait for the brain. */
+  chat_seq_taken: number;
+  /** The brain's last words of its recent turns (its decisions), newest last. */
+  recent: string[];
+  turns: number;
+  last_at: number;
+}
+
+/** How many of the brain's recent turns the kept summary recalls. */
+export const RECENT_KEPT = 8;
+/** The most the summary keeps of one turn's text, in characters. */
+export const RECENT_MAX_CHARS = 600;
+
+export const initialBrainState: BrainState = {
+  runtime: null,
+  conversation_id: null,
+  seed: null,
+  context_tokens: 0,
+  turn: null,
+  chat_seq_taken: 0,
+  recent: [],
+  turns: 0,
+  last_at: 0,
+};
+
+export function evolveBrain(state: BrainState, event: BrainEvent): BrainState {
+  const next = { ...state, last_at: event.at };
+  switch (event.type) {
+    case 'brain.conversation_started':
+      return { ...next, runtime: event.data.runtime, conversation_id: null, seed: event.data.summary, context_tokens: 0 };
+    case 'brain.conversation_identified':
+      return { ...next, conversation_id: event.data.conversation_id };
+    case 'brain.turn_started': {
+      const taken = Math.max(state.chat_seq_taken, ...event.data.chat_seqs);
+      return { ...next, seed: null, turn: { ...event.data }, chat_seq_taken: taken, turns: state.turns + 1 };
+    }
+    case 'brain.turn_ended': {
+      const { text, context_tokens } = event.data;
+      const recent = text ? [...state.recent, text.slice(0, RECENT_MAX_CHARS)].slice(-RECENT_KEPT) : state.recent;
+      return { ...next, turn: null, recent, context_tokens: context_tokens ?? state.context_tokens };
+    }
+  }
+}
+
+export interface ConversationPolicy {
+  runtime: string;
+  now: number;
+  /** A conversation idle longer than this is not resumed after a restart (the supervision restore TTL). */
+  restore_ttl_ms: number;
+  /** Context tokens past which the conversation is rotated before its next turn. */
+  context_budget: number;
+  /** Whether the service has just booted (the TTL applies to a resume across a restart only). */
+  booted: boolean;
+}
+
+/** Whether the next turn needs a new conversation, and why; null when the current one goes on. */
+export function conversationToStart(state: BrainState, policy: ConversationPolicy): ConversationReason | null {
+  if (state.runtime === null) return 'first';
+  if (state.runtime !== policy.runtime) return 'runtime_changed';
+  if (policy.booted && state.last_at > 0 && policy.now - state.last_at > policy.restore_ttl_ms) return 'restore_expired';
+  if (state.context_tokens >= policy.context_budget) return 'context_budget';
+  return null;
+}
+
+export interface OpenSession {
+  id: string;
+  alias: string;
+  title: string | null;
+  state: string;
+  runtime: string;
+}
+
+const REASON_TEXT: Record<ConversationReason, string> = {
+  first: 'this is the first conversation',
+  runtime_changed: 'the brain now runs on another runtime',
+  restore_expired: 'the previous conversation was idle longer than the restore TTL',
+  context_budget: "the previous conversation reached the brain's context budget",
+  context_full: "the previous conversation's context was full",
+  resume_failed: 'the previous conversation could not be resumed',
+};
+
+export const conversationNotice = (reason: ConversationReason): string => `The main brain starts a new conversation: ${REASON_TEXT[reason]}. It is seeded with the summary Brainstem keeps (goal, open sessions, recent decisions).`;
+
+/**
+ * What a new conversation opens with: the goal, the open sessions and the brain's recent decisions, as Brainstem kept
+ * them. Session titles are the users' and aliases the workers' text: quoted as data.
+ */
+export function keptSummary(input: { reason: ConversationReason; goal: string | null; sessions: readonly OpenSession[]; recent: readonly string[] }): string {
+  const lines = [`Brainstem starts a new conversation with you because ${REASON_TEXT[input.reason]}. What it kept from before:`, ''];
+  lines.push(`Goal: ${input.goal ?? '(none set)'}`, '');
+  if (input.sessions.length === 0) lines.push('Open sessions: none.');
+  else {
+    lines.push('Open sessions (id, alias, runtime, state, title):');
+    lines.push(...quoteWorkerData(input.sessions.map((s) => `${s.id} ${s.alias} ${s.runtime} ${s.state} ${s.title ?? ''}`.trimEnd()).join('\n'), ''));
+  }
+  lines.push('');
+  if (input.recent.length === 0) lines.push('Your recent decisions: none recorded.');
+  else lines.push('Your recent decisions (your last words of each recent turn, oldest first):', ...input.recent.map((t, i) => `${i + 1}. ${t.replace(/\s+/g, ' ').trim()}`));
+  return lines.join('\n');
+}
+
+export interface ChatInput {
+  seq: number;
+  role: 'user' | 'system';
+  text: string;
+  /** The worker whose question this answers, if it does. */
+  session_id: string | null;
+}
+
+/** One turn's prompt: the kept summary (a new conversation's first turn), the round, and the chat since the last turn. */
+export function brainTurnPrompt(input: { seed: string | null; round: { id: string; prompt: string } | null; chats: readonly ChatInput[] }): string {
+  const parts: string[] = [];
+  if (input.seed) parts.push(input.seed);
+  if (input.round) {
+    parts.push(
+      `Supervision round ${input.round.id}. Your turn ends the round: your last message is its summary (or call complete_round yourself).\n\n${input.round.prompt}`,
+    );
+  }
+  for (const c of input.chats) {
+    if (c.role === 'system') parts.push(`Main chat, from Brainstem (#${c.seq}): ${c.text}`);
+    else if (c.session_id) parts.push(`Main chat, the user's answer to the question of session ${c.session_id} (#${c.seq}; it has been delivered to that session):\n${c.text}`);
+    else parts.push(`Main chat, the user (#${c.seq}):\n${c.text}`);
+  }
+  return parts.join('\n\n---\n\n');
+}

@@ -1,0 +1,100 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { inheritedEnv } from '../../auth/child-env';
+import { Credentials } from '../../auth/credentials';
+import { EventBus } from '../../bus/event-bus';
+import { BrainstemConfig } from '../../config/config.schema';
+import { ServiceUrl } from '../../config/service-url';
+import { Journal } from '../../journal/journal.port';
+import { claudeModel, claudeSystemPrompt } from '../../profiles/emitters/claude-code.emitter';
+import { TOKEN_ENV, denyRules } from '../../profiles/emitters/emitter-support';
+import { ProfileDoc } from '../../profiles/profile.schema';
+import { ProfilesService } from '../../profiles/profiles.service';
+import { ProcessRunner } from '../../sessions/runtimes/process-runner';
+import { SessionsService } from '../../sessions/sessions.service';
+import { SupervisionService } from '../../supervision/supervision.service';
+import { ChatService } from '../chat.service';
+import { ConfirmationsService } from '../confirmations.service';
+import { BrainAgent, BrainLaunch } from './brain-agent.port';
+import { BRAIN_PERMISSION, BrainHost } from './brain-host';
+import { ClaudeBrainAgent } from './claude-brain.agent';
+
+export interface BrainHostDeps {
+  config: BrainstemConfig;
+  runtime: string;
+  bus: EventBus;
+  journal: Journal;
+  chat: ChatService;
+  supervision: SupervisionService;
+  sessions: SessionsService;
+  profiles: ProfilesService;
+  confirmations: ConfirmationsService;
+  credentials: Credentials;
+  url: ServiceUrl;
+  runner: ProcessRunner;
+  now: () => number;
+  newId: () => string;
+}
+
+/** How many open sessions a new conversation's summary lists. */
+const SUMMARY_SESSIONS = 50;
+
+/** The hosted brain's profile, which must exist and lint clean: a brain configured wrong does not start. */
+async function brainProfile(profiles: ProfilesService, id: string): Promise<ProfileDoc> {
+  let found: Awaited<ReturnType<ProfilesService['forApply']>>;
+  try {
+    found = await profiles.forApply(id);
+  } catch (e) {
+    throw new Error(`BRAINSTEM_MAIN_BRAIN_PROFILE: no profile ${JSON.stringify(id)} (${e instanceof Error ? e.message : String(e)})`);
+  }
+  if (!found.lint.valid) throw new Error(`BRAINSTEM_MAIN_BRAIN_PROFILE: profile ${id} has errors: ${found.lint.errors.map((f) => `${f.path || '(profile)'}: ${f.message}`).join('; ')}`);
+  return found.doc;
+}
+
+function brainAgent(runtime: string, runner: ProcessRunner, launch: () => BrainLaunch): BrainAgent {
+  switch (runtime) {
+    case 'claude-code':
+      return new ClaudeBrainAgent(runner, launch);
+    default:
+      throw new Error(`BRAINSTEM_MAIN_BRAIN_RUNTIME=${runtime}: not supported for the hosted brain`);
+  }
+}
+
+/** Builds the hosted brain: its profile, its own directory and credential, its runtime. */
+export async function createBrainHost(d: BrainHostDeps): Promise<BrainHost> {
+  const doc = await brainProfile(d.profiles, d.config.main_brain.profile);
+  // Its own directory, the same across restarts: claude keeps its conversations per directory.
+  const cwd = join(d.config.journal.dir, 'main-brain');
+  mkdirSync(cwd, { recursive: true, mode: 0o700 });
+  const deny = denyRules(doc);
+  const launch = (): BrainLaunch => ({
+    cwd,
+    // The brain's own credential, never the user's; Brainstem tools loaded up front, not deferred behind a search.
+    env: { ...inheritedEnv(), BRAINSTEM_URL: d.url.get(), [TOKEN_ENV]: d.credentials.brainToken(), ENABLE_TOOL_SEARCH: 'false' },
+    mcp_url: `${d.url.get()}/mcp`,
+    instructions: claudeSystemPrompt(doc),
+    model: claudeModel(doc) ?? null,
+    profile_args: d.runtime === 'claude-code' ? [...(deny.length ? ['--disallowedTools', ...deny] : []), '--permission-mode', doc.permissions.mode] : [],
+  });
+  const host = new BrainHost(
+    d.bus,
+    d.journal,
+    d.chat,
+    brainAgent(d.runtime, d.runner, launch),
+    {
+      goal: () => d.supervision.status().autonomous?.task_hint || null,
+      openSessions: () =>
+        d.sessions
+          .activeFirst(SUMMARY_SESSIONS)
+          .sessions.filter((s) => s.state !== 'exited')
+          .map((s) => ({ id: s.id, alias: s.alias, title: s.title || null, state: s.state, runtime: s.runtime })),
+    },
+    (call) => d.confirmations.request(call),
+    { restore_ttl_ms: d.config.supervision.restore_ttl_s * 1000, context_budget: d.config.main_brain.context_budget_tokens },
+    d.now,
+    d.newId,
+    d.url.listening,
+  );
+  d.confirmations.runWith(BRAIN_PERMISSION, (args) => host.allowPermission(args));
+  return host;
+}

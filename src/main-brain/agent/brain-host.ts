@@ -1,0 +1,325 @@
+import { Logger } from '@nestjs/common';
+import { Subscription, filter } from 'rxjs';
+import { EventBus } from '../../bus/event-bus';
+import { DomainError } from '../../common/domain-error';
+import { SerialQueue } from '../../common/serial-queue';
+import { Journal, JournalEvent } from '../../journal/journal.port';
+import { JsonObject } from '../../sessions/session.events';
+import { RoundDriver } from '../../supervision/round-driver.port';
+import { RoundView } from '../../supervision/supervision.service';
+import { ChatMessage, ChatService } from '../chat.service';
+import { BrainActivity, BrainAgent, BrainTurnEnd } from './brain-agent.port';
+import {
+  BrainEvent,
+  BrainEventMap,
+  BrainEventType,
+  BrainState,
+  ChatInput,
+  ConversationReason,
+  OpenSession,
+  brainTurnPrompt,
+  conversationNotice,
+  conversationToStart,
+  evolveBrain,
+  initialBrainState,
+  keptSummary,
+} from './brain-conversation';
+
+export const BRAIN_STREAM = 'main-brain';
+/** The human gate's name for the brain's own runtime permission requests. */
+export const BRAIN_PERMISSION = 'brain_permission';
+/** How much of a tool call's input an activity entry in the chat shows. */
+const ACTIVITY_INPUT_CHARS = 200;
+/** How much of a turn's last text the journal keeps with its end (the chat has it whole). */
+const TURN_TEXT_KEPT = 2000;
+
+export interface BrainHostSettings {
+  restore_ttl_ms: number;
+  context_budget: number;
+}
+
+/** What the host reads of the rest of the service to seed a new conversation. */
+export interface BrainSurroundings {
+  goal(): string | null;
+  openSessions(): OpenSession[];
+}
+
+export interface BrainConversationView {
+  runtime: string;
+  conversation_id: string | null;
+  context_tokens: number;
+  turns: number;
+  turn_in_flight: string | null;
+  waiting: { round: string | null; chat_messages: number };
+}
+
+interface PendingRound {
+  round: RoundView;
+  resolve: (result: { summary: string } | null) => void;
+  reject: (error: Error) => void;
+}
+
+interface PendingPermission {
+  request_id: string;
+  input: JsonObject;
+}
+
+const reasonOf = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+
+/**
+ * The main brain, hosted: one agent conversation whose turns are supervision rounds and chat turns, one at a time. What
+ * arrives during a turn (a user's message, a round) waits and goes into the next turn, merged; nothing is dropped. The
+ * conversation id and every turn are journaled (stream `main-brain`), so a restart resumes the same conversation; when
+ * it cannot be continued (context full, resume failed, idle past the restore TTL, over the context budget) a new one
+ * starts, seeded with the summary Brainstem keeps. The brain's text reaches the chat as it is produced.
+ */
+export class BrainHost {
+  private state: BrainState = initialBrainState;
+  private round: PendingRound | null = null;
+  private chats: ChatInput[] = [];
+  /** A user's message waits: the brain is woken for it. (Brainstem's own notices wait for the next turn.) */
+  private woken = false;
+  private running: { round: PendingRound | null; turn_id: string } | null = null;
+  private booted = true;
+  private closed = false;
+  private sub: Subscription | null = null;
+  private readonly appends = new SerialQueue();
+  /** Confirmation id → the brain's permission request it stands for. */
+  private readonly permissions = new Map<string, PendingPermission>();
+  private readonly logger = new Logger('main-brain');
+
+  readonly driver: RoundDriver = { name: 'agent', deliver: (round, signal) => this.deliver(round, signal) };
+
+  constructor(
+    private readonly bus: EventBus,
+    private readonly journal: Journal,
+    private readonly chat: ChatService,
+    private readonly agent: BrainAgent,
+    private readonly surroundings: BrainSurroundings,
+    private readonly askUser: (call: { tool: string; args: Record<string, unknown>; description: string; actor: string }) => Promise<{ confirmation_id: string }>,
+    private readonly settings: BrainHostSettings,
+    private readonly now: () => number,
+    private readonly newId: () => string,
+    /** Settles once the service listens: the brain's MCP server is reachable only then. */
+    private readonly ready: Promise<unknown> = Promise.resolve(),
+  ) {}
+
+  get runtime(): string {
+    return this.agent.runtime;
+  }
+
+  /** Rebuilds the conversation from the journal; a turn the last run left unfinished ends failed, and its messages wait again. */
+  async start(): Promise<void> {
+    for (const e of await this.journal.readStream(BRAIN_STREAM)) this.state = evolveBrain(this.state, toBrainEvent(e));
+    const unfinished = this.state.turn;
+    if (unfinished) {
+      await this.append('brain.turn_ended', { turn_id: unfinished.turn_id, outcome: 'failed', text: null, reason: 'the service stopped during the turn', context_tokens: null });
+    }
+    const again = new Set(unfinished?.chat_seqs ?? []);
+    for (const m of this.chat.list()) {
+      const input = chatInput(m);
+      if (input && (m.seq > this.state.chat_seq_taken || again.has(m.seq))) this.chats.push(input);
+    }
+    this.woken = this.chats.some((c) => c.role === 'user' && c.session_id === null);
+    this.sub = this.bus.events$.pipe(filter((e) => e.type === 'chat.message' || e.type === 'confirmation.refused' || e.type === 'confirmation.expired')).subscribe((e) => this.onEvent(e as unknown as JournalEvent));
+    this.kick();
+  }
+
+  stop(): void {
+    this.closed = true;
+    this.sub?.unsubscribe();
+    this.agent.close();
+  }
+
+  /** The view GET /main-brain/conversation gives. */
+  view(): BrainConversationView {
+    return {
+      runtime: this.agent.runtime,
+      conversation_id: this.state.conversation_id,
+      context_tokens: this.state.context_tokens,
+      turns: this.state.turns,
+      turn_in_flight: this.running?.turn_id ?? null,
+      waiting: { round: this.round?.round.id ?? null, chat_messages: this.chats.length },
+    };
+  }
+
+  /** Runs a confirmed permission request of the brain (the human gate's arguments): its runtime is told to go ahead. */
+  allowPermission(args: Record<string, unknown>): { allowed: string } {
+    const entry = [...this.permissions].find(([, p]) => p.request_id === args.request_id);
+    if (!entry) throw new DomainError('conflict', 'the brain turn that asked has ended; nothing was allowed');
+    this.permissions.delete(entry[0]);
+    this.agent.resolvePermission(entry[1].request_id, 'allow', null, entry[1].input);
+    return { allowed: entry[1].request_id };
+  }
+
+  private deliver(round: RoundView, signal: AbortSignal): Promise<{ summary: string } | null> {
+    return new Promise((resolve, reject) => {
+      const pending: PendingRound = { round, resolve, reject };
+      // Supervision is single-flight, so a round never waits behind another round; only behind a chat turn.
+      this.round = pending;
+      signal.addEventListener(
+        'abort',
+        () => {
+          if (this.round === pending) {
+            this.round = null;
+            resolve(null);
+          } else if (this.running?.round === pending && signal.reason !== 'completed') {
+            // Timed out or closed: a brain silent past the round's deadline is stopped; the next turn resumes it.
+            this.agent.interrupt(`the round ${round.id} ${signal.reason === 'timed_out' ? 'timed out' : 'was interrupted'}`);
+          }
+        },
+        { once: true },
+      );
+      this.kick();
+    });
+  }
+
+  private onEvent(e: JournalEvent): void {
+    if (e.type === 'chat.message') {
+      const input = chatInput(toChat(e));
+      if (!input || input.seq <= this.state.chat_seq_taken || this.chats.some((c) => c.seq === input.seq)) return;
+      this.chats.push(input);
+      if (input.role === 'user' && input.session_id === null) this.woken = true;
+      this.kick();
+      return;
+    }
+    const id = (e.data as { id?: unknown }).id;
+    const p = typeof id === 'string' ? this.permissions.get(id) : undefined;
+    if (!p || typeof id !== 'string') return;
+    this.permissions.delete(id);
+    const reason = e.type === 'confirmation.expired' ? 'the user did not answer in time' : ((e.data as { reason?: string | null }).reason ?? 'refused by the user');
+    this.agent.resolvePermission(p.request_id, 'deny', reason, p.input);
+  }
+
+  private kick(): void {
+    if (this.closed || this.running || (!this.round && !this.woken)) return;
+    const round = this.round;
+    this.round = null;
+    const chats = this.chats.splice(0);
+    this.woken = false;
+    const turnId = `bt_${this.newId()}`;
+    this.running = { round, turn_id: turnId };
+    this.runTurn(turnId, round, chats)
+      .then(
+        (end) => {
+          if (!round) return;
+          if (end.outcome === 'completed') round.resolve({ summary: end.text ?? 'The main brain ended its turn without a message.' });
+          else round.reject(new Error(end.reason));
+        },
+        (e: unknown) => {
+          this.logger.error(`a turn of the main brain could not run: ${reasonOf(e)}`);
+          round?.reject(e instanceof Error ? e : new Error(String(e)));
+        },
+      )
+      .finally(() => {
+        this.running = null;
+        this.booted = false;
+        this.kick();
+      });
+  }
+
+  /** One turn, tried again once in a new conversation when the old one cannot go on. */
+  private async runTurn(turnId: string, round: PendingRound | null, chats: ChatInput[]): Promise<BrainTurnEnd> {
+    await this.ready;
+    const reason = conversationToStart(this.state, { runtime: this.agent.runtime, now: this.now(), booted: this.booted, ...this.settings });
+    if (reason) await this.newConversation(reason);
+    let end = await this.attempt(turnId, round, chats);
+    if (end.outcome === 'failed' && (end.resume_failed || end.context_full) && !this.closed) {
+      await this.newConversation(end.context_full ? 'context_full' : 'resume_failed');
+      end = await this.attempt(`bt_${this.newId()}`, round, chats);
+    }
+    if (end.outcome === 'failed' && !this.closed) await this.notice(`The main brain's turn failed: ${end.reason}`);
+    return end;
+  }
+
+  private async attempt(turnId: string, round: PendingRound | null, chats: ChatInput[]): Promise<BrainTurnEnd> {
+    if (this.running) this.running.turn_id = turnId;
+    const prompt = brainTurnPrompt({ seed: this.state.seed, round: round ? { id: round.round.id, prompt: round.round.prompt } : null, chats });
+    await this.append('brain.turn_started', { turn_id: turnId, round_id: round?.round.id ?? null, chat_seqs: chats.map((c) => c.seq) });
+    let contextTokens: number | null = null;
+    const posts = new SerialQueue();
+    const post = (job: () => Promise<unknown>) => void posts.run(job).catch((e: unknown) => this.logger.error(`brain turn ${turnId}: ${reasonOf(e)}`));
+    const end = await this.agent.turn(prompt, this.state.conversation_id, (a: BrainActivity) => {
+      switch (a.kind) {
+        case 'conversation':
+          post(() => this.append('brain.conversation_identified', { conversation_id: a.id }));
+          break;
+        case 'text_delta':
+          this.chat.publishDelta({ turn_id: turnId, text: a.text });
+          break;
+        case 'text':
+          post(() => this.chat.postBrain('message', a.text, turnId));
+          break;
+        case 'tool_use':
+          post(() => this.chat.postBrain('activity', activityText(a.name, a.input), turnId));
+          break;
+        case 'usage':
+          contextTokens = a.context_tokens;
+          break;
+        case 'api_error':
+          post(() => this.notice(`The main brain's model API failed: ${a.message}`));
+          break;
+        case 'permission_requested':
+          post(() => this.askPermission(a.request_id, a.tool, a.input));
+          break;
+      }
+    });
+    await posts.run(async () => undefined);
+    const text = end.outcome === 'completed' ? end.text : null;
+    await this.append('brain.turn_ended', {
+      turn_id: turnId,
+      outcome: end.outcome,
+      text: text === null ? null : text.slice(0, TURN_TEXT_KEPT),
+      reason: end.outcome === 'failed' ? end.reason : null,
+      context_tokens: contextTokens,
+    });
+    return end;
+  }
+
+  private async newConversation(reason: ConversationReason): Promise<void> {
+    const summary = reason === 'first' ? null : keptSummary({ reason, goal: this.surroundings.goal(), sessions: this.surroundings.openSessions(), recent: this.state.recent });
+    await this.append('brain.conversation_started', { runtime: this.agent.runtime, reason, summary });
+    if (reason !== 'first') await this.notice(conversationNotice(reason));
+  }
+
+  /** The brain's own runtime asks for a tool: the user decides through the human gate, never the service by itself. */
+  private async askPermission(requestId: string, tool: string, input: JsonObject): Promise<void> {
+    const shown = JSON.stringify(input);
+    const description = `The main brain's runtime asks to use ${tool} with ${shown.length > 1000 ? `${shown.slice(0, 1000)}…` : shown}`;
+    const { confirmation_id } = await this.askUser({ tool: BRAIN_PERMISSION, args: { request_id: requestId, tool, input }, description, actor: 'main_brain' });
+    this.permissions.set(confirmation_id, { request_id: requestId, input });
+  }
+
+  private notice(text: string): Promise<unknown> {
+    return this.chat.postNotice(text);
+  }
+
+  private append<K extends BrainEventType>(type: K, data: BrainEventMap[K]): Promise<void> {
+    return this.appends.run(async () => {
+      const { events } = await this.bus.emit(BRAIN_STREAM, [{ type, data } as never]);
+      this.state = evolveBrain(this.state, toBrainEvent(events[0]));
+    });
+  }
+}
+
+/** A compact activity entry: the tool (without the mcp__brainstem__ prefix) and the head of its input. */
+export function activityText(name: string, input: JsonObject): string {
+  const tool = name.startsWith('mcp__brainstem__') ? name.slice('mcp__brainstem__'.length) : name;
+  const shown = JSON.stringify(input);
+  return `→ ${tool} ${shown.length > ACTIVITY_INPUT_CHARS ? `${shown.slice(0, ACTIVITY_INPUT_CHARS)}…` : shown}`;
+}
+
+/** What of the chat goes to the brain: the user's messages and answers, and the human gate's outcomes. */
+function chatInput(m: ChatMessage): ChatInput | null {
+  if (m.role === 'user' && m.kind === 'message') return { seq: m.seq, role: 'user', text: m.text, session_id: m.session_id };
+  if (m.role === 'system' && m.kind === 'confirmation') return { seq: m.seq, role: 'system', text: m.text, session_id: null };
+  return null;
+}
+
+function toChat(e: JournalEvent): ChatMessage {
+  return { seq: e.seq, at: e.at, ...(e.data as Omit<ChatMessage, 'seq' | 'at'>) };
+}
+
+function toBrainEvent(e: JournalEvent): BrainEvent {
+  return { type: e.type, data: e.data, at: Date.parse(e.at) } as BrainEvent;
+}

@@ -1,0 +1,2 @@
+/** The hosted main brain (BrainHost), or null when rounds go to a brain the user brings (stream, command, webhook). */
+export const BRAIN_HOST = Symbol('BrainHost');

@@ -1,0 +1,185 @@
+import { symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { FakeAnthropicApi, MessagesRequest, ModelReply } from '../support/fake-anthropic-api';
+import { openSse } from '../support/sse';
+import { tempDir } from '../support/temp-dir';
+import { TestApp, startTestApp } from '../support/test-app';
+import { waitFor } from '../support/wait-for';
+import { WORKERS, WorkerReaper } from '../support/workers';
+
+/**
+ * The hosted main brain on a real `claude` against a fake Anthropic API: one conversation across chat turns, rounds and
+ * a restart; its text streamed to the chat; its Brainstem tools reached over MCP with its own credential; its gated
+ * calls held for the user. Opt-in locally (BRAINSTEM_REAL_CLAUDE); CI sets it (.ci/real-clis).
+ */
+const REAL_CLAUDE = process.env.BRAINSTEM_REAL_CLAUDE;
+const BASE = '/api/v1/session-os/main-brain';
+
+type Json = Record<string, unknown>;
+
+/** The text of a request's last user message: its text blocks, or a marker for tool results. */
+function lastUserText(request: MessagesRequest): string {
+  const last = (request.messages as Array<{ role: string; content: unknown }>).filter((m) => m.role === 'user').pop()!;
+  if (typeof last.content === 'string') return last.content;
+  const blocks = Array.isArray(last.content) ? (last.content as Json[]) : [];
+  if (blocks.some((b) => b.type === 'tool_result')) return `TOOL_RESULT ${JSON.stringify(blocks.filter((b) => b.type === 'tool_result'))}`;
+  return blocks.map((b) => (typeof b.text === 'string' ? b.text : '')).join('\n');
+}
+
+(REAL_CLAUDE ? describe : describe.skip)('the hosted main brain on a real claude', () => {
+  // Each test starts a service and a claude (twice for the restart): generous on a small shared machine.
+  jest.setTimeout(240_000);
+  const reaper = new WorkerReaper();
+  const dirs = { bin: tempDir('brainstem-brain-bin-'), home: tempDir('brainstem-brain-home-'), data: tempDir('brainstem-brain-data-') };
+  const saved = { ...process.env };
+  let api: FakeAnthropicApi;
+  let t: TestApp | null = null;
+  /** What the model does when the brain's turn carries `marker` (the last user text contains it). */
+  let script: Array<[string, (request: MessagesRequest) => ModelReply]> = [];
+
+  beforeAll(async () => {
+    symlinkSync(REAL_CLAUDE!, join(dirs.bin.path, 'claude'));
+    api = new FakeAnthropicApi((_n, request) => {
+      const text = lastUserText(request);
+      const found = script.find(([marker]) => text.includes(marker));
+      return found ? found[1](request) : { text: 'Noted.' };
+    });
+    api.releaseAll();
+    // The brain's claude inherits the service's environment: these point it at the fake API.
+    Object.assign(process.env, {
+      PATH: `${dirs.bin.path}:${process.env.PATH}`,
+      HOME: dirs.home.path,
+      ANTHROPIC_BASE_URL: await api.start(),
+      ANTHROPIC_API_KEY: 'sk-ant-fake',
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+      MCP_TIMEOUT: '60000',
+    });
+  });
+  afterEach(async () => {
+    reaper.killAll();
+    await t?.close();
+    t = null;
+  });
+  afterAll(async () => {
+    process.env = saved;
+    await api.close();
+    for (const d of Object.values(dirs)) d.remove();
+  });
+
+  /** The service with the hosted brain on claude, on a journal that outlives it (for the restart). */
+  const start = async (journal = join(dirs.data.path, `j-${Date.now()}`)): Promise<{ t: TestApp; journal: string }> => {
+    t = await startTestApp(
+      { BRAINSTEM_MAIN_BRAIN_DRIVER: 'agent', BRAINSTEM_MAIN_BRAIN_RUNTIME: 'claude-code', BRAINSTEM_JOURNAL_DIR: journal, BRAINSTEM_MAIN_BRAIN_ROUND_TIMEOUT_S: '120' },
+      { listen: true },
+    );
+    return { t, journal };
+  };
+  const say = async (app: TestApp, text: string, extra: Json = {}) => {
+    const res = await app.inject({ method: 'POST', url: `${BASE}/messages`, payload: { text, ...extra } });
+    expect(res.statusCode).toBe(201);
+    return res.json().message as Json;
+  };
+  const chat = async (app: TestApp) => (await app.inject({ method: 'GET', url: `${BASE}/messages` })).json().messages as Json[];
+  const brainSays = async (app: TestApp, text: string) => waitFor(async () => (await chat(app)).find((m) => m.role === 'brain' && m.kind === 'message' && m.text === text), { timeoutMs: 90_000 });
+  const conversation = async (app: TestApp) => (await app.inject({ method: 'GET', url: `${BASE}/conversation` })).json().conversation as Json;
+  /** The model requests of the brain's conversation (claude's side requests carry no tools). */
+  const brainRequests = () => api.requests.filter((r) => (r.tools ?? []).length > 0);
+
+  it('answers a chat message with a streamed reply, and the next message reaches the model with the earlier exchange', async () => {
+    script = [
+      ['hello brain', () => ({ text: 'Hi, I am the main brain.' })],
+      ['second message', () => ({ text: 'Still here.' })],
+    ];
+    const { t: app } = await start();
+    const sse = await openSse(`${app.url}${BASE}/messages/stream`, app.auth());
+    try {
+      await say(app, 'hello brain');
+      await brainSays(app, 'Hi, I am the main brain.');
+      const streamed = await sse.take(4, 30_000);
+      expect(streamed.find((e) => e.event === 'chat.delta')?.data).toContain('Hi, I am the main brain.');
+      expect(streamed.filter((e) => e.event === 'chat.message').map((e) => (JSON.parse(e.data) as { data: Json }).data.role)).toEqual(['user', 'brain']);
+    } finally {
+      sse.close();
+    }
+    const before = brainRequests().length;
+    await say(app, 'second message');
+    await brainSays(app, 'Still here.');
+    const second = brainRequests().slice(before).find((r) => lastUserText(r).includes('second message'))!;
+    expect(JSON.stringify(second.messages)).toContain('hello brain');
+    expect(JSON.stringify(second.messages)).toContain('Hi, I am the main brain.');
+    expect(second.tools!.map((tool) => tool.name)).toEqual(expect.arrayContaining(['mcp__brainstem__send_to_session', 'mcp__brainstem__complete_round']));
+    expect(await conversation(app)).toMatchObject({ runtime: 'claude-code', turns: 2, turn_in_flight: null });
+  });
+
+  it('wakes a round in the same conversation; the brain unblocks the worker through send_to_session, and its last words are the summary', async () => {
+    let workerId = '';
+    script = [
+      ['chat before the round', () => ({ text: 'Ready to supervise.' })],
+      ['Supervision round', () => ({ tool: 'mcp__brainstem__send_to_session', input: { session: workerId, text: 'build it' } })],
+      ['TOOL_RESULT', () => ({ text: 'Told the worker to build it.' })],
+    ];
+    const { t: app } = await start();
+    await say(app, 'chat before the round');
+    await brainSays(app, 'Ready to supervise.');
+    const worker = await app.inject({ method: 'POST', url: '/api/v1/coding-sessions', payload: { runtime: 'command', command: process.execPath, args: [resolve(WORKERS, 'report.js')], cwd: tmpdir() } });
+    expect(worker.statusCode).toBe(201);
+    workerId = worker.json().id;
+    reaper.track(worker.json().pid);
+    await say(app, '/supervise build the thing');
+    const round = await waitFor(
+      async () => ((await app.inject({ method: 'GET', url: `${BASE}/rounds` })).json().rounds as Json[]).find((r) => r.status === 'completed'),
+      { timeoutMs: 90_000 },
+    );
+    expect(round.summary).toBe('Told the worker to build it.');
+    const output = await waitFor(async () => {
+      const res = await app.inject({ method: 'GET', url: `/api/v1/coding-sessions/${workerId}/output` });
+      return JSON.stringify(res.json()).includes('got: build it') ? res.json() : null;
+    });
+    expect(JSON.stringify(output)).toContain('got: build it');
+    const roundRequest = brainRequests().find((r) => lastUserText(r).includes('Supervision round'))!;
+    expect(JSON.stringify(roundRequest.messages)).toContain('chat before the round');
+    expect((await chat(app)).some((m) => m.kind === 'activity' && String(m.text).startsWith('→ send_to_session'))).toBe(true);
+  });
+
+  it('resumes the same conversation after a restart', async () => {
+    script = [
+      ['before the restart', () => ({ text: 'Remember the word marmalade.' })],
+      ['after the restart', () => ({ text: 'The word was marmalade.' })],
+    ];
+    const first = await start();
+    await say(first.t, 'before the restart');
+    await brainSays(first.t, 'Remember the word marmalade.');
+    const id = (await conversation(first.t)).conversation_id;
+    expect(typeof id).toBe('string');
+    await first.t.app.close();
+    t = null;
+    const { t: again } = await start(first.journal);
+    await say(again, 'after the restart');
+    await brainSays(again, 'The word was marmalade.');
+    expect((await conversation(again)).conversation_id).toBe(id);
+    const resumed = brainRequests().find((r) => lastUserText(r).includes('after the restart'))!;
+    expect(JSON.stringify(resumed.messages)).toContain('Remember the word marmalade.');
+  });
+
+  it("holds the brain's stop_session for the user, and runs it once the user confirms", async () => {
+    let workerId = '';
+    script = [
+      ['please stop the worker', () => ({ tool: 'mcp__brainstem__stop_session', input: { session: workerId } })],
+      ['TOOL_RESULT', () => ({ text: 'Asked you to confirm the stop.' })],
+    ];
+    const { t: app } = await start();
+    const worker = await app.inject({ method: 'POST', url: '/api/v1/coding-sessions', payload: { runtime: 'command', command: process.execPath, args: [resolve(WORKERS, 'quiet.js')], cwd: tmpdir() } });
+    workerId = worker.json().id;
+    reaper.track(worker.json().pid);
+    await say(app, 'please stop the worker');
+    await brainSays(app, 'Asked you to confirm the stop.');
+    const pending = (await app.inject({ method: 'GET', url: `${BASE}/confirmations?status=pending` })).json().confirmations as Json[];
+    expect(pending.map((c) => [c.tool, (c.args as Json).session])).toEqual([['stop_session', workerId]]);
+    expect((await app.inject({ method: 'GET', url: `/api/v1/coding-sessions/${workerId}` })).json().state).not.toBe('exited');
+    const toolResult = brainRequests().map(lastUserText).find((x) => x.startsWith('TOOL_RESULT'))!;
+    expect(toolResult).toContain('waiting_for_user');
+    expect((await app.inject({ method: 'POST', url: `${BASE}/confirmations/${String(pending[0].id)}/confirm` })).statusCode).toBe(200);
+    await waitFor(async () => (await app.inject({ method: 'GET', url: `/api/v1/coding-sessions/${workerId}` })).json().state === 'exited');
+  });
+});
