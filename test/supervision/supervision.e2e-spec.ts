@@ -131,6 +131,20 @@ describe('autonomous supervision over HTTP with real command workers', () => {
     ]);
   });
 
+  it('wakes the brain for a turn end with the turn\'s result as the reason\'s message, quoted once in the prompt as worker data', async () => {
+    // Given supervision on over a worker
+    const a = await startWorker();
+    await req('POST', '/session-os/main-brain/autonomous', { enabled: true });
+    // When its turn ends with a result
+    expect((await signal(a.id, { type: 'turn_ended', result: 'All 12 tests pass.' })).status).toBe(200);
+    // Then the round's reason carries it, and the prompt quotes it once, fenced as data
+    const [round] = await waitFor(async () => ((await rounds()).length ? rounds() : undefined), { what: 'the round' });
+    expect(round.reasons).toEqual([{ session_id: a.id, alias: a.alias, trigger: 'pending_handling', state: 'pending_handling', message: 'All 12 tests pass.' }]);
+    expect(round.prompt).toContain(`${a.alias} (${a.id}) finished its turn and waits for handling (待处理) [state: pending_handling]; its turn result is quoted below`);
+    expect(round.prompt).toContain('    ```worker-data\n    All 12 tests pass.\n    ```');
+    expect(round.prompt.split('All 12 tests pass.')).toHaveLength(2);
+  });
+
   it('never wakes for an excluded session', async () => {
     const [a, b] = await Promise.all([startWorker(), startWorker()]);
     const patched = await req('PATCH', `/coding-sessions/${a.id}/supervision`, { excluded: true });
