@@ -1,4 +1,4 @@
-import { ScopeMode } from './supervision-scope';
+import { ToolScopeMode } from './supervision-scope';
 import { ClosedReason, RoundInFlight, RoundOutcome, StartedBy, SupervisionEvent, WakeReason } from './supervision.machine';
 
 /** Journaled supervision events (stream `supervision`), each one accepted machine event. */
@@ -14,7 +14,7 @@ export interface SupervisionEventMap {
   'round.failed': { round_id: string; reason: string };
   'supervision.stall_detected': { session_id: string; kind: string; stalled_for_s: number; cooldown_until: number };
   /** A scope mode other than invert: it decides whether sessions created later are supervised. */
-  'supervision.scope_set': { mode: ScopeMode };
+  'supervision.scope_set': { mode: ToolScopeMode };
 }
 
 export type SupervisionJournalType = keyof SupervisionEventMap;

@@ -13,7 +13,7 @@ import { roundPrompt, workerEvidence } from './round-prompt';
 import { SessionDirectory, SessionView } from './session-directory.port';
 import { Stall, WatchdogConfig, cooldownKey, dropExpiredCooldowns, scanForStalls, watchdogTicks } from './stall-watchdog';
 import { decideRestore } from './supervision-restore';
-import { ScopeMode, planScope } from './supervision-scope';
+import { ScopeMode, ToolScopeMode, planScope } from './supervision-scope';
 import { ROUND_OUTCOME, RoundEndType, SupervisionEventMap, SupervisionJournalType, toMachineEvent } from './supervision.events';
 import {
   ClosedReason,
@@ -55,8 +55,15 @@ export interface SupervisionSettings {
 export type AutonomousView = Pick<SupervisionContext, 'turns_used' | 'max_turns' | 'task_hint' | 'started_by' | 'closed_reason' | 'summary'> & {
   enabled: boolean;
   round_in_flight: string | null;
-  scope: { supervised: string[]; excluded: string[] };
+  scope: ScopeView;
 };
+
+/** Which sessions wake the brain: the rule for sessions created later (the last mode set other than invert) and the live sessions on each side. */
+export interface ScopeView {
+  mode: ToolScopeMode;
+  supervised: string[];
+  excluded: string[];
+}
 
 export type RoundStatus = 'in_flight' | RoundOutcome;
 /** How a round ended: the reason of the signal that aborts its delivery. */
@@ -86,7 +93,7 @@ export interface ScopeResult {
 export interface EnableRequest {
   task_hint?: string;
   max_turns?: number;
-  scope_mode?: Exclude<ScopeMode, 'invert'>;
+  scope_mode?: ToolScopeMode;
   scope_session_ids?: string[];
 }
 
@@ -106,7 +113,7 @@ interface StoredSupervision {
   cooldowns: Array<[string, number]>;
   last_event_at: number;
   /** The last scope mode set other than invert; absent in snapshots written before it was kept. */
-  scope_mode?: ScopeMode;
+  scope_mode?: ToolScopeMode;
 }
 
 const SYSTEM_REASON = (trigger: string, message: string | null = null): WakeReason =>
@@ -135,7 +142,7 @@ export class SupervisionService {
   /** Until when each (session, stall kind) may not fire again; rebuilt from journaled stall events. */
   private readonly stallCooldowns = new Map<string, number>();
   /** The last scope mode set (invert aside): under `only`, sessions created later are not supervised. */
-  private scopeMode: ScopeMode = 'all';
+  private scopeMode: ToolScopeMode = 'all';
   /** Each session's latest wake-up and its seq: the state change a signal causes follows it at the next seq. */
   private readonly lastWake = new Map<string, { seq: number; reason: WakeReason }>();
   /**
@@ -342,7 +349,7 @@ export class SupervisionService {
         closed_reason: c.closed_reason,
         summary: c.summary,
         round_in_flight: c.round?.id ?? null,
-        scope: this.scopeLists(),
+        scope: this.scopeView(),
       },
     };
   }
@@ -351,9 +358,9 @@ export class SupervisionService {
    * What the main brain reads (supervision_status, the status resource): the state object, and before supervision
    * was ever enabled (when that object is null, as the seed has it) the scope beside it, so exclusions set already show.
    */
-  brainStatus(): { autonomous: AutonomousView | null; scope?: { supervised: string[]; excluded: string[] } } {
+  brainStatus(): { autonomous: AutonomousView | null; scope?: ScopeView } {
     const status = this.status();
-    return status.autonomous ? status : { ...status, scope: this.scopeLists() };
+    return status.autonomous ? status : { ...status, scope: this.scopeView() };
   }
 
   /** The rounds in memory, newest first. */
@@ -465,6 +472,10 @@ export class SupervisionService {
       this.sessions.excludeNewSessions(mode === 'only');
     }
     return { mode, ...this.scopeLists(), unknown_ids: plan.unknown_ids };
+  }
+
+  private scopeView(): ScopeView {
+    return { mode: this.scopeMode, ...this.scopeLists() };
   }
 
   private scopeLists(): { supervised: string[]; excluded: string[] } {

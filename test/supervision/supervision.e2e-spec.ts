@@ -212,6 +212,28 @@ describe('autonomous supervision over HTTP with real command workers', () => {
     expect((await req('POST', '/coding-sessions/supervision-scope', { mode: 'sideways', session_ids: [] })).status).toBe(400);
   });
 
+  it('shows the scope mode (the last set other than invert) in the state object and supervision_status', async () => {
+    const [a, b] = await Promise.all([startWorker(), startWorker()]);
+    const brainStatus = async () => (await t.inject({ method: 'POST', url: '/api/v1/session-os/main-brain/tools/supervision_status', payload: {}, headers: t.auth('main_brain') })).json().result;
+    const state = async () => (await req('GET', '/session-os/main-brain/autonomous')).body.autonomous;
+    // Given no scope set: all, before supervision was ever enabled too
+    const before = await brainStatus();
+    expect(before).toEqual({ autonomous: null, scope: { mode: 'all', supervised: expect.any(Array), excluded: [] } });
+    expect(before.scope.supervised.sort()).toEqual([a.id, b.id].sort());
+    // When the user sets only and enables supervision; Then both show it
+    await req('POST', '/coding-sessions/supervision-scope', { mode: 'only', session_ids: [a.id] });
+    await req('POST', '/session-os/main-brain/autonomous', { enabled: true });
+    expect((await state()).scope).toEqual({ mode: 'only', supervised: [a.id], excluded: [b.id] });
+    expect((await brainStatus()).autonomous.scope).toEqual({ mode: 'only', supervised: [a.id], excluded: [b.id] });
+    // When invert flips the sessions; Then the mode stays only
+    await req('POST', '/coding-sessions/supervision-scope', { mode: 'invert', session_ids: [a.id, b.id] });
+    expect((await state()).scope).toEqual({ mode: 'only', supervised: [b.id], excluded: [a.id] });
+    // When the brain sets except; Then both show except
+    await t.inject({ method: 'POST', url: '/api/v1/session-os/main-brain/tools/set_supervision_scope', payload: { mode: 'except', session_ids: [b.id] }, headers: t.auth('main_brain') });
+    expect((await brainStatus()).autonomous.scope).toEqual({ mode: 'except', supervised: [a.id], excluded: [b.id] });
+    expect((await state()).scope).toMatchObject({ mode: 'except' });
+  });
+
   it('serves the main-brain tools over REST with schemas and structured errors', async () => {
     const a = await startWorker();
     const list = (await req('GET', '/session-os/main-brain/tools')).body.tools as Json[];
