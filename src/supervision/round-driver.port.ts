@@ -3,9 +3,10 @@ import { RoundView } from './supervision.service';
 /**
  * How a round reaches the main brain. `deliver` resolves with the brain's summary when the driver itself
  * ends the round (command exit, webhook response), or null when the brain ends it through
- * complete_round (stream). The signal aborts delivery when the round ends otherwise; its reason is the
- * RoundEnding: `completed` when the brain ended the round itself through complete_round, else `timed_out` or
- * `interrupted` (supervision closed, or the service is stopping).
+ * complete_round (stream); it rejects when delivery fails (the brain crashed mid-turn, the webhook failed, the
+ * command could not spawn), and the round then ends `failed` with that reason. The signal aborts delivery when the
+ * round ends otherwise; its reason is the RoundEnding: `completed` when the brain ended the round itself through
+ * complete_round, else `timed_out` or `interrupted` (supervision closed, or the service is stopping).
  */
 export interface RoundDriver {
   readonly name: string;

@@ -65,6 +65,12 @@ function tailBytes(text: string, max: number): string {
   return buf.length <= max ? text : buf.subarray(buf.length - max).toString('utf8').replace(/^\uFFFD/, '');
 }
 
+/** A turn's result as a round carries it (in a wake reason or as evidence): its first EVIDENCE_MAX_BYTES, marked when cut. */
+export function clipTurnResult(result: string): string {
+  const head = headBytes(result, EVIDENCE_MAX_BYTES);
+  return head === result ? result : `${head}\n[cut: the first ${EVIDENCE_MAX_BYTES} bytes; read_session_output gives it all]`;
+}
+
 /**
  * What a round carries of a woken session: its last turn result, else the last EVIDENCE_TAIL_LINES lines of its
  * output, each cut to EVIDENCE_MAX_BYTES; `tail` is read only when there is no result.
@@ -72,10 +78,7 @@ function tailBytes(text: string, max: number): string {
 export function workerEvidence(session: { id: string; alias: string; last_result: string | null }, tail: (lines: number) => string[]): WorkerEvidence {
   const base = { session_id: session.id, alias: session.alias };
   const result = session.last_result?.trim() ? session.last_result : null;
-  if (result !== null) {
-    const head = headBytes(result, EVIDENCE_MAX_BYTES);
-    return { ...base, kind: 'turn_result', text: head === result ? result : `${head}\n[cut: the first ${EVIDENCE_MAX_BYTES} bytes; read_session_output gives it all]` };
-  }
+  if (result !== null) return { ...base, kind: 'turn_result', text: clipTurnResult(result) };
   const lines = tail(EVIDENCE_TAIL_LINES).join('\n');
   if (!lines.trim()) return { ...base, kind: 'nothing', text: '' };
   return { ...base, kind: 'output_tail', text: tailBytes(lines, EVIDENCE_MAX_BYTES) };
@@ -92,6 +95,7 @@ function evidenceLines(e: WorkerEvidence): string[] {
 export function roundPrompt(input: RoundPromptInput): string {
   const left = input.max_turns - input.turns_used;
   const evidence = input.evidence ?? [];
+  const results = new Map(evidence.filter((e) => e.kind === 'turn_result').map((e) => [e.session_id, e.text]));
   const lines = [
     `Supervision round ${input.round_id} (turn ${input.turns_used} of ${input.max_turns}; ${left} left).`,
     input.task_hint ? `Goal: ${input.task_hint}` : 'Goal: none recorded; set one with enable_supervision.',
@@ -105,6 +109,8 @@ export function roundPrompt(input: RoundPromptInput): string {
       const head = `  - ${who} ${what}${state}`;
       if (!r.message) return [head];
       if (system || SERVICE_MESSAGES.has(r.trigger)) return [`${head}\n    says: ${r.message}`];
+      // A turn's result is quoted once: when it is still the session's last result, it is in the evidence below.
+      if (r.trigger === 'pending_handling' && results.get(r.session_id) === r.message) return [`${head}; its turn result is quoted below`];
       return [head, `    says (${DATA_NOTE}):`, ...quoteWorkerData(r.message)];
     }),
     ...(evidence.length ? ['', 'What the woken sessions last reported:', ...evidence.flatMap(evidenceLines)] : []),

@@ -1,4 +1,4 @@
-import { ScopeMode } from './supervision-scope';
+import { ToolScopeMode } from './supervision-scope';
 import { ClosedReason, RoundInFlight, RoundOutcome, StartedBy, SupervisionEvent, WakeReason } from './supervision.machine';
 
 /** Journaled supervision events (stream `supervision`), each one accepted machine event. */
@@ -10,17 +10,23 @@ export interface SupervisionEventMap {
   'round.completed': { round_id: string; summary?: string };
   'round.timed_out': { round_id: string };
   'round.interrupted': { round_id: string; reasons: WakeReason[] };
+  /** The driver's delivery failed: the reason says how (a crashed brain, a failed webhook, a command that could not spawn). */
+  'round.failed': { round_id: string; reason: string };
   'supervision.stall_detected': { session_id: string; kind: string; stalled_for_s: number; cooldown_until: number };
   /** A scope mode other than invert: it decides whether sessions created later are supervised. */
-  'supervision.scope_set': { mode: ScopeMode };
+  'supervision.scope_set': { mode: ToolScopeMode };
 }
 
 export type SupervisionJournalType = keyof SupervisionEventMap;
 
-const OUTCOME: Record<'round.completed' | 'round.timed_out' | 'round.interrupted', RoundOutcome> = {
+export type RoundEndType = 'round.completed' | 'round.timed_out' | 'round.interrupted' | 'round.failed';
+
+/** How each journaled round end ends the round. */
+export const ROUND_OUTCOME: Record<RoundEndType, RoundOutcome> = {
   'round.completed': 'completed',
   'round.timed_out': 'timed_out',
   'round.interrupted': 'interrupted',
+  'round.failed': 'failed',
 };
 
 /** The machine event a journaled event stands for (replay); null for events that do not move the machine. */
@@ -35,7 +41,8 @@ export function toMachineEvent(type: string, data: unknown, at: number): Supervi
     case 'round.completed':
     case 'round.timed_out':
     case 'round.interrupted':
-      return { type: 'ROUND_END', at, round_id: (data as { round_id: string }).round_id, outcome: OUTCOME[type] };
+    case 'round.failed':
+      return { type: 'ROUND_END', at, round_id: (data as { round_id: string }).round_id, outcome: ROUND_OUTCOME[type] };
     default:
       return null;
   }

@@ -1,4 +1,5 @@
 import { initialTransition, transition } from 'xstate';
+import { toMachineEvent } from './supervision.events';
 import { RoundInFlight, SupervisionEvent, supervisionMachine } from './supervision.machine';
 
 type Snap = ReturnType<typeof initialTransition<typeof supervisionMachine>>[0];
@@ -37,6 +38,17 @@ describe('supervision machine', () => {
     const ended = apply(s, { type: 'ROUND_END', at: 3, round_id: 'r1', outcome: 'completed' });
     expect(ended.value).toEqual({ on: 'idle' });
     expect(ended.context.round).toBeNull();
+  });
+
+  it('given a round in flight, when its journaled round.failed is applied, then it ends as the other ends do: back to idle, its turn used, and a next round can start', () => {
+    const s = apply(start(), { type: 'ENABLE', at: 1, started_by: 'user' }, { type: 'ROUND_START', at: 2, round: round('r1') });
+    const end = toMachineEvent('round.failed', { round_id: 'r1', reason: 'the brain crashed' }, 3);
+    expect(end).toEqual({ type: 'ROUND_END', at: 3, round_id: 'r1', outcome: 'failed' });
+    const failed = apply(s, end as SupervisionEvent);
+    expect(failed.value).toEqual({ on: 'idle' });
+    expect(failed.context).toMatchObject({ round: null, turns_used: 1 });
+    const next = apply(failed, { type: 'ROUND_START', at: 4, round: round('r2') });
+    expect(next.context).toMatchObject({ round: { id: 'r2' }, turns_used: 2 });
   });
 
   it('keeps one round in flight: a second start or a stale end changes nothing', () => {

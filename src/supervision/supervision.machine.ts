@@ -2,7 +2,8 @@ import { assign, setup } from 'xstate';
 
 export type StartedBy = 'user' | 'workflow';
 export type ClosedReason = 'finished' | 'disabled' | 'converged' | 'workflow_converged' | 'max_turns' | 'restore_expired' | 'no_recoverable_worker';
-export type RoundOutcome = 'completed' | 'timed_out' | 'interrupted';
+/** failed: delivering the round to the brain failed (its process crashed, its webhook failed); the turn is used all the same. */
+export type RoundOutcome = 'completed' | 'timed_out' | 'interrupted' | 'failed';
 
 export const DEFAULT_MAX_TURNS = 60;
 export const MAX_TURNS_LIMIT = 1000;

@@ -13,12 +13,13 @@ import { roundPrompt, workerEvidence } from './round-prompt';
 import { SessionDirectory, SessionView } from './session-directory.port';
 import { Stall, WatchdogConfig, cooldownKey, dropExpiredCooldowns, scanForStalls, watchdogTicks } from './stall-watchdog';
 import { decideRestore } from './supervision-restore';
-import { ScopeMode, planScope } from './supervision-scope';
-import { SupervisionEventMap, SupervisionJournalType, toMachineEvent } from './supervision.events';
+import { ScopeMode, ToolScopeMode, planScope } from './supervision-scope';
+import { ROUND_OUTCOME, RoundEndType, SupervisionEventMap, SupervisionJournalType, toMachineEvent } from './supervision.events';
 import {
   ClosedReason,
   MAX_TURNS_LIMIT,
   RoundInFlight,
+  RoundOutcome,
   StartedBy,
   SupervisionContext,
   WakeReason,
@@ -54,10 +55,17 @@ export interface SupervisionSettings {
 export type AutonomousView = Pick<SupervisionContext, 'turns_used' | 'max_turns' | 'task_hint' | 'started_by' | 'closed_reason' | 'summary'> & {
   enabled: boolean;
   round_in_flight: string | null;
-  scope: { supervised: string[]; excluded: string[] };
+  scope: ScopeView;
 };
 
-export type RoundStatus = 'in_flight' | 'completed' | 'timed_out' | 'interrupted';
+/** Which sessions wake the brain: the rule for sessions created later (the last mode set other than invert) and the live sessions on each side. */
+export interface ScopeView {
+  mode: ToolScopeMode;
+  supervised: string[];
+  excluded: string[];
+}
+
+export type RoundStatus = 'in_flight' | RoundOutcome;
 /** How a round ended: the reason of the signal that aborts its delivery. */
 export type RoundEnding = Exclude<RoundStatus, 'in_flight'>;
 
@@ -71,6 +79,8 @@ export interface RoundView {
   reasons: WakeReason[];
   prompt: string;
   summary: string | null;
+  /** Why delivering the round to the brain failed (status failed), else null. */
+  failure: string | null;
 }
 
 export interface ScopeResult {
@@ -83,7 +93,7 @@ export interface ScopeResult {
 export interface EnableRequest {
   task_hint?: string;
   max_turns?: number;
-  scope_mode?: Exclude<ScopeMode, 'invert'>;
+  scope_mode?: ToolScopeMode;
   scope_session_ids?: string[];
 }
 
@@ -98,12 +108,12 @@ type Snapshot = SnapshotFrom<typeof supervisionMachine>;
 interface StoredSupervision {
   value: Snapshot['value'];
   context: SupervisionContext;
-  /** In the order they started, each with the seq of its round.started (its place in the list). */
-  rounds: Array<{ seq: number; round: RoundView }>;
+  /** In the order they started, each with the seq of its round.started (its place in the list); `failure` is absent in snapshots written before rounds could fail. */
+  rounds: Array<{ seq: number; round: Omit<RoundView, 'failure'> & { failure?: string | null } }>;
   cooldowns: Array<[string, number]>;
   last_event_at: number;
   /** The last scope mode set other than invert; absent in snapshots written before it was kept. */
-  scope_mode?: ScopeMode;
+  scope_mode?: ToolScopeMode;
 }
 
 const SYSTEM_REASON = (trigger: string, message: string | null = null): WakeReason =>
@@ -132,7 +142,7 @@ export class SupervisionService {
   /** Until when each (session, stall kind) may not fire again; rebuilt from journaled stall events. */
   private readonly stallCooldowns = new Map<string, number>();
   /** The last scope mode set (invert aside): under `only`, sessions created later are not supervised. */
-  private scopeMode: ScopeMode = 'all';
+  private scopeMode: ToolScopeMode = 'all';
   /** Each session's latest wake-up and its seq: the state change a signal causes follows it at the next seq. */
   private readonly lastWake = new Map<string, { seq: number; reason: WakeReason }>();
   /**
@@ -291,9 +301,10 @@ export class SupervisionService {
     for (const { seq, round } of stored.rounds) {
       const endedAt = round.ended_at === null ? null : Date.parse(round.ended_at);
       if (endedAt !== null && pastRetention(endedAt, this.roundRetention.queue.retentionMs, now)) continue;
-      this.rounds.set(round.id, round);
+      const view: RoundView = { ...round, failure: round.failure ?? null };
+      this.rounds.set(round.id, view);
       this.roundSeqs.set(round.id, seq);
-      if (endedAt !== null) ended.push(round);
+      if (endedAt !== null) ended.push(view);
     }
     ended.sort((a, b) => Date.parse(a.ended_at as string) - Date.parse(b.ended_at as string));
     for (const r of ended) this.roundRetention.ended(r.id, Date.parse(r.ended_at as string));
@@ -348,7 +359,7 @@ export class SupervisionService {
         closed_reason: c.closed_reason,
         summary: c.summary,
         round_in_flight: c.round?.id ?? null,
-        scope: this.scopeLists(),
+        scope: this.scopeView(),
       },
     };
   }
@@ -357,9 +368,9 @@ export class SupervisionService {
    * What the main brain reads (supervision_status, the status resource): the state object, and before supervision
    * was ever enabled (when that object is null, as the seed has it) the scope beside it, so exclusions set already show.
    */
-  brainStatus(): { autonomous: AutonomousView | null; scope?: { supervised: string[]; excluded: string[] } } {
+  brainStatus(): { autonomous: AutonomousView | null; scope?: ScopeView } {
     const status = this.status();
-    return status.autonomous ? status : { ...status, scope: this.scopeLists() };
+    return status.autonomous ? status : { ...status, scope: this.scopeView() };
   }
 
   /** The rounds in memory, newest first. */
@@ -473,6 +484,10 @@ export class SupervisionService {
     return { mode, ...this.scopeLists(), unknown_ids: plan.unknown_ids };
   }
 
+  private scopeView(): ScopeView {
+    return { mode: this.scopeMode, ...this.scopeLists() };
+  }
+
   private scopeLists(): { supervised: string[]; excluded: string[] } {
     const active = this.sessions.list().filter((s) => s.active);
     return { supervised: active.filter((s) => !s.excluded).map((s) => s.id), excluded: active.filter((s) => s.excluded).map((s) => s.id) };
@@ -523,28 +538,28 @@ export class SupervisionService {
         reasons: round.reasons,
         prompt,
         summary: null,
+        failure: null,
       });
       return;
     }
     if (e.type === 'supervision.disabled') {
       // Journals written before close() interrupted the round in flight: the view ends it all the same.
-      for (const r of this.rounds.values()) if (r.status === 'in_flight') this.endRoundView(r, 'interrupted', e.at, null);
+      for (const r of this.rounds.values()) if (r.status === 'in_flight') this.endRoundView(r, 'interrupted', e.at);
       return;
     }
-    const status: RoundStatus | undefined = (
-      { 'round.completed': 'completed', 'round.timed_out': 'timed_out', 'round.interrupted': 'interrupted' } as const
-    )[e.type as 'round.completed'];
+    const status: RoundOutcome | undefined = Object.hasOwn(ROUND_OUTCOME, e.type) ? ROUND_OUTCOME[e.type as RoundEndType] : undefined;
     const r = status && this.rounds.get(d.round_id as string);
-    if (r) this.endRoundView(r, status, e.at, typeof d.summary === 'string' ? d.summary : null);
+    if (r) this.endRoundView(r, status, e.at, typeof d.summary === 'string' ? d.summary : null, status === 'failed' ? String(d.reason) : null);
   }
 
-  private endRoundView(r: RoundView, status: RoundStatus, at: string, summary: string | null): void {
+  private endRoundView(r: RoundView, status: RoundOutcome, at: string, summary: string | null = null, failure: string | null = null): void {
     r.status = status;
     r.ended_at = at;
     r.summary = summary;
+    r.failure = failure;
     this.roundRetention.ended(r.id, Date.parse(at));
     const ended = this.roundEnded.get(r.id);
-    if (status !== 'in_flight') ended?.next(status);
+    ended?.next(status);
     ended?.complete();
     this.roundEnded.delete(r.id);
   }
@@ -605,7 +620,7 @@ export class SupervisionService {
   }
 
   /**
-   * Hands the round to the driver; a driver that ends the round itself completes it, and a failure ends it too, logged.
+   * Hands the round to the driver; a driver that ends the round itself completes it, and a failure ends it as failed, logged.
    * Once the signal is aborted the round has ended otherwise (or the service is stopping, and the journal keeps it in
    * flight for the restart): what the driver answers then is not recorded.
    */
@@ -619,13 +634,13 @@ export class SupervisionService {
       .deliver(this.getRound(id), abort.signal)
       .then(
         (result) => {
-          if (result && !abort.signal.aborted) return this.endDelivered(id, result.summary, `the ${driver} brain ended it`);
+          if (result && !abort.signal.aborted) return this.endDelivered(id, () => this.completeRound(id, result.summary), `the ${driver} brain ended it`);
         },
         (e: unknown) => {
           if (abort.signal.aborted) return;
           const failure = `delivery to the main brain failed (${driver}): ${reasonOf(e)}`;
           this.logger.warn(`round ${id}: ${failure}`);
-          return this.endDelivered(id, failure, 'its delivery failed');
+          return this.endDelivered(id, () => this.failRound(id, failure), 'its delivery failed');
         },
       )
       .finally(() => sub.unsubscribe());
@@ -642,14 +657,23 @@ export class SupervisionService {
     return evidence;
   }
 
-  private async endDelivered(id: string, summary: string, what: string): Promise<void> {
+  private async endDelivered(id: string, end: () => Promise<unknown>, what: string): Promise<void> {
     try {
-      await this.completeRound(id, summary);
+      await end();
     } catch (e) {
       // Ended meanwhile (complete_round, a timeout, a close): there is nothing left to record.
       if (this.rounds.get(id)?.status !== 'in_flight') return;
       this.logger.error(`round ${id}: ${what}, but recording its end failed: ${reasonOf(e)}`);
     }
+  }
+
+  /** Ends a round whose delivery failed; like any round end it releases the lock, and the turn stays used. */
+  private failRound(id: string, reason: string): Promise<void> {
+    return this.queue.run(async () => {
+      if (this.rounds.get(id)?.status !== 'in_flight') throw new DomainError('conflict', `round ${id} is already ${this.getRound(id).status}`);
+      await this.apply('round.failed', { round_id: id, reason });
+      await this.afterRound();
+    });
   }
 
   private timeoutRound(id: string): Promise<void> {

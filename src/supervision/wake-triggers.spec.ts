@@ -1,4 +1,5 @@
 import { JournalEvent } from '../journal/journal.port';
+import { EVIDENCE_MAX_BYTES } from './round-prompt';
 import { SessionView } from './session-directory.port';
 import { classifySessionEvent } from './wake-triggers';
 
@@ -31,6 +32,29 @@ describe('wake triggers', () => {
   ])('given report_progress with status %s, then it wakes the brain as %s (seed: Events table)', (status, trigger) => {
     const what = classifySessionEvent(event('session.progress', { status, message: 'parser done' }), () => ({ ...view, state: 'working' }));
     expect(what).toEqual(trigger === null ? null : { kind: 'wake', reason: { session_id: 'cs_a', alias: 'w1', trigger, state: 'working', message: 'parser done' } });
+  });
+
+  it('given a turn that ended with a result, then it wakes the brain as 待处理 with the result as its message', () => {
+    const working = () => ({ ...view, state: 'working' });
+    const what = classifySessionEvent(event('session.turn_ended', { at: 1, result: 'All 12 tests pass.' }), working);
+    expect(what).toEqual({
+      kind: 'wake',
+      reason: { session_id: 'cs_a', alias: 'w1', trigger: 'pending_handling', state: 'pending_handling', message: 'All 12 tests pass.' },
+    });
+    // A turn with no result wakes all the same, saying nothing
+    expect(classifySessionEvent(event('session.turn_ended', { at: 1, result: null }), working)).toMatchObject({ kind: 'wake', reason: { message: null } });
+  });
+
+  it('given a turn result past the bound, then the message keeps its head, marked as cut', () => {
+    const what = classifySessionEvent(event('session.turn_ended', { at: 1, result: 'é'.repeat(10_000) }), () => ({ ...view, state: 'working' }));
+    const message = what?.reason.message ?? '';
+    expect(message).toMatch(/\n\[cut: the first 4096 bytes; read_session_output gives it all\]$/);
+    expect(Buffer.byteLength(message.split('\n')[0])).toBeLessThanOrEqual(EVIDENCE_MAX_BYTES);
+  });
+
+  it('given a turn end that changes no state (superseded by a next turn, or already 待处理), then nothing wakes', () => {
+    expect(classifySessionEvent(event('session.turn_ended', { at: 1, result: 'x', superseded: true }), () => ({ ...view, state: 'working' }))).toBeNull();
+    expect(classifySessionEvent(event('session.turn_ended', { at: 1, result: 'x' }), () => ({ ...view, state: 'pending_handling' }))).toBeNull();
   });
 
   it('given the same request for an excluded session, then nothing wakes', () => {

@@ -1,4 +1,5 @@
 import { JournalEvent } from '../journal/journal.port';
+import { clipTurnResult } from './round-prompt';
 import { WakeReason, wakeReason } from './supervision.machine';
 import { SessionView } from './session-directory.port';
 
@@ -14,6 +15,7 @@ function sessionIdOf(e: JournalEvent): string | null {
 }
 
 const text = (v: unknown): string | null => (typeof v === 'string' && v.length > 0 ? v : null);
+const turnResult = (v: unknown): string | null => (typeof v === 'string' && v.trim() ? clipTurnResult(v) : null);
 
 /**
  * Maps a session event to what it means for supervision (seed: Events table): a wake-up reason, a worker
@@ -32,6 +34,12 @@ export function classifySessionEvent(e: JournalEvent, session: (id: string) => S
       const to = d.to;
       return typeof to === 'string' && PENDING.has(to) ? { kind: 'wake', reason: reason(to, text(d.message), to) } : null;
     }
+    // The turn's end moves the session to 待处理 (unless a next turn supersedes it, or it is there already): the
+    // state change appended with it restates this reason, so the wake-up carries the turn's result.
+    case 'session.turn_ended':
+      return d.superseded !== true && s.state !== 'pending_handling'
+        ? { kind: 'wake', reason: reason('pending_handling', turnResult(d.result), 'pending_handling') }
+        : null;
     case 'session.progress':
       return typeof d.status === 'string' && WAKING_PROGRESS.has(d.status)
         ? { kind: 'wake', reason: reason(`progress_${d.status}`, text(d.message)) }

@@ -176,13 +176,23 @@ describe('main-brain drivers with real processes and a real HTTP endpoint', () =
       expect(received.at(-1)).toMatchObject({ service_url: 'http://127.0.0.1:4820', round: { id: round.id, reasons: [{ session_id: 'cs_a', message: 'tests green' }] } });
     });
 
-    it('a failing webhook ends the round with the failure recorded and logged, releasing the lock', async () => {
+    it('a failing webhook ends the round failed with the failure recorded and logged, its turn used, and the next trigger starts a round', async () => {
+      // Given a webhook that answers 503
       answer = () => ({ status: 503, body: 'busy' });
       await boot(webhookDriver(url, () => ''));
+      // When a round is delivered to it
       await sessions.emit('cs_a', 'session.blocked', { reason: 'x' });
-      const [round] = await waitFor(() => (svc.listRounds()[0]?.status === 'completed' ? svc.listRounds() : undefined), { what: 'completion' });
-      expect(round.summary).toBe('delivery to the main brain failed (webhook): webhook answered 503: busy');
-      expect(logs.messages('warn', 'supervision')).toEqual([`round ${round.id}: ${round.summary}`]);
+      // Then the round ends failed, with the failure (not a summary) recorded and logged
+      const [round] = await waitFor(() => (svc.listRounds()[0]?.status === 'failed' ? svc.listRounds() : undefined), { what: 'the failure' });
+      expect(round).toMatchObject({ summary: null, failure: 'delivery to the main brain failed (webhook): webhook answered 503: busy', ended_at: expect.any(String) });
+      expect(logs.messages('warn', 'supervision')).toEqual([`round ${round.id}: ${round.failure}`]);
+      expect(svc.status().autonomous).toMatchObject({ enabled: true, turns_used: 1, round_in_flight: null });
+      // And once the webhook answers again, the next trigger starts a round normally
+      answer = () => ({ status: 200, body: JSON.stringify({ summary: 'back' }) });
+      await sessions.emit('cs_b', 'session.blocked', { reason: 'y' });
+      const [next] = await waitFor(() => (svc.listRounds()[0]?.status === 'completed' ? svc.listRounds() : undefined), { what: 'the next round' });
+      expect(next).toMatchObject({ summary: 'back', failure: null, reasons: [{ session_id: 'cs_b' }] });
+      expect(svc.status().autonomous).toMatchObject({ turns_used: 2 });
     });
 
     it('cuts off an answer past the limit, an endless one too: the round ends with that reason, logged, and the connection is dropped', async () => {
@@ -208,11 +218,11 @@ describe('main-brain drivers with real processes and a real HTTP endpoint', () =
         await boot(webhookDriver(`http://127.0.0.1:${(endless.address() as AddressInfo).port}/brain`, () => ''));
         // When a round is delivered to it
         await sessions.emit('cs_a', 'session.blocked', { reason: 'x' });
-        // Then the round ends, recording and logging that the answer was cut off at the limit
-        const [round] = await waitFor(() => (svc.listRounds()[0]?.status === 'completed' ? svc.listRounds() : undefined), { what: 'completion' });
+        // Then the round fails, recording and logging that the answer was cut off at the limit
+        const [round] = await waitFor(() => (svc.listRounds()[0]?.status === 'failed' ? svc.listRounds() : undefined), { what: 'the failure' });
         expect(WEBHOOK_ANSWER_LIMIT_BYTES).toBe(1024 * 1024);
-        expect(round.summary).toBe('delivery to the main brain failed (webhook): webhook answered 200 with more than 1048576 bytes; the answer was cut off there');
-        expect(logs.messages('warn', 'supervision')).toEqual([`round ${round.id}: ${round.summary}`]);
+        expect(round.failure).toBe('delivery to the main brain failed (webhook): webhook answered 200 with more than 1048576 bytes; the answer was cut off there');
+        expect(logs.messages('warn', 'supervision')).toEqual([`round ${round.id}: ${round.failure}`]);
         // And the service dropped the connection: the brain could write the limit and what the sockets buffer, no more
         const sent = await dropped;
         expect(sent).toBeGreaterThan(WEBHOOK_ANSWER_LIMIT_BYTES);

@@ -1,3 +1,5 @@
+import { createServer, Server } from 'node:http';
+import { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
 import { Journal } from '../../src/journal/journal.port';
@@ -129,6 +131,20 @@ describe('autonomous supervision over HTTP with real command workers', () => {
     ]);
   });
 
+  it('wakes the brain for a turn end with the turn\'s result as the reason\'s message, quoted once in the prompt as worker data', async () => {
+    // Given supervision on over a worker
+    const a = await startWorker();
+    await req('POST', '/session-os/main-brain/autonomous', { enabled: true });
+    // When its turn ends with a result
+    expect((await signal(a.id, { type: 'turn_ended', result: 'All 12 tests pass.' })).status).toBe(200);
+    // Then the round's reason carries it, and the prompt quotes it once, fenced as data
+    const [round] = await waitFor(async () => ((await rounds()).length ? rounds() : undefined), { what: 'the round' });
+    expect(round.reasons).toEqual([{ session_id: a.id, alias: a.alias, trigger: 'pending_handling', state: 'pending_handling', message: 'All 12 tests pass.' }]);
+    expect(round.prompt).toContain(`${a.alias} (${a.id}) finished its turn and waits for handling (待处理) [state: pending_handling]; its turn result is quoted below`);
+    expect(round.prompt).toContain('    ```worker-data\n    All 12 tests pass.\n    ```');
+    expect(round.prompt.split('All 12 tests pass.')).toHaveLength(2);
+  });
+
   it('never wakes for an excluded session', async () => {
     const [a, b] = await Promise.all([startWorker(), startWorker()]);
     const patched = await req('PATCH', `/coding-sessions/${a.id}/supervision`, { excluded: true });
@@ -194,6 +210,28 @@ describe('autonomous supervision over HTTP with real command workers', () => {
     const inverted = await req('POST', '/coding-sessions/supervision-scope', { mode: 'invert', session_ids: [a.id, b.id] });
     expect(inverted.body).toMatchObject({ supervised: [b.id], excluded: [a.id] });
     expect((await req('POST', '/coding-sessions/supervision-scope', { mode: 'sideways', session_ids: [] })).status).toBe(400);
+  });
+
+  it('shows the scope mode (the last set other than invert) in the state object and supervision_status', async () => {
+    const [a, b] = await Promise.all([startWorker(), startWorker()]);
+    const brainStatus = async () => (await t.inject({ method: 'POST', url: '/api/v1/session-os/main-brain/tools/supervision_status', payload: {}, headers: t.auth('main_brain') })).json().result;
+    const state = async () => (await req('GET', '/session-os/main-brain/autonomous')).body.autonomous;
+    // Given no scope set: all, before supervision was ever enabled too
+    const before = await brainStatus();
+    expect(before).toEqual({ autonomous: null, scope: { mode: 'all', supervised: expect.any(Array), excluded: [] } });
+    expect(before.scope.supervised.sort()).toEqual([a.id, b.id].sort());
+    // When the user sets only and enables supervision; Then both show it
+    await req('POST', '/coding-sessions/supervision-scope', { mode: 'only', session_ids: [a.id] });
+    await req('POST', '/session-os/main-brain/autonomous', { enabled: true });
+    expect((await state()).scope).toEqual({ mode: 'only', supervised: [a.id], excluded: [b.id] });
+    expect((await brainStatus()).autonomous.scope).toEqual({ mode: 'only', supervised: [a.id], excluded: [b.id] });
+    // When invert flips the sessions; Then the mode stays only
+    await req('POST', '/coding-sessions/supervision-scope', { mode: 'invert', session_ids: [a.id, b.id] });
+    expect((await state()).scope).toEqual({ mode: 'only', supervised: [b.id], excluded: [a.id] });
+    // When the brain sets except; Then both show except
+    await t.inject({ method: 'POST', url: '/api/v1/session-os/main-brain/tools/set_supervision_scope', payload: { mode: 'except', session_ids: [b.id] }, headers: t.auth('main_brain') });
+    expect((await brainStatus()).autonomous.scope).toEqual({ mode: 'except', supervised: [a.id], excluded: [b.id] });
+    expect((await state()).scope).toMatchObject({ mode: 'except' });
   });
 
   it('serves the main-brain tools over REST with schemas and structured errors', async () => {
@@ -311,5 +349,70 @@ describe('supervision work nobody waits for, when the journal refuses it', () =>
     // And the service keeps answering: the round is still in flight, as the journal has it
     expect((await req('GET', `/session-os/main-brain/rounds/${round.id}`)).body).toMatchObject({ status: 'in_flight' });
     expect((await req('GET', '/health')).status).toBe(200);
+  });
+});
+
+describe('a round whose delivery to the brain fails, over HTTP', () => {
+  let t: TestApp;
+  let logs: CapturedLogger;
+  let brain: Server;
+  let answer = { status: 502, body: 'bad gateway' };
+  const reaper = new WorkerReaper();
+
+  const req = async (method: 'GET' | 'POST', url: string, payload?: Json) => {
+    const res = await t.inject({ method, url: `/api/v1${url}`, ...(payload !== undefined ? { payload } : {}) });
+    return { status: res.statusCode, body: res.body ? (res.json() as Json) : {} };
+  };
+  const startWorker = async (): Promise<Json> => {
+    const res = await req('POST', '/coding-sessions', { runtime: 'command', command: process.execPath, args: [resolve(WORKERS, 'quiet.js')], cwd: tmpdir() });
+    reaper.track(res.body.pid);
+    return res.body;
+  };
+  const rounds = async () => (await req('GET', '/session-os/main-brain/rounds')).body.rounds as Json[];
+
+  beforeEach(async () => {
+    brain = createServer((request, res) => {
+      request.resume();
+      request.on('end', () => res.writeHead(answer.status, { 'content-type': 'application/json' }).end(answer.body));
+    });
+    await new Promise<void>((r) => brain.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(brain.address() as AddressInfo).port}/brain`;
+    t = await startTestApp({ BRAINSTEM_SUPERVISION_DEBOUNCE_MS: '20', BRAINSTEM_MAIN_BRAIN_DRIVER: 'webhook', BRAINSTEM_MAIN_BRAIN_WEBHOOK_URL: url }, { listen: true });
+    logs = CapturedLogger.capture();
+  });
+  afterEach(async () => {
+    logs.release();
+    reaper.killAll();
+    await t.close();
+    await new Promise((r) => brain.close(r));
+  });
+
+  it('ends it failed with the reason in the round views, the rounds stream and the log; the turn is used and the next trigger starts a round', async () => {
+    // Given supervision on, and a brain whose webhook answers 502
+    const [a, b] = await Promise.all([startWorker(), startWorker()]);
+    await req('POST', '/session-os/main-brain/autonomous', { enabled: true });
+    // When a worker wakes it
+    await req('POST', `/coding-sessions/${a.id}/signals`, { type: 'notify_blocked', reason: 'no creds' });
+    // Then the round ends failed, the failure apart from the summary, in the list and the round's own view
+    const failure = 'delivery to the main brain failed (webhook): webhook answered 502: bad gateway';
+    const [round] = await waitFor(async () => ((await rounds())[0]?.status === 'failed' ? rounds() : undefined), { what: 'the failed round' });
+    expect(round).toMatchObject({ status: 'failed', failure, summary: null, ended_at: expect.any(String) });
+    expect((await req('GET', `/session-os/main-brain/rounds/${round.id}`)).body).toEqual(round);
+    // And the rounds stream carries round.failed with its reason
+    const events = await readSse(`${t.url}/api/v1/session-os/main-brain/rounds/stream?after_seq=0`, 2, t.auth('main_brain'));
+    expect(events.map((e) => [e.event, JSON.parse(e.data).data])).toEqual([
+      ['round.started', expect.objectContaining({ round: expect.objectContaining({ id: round.id }) })],
+      ['round.failed', { round_id: round.id, reason: failure }],
+    ]);
+    expect(logs.messages('warn', 'supervision')).toEqual([`round ${round.id}: ${failure}`]);
+    // And the brain's status shows the turn used and no round in flight
+    const status = await t.inject({ method: 'POST', url: '/api/v1/session-os/main-brain/tools/supervision_status', payload: {}, headers: t.auth('main_brain') });
+    expect(status.json().result.autonomous).toMatchObject({ enabled: true, turns_used: 1, round_in_flight: null });
+    // When the brain answers again and another worker wakes it; Then a new round runs and completes
+    answer = { status: 200, body: JSON.stringify({ summary: 'handled' }) };
+    await req('POST', `/coding-sessions/${b.id}/signals`, { type: 'notify_blocked', reason: 'no disk' });
+    const [next] = await waitFor(async () => ((await rounds())[0]?.status === 'completed' ? rounds() : undefined), { what: 'the next round' });
+    expect(next).toMatchObject({ summary: 'handled', failure: null, reasons: [expect.objectContaining({ session_id: b.id })] });
+    expect((await req('GET', '/session-os/main-brain/autonomous')).body.autonomous).toMatchObject({ turns_used: 2 });
   });
 });

@@ -1,7 +1,8 @@
 import { EventBus } from '../../src/bus/event-bus';
 import { openLevelJournal } from '../../src/journal/journal.factory';
 import { Journal } from '../../src/journal/journal.port';
-import { SupervisionService, SupervisionSettings } from '../../src/supervision/supervision.service';
+import { RoundDriver } from '../../src/supervision/round-driver.port';
+import { SUPERVISION_STREAM, SupervisionService, SupervisionSettings } from '../../src/supervision/supervision.service';
 import { MemorySessionDirectory } from '../support/memory-session-directory';
 import { tempDir } from '../support/temp-dir';
 import { waitFor } from '../support/wait-for';
@@ -16,8 +17,8 @@ describe('supervision service over a real journal', () => {
   let sessions: MemorySessionDirectory;
   let svc: SupervisionService;
 
-  const boot = async (settings: Partial<SupervisionSettings> = {}) => {
-    svc = new SupervisionService(bus, journal, sessions, { debounce_ms: 30, restore_ttl_s: 900, round_timeout_s: 600, ...settings }, Date.now, ids);
+  const boot = async (settings: Partial<SupervisionSettings> = {}, driver?: RoundDriver) => {
+    svc = new SupervisionService(bus, journal, sessions, { debounce_ms: 30, restore_ttl_s: 900, round_timeout_s: 600, ...settings }, Date.now, ids, driver);
     await svc.start();
   };
 
@@ -153,6 +154,48 @@ describe('supervision service over a real journal', () => {
     await waitFor(() => svc.listRounds().length === 2, { what: 'the next round' });
     await expect(svc.completeRound(svc.listRounds()[1].id)).rejects.toMatchObject({ code: 'conflict' });
     await expect(svc.completeRound('rd_nope')).rejects.toMatchObject({ code: 'not_found' });
+  });
+
+  it('ends a round whose delivery fails as failed, with the reason, and rebuilds it so from the events and from a snapshot', async () => {
+    // Given a brain whose delivery fails
+    svc.stop();
+    const crashing: RoundDriver = { name: 'crashing', deliver: () => Promise.reject(new Error('the brain process exited mid-turn')) };
+    await boot({}, crashing);
+    await svc.enable({}, 'user', 'test');
+    // When a round is delivered to it
+    await sessions.emit('cs_a', 'session.blocked', { reason: 'x' });
+    // Then the round ends failed, naming why, and its turn is used
+    const [round] = await waitFor(() => (svc.listRounds()[0]?.status === 'failed' ? svc.listRounds() : undefined), { what: 'the failed round' });
+    const failure = 'delivery to the main brain failed (crashing): the brain process exited mid-turn';
+    expect(round).toMatchObject({ status: 'failed', failure, summary: null });
+    expect(svc.status().autonomous).toMatchObject({ turns_used: 1, round_in_flight: null });
+    // And a restart rebuilds it from the events, then from a snapshot
+    svc.stop();
+    await boot();
+    expect(svc.getRound(round.id)).toEqual(round);
+    await svc.saveSnapshot();
+    svc.stop();
+    await boot();
+    expect(svc.getRound(round.id)).toEqual(round);
+    expect(svc.status().autonomous).toMatchObject({ enabled: true, turns_used: 1, round_in_flight: null });
+  });
+
+  it('loads a snapshot written before rounds could fail: its rounds have no failure field, and read failure null', async () => {
+    // Given a completed round, snapshotted, and the snapshot rewritten as it was before `failure` existed
+    await svc.enable({}, 'user', 'test');
+    await sessions.emit('cs_a', 'session.blocked', { reason: 'x' });
+    const [round] = await waitFor(() => (svc.listRounds().length ? svc.listRounds() : undefined), { what: 'a round' });
+    await svc.completeRound(round.id, 'done');
+    await svc.saveSnapshot();
+    svc.stop();
+    type Stored = { rounds: Array<{ round: Record<string, unknown> }> };
+    const snap = (await journal.loadSnapshot<Stored>(SUPERVISION_STREAM))!;
+    for (const r of snap.state.rounds) delete r.round.failure;
+    await journal.saveSnapshot(SUPERVISION_STREAM, snap);
+    // When the service boots from it
+    await boot();
+    // Then the round reads as it did, with failure null
+    expect(svc.getRound(round.id)).toMatchObject({ status: 'completed', summary: 'done', failure: null });
   });
 
   it('refuses only/except naming no valid session and stores nothing', async () => {
