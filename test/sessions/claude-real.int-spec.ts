@@ -283,24 +283,28 @@ const claudeEnv = (baseUrl: string, home: string, bin?: string): Record<string, 
     work.remove();
   });
 
-  /** `claude doctor` needs a terminal: run under script(1) until it has printed every check, then close it. */
+  /**
+   * `claude doctor` needs a terminal: run under script(1) until its report is complete. Claude up to 2.1.2xx ends it
+   * with "Enter to close" and waits (it is closed then); 2.1.33x prints it and exits 0 by itself (script -e passes
+   * that status on). The heading alone is no proof: run by npm with CI=true and no stdin, as .ci/run does, claude
+   * 2.1.197 drew its spinner over one of its letters, and 2.1.33x no longer prints it.
+   */
   function doctor(cwd: string): Promise<string> {
     return new Promise((resolve, reject) => {
-      const child = spawn('script', ['-qc', `'${REAL_CLAUDE}' doctor`, '/dev/null'], { cwd, env: { ...process.env, HOME: home.path, CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' } });
+      const child = spawn('script', ['-eqc', `'${REAL_CLAUDE}' doctor`, '/dev/null'], { cwd, env: { ...process.env, HOME: home.path, CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' } });
       let out = '';
       // Escapes stripped, and spaces too: the screen is drawn with cursor moves between words.
       const text = () => out.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '').replace(/\s+/g, '');
+      const waitsForEnter = () => /Entertoclose/.test(text());
       const timer = setTimeout(() => child.kill('SIGKILL'), 60000);
       child.stdout.on('data', (c: Buffer) => {
         out += c.toString('utf8');
-        if (/Entertoclose/.test(text())) child.kill('SIGKILL');
+        if (waitsForEnter()) child.kill('SIGKILL');
       });
       child.on('error', reject);
-      child.on('close', () => {
+      child.on('close', (code) => {
         clearTimeout(timer);
-        // The report ends with "Enter to close". Its heading alone is no proof: run by npm with CI=true and no stdin, as
-        // .ci/run does, claude draws its spinner over one of the heading's letters ("Diagnostcs").
-        /Entertoclose|Diagnostics/.test(text()) ? resolve(text()) : reject(new Error(`claude doctor printed no diagnostics: ${text().slice(0, 500)}`));
+        waitsForEnter() || code === 0 ? resolve(text()) : reject(new Error(`claude doctor did not complete its report (exit ${code}): ${text().slice(0, 500)}`));
       });
     });
   }
