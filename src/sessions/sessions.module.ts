@@ -19,6 +19,7 @@ import { geminiProtocol } from './runtimes/gemini-cli.runtime';
 import { opencodeProtocol } from './runtimes/opencode.runtime';
 import { NodeProcessRunner, PROCESS_RUNNER, ProcessRunner } from './runtimes/process-runner';
 import { RuntimeCatalog } from './runtimes/runtime-catalog';
+import { RuntimeVersionCheck } from './runtimes/runtime-version.check';
 import { PerTurnRuntime } from './runtimes/turn-conversation';
 
 /** Global so supervision gets SESSION_DIRECTORY without importing this module. */
@@ -47,6 +48,7 @@ import { PerTurnRuntime } from './runtimes/turn-conversation';
       inject: [JOURNAL, EventBus, CONFIG],
     },
     SessionsService,
+    RuntimeVersionCheck,
     { provide: SESSION_DIRECTORY, useFactory: (sessions: SessionsService) => sessions.directory(), inject: [SessionsService] },
   ],
   exports: [SessionsService, RuntimeCatalog, SESSION_DIRECTORY, PROCESS_RUNNER],

@@ -71,7 +71,7 @@ describe.each(EMIT_RUNTIMES.map((r) => [r]))('golden files: %s', (runtime) => {
         expect(JSON.parse(result.files.find((f) => f.path === '.mcp.json')!.content).mcpServers.brainstem).toEqual({
           type: 'http',
           url: 'http://127.0.0.1:4820/mcp',
-          headers: { 'X-Brainstem-Session': '${BRAINSTEM_SESSION_ID}', Authorization: 'Bearer ${BRAINSTEM_TOKEN}' },
+          headers: { 'X-Brainstem-Session': '${BRAINSTEM_SESSION_ID:-}', Authorization: 'Bearer ${BRAINSTEM_TOKEN:-}' },
         });
       });
     }

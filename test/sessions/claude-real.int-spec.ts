@@ -283,24 +283,28 @@ const claudeEnv = (baseUrl: string, home: string, bin?: string): Record<string, 
     work.remove();
   });
 
-  /** `claude doctor` needs a terminal: run under script(1) until it has printed every check, then close it. */
+  /**
+   * `claude doctor` needs a terminal: run under script(1) until its report is complete. Claude up to 2.1.2xx ends it
+   * with "Enter to close" and waits (it is closed then); 2.1.33x prints it and exits 0 by itself (script -e passes
+   * that status on). The heading alone is no proof: run by npm with CI=true and no stdin, as .ci/run does, claude
+   * 2.1.197 drew its spinner over one of its letters, and 2.1.33x no longer prints it.
+   */
   function doctor(cwd: string): Promise<string> {
     return new Promise((resolve, reject) => {
-      const child = spawn('script', ['-qc', `'${REAL_CLAUDE}' doctor`, '/dev/null'], { cwd, env: { ...process.env, HOME: home.path, CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' } });
+      const child = spawn('script', ['-eqc', `'${REAL_CLAUDE}' doctor`, '/dev/null'], { cwd, env: { ...process.env, HOME: home.path, CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' } });
       let out = '';
       // Escapes stripped, and spaces too: the screen is drawn with cursor moves between words.
       const text = () => out.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '').replace(/\s+/g, '');
+      const waitsForEnter = () => /Entertoclose/.test(text());
       const timer = setTimeout(() => child.kill('SIGKILL'), 60000);
       child.stdout.on('data', (c: Buffer) => {
         out += c.toString('utf8');
-        if (/Entertoclose/.test(text())) child.kill('SIGKILL');
+        if (waitsForEnter()) child.kill('SIGKILL');
       });
       child.on('error', reject);
-      child.on('close', () => {
+      child.on('close', (code) => {
         clearTimeout(timer);
-        // The report ends with "Enter to close". Its heading alone is no proof: run by npm with CI=true and no stdin, as
-        // .ci/run does, claude draws its spinner over one of the heading's letters ("Diagnostcs").
-        /Entertoclose|Diagnostics/.test(text()) ? resolve(text()) : reject(new Error(`claude doctor printed no diagnostics: ${text().slice(0, 500)}`));
+        waitsForEnter() || code === 0 ? resolve(text()) : reject(new Error(`claude doctor did not complete its report (exit ${code}): ${text().slice(0, 500)}`));
       });
     });
   }
@@ -348,6 +352,59 @@ const claudeEnv = (baseUrl: string, home: string, bin?: string): Record<string, 
     },
     90000,
   );
+  /** Marks `dir` trusted in claude's user config, as claude does when the user accepts its trust dialog there. */
+  function trust(dir: string): void {
+    const file = join(home.path, '.claude.json');
+    const config = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as { projects?: Record<string, object> }) : {};
+    config.projects = { ...config.projects, [dir]: { ...config.projects?.[dir], hasTrustDialogAccepted: true } };
+    writeFileSync(file, JSON.stringify(config));
+  }
+
+  /** `claude -p hello` started by hand in `dir`, on a fake model API whose replies `reply` chooses: its exit code. */
+  async function byHand(dir: string, reply: (n: number) => ModelReply, env: Record<string, string>): Promise<{ code: number | null; api: FakeAnthropicApi }> {
+    const api = new FakeAnthropicApi(reply);
+    const base: NodeJS.ProcessEnv = { ...process.env, ...claudeEnv(await api.start(), home.path), BRAINSTEM_SESSION_ID: undefined, BRAINSTEM_TOKEN: undefined, ...env };
+    api.releaseAll();
+    try {
+      const code = await new Promise<number | null>((resolve) => spawn(REAL_CLAUDE!, ['-p', 'hello'], { cwd: dir, env: base, stdio: 'ignore' }).on('close', resolve));
+      return { code, api };
+    } finally {
+      await api.close();
+    }
+  }
+
+  it("given a profile applied, when claude is started there by hand without a session's variables, then it still answers a turn", async () => {
+    const created = await t.inject({ method: 'POST', url: '/api/v1/agent-profiles', payload: { name: 'By hand' } });
+    expect(created.statusCode).toBe(201);
+    const dir = await applied(created.json().id);
+    expect(readFileSync(join(dir, '.mcp.json'), 'utf8')).toContain('BRAINSTEM_TOKEN');
+    const { code, api } = await byHand(dir, (n) => ({ text: `reply ${n}` }), {});
+    expect(code).toBe(0);
+    expect(api.requests.length).toBeGreaterThan(0);
+  }, 90000);
+
+  it("given a profile applied, when claude is started there with a worker's variables, then Brainstem's tools run without a permission prompt", async () => {
+    const reaper = new WorkerReaper();
+    try {
+      const worker = await t.inject({ method: 'POST', url: '/api/v1/coding-sessions', payload: { cwd: work.path, command: process.execPath, args: [join(WORKERS, 'quiet.js')] } });
+      expect(worker.statusCode).toBe(201);
+      reaper.track(worker.json().pid);
+      const id: string = worker.json().id;
+      const created = await t.inject({ method: 'POST', url: '/api/v1/agent-profiles', payload: { name: 'Reporter', permissions: { mode: 'default' } } });
+      const dir = await applied(created.json().id);
+      const report = { status: 'working', message: 'from a hand-started claude' };
+      // A workspace the user has trusted (claude asks once, interactively): claude ignores an untrusted one's permission rules.
+      trust(dir);
+      // Headless, with no --permission-prompt-tool: a tool not allowed by the settings is refused, never run.
+      const env = { BRAINSTEM_SESSION_ID: id, BRAINSTEM_TOKEN: t.tokenOf({ worker: id }), ENABLE_TOOL_SEARCH: 'false' };
+      const { code } = await byHand(dir, (n) => (n === 1 ? { tool: 'mcp__brainstem__report_progress', input: report } : { text: `reply ${n}` }), env);
+      expect(code).toBe(0);
+      const events = await t.app.get<Journal>(JOURNAL).readStream(`session-${id}`);
+      expect(events.filter((e) => e.type === 'session.progress').map((e) => e.data)).toEqual([{ at: expect.any(Number), ...report }]);
+    } finally {
+      reaper.killAll();
+    }
+  }, 90000);
 });
 
 /**

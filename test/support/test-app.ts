@@ -1,3 +1,4 @@
+import { LoggerService } from '@nestjs/common';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createApp } from '../../src/app.factory';
 import { BrainstemConfig } from '../../src/config/config.schema';
@@ -30,7 +31,8 @@ export interface TestApp {
 }
 
 /** The whole service in-process on a real LevelDB journal in a temp dir (and a temp profiles dir). */
-export async function startTestApp(env: Record<string, string> = {}, options: { listen?: boolean } = {}): Promise<TestApp> {
+/** `logger` receives the service's log from its creation on (what it logs while starting included); else it is silent. */
+export async function startTestApp(env: Record<string, string> = {}, options: { listen?: boolean; logger?: LoggerService } = {}): Promise<TestApp> {
   const dir = tempDir('brainstem-app-');
   const config = testConfig({
     BRAINSTEM_JOURNAL_DIR: `${dir.path}/journal`,
@@ -39,7 +41,7 @@ export async function startTestApp(env: Record<string, string> = {}, options: { 
     BRAINSTEM_API_TOKEN: TEST_USER_TOKEN,
     ...env,
   });
-  const app = await createApp(config, { logger: false });
+  const app = await createApp(config, { logger: options.logger ?? false });
   let url = '';
   if (options.listen) {
     await app.listen({ host: '127.0.0.1', port: 0 });

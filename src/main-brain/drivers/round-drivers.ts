@@ -1,5 +1,6 @@
 import { Credentials } from '../../auth/credentials';
 import { TOKEN_ENV } from '../../profiles/emitters/emitter-support';
+import { claudeToolsUpFront } from '../../sessions/runtimes/claude-code.runtime';
 import { BrainstemConfig } from '../../config/config.schema';
 import { ServiceUrl } from '../../config/service-url';
 import { RoundDriver, streamDriver } from '../../supervision/round-driver.port';
@@ -10,8 +11,12 @@ import { webhookDriver } from './webhook.driver';
 export function createRoundDriver(config: BrainstemConfig, url: ServiceUrl, credentials: Credentials): RoundDriver {
   switch (config.main_brain.driver) {
     case 'command':
-      // The brain's own credential: the main-brain tools, never the user's token.
-      return commandDriver(config.main_brain.command as string, () => ({ BRAINSTEM_URL: url.get(), [TOKEN_ENV]: credentials.brainToken() }));
+      // The brain's own credential: the main-brain tools, never the user's token. A claude brain gets them up front.
+      return commandDriver(config.main_brain.command as string, () => ({
+        ...claudeToolsUpFront(process.env),
+        BRAINSTEM_URL: url.get(),
+        [TOKEN_ENV]: credentials.brainToken(),
+      }));
     case 'webhook':
       return webhookDriver(config.main_brain.webhook_url as string, () => url.get());
     default:

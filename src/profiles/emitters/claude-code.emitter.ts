@@ -9,6 +9,7 @@ import {
   markdown,
   profileMcpServers,
   reasoningEffort,
+  uniq,
 } from './emitter-support';
 import { EmitContext, EmitResult, EmittedFile } from './emitter.types';
 
@@ -59,9 +60,16 @@ export function claudeFallbackModel(profile: ProfileDoc): string | undefined {
   return profile.model.model ? profile.model.fallback?.[0] : undefined;
 }
 
+/** The permission rule for every tool of the reserved server (claude's `mcp__<server>` form). */
+export const BRAINSTEM_TOOLS_RULE = `mcp__${RESERVED_MCP_SERVER}`;
+
 function claudeSettings(profile: ProfileDoc, ctx: EmitContext, model: string | undefined, warnings: Warnings): Record<string, unknown> {
-  const { mode, allow, ask } = profile.permissions;
+  const { mode, ask } = profile.permissions;
   const deny = denyRules(profile);
+  // Brainstem's own tools up front, so a heartbeat never becomes a permission prompt; a profile denying them all
+  // keeps that (a deny rule wins over an allow in claude anyway, and one for a single tool still holds).
+  const deniesBrainstem = deny.some((rule) => rule === BRAINSTEM_TOOLS_RULE || rule === `${BRAINSTEM_TOOLS_RULE}__*`);
+  const allow = deniesBrainstem ? profile.permissions.allow : uniq([...profile.permissions.allow, BRAINSTEM_TOOLS_RULE]);
   const permissions: Record<string, unknown> = { defaultMode: mode };
   if (allow.length) permissions.allow = allow;
   if (deny.length) permissions.deny = deny;
@@ -122,7 +130,8 @@ export function claudeMcpServers(profile: ProfileDoc, ctx: EmitContext): Record<
         ? { type: 'stdio', command: s.command ?? '', args: s.args ?? [], ...(s.env && Object.keys(s.env).length ? { env: s.env } : {}) }
         : { type: 'http', url: s.url ?? '' };
   }
-  servers[RESERVED_MCP_SERVER] = { type: 'http', url: brainstemMcpUrl(ctx), headers: brainstemHeaders((v) => `\${${v}}`) };
+  // `${VAR:-}`: claude started by hand, without a session's variables, still runs (the server refuses it, 401).
+  servers[RESERVED_MCP_SERVER] = { type: 'http', url: brainstemMcpUrl(ctx), headers: brainstemHeaders((v) => `\${${v}:-}`) };
   return servers;
 }
 

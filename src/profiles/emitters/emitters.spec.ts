@@ -39,12 +39,25 @@ describe('claude-code emitter', () => {
   it('maps permissions (tools.deny merged into deny), hooks grouped by matcher, model and effort', () => {
     // Given the rich profile; When emitted; Then settings.json carries each mapped field
     const settings = JSON.parse(file('claude-code', '.claude/settings.json').content);
-    expect(settings.permissions).toEqual({ defaultMode: 'acceptEdits', allow: ['Bash(npm test *)'], deny: ['Bash(rm *)', 'WebFetch'], ask: ['Bash(git push *)'] });
+    expect(settings.permissions).toEqual({ defaultMode: 'acceptEdits', allow: ['Bash(npm test *)', 'mcp__brainstem'], deny: ['Bash(rm *)', 'WebFetch'], ask: ['Bash(git push *)'] });
     expect(settings.model).toBe('claude-opus-4-8');
     expect(settings.effortLevel).toBe('high');
     expect(settings.hooks.PreToolUse).toEqual([
       { matcher: 'Bash', hooks: [{ type: 'command', command: './guard.sh', timeout: 30 }, { type: 'prompt', prompt: 'Is this safe?', timeout: 20 }] },
     ]);
+  });
+
+  it.each([['mcp__brainstem'], ['mcp__brainstem__*']])("given a profile that denies all of Brainstem's tools (%s), then they are not allowed up front and the deny stays", (rule) => {
+    // Given a profile denying the reserved server; When emitted; Then its tools are denied and not allowed
+    const doc = normalizeDocument({ name: 'Quiet', permissions: { mode: 'default', allow: ['Read'], deny: [rule], ask: [] } });
+    const settings = JSON.parse(emitProfile('claude-code', doc, CTX).files.find((f) => f.path === '.claude/settings.json')!.content);
+    expect(settings.permissions).toEqual({ defaultMode: 'default', allow: ['Read'], deny: [rule] });
+  });
+
+  it("given a profile that denies one of Brainstem's tools, then the others are still allowed up front and that one stays denied", () => {
+    const doc = normalizeDocument({ name: 'No prompt tool', permissions: { mode: 'default', allow: [], deny: ['mcp__brainstem__permission_prompt'], ask: [] } });
+    const settings = JSON.parse(emitProfile('claude-code', doc, CTX).files.find((f) => f.path === '.claude/settings.json')!.content);
+    expect(settings.permissions).toEqual({ defaultMode: 'default', allow: ['mcp__brainstem'], deny: ['mcp__brainstem__permission_prompt'] });
   });
 
   it('keeps only command handlers on SessionStart and warns about the skipped one', () => {
@@ -71,7 +84,7 @@ describe('claude-code emitter', () => {
     expect(JSON.parse(file('claude-code', '.mcp.json').content).mcpServers).toEqual({
       github: { type: 'stdio', command: 'npx', args: ['-y', 'gh-mcp'], env: { GH_TOKEN: '${GH_TOKEN}' } },
       docs: { type: 'http', url: 'https://docs.example/mcp' },
-      brainstem: { type: 'http', url: 'http://127.0.0.1:4820/mcp', headers: { 'X-Brainstem-Session': '${BRAINSTEM_SESSION_ID}', Authorization: 'Bearer ${BRAINSTEM_TOKEN}' } },
+      brainstem: { type: 'http', url: 'http://127.0.0.1:4820/mcp', headers: { 'X-Brainstem-Session': '${BRAINSTEM_SESSION_ID:-}', Authorization: 'Bearer ${BRAINSTEM_TOKEN:-}' } },
     });
     expect(file('claude-code', '.claude/rules/rich-1.md').content).toBe("---\npaths:\n  - src/**/*.ts\n---\nNo any.\n");
     expect(file('claude-code', '.claude/skills/lint/SKILL.md').content).toBe('---\nname: lint\n---\n');
@@ -267,8 +280,8 @@ describe("the reserved brainstem server carries the worker's own credential", ()
 
   it('then every runtime sends Authorization from the worker environment (BRAINSTEM_TOKEN), in its own reference syntax, never a value', () => {
     expect(JSON.parse(content('claude-code', '.mcp.json')).mcpServers.brainstem.headers).toEqual({
-      'X-Brainstem-Session': '${BRAINSTEM_SESSION_ID}',
-      Authorization: 'Bearer ${BRAINSTEM_TOKEN}',
+      'X-Brainstem-Session': '${BRAINSTEM_SESSION_ID:-}',
+      Authorization: 'Bearer ${BRAINSTEM_TOKEN:-}',
     });
     expect((parseToml(content('codex', '.codex/config.toml')) as { mcp_servers: Record<string, unknown> }).mcp_servers.brainstem).toEqual({
       url: 'http://127.0.0.1:4820/mcp',

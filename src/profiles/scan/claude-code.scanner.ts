@@ -13,6 +13,7 @@ import {
   warnUnknownKeys,
 } from './scan-support';
 import { ScanFiles, ScanOptions, ScanResult } from './scan.types';
+import { BRAINSTEM_TOOLS_RULE } from '../emitters/claude-code.emitter';
 
 const SETTINGS = '.claude/settings.json';
 const MCP = '.mcp.json';
@@ -69,7 +70,8 @@ export function scanClaudeCode(files: ScanFiles, opts: ScanOptions): ScanResult 
     tools: { ...(builtin ? { builtin } : {}), ...(mcpServers ? { mcp_servers: mcpServers } : {}), ...(toolsDeny?.length ? { deny: toolsDeny } : {}) },
     permissions: {
       ...(mode ? { mode } : {}),
-      allow: rulesList(permissions.allow, 'allow', warnings),
+      // The rule allowing Brainstem's own tools is the emitter's, added on every apply (as the reserved server is).
+      allow: rulesList(permissions.allow, 'allow', warnings).filter((rule) => rule !== BRAINSTEM_TOOLS_RULE),
       deny: permissionDeny(rulesList(permissions.deny, 'deny', warnings), toolsDeny ?? []),
       ask: rulesList(permissions.ask, 'ask', warnings),
     },

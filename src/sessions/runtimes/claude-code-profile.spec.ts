@@ -17,7 +17,7 @@ describe('claudeSessionConfig', () => {
     const emitted = emitProfile('claude-code', doc, ctx).files;
     const settings = claudeSessionConfig(doc, emitted, '/d').files.find((f) => f.path === '.claude/settings.json');
     expect(JSON.parse(emitted[0].content)).toMatchObject({ agent: 'bare' });
-    expect(JSON.parse(settings?.content ?? '')).toEqual({ permissions: { defaultMode: 'plan', allow: ['Read'] } });
+    expect(JSON.parse(settings?.content ?? '')).toEqual({ permissions: { defaultMode: 'plan', allow: ['Read', 'mcp__brainstem'] } });
   });
 
   it('adds the session directory with --add-dir only when it carries skills', () => {

@@ -18,6 +18,15 @@ export const CLAUDE_ARGS = [
   'stdio',
 ];
 
+/**
+ * What claude needs in its environment to load its MCP tools (Brainstem's among them) into the first request:
+ * since 2.1.33x it defers them behind ToolSearch unless ENABLE_TOOL_SEARCH=false, so a worker's report_progress or
+ * the brain's send_to_session would cost a search first. A value already set (the service's, the session's) wins.
+ */
+export function claudeToolsUpFront(env: Readonly<Record<string, string | undefined>>): Record<string, string> {
+  return { ENABLE_TOOL_SEARCH: env.ENABLE_TOOL_SEARCH ?? 'false' };
+}
+
 type StreamMessage = {
   type?: unknown;
   subtype?: unknown;
@@ -148,7 +157,8 @@ export class ClaudeCodeRuntime implements SessionRuntime {
 
   start(spec: LaunchSpec, sink: RuntimeSink, resume: string | null = null): WorkerHandle {
     const args = [...CLAUDE_ARGS, ...spec.profile_args, ...(resume ? ['--resume', resume] : []), ...spec.args];
-    return new ClaudeWorker(this.runner.spawn({ command: this.executable, args, cwd: spec.cwd, env: spec.env }), this.runner, sink);
+    const env = { ...spec.env, ...claudeToolsUpFront(spec.env) };
+    return new ClaudeWorker(this.runner.spawn({ command: this.executable, args, cwd: spec.cwd, env }), this.runner, sink);
   }
 
   /**

@@ -1,0 +1,47 @@
+import { chmodSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CapturedLogger } from '../support/captured-logger';
+import { tempDir } from '../support/temp-dir';
+import { TestApp, startTestApp } from '../support/test-app';
+import { waitFor } from '../support/wait-for';
+
+/** The start-up check of the agent runtimes' versions, against real executables on the service's PATH. */
+describe('the agent runtimes found at start', () => {
+  const bin = tempDir('brainstem-version-bin-');
+  const path = process.env.PATH;
+  let logs: CapturedLogger;
+  let t: TestApp;
+
+  /** An executable `name` in the test's bin directory that prints `output` when asked its version. */
+  function fake(name: string, output: string): void {
+    const file = join(bin.path, name);
+    writeFileSync(file, `#!/bin/sh\n[ "$1" = --version ] && printf '%s\\n' '${output}'\n`);
+    chmodSync(file, 0o755);
+  }
+
+  beforeAll(async () => {
+    fake('claude', '2.0.5 (Claude Code)');
+    fake('codex', 'no version here');
+    process.env.PATH = `${bin.path}:${path}`;
+    // Given to the app as it is created: the probes start while it boots.
+    logs = new CapturedLogger();
+    t = await startTestApp({}, { logger: logs });
+  });
+  afterAll(async () => {
+    await t.close();
+    logs.release();
+    process.env.PATH = path;
+    bin.remove();
+  });
+
+  it('given claude older than tested and a codex whose version cannot be read, then each is a warning naming the runtime, what was found and the tested range', async () => {
+    const warnings = await waitFor(() => {
+      const found = logs.messages('warn', 'RuntimeVersions');
+      return found.length >= 2 ? found : undefined;
+    }, { timeoutMs: 30000, what: 'the version warnings' });
+    expect(warnings.sort()).toEqual([
+      `claude-code 2.0.5 is older than tested (2.1.197 to 2.1.332); update it (${join(bin.path, 'claude')})`,
+      `codex: its version could not be read (--version printed "no version here"); tested with 0.169.0 (${join(bin.path, 'codex')})`,
+    ]);
+  }, 60000);
+});
