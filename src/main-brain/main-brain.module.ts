@@ -121,8 +121,8 @@ export class MainBrainModule implements OnModuleInit, OnModuleDestroy {
     }
   }
 
-  onModuleDestroy(): void {
-    this.brain?.stop();
+  async onModuleDestroy(): Promise<void> {
+    await this.brain?.stop();
     this.chat.stop();
   }
 }

@@ -56,6 +56,11 @@ function lastUserText(request: MessagesRequest): string {
       MCP_TIMEOUT: '60000',
     });
   });
+  /** Where this test's model requests begin. */
+  let firstRequest = 0;
+  beforeEach(() => {
+    firstRequest = api.requests.length;
+  });
   afterEach(async () => {
     reaper.killAll();
     await t?.close();
@@ -84,7 +89,7 @@ function lastUserText(request: MessagesRequest): string {
   const brainSays = async (app: TestApp, text: string) => waitFor(async () => (await chat(app)).find((m) => m.role === 'brain' && m.kind === 'message' && m.text === text), { timeoutMs: 90_000 });
   const conversation = async (app: TestApp) => (await app.inject({ method: 'GET', url: `${BASE}/conversation` })).json().conversation as Json;
   /** The model requests of the brain's conversation (claude's side requests carry no tools). */
-  const brainRequests = () => api.requests.filter((r) => (r.tools ?? []).length > 0);
+  const brainRequests = () => api.requests.slice(firstRequest).filter((r) => (r.tools ?? []).length > 0);
 
   it('answers a chat message with a streamed reply, and the next message reaches the model with the earlier exchange', async () => {
     script = [
@@ -134,7 +139,7 @@ function lastUserText(request: MessagesRequest): string {
     expect(round.summary).toBe('Told the worker to build it.');
     const output = await waitFor(async () => {
       const res = await app.inject({ method: 'GET', url: `/api/v1/coding-sessions/${workerId}/output` });
-      return JSON.stringify(res.json()).includes('got: build it') ? res.json() : null;
+      return JSON.stringify(res.json()).includes('got: build it') ? (res.json() as Json) : undefined;
     });
     expect(JSON.stringify(output)).toContain('got: build it');
     const roundRequest = brainRequests().find((r) => lastUserText(r).includes('Supervision round'))!;

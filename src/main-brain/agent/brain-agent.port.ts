@@ -59,6 +59,6 @@ export interface BrainAgent {
   resolvePermission(requestId: string, decision: PermissionDecision, reason: string | null, input: JsonObject): void;
   /** Ends the running turn's process (the round timed out, the service stops); the turn resolves failed. */
   interrupt(reason: string): void;
-  /** Lets go of every process (service shutdown). */
-  close(): void;
+  /** Lets go of every process (service shutdown); settles once they are gone, so a restart resumes a complete conversation. */
+  close(): Promise<void>;
 }

@@ -125,10 +125,10 @@ export class BrainHost {
     this.kick();
   }
 
-  stop(): void {
+  stop(): Promise<void> {
     this.closed = true;
     this.sub?.unsubscribe();
-    this.agent.close();
+    return this.agent.close();
   }
 
   /** The view GET /main-brain/conversation gives. */

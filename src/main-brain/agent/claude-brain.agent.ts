@@ -97,17 +97,26 @@ export class ClaudeBrainAgent implements BrainAgent {
    * Between turns claude is let go gently: stdin ends and it exits once its transcript is written (a SIGKILL can lose
    * the last answer from the conversation a restart resumes). A turn still running is cut off.
    */
-  close(): void {
+  close(): Promise<void> {
     if (this.current) {
       this.interrupt('the service is stopping');
-      return;
+      return Promise.resolve();
     }
     const proc = this.proc;
     this.proc = null;
-    if (!proc) return;
-    proc.stdin.end();
-    const pid = proc.pid;
-    if (pid != null) setTimeout(() => this.runner.signalGroup(pid, 'SIGKILL'), CLOSE_GRACE_MS).unref();
+    if (!proc) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const pid = proc.pid;
+      const kill = setTimeout(() => {
+        if (pid != null) this.runner.signalGroup(pid, 'SIGKILL');
+        resolve();
+      }, CLOSE_GRACE_MS);
+      proc.onExit(() => {
+        clearTimeout(kill);
+        resolve();
+      });
+      proc.stdin.end();
+    });
   }
 
   private spawn(resume: string | null): void {
