@@ -193,8 +193,9 @@ describe('Turn, listened to', () => {
     expect(turn.lastText).toBe('second');
   });
 
-  it('given a failure, then it is reported as an API error, and is the failure reason', () => {
+  it('given a failure, repeated, then it is reported once as an API error, and is the failure reason', () => {
     const { turn, activity } = listened();
+    turn.fail('quota exceeded');
     turn.fail('quota exceeded');
     expect(activity).toEqual([{ kind: 'api_error', message: 'quota exceeded' }]);
     expect(turn.failureReason).toBe('quota exceeded');

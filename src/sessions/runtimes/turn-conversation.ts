@@ -55,9 +55,10 @@ export class Turn {
     this.on({ kind: 'usage', context_tokens: contextTokens });
   }
 
-  /** The model API failed the turn. */
+  /** The model API failed the turn (reported once: runtimes repeat it, gemini as an error then as the result). */
   fail(message: string): void {
-    this.failure ??= message;
+    if (this.failure !== null) return;
+    this.failure = message;
     this.on({ kind: 'api_error', message });
   }
 
