@@ -3,8 +3,11 @@ import { FakeModelApi } from './fake-model-api';
 
 export type ResponsesRequest = { model: string; input: unknown[]; instructions?: string };
 
-/** What the fake model answers: a message, or JavaScript for codex's `exec` tool (how codex 0.169 reaches MCP tools). */
-export type ResponsesReply = { text: string } | { exec: string };
+/**
+ * What the fake model answers: a message, JavaScript for codex's `exec` tool (how codex 0.169 reaches MCP tools), or
+ * a failed response with the API's error code (`context_length_exceeded`: the context window is full).
+ */
+export type ResponsesReply = { text: string } | { exec: string } | { fail: { code: string; message: string } };
 
 /**
  * A stand-in for the OpenAI Responses API, enough for a real `codex` to run turns against it (a model provider
@@ -44,6 +47,10 @@ export class FakeOpenAiApi extends FakeModelApi<ResponsesRequest> {
       return;
     }
     const reply = this.reply(n, request);
+    if ('fail' in reply) {
+      res.end(sse('response.failed', { response: { id: `resp_${n}`, error: reply.fail } }));
+      return;
+    }
     const item =
       'exec' in reply
         ? { type: 'custom_tool_call', id: `ctc_${n}`, call_id: `call_${n}`, name: 'exec', input: reply.exec, status: 'completed' }

@@ -1,12 +1,29 @@
 import { isPlainObject } from '../../profiles/merge-patch';
+import { JsonObject } from '../session.events';
 import { LaunchSpec } from './runtime.port';
 import { OutputEvent, Turn, TurnProtocol } from './turn-conversation';
 
 const CODEX_ARGS = ['exec', '--json'];
+/** What codex 0.169 says when the model's context window is exceeded (its turn.failed message). */
+const CONTEXT_FULL = "ran out of room in the model's context window";
+/** Items that are the agent's own words, not something it did. */
+const NOT_TOOLS = ['agent_message', 'reasoning', 'todo_list', 'error'];
+/** An item's own bookkeeping and what it produced, not what it was asked. */
+const NOT_INPUT = ['id', 'type', 'status', 'aggregated_output', 'exit_code'];
+
+/** An item the agent started that acts (a command, an MCP tool call, a web search, a file change), as a tool use. */
+function toolOf(item: Record<string, unknown>): { name: string; input: JsonObject } | null {
+  if (typeof item.type !== 'string' || NOT_TOOLS.includes(item.type)) return null;
+  if (item.type === 'mcp_tool_call' && typeof item.server === 'string' && typeof item.tool === 'string') {
+    return { name: `mcp__${item.server}__${item.tool}`, input: isPlainObject(item.arguments) ? item.arguments : {} };
+  }
+  return { name: item.type, input: Object.fromEntries(Object.entries(item).filter(([key]) => !NOT_INPUT.includes(key))) };
+}
 
 /**
  * `codex exec --json` (JSONL): `thread.started` names the thread, `item.completed` carries the agent's
- * messages, `turn.failed` says why a turn failed. An `error` is often a retry under way ("Reconnecting... 1/5",
+ * messages, `item.started` of any other item is something it does (a tool use), `turn.completed` has the
+ * turn's token usage, `turn.failed` says why a turn failed. An `error` is often a retry under way ("Reconnecting... 1/5",
  * codex 0.169): it fails the turn only if nothing follows it. Later turns run `codex exec … resume <thread id> -`.
  * `codex exec` asks no permissions: the profile's approval_policy and sandbox_mode decide.
  */
@@ -14,14 +31,23 @@ export const codexProtocol: TurnProtocol = {
   runtime: 'codex',
   executable: 'codex',
   // Options go before `resume`: after it, codex takes only its global flags.
-  args: (spec: LaunchSpec, threadId: string | null) => [...CODEX_ARGS, ...spec.profile_args, ...spec.args, ...(threadId ? ['resume', threadId] : []), '-'],
+  args: (spec: Pick<LaunchSpec, 'args' | 'profile_args'>, threadId: string | null) => [...CODEX_ARGS, ...spec.profile_args, ...spec.args, ...(threadId ? ['resume', threadId] : []), '-'],
   read(event: OutputEvent, turn: Turn): string | null {
     const { type, item, error, message } = event;
     if (type === 'thread.started' && typeof event.thread_id === 'string') return event.thread_id;
     if (type === 'item.completed' && isPlainObject(item) && item.type === 'agent_message' && typeof item.text === 'string') turn.say(item.text);
-    else if (type === 'turn.failed' && isPlainObject(error) && typeof error.message === 'string') turn.fail(error.message);
-    else if (type === 'turn.completed') turn.completed();
+    else if (type === 'item.started' && isPlainObject(item)) {
+      const tool = toolOf(item);
+      if (tool) turn.toolUsed(tool.name, tool.input);
+    } else if (type === 'turn.failed' && isPlainObject(error) && typeof error.message === 'string') {
+      if (error.message.includes(CONTEXT_FULL)) turn.contextFull();
+      turn.fail(error.message);
+    } else if (type === 'turn.completed') {
+      if (isPlainObject(event.usage) && typeof event.usage.input_tokens === 'number') turn.usage(event.usage.input_tokens);
+      turn.completed();
+    }
     else if (type === 'error' && typeof message === 'string') turn.troubled(message);
     return null;
   },
+  resumeRefused: 'no rollout found for thread id',
 };

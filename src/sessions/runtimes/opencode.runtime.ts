@@ -23,25 +23,40 @@ function toolFailure(part: unknown): string | null {
   return `${typeof part.tool === 'string' ? part.tool : 'a tool'}${typeof asked === 'string' ? ` (${asked})` : ''}: ${part.state.error}`;
 }
 
+/** The input tokens of one model call, the context it held: opencode counts cached ones apart. */
+function contextTokens(part: unknown): number | null {
+  if (!isPlainObject(part) || !isPlainObject(part.tokens) || typeof part.tokens.input !== 'number') return null;
+  const cache = isPlainObject(part.tokens.cache) ? part.tokens.cache : {};
+  const cached = (typeof cache.read === 'number' ? cache.read : 0) + (typeof cache.write === 'number' ? cache.write : 0);
+  return part.tokens.input + cached;
+}
+
 /**
  * `opencode run --format json` (JSON lines, each naming its `sessionID`), the message on a piped stdin: `text`
- * parts carry the answer (complete, not deltas), `tool_use` starts a new message, `error` says why a turn failed,
+ * parts carry the answer (complete, not deltas), `tool_use` starts a new message, `step_finish` has the model
+ * call's tokens, `error` says why a turn failed (a ContextOverflowError: the context window is exceeded),
  * and so does a tool call that failed when nothing follows it. Later turns add `--session <id>`. A headless run
  * asks no one: permissions that would ask are rejected (or, with `--auto` in args, approved).
  */
 export const opencodeProtocol: TurnProtocol = {
   runtime: 'opencode',
   executable: 'opencode',
-  args: (spec: LaunchSpec, threadId: string | null) => [...OPENCODE_ARGS, ...spec.profile_args, ...spec.args, ...(threadId ? ['--session', threadId] : [])],
+  args: (spec: Pick<LaunchSpec, 'args' | 'profile_args'>, threadId: string | null) => [...OPENCODE_ARGS, ...spec.profile_args, ...spec.args, ...(threadId ? ['--session', threadId] : [])],
   read(event: OutputEvent, turn: Turn): string | null {
     const { type, part } = event;
     if (type === 'text' && isPlainObject(part) && typeof part.text === 'string') turn.say(part.text);
     else if (type === 'tool_use') {
-      turn.toolUsed();
+      turn.toolUsed(isPlainObject(part) && typeof part.tool === 'string' ? part.tool : 'a tool', isPlainObject(part) && isPlainObject(part.state) && isPlainObject(part.state.input) ? part.state.input : {});
       const failed = toolFailure(part);
       if (failed) turn.troubled(failed);
+    } else if (type === 'step_finish') {
+      const tokens = contextTokens(part);
+      if (tokens !== null) turn.usage(tokens);
+    } else if (type === 'error') {
+      if (isPlainObject(event.error) && event.error.name === 'ContextOverflowError') turn.contextFull();
+      turn.fail(errorMessage(event.error));
     }
-    else if (type === 'error') turn.fail(errorMessage(event.error));
     return typeof event.sessionID === 'string' ? event.sessionID : null;
   },
+  resumeRefused: 'Session not found',
 };

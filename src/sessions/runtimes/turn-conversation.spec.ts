@@ -2,7 +2,7 @@ import { codexProtocol } from './codex.runtime';
 import { geminiProtocol } from './gemini-cli.runtime';
 import { opencodeProtocol } from './opencode.runtime';
 import { LaunchSpec } from './runtime.port';
-import { Turn } from './turn-conversation';
+import { Turn, TurnActivity } from './turn-conversation';
 
 const spec: LaunchSpec = { session_id: 'cs_1', cwd: '/w', command: null, args: ['--extra'], profile_args: ['-c', 'model="m"'], env: {} };
 
@@ -156,5 +156,93 @@ describe('opencodeProtocol', () => {
     const bare = new Turn();
     opencodeProtocol.read({ type: 'error', sessionID: 'ses_1', error: { name: 'ProviderAuthError' } }, bare);
     expect(bare.result('opencode', 1, null)).toBe('opencode turn failed: ProviderAuthError');
+  });
+});
+
+/** A turn whose listener keeps what it reports. */
+function listened(): { turn: Turn; activity: TurnActivity[] } {
+  const activity: TurnActivity[] = [];
+  return { turn: new Turn((a) => activity.push(a)), activity };
+}
+
+describe('Turn, listened to', () => {
+  it('given deltas, then each is reported as it comes, and the message they make once whole: at a tool call and at the end', () => {
+    const { turn, activity } = listened();
+    turn.say('Look', true);
+    turn.say('ing.', true);
+    turn.toolUsed('glob', { pattern: '*' });
+    turn.say('Done', true);
+    turn.ended();
+    turn.ended();
+    expect(activity).toEqual([
+      { kind: 'text_delta', text: 'Look' },
+      { kind: 'text_delta', text: 'ing.' },
+      { kind: 'text', text: 'Looking.' },
+      { kind: 'tool_use', name: 'glob', input: { pattern: '*' } },
+      { kind: 'text_delta', text: 'Done' },
+      { kind: 'text', text: 'Done' },
+    ]);
+  });
+
+  it('given complete messages, then each is reported once, and the end reports nothing more', () => {
+    const { turn, activity } = listened();
+    turn.say('first');
+    turn.say('second');
+    turn.ended();
+    expect(activity).toEqual([{ kind: 'text', text: 'first' }, { kind: 'text', text: 'second' }]);
+    expect(turn.lastText).toBe('second');
+  });
+
+  it('given a failure, repeated, then it is reported once as an API error, and is the failure reason', () => {
+    const { turn, activity } = listened();
+    turn.fail('quota exceeded');
+    turn.fail('quota exceeded');
+    expect(activity).toEqual([{ kind: 'api_error', message: 'quota exceeded' }]);
+    expect(turn.failureReason).toBe('quota exceeded');
+    expect(turn.contextExceeded).toBe(false);
+  });
+});
+
+describe('the protocols, listened to', () => {
+  it('codex: a started item that acts is a tool use (an MCP call by its server and tool), the completed turn its usage, and its context message a full context', () => {
+    const { turn, activity } = listened();
+    const command = { id: 'item_0', type: 'command_execution', command: "/bin/bash -lc 'echo hi'", aggregated_output: '', exit_code: null, status: 'in_progress' };
+    codexProtocol.read({ type: 'item.started', item: command }, turn);
+    codexProtocol.read({ type: 'item.completed', item: { ...command, aggregated_output: 'hi\n', exit_code: 0, status: 'completed' } }, turn);
+    codexProtocol.read({ type: 'item.started', item: { id: 'item_1', type: 'mcp_tool_call', server: 'brainstem', tool: 'list_sessions', arguments: { limit: 5 }, status: 'in_progress' } }, turn);
+    codexProtocol.read({ type: 'item.started', item: { id: 'item_2', type: 'reasoning', text: '' } }, turn);
+    codexProtocol.read({ type: 'turn.completed', usage: { input_tokens: 10, cached_input_tokens: 0, output_tokens: 4 } }, turn);
+    expect(activity).toEqual([
+      { kind: 'tool_use', name: 'command_execution', input: { command: "/bin/bash -lc 'echo hi'" } },
+      { kind: 'tool_use', name: 'mcp__brainstem__list_sessions', input: { limit: 5 } },
+      { kind: 'usage', context_tokens: 10 },
+    ]);
+    const full = new Turn();
+    codexProtocol.read({ type: 'turn.failed', error: { message: "Codex ran out of room in the model's context window. Start a new thread or clear earlier history before retrying." } }, full);
+    expect(full.contextExceeded).toBe(true);
+    const other = new Turn();
+    codexProtocol.read({ type: 'turn.failed', error: { message: 'quota exceeded' } }, other);
+    expect(other.contextExceeded).toBe(false);
+  });
+
+  it('gemini: a tool_use is a tool use, the result its usage, and an overflowing context a full context', () => {
+    const { turn, activity } = listened();
+    geminiProtocol.read({ type: 'tool_use', tool_name: 'list_directory', tool_id: 't1', parameters: { dir_path: '.' } }, turn);
+    geminiProtocol.read({ type: 'result', status: 'success', stats: { total_tokens: 7, input_tokens: 5, output_tokens: 2 } }, turn);
+    expect(activity).toEqual([{ kind: 'tool_use', name: 'list_directory', input: { dir_path: '.' } }, { kind: 'usage', context_tokens: 5 }]);
+    const full = new Turn();
+    geminiProtocol.read({ type: 'result', status: 'error', error: { type: 'Error', message: 'Context window will overflow (estimated: 9000, remaining: 10)' } }, full);
+    expect(full.contextExceeded).toBe(true);
+    expect(full.failureReason).toBe('Context window will overflow (estimated: 9000, remaining: 10)');
+  });
+
+  it("opencode: a tool_use part is a tool use with its input, a step's tokens (cached ones too) its usage, and a ContextOverflowError a full context", () => {
+    const { turn, activity } = listened();
+    opencodeProtocol.read({ type: 'tool_use', sessionID: 'ses_1', part: { type: 'tool', tool: 'glob', state: { status: 'completed', input: { pattern: '*.md' } } } }, turn);
+    opencodeProtocol.read({ type: 'step_finish', sessionID: 'ses_1', part: { type: 'step-finish', tokens: { total: 9, input: 3, output: 1, cache: { write: 2, read: 4 } } } }, turn);
+    expect(activity).toEqual([{ kind: 'tool_use', name: 'glob', input: { pattern: '*.md' } }, { kind: 'usage', context_tokens: 9 }]);
+    const full = new Turn();
+    opencodeProtocol.read({ type: 'error', sessionID: 'ses_1', error: { name: 'ContextOverflowError', data: { message: 'Session too large to compact - context exceeds model limit' } } }, full);
+    expect(full.contextExceeded).toBe(true);
   });
 });

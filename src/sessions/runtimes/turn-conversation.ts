@@ -1,5 +1,6 @@
 import { isPlainObject } from '../../profiles/merge-patch';
 import { SESSION_ENV } from '../../profiles/emitters/emitter-support';
+import { JsonObject } from '../session.events';
 import { clipToTextLimit } from '../session.dto';
 import { LineSplitter, MAX_LINE_CHARS } from '../session-log';
 import { ProcessRunner, WorkerProcess } from './process-runner';
@@ -10,27 +11,60 @@ export const OUTPUT_DRAIN_MS = 1000;
 
 export type OutputEvent = Record<string, unknown>;
 
+/**
+ * What a turn's process shows while it runs, for a listener that streams it (the hosted main brain); workers
+ * keep only the turn's result.
+ */
+export type TurnActivity =
+  | { kind: 'text_delta'; text: string }
+  | { kind: 'text'; text: string }
+  | { kind: 'tool_use'; name: string; input: JsonObject }
+  | { kind: 'usage'; context_tokens: number }
+  | { kind: 'api_error'; message: string };
+
 /** What one turn's process told us: the agent's latest text, and why the turn failed, if it did. */
 export class Turn {
   private text: string | null = null;
   private fresh = true;
+  /** The current message came as deltas and was not yet reported whole. */
+  private streamed = false;
   private failure: string | null = null;
   private trouble: string | null = null;
+  private overflowed = false;
+
+  constructor(private readonly on: (activity: TurnActivity) => void = () => undefined) {}
 
   /** A complete message replaces what came before; deltas extend the current one. */
   say(text: string, delta = false): void {
     this.text = delta && !this.fresh ? (this.text ?? '') + text : text;
     this.fresh = false;
     this.trouble = null;
+    this.streamed = delta;
+    this.on(delta ? { kind: 'text_delta', text } : { kind: 'text', text });
   }
 
   /** After a tool call the agent's next text is a new message: the answer is the last one. */
-  toolUsed(): void {
+  toolUsed(name?: string, input: JsonObject = {}): void {
+    this.flush();
     this.fresh = true;
+    if (name !== undefined) this.on({ kind: 'tool_use', name, input });
   }
 
+  /** The runtime said how many tokens the conversation's context holds. */
+  usage(contextTokens: number): void {
+    this.on({ kind: 'usage', context_tokens: contextTokens });
+  }
+
+  /** The model API failed the turn (reported once: runtimes repeat it, gemini as an error then as the result). */
   fail(message: string): void {
-    this.failure ??= message;
+    if (this.failure !== null) return;
+    this.failure = message;
+    this.on({ kind: 'api_error', message });
+  }
+
+  /** The runtime said the conversation's context window is exceeded: it cannot go on. */
+  contextFull(): void {
+    this.overflowed = true;
   }
 
   /**
@@ -45,13 +79,36 @@ export class Turn {
     this.trouble = null;
   }
 
+  /** The turn is over: a message that came as deltas is reported whole. */
+  ended(): void {
+    this.flush();
+  }
+
+  get lastText(): string | null {
+    return this.text;
+  }
+
+  get failureReason(): string | null {
+    return this.failure ?? this.trouble;
+  }
+
+  get contextExceeded(): boolean {
+    return this.overflowed;
+  }
+
   /** The brain sees the agent's last message, or why the turn went wrong. */
   result(runtime: string, code: number | null, signal: string | null): string | null {
-    const failure = this.failure ?? this.trouble;
+    const failure = this.failureReason;
     if (failure !== null) return clipToTextLimit(`${runtime} turn failed: ${failure}`);
     if (this.text !== null) return clipToTextLimit(this.text);
     if (signal !== null || code !== 0) return `${runtime} exited with ${signal ?? `code ${code}`} before answering`;
     return null;
+  }
+
+  private flush(): void {
+    if (!this.streamed || this.text === null) return;
+    this.streamed = false;
+    this.on({ kind: 'text', text: this.text });
   }
 }
 
@@ -60,9 +117,11 @@ export interface TurnProtocol {
   readonly runtime: string;
   readonly executable: string;
   /** Arguments of one turn's process; its prompt goes on stdin (argv caps one argument at 128 KiB). */
-  args(spec: LaunchSpec, threadId: string | null): string[];
+  args(spec: Pick<LaunchSpec, 'args' | 'profile_args'>, threadId: string | null): string[];
   /** Reads one JSON line into the turn; returns the thread id the line announces, if it does. */
   read(event: OutputEvent, turn: Turn): string | null;
+  /** What the runtime prints (on stderr) when the thread to resume is unknown, before it exits. */
+  readonly resumeRefused: string;
 }
 
 /**
