@@ -1,4 +1,5 @@
 import { JournalEvent } from '../journal/journal.port';
+import { BrainEventMap } from '../main-brain/agent/brain-conversation';
 import { ChatEventMap } from '../main-brain/chat.service';
 import { ConfirmationEventMap } from '../main-brain/confirmation.decider';
 import { ProfileScope } from '../profiles/profile.schema';
@@ -10,7 +11,7 @@ import { WorkflowEventMap } from '../workflows/workflows.service';
  * Every event type the service journals and publishes, with its data. Each domain adds its entries here,
  * so the union stays one place to read. Consumers match on `type` (replayed events are plain objects).
  */
-export interface DomainEventMap extends SupervisionEventMap, ChatEventMap, SessionEventMap, WorkflowEventMap, ConfirmationEventMap {
+export interface DomainEventMap extends SupervisionEventMap, ChatEventMap, SessionEventMap, WorkflowEventMap, ConfirmationEventMap, BrainEventMap {
   'plugin.loaded': { name: string; path: string };
   'plugin.failed': { name: string; path: string; error: string };
   'profile.created': { id: string; name: string; source: 'user'; scope?: ProfileScope; at?: string };

@@ -1,6 +1,8 @@
 import { symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { Journal } from '../../src/journal/journal.port';
+import { JOURNAL } from '../../src/journal/journal.tokens';
 import { FakeAnthropicApi, MessagesRequest, ModelReply } from '../support/fake-anthropic-api';
 import { openSse } from '../support/sse';
 import { tempDir } from '../support/temp-dir';
@@ -114,6 +116,8 @@ function lastUserText(request: MessagesRequest): string {
     expect(JSON.stringify(second.messages)).toContain('hello brain');
     expect(JSON.stringify(second.messages)).toContain('Hi, I am the main brain.');
     expect(second.tools!.map((tool) => tool.name)).toEqual(expect.arrayContaining(['mcp__brainstem__send_to_session', 'mcp__brainstem__complete_round']));
+    // The reply is posted as it comes; the turn's end is journaled just after it.
+    await waitFor(async () => (await conversation(app)).turn_in_flight === null);
     expect(await conversation(app)).toMatchObject({ runtime: 'claude-code', turns: 2, turn_in_flight: null });
   });
 
@@ -155,16 +159,27 @@ function lastUserText(request: MessagesRequest): string {
     const first = await start();
     await say(first.t, 'before the restart');
     await brainSays(first.t, 'Remember the word marmalade.');
-    const id = (await conversation(first.t)).conversation_id;
+    // Stopped between turns (a turn still running at shutdown is cut off, and claude may not have kept its answer).
+    const { conversation_id: id } = await waitFor(async () => {
+      const c = await conversation(first.t);
+      return c.turn_in_flight === null ? c : undefined;
+    });
     expect(typeof id).toBe('string');
     await first.t.app.close();
     t = null;
     const { t: again } = await start(first.journal);
     await say(again, 'after the restart');
     await brainSays(again, 'The word was marmalade.');
-    expect((await conversation(again)).conversation_id).toBe(id);
     const resumed = brainRequests().find((r) => lastUserText(r).includes('after the restart'))!;
     expect(JSON.stringify(resumed.messages)).toContain('Remember the word marmalade.');
+    // One conversation in the journal: the restart resumed it rather than starting another (claude may name the
+    // continued transcript anew; the new name is journaled and resumed next).
+    const journal = again.app.get<Journal>(JOURNAL);
+    const brainEvents = await journal.readStream('main-brain');
+    expect(brainEvents.filter((e) => e.type === 'brain.conversation_started')).toHaveLength(1);
+    const ids = brainEvents.filter((e) => e.type === 'brain.conversation_identified').map((e) => (e.data as Json).conversation_id);
+    expect(ids[0]).toBe(id);
+    expect((await conversation(again)).conversation_id).toBe(ids[ids.length - 1]);
   });
 
   it("holds the brain's stop_session for the user, and runs it once the user confirms", async () => {

@@ -23,7 +23,7 @@ describe('the main brain on a per-turn runtime, its processes', () => {
   function agent(path = `${FAKE_BIN}:${process.env.PATH}`): { agent: PerTurnBrainAgent; home: string } {
     const home = homes.create('brainstem-codex-home-');
     const launch: BrainLaunch = { cwd: cwd.path, env: { PATH: path, CODEX_HOME: home, BRAINSTEM_TOKEN: 't' }, mcp_url: 'http://127.0.0.1:1/mcp', instructions: 'Supervise.', model: null, profile_args: [] };
-    const a = new PerTurnBrainAgent(codexBrain, launch, new NodeProcessRunner());
+    const a = new PerTurnBrainAgent(codexBrain, () => launch, new NodeProcessRunner());
     agents.push(a);
     return { agent: a, home };
   }

@@ -64,7 +64,7 @@ function brainHarness(runtime: PerTurnBrainRuntime) {
         model,
         profile_args: [],
       };
-      const agent = new PerTurnBrainAgent(runtime, launch, new NodeProcessRunner());
+      const agent = new PerTurnBrainAgent(runtime, () => launch, new NodeProcessRunner());
       agents.push(agent);
       return agent;
     },

@@ -18,6 +18,8 @@ import { ConfirmationsService } from '../confirmations.service';
 import { BrainAgent, BrainLaunch } from './brain-agent.port';
 import { BRAIN_PERMISSION, BrainHost } from './brain-host';
 import { ClaudeBrainAgent } from './claude-brain.agent';
+import { PerTurnBrainAgent } from './per-turn-brain.agent';
+import { codexBrain, geminiBrain, opencodeBrain } from './per-turn-brain.runtimes';
 
 export interface BrainHostDeps {
   config: BrainstemConfig;
@@ -55,8 +57,14 @@ function brainAgent(runtime: string, runner: ProcessRunner, launch: () => BrainL
   switch (runtime) {
     case 'claude-code':
       return new ClaudeBrainAgent(runner, launch);
+    case 'codex':
+      return new PerTurnBrainAgent(codexBrain, launch, runner);
+    case 'gemini-cli':
+      return new PerTurnBrainAgent(geminiBrain, launch, runner);
+    case 'opencode':
+      return new PerTurnBrainAgent(opencodeBrain, launch, runner);
     default:
-      throw new Error(`BRAINSTEM_MAIN_BRAIN_RUNTIME=${runtime}: not supported for the hosted brain`);
+      throw new Error(`BRAINSTEM_MAIN_BRAIN_RUNTIME=${runtime}: not a runtime that can host the brain`);
   }
 }
 

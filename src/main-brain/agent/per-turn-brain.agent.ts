@@ -26,7 +26,7 @@ export class PerTurnBrainAgent implements BrainAgent {
 
   constructor(
     private readonly brain: PerTurnBrainRuntime,
-    private readonly launch: BrainLaunch,
+    private readonly launch: () => BrainLaunch,
     private readonly runner: ProcessRunner,
   ) {
     this.runtime = brain.protocol.runtime;
@@ -34,9 +34,10 @@ export class PerTurnBrainAgent implements BrainAgent {
 
   turn(prompt: string, conversationId: string | null, on: (activity: BrainActivity) => void): Promise<BrainTurnEnd> {
     const { protocol } = this.brain;
-    const { args, env } = this.prepare();
-    const command = { command: protocol.executable, args: protocol.args({ args, profile_args: this.launch.profile_args }, conversationId) };
-    const proc = this.runner.spawn({ ...command, cwd: this.launch.cwd, env: { ...this.launch.env, ...env } });
+    const launch = this.launch();
+    const { args, env } = this.prepare(launch);
+    const command = { command: protocol.executable, args: protocol.args({ args, profile_args: launch.profile_args }, conversationId) };
+    const proc = this.runner.spawn({ ...command, cwd: launch.cwd, env: { ...launch.env, ...env } });
     this.proc = proc;
     this.interruption = null;
     const turn = new Turn(on);
@@ -103,16 +104,18 @@ export class PerTurnBrainAgent implements BrainAgent {
     this.runner.signalGroup(this.proc.pid, 'SIGKILL');
   }
 
-  close(): void {
+  /** Between turns nothing runs; a turn still running is cut off. */
+  close(): Promise<void> {
     this.interrupt('the brain was closed');
+    return Promise.resolve();
   }
 
-  /** Writes the runtime's files in the brain's directory once (the launch is the same for every turn). */
-  private prepare(): { args: string[]; env: Record<string, string> } {
+  /** Writes the runtime's files in the brain's directory once (the service's URL and the profile hold for its life). */
+  private prepare(launch: BrainLaunch): { args: string[]; env: Record<string, string> } {
     if (this.prepared) return this.prepared;
-    const { args, env, files } = this.brain.setup(this.launch);
+    const { args, env, files } = this.brain.setup(launch);
     for (const file of files) {
-      const path = join(this.launch.cwd, file.path);
+      const path = join(launch.cwd, file.path);
       mkdirSync(dirname(path), { recursive: true });
       writeFileSync(path, file.content);
     }
