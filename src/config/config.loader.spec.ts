@@ -30,7 +30,15 @@ describe('configuration', () => {
       stall_watchdog_startup_delay_s: 45,
     });
     expect(c.profiles.dir).toBe('/home/me/.brainstem/profiles');
-    expect(c.main_brain).toEqual({ driver: 'stream', round_timeout_s: 600, command: null, webhook_url: null });
+    expect(c.main_brain).toEqual({
+      driver: 'auto',
+      round_timeout_s: 600,
+      command: null,
+      webhook_url: null,
+      runtime: 'auto',
+      profile: 'main-brain',
+      context_budget_tokens: 150000,
+    });
     expect(c.sessions.max_sessions).toBe(32);
     expect(c.plugins).toEqual([]);
     expect(c.retention_s).toBe(86400);
@@ -65,7 +73,7 @@ describe('configuration', () => {
       'BRAINSTEM_PORT: expected an integer, got "eighty"',
       'BRAINSTEM_JOURNAL_SYNC: expected true or false, got "maybe"',
       'BRAINSTEM_SUPERVISION_STALL_THRESHOLD_S: expected an integer in 0..2147483647, got -5',
-      'BRAINSTEM_MAIN_BRAIN_DRIVER: expected one of stream, command, webhook, got "telepathy"',
+      'BRAINSTEM_MAIN_BRAIN_DRIVER: expected one of auto, agent, stream, command, webhook, got "telepathy"',
     ]);
   });
 

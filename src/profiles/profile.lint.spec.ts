@@ -1,6 +1,6 @@
 import { LintCode, LintContext, LintResult, lintProfile, looksLikeSecret } from './profile.lint';
 import { ProfileDoc, normalizeDocument } from './profile.schema';
-import { BUILTIN_TEMPLATES } from './templates';
+import { BUILTIN_PROFILES, BUILTIN_TEMPLATES } from './templates';
 
 const SKILL_DIR_WITH_FILE = '/skills/present';
 
@@ -214,11 +214,11 @@ describe('secret detection', () => {
 });
 
 describe('built-in templates', () => {
-  it('are the 8 seed slugs, lint clean as shared profiles', () => {
+  it('are the 8 seed slugs; they and the main brain\'s profile lint clean as shared profiles', () => {
     expect(BUILTIN_TEMPLATES.map((t) => t.id)).toEqual([
       'coding-assistant', 'code-reviewer', 'researcher', 'security-auditor',
       'frontend-developer', 'documentation-writer', 'devops-engineer', 'pair-programmer',
     ]);
-    for (const t of BUILTIN_TEMPLATES) expect([t.id, lint(t.doc)]).toEqual([t.id, { valid: true, errors: [], warnings: [] }]);
+    for (const t of BUILTIN_PROFILES) expect([t.id, lint(t.doc)]).toEqual([t.id, { valid: true, errors: [], warnings: [] }]);
   });
 });

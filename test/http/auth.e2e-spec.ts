@@ -275,7 +275,7 @@ describe('one credential per principal', () => {
     const environ = readFileSync(`/proc/${s.pid}/environ`, 'utf8').split('\0').filter(Boolean);
     const configDir = join(t.config.journal.dir, 'session-config', s.id);
     const files = listFiles(configDir).map((f) => readFileSync(f, 'utf8'));
-    expect(files.join('\n')).toContain('Bearer ${BRAINSTEM_TOKEN}');
+    expect(files.join('\n')).toContain('Bearer ${BRAINSTEM_TOKEN:-}');
     const everything = [...environ, ...files].join('\n');
     const credentials = t.app.get(Credentials);
     expect(everything).not.toContain(t.token);

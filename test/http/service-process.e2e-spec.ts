@@ -1,11 +1,11 @@
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { openLevelJournal } from '../../src/journal/journal.factory';
 import { spawnService, startService } from '../support/service-process';
 import { editStoredEvent } from '../support/stored-events';
 import { tempDir } from '../support/temp-dir';
 import { waitFor } from '../support/wait-for';
-import { WORKERS, WorkerReaper } from '../support/workers';
+import { FAKE_BIN, WORKERS, WorkerReaper } from '../support/workers';
 
 describe('the service as a real process', () => {
   let dir: ReturnType<typeof tempDir>;
@@ -163,6 +163,21 @@ describe('the service as a real process', () => {
     expect(second.output()).toContain(`BRAINSTEM_PORT: port ${port} on 127.0.0.1 is already in use`);
     first.child.kill('SIGTERM');
     expect(await first.exited).toBe(0);
+  });
+
+  it("refuses to start when the hosted brain's runtime is missing, naming it", async () => {
+    const p = spawnService({ BRAINSTEM_JOURNAL_DIR: dir.path, BRAINSTEM_MAIN_BRAIN_DRIVER: 'agent', BRAINSTEM_MAIN_BRAIN_RUNTIME: 'claude-code', PATH: dirname(process.execPath) });
+    expect(await p.exited).toBe(1);
+    expect(p.output()).toContain("BRAINSTEM_MAIN_BRAIN_RUNTIME=claude-code: the main brain's runtime is missing: claude is not on PATH");
+  });
+
+  it('refuses to start when the hosted brain\'s profile does not exist, naming it', async () => {
+    const bin = join(dir.path, 'bin');
+    mkdirSync(bin);
+    symlinkSync(resolve(FAKE_BIN, 'claude'), join(bin, 'claude'));
+    const p = spawnService({ BRAINSTEM_JOURNAL_DIR: join(dir.path, 'j'), BRAINSTEM_MAIN_BRAIN_DRIVER: 'agent', BRAINSTEM_MAIN_BRAIN_PROFILE: 'no-such-brain', PATH: `${bin}:${dirname(process.execPath)}` });
+    expect(await p.exited).toBe(1);
+    expect(p.output()).toContain('BRAINSTEM_MAIN_BRAIN_PROFILE: no profile "no-such-brain"');
   });
 
   it('refuses BRAINSTEM_AUTH=off on a non-loopback bind', async () => {

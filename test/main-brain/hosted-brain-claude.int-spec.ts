@@ -64,6 +64,7 @@ function lastUserText(request: MessagesRequest): string {
     firstRequest = api.requests.length;
   });
   afterEach(async () => {
+    api.releaseAll();
     reaper.killAll();
     await t?.close();
     t = null;
@@ -201,5 +202,107 @@ function lastUserText(request: MessagesRequest): string {
     expect(toolResult).toContain('waiting_for_user');
     expect((await app.inject({ method: 'POST', url: `${BASE}/confirmations/${String(pending[0].id)}/confirm` })).statusCode).toBe(200);
     await waitFor(async () => (await app.inject({ method: 'GET', url: `/api/v1/coding-sessions/${workerId}` })).json().state === 'exited');
+  });
+
+  const brainEvents = async (app: TestApp, type: string) =>
+    (await app.app.get<Journal>(JOURNAL).readStream('main-brain')).filter((e) => e.type === type).map((e) => e.data as Json);
+
+  it('merges messages that arrive during a turn into the next turn, losing none', async () => {
+    script = [
+      ['held turn', () => ({ text: 'Answered the first.' })],
+      ['merged one', () => ({ text: 'Answered both.' })],
+    ];
+    const { t: app } = await start();
+    api.hold();
+    await say(app, 'held turn');
+    await waitFor(() => brainRequests().some((r) => lastUserText(r).includes('held turn')), { timeoutMs: 90_000 });
+    const one = await say(app, 'merged one');
+    const two = await say(app, 'merged two');
+    api.releaseAll();
+    await brainSays(app, 'Answered both.');
+    const merged = brainRequests().filter((r) => lastUserText(r).includes('merged one'));
+    expect(merged).toHaveLength(1);
+    expect(lastUserText(merged[0])).toContain('merged two');
+    const turns = await brainEvents(app, 'brain.turn_started');
+    expect(turns.map((e) => e.chat_seqs)).toEqual([[expect.any(Number)], [one.seq, two.seq]]);
+  });
+
+  it('fails the round when the brain process dies mid-turn, and the next message resumes the conversation', async () => {
+    script = [
+      ['chat first', () => ({ text: 'Ready.' })],
+      ['Supervision round', () => ({ text: 'never sent' })],
+      ['after the crash', () => ({ text: 'Back again.' })],
+    ];
+    const { t: app } = await start();
+    await say(app, 'chat first');
+    await brainSays(app, 'Ready.');
+    const worker = await app.inject({ method: 'POST', url: '/api/v1/coding-sessions', payload: { runtime: 'command', command: process.execPath, args: [resolve(WORKERS, 'quiet.js')], cwd: tmpdir() } });
+    reaper.track(worker.json().pid);
+    api.hold();
+    await say(app, '/supervise watch it');
+    await waitFor(() => brainRequests().some((r) => lastUserText(r).includes('Supervision round')), { timeoutMs: 90_000 });
+    const { pid, conversation_id: before } = await conversation(app);
+    process.kill(-(pid as number), 'SIGKILL');
+    const failed = await waitFor(async () => ((await app.inject({ method: 'GET', url: `${BASE}/rounds` })).json().rounds as Json[]).find((r) => r.status === 'failed'), { timeoutMs: 60_000 });
+    expect(String(failed.failure)).toContain('claude exited with SIGKILL mid-turn');
+    expect((await chat(app)).some((m) => m.kind === 'notice' && String(m.text).startsWith("The main brain's turn failed: claude exited with SIGKILL"))).toBe(true);
+    api.releaseAll();
+    await say(app, 'after the crash');
+    await brainSays(app, 'Back again.');
+    const resumed = brainRequests().find((r) => lastUserText(r).includes('after the crash'))!;
+    expect(JSON.stringify(resumed.messages)).toContain('chat first');
+    expect((await brainEvents(app, 'brain.conversation_identified'))[0].conversation_id).toBe(before);
+    expect(await brainEvents(app, 'brain.conversation_started')).toHaveLength(1);
+  });
+
+  it('starts a new conversation seeded with the kept summary when the context is full, and says so in the chat', async () => {
+    let refused = false;
+    script = [
+      ['Brainstem starts a new conversation with you', () => ({ text: 'Fresh start.' })],
+      [
+        'too much context',
+        () => {
+          if (refused) return { text: 'unexpected' };
+          refused = true;
+          return { refuse: 'prompt is too long: 250000 tokens > 200000 maximum' };
+        },
+      ],
+    ];
+    const { t: app } = await start();
+    await say(app, 'too much context');
+    await brainSays(app, 'Fresh start.');
+    const started = await brainEvents(app, 'brain.conversation_started');
+    expect(started.map((e) => e.reason)).toEqual(['first', 'context_full']);
+    expect(String(started[1].summary)).toContain('Goal: (none set)');
+    const seeded = brainRequests().find((r) => lastUserText(r).includes('Brainstem starts a new conversation with you'))!;
+    expect(lastUserText(seeded)).toContain('too much context');
+    expect(JSON.stringify(seeded.messages)).not.toContain('250000 tokens');
+    expect((await chat(app)).some((m) => m.kind === 'notice' && String(m.text).includes("conversation's context was full"))).toBe(true);
+  });
+
+  it('posts a model API error to the chat', async () => {
+    script = [['refuse me', () => ({ refuse: 'the fake API refuses this request' })]];
+    const { t: app } = await start();
+    await say(app, 'refuse me');
+    const notice = await waitFor(async () => (await chat(app)).find((m) => m.kind === 'notice' && String(m.text).startsWith("The main brain's model API failed")), { timeoutMs: 90_000 });
+    expect(notice.text).toContain('the fake API refuses this request');
+  });
+
+  it("asks the user before the brain's runtime uses a tool the profile does not allow up front", async () => {
+    script = [
+      ['read the hostname', () => ({ tool: 'Read', input: { file_path: '/etc/hostname' } })],
+      ['TOOL_RESULT', () => ({ text: 'Read it.' })],
+    ];
+    const { t: app } = await start();
+    await say(app, 'read the hostname');
+    const asked = await waitFor(
+      async () => ((await app.inject({ method: 'GET', url: `${BASE}/confirmations?status=pending` })).json().confirmations as Json[]).find((c) => c.tool === 'brain_permission'),
+      { timeoutMs: 90_000 },
+    );
+    expect(asked.description).toContain('asks to use Read');
+    expect((await app.inject({ method: 'POST', url: `${BASE}/confirmations/${String(asked.id)}/confirm` })).statusCode).toBe(200);
+    await brainSays(app, 'Read it.');
+    const result = brainRequests().map(lastUserText).find((x) => x.startsWith('TOOL_RESULT'))!;
+    expect(result).not.toContain('is_error');
   });
 });

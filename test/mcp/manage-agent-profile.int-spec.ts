@@ -69,7 +69,7 @@ describe('manage_agent_profile over MCP', () => {
   it('generate picks the closest template, saves it, and previews with save:false', async () => {
     const preview = await profileTool({ action: 'generate', description: 'Audit our services for vulnerabilities and leaked secrets', save: false });
     expect(preview.json).toMatchObject({ saved: false, template_id: 'security-auditor' });
-    expect((await profileTool({ action: 'list' })).json.profiles).toHaveLength(8);
+    expect((await profileTool({ action: 'list' })).json.profiles).toHaveLength(9);
 
     const saved = await profileTool({ action: 'generate', description: 'Audit our services for vulnerabilities and leaked secrets', name: 'Sec Sweep' });
     expect(saved.json).toMatchObject({ saved: true, template_id: 'security-auditor', profile: { id: 'sec-sweep', name: 'Sec Sweep', source: 'user', locked: false } });

@@ -281,9 +281,9 @@ describe('MCP over streamable HTTP with BRAINSTEM_API_TOKEN', () => {
     // Each runtime's own way of filling a value from the environment, applied to the emitted brainstem server.
     const expand = (text: string, pattern: RegExp) => text.replace(pattern, (_, name: string) => workerEnv[name] ?? '');
     const brainstemOf: Record<string, [string, (content: string) => { url: string; headers: Record<string, string> }]> = {
-      'claude-code': ['.mcp.json', (c) => JSON.parse(expand(c, /\$\{(\w+)\}/g)).mcpServers.brainstem],
+      'claude-code': ['.mcp.json', (c) => JSON.parse(expand(c, /\$\{(\w+)(?::-)?\}/g)).mcpServers.brainstem],
       'gemini-cli': ['.gemini/settings.json', (c) => {
-        const b = JSON.parse(expand(c, /\$\{(\w+)\}/g)).mcpServers.brainstem;
+        const b = JSON.parse(expand(c, /\$\{(\w+)(?::-)?\}/g)).mcpServers.brainstem;
         return { url: b.httpUrl, headers: b.headers };
       }],
       opencode: ['opencode.json', (c) => JSON.parse(expand(c, /\{env:(\w+)\}/g)).mcp.brainstem],

@@ -132,7 +132,7 @@ describe('Agent Profile preview and apply (HTTP, real temp dirs)', () => {
     const id = (await post(API, body)).json().id as string;
     expect((await apply(id, { dir })).statusCode).toBe(200);
     const wide = JSON.parse(read(dir, '.claude/settings.json'));
-    expect(wide.permissions.allow).toEqual(['Bash(*)']);
+    expect(wide.permissions.allow).toEqual(['Bash(*)', 'mcp__brainstem']);
     expect(wide.hooks).toBeDefined();
     expect(JSON.parse(read(dir, '.mcp.json')).mcpServers.gh).toBeDefined();
     // When the grants are removed from the profile and it is applied again
@@ -143,7 +143,8 @@ describe('Agent Profile preview and apply (HTTP, real temp dirs)', () => {
     expect(actions(again.json().files)).toMatchObject({ '.claude/settings.json': 'update', '.mcp.json': 'update' });
     // Then they are gone from the files, and the user's own keys are still there
     const narrow = JSON.parse(read(dir, '.claude/settings.json'));
-    expect(narrow.permissions.allow).toBeUndefined();
+    // (Brainstem's own tools stay allowed: they are not the profile's grant.)
+    expect(narrow.permissions.allow).toEqual(['mcp__brainstem']);
     expect(narrow.hooks).toBeUndefined();
     expect(narrow.model).toBeUndefined();
     expect(narrow.env).toEqual({ MINE: '1' });
@@ -212,7 +213,7 @@ describe('Agent Profile preview and apply (HTTP, real temp dirs)', () => {
     await t.inject({ method: 'PATCH', url: `${API}/${id}`, payload: { permissions: { mode: 'default', allow: [] } } });
     expect((await apply(id, { dir })).statusCode).toBe(200);
     // Then the rule is withdrawn from settings.json
-    expect(JSON.parse(read(dir, '.claude/settings.json')).permissions.allow).toBeUndefined();
+    expect(JSON.parse(read(dir, '.claude/settings.json')).permissions.allow).toEqual(['mcp__brainstem']);
     // When the user then edits a value the profile sets, and codex is applied in between
     writeFileSync(join(dir, '.claude/settings.json'), read(dir, '.claude/settings.json').replace('"default"', '"acceptEdits"'));
     expect((await apply(id, { dir, runtime: 'codex' })).statusCode).toBe(200);

@@ -16,6 +16,7 @@ const BUILTIN_IDS = [
   'documentation-writer',
   'devops-engineer',
   'pair-programmer',
+  'main-brain',
 ];
 
 describe('Agent Profile REST', () => {
@@ -36,7 +37,7 @@ describe('Agent Profile REST', () => {
   const filesInDir = () => (existsSync(dir) ? readdirSync(dir).sort() : []);
 
   describe('listing', () => {
-    it('lists the 8 locked built-ins with the default before anything is stored', async () => {
+    it('lists the 9 locked built-ins (the 8 templates and the main-brain profile) with the default before anything is stored', async () => {
       // Given an empty profiles directory; When listing
       const res = await get(API);
       // Then every built-in is there, locked, and coding-assistant is the default

@@ -106,10 +106,10 @@ describe('coding sessions started with their profile', () => {
       }
     }
     const settings = JSON.parse(readFileSync(join(dir, '.claude/settings.json'), 'utf8'));
-    expect(settings).toMatchObject({ model: 'claude-opus-4-1', permissions: { defaultMode: 'plan', allow: ['Read'], deny: ['Bash(rm:*)', 'WebFetch'] } });
+    expect(settings).toMatchObject({ model: 'claude-opus-4-1', permissions: { defaultMode: 'plan', allow: ['Read', 'mcp__brainstem'], deny: ['Bash(rm:*)', 'WebFetch'] } });
     const mcp = JSON.parse(readFileSync(join(dir, '.mcp.json'), 'utf8'));
     expect(mcp.mcpServers.docs).toEqual({ type: 'http', url: 'http://127.0.0.1:9/mcp' });
-    expect(mcp.mcpServers.brainstem).toEqual({ type: 'http', url: `${t.url}/mcp`, headers: { 'X-Brainstem-Session': '${BRAINSTEM_SESSION_ID}', Authorization: 'Bearer ${BRAINSTEM_TOKEN}' } });
+    expect(mcp.mcpServers.brainstem).toEqual({ type: 'http', url: `${t.url}/mcp`, headers: { 'X-Brainstem-Session': '${BRAINSTEM_SESSION_ID:-}', Authorization: 'Bearer ${BRAINSTEM_TOKEN:-}' } });
 
     expect(readdirSync(cwd.path)).toEqual([]);
   });

@@ -18,6 +18,11 @@ export class FakeAnthropicApi extends FakeModelApi<MessagesRequest> {
     super();
   }
 
+  /** Holds later replies again, until the next releaseAll. */
+  hold(): void {
+    this.holding = true;
+  }
+
   /** Sends every held reply, and any later one at once. */
   releaseAll(): void {
     this.holding = false;

@@ -54,6 +54,8 @@ export interface BrainLaunch {
  */
 export interface BrainAgent {
   readonly runtime: string;
+  /** The brain's process while one runs (claude's lives across turns; the others' only during one). */
+  readonly pid: number | null;
   turn(prompt: string, conversationId: string | null, on: (activity: BrainActivity) => void): Promise<BrainTurnEnd>;
   /** Answers a permission_requested of the current turn; runtimes that ask none ignore it. */
   resolvePermission(requestId: string, decision: PermissionDecision, reason: string | null, input: JsonObject): void;

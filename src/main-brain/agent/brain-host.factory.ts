@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { inheritedEnv } from '../../auth/child-env';
 import { Credentials } from '../../auth/credentials';
 import { EventBus } from '../../bus/event-bus';
+import { ConfigError } from '../../config/config.loader';
 import { BrainstemConfig } from '../../config/config.schema';
 import { ServiceUrl } from '../../config/service-url';
 import { Journal } from '../../journal/journal.port';
@@ -47,9 +48,11 @@ async function brainProfile(profiles: ProfilesService, id: string): Promise<Prof
   try {
     found = await profiles.forApply(id);
   } catch (e) {
-    throw new Error(`BRAINSTEM_MAIN_BRAIN_PROFILE: no profile ${JSON.stringify(id)} (${e instanceof Error ? e.message : String(e)})`);
+    throw new ConfigError([`BRAINSTEM_MAIN_BRAIN_PROFILE: no profile ${JSON.stringify(id)} (${e instanceof Error ? e.message : String(e)})`]);
   }
-  if (!found.lint.valid) throw new Error(`BRAINSTEM_MAIN_BRAIN_PROFILE: profile ${id} has errors: ${found.lint.errors.map((f) => `${f.path || '(profile)'}: ${f.message}`).join('; ')}`);
+  if (!found.lint.valid) {
+    throw new ConfigError([`BRAINSTEM_MAIN_BRAIN_PROFILE: profile ${id} has errors: ${found.lint.errors.map((f) => `${f.path || '(profile)'}: ${f.message}`).join('; ')}`]);
+  }
   return found.doc;
 }
 
@@ -64,7 +67,7 @@ function brainAgent(runtime: string, runner: ProcessRunner, launch: () => BrainL
     case 'opencode':
       return new PerTurnBrainAgent(opencodeBrain, launch, runner);
     default:
-      throw new Error(`BRAINSTEM_MAIN_BRAIN_RUNTIME=${runtime}: not a runtime that can host the brain`);
+      throw new ConfigError([`BRAINSTEM_MAIN_BRAIN_RUNTIME=${runtime}: not a runtime that can host the brain`]);
   }
 }
 

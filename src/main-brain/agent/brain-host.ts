@@ -46,6 +46,7 @@ export interface BrainSurroundings {
 
 export interface BrainConversationView {
   runtime: string;
+  pid: number | null;
   conversation_id: string | null;
   context_tokens: number;
   turns: number;
@@ -135,6 +136,7 @@ export class BrainHost {
   view(): BrainConversationView {
     return {
       runtime: this.agent.runtime,
+      pid: this.agent.pid,
       conversation_id: this.state.conversation_id,
       context_tokens: this.state.context_tokens,
       turns: this.state.turns,

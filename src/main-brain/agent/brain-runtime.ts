@@ -1,3 +1,4 @@
+import { ConfigError } from '../../config/config.loader';
 import { MainBrainDriver, MainBrainRuntime } from '../../config/config.schema';
 import { findExecutable } from '../../sessions/runtimes/executable';
 import { AGENT_RUNTIMES } from '../../sessions/runtimes/runtime-catalog';
@@ -16,11 +17,11 @@ export function chooseBrainDriver(driver: MainBrainDriver, runtime: MainBrainRun
     const found = AGENT_RUNTIMES.find((r) => onPath(r.executable));
     if (found) return { driver: 'agent', runtime: found.name as Exclude<MainBrainRuntime, 'auto'> };
     if (driver === 'auto') return { driver: 'stream' };
-    throw new Error(
+    throw new ConfigError([
       `BRAINSTEM_MAIN_BRAIN_DRIVER=agent: no agent runtime to host the main brain: none of ${AGENT_RUNTIMES.map((r) => r.executable).join(', ')} is on PATH (install one, or set BRAINSTEM_MAIN_BRAIN_RUNTIME)`,
-    );
+    ]);
   }
   const executable = AGENT_RUNTIMES.find((r) => r.name === runtime)?.executable ?? runtime;
-  if (!onPath(executable)) throw new Error(`BRAINSTEM_MAIN_BRAIN_RUNTIME=${runtime}: the main brain's runtime is missing: ${executable} is not on PATH`);
+  if (!onPath(executable)) throw new ConfigError([`BRAINSTEM_MAIN_BRAIN_RUNTIME=${runtime}: the main brain's runtime is missing: ${executable} is not on PATH`]);
   return { driver: 'agent', runtime };
 }

@@ -74,6 +74,10 @@ export class ClaudeBrainAgent implements BrainAgent {
     private readonly launch: () => BrainLaunch,
   ) {}
 
+  get pid(): number | null {
+    return this.proc?.pid ?? null;
+  }
+
   turn(prompt: string, conversationId: string | null, on: (activity: BrainActivity) => void): Promise<BrainTurnEnd> {
     if (this.current) return Promise.resolve({ outcome: 'failed', reason: 'a brain turn is already running' });
     if (!this.proc || conversationId !== this.conversation) this.spawn(conversationId);

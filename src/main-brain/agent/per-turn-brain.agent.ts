@@ -32,6 +32,10 @@ export class PerTurnBrainAgent implements BrainAgent {
     this.runtime = brain.protocol.runtime;
   }
 
+  get pid(): number | null {
+    return this.proc?.pid ?? null;
+  }
+
   turn(prompt: string, conversationId: string | null, on: (activity: BrainActivity) => void): Promise<BrainTurnEnd> {
     const { protocol } = this.brain;
     const launch = this.launch();
