@@ -55,6 +55,11 @@ export class Credentials {
     return this.options.configuredUserToken !== null ? 'BRAINSTEM_API_TOKEN' : this.store.pathOf('api-token');
   }
 
+  /** The files holding what the brain must never read: the user's token and the key workers' tokens are minted with. */
+  secretFiles(): string[] {
+    return [this.store.pathOf('api-token'), this.store.pathOf('worker-key')];
+  }
+
   brainTokenPath(): string {
     return this.store.pathOf('brain-token');
   }

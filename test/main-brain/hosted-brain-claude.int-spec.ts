@@ -1,4 +1,4 @@
-import { symlinkSync } from 'node:fs';
+import { readFileSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Journal } from '../../src/journal/journal.port';
@@ -304,5 +304,21 @@ function lastUserText(request: MessagesRequest): string {
     await brainSays(app, 'Read it.');
     const result = brainRequests().map(lastUserText).find((x) => x.startsWith('TOOL_RESULT'))!;
     expect(result).not.toContain('is_error');
+  });
+
+  it('never reads the key workers\' tokens are minted with, though its directory sits beside it', async () => {
+    let keyPath = '';
+    script = [
+      ['read the key', () => ({ tool: 'Read', input: { file_path: keyPath } })],
+      ['TOOL_RESULT', () => ({ text: 'Could not.' })],
+    ];
+    const { t: app, journal } = await start();
+    keyPath = join(journal, 'worker-key');
+    await say(app, 'read the key');
+    await brainSays(app, 'Could not.');
+    const result = brainRequests().map(lastUserText).find((x) => x.startsWith('TOOL_RESULT'))!;
+    expect(result).toContain('is_error');
+    expect(result).not.toContain(readFileSync(keyPath, 'utf8'));
+    expect(((await app.inject({ method: 'GET', url: `${BASE}/confirmations` })).json().confirmations as Json[]).filter((c) => c.tool === 'brain_permission')).toEqual([]);
   });
 });

@@ -77,7 +77,8 @@ export async function createBrainHost(d: BrainHostDeps): Promise<BrainHost> {
   // Its own directory, the same across restarts: claude keeps its conversations per directory.
   const cwd = join(d.config.journal.dir, 'main-brain');
   mkdirSync(cwd, { recursive: true, mode: 0o700 });
-  const deny = denyRules(doc);
+  // Its directory sits in the journal's, beside the user's token: denied by absolute path (claude's `//` prefix).
+  const deny = [...denyRules(doc), ...d.credentials.secretFiles().map((path) => `Read(/${path})`)];
   const launch = (): BrainLaunch => ({
     cwd,
     // The brain's own credential, never the user's; Brainstem tools loaded up front, not deferred behind a search.

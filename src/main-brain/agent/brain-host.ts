@@ -117,9 +117,11 @@ export class BrainHost {
       await this.append('brain.turn_ended', { turn_id: unfinished.turn_id, outcome: 'failed', text: null, reason: 'the service stopped during the turn', context_tokens: null });
     }
     const again = new Set(unfinished?.chat_seqs ?? []);
-    for (const m of this.chat.list()) {
+    // A brain hosted for the first time starts from now: the chat before it was not addressed to it.
+    const since = this.state.runtime === null ? (this.chat.list(1)[0]?.seq ?? 0) : this.state.chat_seq_taken;
+    for (const m of this.chat.list(2000)) {
       const input = chatInput(m);
-      if (input && (m.seq > this.state.chat_seq_taken || again.has(m.seq))) this.chats.push(input);
+      if (input && (m.seq > since || again.has(m.seq))) this.chats.push(input);
     }
     this.woken = this.chats.some((c) => c.role === 'user' && c.session_id === null);
     this.sub = this.bus.events$.pipe(filter((e) => e.type === 'chat.message' || e.type === 'confirmation.refused' || e.type === 'confirmation.expired')).subscribe((e) => this.onEvent(e as unknown as JournalEvent));
