@@ -1,28 +1,54 @@
-/** Typed domain error codes; the HTTP exception filter is the one place that maps them to statuses. */
-export type DomainErrorCode =
-  | 'invalid_input'
-  | 'not_found'
-  | 'conflict'
-  | 'unauthorized'
-  | 'permission_denied'
-  | 'host_not_allowed'
-  | 'origin_not_allowed'
-  | 'payload_too_large'
-  | 'unsupported_media_type'
-  | 'too_many_requests'
-  | 'not_implemented'
-  | 'session_exited'
-  | 'profile_locked'
-  | 'profile_name_taken'
-  | 'profile_malformed'
-  | 'profile_has_errors'
-  | 'apply_drift'
-  | 'apply_path_refused'
-  | 'journal_conflict'
-  | 'journal_corrupt'
-  | 'journal_locked'
-  | 'journal_closed'
-  | 'journal_invalid_event';
+/**
+ * Every domain error code with its HTTP status. The codes every feature shares are here; each feature adds its own
+ * (`src/<feature>/<feature>.errors.ts`) by declaration merging, so this layer imports no feature:
+ *
+ *     declare module '../common/domain-error' {
+ *       interface DomainErrorStatus { session_exited: 409 }
+ *     }
+ *
+ * and exports the same pairs as a value (`SESSION_ERRORS`), which the HTTP layer merges into the one status map: a
+ * code without a status does not compile.
+ */
+export interface DomainErrorStatus {
+  invalid_input: 400;
+  not_found: 404;
+  conflict: 409;
+  unauthorized: 401;
+  permission_denied: 403;
+  host_not_allowed: 403;
+  origin_not_allowed: 403;
+  payload_too_large: 413;
+  unsupported_media_type: 415;
+  too_many_requests: 429;
+  not_implemented: 501;
+  journal_conflict: 409;
+  journal_corrupt: 500;
+  journal_locked: 503;
+  journal_closed: 503;
+  journal_invalid_event: 400;
+}
+
+export type DomainErrorCode = keyof DomainErrorStatus;
+
+/** The shared codes' statuses, as a value. */
+export const COMMON_ERRORS = {
+  invalid_input: 400,
+  not_found: 404,
+  conflict: 409,
+  unauthorized: 401,
+  permission_denied: 403,
+  host_not_allowed: 403,
+  origin_not_allowed: 403,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  too_many_requests: 429,
+  not_implemented: 501,
+  journal_conflict: 409,
+  journal_corrupt: 500,
+  journal_locked: 503,
+  journal_closed: 503,
+  journal_invalid_event: 400,
+} as const;
 
 export class DomainError extends Error {
   constructor(

@@ -1,33 +1,15 @@
 import { STATUS_CODES } from 'node:http';
 import { ValidationError } from 'class-validator';
-import { DomainError, DomainErrorCode } from '../common/domain-error';
+import { COMMON_ERRORS, DomainError, DomainErrorCode, DomainErrorStatus } from '../common/domain-error';
+import { PROFILE_ERRORS } from '../profiles/profile.errors';
+import { SESSION_ERRORS } from '../sessions/session.errors';
 import { JournalError } from '../journal/journal.port';
 
-const STATUS: Record<DomainErrorCode, number> = {
-  invalid_input: 400,
-  unauthorized: 401,
-  permission_denied: 403,
-  host_not_allowed: 403,
-  origin_not_allowed: 403,
-  not_found: 404,
-  conflict: 409,
-  payload_too_large: 413,
-  unsupported_media_type: 415,
-  too_many_requests: 429,
-  not_implemented: 501,
-  session_exited: 409,
-  profile_locked: 409,
-  profile_name_taken: 409,
-  profile_malformed: 409,
-  profile_has_errors: 422,
-  apply_drift: 409,
-  apply_path_refused: 400,
-  journal_conflict: 409,
-  journal_invalid_event: 400,
-  journal_corrupt: 500,
-  journal_locked: 503,
-  journal_closed: 503,
-};
+/** Every code's status: the shared ones and each feature's. A code missing here, or mapped to another status than its declaration says, does not compile. */
+const STATUS: { [K in DomainErrorCode]: DomainErrorStatus[K] } = { ...COMMON_ERRORS, ...SESSION_ERRORS, ...PROFILE_ERRORS };
+
+/** Every domain error code with its status (OpenAPI and the README list them). */
+export const ERROR_STATUSES: Readonly<Record<DomainErrorCode, number>> = STATUS;
 
 export interface ErrorBody {
   statusCode: number;
