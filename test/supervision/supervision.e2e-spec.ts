@@ -12,22 +12,28 @@ import { WORKERS, WorkerReaper } from '../support/workers';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-describe('autonomous supervision over HTTP with real command workers', () => {
-  let t: TestApp;
-  const reaper = new WorkerReaper();
-
+/** REST calls on the app a describe block holds, and a quiet command worker it reaps. */
+function calls(app: () => TestApp, reaper: WorkerReaper) {
   const req = async (method: 'GET' | 'POST' | 'PATCH', url: string, payload?: unknown) => {
-    const res = await t.inject({ method, url: `/api/v1${url}`, ...(payload !== undefined ? { payload: payload as Json } : {}) });
+    const res = await app().inject({ method, url: `/api/v1${url}`, ...(payload !== undefined ? { payload: payload as Json } : {}) });
     return { status: res.statusCode, body: res.body ? (res.json() as Json) : {} };
   };
-  const rounds = async () => (await req('GET', '/session-os/main-brain/rounds')).body.rounds as Json[];
-  const inFlight = async () => (await rounds()).filter((r) => r.status === 'in_flight');
   const startWorker = async (): Promise<Json> => {
     const res = await req('POST', '/coding-sessions', { runtime: 'command', command: process.execPath, args: [resolve(WORKERS, 'quiet.js')], cwd: tmpdir() });
     expect(res.status).toBe(201);
     reaper.track(res.body.pid);
     return res.body;
   };
+  return { req, startWorker };
+}
+
+describe('autonomous supervision over HTTP with real command workers', () => {
+  let t: TestApp;
+  const reaper = new WorkerReaper();
+
+  const { req, startWorker } = calls(() => t, reaper);
+  const rounds = async () => (await req('GET', '/session-os/main-brain/rounds')).body.rounds as Json[];
+  const inFlight = async () => (await rounds()).filter((r) => r.status === 'in_flight');
   const signal = (id: string, body: Json) => req('POST', `/coding-sessions/${id}/signals`, body);
 
   beforeEach(async () => {
@@ -286,15 +292,7 @@ describe('supervision work nobody waits for, when the journal refuses it', () =>
   let logs: CapturedLogger;
   const reaper = new WorkerReaper();
 
-  const req = async (method: 'GET' | 'POST', url: string, payload?: Json) => {
-    const res = await t.inject({ method, url: `/api/v1${url}`, ...(payload !== undefined ? { payload } : {}) });
-    return { status: res.statusCode, body: res.body ? (res.json() as Json) : {} };
-  };
-  const startWorker = async (): Promise<Json> => {
-    const res = await req('POST', '/coding-sessions', { runtime: 'command', command: process.execPath, args: [resolve(WORKERS, 'quiet.js')], cwd: tmpdir() });
-    reaper.track(res.body.pid);
-    return res.body;
-  };
+  const { req, startWorker } = calls(() => t, reaper);
   /** Another writer's event on the supervision stream: the service's next append there conflicts, as any failed append would. */
   const foreignWrite = () => t.app.get<Journal>(JOURNAL).append('supervision', [{ type: 'test.foreign_writer', data: {} }]);
   const CONFLICT = /: stream supervision: expected version \d+, actual \d+$/;
@@ -359,15 +357,7 @@ describe('a round whose delivery to the brain fails, over HTTP', () => {
   let answer = { status: 502, body: 'bad gateway' };
   const reaper = new WorkerReaper();
 
-  const req = async (method: 'GET' | 'POST', url: string, payload?: Json) => {
-    const res = await t.inject({ method, url: `/api/v1${url}`, ...(payload !== undefined ? { payload } : {}) });
-    return { status: res.statusCode, body: res.body ? (res.json() as Json) : {} };
-  };
-  const startWorker = async (): Promise<Json> => {
-    const res = await req('POST', '/coding-sessions', { runtime: 'command', command: process.execPath, args: [resolve(WORKERS, 'quiet.js')], cwd: tmpdir() });
-    reaper.track(res.body.pid);
-    return res.body;
-  };
+  const { req, startWorker } = calls(() => t, reaper);
   const rounds = async () => (await req('GET', '/session-os/main-brain/rounds')).body.rounds as Json[];
 
   beforeEach(async () => {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { isPlainObject } from '../../profiles/merge-patch';
 import { JsonObject, PermissionDecision } from '../../sessions/session.events';
 import { LineSplitter, MAX_LINE_CHARS } from '../../sessions/session-log';
+import { CLAUDE_ARGS } from '../../sessions/runtimes/claude-code.runtime';
 import { ProcessRunner, WorkerProcess } from '../../sessions/runtimes/process-runner';
 import { BrainActivity, BrainAgent, BrainLaunch, BrainTurnEnd } from './brain-agent.port';
 
@@ -22,16 +23,10 @@ export function brainMcpConfig(mcpUrl: string): string {
 
 /** The arguments of the brain's long-lived claude: stream-json both ways, streamed text, Brainstem's MCP server only. */
 export function claudeBrainArgs(launch: BrainLaunch, resume: string | null): string[] {
+  // The workers' stream-json protocol (their echo of user messages is ignored here), with the text streamed as produced.
   return [
-    '-p',
-    '--input-format',
-    'stream-json',
-    '--output-format',
-    'stream-json',
-    '--verbose',
+    ...CLAUDE_ARGS,
     '--include-partial-messages',
-    '--permission-prompt-tool',
-    'stdio',
     '--mcp-config',
     brainMcpConfig(launch.mcp_url),
     '--strict-mcp-config',
