@@ -9,9 +9,11 @@ import { hostPolicy } from './auth/host-policy';
 import { BrainstemConfig } from './config/config.schema';
 import { AllExceptionsFilter } from './http/all-exceptions.filter';
 import { depthLimitedJsonParser, refuseInheritedQueryKeys } from './http/json-body';
+import { installOpenApi } from './http/openapi';
 import { createValidationPipe } from './http/validation';
 import { openLevelJournal } from './journal/journal.factory';
 import { Journal } from './journal/journal.port';
+import { MCP_SERVER_VERSION } from './mcp/mcp.module';
 
 export interface AppOptions {
   /** An already opened journal (tests); otherwise the LevelDB journal in config.journal.dir is opened and verified. */
@@ -50,6 +52,7 @@ export async function createApp(config: BrainstemConfig, options: AppOptions = {
   app.setGlobalPrefix(API_PREFIX);
   app.useGlobalPipes(createValidationPipe());
   app.useGlobalFilters(new AllExceptionsFilter());
+  installOpenApi(app, API_PREFIX, MCP_SERVER_VERSION);
   await app.init();
   await fastify.ready();
   return app;

@@ -1,6 +1,7 @@
 import { FastifyInstance, FastifyRequest } from 'fastify';
 import { DomainError } from '../common/domain-error';
 import { domainErrorBody } from '../http/http-errors';
+import { isApiDescription } from '../http/openapi';
 import { Credentials } from './credentials';
 import { HostPolicy, hostAllowed, originAllowed } from './host-policy';
 import { Principal } from './principal';
@@ -26,7 +27,7 @@ export function localPortOf(request: FastifyRequest): number | null {
 
 /**
  * Before routing reaches any handler (REST, /mcp, static files): the Host and Origin checks, then the
- * credential. Identity comes from the bearer token alone; what each principal may do is decided where it is
+ * credential (the API description excepted: isApiDescription). Identity comes from the bearer token alone; what each principal may do is decided where it is
  * used (the route guard, the MCP endpoint).
  */
 export function installAuth(fastify: FastifyInstance, options: AuthOptions): void {
@@ -51,6 +52,8 @@ function refuse(request: FastifyRequest, options: AuthOptions): DomainError | nu
   if (origin !== undefined && !originAllowed(options.policy, origin, port)) {
     return new DomainError('origin_not_allowed', `Origin ${JSON.stringify(origin)} may not call this service`);
   }
+  // The API description states no secret; its page asks for the token to try a call (the Authorize button).
+  if (isApiDescription(request.method, request.routeOptions.url)) return null;
   const header = request.headers.authorization;
   if (header === undefined) {
     if (options.anonymousIsUser) {

@@ -4,6 +4,7 @@ import { SseMessage } from '../journal/audit';
 import { FastifyRequest } from 'fastify';
 import { Principal } from '../auth/principal';
 import { AlsoAllowed } from '../auth/principals.guard';
+import { BodyNote } from '../http/openapi';
 import { AutonomousView } from '../supervision/supervision.service';
 import { BrainConversationView, BrainHost } from './agent/brain-host';
 import { BRAIN_HOST } from './main-brain.tokens';
@@ -42,6 +43,7 @@ export class MainBrainController {
   /** The body is the tool's arguments, validated against the tool's JSON schema by the registry. */
   @Post('tools/:name')
   @AlsoAllowed('main_brain')
+  @BodyNote("The tool's arguments: an object matching the tool's `parameters` JSON Schema (GET /api/v1/session-os/main-brain/tools).")
   @HttpCode(200)
   async callTool(@Param('name') name: string, @Body() args: unknown, @Req() request: FastifyRequest): Promise<{ result: unknown }> {
     return { result: await this.tools.call(name, args, 'main_brain', toolContext(request.principal)) };

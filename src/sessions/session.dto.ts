@@ -150,7 +150,7 @@ class PermissionRequestSignal {
   @IsOptional() @IsObject() input?: JsonObject;
 }
 
-const SIGNALS = {
+export const SIGNALS = {
   report_progress: ReportProgressSignal,
   notify_blocked: NotifyBlockedSignal,
   ask_human: AskHumanSignal,

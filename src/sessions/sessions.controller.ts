@@ -1,6 +1,7 @@
 import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { AlsoAllowed, OwnSessionParam } from '../auth/principals.guard';
-import { CreateSessionDto, ListSessionsQueryDto, MessageDto, OutputQueryDto, PermissionDto, StopDto, SupervisionDto } from './session.dto';
+import { BodyOneOf } from '../http/openapi';
+import { CreateSessionDto, ListSessionsQueryDto, MessageDto, OutputQueryDto, PermissionDto, SIGNALS, StopDto, SupervisionDto } from './session.dto';
 import { SessionStatus } from './session.status';
 import { SessionsService } from './sessions.service';
 
@@ -44,6 +45,7 @@ export class SessionsController {
   @Post(':id/signals')
   @AlsoAllowed('worker')
   @OwnSessionParam('id')
+  @BodyOneOf(...Object.values(SIGNALS))
   @HttpCode(200)
   signal(@Param('id') id: string, @Body() body: unknown): Promise<SessionStatus> {
     return this.sessions.signal(id, body);

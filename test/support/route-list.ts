@@ -1,9 +1,7 @@
-import { INestApplication, RequestMethod } from '@nestjs/common';
-import { METHOD_METADATA, PATH_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
-import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
-import { ModulesContainer } from '@nestjs/core';
+import { INestApplication } from '@nestjs/common';
 import { getMetadataStorage } from 'class-validator';
 import { FastifyInstance } from 'fastify';
+import { controllerRoutes } from '../../src/http/openapi';
 
 export interface RouteEntry {
   method: string;
@@ -50,7 +48,7 @@ export interface RouteFields {
 
 /**
  * The body and query fields of every controller route, keyed `<METHOD> <url>` as listRoutes writes them, read from
- * Nest's route metadata and the DTOs' class-validator metadata: what a generator needs to make requests that get
+ * Nest's route metadata (controllerRoutes) and the DTOs' class-validator metadata: what a generator needs to make requests that get
  * past validation now and then.
  */
 export function routeFields(app: INestApplication, prefix: string): Map<string, RouteFields> {
@@ -67,27 +65,8 @@ export function routeFields(app: INestApplication, prefix: string): Map<string, 
     return [...byKey.values()];
   };
   const out = new Map<string, RouteFields>();
-  for (const module of app.get(ModulesContainer).values()) {
-    for (const { metatype } of module.controllers.values()) {
-      if (typeof metatype !== 'function') continue;
-      const base = String(Reflect.getMetadata(PATH_METADATA, metatype) ?? '');
-      for (const name of Object.getOwnPropertyNames(metatype.prototype)) {
-        const handler = (metatype.prototype as Record<string, unknown>)[name];
-        if (typeof handler !== 'function') continue;
-        const method = Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod | undefined;
-        if (method === undefined) continue;
-        const url = `/${[prefix, base, String(Reflect.getMetadata(PATH_METADATA, handler) ?? '')].join('/')}`.replace(/\/+/g, '/').replace(/(.)\/$/, '$1');
-        const types = (Reflect.getMetadata('design:paramtypes', metatype.prototype, name) ?? []) as unknown[];
-        const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, metatype, name) ?? {}) as Record<string, { index: number }>;
-        const fields: RouteFields = { body: [], query: [] };
-        for (const [kind, { index }] of Object.entries(args)) {
-          const paramType = Number(kind.split(':')[0]);
-          if (paramType === RouteParamtypes.BODY) fields.body.push(...fieldsOf(types[index]));
-          if (paramType === RouteParamtypes.QUERY) fields.query.push(...fieldsOf(types[index]));
-        }
-        out.set(`${RequestMethod[method]} ${url}`, fields);
-      }
-    }
+  for (const route of controllerRoutes(app, prefix)) {
+    out.set(`${route.method} ${route.url}`, { body: fieldsOf(route.body), query: fieldsOf(route.query) });
   }
   return out;
 }
