@@ -405,6 +405,7 @@ export class SessionsService implements OnApplicationBootstrap, OnModuleDestroy,
     if (!actor.handle || !actor.handle.signal('SIGTERM')) {
       // Nothing left to signal: the worker is gone, or its exit report is already queued.
       this.signalStragglers(actor, 'SIGKILL');
+      // A stop is requested, so decide() records the exit as `stopped`.
       if (!actor.handle) await this.execute(actor, { type: 'report_exit', code: null, signal: null, spawn_failed: false });
       return;
     }
