@@ -1,10 +1,52 @@
 declare module '../common/domain-error' {
   interface DomainErrorStatus {
     session_exited: 409;
+    session_not_started: 409;
+    session_stopping: 409;
+    permission_pending: 409;
+    permission_not_pending: 409;
+    message_not_deliverable: 409;
+    denied_by_profile: 403;
+    permission_wait_abandoned: 409;
+    max_sessions_reached: 429;
+    unknown_profile: 400;
+    unknown_runtime: 400;
+    runtime_not_installed: 400;
+    command_required: 400;
+    command_not_executable: 400;
+    command_not_taken: 400;
+    cwd_required: 400;
+    cwd_not_absolute: 400;
+    cwd_not_a_directory: 400;
   }
 }
 
-/** The coding sessions' error codes and their statuses. */
+/**
+ * The coding sessions' error codes and their statuses. State rules (409): the session has exited, its worker has not
+ * started yet, it is being stopped, a permission request is pending (messages wait), none (or not the named one) is
+ * pending, the worker cannot take a message (detached after a restart, stdin closed), a worker's permission_prompt
+ * call went away before its request was answered. 403: a profile's deny rule (or an unreadable profile) refuses an
+ * allow. 429: BRAINSTEM_MAX_SESSIONS live sessions. 400: a create whose profile, runtime, command or cwd cannot be used.
+ */
 export const SESSION_ERRORS = {
   session_exited: 409,
+  session_not_started: 409,
+  session_stopping: 409,
+  permission_pending: 409,
+  permission_not_pending: 409,
+  message_not_deliverable: 409,
+  denied_by_profile: 403,
+  permission_wait_abandoned: 409,
+  max_sessions_reached: 429,
+  unknown_profile: 400,
+  unknown_runtime: 400,
+  runtime_not_installed: 400,
+  command_required: 400,
+  command_not_executable: 400,
+  command_not_taken: 400,
+  cwd_required: 400,
+  cwd_not_absolute: 400,
+  cwd_not_a_directory: 400,
 } as const;
+
+export type SessionErrorCode = keyof typeof SESSION_ERRORS;

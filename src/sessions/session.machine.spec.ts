@@ -1,6 +1,6 @@
 import { SessionEvent, SessionInput } from './session.events';
 import { createActor } from 'xstate';
-import { SessionSnapshot, createSession, decide, restoreSession, sessionMachine, stateOf, storeSession } from './session.machine';
+import { SessionSnapshot, createSession, nextSnapshot, restoreSession, sessionMachine, stateOf, storeSession } from './session.machine';
 
 /** A simulated clock: every event is stamped by it, nothing reads real time. */
 function simulatedClock(start = 1_000) {
@@ -27,7 +27,7 @@ type Ev = SessionEvent extends infer E ? (E extends SessionEvent ? Omit<E, 'at'>
 
 function apply(snap: SessionSnapshot, clock: { now: () => number }, ...events: Ev[]): SessionSnapshot {
   return events.reduce((s, e) => {
-    const next = decide(s, { ...e, at: clock.now() } as SessionEvent);
+    const next = nextSnapshot(s, { ...e, at: clock.now() } as SessionEvent);
     if (!next) throw new Error(`${e.type} rejected in ${stateOf(s)}`);
     return next;
   }, snap);
@@ -60,8 +60,8 @@ describe('session machine', () => {
 
   it('given starting, rejects worker reports until the worker is started', () => {
     const s = createSession(input());
-    expect(decide(s, { type: 'session.turn_ended', at: 1, result: null })).toBeNull();
-    expect(decide(s, { type: 'session.message_dispatched', at: 1, text: 'x' })).toBeNull();
+    expect(nextSnapshot(s, { type: 'session.turn_ended', at: 1, result: null })).toBeNull();
+    expect(nextSnapshot(s, { type: 'session.message_dispatched', at: 1, text: 'x' })).toBeNull();
   });
 
   it('when a turn ends, is pending_handling; a dispatched message makes it working again', () => {
@@ -121,8 +121,8 @@ describe('session machine', () => {
     });
     expect(stateOf(s)).toBe('pending_authorization');
     expect(s.context.pending).toEqual({ kind: 'permission', request_id: 'r1', tool: 'Bash', input: { command: 'ls' } });
-    expect(decide(s, { type: 'session.permission_resolved', at: 9, request_id: 'other', decision: 'allow', reason: null })).toBeNull();
-    expect(decide(s, { type: 'session.message_dispatched', at: 9, text: 'x' })).toBeNull();
+    expect(nextSnapshot(s, { type: 'session.permission_resolved', at: 9, request_id: 'other', decision: 'allow', reason: null })).toBeNull();
+    expect(nextSnapshot(s, { type: 'session.message_dispatched', at: 9, text: 'x' })).toBeNull();
     s = apply(s, clock, { type: 'session.permission_resolved', request_id: 'r1', decision: 'allow', reason: null });
     expect(stateOf(s)).toBe('working');
     expect(s.context.pending).toBeNull();
@@ -148,7 +148,7 @@ describe('session machine', () => {
     expect(s.context.state_since).toBe(since);
     expect(s.context.pending).toEqual({ kind: 'permission', request_id: 'r2', tool: 'WebFetch', input: { url: 'r2' } });
     expect(s.context.queued_permissions).toEqual([]);
-    expect(decide(s, { ...resolve('r1'), at: 99 } as SessionEvent)).toBeNull();
+    expect(nextSnapshot(s, { ...resolve('r1'), at: 99 } as SessionEvent)).toBeNull();
     s = apply(s, clock, resolve('r2'));
     expect(stateOf(s)).toBe('working');
     expect(s.context.pending).toBeNull();
@@ -202,9 +202,9 @@ describe('session machine', () => {
     let s = apply(createSession(input()), clock, started, { type: 'session.exited', code: 3, signal: null, reason: 'exited' });
     expect(stateOf(s)).toBe('exited');
     expect(s.context).toMatchObject({ exit_code: 3, exit_reason: 'exited', attachment: 'none', pending: null });
-    expect(decide(s, { type: 'session.progress', at: 2, status: 'working', message: null })).toBeNull();
-    expect(decide(s, { type: 'session.message_dispatched', at: 2, text: 'x' })).toBeNull();
-    expect(decide(s, { type: 'session.exited', at: 2, code: 0, signal: null, reason: 'exited' })).toBeNull();
+    expect(nextSnapshot(s, { type: 'session.progress', at: 2, status: 'working', message: null })).toBeNull();
+    expect(nextSnapshot(s, { type: 'session.message_dispatched', at: 2, text: 'x' })).toBeNull();
+    expect(nextSnapshot(s, { type: 'session.exited', at: 2, code: 0, signal: null, reason: 'exited' })).toBeNull();
     s = apply(s, clock, { type: 'session.exclusion_changed', excluded: true });
     expect(s.context.excluded).toBe(true);
   });
@@ -236,7 +236,7 @@ describe('session machine', () => {
     const restored = restoreSession(JSON.parse(JSON.stringify(storeSession(s))));
     expect(stateOf(restored)).toBe('pending_decision');
     expect(restored.context).toEqual(s.context);
-    const next = decide(restored, { type: 'session.message_dispatched', at: 2_000, text: 'a' });
+    const next = nextSnapshot(restored, { type: 'session.message_dispatched', at: 2_000, text: 'a' });
     expect(next && stateOf(next)).toBe('working');
   });
 

@@ -107,8 +107,9 @@ const INERT_INPUT: SessionInput = {
 const INERT_CONTEXT = contextFor(INERT_INPUT);
 
 /**
- * A coding session as a pure state machine. It only decides: the registry journals every accepted
- * event before adopting the next snapshot, and replay folds the journal through the same transitions.
+ * A coding session as a pure state machine: how each event moves the state. The rules on commands are in
+ * session.decider.ts; the registry journals every accepted event before adopting the next snapshot, and replay
+ * folds the journal through the same transitions.
  * No I/O, no timers, no clock: every event carries its own `at`.
  */
 export const sessionMachine = setup({
@@ -197,7 +198,7 @@ export const sessionMachine = setup({
 }).createMachine({
   id: 'session',
   // xstate's own transition() and getNextSnapshot() build a throwaway actor without input on every call
-  // (decide() avoids them); a placeholder, never adopted, keeps that from throwing a TypeError each time.
+  // (nextSnapshot() avoids them); a placeholder, never adopted, keeps that from throwing a TypeError each time.
   context: ({ input }) => (input === undefined ? INERT_CONTEXT : contextFor(input)),
   initial: 'starting',
   states: {
@@ -272,7 +273,7 @@ const pureScope = ((): ActorScope<SessionSnapshot, SessionEvent> => {
 })();
 
 /** The next snapshot if the machine accepts the event (some transition is enabled), else null. */
-export function decide(snapshot: SessionSnapshot, event: SessionEvent): SessionSnapshot | null {
+export function nextSnapshot(snapshot: SessionSnapshot, event: SessionEvent): SessionSnapshot | null {
   if (!snapshot.can(event)) return null;
   return sessionMachine.transition(snapshot, event, pureScope);
 }

@@ -21,7 +21,7 @@ import {
   sessionStream,
   toJournalEvent,
 } from './session.events';
-import { SessionSnapshot, StoredSession, createSession, decide, restoreSession, stateOf, storeSession } from './session.machine';
+import { SessionSnapshot, StoredSession, createSession, nextSnapshot, restoreSession, stateOf, storeSession } from './session.machine';
 
 /** Every this many events of a session stream, its state is snapshotted so boot replays only the tail. */
 export const SNAPSHOT_EVERY = 64;
@@ -193,7 +193,7 @@ export class SessionRegistry {
    * snapshot; false, with nothing journaled, when the machine does not accept it. Call inside actor.run.
    */
   async apply(actor: SessionActor, event: SessionEvent, actorName = 'brainstem'): Promise<boolean> {
-    const next = decide(actor.snapshot, event);
+    const next = nextSnapshot(actor.snapshot, event);
     if (!next) return false;
     const from = actor.state;
     const to = stateOf(next);
@@ -286,7 +286,7 @@ export class SessionRegistry {
       }
       const event = fromJournalEvent(e.type, e.data);
       if (!event || !snapshot) continue;
-      const next = decide(snapshot, event);
+      const next = nextSnapshot(snapshot, event);
       if (next) snapshot = next;
       else this.logger.warn(`replay of ${stream}@${e.version}: ${e.type} not accepted in ${stateOf(snapshot)}, skipped`);
     }

@@ -10,15 +10,15 @@ import { BrainstemConfig } from '../config/config.schema';
 import { ServiceUrl } from '../config/service-url';
 import { ProfileApplier } from '../profiles/apply/profile-applier';
 import { SESSION_ENV, TOKEN_ENV } from '../profiles/emitters/emitter-support';
-import { deniedBy } from '../profiles/permission-rules';
 import { inheritedEnv } from '../auth/child-env';
 import { Credentials } from '../auth/credentials';
 import { ProfileDoc } from '../profiles/profile.schema';
 import { ProfilesService } from '../profiles/profiles.service';
 import { SessionDirectory, SessionView } from '../supervision/session-directory.port';
 import { SessionActor } from './session.actor';
-import { CreateSessionDto, ListSessionsQueryDto, MAX_TEXT_BYTES, Signal, fitsTextLimit, parseSignal } from './session.dto';
-import { ExitReason, JsonObject, PermissionDecision, PermissionRequest, SessionEvent, pendingPermission } from './session.events';
+import { CreateSessionDto, ListSessionsQueryDto, MAX_TEXT_BYTES, fitsTextLimit, parseSignal } from './session.dto';
+import { SessionCommand, SessionDecision, WorkerReach, decide } from './session.decider';
+import { JsonObject, PermissionDecision, SessionEvent, pendingPermission } from './session.events';
 import { SessionLog } from './session-log';
 import { CLOCK, Clock, ID_GENERATOR, IdGenerator } from './session.ports';
 import { SessionRegistry, aliasNumber } from './session.registry';
@@ -35,12 +35,13 @@ export const DEFAULT_STOP_GRACE_MS = 5000;
 const KILL_SETTLE_MS = 5000;
 const DEFAULT_TAIL = 100;
 
-type EventBody<E extends SessionEvent = SessionEvent> = E extends SessionEvent ? Omit<E, 'at'> : never;
+type CommandBody<C extends SessionCommand = SessionCommand> = C extends SessionCommand ? Omit<C, 'at'> : never;
 
 /**
  * Coding sessions: validates requests, starts workers through their runtime, feeds what workers do
- * into the session actors, and recovers workers after a restart. Every state change goes through the
- * registry (journal first); side effects on workers happen only after their event is journaled.
+ * into the session actors, and recovers workers after a restart. Each command is decided by the session's
+ * rules (session.decider.ts) in its actor's mailbox, its events journaled through the registry, and only then
+ * acted on: side effects on workers happen only after their event is journaled.
  */
 @Injectable()
 export class SessionsService implements OnApplicationBootstrap, OnModuleDestroy, OnApplicationShutdown {
@@ -95,12 +96,12 @@ export class SessionsService implements OnApplicationBootstrap, OnModuleDestroy,
     // The validation pipe lets null through an optional field; like JSON clients mean it, it is read as absent.
     const command = dto.command ?? undefined;
     const requestedCwd = dto.cwd ?? (doc.default_cwd || undefined);
-    if (requestedCwd === undefined) throw new DomainError('invalid_input', `cwd: required (profile ${profileId} has no default_cwd)`);
+    if (requestedCwd === undefined) throw new DomainError('cwd_required', `cwd: required (profile ${profileId} has no default_cwd)`);
     const cwdSource = dto.cwd != null ? 'cwd' : `default_cwd of profile ${profileId}`;
     // Relative to what the caller cannot see (the service's own directory): refused rather than guessed.
-    if (!isAbsolute(requestedCwd)) throw new DomainError('invalid_input', `${cwdSource}: must be an absolute path, not ${JSON.stringify(requestedCwd)}`);
+    if (!isAbsolute(requestedCwd)) throw new DomainError('cwd_not_absolute', `${cwdSource}: must be an absolute path, not ${JSON.stringify(requestedCwd)}`);
     const cwd = resolve(requestedCwd);
-    if (!isDirectory(cwd)) throw new DomainError('invalid_input', `${cwdSource}: ${requestedCwd} does not exist or is not a directory`);
+    if (!isDirectory(cwd)) throw new DomainError('cwd_not_a_directory', `${cwdSource}: ${requestedCwd} does not exist or is not a directory`);
     const userEnv = dto.env ?? {};
     const pathEnv = userEnv.PATH ?? process.env.PATH ?? '';
     // A request with a command runs it, whatever runtime the profile targets.
@@ -109,7 +110,7 @@ export class SessionsService implements OnApplicationBootstrap, OnModuleDestroy,
     const id = this.ids.sessionId();
     const config = await this.profileConfig(choice.runtime.name, profileId, cwd, id);
     if (this.registry.liveCount() + this.creating >= this.config.sessions.max_sessions) {
-      throw new DomainError('too_many_requests', `at most ${this.config.sessions.max_sessions} live coding sessions (BRAINSTEM_MAX_SESSIONS)`);
+      throw new DomainError('max_sessions_reached', `at most ${this.config.sessions.max_sessions} live coding sessions (BRAINSTEM_MAX_SESSIONS)`);
     }
     this.creating++;
     let actor: SessionActor;
@@ -146,7 +147,7 @@ export class SessionsService implements OnApplicationBootstrap, OnModuleDestroy,
     try {
       return { profileId, doc: (await this.profiles.forApply(profileId)).doc };
     } catch (e) {
-      if (e instanceof DomainError && e.code === 'not_found') throw new DomainError('invalid_input', `profile_id: no profile ${profileId}`);
+      if (e instanceof DomainError && e.code === 'not_found') throw new DomainError('unknown_profile', `profile_id: no profile ${profileId}`);
       throw e;
     }
   }
@@ -211,16 +212,8 @@ export class SessionsService implements OnApplicationBootstrap, OnModuleDestroy,
     if (!fitsTextLimit(text)) throw new DomainError('invalid_input', `text: must be at most ${MAX_TEXT_BYTES} bytes (64 KiB)`);
     const actor = this.registry.get(idOrAlias);
     await actor.run(async () => {
-      assertLive(actor);
-      assertNotStopping(actor, 'takes no more messages');
-      if (!actor.handle?.canReceive()) {
-        const why = actor.context.attachment === 'detached' ? 'is detached after a restart' : 'closed its stdin';
-        throw new DomainError('conflict', `session ${actor.context.alias} cannot receive messages: its worker ${why}`);
-      }
-      if (!(await this.apply(actor, { type: 'session.message_dispatched', text }))) {
-        throw new DomainError('conflict', `session ${actor.context.alias} is ${actor.state}: resolve the pending permission request first`);
-      }
-      actor.handle.send(text);
+      await this.execute(actor, { type: 'dispatch_message', text, worker: reachOf(actor) });
+      actor.handle?.send(text);
     });
     return toStatus(actor);
   }
@@ -233,36 +226,21 @@ export class SessionsService implements OnApplicationBootstrap, OnModuleDestroy,
   async resolvePermission(idOrAlias: string, decision: PermissionDecision, reason: string | null, requestId?: string): Promise<SessionStatus> {
     const actor = this.registry.get(idOrAlias);
     await actor.run(async () => {
-      assertLive(actor);
-      assertNotStopping(actor, 'its pending request ends with it');
+      const profile_deny = decision === 'allow' ? await this.profileDeny(actor) : [];
+      // The request the decision answers, as decide() picks it: once it is journaled, the request is no longer pending.
       const request = pendingPermission(actor.context, requestId);
-      const which = requestId === undefined ? '' : ` ${requestId}`;
-      if (!request) throw new DomainError('conflict', `session ${actor.context.alias} has no pending permission request${which}`);
-      if (decision === 'allow') await this.assertProfileAllows(actor, request);
-      await this.apply(actor, { type: 'session.permission_resolved', request_id: request.request_id, decision, reason });
-      actor.handle?.resolvePermission(request.request_id, decision, reason, request.input);
+      await this.execute(actor, { type: 'resolve_permission', request_id: requestId, decision, reason, profile_deny, home: homedir() });
+      if (request) actor.handle?.resolvePermission(request.request_id, decision, reason, request.input);
     });
     return toStatus(actor);
   }
 
-  /**
-   * The deny rules the session started with and those its profile has now: a profile edited since may add denies,
-   * never take them away. A profile that cannot be read allows nothing.
-   */
-  private async assertProfileAllows(actor: SessionActor, request: PermissionRequest): Promise<void> {
-    const c = actor.context;
-    if (c.profile_id === null) return;
-    const profile = await this.profiles.get(c.profile_id).catch(() => null);
-    if (!profile || profile.error !== null) {
-      throw new DomainError('permission_denied', `cannot read profile ${c.profile_id} of ${c.alias}, so its permission request is not allowed`);
-    }
-    const rules = [...(c.permission_deny ?? []), ...denyRules(profile)];
-    // `~/` in a rule is the worker's home: its HOME, as launchSpec sets it.
-    const home = [c.env.HOME, c.profile_env?.HOME, homedir()].find((h): h is string => h !== undefined && isAbsolute(h)) ?? '/';
-    const rule = deniedBy(rules, request, { cwd: c.cwd, home });
-    if (rule) {
-      throw new DomainError('permission_denied', `profile ${c.profile_id} denies ${request.tool} (rule ${rule}): a profile's deny always wins, so ${c.alias}'s request ${request.request_id} is not allowed`);
-    }
+  /** The deny rules the session's profile has now; null when it cannot be read (then it allows nothing). */
+  private async profileDeny(actor: SessionActor): Promise<string[] | null> {
+    const id = actor.context.profile_id;
+    if (id === null) return [];
+    const profile = await this.profiles.get(id).catch(() => null);
+    return profile && profile.error === null ? denyRules(profile) : null;
   }
 
   /** `body` is validated here, the one place every signal passes (REST, worker tools, the permission prompt). */
@@ -277,22 +255,17 @@ export class SessionsService implements OnApplicationBootstrap, OnModuleDestroy,
     return { status, request_id: event.request_id };
   }
 
-  private async signalled(idOrAlias: string, body: unknown): Promise<{ status: SessionStatus; event: EventBody }> {
-    const signal = parseSignal(body);
+  private async signalled(idOrAlias: string, body: unknown): Promise<{ status: SessionStatus; event: SessionEvent }> {
+    const parsed = parseSignal(body);
+    const signal = parsed.type === 'permission_request' ? { ...parsed, request_id: this.ids.requestId() } : parsed;
     const actor = this.registry.get(idOrAlias);
-    const event = this.signalEvent(signal);
-    await actor.run(async () => {
-      assertLive(actor);
-      if (!(await this.apply(actor, event, 'worker'))) {
-        throw new DomainError('conflict', `session ${actor.context.alias} is ${actor.state}: ${signal.type} not accepted`);
-      }
-    });
+    const [event] = await actor.run(() => this.execute(actor, { type: 'signal', signal }, 'worker'));
     return { status: toStatus(actor), event };
   }
 
   async setExcluded(idOrAlias: string, excluded: boolean, by = 'user'): Promise<void> {
     const actor = this.registry.get(idOrAlias);
-    await actor.run(() => (actor.context.excluded === excluded ? false : this.apply(actor, { type: 'session.exclusion_changed', excluded }, by)));
+    await actor.run(() => this.execute(actor, { type: 'set_excluded', excluded }, by));
   }
 
   async setSupervision(idOrAlias: string, excluded: boolean): Promise<SessionStatus> {
@@ -304,10 +277,7 @@ export class SessionsService implements OnApplicationBootstrap, OnModuleDestroy,
   async stop(idOrAlias: string, graceMs = DEFAULT_STOP_GRACE_MS): Promise<SessionStatus> {
     const actor = this.registry.get(idOrAlias);
     await actor.run(async () => {
-      assertLive(actor);
-      if (actor.context.stop_deadline_at === null) {
-        await this.apply(actor, { type: 'session.stop_requested', deadline_at: this.clock.now() + graceMs });
-      }
+      await this.execute(actor, { type: 'request_stop', deadline_at: this.clock.now() + graceMs });
       await this.armStop(actor);
     });
     let settle: NodeJS.Timeout | undefined;
@@ -359,30 +329,25 @@ export class SessionsService implements OnApplicationBootstrap, OnModuleDestroy,
     };
   }
 
-  private signalEvent(signal: Signal): EventBody {
-    switch (signal.type) {
-      case 'report_progress':
-        return { type: 'session.progress', status: signal.status, message: signal.message ?? null };
-      case 'notify_blocked':
-        return { type: 'session.blocked', reason: signal.reason };
-      case 'ask_human':
-        return { type: 'session.asked_human', question: signal.question };
-      case 'request_context':
-        return { type: 'session.context_requested', query: signal.query };
-      case 'turn_ended':
-        return { type: 'session.turn_ended', result: signal.result ?? null };
-      case 'permission_request':
-        return { type: 'session.permission_requested', request_id: this.ids.requestId(), tool: signal.tool, input: signal.input ?? {} };
-    }
+  /** Decides the command on the session's state and journals the events decided; a refusal throws. Call inside actor.run. */
+  private async execute(actor: SessionActor, body: CommandBody, by?: string): Promise<SessionEvent[]> {
+    const decision = this.decideOn(actor, body);
+    if ('error' in decision) throw new DomainError(decision.error.code, decision.error.message, decision.error.details);
+    await this.append(actor, decision.events, by);
+    return decision.events;
   }
 
-  private apply(actor: SessionActor, body: EventBody, by?: string): Promise<boolean> {
-    return this.registry.apply(actor, { ...body, at: this.clock.now() } as SessionEvent, by);
+  private decideOn(actor: SessionActor, body: CommandBody): SessionDecision {
+    return decide({ ...body, at: this.clock.now() } as SessionCommand, actor.snapshot);
   }
 
-  /** An exit the service records itself, with no process to report a code or signal. */
-  private exitWithout(actor: SessionActor, reason: ExitReason): Promise<boolean> {
-    return this.apply(actor, { type: 'session.exited', code: null, signal: null, reason });
+  private async append(actor: SessionActor, events: SessionEvent[], by?: string): Promise<void> {
+    for (const event of events) await this.registry.apply(actor, event, by);
+  }
+
+  /** A worker that never ran: no process to report a code or signal. */
+  private spawnFailed(actor: SessionActor): Promise<SessionEvent[]> {
+    return this.execute(actor, { type: 'report_exit', code: null, signal: null, spawn_failed: true });
   }
 
   private launch(actor: SessionActor, prompt: string | undefined): Promise<unknown> {
@@ -392,15 +357,18 @@ export class SessionsService implements OnApplicationBootstrap, OnModuleDestroy,
       actor.handle = runtime.start(this.launchSpec(actor), this.sink(actor));
     } catch (e) {
       this.logger.warn(`session ${actor.id}: spawn failed: ${(e as Error).message}`);
-      return this.exitWithout(actor, 'spawn_failed');
+      return this.spawnFailed(actor);
     }
     const { pid, startTime } = actor.handle;
     // No pid: the spawn failed (its error is reported next, to an exited session); nothing started.
-    if (pid === null && !runtime.processPerTurn) return this.exitWithout(actor, 'spawn_failed');
-    return this.apply(actor, { type: 'session.started', pid, pid_start_time: startTime, idle: runtime.startsIdle(prompt !== undefined) }).then(async () => {
-      if (prompt === undefined || !actor.handle?.canReceive()) return;
-      await this.apply(actor, { type: 'session.message_dispatched', text: prompt });
-      actor.handle.send(prompt);
+    if (pid === null && !runtime.processPerTurn) return this.spawnFailed(actor);
+    return this.execute(actor, { type: 'record_start', pid, pid_start_time: startTime, idle: runtime.startsIdle(prompt !== undefined) }).then(async () => {
+      if (prompt === undefined || reachOf(actor) !== 'ready') return;
+      const decision = this.decideOn(actor, { type: 'dispatch_message', text: prompt, worker: 'ready' });
+      // A worker that exited at once takes no prompt: the create still answers, with that status.
+      if ('error' in decision) return;
+      await this.append(actor, decision.events);
+      actor.handle?.send(prompt);
     });
   }
 
@@ -417,17 +385,17 @@ export class SessionsService implements OnApplicationBootstrap, OnModuleDestroy,
       // A worker spawned just before a crash never got its pid journaled, and a stopped one may have left
       // processes outside its group: they still carry the session's id.
       if (c.pid === null || stopping) this.signalStragglers(actor, 'SIGKILL');
-      await this.exitWithout(actor, stopping ? 'stopped' : 'lost_on_restart');
+      await this.execute(actor, { type: 'record_lost' });
       return;
     }
     actor.handle = recovery.handle;
     const h = recovery.handle;
     // A resume whose spawn failed (the cwd is gone, say): as at launch, nothing started.
     if (h.pid === null && !runtime?.processPerTurn) {
-      await this.exitWithout(actor, 'spawn_failed');
+      await this.spawnFailed(actor);
       return;
     }
-    await this.apply(actor, { type: 'session.recovered', attachment: h.attachment, pid: h.pid, pid_start_time: h.startTime, resumed: recovery.resumed });
+    await this.execute(actor, { type: 'record_recovery', attachment: h.attachment, pid: h.pid, pid_start_time: h.startTime, resumed: recovery.resumed });
     if (actor.context.stop_deadline_at !== null) await this.armStop(actor);
   }
 
@@ -437,7 +405,8 @@ export class SessionsService implements OnApplicationBootstrap, OnModuleDestroy,
     if (!actor.handle || !actor.handle.signal('SIGTERM')) {
       // Nothing left to signal: the worker is gone, or its exit report is already queued.
       this.signalStragglers(actor, 'SIGKILL');
-      if (!actor.handle) await this.exitWithout(actor, 'stopped');
+      // A stop is requested, so decide() records the exit as `stopped`.
+      if (!actor.handle) await this.execute(actor, { type: 'report_exit', code: null, signal: null, spawn_failed: false });
       return;
     }
     this.signalStragglers(actor, 'SIGTERM', true);
@@ -472,27 +441,18 @@ export class SessionsService implements OnApplicationBootstrap, OnModuleDestroy,
   private async onReport(actor: SessionActor, report: RuntimeReport): Promise<void> {
     switch (report.kind) {
       case 'runtime_session':
-        await this.apply(actor, { type: 'session.runtime_session_assigned', runtime_session_id: report.runtime_session_id }, 'runtime');
+        await this.execute(actor, { type: 'report_runtime_session', runtime_session_id: report.runtime_session_id }, 'runtime');
         return;
       case 'turn_ended': {
         // The worker was given messages this turn did not take up: its next turn runs them, still working.
         const superseded = report.turn !== undefined && (actor.handle?.turnsStarted ?? 0) > report.turn;
-        await this.apply(actor, { type: 'session.turn_ended', result: report.result, ...(superseded ? { superseded: true as const } : {}) }, 'runtime');
+        await this.execute(actor, { type: 'report_turn_ended', result: report.result, superseded }, 'runtime');
         return;
       }
       case 'permission_requested':
-        await this.apply(actor, { type: 'session.permission_requested', request_id: report.request_id, tool: report.tool, input: report.input }, 'runtime');
+        await this.execute(actor, { type: 'report_permission_requested', request_id: report.request_id, tool: report.tool, input: report.input }, 'runtime');
         return;
       case 'exited': {
-        const reason: ExitReason = report.spawn_error
-          ? 'spawn_failed'
-          : actor.context.stop_deadline_at !== null
-            ? 'stopped'
-            : actor.context.attachment === 'detached'
-              ? 'vanished'
-              : report.signal
-                ? 'signaled'
-                : 'exited';
         // During a stop the SIGKILL still falls at the deadline: what the worker left in its group got the same SIGTERM.
         if (actor.killTimer && actor.context.stop_deadline_at === null) {
           clearTimeout(actor.killTimer);
@@ -500,7 +460,7 @@ export class SessionsService implements OnApplicationBootstrap, OnModuleDestroy,
         }
         actor.handle?.release();
         actor.handle = null;
-        await this.apply(actor, { type: 'session.exited', code: report.code, signal: report.signal, reason }, 'runtime');
+        await this.execute(actor, { type: 'report_exit', code: report.code, signal: report.signal, spawn_failed: Boolean(report.spawn_error) }, 'runtime');
         actor.log?.close();
         return;
       }
@@ -526,13 +486,10 @@ function denyRules(doc: Pick<ProfileDoc, 'permissions' | 'tools'>): string[] {
   return [...doc.permissions.deny, ...(doc.tools.deny ?? [])];
 }
 
-function assertLive(actor: SessionActor): void {
-  if (!actor.live) throw new DomainError('session_exited', `session ${actor.context.alias} has exited`, { state: 'exited' });
-}
-
-/** A message written to a worker that is being stopped would be journaled as dispatched and never read. */
-function assertNotStopping(actor: SessionActor, what: string): void {
-  if (actor.context.stop_deadline_at !== null) throw new DomainError('conflict', `session ${actor.context.alias} is being stopped: ${what}`);
+/** What the worker's handle says of taking a message now. */
+function reachOf(actor: SessionActor): WorkerReach {
+  if (actor.handle?.canReceive()) return 'ready';
+  return actor.context.attachment === 'detached' ? 'detached' : 'stdin_closed';
 }
 
 function isDirectory(path: string): boolean {

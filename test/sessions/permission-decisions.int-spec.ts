@@ -10,7 +10,7 @@ import { WORKERS, WorkerReaper } from '../support/workers';
 type Request = { request_id: string; tool: string; input: { command?: string } };
 type Status = { id: string; alias: string; state: string; pid: number | null; pending: (Request & { kind: string }) | null; queued_permissions: Request[] };
 type Route = 'user' | 'brain-rest' | 'brain-registry';
-/** answered 200; refused 403 permission_denied; none_pending 409 conflict (another decision answered it first). Anything else is kept as is. */
+/** answered 200; refused 403 denied_by_profile; none_pending 409 permission_not_pending (another decision answered it first). Anything else is kept as is. */
 type Outcome = 'answered' | 'refused' | 'none_pending' | string;
 
 const DENIES = ['Bash(rm -rf *)', 'Bash(git push:*)'];
@@ -81,7 +81,7 @@ describe('permission decisions on a session whose profile denies', () => {
         return 'answered';
       } catch (e) {
         const code = (e as DomainError).code;
-        return code === 'permission_denied' ? 'refused' : code === 'conflict' ? 'none_pending' : String(e);
+        return code === 'denied_by_profile' ? 'refused' : code === 'permission_not_pending' ? 'none_pending' : String(e);
       }
     }
     const res =
@@ -90,8 +90,8 @@ describe('permission decisions on a session whose profile denies', () => {
         : await t.inject({ method: 'POST', url: '/api/v1/session-os/main-brain/tools/resolve_permission', payload: args });
     const code = res.statusCode === 200 ? null : (res.json().code as string);
     if (res.statusCode === 200) return 'answered';
-    if (res.statusCode === 403 && code === 'permission_denied') return 'refused';
-    if (res.statusCode === 409 && code === 'conflict') return 'none_pending';
+    if (res.statusCode === 403 && code === 'denied_by_profile') return 'refused';
+    if (res.statusCode === 409 && code === 'permission_not_pending') return 'none_pending';
     return `${res.statusCode} ${code}`;
   }
 
@@ -174,10 +174,10 @@ describe('permission decisions on a session whose profile denies', () => {
     await ask(s.id, 'rm -rf /tmp/x');
     const user = await t.inject({ method: 'POST', url: `/api/v1/coding-sessions/${s.id}/permission`, payload: { decision: 'allow' } });
     expect(user.statusCode).toBe(403);
-    expect(user.json()).toMatchObject({ code: 'permission_denied', message: expect.stringContaining(`profile ${profileId} denies Bash (rule Bash(rm -rf *))`) });
+    expect(user.json()).toMatchObject({ code: 'denied_by_profile', message: expect.stringContaining(`profile ${profileId} denies Bash (rule Bash(rm -rf *))`) });
     const brain = await t.inject({ method: 'POST', url: '/api/v1/session-os/main-brain/tools/resolve_permission', payload: { session: s.alias, decision: 'allow' } });
     expect(brain.statusCode).toBe(403);
-    expect(brain.json()).toMatchObject({ code: 'permission_denied', message: expect.stringContaining('rule Bash(rm -rf *)') });
+    expect(brain.json()).toMatchObject({ code: 'denied_by_profile', message: expect.stringContaining('rule Bash(rm -rf *)') });
     expect(await resolutions(s.id)).toEqual([]);
     expect((await status(s.id)).state).toBe('pending_authorization');
     expect(await decide('user', s.id, 'deny')).toBe('answered');
@@ -210,7 +210,7 @@ describe('permission decisions on a session whose profile denies', () => {
     await ask(s.id, 'ls');
     const refused = await t.inject({ method: 'POST', url: `/api/v1/coding-sessions/${s.id}/permission`, payload: { decision: 'allow' } });
     expect(refused.statusCode).toBe(403);
-    expect(refused.json()).toMatchObject({ code: 'permission_denied', message: expect.stringContaining(`cannot read profile ${id}`) });
+    expect(refused.json()).toMatchObject({ code: 'denied_by_profile', message: expect.stringContaining(`cannot read profile ${id}`) });
     expect(await decide('user', s.id, 'deny')).toBe('answered');
     expect((await resolutions(s.id)).map((r) => r.decision)).toEqual(['deny']);
   });

@@ -280,16 +280,16 @@ describe('coding sessions started with their profile', () => {
     };
 
     it('an unknown profile', async () => {
-      await refused({ ...quiet, cwd: cwd.path, profile_id: 'no-such-profile' }, 400, 'invalid_input', /profile_id: no profile no-such-profile/);
+      await refused({ ...quiet, cwd: cwd.path, profile_id: 'no-such-profile' }, 400, 'unknown_profile', /profile_id: no profile no-such-profile/);
     });
 
     it('no cwd and no default_cwd', async () => {
-      await refused({ ...quiet }, 400, 'invalid_input', /cwd: required \(profile coding-assistant has no default_cwd\)/);
+      await refused({ ...quiet }, 400, 'cwd_required', /cwd: required \(profile coding-assistant has no default_cwd\)/);
     });
 
     it('a default_cwd that does not exist', async () => {
       const id = await createProfile({ name: 'Lost', default_cwd: join(other.path, 'gone') });
-      await refused({ ...quiet, profile_id: id }, 400, 'invalid_input', /default_cwd of profile lost: .*gone does not exist/);
+      await refused({ ...quiet, profile_id: id }, 400, 'cwd_not_a_directory', /default_cwd of profile lost: .*gone does not exist/);
     });
 
     it('a claude-code session whose profile has lint errors (422 with the findings)', async () => {

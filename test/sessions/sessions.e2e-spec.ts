@@ -29,33 +29,34 @@ describe('coding sessions over HTTP: bad input and limits', () => {
     return { status: res.statusCode, body: res.json() };
   };
 
-  const rejected: [string, object, RegExp][] = [
-    ['an unknown runtime', { runtime: 'cobol', ...quiet }, /unknown runtime "cobol"/],
-    ['opencode when opencode is not on PATH', { runtime: 'opencode', env: { PATH: '/nonexistent' } }, /executable opencode is not on PATH/],
-    ['gemini-cli when gemini is not on PATH', { runtime: 'gemini-cli', env: { PATH: '/nonexistent' } }, /executable gemini is not on PATH/],
-    ['codex when codex is not on PATH', { runtime: 'codex', env: { PATH: '/nonexistent' } }, /executable codex is not on PATH/],
-    ['a missing cwd', { cwd: '/nonexistent/dir', ...quiet }, /cwd: .* does not exist or is not a directory/],
-    ['a cwd that is a file', { cwd: join(WORKERS, 'quiet.js'), ...quiet }, /not a directory/],
-    ['a relative cwd (relative to nothing the caller can see)', { cwd: '.', ...quiet }, /cwd: must be an absolute path, not "\."/],
-    ['an executable not on PATH', { command: 'no-such-binary-xyz' }, /not an executable on PATH/],
-    ['a null command for the command runtime (null reads as absent)', { runtime: 'command', command: null }, /command: required for the command runtime/],
-    ['claude-code when claude is not on PATH', { runtime: 'claude-code', env: { PATH: '/nonexistent' } }, /executable claude is not on PATH/],
-    ['auto when no agent runtime is installed', { env: { PATH: '/nonexistent' } }, /none of claude, codex, gemini, opencode/],
-    ['a command for a non-command runtime', { runtime: 'claude-code', command: 'node', env: { PATH: `${FAKE_BIN}:${process.env.PATH}` } }, /only the command runtime/],
-    ['a prompt over 64 KiB', { ...quiet, prompt: 'é'.repeat(33 * 1024) }, /^prompt: must be at most 65536 bytes/],
-    ['an unknown field', { ...quiet, colour: 'red' }, /colour/],
-    ['a non-string env value', { ...quiet, env: { A: 1 } }, /env/],
-    ['an env value with NUL', { ...quiet, env: { A: 'a\u0000b' } }, /env: must map variable names to strings \(no NUL/],
-    ['an argument with NUL', { ...quiet, args: ['1\u0000'] }, /args: must not contain NUL/],
-    ['a profile_id that is not an id', { ...quiet, profile_id: '../../etc' }, /profile_id: must be a profile id/],
-    ['a profile_id with capitals', { ...quiet, profile_id: 'Abc' }, /profile_id: must be a profile id/],
+  /** Malformed input is invalid_input; a runtime, command or cwd that cannot be used has its own code. */
+  const rejected: [string, object, RegExp, string][] = [
+    ['an unknown runtime', { runtime: 'cobol', ...quiet }, /unknown runtime "cobol"/, 'unknown_runtime'],
+    ['opencode when opencode is not on PATH', { runtime: 'opencode', env: { PATH: '/nonexistent' } }, /executable opencode is not on PATH/, 'runtime_not_installed'],
+    ['gemini-cli when gemini is not on PATH', { runtime: 'gemini-cli', env: { PATH: '/nonexistent' } }, /executable gemini is not on PATH/, 'runtime_not_installed'],
+    ['codex when codex is not on PATH', { runtime: 'codex', env: { PATH: '/nonexistent' } }, /executable codex is not on PATH/, 'runtime_not_installed'],
+    ['a missing cwd', { cwd: '/nonexistent/dir', ...quiet }, /cwd: .* does not exist or is not a directory/, 'cwd_not_a_directory'],
+    ['a cwd that is a file', { cwd: join(WORKERS, 'quiet.js'), ...quiet }, /not a directory/, 'cwd_not_a_directory'],
+    ['a relative cwd (relative to nothing the caller can see)', { cwd: '.', ...quiet }, /cwd: must be an absolute path, not "\."/, 'cwd_not_absolute'],
+    ['an executable not on PATH', { command: 'no-such-binary-xyz' }, /not an executable on PATH/, 'command_not_executable'],
+    ['a null command for the command runtime (null reads as absent)', { runtime: 'command', command: null }, /command: required for the command runtime/, 'command_required'],
+    ['claude-code when claude is not on PATH', { runtime: 'claude-code', env: { PATH: '/nonexistent' } }, /executable claude is not on PATH/, 'runtime_not_installed'],
+    ['auto when no agent runtime is installed', { env: { PATH: '/nonexistent' } }, /none of claude, codex, gemini, opencode/, 'runtime_not_installed'],
+    ['a command for a non-command runtime', { runtime: 'claude-code', command: 'node', env: { PATH: `${FAKE_BIN}:${process.env.PATH}` } }, /only the command runtime/, 'command_not_taken'],
+    ['a prompt over 64 KiB', { ...quiet, prompt: 'é'.repeat(33 * 1024) }, /^prompt: must be at most 65536 bytes/, 'invalid_input'],
+    ['an unknown field', { ...quiet, colour: 'red' }, /colour/, 'invalid_input'],
+    ['a non-string env value', { ...quiet, env: { A: 1 } }, /env/, 'invalid_input'],
+    ['an env value with NUL', { ...quiet, env: { A: 'a\u0000b' } }, /env: must map variable names to strings \(no NUL/, 'invalid_input'],
+    ['an argument with NUL', { ...quiet, args: ['1\u0000'] }, /args: must not contain NUL/, 'invalid_input'],
+    ['a profile_id that is not an id', { ...quiet, profile_id: '../../etc' }, /profile_id: must be a profile id/, 'invalid_input'],
+    ['a profile_id with capitals', { ...quiet, profile_id: 'Abc' }, /profile_id: must be a profile id/, 'invalid_input'],
   ];
 
-  it.each(rejected)('rejects %s with 400, journaling and spawning nothing', async (_name, body, message) => {
+  it.each(rejected)('rejects %s with 400, journaling and spawning nothing', async (_name, body, message, code) => {
     const before = journal.head().seq;
     const res = await post('', { cwd: cwd.path, ...body });
     expect(res.status).toBe(400);
-    expect(res.body).toMatchObject({ code: 'invalid_input', message: expect.stringMatching(message) });
+    expect(res.body).toMatchObject({ code, message: expect.stringMatching(message) });
     expect(journal.head().seq).toBe(before);
   });
 
@@ -167,7 +168,7 @@ describe('coding sessions over HTTP: bad input and limits', () => {
       const before = journal.head().seq;
       const third = await post('', { cwd: cwd.path, ...quiet });
       expect(third.status).toBe(429);
-      expect(third.body.code).toBe('too_many_requests');
+      expect(third.body.code).toBe('max_sessions_reached');
       expect(journal.head().seq).toBe(before);
       const stopped = await post(`/${second.body.id}/stop`, { grace_ms: 1000 });
       expect(stopped.body.state).toBe('exited');

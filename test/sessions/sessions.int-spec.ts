@@ -74,8 +74,8 @@ describe('coding sessions with real worker processes', () => {
       'session.state_changed',
     ]);
     const signalToExited = await call('POST', `/${s.id}/signals`, { type: 'turn_ended' });
-    expect(signalToExited.status).toBe(409);
-    expect((await call('POST', `/${s.id}/messages`, { text: 'more' })).status).toBe(409);
+    expect(signalToExited).toMatchObject({ status: 409, body: { code: 'session_exited' } });
+    expect(await call('POST', `/${s.id}/messages`, { text: 'more' })).toMatchObject({ status: 409, body: { code: 'session_exited' } });
   });
 
   it('drives a fake claude: a turn ends, a permission is requested and allowed, then it exits', async () => {
@@ -88,7 +88,7 @@ describe('coding sessions with real worker processes', () => {
     expect((await call('POST', `/${s.id}/messages`, { text: 'please use a tool' })).status).toBe(200);
     const asking = await until(s.id, 'the permission request', (x) => x.state === 'pending_authorization');
     expect(asking).toMatchObject({ state_label: '待授权', pending: { kind: 'permission', tool: 'Bash', input: { command: 'npm run build' } } });
-    expect((await call('POST', `/${s.id}/messages`, { text: 'not now' })).status).toBe(409);
+    expect(await call('POST', `/${s.id}/messages`, { text: 'not now' })).toMatchObject({ status: 409, body: { code: 'permission_pending' } });
 
     const allowed = await call('POST', `/${s.id}/permission`, { decision: 'allow' });
     expect(allowed.status).toBe(200);
@@ -96,7 +96,7 @@ describe('coding sessions with real worker processes', () => {
     await until(s.id, 'the turn after the permission', (x) => x.state === 'pending_handling');
     const out = await call('GET', `/${s.id}/output?tail=50`);
     expect(out.body.lines!.some((l) => l.includes('"tool allow"'))).toBe(true);
-    expect((await call('POST', `/${s.id}/permission`, { decision: 'deny' })).status).toBe(409);
+    expect(await call('POST', `/${s.id}/permission`, { decision: 'deny' })).toMatchObject({ status: 409, body: { code: 'permission_not_pending' } });
 
     await call('POST', `/${s.id}/messages`, { text: 'goodbye' });
     const exited = await until(s.id, 'claude to exit', (x) => x.state === 'exited');
@@ -112,7 +112,7 @@ describe('coding sessions with real worker processes', () => {
     expect(asking).toMatchObject({ state: 'pending_authorization', pending: { kind: 'permission', tool: 'WebFetch', input: { url: 'https://a.example' } } });
     expect(asking.queued_permissions).toEqual([{ request_id: expect.any(String), tool: 'WebFetch', input: { url: 'https://b.example' } }]);
     const second = asking.queued_permissions[0].request_id;
-    expect((await call('POST', `/${s.id}/permission`, { decision: 'allow', request_id: 'req-none' })).status).toBe(409);
+    expect(await call('POST', `/${s.id}/permission`, { decision: 'allow', request_id: 'req-none' })).toMatchObject({ status: 409, body: { code: 'permission_not_pending' } });
 
     // The second is answered first, by id; then the first, the oldest, without one.
     const denied = await call('POST', `/${s.id}/permission`, { decision: 'deny', reason: 'not b', request_id: second });
@@ -195,7 +195,7 @@ describe('coding sessions with real worker processes', () => {
     await waitFor(async () => (await types()).includes('session.stop_requested'), { what: 'the stop to be journaled' });
     const refused = await call('POST', `/${s.id}/messages`, { text: 'one more thing' });
     expect(refused.status).toBe(409);
-    expect(refused.body.message).toMatch(/is being stopped: takes no more messages/);
+    expect(refused.body).toMatchObject({ code: 'session_stopping', message: expect.stringMatching(/is being stopped: takes no more messages/) });
     expect((await stopping).body).toMatchObject({ state: 'exited', exit_reason: 'stopped' });
     expect(await types()).not.toContain('session.message_dispatched');
   });
@@ -252,7 +252,7 @@ describe('coding sessions with real worker processes', () => {
       const res = await call('POST', `/${s.id}/messages`, { text: 'hello?' });
       return res.status === 409 ? res.body : undefined;
     }, { what: 'a refused message' });
-    expect(refused).toMatchObject({ code: 'conflict', message: 'session ' + s.alias + ' cannot receive messages: its worker closed its stdin' });
+    expect(refused).toMatchObject({ code: 'message_not_deliverable', message: 'session ' + s.alias + ' cannot receive messages: its worker closed its stdin' });
   });
 
   it("gives every worker the service URL, its session id and its own credential, never the user's token, whatever the request's env says", async () => {

@@ -41,25 +41,24 @@ export class RuntimeCatalog {
   }
 
   choose(req: RuntimeRequest): RuntimeChoice {
-    const invalid = (message: string) => new DomainError('invalid_input', message);
     let name = req.runtime ?? (req.command !== undefined ? 'command' : 'auto');
     if (name === 'auto') name = req.command !== undefined ? 'command' : this.firstInstalled(req);
     const runtime = this.runtimes.get(name);
-    if (!runtime) throw invalid(`runtime: unknown runtime ${JSON.stringify(name)} (known: auto, ${[...this.runtimes.keys()].join(', ')})`);
+    if (!runtime) throw new DomainError('unknown_runtime', `runtime: unknown runtime ${JSON.stringify(name)} (known: auto, ${[...this.runtimes.keys()].join(', ')})`);
     if (runtime.takesCommand) {
-      if (req.command === undefined) throw invalid(`command: required for the ${name} runtime`);
+      if (req.command === undefined) throw new DomainError('command_required', `command: required for the ${name} runtime`);
       const command = findExecutable(req.command, req.pathEnv, req.cwd);
-      if (!command) throw invalid(`command: ${JSON.stringify(req.command)} is not an executable on PATH`);
+      if (!command) throw new DomainError('command_not_executable', `command: ${JSON.stringify(req.command)} is not an executable on PATH`);
       return { runtime, command };
     }
-    if (req.command !== undefined) throw invalid(`command: only the command runtime takes a command, not ${name}`);
-    if (runtime.executable && !findExecutable(runtime.executable, req.pathEnv, req.cwd)) throw invalid(`runtime ${name}: executable ${runtime.executable} is not on PATH`);
+    if (req.command !== undefined) throw new DomainError('command_not_taken', `command: only the command runtime takes a command, not ${name}`);
+    if (runtime.executable && !findExecutable(runtime.executable, req.pathEnv, req.cwd)) throw new DomainError('runtime_not_installed', `runtime ${name}: executable ${runtime.executable} is not on PATH`);
     return { runtime, command: null };
   }
 
   private firstInstalled(req: RuntimeRequest): string {
     const found = AGENT_RUNTIMES.find((a) => findExecutable(a.executable, req.pathEnv, req.cwd) !== null);
-    if (!found) throw new DomainError('invalid_input', `runtime auto: none of ${AGENT_RUNTIMES.map((a) => a.executable).join(', ')} is on PATH`);
+    if (!found) throw new DomainError('runtime_not_installed', `runtime auto: none of ${AGENT_RUNTIMES.map((a) => a.executable).join(', ')} is on PATH`);
     return found.name;
   }
 }
