@@ -117,6 +117,39 @@ export function rebuildProfilesState(history: Iterable<ProfileHistoryEvent>): Pr
   return s;
 }
 
+/** What the journal says a profile's file holds; `text` is null when it cannot say (events from before documents were journaled, an unreadable hand edit). */
+export interface JournaledFile {
+  text: string | null;
+  error: string | null;
+}
+
+/**
+ * Each live profile's file as the journal's profile events describe it: the text rendered from the document a change
+ * carries, or the text a hand edit left (comments and layout kept). Deleted profiles are absent. `render` turns a
+ * journaled document into its file text.
+ */
+export function rebuildProfileFiles(history: Iterable<ProfileHistoryEvent>, render: (doc: unknown) => string): Map<string, JournaledFile> {
+  const files = new Map<string, JournaledFile>();
+  for (const { type, data } of history) {
+    if (!isRecord(data) || typeof data.id !== 'string') continue;
+    switch (type) {
+      case 'profile.created':
+      case 'profile.duplicated':
+      case 'profile.imported':
+      case 'profile.updated':
+        files.set(data.id, { text: data.doc === undefined ? null : render(data.doc), error: null });
+        break;
+      case 'profile.edited_on_disk':
+        files.set(data.id, { text: typeof data.text === 'string' ? data.text : null, error: typeof data.error === 'string' ? data.error : null });
+        break;
+      case 'profile.deleted':
+        files.delete(data.id);
+        break;
+    }
+  }
+  return files;
+}
+
 /** Events journaled before profiles had a scope carry none: those profiles were shared. */
 function asScope(value: unknown): ProfileScope {
   return value === 'personal' ? 'personal' : 'shared';

@@ -164,7 +164,13 @@ describe('Agent Profile REST', () => {
       await del(`${API}/audited`);
       const events = await t.app.get<Journal>(JOURNAL).readStream('profile-audited');
       expect(events.map((e) => e.type)).toEqual(['profile.created', 'profile.updated', 'profile.deleted']);
-      expect(events[1].data).toEqual({ id: 'audited', fields: ['description'], at: expect.any(String) });
+      // The update carries the whole document the file is written from.
+      expect(events[1].data).toEqual({
+        id: 'audited',
+        fields: ['description'],
+        at: expect.any(String),
+        doc: expect.objectContaining({ name: 'Audited', description: 'changed' }),
+      });
     });
   });
 
