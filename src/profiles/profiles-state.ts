@@ -104,6 +104,11 @@ export function rebuildProfilesState(history: Iterable<ProfileHistoryEvent>): Pr
         if (s.default_profile_id === id) s.default_profile_id = null;
         for (const [dir, bound] of Object.entries(s.project_bindings)) if (bound === id) delete s.project_bindings[dir];
         break;
+      case 'profile.edited_on_disk':
+        if (!id) break;
+        if (s.profiles[id]) s.profiles[id].updated_at = at;
+        else created(id, at, 'user', 'shared');
+        break;
       case 'profile.default_set':
         if (id) s.default_profile_id = id;
         break;

@@ -412,6 +412,12 @@ export class ProfilesService implements OnModuleInit {
       return false;
     }
     files.set(id, { text, error });
+    // The edit is the profile's last update; a file the state does not know yet is a user profile created by it.
+    await this.mutateState((s) => {
+      const known = s.profiles[id];
+      if (known?.file_mtime_ms === stamp.mtimeMs) return;
+      s.profiles[id] = { ...(known ?? newMeta(at, 'user', 'shared')), updated_at: at, file_mtime_ms: stamp.mtimeMs };
+    });
     if (error !== null) this.logger.warn(`profile ${id}: its file was edited and is malformed: ${error}`);
     return true;
   }
