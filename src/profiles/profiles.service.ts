@@ -105,8 +105,7 @@ type ValidEntry = { id: string; doc: ProfileDoc; metadataKeys: MetadataField[]; 
 type Entry = ValidEntry | { id: string; error: string; meta: ProfileMetadata };
 type ParsedFile = { doc: ProfileDoc; metadataKeys: MetadataField[] } | { error: string };
 type CachedFile = { stamp: FileStamp; parsed: ParsedFile };
-/** The journal's profile history folded once: the state it rebuilds, and what each live profile's file holds. */
-type JournalFold = { state: ProfilesState; files: Map<string, JournaledFile> };
+
 
 const BUILTIN_META: ProfileMetadata = {
   created_at: BUILTIN_TEMPLATES_RELEASED_AT,
@@ -133,7 +132,8 @@ export class ProfilesService implements OnModuleInit {
   private readonly cache = new Map<string, CachedFile>();
   private readonly locks = new KeyedMutex();
   private state: Promise<ProfilesState> | null = null;
-  private journal: Promise<JournalFold> | null = null;
+  /** What the journal says each live profile's file holds: folded from the history once, then kept current. */
+  private journaled: Promise<Map<string, JournaledFile>> | null = null;
   private readonly logger = new Logger('profiles');
   private savedListener: SavedListener | null = null;
 
@@ -216,7 +216,7 @@ export class ProfilesService implements OnModuleInit {
       if (!PROFILE_ID_PATTERN.test(id) || !(await this.store.stamp(id))) throw notFound(id);
       await this.locks.run(onDisk(id), async () => {
         await this.bus.emit(`profile-${id}`, [{ type: 'profile.deleted', data: { id } }]);
-        (await this.loadJournal()).files.delete(id);
+        (await this.journaledFiles()).delete(id);
         await this.store.remove(id);
         this.cache.delete(id);
       });
@@ -399,7 +399,7 @@ export class ProfilesService implements OnModuleInit {
    * listed as malformed; it never fails the read. Answers whether the journal now agrees with the file.
    */
   private async noticeEdit(id: string, text: string | null, { stamp, parsed }: CachedFile): Promise<boolean> {
-    const { files } = await this.loadJournal();
+    const files = await this.journaledFiles();
     const journaled = files.get(id);
     const error = 'error' in parsed ? parsed.error : null;
     if (journaled && journaled.text === text && (text !== null || journaled.error === error)) return true;
@@ -480,7 +480,7 @@ export class ProfilesService implements OnModuleInit {
   private project(id: string, doc: ProfileDoc, event: NewDomainEvent): Promise<FileStamp> {
     const text = serialised(doc);
     return this.locks.run(onDisk(id), async () => {
-      const { files } = await this.loadJournal();
+      const files = await this.journaledFiles();
       await this.bus.emit(`profile-${id}`, [event]);
       files.set(id, { text, error: null });
       const stamp = await this.store.write(id, text);
@@ -502,7 +502,7 @@ export class ProfilesService implements OnModuleInit {
    * (journaled before documents were carried) keep their file, which the journal then takes up.
    */
   async rebuildFiles(): Promise<void> {
-    const { files } = await this.loadJournal();
+    const files = await this.journaledFiles();
     const state = await this.loadState();
     for (const [id, journaled] of [...files]) {
       if (journaled.text === null || BUILTINS.has(id)) continue;
@@ -515,7 +515,10 @@ export class ProfilesService implements OnModuleInit {
         if (current && 'text' in current && current.text === text) return;
         const written = await this.store.write(id, text);
         this.cache.set(id, { stamp: written, parsed: parseFile(text) });
-        if (state.profiles[id]) await this.mutateState((s) => void (s.profiles[id] && (s.profiles[id].file_mtime_ms = written.mtimeMs)));
+        await this.mutateState((s) => {
+          const known = s.profiles[id];
+          if (known) known.file_mtime_ms = written.mtimeMs;
+        });
         this.logger.log(`profile ${id}: file written from the journal`);
       });
     }
@@ -553,29 +556,30 @@ export class ProfilesService implements OnModuleInit {
   private async readState(): Promise<ProfilesState> {
     const text = await this.store.readState();
     // A missing state file (a new or deleted directory) is the journal's state, as is a damaged one.
-    if (text === null) return structuredClone((await this.loadJournal()).state);
+    if (text === null) return rebuildProfilesState(await this.historyEvents());
     const parsed = parseProfilesState(text);
     if (parsed.ok) return parsed.state;
-    const state = structuredClone((await this.loadJournal()).state);
+    const state = rebuildProfilesState(await this.historyEvents());
     const aside = await this.store.setStateAside();
     await this.store.writeState(JSON.stringify(state));
     this.logger.error(`profiles state file is damaged (${parsed.error}); kept as ${aside}, rebuilt from the journaled profile events`);
     return state;
   }
 
-  /** The journal's profile history, read once; the service keeps the fold current as it appends. */
-  private loadJournal(): Promise<JournalFold> {
-    this.journal ??= this.foldHistory().catch((e: unknown) => {
-      this.journal = null;
-      throw e;
-    });
-    return this.journal;
+  private journaledFiles(): Promise<Map<string, JournaledFile>> {
+    this.journaled ??= this.historyEvents()
+      .then((events) => rebuildProfileFiles(events, (doc) => dumpProfileYaml(canonical(doc as ProfileDoc))))
+      .catch((e: unknown) => {
+        this.journaled = null;
+        throw e;
+      });
+    return this.journaled;
   }
 
-  private async foldHistory(): Promise<JournalFold> {
+  private async historyEvents(): Promise<ProfileHistoryEvent[]> {
     const events: ProfileHistoryEvent[] = [];
     for await (const e of this.history()) events.push(e);
-    return { state: rebuildProfilesState(events), files: rebuildProfileFiles(events, (doc) => dumpProfileYaml(canonical(doc as ProfileDoc))) };
+    return events;
   }
 
   private now(): string {
