@@ -14,14 +14,17 @@ import { WorkflowEventMap } from '../workflows/workflows.service';
 export interface DomainEventMap extends SupervisionEventMap, ChatEventMap, SessionEventMap, WorkflowEventMap, ConfirmationEventMap, BrainEventMap {
   'plugin.loaded': { name: string; path: string };
   'plugin.failed': { name: string; path: string; error: string };
-  /** `doc` is the whole document the profile's file is written from (absent in events journaled before it was carried). */
-  'profile.created': { id: string; name: string; source: 'user'; scope?: ProfileScope; at?: string; doc?: ProfileDoc };
+  /**
+   * `doc` is the whole document and `text` the file written from it (its key order, which the journal's canonical
+   * JSON does not keep); both absent in events journaled before they were carried.
+   */
+  'profile.created': { id: string; name: string; source: 'user'; scope?: ProfileScope; at?: string; doc?: ProfileDoc; text?: string };
   /** `scope` is there when the update set it. */
-  'profile.updated': { id: string; fields: string[]; scope?: ProfileScope; at?: string; doc?: ProfileDoc };
+  'profile.updated': { id: string; fields: string[]; scope?: ProfileScope; at?: string; doc?: ProfileDoc; text?: string };
   'profile.deleted': { id: string };
-  'profile.duplicated': { id: string; from: string; name: string; scope?: ProfileScope; at?: string; doc?: ProfileDoc };
+  'profile.duplicated': { id: string; from: string; name: string; scope?: ProfileScope; at?: string; doc?: ProfileDoc; text?: string };
   'profile.default_set': { id: string; previous: string };
-  'profile.imported': { id: string; name: string; warnings: string[]; at?: string; doc?: ProfileDoc };
+  'profile.imported': { id: string; name: string; warnings: string[]; at?: string; doc?: ProfileDoc; text?: string };
   /**
    * A file that differs from what the journal says it holds, taken as it is: its text (null when it cannot be read:
    * over the size limit, not a regular file), its document when it parses, else the error. `at` is the file's mtime.

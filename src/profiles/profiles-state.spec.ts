@@ -91,30 +91,28 @@ describe('rebuildProfilesState', () => {
 
 describe('rebuildProfileFiles', () => {
   const ev = (type: string, data: object): ProfileHistoryEvent => ({ type, at: 'c', data });
-  const render = (doc: unknown) => `rendered ${(doc as { name: string }).name}`;
 
   it('given changes carrying documents and hand edits, then each live file is the last one, deleted ones absent', () => {
     const files = rebuildProfileFiles(
       [
-        ev('profile.created', { id: 'a', doc: { name: 'A' } }),
-        ev('profile.updated', { id: 'a', doc: { name: 'A2' } }),
-        ev('profile.imported', { id: 'b', doc: { name: 'B' } }),
+        ev('profile.created', { id: 'a', doc: { name: 'A' }, text: 'name: A\n' }),
+        ev('profile.updated', { id: 'a', doc: { name: 'A2' }, text: 'name: A2\n' }),
+        ev('profile.imported', { id: 'b', doc: { name: 'B' }, text: 'name: B\n' }),
         ev('profile.edited_on_disk', { id: 'b', text: '# mine\nname: B\n', doc: { name: 'B' }, error: null }),
-        ev('profile.duplicated', { id: 'c', doc: { name: 'C' } }),
+        ev('profile.duplicated', { id: 'c', doc: { name: 'C' }, text: 'name: C\n' }),
         ev('profile.deleted', { id: 'c' }),
         ev('profile.edited_on_disk', { id: 'd', text: null, doc: null, error: 'the file is over the limit of 256 KiB' }),
         ev('profile.default_set', { id: 'a', previous: 'x' }),
       ],
-      render,
     );
     expect(Object.fromEntries(files)).toEqual({
-      a: { text: 'rendered A2', error: null },
+      a: { text: 'name: A2\n', error: null },
       b: { text: '# mine\nname: B\n', error: null },
       d: { text: null, error: 'the file is over the limit of 256 KiB' },
     });
   });
 
   it('given a change journaled before documents were carried, then the journal cannot say what its file holds', () => {
-    expect(rebuildProfileFiles([ev('profile.created', { id: 'a', name: 'A' })], render).get('a')).toEqual({ text: null, error: null });
+    expect(rebuildProfileFiles([ev('profile.created', { id: 'a', name: 'A' })]).get('a')).toEqual({ text: null, error: null });
   });
 });

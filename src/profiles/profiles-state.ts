@@ -129,23 +129,24 @@ export interface JournaledFile {
 }
 
 /**
- * Each live profile's file as the journal's profile events describe it: the text rendered from the document a change
- * carries, or the text a hand edit left (comments and layout kept). Deleted profiles are absent. `render` turns a
- * journaled document into its file text.
+ * Each live profile's file as the journal's profile events describe it: the text a change wrote, or the text a hand
+ * edit left. Deleted profiles are absent. The text is carried beside the document because the journal stores data as
+ * canonical JSON, which sorts keys: the document alone would not give back the file's order (an MCP server list's).
  */
-export function rebuildProfileFiles(history: Iterable<ProfileHistoryEvent>, render: (doc: unknown) => string): Map<string, JournaledFile> {
+export function rebuildProfileFiles(history: Iterable<ProfileHistoryEvent>): Map<string, JournaledFile> {
   const files = new Map<string, JournaledFile>();
   for (const { type, data } of history) {
     if (!isRecord(data) || typeof data.id !== 'string') continue;
+    const text = typeof data.text === 'string' ? data.text : null;
     switch (type) {
       case 'profile.created':
       case 'profile.duplicated':
       case 'profile.imported':
       case 'profile.updated':
-        files.set(data.id, { text: data.doc === undefined ? null : render(data.doc), error: null });
+        files.set(data.id, { text, error: null });
         break;
       case 'profile.edited_on_disk':
-        files.set(data.id, { text: typeof data.text === 'string' ? data.text : null, error: typeof data.error === 'string' ? data.error : null });
+        files.set(data.id, { text, error: typeof data.error === 'string' ? data.error : null });
         break;
       case 'profile.deleted':
         files.delete(data.id);

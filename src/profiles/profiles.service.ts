@@ -5,7 +5,6 @@ import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { EventBus } from '../bus/event-bus';
 import { NewDomainEvent } from '../bus/domain-event';
 import { DomainError } from '../common/domain-error';
-import { canonicalJson } from '../journal/canonical-json';
 import { KeyedMutex } from './keyed-mutex';
 import { mergePatch } from './merge-patch';
 import { LintResult, lintProfile } from './profile.lint';
@@ -18,7 +17,6 @@ import {
   ProfileScope,
   ProfileSource,
   Runtime,
-  normalizeDocument,
   parseProfileDocument,
   toPlain,
 } from './profile.schema';
@@ -165,7 +163,8 @@ export class ProfilesService implements OnModuleInit {
       await this.assertNameFree(doc.name);
       const id = uniqueId(slugify(doc.name), await this.idTaken());
       const at = this.now();
-      return this.writeNew(id, doc, newMeta(at, 'user', scope), { type: 'profile.created', data: { id, name: doc.name, source: 'user', scope, at, doc } });
+      const text = serialised(doc);
+      return this.writeNew(id, doc, text, newMeta(at, 'user', scope), { type: 'profile.created', data: { id, name: doc.name, source: 'user', scope, at, doc, text } });
     });
   }
 
@@ -181,7 +180,8 @@ export class ProfilesService implements OnModuleInit {
         if (renaming && doc.name !== current.doc.name) await this.assertNameFree(doc.name, id);
         const at = this.now();
         const fields = [...Object.keys(changes), ...(scope ? ['scope'] : [])].sort();
-        const stamp = await this.project(id, doc, { type: 'profile.updated', data: { id, fields, ...(scope && { scope }), at, doc } });
+        const text = serialised(doc);
+        const stamp = await this.project(id, doc, text, { type: 'profile.updated', data: { id, fields, ...(scope && { scope }), at, doc, text } });
         const meta = await this.saveMeta(id, { ...current.meta, scope: scope ?? current.meta.scope, updated_at: at }, stamp);
         return this.validView({ id, doc, metadataKeys: [], meta }, await this.defaultId());
       });
@@ -237,7 +237,9 @@ export class ProfilesService implements OnModuleInit {
       const copyId = uniqueId(`${id.slice(0, 59).replace(/-+$/, '')}-copy`, await this.idTaken());
       const at = this.now();
       const scope = source.meta.scope;
-      return this.writeNew(copyId, doc, newMeta(at, 'user', scope), { type: 'profile.duplicated', data: { id: copyId, from: id, name: doc.name, scope, at, doc } });
+      const text = serialised(doc);
+      const event = { type: 'profile.duplicated', data: { id: copyId, from: id, name: doc.name, scope, at, doc, text } } as const;
+      return this.writeNew(copyId, doc, text, newMeta(at, 'user', scope), event);
     });
   }
 
@@ -289,8 +291,9 @@ export class ProfilesService implements OnModuleInit {
       const id = uniqueId(slugify(name), await this.idTaken());
       const at = this.now();
       const named = { ...doc, name };
-      const event = { type: 'profile.imported', data: { id, name, warnings: warnings.map((w) => w.code), at, doc: named } } as const;
-      const profile = await this.writeNew(id, named, newMeta(at, 'import', 'shared'), event);
+      const text = serialised(named);
+      const event = { type: 'profile.imported', data: { id, name, warnings: warnings.map((w) => w.code), at, doc: named, text } } as const;
+      const profile = await this.writeNew(id, named, text, newMeta(at, 'import', 'shared'), event);
       return { profile, warnings, lint: await this.lint(id) };
     });
   }
@@ -403,7 +406,7 @@ export class ProfilesService implements OnModuleInit {
     const journaled = files.get(id);
     const error = 'error' in parsed ? parsed.error : null;
     if (journaled && journaled.text === text && (text !== null || journaled.error === error)) return true;
-    const doc = 'doc' in parsed ? canonical(parsed.doc) : null;
+    const doc = 'doc' in parsed ? parsed.doc : null;
     const at = new Date(stamp.mtimeMs).toISOString();
     try {
       await this.bus.emit(`profile-${id}`, [{ type: 'profile.edited_on_disk', data: { id, text, doc, error, at } }]);
@@ -466,19 +469,18 @@ export class ProfilesService implements OnModuleInit {
 
   // ---- writing ----
 
-  private async writeNew(id: string, doc: ProfileDoc, meta: ProfileMetadata, event: NewDomainEvent): Promise<ProfileView> {
-    const stamp = await this.project(id, doc, event);
+  private async writeNew(id: string, doc: ProfileDoc, text: string, meta: ProfileMetadata, event: NewDomainEvent): Promise<ProfileView> {
+    const stamp = await this.project(id, doc, text, event);
     await this.saveMeta(id, meta, stamp);
     return this.validView({ id, doc, metadataKeys: [], meta }, await this.defaultId());
   }
 
   /**
-   * Journals the change, then writes the file from the document it carries: the file is a projection of the
-   * journal, so a change the journal refuses leaves no file. Readers wait on the same disk lock, so none takes the
-   * file for a hand edit between the two.
+   * Journals the change, then writes the file from the text it carries: the file is a projection of the journal,
+   * so a change the journal refuses leaves no file. Readers wait on the same disk lock, so none takes the file for
+   * a hand edit between the two.
    */
-  private project(id: string, doc: ProfileDoc, event: NewDomainEvent): Promise<FileStamp> {
-    const text = serialised(doc);
+  private project(id: string, doc: ProfileDoc, text: string, event: NewDomainEvent): Promise<FileStamp> {
     return this.locks.run(onDisk(id), async () => {
       const files = await this.journaledFiles();
       await this.bus.emit(`profile-${id}`, [event]);
@@ -568,7 +570,7 @@ export class ProfilesService implements OnModuleInit {
 
   private journaledFiles(): Promise<Map<string, JournaledFile>> {
     this.journaled ??= this.historyEvents()
-      .then((events) => rebuildProfileFiles(events, (doc) => dumpProfileYaml(canonical(doc as ProfileDoc))))
+      .then(rebuildProfileFiles)
       .catch((e: unknown) => {
         this.journaled = null;
         throw e;
@@ -608,15 +610,7 @@ function serialised(doc: ProfileDoc): string {
 function validated(raw: unknown): ProfileDoc {
   const parsed = parseProfileDocument(raw);
   if (!parsed.ok) throw new DomainError('invalid_input', parsed.errors.join('; '), { errors: parsed.errors });
-  return canonical(parsed.doc);
-}
-
-/**
- * The document with its keys in the order a replay of the journal gives back (sorted, as the journal stores them,
- * with the top level in the seed's order), so a file written now and one rebuilt from the journal are the same text.
- */
-function canonical(doc: ProfileDoc): ProfileDoc {
-  return normalizeDocument(JSON.parse(canonicalJson(doc)) as ProfileDoc);
+  return parsed.doc;
 }
 
 function newMeta(at: string, source: ProfileSource, scope: ProfileScope): ProfileMetadata {
