@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { EventBus } from '../../src/bus/event-bus';
 import { openLevelJournal } from '../../src/journal/journal.factory';
@@ -151,5 +151,36 @@ describe('Agent Profiles through the journal (real LevelDB, real profiles direct
     writeFileSync(join(dir, 'fragile.yaml'), 'name: Fragile\ndescription: fixed\n');
     expect((await get(`${API}/fragile`)).json()).toMatchObject({ description: 'fixed', error: null });
     expect((await profileEvents()).filter((e) => e.type === 'profile.edited_on_disk')).toHaveLength(2);
+  });
+
+  it('at start, rewrites a file still holding its own last write when the journal moved on, and keeps one edited since', async () => {
+    // Given two profiles saved through the API, then the service stopped
+    await restart();
+    await post(API, { name: 'Stale', description: 'old' });
+    await post(API, { name: 'Touched', description: 'old' });
+    await app().close();
+    t = null;
+    // And changes journaled for both that never reached their files (a crash between the append and the write)
+    const journal = await openLevelJournal(join(root.path, 'journal'));
+    const later = (id: string) => ({ type: 'profile.updated', data: { id, fields: ['description'], at: new Date().toISOString(), text: `version: 1\nname: ${id}\ndescription: new\n` } });
+    await journal.append('profile-stale', [later('stale')]);
+    await journal.append('profile-touched', [later('touched')]);
+    await journal.close();
+    // And one of the files edited by hand meanwhile
+    const touched = 'version: 1\nname: Touched\ndescription: by hand\n';
+    writeFileSync(join(dir, 'touched.yaml'), touched);
+    // A minute on, so that a coarse file-time resolution cannot make the edit look like the service's own write.
+    const edited = new Date(Date.now() + 60_000);
+    utimesSync(join(dir, 'touched.yaml'), edited, edited);
+    // When the service starts
+    await restart();
+    // Then the file that still held the service's own write is written from the journal
+    expect(readFileSync(join(dir, 'stale.yaml'), 'utf8')).toBe('version: 1\nname: stale\ndescription: new\n');
+    // And the edited one is kept and journaled as a hand edit
+    expect(readFileSync(join(dir, 'touched.yaml'), 'utf8')).toBe(touched);
+    expect((await get(`${API}/touched`)).json().description).toBe('by hand');
+    const stream = await app().app.get<Journal>(JOURNAL).readStream('profile-touched');
+    expect(stream.map((e) => e.type)).toEqual(['profile.created', 'profile.updated', 'profile.edited_on_disk']);
+    expect(await app().app.get<Journal>(JOURNAL).readStream('profile-stale')).toHaveLength(2);
   });
 });
