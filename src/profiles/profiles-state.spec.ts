@@ -1,4 +1,4 @@
-import { ProfileHistoryEvent, emptyProfilesState, parseProfilesState, rebuildProfilesState } from './profiles-state';
+import { ProfileHistoryEvent, emptyProfilesState, parseProfilesState, rebuildProfileFiles, rebuildProfilesState } from './profiles-state';
 
 const meta = { created_at: 't0', updated_at: 't1', source: 'user', locked: false, owner_pack_id: null, scope: 'personal', file_mtime_ms: 5 };
 
@@ -76,5 +76,43 @@ describe('rebuildProfilesState', () => {
     ]);
     expect(s.default_profile_id).toBe('code-reviewer');
     expect(s.project_bindings).toEqual({ '/w/one': 'researcher' });
+  });
+
+  it('given hand edits, then the edit is the last update, and a file the journal did not know becomes a user profile', () => {
+    const s = rebuildProfilesState([
+      ev('profile.created', 'c1', { id: 'a', name: 'A', source: 'user', at: 's1' }),
+      ev('profile.edited_on_disk', 'c2', { id: 'a', text: 'name: A2\n', doc: null, error: null, at: 'm2' }),
+      ev('profile.edited_on_disk', 'c3', { id: 'h', text: 'name: [', doc: null, error: 'invalid YAML', at: 'm3' }),
+    ]);
+    expect(s.profiles.a).toMatchObject({ created_at: 's1', updated_at: 'm2' });
+    expect(s.profiles.h).toMatchObject({ created_at: 'm3', updated_at: 'm3', source: 'user', scope: 'shared' });
+  });
+});
+
+describe('rebuildProfileFiles', () => {
+  const ev = (type: string, data: object): ProfileHistoryEvent => ({ type, at: 'c', data });
+
+  it('given changes carrying documents and hand edits, then each live file is the last one, deleted ones absent', () => {
+    const files = rebuildProfileFiles(
+      [
+        ev('profile.created', { id: 'a', doc: { name: 'A' }, text: 'name: A\n' }),
+        ev('profile.updated', { id: 'a', doc: { name: 'A2' }, text: 'name: A2\n' }),
+        ev('profile.imported', { id: 'b', doc: { name: 'B' }, text: 'name: B\n' }),
+        ev('profile.edited_on_disk', { id: 'b', text: '# mine\nname: B\n', doc: { name: 'B' }, error: null }),
+        ev('profile.duplicated', { id: 'c', doc: { name: 'C' }, text: 'name: C\n' }),
+        ev('profile.deleted', { id: 'c' }),
+        ev('profile.edited_on_disk', { id: 'd', text: null, doc: null, error: 'the file is over the limit of 256 KiB' }),
+        ev('profile.default_set', { id: 'a', previous: 'x' }),
+      ],
+    );
+    expect(Object.fromEntries(files)).toEqual({
+      a: { text: 'name: A2\n', error: null },
+      b: { text: '# mine\nname: B\n', error: null },
+      d: { text: null, error: 'the file is over the limit of 256 KiB' },
+    });
+  });
+
+  it('given a change journaled before documents were carried, then the journal cannot say what its file holds', () => {
+    expect(rebuildProfileFiles([ev('profile.created', { id: 'a', name: 'A' })]).get('a')).toEqual({ text: null, error: null });
   });
 });

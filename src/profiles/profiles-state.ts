@@ -104,6 +104,11 @@ export function rebuildProfilesState(history: Iterable<ProfileHistoryEvent>): Pr
         if (s.default_profile_id === id) s.default_profile_id = null;
         for (const [dir, bound] of Object.entries(s.project_bindings)) if (bound === id) delete s.project_bindings[dir];
         break;
+      case 'profile.edited_on_disk':
+        if (!id) break;
+        if (s.profiles[id]) s.profiles[id].updated_at = at;
+        else created(id, at, 'user', 'shared');
+        break;
       case 'profile.default_set':
         if (id) s.default_profile_id = id;
         break;
@@ -115,6 +120,40 @@ export function rebuildProfilesState(history: Iterable<ProfileHistoryEvent>): Pr
     }
   }
   return s;
+}
+
+/** What the journal says a profile's file holds; `text` is null when it cannot say (events from before documents were journaled, an unreadable hand edit). */
+export interface JournaledFile {
+  text: string | null;
+  error: string | null;
+}
+
+/**
+ * Each live profile's file as the journal's profile events describe it: the text a change wrote, or the text a hand
+ * edit left. Deleted profiles are absent. The text is carried beside the document because the journal stores data as
+ * canonical JSON, which sorts keys: the document alone would not give back the file's order (an MCP server list's).
+ */
+export function rebuildProfileFiles(history: Iterable<ProfileHistoryEvent>): Map<string, JournaledFile> {
+  const files = new Map<string, JournaledFile>();
+  for (const { type, data } of history) {
+    if (!isRecord(data) || typeof data.id !== 'string') continue;
+    const text = typeof data.text === 'string' ? data.text : null;
+    switch (type) {
+      case 'profile.created':
+      case 'profile.duplicated':
+      case 'profile.imported':
+      case 'profile.updated':
+        files.set(data.id, { text, error: null });
+        break;
+      case 'profile.edited_on_disk':
+        files.set(data.id, { text, error: typeof data.error === 'string' ? data.error : null });
+        break;
+      case 'profile.deleted':
+        files.delete(data.id);
+        break;
+    }
+  }
+  return files;
 }
 
 /** Events journaled before profiles had a scope carry none: those profiles were shared. */

@@ -17,7 +17,7 @@ export const PROFILE_STORE = Symbol('ProfileStore');
 export const PROFILES_CLOCK = Symbol('ProfilesClock');
 
 /** Every event of the profile streams (`profile-<id>`, `profiles`), oldest first. */
-async function* profileHistory(journal: JournalReader): AsyncIterable<ProfileHistoryEvent> {
+export async function* profileHistory(journal: JournalReader): AsyncIterable<ProfileHistoryEvent> {
   for (let after = 0; ; ) {
     const page = await journal.readAll(after, 1000);
     if (page.length === 0) return;

@@ -1,9 +1,9 @@
-import { Logger } from '@nestjs/common';
+import { Logger, OnModuleInit } from '@nestjs/common';
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { EventBus } from '../bus/event-bus';
-import { DomainEventMap } from '../bus/domain-event';
+import { NewDomainEvent } from '../bus/domain-event';
 import { DomainError } from '../common/domain-error';
 import { KeyedMutex } from './keyed-mutex';
 import { mergePatch } from './merge-patch';
@@ -24,12 +24,13 @@ import { slugify, uniqueId, uniqueName } from './profile.slug';
 import { FileStamp, ProfileStore } from './profile.store';
 import { dumpProfileYaml, parseProfileYaml } from './profile.yaml';
 import {
+  JournaledFile,
   ProfileHistoryEvent,
   ProfileMetadata,
   ProfilesState,
   StoredMetadata,
-  emptyProfilesState,
   parseProfilesState,
+  rebuildProfileFiles,
   rebuildProfilesState,
 } from './profiles-state';
 import { BUILTIN_PROFILES, BUILTIN_TEMPLATES_RELEASED_AT, DEFAULT_PROFILE_ID } from './templates';
@@ -101,6 +102,8 @@ export type ProfileInput = Record<string, unknown>;
 type ValidEntry = { id: string; doc: ProfileDoc; metadataKeys: MetadataField[]; meta: ProfileMetadata };
 type Entry = ValidEntry | { id: string; error: string; meta: ProfileMetadata };
 type ParsedFile = { doc: ProfileDoc; metadataKeys: MetadataField[] } | { error: string };
+type CachedFile = { stamp: FileStamp; parsed: ParsedFile };
+
 
 const BUILTIN_META: ProfileMetadata = {
   created_at: BUILTIN_TEMPLATES_RELEASED_AT,
@@ -117,14 +120,18 @@ const CATALOG = '#catalog';
 const STATE = '#state';
 
 /**
- * Agent Profiles: built-ins from the code, user profiles from `<dir>/<id>.yaml`. Parsed files are cached
- * and re-read when their stamp (mtime, size, inode) changes, so hand edits show up on the next read.
- * Writes to one profile are serialised; every change is journaled on `profile-<id>`.
+ * Agent Profiles: built-ins from the code, user profiles from `<dir>/<id>.yaml`. The journal is the truth: every
+ * change is journaled on `profile-<id>` with the whole document first, and the file is then written from it.
+ * Parsed files are cached and re-read when their stamp (mtime, size, inode) changes; a file that then differs from
+ * what the journal says is a hand edit, journaled as `profile.edited_on_disk`. At boot, missing files and files the
+ * service itself wrote before the journal moved on are written again from the journal.
  */
-export class ProfilesService {
-  private readonly cache = new Map<string, { stamp: FileStamp; parsed: ParsedFile }>();
+export class ProfilesService implements OnModuleInit {
+  private readonly cache = new Map<string, CachedFile>();
   private readonly locks = new KeyedMutex();
   private state: Promise<ProfilesState> | null = null;
+  /** What the journal says each live profile's file holds: folded from the history once, then kept current. */
+  private journaled: Promise<Map<string, JournaledFile>> | null = null;
   private readonly logger = new Logger('profiles');
   private savedListener: SavedListener | null = null;
 
@@ -155,9 +162,9 @@ export class ProfilesService {
       check?.(null, { doc, scope });
       await this.assertNameFree(doc.name);
       const id = uniqueId(slugify(doc.name), await this.idTaken());
-      const view = await this.writeNew(id, doc, 'user', scope);
-      await this.emit(id, 'profile.created', { id, name: doc.name, source: 'user', scope, at: view.created_at });
-      return view;
+      const at = this.now();
+      const text = serialised(doc);
+      return this.writeNew(id, doc, text, newMeta(at, 'user', scope), { type: 'profile.created', data: { id, name: doc.name, source: 'user', scope, at, doc, text } });
     });
   }
 
@@ -171,11 +178,11 @@ export class ProfilesService {
         const doc = validated(mergePatch(current.doc, changes));
         check?.({ id, doc: current.doc, scope: current.meta.scope }, { doc, scope: scope ?? current.meta.scope });
         if (renaming && doc.name !== current.doc.name) await this.assertNameFree(doc.name, id);
-        const stamp = await this.store.write(id, serialised(doc));
-        const meta = await this.saveMeta(id, { ...current.meta, scope: scope ?? current.meta.scope, updated_at: this.now() }, stamp);
-        this.cache.set(id, { stamp, parsed: { doc, metadataKeys: [] } });
+        const at = this.now();
         const fields = [...Object.keys(changes), ...(scope ? ['scope'] : [])].sort();
-        await this.emit(id, 'profile.updated', { id, fields, ...(scope && { scope }), at: meta.updated_at });
+        const text = serialised(doc);
+        const stamp = await this.project(id, doc, text, { type: 'profile.updated', data: { id, fields, ...(scope && { scope }), at, doc, text } });
+        const meta = await this.saveMeta(id, { ...current.meta, scope: scope ?? current.meta.scope, updated_at: at }, stamp);
         return this.validView({ id, doc, metadataKeys: [], meta }, await this.defaultId());
       });
     // A rename takes the catalog lock first (same order as create), so two renames cannot claim one name.
@@ -206,14 +213,18 @@ export class ProfilesService {
   async remove(id: string): Promise<void> {
     await this.locks.run(id, async () => {
       if (BUILTINS.has(id)) throw locked(id);
-      if (!PROFILE_ID_PATTERN.test(id) || !(await this.store.remove(id))) throw notFound(id);
-      this.cache.delete(id);
+      if (!PROFILE_ID_PATTERN.test(id) || !(await this.store.stamp(id))) throw notFound(id);
+      await this.locks.run(onDisk(id), async () => {
+        await this.bus.emit(`profile-${id}`, [{ type: 'profile.deleted', data: { id } }]);
+        (await this.journaledFiles()).delete(id);
+        await this.store.remove(id);
+        this.cache.delete(id);
+      });
       await this.mutateState((s) => {
         delete s.profiles[id];
         if (s.default_profile_id === id) s.default_profile_id = null;
         for (const [dir, bound] of Object.entries(s.project_bindings)) if (bound === id) delete s.project_bindings[dir];
       });
-      await this.emit(id, 'profile.deleted', { id });
     });
   }
 
@@ -224,19 +235,21 @@ export class ProfilesService {
       if (name != null && names(name)) throw nameTaken(name);
       const doc: ProfileDoc = { ...source.doc, name: name ?? uniqueName(source.doc.name, names, ' (copy)') };
       const copyId = uniqueId(`${id.slice(0, 59).replace(/-+$/, '')}-copy`, await this.idTaken());
-      const view = await this.writeNew(copyId, doc, 'user', source.meta.scope);
-      await this.emit(copyId, 'profile.duplicated', { id: copyId, from: id, name: doc.name, scope: view.scope, at: view.created_at });
-      return view;
+      const at = this.now();
+      const scope = source.meta.scope;
+      const text = serialised(doc);
+      const event = { type: 'profile.duplicated', data: { id: copyId, from: id, name: doc.name, scope, at, doc, text } } as const;
+      return this.writeNew(copyId, doc, text, newMeta(at, 'user', scope), event);
     });
   }
 
   async setDefault(id: string): Promise<ProfileView> {
     const entry = await this.valid(id);
     const previous = await this.defaultId();
+    await this.bus.emit(`profile-${id}`, [{ type: 'profile.default_set', data: { id, previous } }]);
     await this.mutateState((s) => {
       s.default_profile_id = id;
     });
-    await this.emit(id, 'profile.default_set', { id, previous });
     return this.validView(entry, id);
   }
 
@@ -276,8 +289,11 @@ export class ProfilesService {
       const name = uniqueName(doc.name, await this.namesTaken());
       if (name !== doc.name) warnings.push({ path: 'name', code: 'renamed', message: `the name "${doc.name}" is taken; imported as "${name}"` });
       const id = uniqueId(slugify(name), await this.idTaken());
-      const profile = await this.writeNew(id, { ...doc, name }, 'import', 'shared');
-      await this.emit(id, 'profile.imported', { id, name, warnings: warnings.map((w) => w.code), at: profile.created_at });
+      const at = this.now();
+      const named = { ...doc, name };
+      const text = serialised(named);
+      const event = { type: 'profile.imported', data: { id, name, warnings: warnings.map((w) => w.code), at, doc: named, text } } as const;
+      const profile = await this.writeNew(id, named, text, newMeta(at, 'import', 'shared'), event);
       return { profile, warnings, lint: await this.lint(id) };
     });
   }
@@ -290,11 +306,11 @@ export class ProfilesService {
     if (!isAbsolute(projectDir)) throw new DomainError('invalid_input', 'project_dir: must be an absolute path');
     const dir = resolve(projectDir);
     if (profileId !== null) await this.valid(profileId);
+    await this.bus.emit('profiles', [{ type: 'profile.project_bound', data: { project_dir: dir, profile_id: profileId } }]);
     await this.mutateState((s) => {
       if (profileId === null) delete s.project_bindings[dir];
       else s.project_bindings[dir] = profileId;
     });
-    await this.bus.emit('profiles', [{ type: 'profile.project_bound', data: { project_dir: dir, profile_id: profileId } }]);
     return { project_dir: dir, profile_id: profileId };
   }
 
@@ -358,19 +374,55 @@ export class ProfilesService {
   }
 
   private async loadFile(id: string, stamp: FileStamp, state: ProfilesState): Promise<Entry | null> {
-    let parsed = this.cachedAt(id, stamp);
-    if (!parsed) {
-      const file = await this.store.read(id);
-      if (!file) return null;
-      parsed =
-        'text' in file
-          ? parseFile(file.text)
-          : { error: 'tooLarge' in file ? 'the file is over the limit of 256 KiB' : 'not a regular file' };
-      this.cache.set(id, { stamp: file.stamp, parsed });
-      stamp = file.stamp;
-    }
-    const meta = metadataOf(state.profiles[id], stamp);
+    const cached = this.cachedAt(id, stamp);
+    const file = cached ? { stamp, parsed: cached } : await this.locks.run(onDisk(id), () => this.readFile(id));
+    if (!file) return null;
+    const { parsed } = file;
+    const meta = metadataOf(state.profiles[id], file.stamp);
     return 'error' in parsed ? { id, error: parsed.error, meta } : { id, doc: parsed.doc, metadataKeys: parsed.metadataKeys, meta };
+  }
+
+  /** Reads a file the cache does not hold (inside its disk lock, so never between a journaled change and its write). */
+  private async readFile(id: string): Promise<CachedFile | null> {
+    const file = await this.store.read(id);
+    if (!file) return null;
+    const hit = this.cachedAt(id, file.stamp);
+    if (hit) return { stamp: file.stamp, parsed: hit };
+    const parsed: ParsedFile =
+      'text' in file ? parseFile(file.text) : { error: 'tooLarge' in file ? 'the file is over the limit of 256 KiB' : 'not a regular file' };
+    const read = { stamp: file.stamp, parsed };
+    // Cached only once the journal agrees with the file, so an edit that could not be journaled is tried again.
+    if (await this.noticeEdit(id, 'text' in file ? file.text : null, read)) this.cache.set(id, read);
+    return read;
+  }
+
+  /**
+   * A file that differs from what the journal says it holds was edited by hand (or written by another tool, or is
+   * one the journal has never seen): the journal takes it as it is. A malformed edit is journaled with its error and
+   * listed as malformed; it never fails the read. Answers whether the journal now agrees with the file.
+   */
+  private async noticeEdit(id: string, text: string | null, { stamp, parsed }: CachedFile): Promise<boolean> {
+    const files = await this.journaledFiles();
+    const journaled = files.get(id);
+    const error = 'error' in parsed ? parsed.error : null;
+    if (journaled && journaled.text === text && (text !== null || journaled.error === error)) return true;
+    const doc = 'doc' in parsed ? parsed.doc : null;
+    const at = new Date(stamp.mtimeMs).toISOString();
+    try {
+      await this.bus.emit(`profile-${id}`, [{ type: 'profile.edited_on_disk', data: { id, text, doc, error, at } }]);
+    } catch (e) {
+      this.logger.error(`profile ${id}: a change to its file could not be journaled (${(e as Error).message})`);
+      return false;
+    }
+    files.set(id, { text, error });
+    // The edit is the profile's last update; a file the state does not know yet is a user profile created by it.
+    await this.mutateState((s) => {
+      const known = s.profiles[id];
+      if (known?.file_mtime_ms === stamp.mtimeMs) return;
+      s.profiles[id] = { ...(known ?? newMeta(at, 'user', 'shared')), updated_at: at, file_mtime_ms: stamp.mtimeMs };
+    });
+    if (error !== null) this.logger.warn(`profile ${id}: its file was edited and is malformed: ${error}`);
+    return true;
   }
 
   private cachedAt(id: string, stamp: FileStamp): ParsedFile | null {
@@ -417,12 +469,62 @@ export class ProfilesService {
 
   // ---- writing ----
 
-  private async writeNew(id: string, doc: ProfileDoc, source: ProfileSource, scope: ProfileScope): Promise<ProfileView> {
-    const stamp = await this.store.write(id, serialised(doc));
-    const now = this.now();
-    const meta = await this.saveMeta(id, { created_at: now, updated_at: now, source, locked: false, owner_pack_id: null, scope }, stamp);
-    this.cache.set(id, { stamp, parsed: { doc, metadataKeys: [] } });
+  private async writeNew(id: string, doc: ProfileDoc, text: string, meta: ProfileMetadata, event: NewDomainEvent): Promise<ProfileView> {
+    const stamp = await this.project(id, doc, text, event);
+    await this.saveMeta(id, meta, stamp);
     return this.validView({ id, doc, metadataKeys: [], meta }, await this.defaultId());
+  }
+
+  /**
+   * Journals the change, then writes the file from the text it carries: the file is a projection of the journal,
+   * so a change the journal refuses leaves no file. Readers wait on the same disk lock, so none takes the file for
+   * a hand edit between the two.
+   */
+  private project(id: string, doc: ProfileDoc, text: string, event: NewDomainEvent): Promise<FileStamp> {
+    return this.locks.run(onDisk(id), async () => {
+      const files = await this.journaledFiles();
+      await this.bus.emit(`profile-${id}`, [event]);
+      files.set(id, { text, error: null });
+      const stamp = await this.store.write(id, text);
+      this.cache.set(id, { stamp, parsed: { doc, metadataKeys: [] } });
+      return stamp;
+    });
+  }
+
+  /** Boot: the files are brought in line with the journal before the service answers anything. */
+  async onModuleInit(): Promise<void> {
+    await this.rebuildFiles();
+  }
+
+  /**
+   * Writes from the journal each live profile's file that is missing, or that still holds the service's own earlier
+   * write (its mtime is the one recorded at that write) although the journal has moved on, after a crash between
+   * the two. Any other difference is a hand edit made while the service was not watching: it is journaled as
+   * `profile.edited_on_disk`, as are files the journal does not know. Profiles whose text the journal cannot give
+   * (journaled before documents were carried) keep their file, which the journal then takes up.
+   */
+  async rebuildFiles(): Promise<void> {
+    const files = await this.journaledFiles();
+    const state = await this.loadState();
+    for (const [id, journaled] of [...files]) {
+      if (journaled.text === null || BUILTINS.has(id)) continue;
+      const text = journaled.text;
+      await this.locks.run(onDisk(id), async () => {
+        const stamp = await this.store.stamp(id);
+        const ownWrite = stamp !== null && state.profiles[id]?.file_mtime_ms === stamp.mtimeMs;
+        if (stamp !== null && !ownWrite) return;
+        const current = ownWrite ? await this.store.read(id) : null;
+        if (current && 'text' in current && current.text === text) return;
+        const written = await this.store.write(id, text);
+        this.cache.set(id, { stamp: written, parsed: parseFile(text) });
+        await this.mutateState((s) => {
+          const known = s.profiles[id];
+          if (known) known.file_mtime_ms = written.mtimeMs;
+        });
+        this.logger.log(`profile ${id}: file written from the journal`);
+      });
+    }
+    await this.entries();
   }
 
   private async saveMeta(id: string, meta: ProfileMetadata, stamp: FileStamp): Promise<ProfileMetadata> {
@@ -455,24 +557,31 @@ export class ProfilesService {
    */
   private async readState(): Promise<ProfilesState> {
     const text = await this.store.readState();
-    if (text === null) return emptyProfilesState();
+    // A missing state file (a new or deleted directory) is the journal's state, as is a damaged one.
+    if (text === null) return rebuildProfilesState(await this.historyEvents());
     const parsed = parseProfilesState(text);
     if (parsed.ok) return parsed.state;
-    const events: ProfileHistoryEvent[] = [];
-    for await (const e of this.history()) events.push(e);
-    const state = rebuildProfilesState(events);
+    const state = rebuildProfilesState(await this.historyEvents());
     const aside = await this.store.setStateAside();
     await this.store.writeState(JSON.stringify(state));
-    this.logger.error(`profiles state file is damaged (${parsed.error}); kept as ${aside}, rebuilt from ${events.length} journaled profile events`);
+    this.logger.error(`profiles state file is damaged (${parsed.error}); kept as ${aside}, rebuilt from the journaled profile events`);
     return state;
   }
 
-  private async emit<K extends 'profile.created' | 'profile.updated' | 'profile.deleted' | 'profile.duplicated' | 'profile.default_set' | 'profile.imported'>(
-    id: string,
-    type: K,
-    data: DomainEventMap[K],
-  ): Promise<void> {
-    await this.bus.emit(`profile-${id}`, [{ type, data }]);
+  private journaledFiles(): Promise<Map<string, JournaledFile>> {
+    this.journaled ??= this.historyEvents()
+      .then(rebuildProfileFiles)
+      .catch((e: unknown) => {
+        this.journaled = null;
+        throw e;
+      });
+    return this.journaled;
+  }
+
+  private async historyEvents(): Promise<ProfileHistoryEvent[]> {
+    const events: ProfileHistoryEvent[] = [];
+    for await (const e of this.history()) events.push(e);
+    return events;
   }
 
   private now(): string {
@@ -502,6 +611,15 @@ function validated(raw: unknown): ProfileDoc {
   const parsed = parseProfileDocument(raw);
   if (!parsed.ok) throw new DomainError('invalid_input', parsed.errors.join('; '), { errors: parsed.errors });
   return parsed.doc;
+}
+
+function newMeta(at: string, source: ProfileSource, scope: ProfileScope): ProfileMetadata {
+  return { created_at: at, updated_at: at, source, locked: false, owner_pack_id: null, scope };
+}
+
+/** The lock under which a profile's file and the journal's record of it change together. */
+function onDisk(id: string): string {
+  return `disk:${id}`;
 }
 
 /**

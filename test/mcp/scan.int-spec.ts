@@ -104,10 +104,10 @@ describe('manage_agent_profile scan over MCP', () => {
     const tmp = tempDir('brainstem-scan-bad-');
     try {
       writeFileSync(join(tmp.path, 'file.txt'), 'x');
-      expect(await profileTool({ action: 'scan', dir: join(tmp.path, 'nope') })).toMatchObject({ isError: true, text: expect.stringMatching(/^invalid_input: dir: .* does not exist/) });
+      expect(await profileTool({ action: 'scan', dir: join(tmp.path, 'nope') })).toMatchObject({ isError: true, text: expect.stringMatching(/^dir_unusable: dir: .* does not exist/) });
       expect(await profileTool({ action: 'scan', dir: join(tmp.path, 'file.txt') })).toMatchObject({ isError: true, text: expect.stringContaining('is not a directory') });
       expect(await profileTool({ action: 'scan', dir: 'relative/dir' })).toMatchObject({ isError: true, text: expect.stringContaining('must be an absolute path') });
-      expect(await profileTool({ action: 'scan', dir: tmp.path })).toMatchObject({ isError: true, text: expect.stringContaining('invalid_input: scan: no runtime files found') });
+      expect(await profileTool({ action: 'scan', dir: tmp.path })).toMatchObject({ isError: true, text: expect.stringContaining('scan_found_nothing: scan: no runtime files found') });
       expect(await profileTool({ action: 'scan', dir: tmp.path, runtime: 'gemini-cli' })).toMatchObject({ isError: true, text: expect.stringContaining('no gemini-cli files') });
       expect(await profileTool({ action: 'scan' })).toMatchObject({ isError: true, text: expect.stringContaining('dir: is required for action scan') });
       expect(await profileTool({ action: 'scan', dir: tmp.path, force: true })).toMatchObject({ isError: true, text: expect.stringContaining('force: not used by action scan') });

@@ -66,8 +66,7 @@ describe('Agent Profile preview and apply (HTTP, real temp dirs)', () => {
       // And with nothing on PATH, auto is a 400 that names the executables looked for
       process.env.PATH = work.path;
       const none = await preview('coding-assistant', { dir });
-      expect(none.statusCode).toBe(400);
-      expect(none.json().message).toContain('claude, codex, gemini, opencode');
+      expect(none.json()).toMatchObject({ statusCode: 422, code: 'runtime_not_found', message: expect.stringContaining('claude, codex, gemini, opencode') });
     } finally {
       process.env.PATH = saved;
     }

@@ -161,10 +161,18 @@ describe('Agent Profile REST', () => {
     it('journals every change on profile-<id>', async () => {
       await post(API, { name: 'Audited' });
       await patch(`${API}/audited`, { description: 'changed' });
+      const written = readFileSync(join(dir, 'audited.yaml'), 'utf8');
       await del(`${API}/audited`);
       const events = await t.app.get<Journal>(JOURNAL).readStream('profile-audited');
       expect(events.map((e) => e.type)).toEqual(['profile.created', 'profile.updated', 'profile.deleted']);
-      expect(events[1].data).toEqual({ id: 'audited', fields: ['description'], at: expect.any(String) });
+      // The update carries the whole document, and the file's text written from it.
+      expect(events[1].data).toEqual({
+        id: 'audited',
+        fields: ['description'],
+        at: expect.any(String),
+        doc: expect.objectContaining({ name: 'Audited', description: 'changed' }),
+        text: written,
+      });
     });
   });
 

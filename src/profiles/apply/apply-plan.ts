@@ -256,9 +256,9 @@ function parseExisting(path: string, text: string, parse: (text: string) => unkn
   try {
     value = parse(text);
   } catch (e) {
-    throw new DomainError('invalid_input', `${path} exists but does not parse (${(e as Error).message.split('\n')[0]}); fix or remove it before applying`, { path });
+    throw new DomainError('apply_target_malformed', `${path} exists but does not parse (${(e as Error).message.split('\n')[0]}); fix or remove it before applying`, { path });
   }
-  if (!isPlainObject(value)) throw new DomainError('invalid_input', `${path} exists but is not an object; fix or remove it before applying`, { path });
+  if (!isPlainObject(value)) throw new DomainError('apply_target_malformed', `${path} exists but is not an object; fix or remove it before applying`, { path });
   return value;
 }
 

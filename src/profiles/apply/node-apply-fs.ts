@@ -15,15 +15,15 @@ export class NodeApplyFs implements ApplyFs {
     let real: string;
     try {
       real = await realpath(dir);
-      if (!(await stat(real)).isDirectory()) throw invalid(`dir: ${dir} is not a directory`);
+      if (!(await stat(real)).isDirectory()) throw unusable(`dir: ${dir} is not a directory`);
     } catch (e) {
       if (e instanceof DomainError) throw e;
-      throw invalid(`dir: ${dir} does not exist`);
+      throw unusable(`dir: ${dir} does not exist`);
     }
     try {
       await access(real, constants.W_OK);
     } catch {
-      throw invalid(`dir: ${dir} is not writable`);
+      throw unusable(`dir: ${dir} is not writable`);
     }
     return real;
   }
@@ -123,8 +123,8 @@ export class NodeApplyFs implements ApplyFs {
         const full = join(at, entry.name);
         if (entry.isDirectory()) await walk(full);
         else if (entry.isFile()) {
-          if (out.length >= SKILL_MAX_FILES) throw invalid(`skill ${dir}: more than ${SKILL_MAX_FILES} files`);
-          if ((await stat(full)).size > SKILL_MAX_BYTES) throw invalid(`skill ${dir}: ${entry.name} is over 1 MiB`);
+          if (out.length >= SKILL_MAX_FILES) throw new DomainError('skill_too_large', `skill ${dir}: more than ${SKILL_MAX_FILES} files`);
+          if ((await stat(full)).size > SKILL_MAX_BYTES) throw new DomainError('skill_too_large', `skill ${dir}: ${entry.name} is over 1 MiB`);
           out.push({ path: relative(dir, full).split(sep).join('/'), content: await readFile(full, 'utf8') });
         }
         // Symlinks inside a skill are not followed.
@@ -159,6 +159,10 @@ function inside(root: string, path: string): boolean {
 
 function invalid(message: string): DomainError {
   return new DomainError('invalid_input', message);
+}
+
+function unusable(message: string): DomainError {
+  return new DomainError('dir_unusable', message);
 }
 
 function notAFile(path: string): DomainError {

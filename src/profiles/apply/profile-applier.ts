@@ -244,7 +244,7 @@ export class ProfileApplier {
     if (named !== 'auto') return { runtime: named, source: req.runtime ? 'requested' : 'profile' };
     const found = AGENT_RUNTIMES.find((a) => findExecutable(a.executable, this.env.pathEnv(), dir) !== null);
     const runtime = EMIT_RUNTIMES.find((r) => r === found?.name);
-    if (!runtime) throw new DomainError('invalid_input', `runtime auto: none of ${AGENT_RUNTIMES.map((a) => a.executable).join(', ')} is on PATH; name a runtime`);
+    if (!runtime) throw new DomainError('runtime_not_found', `runtime auto: none of ${AGENT_RUNTIMES.map((a) => a.executable).join(', ')} is on PATH; name a runtime`);
     return { runtime, source: 'auto' };
   }
 

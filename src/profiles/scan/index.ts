@@ -36,11 +36,11 @@ export function scanProfile(files: ScanFiles, runtime: EmitRuntime | 'auto' | un
   if (named !== undefined) {
     const scanner = SCANNERS[named];
     if (!MARKERS.some(([r, re]) => r === named && [...files.keys()].some((p) => re.test(p)))) {
-      throw new DomainError('invalid_input', `scan: no ${named} files in the project`);
+      throw new DomainError('scan_found_nothing', `scan: no ${named} files in the project`);
     }
     return scanner(files, opts);
   }
   const found = MARKERS.find(([, re]) => [...files.keys()].some((p) => re.test(p)));
-  if (!found) throw new DomainError('invalid_input', `scan: no runtime files found (looked for claude-code, codex, opencode and gemini-cli configuration)`);
+  if (!found) throw new DomainError('scan_found_nothing', `scan: no runtime files found (looked for claude-code, codex, opencode and gemini-cli configuration)`);
   return SCANNERS[found[0]](files, opts);
 }

@@ -26,8 +26,8 @@ const MAX_FILE_BYTES = 1024 * 1024;
 export async function readScanFiles(dir: string): Promise<{ files: Map<string, string>; warnings: ScanWarning[] }> {
   if (!isAbsolute(dir)) throw new DomainError('invalid_input', `dir: must be an absolute path (got ${dir})`);
   const info = await stat(dir).catch(() => null);
-  if (!info) throw new DomainError('invalid_input', `dir: ${dir} does not exist`);
-  if (!info.isDirectory()) throw new DomainError('invalid_input', `dir: ${dir} is not a directory`);
+  if (!info) throw new DomainError('dir_unusable', `dir: ${dir} does not exist`);
+  if (!info.isDirectory()) throw new DomainError('dir_unusable', `dir: ${dir} is not a directory`);
   const files = new Map<string, string>();
   const warnings: ScanWarning[] = [];
   for (const pattern of SCAN_PATTERNS) {

@@ -187,6 +187,6 @@ export function readProfileBlock(text: string, path: string, warnings: ScanWarni
 /** Validates the proposal with the one profile schema (defaults applied), so a scan never proposes what create would refuse. */
 export function validatedProposal(raw: Plain): ProfileDoc {
   const parsed = parseProfileDocument(raw);
-  if (!parsed.ok) throw new DomainError('invalid_input', `scan: the files do not make a valid profile: ${parsed.errors.join('; ')}`, { errors: parsed.errors });
+  if (!parsed.ok) throw new DomainError('scan_invalid_profile', `scan: the files do not make a valid profile: ${parsed.errors.join('; ')}`, { errors: parsed.errors });
   return parsed.doc;
 }

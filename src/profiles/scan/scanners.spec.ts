@@ -33,11 +33,11 @@ function sourceProfile(name: string): ProfileDoc {
   return parsed.doc;
 }
 
-const invalid = (fn: () => unknown) => {
+const nothingFound = (fn: () => unknown) => {
   try {
     fn();
   } catch (e) {
-    return e instanceof DomainError && e.code === 'invalid_input' ? e.message : `wrong error: ${String(e)}`;
+    return e instanceof DomainError && e.code === 'scan_found_nothing' ? e.message : `wrong error: ${String(e)}`;
   }
   return 'no error';
 };
@@ -192,9 +192,9 @@ describe('scan: claude-code mapping details', () => {
   });
 
   it('refuses a project without runtime files, or without the named runtime\'s', () => {
-    expect(invalid(() => scanProfile(new Map([['README.md', 'x']]), undefined))).toContain('no runtime files found');
-    expect(invalid(() => scanProfile(new Map([['AGENTS.md', 'x']]), 'claude-code'))).toContain('no claude-code files');
-    expect(invalid(() => scanProfile(new Map([['AGENTS.md', 'x']]), 'gemini-cli'))).toContain('no gemini-cli files');
+    expect(nothingFound(() => scanProfile(new Map([['README.md', 'x']]), undefined))).toContain('no runtime files found');
+    expect(nothingFound(() => scanProfile(new Map([['AGENTS.md', 'x']]), 'claude-code'))).toContain('no claude-code files');
+    expect(nothingFound(() => scanProfile(new Map([['AGENTS.md', 'x']]), 'gemini-cli'))).toContain('no gemini-cli files');
   });
 
   it('warns a malformed settings.json instead of failing', () => {
