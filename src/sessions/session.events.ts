@@ -95,6 +95,8 @@ export interface SessionStateChangedData {
   at: number;
   from: SessionState;
   to: SessionState;
+  /** The type of the event that moved the state, appended just before this record; absent in journals written before it was kept. */
+  cause?: SessionEvent['type'];
 }
 
 /**

@@ -300,8 +300,7 @@ export class BrainHost {
 
   private append<K extends BrainEventType>(type: K, data: BrainEventMap[K]): Promise<void> {
     return this.appends.run(async () => {
-      const { events } = await this.bus.emit(BRAIN_STREAM, [{ type, data } as never]);
-      this.state = evolveBrain(this.state, toBrainEvent(events[0]));
+      await this.bus.emit(BRAIN_STREAM, [{ type, data } as never], { apply: ({ events }) => (this.state = evolveBrain(this.state, toBrainEvent(events[0]))) });
     });
   }
 }
