@@ -19,6 +19,10 @@ export interface ChatEventMap {
   'chat.message': { role: ChatRole; kind: ChatKind; text: string; session_id: string | null; confirmation_id?: string; turn_id?: string; answer_to?: number };
 }
 
+declare module '../bus/domain-event' {
+  interface DomainEventMap extends ChatEventMap {}
+}
+
 /** A piece of the hosted brain's text as it is produced: streamed, not journaled (the complete message is). */
 export interface ChatDelta {
   turn_id: string;

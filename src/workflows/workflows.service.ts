@@ -20,6 +20,10 @@ export interface WorkflowEventMap {
   'workflow.converged': { run_id: string; supervision_closed: boolean };
 }
 
+declare module '../bus/domain-event' {
+  interface DomainEventMap extends WorkflowEventMap {}
+}
+
 /** Every this many runs registered, the index of runs in memory is snapshotted: boot reads only the tail after it. */
 export const INDEX_SNAPSHOT_EVERY = 64;
 
