@@ -9,6 +9,7 @@ import { RetentionSweeper } from '../common/retention-sweeper';
 import { SerialQueue } from '../common/serial-queue';
 import { Journal, JournalEvent } from '../journal/journal.port';
 import { RoundDriver, streamDriver } from './round-driver.port';
+import { RoundEnding, RoundView } from './round.view';
 import { roundPrompt, workerEvidence } from './round-prompt';
 import { SessionDirectory, SessionView } from './session-directory.port';
 import { Stall, WatchdogConfig, cooldownKey, dropExpiredCooldowns, scanForStalls, watchdogTicks } from './stall-watchdog';
@@ -63,24 +64,6 @@ export interface ScopeView {
   mode: ToolScopeMode;
   supervised: string[];
   excluded: string[];
-}
-
-export type RoundStatus = 'in_flight' | RoundOutcome;
-/** How a round ended: the reason of the signal that aborts its delivery. */
-export type RoundEnding = Exclude<RoundStatus, 'in_flight'>;
-
-export interface RoundView {
-  id: string;
-  turn: number;
-  status: RoundStatus;
-  started_at: string;
-  deadline_at: string;
-  ended_at: string | null;
-  reasons: WakeReason[];
-  prompt: string;
-  summary: string | null;
-  /** Why delivering the round to the brain failed (status failed), else null. */
-  failure: string | null;
 }
 
 export interface ScopeResult {

@@ -6,7 +6,7 @@ import { SerialQueue } from '../../common/serial-queue';
 import { Journal, JournalEvent } from '../../journal/journal.port';
 import { JsonObject } from '../../sessions/session.events';
 import { RoundDriver } from '../../supervision/round-driver.port';
-import { RoundView } from '../../supervision/supervision.service';
+import { RoundView } from '../../supervision/round.view';
 import { ChatMessage, ChatService } from '../chat.service';
 import { BrainActivity, BrainAgent, BrainTurnEnd } from './brain-agent.port';
 import {
