@@ -3,8 +3,9 @@ import { AppendOptions, AppendResult, Journal } from '../journal/journal.port';
 import { DomainEvent, DomainEventOf, DomainEventType, NewDomainEvent } from './domain-event';
 
 /**
- * The one event bus. It publishes exactly what the journal committed, in seq order, so nothing is
- * published that was not durably appended first.
+ * The one event bus. It publishes exactly what the journal committed, in seq order, each event after its
+ * emitter applied it: command → decide → append → apply → publish. Nothing is published that was not durably
+ * appended first.
  */
 export class EventBus {
   readonly events$: Observable<DomainEvent>;
@@ -13,7 +14,10 @@ export class EventBus {
     this.events$ = journal.committed$ as Observable<DomainEvent>;
   }
 
-  /** Appends to the journal; subscribers see the events once the append is durable. */
+  /**
+   * Appends to the journal, runs the emitter's apply step (options.apply: its state takes the events), then publishes;
+   * resolves once the events are durable and applied.
+   */
   emit(stream: string, events: readonly NewDomainEvent[], options?: AppendOptions): Promise<AppendResult> {
     return this.journal.append(stream, events, options);
   }

@@ -1,6 +1,6 @@
 import { IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import { MAX_PAGE_LIMIT } from '../common/page';
-import { QueryInt } from './query-int';
+import { QueryInt } from '../common/query-int';
 
 /** `limit` and `cursor` of a paged list (`next_cursor` of the page before). */
 export class PageQueryDto {

@@ -52,6 +52,7 @@ interface Pending {
   stream: string;
   expected: ExpectedVersion;
   events: PreparedEvent[];
+  apply?: AppendOptions['apply'];
   resolve: (r: AppendResult) => void;
   reject: (e: Error) => void;
 }
@@ -299,7 +300,7 @@ export class EventJournal implements Journal {
       return Promise.reject(e);
     }
     return new Promise<AppendResult>((resolve, reject) => {
-      this.queue.push({ stream, expected: options.expectedVersion ?? 'any', events: prepared, resolve, reject });
+      this.queue.push({ stream, expected: options.expectedVersion ?? 'any', events: prepared, apply: options.apply, resolve, reject });
       // Start on the next microtask, so appends issued in the same tick share the first batch too.
       if (!this.writing) this.writing = Promise.resolve().then(() => this.drain());
     });
@@ -415,7 +416,16 @@ export class EventJournal implements Journal {
       if (this.versions.size <= VERSION_CACHE_STREAMS) break;
       this.versions.delete(s);
     }
-    accepted.forEach((p, i) => p.resolve({ version: results[i][results[i].length - 1].version, events: results[i] }));
+    // Every appender of the group applies before anyone is told: a subscriber sees state at least as new as its event.
+    accepted.forEach((p, i) => {
+      const result = { version: results[i][results[i].length - 1].version, events: results[i] };
+      try {
+        p.apply?.(result);
+        p.resolve(result);
+      } catch (e) {
+        p.reject(e as Error);
+      }
+    });
     for (const out of results) for (const e of out) this.committed.next(e);
   }
 

@@ -1,5 +1,5 @@
 import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
-import { QueryInt } from '../http/query-int';
+import { QueryInt } from '../common/query-int';
 
 /** Query of the SSE stream: where to resume and what to keep. */
 export class StreamQueryDto {

@@ -31,6 +31,13 @@ export interface NewEvent {
 
 export interface AppendOptions {
   expectedVersion?: ExpectedVersion;
+  /**
+   * The appender's in-memory apply step: runs once the events are durable and before any subscriber is told of
+   * them, so whoever reads the appender's state on an event sees that state at least as new as the event.
+   * Synchronous and free of effects (those follow the append); if it throws, the append rejects with its error,
+   * and the events, durable already, are published all the same.
+   */
+  apply?: (result: AppendResult) => void;
 }
 
 export interface AppendResult {
@@ -80,7 +87,7 @@ export interface JournalReader {
 export interface Journal extends JournalReader {
   append(stream: string, events: readonly NewEvent[], options?: AppendOptions): Promise<AppendResult>;
   saveSnapshot(stream: string, snapshot: { version: number; state: unknown }): Promise<void>;
-  /** Every event after it has been durably appended, in seq order. */
+  /** Every event after it has been durably appended and its appender's apply step has run, in seq order. */
   readonly committed$: Observable<JournalEvent>;
   close(): Promise<void>;
 }

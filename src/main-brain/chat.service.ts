@@ -19,6 +19,10 @@ export interface ChatEventMap {
   'chat.message': { role: ChatRole; kind: ChatKind; text: string; session_id: string | null; confirmation_id?: string; turn_id?: string; answer_to?: number };
 }
 
+declare module '../bus/domain-event' {
+  interface DomainEventMap extends ChatEventMap {}
+}
+
 /** A piece of the hosted brain's text as it is produced: streamed, not journaled (the complete message is). */
 export interface ChatDelta {
   turn_id: string;
@@ -42,7 +46,7 @@ export interface ChatMessage {
 
 export const CHAT_STREAM = 'chat';
 const SUPERVISE = /^\/supervise(?:\s+([\s\S]*))?$/;
-const WATCHED = new Set<string>(['chat.message', 'supervision.disabled', 'session.asked_human']);
+const WATCHED = new Set<string>(['supervision.disabled', 'session.asked_human']);
 /** Messages kept in memory for listing; the journal keeps them all. */
 const KEEP = 2000;
 
@@ -145,8 +149,15 @@ export class ChatService {
 
   private async append(role: ChatRole, kind: ChatKind, text: string, sessionId: string | null, extra: Pick<ChatMessage, 'confirmation_id' | 'turn_id' | 'answer_to'> = {}): Promise<ChatMessage> {
     const data = { role, kind, text, session_id: sessionId, ...extra };
-    const { events } = await this.bus.emit(CHAT_STREAM, [{ type: 'chat.message', data } as never]);
-    return toMessage(events[0]);
+    let message: ChatMessage | undefined;
+    await this.bus.emit(CHAT_STREAM, [{ type: 'chat.message', data } as never], {
+      apply: ({ events }) => {
+        message = toMessage(events[0]);
+        this.messages.push(message);
+        if (this.messages.length > KEEP) this.messages.splice(0, this.messages.length - KEEP);
+      },
+    });
+    return message as ChatMessage;
   }
 
   /** A message older than those kept in memory. */
@@ -157,10 +168,7 @@ export class ChatService {
 
   private async onEvent(e: JournalEvent): Promise<void> {
     const d = (e.data ?? {}) as Record<string, unknown>;
-    if (e.type === 'chat.message') {
-      this.messages.push(toMessage(e));
-      if (this.messages.length > KEEP) this.messages.splice(0, this.messages.length - KEEP);
-    } else if (e.type === 'supervision.disabled') {
+    if (e.type === 'supervision.disabled') {
       const summary = typeof d.summary === 'string' ? d.summary : null;
       if (d.reason === 'finished') await this.append('brain', summary ? 'wrap_up' : 'notice', summary ?? 'Supervision finished.', null);
       else await this.append('system', 'notice', CLOSE_NOTICE[d.reason as string] ?? `Supervision closed: ${String(d.reason)}.`, null);

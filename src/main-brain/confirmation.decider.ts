@@ -35,6 +35,10 @@ export interface ConfirmationEventMap {
   'confirmation.executed': { id: string; outcome: ToolOutcome; at: string };
 }
 
+declare module '../bus/domain-event' {
+  interface DomainEventMap extends ConfirmationEventMap {}
+}
+
 export type ConfirmationEvent = { [K in keyof ConfirmationEventMap]: { type: K; data: ConfirmationEventMap[K] } }[keyof ConfirmationEventMap];
 
 export type ConfirmationCommand =

@@ -107,9 +107,11 @@ export class ConfirmationsService {
   private command(cmd: ConfirmationCommand): Promise<Confirmation> {
     return this.queue.run(async () => {
       const { events, error } = decide(this.state, cmd);
-      if (events.length) await this.bus.emit(CONFIRMATIONS_STREAM, events as never);
+      const evolveAll = () => {
+        for (const e of events) this.state = evolve(this.state, e);
+      };
+      if (events.length) await this.bus.emit(CONFIRMATIONS_STREAM, events as never, { apply: evolveAll });
       for (const e of events) {
-        this.state = evolve(this.state, e);
         const text = confirmationNotice(this.state.get(e.data.id) as Confirmation, e);
         if (text !== null) await this.chat.postConfirmation(text, e.data.id);
       }

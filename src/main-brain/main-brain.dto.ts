@@ -1,6 +1,6 @@
 import { IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min, MinLength } from 'class-validator';
 import { ConfirmationStatus } from './confirmation.decider';
-import { QueryInt } from '../http/query-int';
+import { QueryInt } from '../common/query-int';
 
 export class PostMessageDto {
   @IsString() @MinLength(1) @MaxLength(65536)

@@ -11,6 +11,7 @@ import { PROCESS_RUNNER, ProcessRunner } from '../sessions/runtimes/process-runn
 import { ProfileApplier } from '../profiles/apply/profile-applier';
 import { ProfilesModule } from '../profiles/profiles.module';
 import { ProfilesService } from '../profiles/profiles.service';
+import { SessionsModule } from '../sessions/sessions.module';
 import { SessionsService } from '../sessions/sessions.service';
 import { SupervisionModule } from '../supervision/supervision.module';
 import { SupervisionService } from '../supervision/supervision.service';
@@ -34,7 +35,7 @@ const CONFIRMATION_TTL_MS = 24 * 3600 * 1000;
 const newId = () => randomBytes(6).toString('hex');
 
 @Module({
-  imports: [SupervisionModule, ProfilesModule],
+  imports: [SupervisionModule, ProfilesModule, SessionsModule],
   controllers: [MainBrainController],
   providers: [
     {

@@ -1,6 +1,6 @@
 import { MAX_PAGE_LIMIT } from '../common/page';
 import { ProfilesService } from '../profiles/profiles.service';
-import { AGENT_RUNTIMES } from '../sessions/runtimes/runtime-catalog';
+import { AGENT_RUNTIMES } from '../common/agent-runtimes';
 import { parseCreateSession } from '../sessions/session.dto';
 import { SessionsService } from '../sessions/sessions.service';
 import { SessionStatus } from '../sessions/session.status';

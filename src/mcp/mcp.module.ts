@@ -6,6 +6,7 @@ import { HttpAdapterHost } from '@nestjs/core';
 import { FastifyInstance } from 'fastify';
 import { MainBrainModule } from '../main-brain/main-brain.module';
 import { ToolRegistry } from '../main-brain/tool-registry';
+import { SessionsModule } from '../sessions/sessions.module';
 import { SessionsService } from '../sessions/sessions.service';
 import { SupervisionModule } from '../supervision/supervision.module';
 import { SupervisionService } from '../supervision/supervision.service';
@@ -14,7 +15,7 @@ import { installMcpEndpoint } from './mcp-http.endpoint';
 export const MCP_SERVER_VERSION = '0.1.0';
 
 /** The service's own MCP server over streamable HTTP; stdio is `brainstem mcp`, a bridge to this endpoint. */
-@Module({ imports: [MainBrainModule, SupervisionModule] })
+@Module({ imports: [MainBrainModule, SupervisionModule, SessionsModule] })
 export class McpModule implements OnModuleInit {
   constructor(
     private readonly adapter: HttpAdapterHost,

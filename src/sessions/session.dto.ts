@@ -20,7 +20,7 @@ import {
 import { DomainError } from '../common/domain-error';
 import { describeValidationErrors } from '../http/http-errors';
 import { PageQueryDto } from '../http/page.dto';
-import { QueryInt } from '../http/query-int';
+import { QueryInt } from '../common/query-int';
 import { PROFILE_ID_PATTERN } from '../profiles/profile.schema';
 import { JsonObject, PermissionDecision, ProgressStatus, SessionState } from './session.events';
 

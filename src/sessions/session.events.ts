@@ -95,6 +95,8 @@ export interface SessionStateChangedData {
   at: number;
   from: SessionState;
   to: SessionState;
+  /** The type of the event that moved the state, appended just before this record; absent in journals written before it was kept. */
+  cause?: SessionEvent['type'];
 }
 
 /**
@@ -123,11 +125,15 @@ export interface SessionAliasAssignedData {
   number: number;
 }
 
-/** Every session.* record on the bus (domain-event.ts joins it into the DomainEventMap). */
+/** Every session.* record on the bus, registered in the DomainEventMap below. */
 export interface SessionEventMap extends SessionEventData {
   'session.created': SessionCreatedData;
   'session.state_changed': SessionStateChangedData;
   'session.alias_assigned': SessionAliasAssignedData;
+}
+
+declare module '../bus/domain-event' {
+  interface DomainEventMap extends SessionEventMap {}
 }
 
 export const SESSIONS_STREAM = 'sessions';

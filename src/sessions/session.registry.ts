@@ -49,9 +49,9 @@ export interface RetentionOptions {
 
 /**
  * The session actors, rebuilt from the journal on boot (snapshot + tail, through the pure machine, so
- * replay never re-runs a side effect). Every accepted event is appended to `session-<id>` before the
- * actor adopts it; the bus publishes it once durable. The `sessions` stream numbers aliases, which are never
- * reused; its snapshot indexes the sessions in memory, so boot rebuilds those and the ones numbered after it, not
+ * replay never re-runs a side effect). Every accepted event is appended to `session-<id>`, the actor adopts
+ * it once durable, and only then does the bus publish it: a subscriber reading the registry sees the new state.
+ * The `sessions` stream numbers aliases, which are never reused; its snapshot indexes the sessions in memory, so boot rebuilds those and the ones numbered after it, not
  * every session that ever was. An exited session leaves memory once its retention has passed (unless a holder
  * still needs it); the journal keeps it. Env values stay out of the journal, in the SessionEnvStore, from
  * before the session is journaled until it exits.
@@ -143,18 +143,22 @@ export class SessionRegistry {
     const alias = await this.assignAlias(input.id);
     const full: SessionInput = { ...input, alias };
     const hasEnv = Object.keys(full.env).length > 0;
-    let res: { version: number };
+    let actor: SessionActor | undefined;
     try {
       if (hasEnv) await this.envs.save(full.id, full.env);
-      res = await this.bus.emit(sessionStream(input.id), [{ type: 'session.created', data: createdData(full) }], { expectedVersion: 'no_stream' });
+      await this.bus.emit(sessionStream(input.id), [{ type: 'session.created', data: createdData(full) }], {
+        expectedVersion: 'no_stream',
+        apply: (res) => {
+          actor = new SessionActor(createSession(full), res.version);
+          this.add(actor);
+        },
+      });
     } catch (e) {
       this.numbered.delete(full.id);
       if (hasEnv) await this.envs.remove(full.id).catch(() => undefined);
       throw e;
     }
-    const actor = new SessionActor(createSession(full), res.version);
-    this.add(actor);
-    return actor;
+    return actor as SessionActor;
   }
 
   find(idOrAlias: string): SessionActor | undefined {
@@ -199,9 +203,8 @@ export class SessionRegistry {
     const to = stateOf(next);
     const meta = { actor: actorName };
     const events: NewDomainEvent[] = [{ ...toJournalEvent(event), meta }];
-    if (from !== to) events.push({ type: 'session.state_changed', data: { at: event.at, from, to }, meta });
-    const res = await this.bus.emit(sessionStream(actor.id), events, { expectedVersion: actor.version });
-    actor.adopt(next, res.version);
+    if (from !== to) events.push({ type: 'session.state_changed', data: { at: event.at, from, to, cause: event.type }, meta });
+    const res = await this.bus.emit(sessionStream(actor.id), events, { expectedVersion: actor.version, apply: (r) => actor.adopt(next, r.version) });
     if (to === 'exited' && from !== 'exited') {
       this.retention.ended(actor.id, event.at);
       await this.envs.remove(actor.id).catch((e: unknown) => this.logger.warn(`env of ${actor.id} not removed: ${(e as Error).message}`));
@@ -222,10 +225,13 @@ export class SessionRegistry {
       const number = this.aliasCount + 1;
       const alias = `w${number}`;
       const data: SessionAliasAssignedData = { session_id: sessionId, alias, number };
-      const res = await this.bus.emit(SESSIONS_STREAM, [{ type: 'session.alias_assigned', data }]);
-      this.aliasCount = number;
-      this.indexVersion = res.version;
-      this.numbered.add(sessionId);
+      await this.bus.emit(SESSIONS_STREAM, [{ type: 'session.alias_assigned', data }], {
+        apply: (res) => {
+          this.aliasCount = number;
+          this.indexVersion = res.version;
+          this.numbered.add(sessionId);
+        },
+      });
       if (this.indexVersion - this.indexSaved >= INDEX_SNAPSHOT_EVERY) this.saveIndex();
       return alias;
     });

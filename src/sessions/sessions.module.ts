@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { EventBus } from '../bus/event-bus';
 import { CONFIG } from '../config/config.module';
 import { BrainstemConfig } from '../config/config.schema';
@@ -22,8 +22,6 @@ import { RuntimeCatalog } from './runtimes/runtime-catalog';
 import { RuntimeVersionCheck } from './runtimes/runtime-version.check';
 import { PerTurnRuntime } from './runtimes/turn-conversation';
 
-/** Global so supervision gets SESSION_DIRECTORY without importing this module. */
-@Global()
 @Module({
   imports: [ProfilesModule],
   controllers: [SessionsController],

@@ -1,4 +1,4 @@
-import { RoundView } from './supervision.service';
+import { RoundView } from './round.view';
 
 /**
  * How a round reaches the main brain. `deliver` resolves with the brain's summary when the driver itself

@@ -5,7 +5,8 @@ import { SseMessage, sseEvents } from '../journal/audit';
 import { JournalReader } from '../journal/journal.port';
 import { JOURNAL } from '../journal/journal.tokens';
 import { CompleteRoundDto, AutonomousDto, RoundStreamQueryDto, RoundsQueryDto, ScopeDto } from './supervision.dto';
-import { AutonomousView, RoundView, ScopeResult, SupervisionService, isRoundEvent } from './supervision.service';
+import { RoundView } from './round.view';
+import { AutonomousView, ScopeResult, SupervisionService, isRoundEvent } from './supervision.service';
 
 type Status = { autonomous: AutonomousView | null };
 

@@ -1,6 +1,6 @@
 import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min, ValidateIf } from 'class-validator';
 import { PageQueryDto } from '../http/page.dto';
-import { QueryInt } from '../http/query-int';
+import { QueryInt } from '../common/query-int';
 import { MAX_TASK_HINT, MAX_TURNS_LIMIT } from './supervision.machine';
 
 export class AutonomousDto {

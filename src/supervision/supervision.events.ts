@@ -17,6 +17,10 @@ export interface SupervisionEventMap {
   'supervision.scope_set': { mode: ToolScopeMode };
 }
 
+declare module '../bus/domain-event' {
+  interface DomainEventMap extends SupervisionEventMap {}
+}
+
 export type SupervisionJournalType = keyof SupervisionEventMap;
 
 export type RoundEndType = 'round.completed' | 'round.timed_out' | 'round.interrupted' | 'round.failed';

@@ -5,11 +5,13 @@ import { CONFIG } from '../config/config.module';
 import { BrainstemConfig } from '../config/config.schema';
 import { Journal } from '../journal/journal.port';
 import { JOURNAL } from '../journal/journal.tokens';
+import { SessionsModule } from '../sessions/sessions.module';
 import { SESSION_DIRECTORY, SessionDirectory } from './session-directory.port';
 import { SupervisionController } from './supervision.controller';
 import { SupervisionService } from './supervision.service';
 
 @Module({
+  imports: [SessionsModule],
   controllers: [SupervisionController],
   providers: [
     {

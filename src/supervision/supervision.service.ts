@@ -9,6 +9,7 @@ import { RetentionSweeper } from '../common/retention-sweeper';
 import { SerialQueue } from '../common/serial-queue';
 import { Journal, JournalEvent } from '../journal/journal.port';
 import { RoundDriver, streamDriver } from './round-driver.port';
+import { RoundEnding, RoundView } from './round.view';
 import { roundPrompt, workerEvidence } from './round-prompt';
 import { SessionDirectory, SessionView } from './session-directory.port';
 import { Stall, WatchdogConfig, cooldownKey, dropExpiredCooldowns, scanForStalls, watchdogTicks } from './stall-watchdog';
@@ -63,24 +64,6 @@ export interface ScopeView {
   mode: ToolScopeMode;
   supervised: string[];
   excluded: string[];
-}
-
-export type RoundStatus = 'in_flight' | RoundOutcome;
-/** How a round ended: the reason of the signal that aborts its delivery. */
-export type RoundEnding = Exclude<RoundStatus, 'in_flight'>;
-
-export interface RoundView {
-  id: string;
-  turn: number;
-  status: RoundStatus;
-  started_at: string;
-  deadline_at: string;
-  ended_at: string | null;
-  reasons: WakeReason[];
-  prompt: string;
-  summary: string | null;
-  /** Why delivering the round to the brain failed (status failed), else null. */
-  failure: string | null;
 }
 
 export interface ScopeResult {
@@ -143,13 +126,6 @@ export class SupervisionService {
   private readonly stallCooldowns = new Map<string, number>();
   /** The last scope mode set (invert aside): under `only`, sessions created later are not supervised. */
   private scopeMode: ToolScopeMode = 'all';
-  /** Each session's latest wake-up and its seq: the state change a signal causes follows it at the next seq. */
-  private readonly lastWake = new Map<string, { seq: number; reason: WakeReason }>();
-  /**
-   * Sessions whose exit was published. The directory marks a session exited only once its append has
-   * resolved, so exits committed in one group are all published while every one of them still looks live.
-   */
-  private readonly exitSeen = new Set<string>();
   private readonly triggers = new Subject<Trigger>();
   private pipeline: Subscription | null = null;
   private busSub: Subscription | null = null;
@@ -498,9 +474,13 @@ export class SupervisionService {
     const at = this.now();
     const ev = toMachineEvent(type, data, at);
     if (ev && !this.snap.can(ev)) throw new DomainError('conflict', `supervision cannot take ${type} now`);
-    const { events } = await this.bus.emit(SUPERVISION_STREAM, [{ type, data } as never], { expectedVersion: this.version });
-    this.version = events[0].version;
-    this.replay(events[0]);
+    await this.bus.emit(SUPERVISION_STREAM, [{ type, data } as never], {
+      expectedVersion: this.version,
+      apply: ({ events }) => {
+        this.version = events[0].version;
+        this.replay(events[0]);
+      },
+    });
     if (this.version - this.snapshotVersion >= Math.max(SNAPSHOT_EVERY, this.rounds.size)) this.snapshot();
   }
 
@@ -697,33 +677,16 @@ export class SupervisionService {
     this.stopPipeline();
   }
 
-  /** Once the directory shows a session exited (or gone), what was kept about it here is not needed any more. */
-  private forgetExited(): void {
-    for (const id of this.exitSeen) if (!this.sessions.get(id)?.active) this.exitSeen.delete(id);
-    for (const id of this.lastWake.keys()) if (!this.sessions.get(id)?.active) this.lastWake.delete(id);
-  }
-
   private async onSessionEvent(e: JournalEvent): Promise<void> {
     if (!this.isOn()) return;
     const what = classifySessionEvent(e, (id) => this.sessions.get(id));
     if (!what) return;
-    if (what.kind === 'exit') {
-      this.forgetExited();
-      this.exitSeen.add(what.session_id);
-    }
     if (what.kind === 'wake') {
-      // A signal and the state change it causes are appended together (consecutive seqs): one reason, not two.
-      // The signal is published before the session adopts the state, so the state change restates the
-      // signal's reason with the state entered (same key: it replaces the pending one).
-      const sid = what.reason.session_id;
-      const prev = this.lastWake.get(sid);
-      const follows = e.type === 'session.state_changed' && prev?.seq === e.seq - 1;
-      const reason = follows ? wakeReason({ ...prev.reason, state: what.reason.state }) : what.reason;
-      this.lastWake.set(sid, { seq: e.seq, reason });
-      this.triggers.next({ reason });
+      this.triggers.next({ reason: what.reason });
       return;
     }
-    const others = this.sessions.list().filter((s) => s.active && !s.excluded && !this.exitSeen.has(s.id));
+    // The directory has applied every event published so far (exits committed together included).
+    const others = this.sessions.list().filter((s) => s.active && !s.excluded);
     if (others.length > 0) this.triggers.next({ reason: what.reason });
     else {
       await this.disable('converged').catch((err: unknown) =>

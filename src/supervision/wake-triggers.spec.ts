@@ -34,27 +34,36 @@ describe('wake triggers', () => {
     expect(what).toEqual(trigger === null ? null : { kind: 'wake', reason: { session_id: 'cs_a', alias: 'w1', trigger, state: 'working', message: 'parser done' } });
   });
 
-  it('given a turn that ended with a result, then it wakes the brain as 待处理 with the result as its message', () => {
-    const working = () => ({ ...view, state: 'working' });
-    const what = classifySessionEvent(event('session.turn_ended', { at: 1, result: 'All 12 tests pass.' }), working);
-    expect(what).toEqual({
+  it('given a turn that ended with a result and moved the session to 待处理, then it wakes the brain as 待处理 with the result as its message', () => {
+    // Published after the directory applied it: the session is 待处理 and holds the turn's result.
+    const after = () => ({ ...view, state: 'pending_handling', last_result: 'All 12 tests pass.' });
+    const moved = event('session.state_changed', { at: 1, from: 'working', to: 'pending_handling', cause: 'session.turn_ended' });
+    expect(classifySessionEvent(moved, after)).toEqual({
       kind: 'wake',
       reason: { session_id: 'cs_a', alias: 'w1', trigger: 'pending_handling', state: 'pending_handling', message: 'All 12 tests pass.' },
     });
+    // The turn's end itself wakes nothing: a turn superseded by a next one, or ending while 待处理 already, moves no state
+    expect(classifySessionEvent(event('session.turn_ended', { at: 1, result: 'x' }), after)).toBeNull();
     // A turn with no result wakes all the same, saying nothing
-    expect(classifySessionEvent(event('session.turn_ended', { at: 1, result: null }), working)).toMatchObject({ kind: 'wake', reason: { message: null } });
+    expect(classifySessionEvent(moved, () => ({ ...after(), last_result: null }))).toMatchObject({ kind: 'wake', reason: { message: null } });
   });
 
   it('given a turn result past the bound, then the message keeps its head, marked as cut', () => {
-    const what = classifySessionEvent(event('session.turn_ended', { at: 1, result: 'é'.repeat(10_000) }), () => ({ ...view, state: 'working' }));
+    const moved = event('session.state_changed', { at: 1, from: 'working', to: 'pending_handling', cause: 'session.turn_ended' });
+    const what = classifySessionEvent(moved, () => ({ ...view, state: 'pending_handling', last_result: 'é'.repeat(10_000) }));
     const message = what?.reason.message ?? '';
     expect(message).toMatch(/\n\[cut: the first 4096 bytes; read_session_output gives it all\]$/);
     expect(Buffer.byteLength(message.split('\n')[0])).toBeLessThanOrEqual(EVIDENCE_MAX_BYTES);
   });
 
-  it('given a turn end that changes no state (superseded by a next turn, or already 待处理), then nothing wakes', () => {
-    expect(classifySessionEvent(event('session.turn_ended', { at: 1, result: 'x', superseded: true }), () => ({ ...view, state: 'working' }))).toBeNull();
-    expect(classifySessionEvent(event('session.turn_ended', { at: 1, result: 'x' }), () => ({ ...view, state: 'pending_handling' }))).toBeNull();
+  it('given a state change caused by a signal that wakes on its own, then only the signal wakes (one reason, not two)', () => {
+    const moved = event('session.state_changed', { at: 1, from: 'working', to: 'pending_authorization', cause: 'session.permission_requested' });
+    expect(classifySessionEvent(moved, () => view)).toBeNull();
+    const recovered = event('session.state_changed', { at: 1, from: 'working', to: 'pending_handling', cause: 'session.recovered' });
+    expect(classifySessionEvent(recovered, () => ({ ...view, state: 'pending_handling' }))).toEqual({
+      kind: 'wake',
+      reason: { session_id: 'cs_a', alias: 'w1', trigger: 'pending_handling', state: 'pending_handling', message: null },
+    });
   });
 
   it('given the same request for an excluded session, then nothing wakes', () => {

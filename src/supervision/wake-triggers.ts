@@ -6,6 +6,8 @@ import { SessionView } from './session-directory.port';
 export type TriggerOrExit = { kind: 'wake'; reason: WakeReason } | { kind: 'exit'; session_id: string; reason: WakeReason } | null;
 
 const PENDING = new Set(['pending_handling', 'pending_authorization', 'pending_decision']);
+/** Signals that wake the brain on their own: the state change they cause is the same reason, not a second one. */
+const WAKING_SIGNALS = new Set(['session.permission_requested', 'session.blocked', 'session.asked_human']);
 const WAKING_PROGRESS = new Set(['completed', 'blocked', 'needs_review']);
 
 function sessionIdOf(e: JournalEvent): string | null {
@@ -20,7 +22,8 @@ const turnResult = (v: unknown): string | null => (typeof v === 'string' && v.tr
 /**
  * Maps a session event to what it means for supervision (seed: Events table): a wake-up reason, a worker
  * exit (a check or a convergence close, decided by the caller), or nothing (heartbeats, request_context).
- * Only supervised (not excluded) sessions count.
+ * Only supervised (not excluded) sessions count. Events are published after the directory applied them, so
+ * the session's state is the one the event brought it to (or newer).
  */
 export function classifySessionEvent(e: JournalEvent, session: (id: string) => SessionView | undefined): TriggerOrExit {
   const id = sessionIdOf(e);
@@ -30,22 +33,18 @@ export function classifySessionEvent(e: JournalEvent, session: (id: string) => S
   const reason = (trigger: string, message: string | null, state = s.state): WakeReason =>
     wakeReason({ session_id: s.id, alias: s.alias, trigger, state, message });
   switch (e.type) {
+    // A turn's end wakes through the state change it causes (none when a next turn supersedes it, or the session is
+    // 待处理 already), carrying the turn's result.
     case 'session.state_changed': {
       const to = d.to;
-      return typeof to === 'string' && PENDING.has(to) ? { kind: 'wake', reason: reason(to, text(d.message), to) } : null;
+      if (typeof to !== 'string' || !PENDING.has(to) || WAKING_SIGNALS.has(String(d.cause))) return null;
+      return { kind: 'wake', reason: reason(to, d.cause === 'session.turn_ended' ? turnResult(s.last_result) : null, to) };
     }
-    // The turn's end moves the session to 待处理 (unless a next turn supersedes it, or it is there already): the
-    // state change appended with it restates this reason, so the wake-up carries the turn's result.
-    case 'session.turn_ended':
-      return d.superseded !== true && s.state !== 'pending_handling'
-        ? { kind: 'wake', reason: reason('pending_handling', turnResult(d.result), 'pending_handling') }
-        : null;
     case 'session.progress':
       return typeof d.status === 'string' && WAKING_PROGRESS.has(d.status)
         ? { kind: 'wake', reason: reason(`progress_${d.status}`, text(d.message)) }
         : null;
-    // Wakes also when queued behind another request (no state change); appended with the state change, it is
-    // the same reason (same trigger), restated with the state entered.
+    // Wakes also when queued behind another request (no state change).
     case 'session.permission_requested':
       return { kind: 'wake', reason: reason('pending_authorization', text(d.tool)) };
     case 'session.blocked':

@@ -6,13 +6,14 @@ import { BrainstemConfig } from '../config/config.schema';
 import { Journal } from '../journal/journal.port';
 import { JOURNAL } from '../journal/journal.tokens';
 import { SESSION_DIRECTORY, SessionDirectory } from '../supervision/session-directory.port';
+import { SessionsModule } from '../sessions/sessions.module';
 import { SupervisionModule } from '../supervision/supervision.module';
 import { SupervisionService } from '../supervision/supervision.service';
 import { WorkflowsController } from './workflows.controller';
 import { WorkflowsService } from './workflows.service';
 
 @Module({
-  imports: [SupervisionModule],
+  imports: [SupervisionModule, SessionsModule],
   controllers: [WorkflowsController],
   providers: [
     {

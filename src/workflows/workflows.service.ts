@@ -20,6 +20,10 @@ export interface WorkflowEventMap {
   'workflow.converged': { run_id: string; supervision_closed: boolean };
 }
 
+declare module '../bus/domain-event' {
+  interface DomainEventMap extends WorkflowEventMap {}
+}
+
 /** Every this many runs registered, the index of runs in memory is snapshotted: boot reads only the tail after it. */
 export const INDEX_SNAPSHOT_EVERY = 64;
 
@@ -158,8 +162,7 @@ export class WorkflowsService {
         converged_at: null,
       };
       await this.emit(run.id, 'workflow.started', { run });
-      const registered = await this.bus.emit(WORKFLOWS_STREAM, [{ type: 'workflow.registered', data: { run_id: run.id } } as never]);
-      this.indexVersion = registered.version;
+      await this.bus.emit(WORKFLOWS_STREAM, [{ type: 'workflow.registered', data: { run_id: run.id } } as never], { apply: (res) => (this.indexVersion = res.version) });
       if (this.indexVersion - this.indexSaved >= INDEX_SNAPSHOT_EVERY) this.saveIndex();
       if (decision.enable) await this.supervision.enable({ task_hint: `workflow ${run.name}` }, 'workflow', actor);
       return this.get(run.id);
@@ -193,8 +196,7 @@ export class WorkflowsService {
   }
 
   private async emit<K extends 'workflow.started' | 'workflow.converged'>(id: string, type: K, data: WorkflowEventMap[K]): Promise<void> {
-    const { events } = await this.bus.emit(runStream(id), [{ type, data } as never]);
-    this.applyEvent(type, data, events[0].at, events[0].seq);
+    await this.bus.emit(runStream(id), [{ type, data } as never], { apply: ({ events }) => this.applyEvent(type, data, events[0].at, events[0].seq) });
   }
 
   private applyEvent(type: string, data: unknown, at: string, seq: number): void {

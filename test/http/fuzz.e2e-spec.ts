@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { API_PREFIX } from '../../src/app.factory';
 import { Journal } from '../../src/journal/journal.port';
 import { JOURNAL } from '../../src/journal/journal.tokens';
-import { findExecutable } from '../../src/sessions/runtimes/executable';
+import { findExecutable } from '../../src/common/executable';
 import { FuzzInput, FuzzRequest, Vocabulary } from '../support/fuzz-input';
 import { RouteEntry, RouteFields, listRoutes, routeFields } from '../support/route-list';
 import { SeededRandom } from '../support/seeded-random';

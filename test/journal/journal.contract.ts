@@ -223,6 +223,30 @@ export function journalContract(name: string, makeHarness: () => Promise<Journal
         sub.unsubscribe();
       });
 
+      it('runs every apply step of a group commit before it publishes any of the group, in seq order', async () => {
+        const log: string[] = [];
+        const sub = journal.committed$.subscribe((e) => log.push(`published ${e.seq}`));
+        const apply = (r: { events: JournalEvent[] }) => log.push(`applied ${r.events.map((e) => e.seq).join(',')}`);
+        // Issued in the same tick: one group.
+        await Promise.all([journal.append('ap1', [ev('a.x'), ev('a.y')], { apply }), journal.append('ap2', [ev('a.z')], { apply })]);
+        sub.unsubscribe();
+        expect(log).toEqual(['applied 1,2', 'applied 3', 'published 1', 'published 2', 'published 3']);
+      });
+
+      it('given an apply step that throws, rejects that append with its error and still publishes what is durable', async () => {
+        const seen: number[] = [];
+        const sub = journal.committed$.subscribe((e) => seen.push(e.seq));
+        const broken = journal.append('ap3', [ev('a.x')], {
+          apply: () => {
+            throw new Error('apply failed');
+          },
+        });
+        await expect(broken).rejects.toThrow('apply failed');
+        await journal.append('ap3', [ev('a.y')], { expectedVersion: 1 });
+        sub.unsubscribe();
+        expect(seen).toEqual([1, 2]);
+      });
+
       it('hands over from catch-up to live with no gap and no duplicate under 1,000 concurrent appends', async () => {
         for (let i = 0; i < 300; i++) await journal.append(`h${i % 7}`, [ev('h.before', { i })]);
         const total = 1300;

@@ -74,12 +74,16 @@ describe('supervision service over a real journal', () => {
 
   it('names a signal and the state change it causes as one reason, with the state the session entered', async () => {
     await svc.enable({}, 'user', 'test');
-    // As the sessions module journals it: the signal and its state change in one append, published before the
-    // directory adopts the new state.
-    await bus.emit('session-cs_b', [
-      { type: 'session.asked_human', data: { question: 'Which DB?' } },
-      { type: 'session.state_changed', data: { from: 'working', to: 'pending_decision' } },
-    ] as never);
+    // As the sessions module journals it: the signal and its state change in one append, published once the
+    // directory has adopted the new state.
+    await bus.emit(
+      'session-cs_b',
+      [
+        { type: 'session.asked_human', data: { question: 'Which DB?' } },
+        { type: 'session.state_changed', data: { from: 'working', to: 'pending_decision', cause: 'session.asked_human' } },
+      ] as never,
+      { apply: () => Object.assign(sessions.sessions.find((s) => s.id === 'cs_b')!, { state: 'pending_decision' }) },
+    );
     const [round] = await waitFor(() => (svc.listRounds().length ? svc.listRounds() : undefined), { what: 'a round' });
     expect(round.reasons).toEqual([{ session_id: 'cs_b', alias: 'w2', trigger: 'ask_human', state: 'pending_decision', message: 'Which DB?' }]);
   });
@@ -121,9 +125,8 @@ describe('supervision service over a real journal', () => {
 
   it('closes with converged when the last two supervised workers exit in one group commit', async () => {
     await svc.enable({ scope_mode: 'only', scope_session_ids: ['cs_a', 'cs_b'] }, 'user', 'test');
-    // The sessions module marks a session exited only after its append resolves: when both exits are
-    // committed together, both are published while the directory still lists both workers as live.
-    await Promise.all(['cs_a', 'cs_b'].map((id) => bus.emit(`session-${id}`, [{ type: 'session.exited', data: { code: 0, reason: 'done' } } as never])));
+    // Both exits are committed together: both are applied before either is published.
+    await Promise.all(['cs_a', 'cs_b'].map((id) => sessions.emit(id, 'session.exited', { code: 0, reason: 'done' })));
     await waitFor(() => !svc.isOn(), { what: 'convergence close' });
     expect(svc.status().autonomous?.closed_reason).toBe('converged');
     expect(svc.listRounds()).toHaveLength(0);

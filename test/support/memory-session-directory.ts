@@ -48,14 +48,17 @@ export class MemorySessionDirectory implements SessionDirectory {
 
   async emit(id: string, type: string, data: Record<string, unknown>): Promise<void> {
     const s = this.sessions.find((x) => x.id === id)!;
-    if (type === 'session.state_changed') {
-      s.state = data.to as string;
-      s.state_since = Date.now();
-    }
-    if (type === 'session.exited') {
-      s.state = 'exited';
-      s.active = false;
-    }
-    await this.bus.emit(`session-${id}`, [{ type, data } as never]);
+    const apply = () => {
+      if (type === 'session.state_changed') {
+        s.state = data.to as string;
+        s.state_since = Date.now();
+      }
+      if (type === 'session.exited') {
+        s.state = 'exited';
+        s.active = false;
+      }
+    };
+    // Applied once durable and before publication, as the session registry does.
+    await this.bus.emit(`session-${id}`, [{ type, data } as never], { apply });
   }
 }

@@ -16,6 +16,10 @@ export interface BrainEventMap {
   'brain.turn_ended': { turn_id: string; outcome: BrainTurnOutcome; text: string | null; reason: string | null; context_tokens: number | null };
 }
 
+declare module '../../bus/domain-event' {
+  interface DomainEventMap extends BrainEventMap {}
+}
+
 export type BrainEventType = keyof BrainEventMap;
 export type BrainEvent = { [K in BrainEventType]: { type: K; data: BrainEventMap[K]; at: number } }[BrainEventType];
 

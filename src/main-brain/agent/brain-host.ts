@@ -6,7 +6,7 @@ import { SerialQueue } from '../../common/serial-queue';
 import { Journal, JournalEvent } from '../../journal/journal.port';
 import { JsonObject } from '../../sessions/session.events';
 import { RoundDriver } from '../../supervision/round-driver.port';
-import { RoundView } from '../../supervision/supervision.service';
+import { RoundView } from '../../supervision/round.view';
 import { ChatMessage, ChatService } from '../chat.service';
 import { BrainActivity, BrainAgent, BrainTurnEnd } from './brain-agent.port';
 import {
@@ -300,8 +300,7 @@ export class BrainHost {
 
   private append<K extends BrainEventType>(type: K, data: BrainEventMap[K]): Promise<void> {
     return this.appends.run(async () => {
-      const { events } = await this.bus.emit(BRAIN_STREAM, [{ type, data } as never]);
-      this.state = evolveBrain(this.state, toBrainEvent(events[0]));
+      await this.bus.emit(BRAIN_STREAM, [{ type, data } as never], { apply: ({ events }) => (this.state = evolveBrain(this.state, toBrainEvent(events[0]))) });
     });
   }
 }

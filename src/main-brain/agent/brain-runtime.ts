@@ -1,7 +1,7 @@
 import { ConfigError } from '../../config/config.loader';
 import { MainBrainDriver, MainBrainRuntime } from '../../config/config.schema';
-import { findExecutable } from '../../sessions/runtimes/executable';
-import { AGENT_RUNTIMES } from '../../sessions/runtimes/runtime-catalog';
+import { findExecutable } from '../../common/executable';
+import { AGENT_RUNTIMES } from '../../common/agent-runtimes';
 
 export type DriverChoice = { driver: 'agent'; runtime: Exclude<MainBrainRuntime, 'auto'> } | { driver: Exclude<MainBrainDriver, 'auto' | 'agent'> };
 

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { inheritedEnv } from '../../auth/child-env';
 import { RoundDriver } from '../../supervision/round-driver.port';
-import { RoundView } from '../../supervision/supervision.service';
+import { RoundView } from '../../supervision/round.view';
 
 const MAX_OUTPUT = 64 * 1024;
 const MAX_SUMMARY = 4000;

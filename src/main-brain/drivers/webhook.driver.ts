@@ -1,5 +1,5 @@
 import { RoundDriver } from '../../supervision/round-driver.port';
-import { RoundView } from '../../supervision/supervision.service';
+import { RoundView } from '../../supervision/round.view';
 
 /** A brain answers with a short summary; a larger answer is cut off there, so whatever it sends, memory stays bounded. */
 export const WEBHOOK_ANSWER_LIMIT_BYTES = 1024 * 1024;

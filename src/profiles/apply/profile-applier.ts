@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { EventBus } from '../../bus/event-bus';
 import { DomainError } from '../../common/domain-error';
-import { AGENT_RUNTIMES } from '../../sessions/runtimes/runtime-catalog';
-import { findExecutable } from '../../sessions/runtimes/executable';
+import { AGENT_RUNTIMES } from '../../common/agent-runtimes';
+import { findExecutable } from '../../common/executable';
 import { EMIT_RUNTIMES, EmitResult, EmitRuntime, EmitWarning, SkillFiles, emitProfile } from '../emitters';
 import { LintFinding, LintResult } from '../profile.lint';
 import { ProfileDoc, Runtime } from '../profile.schema';

@@ -1,14 +1,8 @@
 import { DomainError } from '../../common/domain-error';
-import { findExecutable } from './executable';
+import { AGENT_RUNTIMES } from '../../common/agent-runtimes';
+import { findExecutable } from '../../common/executable';
 import { SessionRuntime } from './runtime.port';
 
-/** Agent runtimes in the order `auto` prefers them, with the executable that reveals each. */
-export const AGENT_RUNTIMES: readonly { name: string; executable: string }[] = [
-  { name: 'claude-code', executable: 'claude' },
-  { name: 'codex', executable: 'codex' },
-  { name: 'gemini-cli', executable: 'gemini' },
-  { name: 'opencode', executable: 'opencode' },
-];
 
 export interface RuntimeChoice {
   runtime: SessionRuntime;

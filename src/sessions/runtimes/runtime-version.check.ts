@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { findExecutable } from './executable';
-import { AGENT_RUNTIMES } from './runtime-catalog';
+import { findExecutable } from '../../common/executable';
+import { AGENT_RUNTIMES } from '../../common/agent-runtimes';
 import { versionWarning } from './runtime-versions';
 
 /** How long a runtime gets to print its version (a node CLI loading cold on a busy machine is slow). */

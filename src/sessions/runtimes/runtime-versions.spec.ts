@@ -1,4 +1,4 @@
-import { AGENT_RUNTIMES } from './runtime-catalog';
+import { AGENT_RUNTIMES } from '../../common/agent-runtimes';
 import { TESTED_VERSIONS, compareVersions, parseVersion, versionWarning } from './runtime-versions';
 
 describe('parseVersion', () => {
