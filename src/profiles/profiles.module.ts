@@ -26,6 +26,12 @@ export async function* profileHistory(journal: JournalReader): AsyncIterable<Pro
   }
 }
 
+/** The events of the named profiles' streams, merged in journal order. */
+export async function profileStreams(journal: JournalReader, ids: readonly string[]): Promise<ProfileHistoryEvent[]> {
+  const streams = await Promise.all(ids.map((id) => journal.readStream(`profile-${id}`)));
+  return streams.flat().sort((a, b) => a.seq - b.seq);
+}
+
 @Module({
   controllers: [ProfilesController],
   providers: [
@@ -34,7 +40,7 @@ export async function* profileHistory(journal: JournalReader): AsyncIterable<Pro
     {
       provide: ProfilesService,
       useFactory: (store: ProfileStore, bus: EventBus, clock: Clock, journal: JournalReader) =>
-        new ProfilesService(store, bus, clock, () => profileHistory(journal)),
+        new ProfilesService(store, bus, clock, () => profileHistory(journal), (ids) => profileStreams(journal, ids)),
       inject: [PROFILE_STORE, EventBus, PROFILES_CLOCK, JOURNAL],
     },
     {

@@ -39,6 +39,8 @@ export type Clock = () => Date;
 
 /** The journal's profile events in order: what a damaged state file is rebuilt from. */
 export type ProfileHistory = () => AsyncIterable<ProfileHistoryEvent>;
+/** The events of the named profiles' streams (`profile-<id>`), in journal order. */
+export type ProfileStreams = (ids: readonly string[]) => Promise<ProfileHistoryEvent[]>;
 
 /** What a save could not do although the profile was saved: an auto-apply that failed. */
 export interface SaveWarning {
@@ -140,6 +142,7 @@ export class ProfilesService implements OnModuleInit {
     private readonly bus: EventBus,
     private readonly clock: Clock,
     private readonly history: ProfileHistory = async function* () {},
+    private readonly streams: ProfileStreams | null = null,
   ) {}
 
   async list(): Promise<ProfileList> {
@@ -568,14 +571,25 @@ export class ProfilesService implements OnModuleInit {
     return state;
   }
 
+  /**
+   * Read per profile stream, not from the whole journal: the profiles are those the state file names (itself rebuilt
+   * from the whole history when missing or damaged) and those with a file.
+   */
   private journaledFiles(): Promise<Map<string, JournaledFile>> {
-    this.journaled ??= this.historyEvents()
+    this.journaled ??= this.journaledEvents()
       .then(rebuildProfileFiles)
       .catch((e: unknown) => {
         this.journaled = null;
         throw e;
       });
     return this.journaled;
+  }
+
+  private async journaledEvents(): Promise<ProfileHistoryEvent[]> {
+    if (!this.streams) return this.historyEvents();
+    const [state, files] = await Promise.all([this.loadState(), this.store.list()]);
+    const ids = new Set([...Object.keys(state.profiles), ...files.map((f) => f.id)]);
+    return this.streams([...ids].filter((id) => !BUILTINS.has(id)));
   }
 
   private async historyEvents(): Promise<ProfileHistoryEvent[]> {
