@@ -5,7 +5,7 @@ import { ConfirmationEventMap } from '../main-brain/confirmation.decider';
 import { ProfileScope } from '../profiles/profile.schema';
 import { SessionEventMap } from '../sessions/session.events';
 import { SupervisionEventMap } from '../supervision/supervision.events';
-import { WorkflowEventMap } from '../workflows/workflows.service';
+import { WorkflowEventMap } from '../workflows/workflow.events';
 
 /**
  * Every event type the service journals and publishes, with its data. Each domain adds its entries here,
