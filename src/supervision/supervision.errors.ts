@@ -5,7 +5,7 @@ declare module '../common/domain-error' {
     round_already_ended: 409;
     round_in_flight: 409;
     max_turns_reached: 409;
-    scope_without_live_session: 400;
+    scope_names_no_session: 400;
   }
 }
 
@@ -16,7 +16,7 @@ export const SUPERVISION_ERRORS = {
   round_already_ended: 409,
   round_in_flight: 409,
   max_turns_reached: 409,
-  scope_without_live_session: 400,
+  scope_names_no_session: 400,
 } as const;
 
 export type SupervisionErrorCode = keyof typeof SUPERVISION_ERRORS;

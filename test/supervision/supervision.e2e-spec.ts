@@ -203,7 +203,7 @@ describe('autonomous supervision over HTTP with real command workers', () => {
     const only = await req('POST', '/coding-sessions/supervision-scope', { mode: 'only', session_ids: [a.alias] });
     expect(only.body).toMatchObject({ mode: 'only', supervised: [a.id], excluded: [b.id] });
     const bad = await req('POST', '/coding-sessions/supervision-scope', { mode: 'except', session_ids: ['w99', 'cs_nope'] });
-    expect(bad.body).toMatchObject({ statusCode: 400, code: 'scope_without_live_session', message: expect.stringContaining('needs at least one valid session id') });
+    expect(bad.body).toMatchObject({ statusCode: 400, code: 'scope_names_no_session', message: expect.stringContaining('needs at least one valid session id') });
     expect((await req('GET', `/coding-sessions/${b.id}`)).body.excluded).toBe(true);
     const inverted = await req('POST', '/coding-sessions/supervision-scope', { mode: 'invert', session_ids: [a.id, b.id] });
     expect(inverted.body).toMatchObject({ supervised: [b.id], excluded: [a.id] });

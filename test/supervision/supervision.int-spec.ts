@@ -199,7 +199,7 @@ describe('supervision service over a real journal', () => {
   });
 
   it('refuses only/except naming no valid session and stores nothing', async () => {
-    await expect(svc.enable({ scope_mode: 'only', scope_session_ids: ['w99'] }, 'user', 'test')).rejects.toMatchObject({ code: 'scope_without_live_session' });
+    await expect(svc.enable({ scope_mode: 'only', scope_session_ids: ['w99'] }, 'user', 'test')).rejects.toMatchObject({ code: 'scope_names_no_session' });
     expect(svc.status()).toEqual({ autonomous: null });
     await expect(svc.enable({ max_turns: 0 }, 'user', 'test')).rejects.toMatchObject({ code: 'invalid_input' });
   });
