@@ -136,7 +136,7 @@ async function awaitPermission(
     const outcome = signal?.aborted
       ? null
       : await firstValueFrom(outcomes.pipe(filter((e) => e.type === 'session.exited' || e.data.request_id === requestId), takeUntil(gone$)), { defaultValue: null });
-    if (outcome === null) throw new DomainError('conflict', `the caller went away while session ${status.alias}'s permission request was pending`);
+    if (outcome === null) throw new DomainError('permission_caller_gone', `the caller went away while session ${status.alias}'s permission request was pending`);
     if (outcome.type === 'session.exited') return { behavior: 'deny', message: 'the session exited before the request was resolved' };
     return outcome.data.decision === 'allow'
       ? { behavior: 'allow', updatedInput: input }

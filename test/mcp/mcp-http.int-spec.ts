@@ -186,7 +186,7 @@ describe('MCP over streamable HTTP (the SDK client against /mcp)', () => {
 
     caller.abort();
 
-    await expect(waiting).rejects.toMatchObject({ code: 'conflict', message: expect.stringContaining('the caller went away') });
+    await expect(waiting).rejects.toMatchObject({ code: 'permission_caller_gone', message: expect.stringContaining('the caller went away') });
     expect((await status()).pending).toMatchObject({ kind: 'permission', tool: 'Bash' });
     const brain = await connect();
     expect((await call(brain, 'resolve_permission', { session: w.alias, decision: 'deny' })).isError).toBe(false);
