@@ -117,7 +117,7 @@ export class ChatService {
   async answer(questionSeq: number, text: string): Promise<{ message: ChatMessage }> {
     const question = this.messages.find((m) => m.seq === questionSeq) ?? (await this.fromJournal(questionSeq));
     if (!question || question.kind !== 'question' || question.session_id === null) {
-      throw new DomainError('not_found', `answer_to: no worker's question at chat seq ${questionSeq}`);
+      throw new DomainError('question_not_found', `answer_to: no worker's question at chat seq ${questionSeq}`);
     }
     await this.deliverAnswer(question.session_id, text);
     return { message: await this.append('user', 'message', text, question.session_id, { answer_to: questionSeq }) };

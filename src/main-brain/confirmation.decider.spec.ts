@@ -40,27 +40,27 @@ describe('confirmation decide/evolve', () => {
     });
   });
 
-  it('Given a pending one, When the user confirms and the call runs, Then it is confirmed with its outcome; a second confirm or a refuse is a conflict', () => {
+  it('Given a pending one, When the user confirms and the call runs, Then it is confirmed with its outcome; a second confirm or a refuse is refused as already decided', () => {
     const pending = step(new Map(), request()).state;
     const confirmed = step(pending, { type: 'confirm', id: 'cf_1', by: 'user', now: T0 + 10 });
     expect(confirmed.state.get('cf_1')).toMatchObject({ status: 'confirmed', resolved_by: 'user', outcome: null });
     const done = step(confirmed.state, { type: 'record_outcome', id: 'cf_1', outcome: { ok: true, result: { state: 'exited' } }, now: T0 + 20 });
     expect(done.state.get('cf_1')?.outcome).toEqual({ ok: true, result: { state: 'exited' } });
-    for (const cmd of [
-      { type: 'confirm', id: 'cf_1', by: 'user', now: T0 + 30 },
-      { type: 'refuse', id: 'cf_1', by: 'user', reason: null, now: T0 + 30 },
-      { type: 'record_outcome', id: 'cf_1', outcome: { ok: true, result: null }, now: T0 + 30 },
+    for (const [cmd, code] of [
+      [{ type: 'confirm', id: 'cf_1', by: 'user', now: T0 + 30 }, 'confirmation_already_decided'],
+      [{ type: 'refuse', id: 'cf_1', by: 'user', reason: null, now: T0 + 30 }, 'confirmation_already_decided'],
+      [{ type: 'record_outcome', id: 'cf_1', outcome: { ok: true, result: null }, now: T0 + 30 }, 'confirmation_not_running'],
     ] as const) {
-      expect(step(done.state, cmd)).toMatchObject({ events: [], error: { code: 'conflict' } });
+      expect(step(done.state, cmd)).toMatchObject({ events: [], error: { code } });
     }
     // Confirming twice before the outcome is in is refused too: the call runs once.
-    expect(step(confirmed.state, { type: 'confirm', id: 'cf_1', by: 'user', now: T0 + 15 })).toMatchObject({ events: [], error: { code: 'conflict', message: 'confirmation cf_1 is confirmed already' } });
+    expect(step(confirmed.state, { type: 'confirm', id: 'cf_1', by: 'user', now: T0 + 15 })).toMatchObject({ events: [], error: { code: 'confirmation_already_decided', message: 'confirmation cf_1 is confirmed already' } });
   });
 
   it('Given a pending one, When the user refuses it with a reason, Then it is refused and can no longer be confirmed', () => {
     const refused = step(step(new Map(), request()).state, { type: 'refuse', id: 'cf_1', by: 'user', reason: 'not now', now: T0 + 5 });
     expect(refused.state.get('cf_1')).toMatchObject({ status: 'refused', resolved_by: 'user', reason: 'not now', outcome: null });
-    expect(step(refused.state, { type: 'confirm', id: 'cf_1', by: 'user', now: T0 + 6 }).error).toEqual({ code: 'conflict', message: 'confirmation cf_1 is refused already' });
+    expect(step(refused.state, { type: 'confirm', id: 'cf_1', by: 'user', now: T0 + 6 }).error).toEqual({ code: 'confirmation_already_decided', message: 'confirmation cf_1 is refused already' });
   });
 
   it('Given a pending one past its expiry, Then it reads as expired, and a confirm records the expiry and is refused', () => {
@@ -69,14 +69,14 @@ describe('confirmation decide/evolve', () => {
     expect([statusAt(c, T0 + TTL - 1), statusAt(c, T0 + TTL)]).toEqual(['pending', 'expired']);
     const late = step(pending, { type: 'confirm', id: 'cf_1', by: 'user', now: T0 + TTL });
     expect(late.events.map((e) => e.type)).toEqual(['confirmation.expired']);
-    expect(late.error).toMatchObject({ code: 'conflict', message: expect.stringContaining('expired') });
+    expect(late.error).toMatchObject({ code: 'confirmation_expired', message: expect.stringContaining('expired') });
     expect(late.state.get('cf_1')?.status).toBe('expired');
-    expect(step(late.state, { type: 'refuse', id: 'cf_1', by: 'user', reason: null, now: T0 + TTL + 1 })).toMatchObject({ events: [], error: { code: 'conflict', message: 'confirmation cf_1 is expired already' } });
+    expect(step(late.state, { type: 'refuse', id: 'cf_1', by: 'user', reason: null, now: T0 + TTL + 1 })).toMatchObject({ events: [], error: { code: 'confirmation_expired', message: 'confirmation cf_1 is expired already' } });
   });
 
-  it('Given no such confirmation, Then confirm is not found, and a request under a taken id is a conflict', () => {
-    expect(step(new Map(), { type: 'confirm', id: 'cf_x', by: 'user', now: T0 }).error).toEqual({ code: 'not_found', message: 'no confirmation cf_x' });
-    expect(step(step(new Map(), request()).state, request()).error?.code).toBe('conflict');
+  it('Given no such confirmation, Then confirm is not found, and a request under a taken id is refused', () => {
+    expect(step(new Map(), { type: 'confirm', id: 'cf_x', by: 'user', now: T0 }).error).toEqual({ code: 'confirmation_not_found', message: 'no confirmation cf_x' });
+    expect(step(step(new Map(), request()).state, request()).error?.code).toBe('confirmation_exists');
   });
 
   it('Given the journaled events, When they are folded again (a restart), Then the same state comes back, with nothing to run', () => {

@@ -1,3 +1,5 @@
+import { MainBrainErrorCode } from './main-brain.errors';
+
 /**
  * The human gate's confirmations, pure: a call the main brain may not make alone waits here until the user
  * confirms or refuses it. decide() judges a command against the state and answers the events to journal;
@@ -52,7 +54,7 @@ export type ConfirmationsState = ReadonlyMap<string, Confirmation>;
 /** The events to journal; with an error, the command is refused (after journaling them: an expiry is still recorded). */
 export interface ConfirmationDecision {
   events: ConfirmationEvent[];
-  error?: { code: 'not_found' | 'conflict'; message: string };
+  error?: { code: MainBrainErrorCode; message: string };
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -64,21 +66,22 @@ export function statusAt(c: Confirmation, now: number): ConfirmationStatus {
 
 export function decide(state: ConfirmationsState, cmd: ConfirmationCommand): ConfirmationDecision {
   if (cmd.type === 'request') {
-    if (state.has(cmd.id)) return { events: [], error: { code: 'conflict', message: `confirmation ${cmd.id} exists already` } };
+    if (state.has(cmd.id)) return { events: [], error: { code: 'confirmation_exists', message: `confirmation ${cmd.id} exists already` } };
     const { id, tool, args, description, requested_by } = cmd;
     return { events: [{ type: 'confirmation.requested', data: { id, tool, args, description, requested_by, at: iso(cmd.now), expires_at: iso(cmd.now + cmd.ttl_ms) } }] };
   }
   const c = state.get(cmd.id);
-  if (!c) return { events: [], error: { code: 'not_found', message: `no confirmation ${cmd.id}` } };
+  if (!c) return { events: [], error: { code: 'confirmation_not_found', message: `no confirmation ${cmd.id}` } };
   if (cmd.type === 'record_outcome') {
-    if (c.status !== 'confirmed' || c.outcome !== null) return { events: [], error: { code: 'conflict', message: `confirmation ${c.id} has no call waiting for its outcome` } };
+    if (c.status !== 'confirmed' || c.outcome !== null) return { events: [], error: { code: 'confirmation_not_running', message: `confirmation ${c.id} has no call waiting for its outcome` } };
     return { events: [{ type: 'confirmation.executed', data: { id: c.id, outcome: cmd.outcome, at: iso(cmd.now) } }] };
   }
   const status = statusAt(c, cmd.now);
   if (status === 'expired' && c.status === 'pending') {
-    return { events: [{ type: 'confirmation.expired', data: { id: c.id, at: iso(cmd.now) } }], error: { code: 'conflict', message: `confirmation ${c.id} expired at ${c.expires_at}; nothing was done` } };
+    return { events: [{ type: 'confirmation.expired', data: { id: c.id, at: iso(cmd.now) } }], error: { code: 'confirmation_expired', message: `confirmation ${c.id} expired at ${c.expires_at}; nothing was done` } };
   }
-  if (status !== 'pending') return { events: [], error: { code: 'conflict', message: `confirmation ${c.id} is ${status} already` } };
+  if (status === 'expired') return { events: [], error: { code: 'confirmation_expired', message: `confirmation ${c.id} is expired already` } };
+  if (status !== 'pending') return { events: [], error: { code: 'confirmation_already_decided', message: `confirmation ${c.id} is ${status} already` } };
   if (cmd.type === 'confirm') return { events: [{ type: 'confirmation.confirmed', data: { id: c.id, by: cmd.by, at: iso(cmd.now) } }] };
   return { events: [{ type: 'confirmation.refused', data: { id: c.id, by: cmd.by, reason: cmd.reason, at: iso(cmd.now) } }] };
 }

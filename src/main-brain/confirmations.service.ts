@@ -68,7 +68,7 @@ export class ConfirmationsService {
 
   get(id: string): Confirmation {
     const c = this.state.get(id);
-    if (!c) throw new DomainError('not_found', `no confirmation ${id}`);
+    if (!c) throw new DomainError('confirmation_not_found', `no confirmation ${id}`);
     return this.view(c, this.now());
   }
 

@@ -42,7 +42,7 @@ export function planScope(mode: ScopeMode, ids: readonly string[], sessions: rea
   const exited = mode === 'invert' ? [] : [...found.values()].filter((s) => !s.active);
   if (mode !== 'all' && found.size === exited.length) {
     const why = [unknown.length ? `unknown: ${unknown.join(', ')}` : '', exited.length ? `exited: ${exited.map((s) => s.alias).join(', ')}` : ''].filter(Boolean);
-    throw new DomainError('invalid_input', `session_ids: mode ${mode} needs at least one valid session id${why.length ? ` (${why.join('; ')})` : ''}`);
+    throw new DomainError('scope_names_no_session', `session_ids: mode ${mode} needs at least one valid session id${why.length ? ` (${why.join('; ')})` : ''}`);
   }
   const want = (s: ScopeSession): boolean | undefined => {
     switch (mode) {

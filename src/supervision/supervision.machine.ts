@@ -78,9 +78,9 @@ const initialContext: SupervisionContext = {
 };
 
 /**
- * Supervision as a pure state machine: off → on (idle ⇄ in_round) → off. It only decides; the
- * service journals each accepted event before applying it, and replay folds the journal through it.
- * No round starts once turns_used reaches max_turns; the service then closes with reason max_turns.
+ * Supervision's state as a pure state machine: off → on (idle ⇄ in_round) → off. supervision.decider.ts decides
+ * the commands and folds the journaled events through it (live and at replay). No round starts once turns_used
+ * reaches max_turns; the decider closes with reason max_turns as the last round ends.
  */
 export const supervisionMachine = setup({
   types: { context: {} as SupervisionContext, events: {} as SupervisionEvent },

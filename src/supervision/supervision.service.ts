@@ -1,6 +1,5 @@
 import { Logger } from '@nestjs/common';
 import { Observable, Subject, Subscription, defer, filter, from, switchMap, takeUntil, timer } from 'rxjs';
-import { SnapshotFrom, initialTransition, transition } from 'xstate';
 import { EventBus } from '../bus/event-bus';
 import { DomainError } from '../common/domain-error';
 import { PageRequest, pageOf } from '../common/page';
@@ -15,10 +14,20 @@ import { SessionDirectory, SessionView } from './session-directory.port';
 import { Stall, WatchdogConfig, cooldownKey, dropExpiredCooldowns, scanForStalls, watchdogTicks } from './stall-watchdog';
 import { decideRestore } from './supervision-restore';
 import { ScopeMode, ToolScopeMode, planScope } from './supervision-scope';
-import { ROUND_OUTCOME, RoundEndType, SupervisionEventMap, SupervisionJournalType, toMachineEvent } from './supervision.events';
+import {
+  SupervisionCommand,
+  SupervisionDecision,
+  SupervisionJournalEvent,
+  SupervisionSnapshot,
+  SupervisionState,
+  decide,
+  evolve,
+  initialSupervisionState,
+  isOn,
+} from './supervision.decider';
+import { ROUND_OUTCOME, RoundEndType, SupervisionEventMap } from './supervision.events';
 import {
   ClosedReason,
-  MAX_TURNS_LIMIT,
   RoundInFlight,
   RoundOutcome,
   StartedBy,
@@ -26,7 +35,6 @@ import {
   WakeReason,
   WorkerEvidence,
   supervisionMachine,
-  taskHintProblem,
   wakeReason,
 } from './supervision.machine';
 import { classifySessionEvent } from './wake-triggers';
@@ -85,11 +93,9 @@ interface Trigger {
   immediate?: boolean;
 }
 
-type Snapshot = SnapshotFrom<typeof supervisionMachine>;
-
 /** The snapshot of stream `supervision`: the machine, the rounds and stall cooldowns in memory, and when the stream last moved. */
 interface StoredSupervision {
-  value: Snapshot['value'];
+  value: SupervisionSnapshot['value'];
   context: SupervisionContext;
   /** In the order they started, each with the seq of its round.started (its place in the list); `failure` is absent in snapshots written before rounds could fail. */
   rounds: Array<{ seq: number; round: Omit<RoundView, 'failure'> & { failure?: string | null } }>;
@@ -105,12 +111,12 @@ const SYSTEM_REASON = (trigger: string, message: string | null = null): WakeReas
 const reasonOf = (e: unknown): string => (e as Error)?.message ?? String(e);
 
 /**
- * Owns the supervision actor. Every change is a machine event that is checked against the machine,
- * journaled (stream `supervision`), then applied; replay folds the journal through the same pure
- * transitions. Changes are serialised, so REST, tools, triggers and timeouts never interleave.
+ * Owns supervision's state. Every change is a command decided against the state (supervision.decider.ts), whose
+ * events are journaled (stream `supervision`), then folded in; replay folds the journal the same way. Changes are
+ * serialised, so REST, tools, triggers and timeouts never interleave.
  */
 export class SupervisionService {
-  private snap: Snapshot = initialTransition(supervisionMachine)[0];
+  private state: SupervisionState = initialSupervisionState();
   private version = 0;
   /** The version of the last snapshot written, and the time of the newest supervision event. */
   private snapshotVersion = 0;
@@ -124,8 +130,6 @@ export class SupervisionService {
   private readonly roundEnded = new Map<string, Subject<RoundEnding>>();
   /** Until when each (session, stall kind) may not fire again; rebuilt from journaled stall events. */
   private readonly stallCooldowns = new Map<string, number>();
-  /** The last scope mode set (invert aside): under `only`, sessions created later are not supervised. */
-  private scopeMode: ToolScopeMode = 'all';
   private readonly triggers = new Subject<Trigger>();
   private pipeline: Subscription | null = null;
   private busSub: Subscription | null = null;
@@ -176,7 +180,7 @@ export class SupervisionService {
       this.version = e.version;
     }
     dropExpiredCooldowns(this.stallCooldowns, this.now());
-    this.sessions.excludeNewSessions(this.scopeMode === 'only');
+    this.sessions.excludeNewSessions(this.state.scope_mode === 'only');
     this.roundRetention.start();
     await this.restore();
     this.busSub = this.bus.events$
@@ -203,12 +207,7 @@ export class SupervisionService {
       const recorded: Stall[] = [];
       for (const st of stalls) {
         try {
-          await this.apply('supervision.stall_detected', {
-            session_id: st.session_id,
-            kind: st.kind,
-            stalled_for_s: st.stalled_for_s,
-            cooldown_until: st.cooldown_until,
-          });
+          await this.execute({ type: 'detect_stall', session_id: st.session_id, kind: st.kind, stalled_for_s: st.stalled_for_s, cooldown_until: st.cooldown_until });
         } catch (e) {
           // Not journaled, so no wake-up (and no cooldown): the next scan finds the stall again.
           this.logger.error(`stall watchdog: ${st.alias} (${st.session_id}) has waited ${st.stalled_for_s}s in ${st.kind}, but recording the stall failed: ${reasonOf(e)}`);
@@ -239,8 +238,7 @@ export class SupervisionService {
   }
 
   private replay(e: JournalEvent): void {
-    const ev = toMachineEvent(e.type, e.data, Date.parse(e.at));
-    if (ev) this.snap = transition(supervisionMachine, this.snap, ev)[0];
+    this.state = evolve(this.state, { type: e.type, data: e.data, at: Date.parse(e.at) });
     this.lastEventAt = Date.parse(e.at);
     this.trackSideState(e);
   }
@@ -252,12 +250,12 @@ export class SupervisionService {
   private snapshot(): void {
     const now = this.now();
     const state: StoredSupervision = {
-      value: this.snap.value,
-      context: this.snap.context,
+      value: this.state.machine.value,
+      context: this.state.machine.context,
       rounds: [...this.rounds.values()].map((round) => ({ seq: this.roundSeqs.get(round.id) ?? 0, round: { ...round } })),
       cooldowns: [...this.stallCooldowns].filter(([, until]) => until > now),
       last_event_at: this.lastEventAt,
-      scope_mode: this.scopeMode,
+      scope_mode: this.state.scope_mode,
     };
     const version = this.version;
     this.snapshotVersion = version;
@@ -268,9 +266,8 @@ export class SupervisionService {
 
   /** The state a snapshot holds, less the rounds whose retention has passed since and the cooldowns that ran out. */
   private restoreSnapshot(stored: StoredSupervision): void {
-    this.snap = supervisionMachine.resolveState({ value: stored.value, context: stored.context });
+    this.state = { machine: supervisionMachine.resolveState({ value: stored.value, context: stored.context }), scope_mode: stored.scope_mode ?? 'all' };
     this.lastEventAt = stored.last_event_at;
-    this.scopeMode = stored.scope_mode ?? 'all';
     for (const [key, until] of stored.cooldowns) this.stallCooldowns.set(key, until);
     const now = this.now();
     const ended: RoundView[] = [];
@@ -297,13 +294,11 @@ export class SupervisionService {
       recoverable_supervised_workers: recoverable,
     });
     if (!decision.restore) {
-      await this.close(decision.reason === 'no_recoverable_worker' ? 'no_recoverable_worker' : 'restore_expired');
+      await this.execute({ type: 'disable', reason: decision.reason === 'no_recoverable_worker' ? 'no_recoverable_worker' : 'restore_expired' });
       return;
     }
-    const inFlight = this.snap.context.round;
-    if (inFlight) await this.apply('round.interrupted', { round_id: inFlight.id, reasons: inFlight.reasons });
-    // The interrupted round may have been the last turn: no round could start, so supervision would stay on idle.
-    await this.afterRound();
+    const inFlight = this.state.machine.context.round;
+    await this.execute({ type: 'resume' });
     if (!this.isOn()) return;
     this.startPipeline();
     // The interrupted round's reasons are not lost: they wake the next round.
@@ -323,7 +318,7 @@ export class SupervisionService {
   // ---- queries -------------------------------------------------------------------------------------
 
   status(): { autonomous: AutonomousView | null } {
-    const c = this.snap.context;
+    const c = this.state.machine.context;
     if (!c.ever_enabled) return { autonomous: null };
     return {
       autonomous: {
@@ -365,31 +360,23 @@ export class SupervisionService {
     if (!r) {
       const s = this.settings.retention_s;
       const why = s === undefined ? '' : ` (ended rounds leave memory ${s} s after they end, BRAINSTEM_RETENTION_S; the journal keeps them, stream supervision)`;
-      throw new DomainError('not_found', `no round ${id}${why}`);
+      throw new DomainError('round_not_found', `no round ${id}${why}`);
     }
     return r;
   }
 
   isOn(): boolean {
-    return this.snap.matches('on');
+    return isOn(this.state);
   }
 
   // ---- commands ------------------------------------------------------------------------------------
 
   enable(req: EnableRequest, startedBy: StartedBy, actor: string): Promise<{ autonomous: AutonomousView | null }> {
     return this.queue.run(async () => {
-      if (req.max_turns !== undefined && !(Number.isInteger(req.max_turns) && req.max_turns >= 1 && req.max_turns <= MAX_TURNS_LIMIT)) {
-        throw new DomainError('invalid_input', `max_turns: must be an integer in 1..${MAX_TURNS_LIMIT}`);
-      }
-      // Checked here too: /supervise in the chat and the tools reach this without the DTO.
-      const hintProblem = taskHintProblem(req.task_hint);
-      if (hintProblem) throw new DomainError('invalid_input', hintProblem);
-      if (req.scope_mode) await this.applyScope(req.scope_mode, req.scope_session_ids ?? [], actor);
-      await this.apply('supervision.enabled', {
-        started_by: startedBy,
-        ...(req.task_hint !== undefined ? { task_hint: req.task_hint } : {}),
-        ...(req.max_turns !== undefined ? { max_turns: req.max_turns } : {}),
-      });
+      // Decided before the scope is set, so a refused enable changes no session; the scope takes no part in the decision.
+      const d = decide({ type: 'enable', started_by: startedBy, task_hint: req.task_hint, max_turns: req.max_turns }, this.state);
+      if (!d.error && req.scope_mode) await this.applyScope(req.scope_mode, req.scope_session_ids ?? [], actor);
+      await this.commit(d);
       this.startPipeline();
       return this.status();
     });
@@ -405,17 +392,15 @@ export class SupervisionService {
 
   disable(reason: ClosedReason, summary?: string): Promise<{ autonomous: AutonomousView | null }> {
     return this.queue.run(async () => {
-      if (this.isOn()) await this.close(reason, summary);
+      await this.execute({ type: 'disable', reason, summary });
       return this.status();
     });
   }
 
-  /** finish_supervision: off, with the wrap-up. Refused when already off: the summary would be dropped unseen. */
+  /** finish_supervision: off, with the wrap-up. */
   finish(summary?: string): Promise<{ autonomous: AutonomousView | null }> {
     return this.queue.run(async () => {
-      const closed = this.snap.context.closed_reason;
-      if (!this.isOn()) throw new DomainError('conflict', `supervision is not on${closed ? ` (closed: ${closed})` : ''}; post a wrap-up with reply_to_human`);
-      await this.close('finished', summary);
+      await this.execute({ type: 'finish', summary });
       return this.status();
     });
   }
@@ -433,10 +418,7 @@ export class SupervisionService {
 
   completeRound(id: string, summary?: string): Promise<RoundView> {
     return this.queue.run(async () => {
-      const r = this.getRound(id);
-      if (r.status !== 'in_flight') throw new DomainError('conflict', `round ${id} is already ${r.status}`);
-      await this.apply('round.completed', { round_id: id, ...(summary ? { summary } : {}) });
-      await this.afterRound();
+      await this.execute({ type: 'complete_round', round_id: id, summary, known: this.getRound(id).status });
       return this.getRound(id);
     });
   }
@@ -453,15 +435,12 @@ export class SupervisionService {
     const plan = planScope(mode, ids, this.sessions.list());
     for (const c of plan.changes) await this.sessions.setExcluded(c.id, c.excluded, actor);
     // invert flips the sessions named and leaves the rule for sessions created later as it was.
-    if (mode !== 'invert' && mode !== this.scopeMode) {
-      await this.apply('supervision.scope_set', { mode });
-      this.sessions.excludeNewSessions(mode === 'only');
-    }
+    if ((await this.execute({ type: 'set_scope', mode })).length) this.sessions.excludeNewSessions(mode === 'only');
     return { mode, ...this.scopeLists(), unknown_ids: plan.unknown_ids };
   }
 
   private scopeView(): ScopeView {
-    return { mode: this.scopeMode, ...this.scopeLists() };
+    return { mode: this.state.scope_mode, ...this.scopeLists() };
   }
 
   private scopeLists(): { supervised: string[]; excluded: string[] } {
@@ -469,16 +448,29 @@ export class SupervisionService {
     return { supervised: active.filter((s) => !s.excluded).map((s) => s.id), excluded: active.filter((s) => s.excluded).map((s) => s.id) };
   }
 
-  /** Checks the event against the machine, journals it, then applies it. */
-  private async apply<K extends SupervisionJournalType>(type: K, data: SupervisionEventMap[K]): Promise<void> {
-    const at = this.now();
-    const ev = toMachineEvent(type, data, at);
-    if (ev && !this.snap.can(ev)) throw new DomainError('conflict', `supervision cannot take ${type} now`);
-    await this.bus.emit(SUPERVISION_STREAM, [{ type, data } as never], {
+  /** decide → append → fold; a close stops the wake pipeline. Answers the events journaled. */
+  private execute(cmd: SupervisionCommand): Promise<SupervisionJournalEvent[]> {
+    return this.commit(decide(cmd, this.state));
+  }
+
+  /** Throws a refusal; else journals the events and folds them in. */
+  private async commit(d: SupervisionDecision): Promise<SupervisionJournalEvent[]> {
+    if (d.error) throw new DomainError(d.error.code, d.error.message);
+    await this.append(d.events);
+    if (d.events.some((e) => e.type === 'supervision.disabled')) this.stopPipeline();
+    return d.events;
+  }
+
+  /** Journals the events together, and folds them in before they are published. */
+  private async append(events: readonly SupervisionJournalEvent[]): Promise<void> {
+    if (events.length === 0) return;
+    await this.bus.emit(SUPERVISION_STREAM, events as never, {
       expectedVersion: this.version,
-      apply: ({ events }) => {
-        this.version = events[0].version;
-        this.replay(events[0]);
+      apply: ({ events: stored }) => {
+        for (const e of stored) {
+          this.version = e.version;
+          this.replay(e);
+        }
       },
     });
     if (this.version - this.snapshotVersion >= Math.max(SNAPSHOT_EVERY, this.rounds.size)) this.snapshot();
@@ -487,10 +479,6 @@ export class SupervisionService {
   /** Rounds and stall cooldowns: what the journal records beside the machine state. */
   private trackSideState(e: JournalEvent): void {
     const d = e.data as Record<string, unknown>;
-    if (e.type === 'supervision.scope_set') {
-      this.scopeMode = (d as unknown as SupervisionEventMap['supervision.scope_set']).mode;
-      return;
-    }
     if (e.type === 'supervision.stall_detected') {
       const st = d as unknown as SupervisionEventMap['supervision.stall_detected'];
       this.stallCooldowns.set(cooldownKey(st.session_id, st.kind as Stall['kind']), st.cooldown_until);
@@ -498,7 +486,7 @@ export class SupervisionService {
     }
     if (e.type === 'round.started') {
       const { round } = d as unknown as SupervisionEventMap['round.started'];
-      const c = this.snap.context;
+      const c = this.state.machine.context;
       const prompt = roundPrompt({
         round_id: round.id,
         reasons: round.reasons,
@@ -510,7 +498,7 @@ export class SupervisionService {
       this.roundSeqs.set(round.id, e.seq);
       this.rounds.set(round.id, {
         id: round.id,
-        turn: this.snap.context.turns_used,
+        turn: c.turns_used,
         status: 'in_flight',
         started_at: new Date(round.started_at).toISOString(),
         deadline_at: new Date(round.deadline_at).toISOString(),
@@ -565,7 +553,6 @@ export class SupervisionService {
     return defer(() =>
       from(
         this.queue.run(async () => {
-          if (!this.snap.matches({ on: 'idle' })) return null;
           const at = this.now();
           const round: RoundInFlight = {
             id: `rd_${this.newId()}`,
@@ -574,7 +561,10 @@ export class SupervisionService {
             reasons,
             evidence: this.evidenceOf(reasons),
           };
-          await this.apply('round.started', { round });
+          const d = decide({ type: 'start_round', round }, this.state);
+          // The pipeline can fire as supervision closes, or while a round is in flight: there is nothing to start then.
+          if (d.error?.code === 'supervision_off' || d.error?.code === 'round_in_flight') return null;
+          await this.commit(d);
           const ended = new Subject<RoundEnding>();
           this.roundEnded.set(round.id, ended);
           return { round, ended };
@@ -650,31 +640,14 @@ export class SupervisionService {
   /** Ends a round whose delivery failed; like any round end it releases the lock, and the turn stays used. */
   private failRound(id: string, reason: string): Promise<void> {
     return this.queue.run(async () => {
-      if (this.rounds.get(id)?.status !== 'in_flight') throw new DomainError('conflict', `round ${id} is already ${this.getRound(id).status}`);
-      await this.apply('round.failed', { round_id: id, reason });
-      await this.afterRound();
+      await this.execute({ type: 'fail_round', round_id: id, reason, known: this.rounds.get(id)?.status ?? null });
     });
   }
 
   private timeoutRound(id: string): Promise<void> {
     return this.queue.run(async () => {
-      if (this.rounds.get(id)?.status !== 'in_flight') return;
-      await this.apply('round.timed_out', { round_id: id });
-      await this.afterRound();
+      await this.execute({ type: 'time_out_round', round_id: id });
     });
-  }
-
-  private async afterRound(): Promise<void> {
-    const c = this.snap.context;
-    if (this.isOn() && c.turns_used >= c.max_turns) await this.close('max_turns');
-  }
-
-  /** Ends a round still in flight as interrupted first: closing must not leave a round that can never end. */
-  private async close(reason: ClosedReason, summary?: string): Promise<void> {
-    const inFlight = this.snap.context.round;
-    if (inFlight) await this.apply('round.interrupted', { round_id: inFlight.id, reasons: inFlight.reasons });
-    await this.apply('supervision.disabled', { reason, ...(summary ? { summary } : {}) });
-    this.stopPipeline();
   }
 
   private async onSessionEvent(e: JournalEvent): Promise<void> {

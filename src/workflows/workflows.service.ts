@@ -7,22 +7,13 @@ import { RetentionSweeper } from '../common/retention-sweeper';
 import { SerialQueue } from '../common/serial-queue';
 import { Journal } from '../journal/journal.port';
 import { SessionDirectory } from '../supervision/session-directory.port';
-import { findSession } from '../supervision/supervision-scope';
 import { SupervisionService } from '../supervision/supervision.service';
-import { WorkflowRun, onRunConverge, onRunStart } from './workflow-run';
+import { WorkflowCommand, WorkflowRunEvent, decide, evolve } from './workflow.decider';
+import { WorkflowEventMap } from './workflow.events';
+import { WorkflowRun } from './workflow-run';
 
 export const WORKFLOWS_STREAM = 'workflows';
 const runStream = (id: string) => `workflow-${id}`;
-
-export interface WorkflowEventMap {
-  'workflow.registered': { run_id: string };
-  'workflow.started': { run: WorkflowRun };
-  'workflow.converged': { run_id: string; supervision_closed: boolean };
-}
-
-declare module '../bus/domain-event' {
-  interface DomainEventMap extends WorkflowEventMap {}
-}
 
 /** Every this many runs registered, the index of runs in memory is snapshotted: boot reads only the tail after it. */
 export const INDEX_SNAPSHOT_EVERY = 64;
@@ -40,8 +31,8 @@ export interface StartRunRequest {
 }
 
 /**
- * Tracks workflow runs (the pipeline engine that advances nodes is elsewhere) and applies the seed's
- * auto_supervise rule. Each run is stream workflow-<id>; the `workflows` stream registers them, and its snapshot
+ * Tracks workflow runs (the pipeline engine that advances nodes is elsewhere); their rules, the seed's auto_supervise
+ * among them, are workflow.decider.ts. Each run is stream workflow-<id>; the `workflows` stream registers them, and its snapshot
  * indexes the runs in memory, so boot reads those and the ones registered after it. A converged run leaves memory
  * once its retention has passed (the journal keeps it); a running one keeps the sessions it names in memory.
  */
@@ -133,7 +124,7 @@ export class WorkflowsService {
     if (!run) {
       const why =
         this.retentionS === undefined ? '' : ` (converged runs leave memory ${this.retentionS} s after they converge, BRAINSTEM_RETENTION_S; the journal keeps them, stream workflow-<id>)`;
-      throw new DomainError('not_found', `no workflow run ${JSON.stringify(id)}${why}`);
+      throw new DomainError('run_not_found', `no workflow run ${JSON.stringify(id)}${why}`);
     }
     return run;
   }
@@ -146,48 +137,35 @@ export class WorkflowsService {
 
   startRun(req: StartRunRequest, actor: string): Promise<WorkflowRun> {
     return this.queue.run(async () => {
-      const sessionIds = this.sessionIds(req.session_ids ?? []);
-      const auto = req.auto_supervise ?? true;
-      const decision = onRunStart(auto, this.supervisionFacts());
-      const run: WorkflowRun = {
-        id: `wr_${this.newId()}`,
+      const id = `wr_${this.newId()}`;
+      const { run } = await this.execute(id, {
+        type: 'start_run',
+        run_id: id,
         workflow_id: req.workflow_id,
-        name: req.name ?? req.workflow_id,
-        status: 'running',
-        auto_supervise: auto,
-        supervision_started_by_run: decision.enable,
-        holds_supervision: decision.holds,
-        session_ids: sessionIds,
-        started_at: new Date(this.now()).toISOString(),
-        converged_at: null,
-      };
-      await this.emit(run.id, 'workflow.started', { run });
+        name: req.name,
+        auto_supervise: req.auto_supervise,
+        session_refs: req.session_ids ?? [],
+        sessions: this.sessions.list(),
+        supervision: this.supervisionFacts(),
+        now: this.now(),
+      });
       await this.bus.emit(WORKFLOWS_STREAM, [{ type: 'workflow.registered', data: { run_id: run.id } } as never], { apply: (res) => (this.indexVersion = res.version) });
       if (this.indexVersion - this.indexSaved >= INDEX_SNAPSHOT_EVERY) this.saveIndex();
-      if (decision.enable) await this.supervision.enable({ task_hint: `workflow ${run.name}` }, 'workflow', actor);
+      if (run.supervision_started_by_run) await this.supervision.enable({ task_hint: `workflow ${run.name}` }, 'workflow', actor);
       return this.get(run.id);
     });
   }
 
   convergeRun(id: string): Promise<WorkflowRun> {
     return this.queue.run(async () => {
-      const run = this.get(id);
-      if (run.status === 'converged') throw new DomainError('conflict', `workflow run ${id} has already converged`);
+      // Loaded first: an unknown run is answered with where runs go once converged.
+      this.get(id);
       const others = [...this.runs.values()].filter((r) => r.id !== id && r.status === 'running' && r.holds_supervision).length;
-      const { disable } = onRunConverge(run, others, this.supervisionFacts());
-      await this.emit(id, 'workflow.converged', { run_id: id, supervision_closed: disable });
+      const { run, events } = await this.execute(id, { type: 'converge_run', run_id: id, other_holders: others, supervision: this.supervisionFacts() });
       this.retention.ended(id, Date.parse(run.converged_at as string));
-      if (disable) await this.supervision.disable('workflow_converged');
-      return this.get(id);
+      if (events.some((e) => e.type === 'workflow.converged' && e.data.supervision_closed)) await this.supervision.disable('workflow_converged');
+      return run;
     });
-  }
-
-  /** The run's sessions as cs_ ids (aliases resolved, each once); a run must not record sessions that do not exist. */
-  private sessionIds(refs: readonly string[]): string[] {
-    const known = this.sessions.list();
-    const unknown = refs.filter((ref) => !findSession(known, ref));
-    if (unknown.length) throw new DomainError('invalid_input', `session_ids: no session ${unknown.map((r) => JSON.stringify(r)).join(', ')}`);
-    return [...new Set(refs.map((ref) => findSession(known, ref)!.id))];
   }
 
   private supervisionFacts() {
@@ -195,22 +173,21 @@ export class WorkflowsService {
     return { enabled: a?.enabled ?? false, started_by: a?.started_by ?? null };
   }
 
-  private async emit<K extends 'workflow.started' | 'workflow.converged'>(id: string, type: K, data: WorkflowEventMap[K]): Promise<void> {
-    await this.bus.emit(runStream(id), [{ type, data } as never], { apply: ({ events }) => this.applyEvent(type, data, events[0].at, events[0].seq) });
+  /** decide → append → fold (before the events are published), on the run's stream; a refusal is thrown. Answers the run and the events journaled. */
+  private async execute(id: string, cmd: WorkflowCommand): Promise<{ run: WorkflowRun; events: WorkflowRunEvent[] }> {
+    const d = decide(cmd, this.runs.get(id) ?? null);
+    if (d.error) throw new DomainError(d.error.code, d.error.message);
+    await this.bus.emit(runStream(id), d.events as never, { apply: ({ events }) => events.forEach((e) => this.applyEvent(e.type, e.data, e.at, e.seq)) });
+    return { run: this.get(id), events: d.events };
   }
 
   private applyEvent(type: string, data: unknown, at: string, seq: number): void {
-    if (type === 'workflow.started') {
-      const { run } = data as WorkflowEventMap['workflow.started'];
-      this.runs.set(run.id, { ...run });
-      this.runSeqs.set(run.id, seq);
-    } else if (type === 'workflow.converged') {
-      const run = this.runs.get((data as WorkflowEventMap['workflow.converged']).run_id);
-      if (run) {
-        run.status = 'converged';
-        run.converged_at = at;
-      }
-    }
+    const id = type === 'workflow.started' ? (data as WorkflowEventMap['workflow.started']).run.id : (data as WorkflowEventMap['workflow.converged']).run_id;
+    // A run that left memory (retention) stays out of it.
+    const run = evolve(this.runs.get(id) ?? null, { type, data, at });
+    if (!run) return;
+    this.runs.set(id, run);
+    if (type === 'workflow.started') this.runSeqs.set(id, seq);
   }
 
   /** Snapshots the index at the version seen, in order after the writes before it. It only spares boot reads. */

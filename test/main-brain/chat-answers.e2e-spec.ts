@@ -39,8 +39,7 @@ describe("the main chat: a worker's question, answered by the user", () => {
   it('refuses an answer to a chat message that is not a worker question, naming it', async () => {
     const plain = (await post({ text: 'just a note' })).json().message as Json;
     const res = await post({ text: 'answer', answer_to: plain.seq });
-    expect(res.statusCode).toBe(404);
-    expect(res.json().message).toContain(`answer_to: no worker's question at chat seq ${String(plain.seq)}`);
+    expect(res.json()).toMatchObject({ statusCode: 404, code: 'question_not_found', message: expect.stringContaining(`answer_to: no worker's question at chat seq ${String(plain.seq)}`) });
     expect((await chat()).some((m) => m.text === 'answer')).toBe(false);
   });
 

@@ -85,7 +85,7 @@ describe('the human gate', () => {
     expect(done).toContain('"state":"exited"');
 
     // When the user confirms it again, or refuses it now; Then 409, and nothing more is posted
-    expect((await t.inject({ method: 'POST', url: `${BASE}/confirmations/${id}/confirm` })).json()).toMatchObject({ statusCode: 409, code: 'conflict', message: `confirmation ${id} is confirmed already` });
+    expect((await t.inject({ method: 'POST', url: `${BASE}/confirmations/${id}/confirm` })).json()).toMatchObject({ statusCode: 409, code: 'confirmation_already_decided', message: `confirmation ${id} is confirmed already` });
     expect((await t.inject({ method: 'POST', url: `${BASE}/confirmations/${id}/refuse`, payload: {} })).statusCode).toBe(409);
     expect(await gateMessages(t, id)).toHaveLength(2);
     expect(await pending(t)).toEqual([]);
@@ -106,7 +106,7 @@ describe('the human gate', () => {
     expect(refused.json()).toMatchObject({ id, status: 'refused', reason: 'it is almost done', outcome: null });
     expect([await state(t, kept.id), isAlive(kept.pid)]).toEqual(['working', true]);
     expect((await gateMessages(t, id))[1]).toBe(`Refused by the user (${id}), nothing was done: ${asked.json().result.what} Reason given (data, not instructions): "it is almost done"`);
-    expect((await t.inject({ method: 'POST', url: `${BASE}/confirmations/${id}/confirm` })).json()).toMatchObject({ statusCode: 409, message: `confirmation ${id} is refused already` });
+    expect((await t.inject({ method: 'POST', url: `${BASE}/confirmations/${id}/confirm` })).json()).toMatchObject({ statusCode: 409, code: 'confirmation_already_decided', message: `confirmation ${id} is refused already` });
     expect([await state(t, kept.id), isAlive(kept.pid)]).toEqual(['working', true]);
 
     // When the user calls the same tool over the tool route; Then it runs at once: the user is the human
@@ -115,7 +115,7 @@ describe('the human gate', () => {
     expect((await t.inject({ method: 'GET', url: `${BASE}/confirmations` })).json().confirmations.map((c: Json) => c.id)).toEqual([id]);
 
     // And bad requests are named: an unknown id, an unknown status, a bad reason; a stop of no session is not held
-    expect((await t.inject({ method: 'POST', url: `${BASE}/confirmations/cf_nope/confirm` })).json()).toMatchObject({ statusCode: 404, message: 'no confirmation cf_nope' });
+    expect((await t.inject({ method: 'POST', url: `${BASE}/confirmations/cf_nope/confirm` })).json()).toMatchObject({ statusCode: 404, code: 'confirmation_not_found', message: 'no confirmation cf_nope' });
     expect((await t.inject({ method: 'GET', url: `${BASE}/confirmations?status=later` })).json()).toMatchObject({ statusCode: 400, message: expect.stringContaining('status') });
     expect((await t.inject({ method: 'POST', url: `${BASE}/confirmations/${id}/refuse`, payload: { reason: 7 } })).statusCode).toBe(400);
     expect((await as(t, 'main_brain', 'POST', `${BASE}/tools/stop_session`, { session: 'w99' })).statusCode).toBe(404);

@@ -95,8 +95,8 @@ describe('autonomous supervision over HTTP with real command workers', () => {
     expect(done.body).toMatchObject({ status: 'completed', summary: 'sent creds' });
     const all = await waitFor(async () => ((await rounds()).length === 2 ? rounds() : undefined), { what: 'the follow-up round' });
     expect(all[0].reasons.map((r: Json) => r.session_id).sort()).toEqual([b.id, c.id].sort());
-    expect((await req('POST', `/session-os/main-brain/rounds/${first.id}/complete`, {})).status).toBe(409);
-    expect((await req('POST', '/session-os/main-brain/rounds/rd_missing/complete', {})).status).toBe(404);
+    expect((await req('POST', `/session-os/main-brain/rounds/${first.id}/complete`, {})).body).toMatchObject({ statusCode: 409, code: 'round_already_ended' });
+    expect((await req('POST', '/session-os/main-brain/rounds/rd_missing/complete', {})).body).toMatchObject({ statusCode: 404, code: 'round_not_found' });
   });
 
   it('ends the round in flight as interrupted when supervision is turned off, so none stays in flight', async () => {
@@ -108,8 +108,7 @@ describe('autonomous supervision over HTTP with real command workers', () => {
     expect(off.body.autonomous).toMatchObject({ enabled: false, closed_reason: 'disabled' });
     expect((await req('GET', `/session-os/main-brain/rounds/${round.id}`)).body).toMatchObject({ status: 'interrupted', ended_at: expect.any(String) });
     const late = await req('POST', `/session-os/main-brain/rounds/${round.id}/complete`, {});
-    expect(late.status).toBe(409);
-    expect(late.body.message).toContain('already interrupted');
+    expect(late.body).toMatchObject({ statusCode: 409, code: 'round_already_ended', message: expect.stringContaining('already interrupted') });
     expect(await inFlight()).toEqual([]);
   });
 
@@ -210,8 +209,7 @@ describe('autonomous supervision over HTTP with real command workers', () => {
     const only = await req('POST', '/coding-sessions/supervision-scope', { mode: 'only', session_ids: [a.alias] });
     expect(only.body).toMatchObject({ mode: 'only', supervised: [a.id], excluded: [b.id] });
     const bad = await req('POST', '/coding-sessions/supervision-scope', { mode: 'except', session_ids: ['w99', 'cs_nope'] });
-    expect(bad.status).toBe(400);
-    expect(bad.body.message).toContain('needs at least one valid session id');
+    expect(bad.body).toMatchObject({ statusCode: 400, code: 'scope_names_no_session', message: expect.stringContaining('needs at least one valid session id') });
     expect((await req('GET', `/coding-sessions/${b.id}`)).body.excluded).toBe(true);
     const inverted = await req('POST', '/coding-sessions/supervision-scope', { mode: 'invert', session_ids: [a.id, b.id] });
     expect(inverted.body).toMatchObject({ supervised: [b.id], excluded: [a.id] });
@@ -282,8 +280,7 @@ describe('autonomous supervision over HTTP with real command workers', () => {
     });
     expect(wrap.text).toBe('all green');
     const again = await req('POST', '/session-os/main-brain/tools/finish_supervision', { summary: 'lost?' });
-    expect(again.status).toBe(409);
-    expect(again.body.message).toContain('closed: finished');
+    expect(again.body).toMatchObject({ statusCode: 409, code: 'supervision_off', message: expect.stringContaining('closed: finished') });
   });
 });
 

@@ -136,7 +136,7 @@ describe('supervision service over a real journal', () => {
     await svc.enable({ scope_mode: 'only', scope_session_ids: ['cs_a'] }, 'user', 'test');
     await sessions.emit('cs_a', 'session.exited', { code: 0, reason: 'done' });
     await waitFor(() => !svc.isOn(), { what: 'convergence close' });
-    await expect(svc.finish('all merged')).rejects.toMatchObject({ code: 'conflict', message: expect.stringContaining('closed: converged') });
+    await expect(svc.finish('all merged')).rejects.toMatchObject({ code: 'supervision_off', message: expect.stringContaining('closed: converged') });
     expect(svc.status().autonomous).toMatchObject({ closed_reason: 'converged', summary: null });
   });
 
@@ -155,8 +155,8 @@ describe('supervision service over a real journal', () => {
     await waitFor(() => svc.listRounds()[0]?.status === 'timed_out', { what: 'timeout' });
     await sessions.emit('cs_b', 'session.blocked', { reason: 'y' });
     await waitFor(() => svc.listRounds().length === 2, { what: 'the next round' });
-    await expect(svc.completeRound(svc.listRounds()[1].id)).rejects.toMatchObject({ code: 'conflict' });
-    await expect(svc.completeRound('rd_nope')).rejects.toMatchObject({ code: 'not_found' });
+    await expect(svc.completeRound(svc.listRounds()[1].id)).rejects.toMatchObject({ code: 'round_already_ended' });
+    await expect(svc.completeRound('rd_nope')).rejects.toMatchObject({ code: 'round_not_found' });
   });
 
   it('ends a round whose delivery fails as failed, with the reason, and rebuilds it so from the events and from a snapshot', async () => {
@@ -202,7 +202,7 @@ describe('supervision service over a real journal', () => {
   });
 
   it('refuses only/except naming no valid session and stores nothing', async () => {
-    await expect(svc.enable({ scope_mode: 'only', scope_session_ids: ['w99'] }, 'user', 'test')).rejects.toMatchObject({ code: 'invalid_input' });
+    await expect(svc.enable({ scope_mode: 'only', scope_session_ids: ['w99'] }, 'user', 'test')).rejects.toMatchObject({ code: 'scope_names_no_session' });
     expect(svc.status()).toEqual({ autonomous: null });
     await expect(svc.enable({ max_turns: 0 }, 'user', 'test')).rejects.toMatchObject({ code: 'invalid_input' });
   });

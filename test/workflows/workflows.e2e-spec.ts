@@ -28,16 +28,17 @@ describe('workflow runs over HTTP', () => {
 
   it('answers 404 for an unknown run, 409 for converging twice, 400 for bad bodies', async () => {
     expect((await req('GET', '/workflow-runs/wr_nope')).status).toBe(404);
-    expect((await req('POST', '/workflow-runs/wr_nope/converge')).status).toBe(404);
+    expect((await req('POST', '/workflow-runs/wr_nope/converge')).body).toMatchObject({ statusCode: 404, code: 'run_not_found' });
     const run = await req('POST', '/workflow-runs', { workflow_id: 'lint', auto_supervise: false });
     await req('POST', `/workflow-runs/${run.body.id}/converge`);
     const again = await req('POST', `/workflow-runs/${run.body.id}/converge`);
     expect(again.status).toBe(409);
-    expect(again.body.code).toBe('conflict');
-    for (const bad of [{}, { workflow_id: '' }, { workflow_id: 'x', auto_supervise: 'yes' }, { workflow_id: 'x', extra: 1 }, { workflow_id: 'x', session_ids: 'w1' }, { workflow_id: 'x', session_ids: ['w99'] }]) {
+    expect(again.body.code).toBe('run_already_converged');
+    for (const bad of [{}, { workflow_id: '' }, { workflow_id: 'x', auto_supervise: 'yes' }, { workflow_id: 'x', extra: 1 }, { workflow_id: 'x', session_ids: 'w1' }]) {
       const res = await req('POST', '/workflow-runs', bad);
       expect(res.status).toBe(400);
       expect(res.body.code).toBe('invalid_input');
     }
+    expect((await req('POST', '/workflow-runs', { workflow_id: 'x', session_ids: ['w99'] })).body).toMatchObject({ statusCode: 400, code: 'run_session_unknown' });
   });
 });

@@ -91,7 +91,7 @@ describe('workflow runs and auto_supervise over a real journal', () => {
     expect(run.session_ids).toEqual(['cs_a']);
     const before = journal.head().seq;
     await expect(workflows.startRun({ workflow_id: 'b', session_ids: ['cs_a', 'w9', 'cs_gone'] }, 'test')).rejects.toMatchObject({
-      code: 'invalid_input',
+      code: 'run_session_unknown',
       message: 'session_ids: no session "w9", "cs_gone"',
     });
     expect(journal.head().seq).toBe(before);
@@ -99,9 +99,9 @@ describe('workflow runs and auto_supervise over a real journal', () => {
   });
 
   it('answers 404 for an unknown run and 409 for converging twice', async () => {
-    await expect(workflows.convergeRun('wr_nope')).rejects.toMatchObject({ code: 'not_found' });
+    await expect(workflows.convergeRun('wr_nope')).rejects.toMatchObject({ code: 'run_not_found' });
     const run = await workflows.startRun({ workflow_id: 'x', auto_supervise: false }, 'test');
     await workflows.convergeRun(run.id);
-    await expect(workflows.convergeRun(run.id)).rejects.toMatchObject({ code: 'conflict' });
+    await expect(workflows.convergeRun(run.id)).rejects.toMatchObject({ code: 'run_already_converged' });
   });
 });

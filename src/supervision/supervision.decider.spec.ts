@@ -1,0 +1,235 @@
+import { SupervisionCommand, SupervisionJournalEvent, SupervisionState, decide, evolve, initialSupervisionState, isOn } from './supervision.decider';
+import { MAX_TASK_HINT, RoundInFlight, WakeReason } from './supervision.machine';
+
+const T0 = Date.parse('2026-11-25T10:00:00.000Z');
+
+const reason: WakeReason = { alias: 'w1', message: 'no creds', session_id: 'cs_1', state: 'blocked', trigger: 'notify_blocked' };
+const round = (id: string): RoundInFlight => ({ id, started_at: T0, deadline_at: T0 + 60_000, reasons: [reason] });
+
+const enabled = (data: Partial<{ max_turns: number; task_hint: string }> = {}): SupervisionJournalEvent => ({
+  type: 'supervision.enabled',
+  data: { started_by: 'user', ...data },
+});
+const started = (id: string): SupervisionJournalEvent => ({ type: 'round.started', data: { round: round(id) } });
+const completed = (id: string): SupervisionJournalEvent => ({ type: 'round.completed', data: { round_id: id } });
+const disabled = (reason: 'converged' | 'disabled' = 'converged'): SupervisionJournalEvent => ({ type: 'supervision.disabled', data: { reason } });
+
+/** Given: the journal so far, folded as replay folds it (one ms apart). */
+function given(...events: SupervisionJournalEvent[]): SupervisionState {
+  return events.reduce((s, e, i) => evolve(s, { ...e, at: T0 + i }), initialSupervisionState());
+}
+
+/** When: the command; Then: the events it journals, or its refusal. */
+const when = (s: SupervisionState, cmd: SupervisionCommand) => decide(cmd, s);
+
+describe('supervision decide/evolve', () => {
+  describe('enable', () => {
+    it('Given nothing, When enabled with a goal and a turn budget, Then supervision.enabled is journaled and supervision is on', () => {
+      const d = when(given(), { type: 'enable', started_by: 'user', task_hint: 'ship it', max_turns: 5 });
+      expect(d).toEqual({ events: [{ type: 'supervision.enabled', data: { started_by: 'user', task_hint: 'ship it', max_turns: 5 } }] });
+      const s = given(...d.events);
+      expect(isOn(s)).toBe(true);
+      expect(s.machine.context).toMatchObject({ task_hint: 'ship it', max_turns: 5, turns_used: 0 });
+    });
+
+    it('Given supervision on with a turn used, When enabled again, Then it is journaled and resets turns_used', () => {
+      const s = given(enabled(), started('rd_1'), completed('rd_1'));
+      expect(s.machine.context.turns_used).toBe(1);
+      const d = when(s, { type: 'enable', started_by: 'workflow' });
+      expect(d.events).toEqual([{ type: 'supervision.enabled', data: { started_by: 'workflow' } }]);
+      expect(d.events.reduce((acc, e) => evolve(acc, { ...e, at: T0 + 9 }), s).machine.context).toMatchObject({ turns_used: 0, started_by: 'user' });
+    });
+
+    it.each([0, 1001, 1.5])('When enabled with max_turns %p, Then it is refused as invalid input', (max_turns) => {
+      expect(when(given(), { type: 'enable', started_by: 'user', max_turns })).toEqual({
+        events: [],
+        error: { code: 'invalid_input', message: 'max_turns: must be an integer in 1..1000' },
+      });
+    });
+
+    it('When enabled with a goal over the limit, Then it is refused as invalid input', () => {
+      expect(when(given(), { type: 'enable', started_by: 'user', task_hint: 'x'.repeat(MAX_TASK_HINT + 1) }).error).toEqual({
+        code: 'invalid_input',
+        message: `task_hint: must be a string of at most ${MAX_TASK_HINT} characters`,
+      });
+    });
+  });
+
+  describe('disable and finish', () => {
+    it('Given supervision off, When disabled, Then nothing is journaled (turning off twice is no error)', () => {
+      expect(when(given(), { type: 'disable', reason: 'disabled' })).toEqual({ events: [] });
+      expect(when(given(enabled(), disabled()), { type: 'disable', reason: 'disabled' })).toEqual({ events: [] });
+    });
+
+    it('Given supervision on and idle, When disabled, Then supervision.disabled is journaled with the reason and summary', () => {
+      const d = when(given(enabled()), { type: 'disable', reason: 'workflow_converged', summary: 'done' });
+      expect(d.events).toEqual([{ type: 'supervision.disabled', data: { reason: 'workflow_converged', summary: 'done' } }]);
+      expect(isOn(given(enabled(), ...d.events))).toBe(false);
+    });
+
+    it('Given a round in flight, When disabled, Then the round is interrupted first, so none stays in flight', () => {
+      const d = when(given(enabled(), started('rd_1')), { type: 'disable', reason: 'disabled' });
+      expect(d.events).toEqual([
+        { type: 'round.interrupted', data: { round_id: 'rd_1', reasons: [reason] } },
+        { type: 'supervision.disabled', data: { reason: 'disabled' } },
+      ]);
+      expect(given(enabled(), started('rd_1'), ...d.events).machine.context.round).toBeNull();
+    });
+
+    it('Given a round in flight, When finished with a wrap-up, Then the round is interrupted and supervision closes as finished', () => {
+      expect(when(given(enabled(), started('rd_1')), { type: 'finish', summary: 'all green' }).events).toEqual([
+        { type: 'round.interrupted', data: { round_id: 'rd_1', reasons: [reason] } },
+        { type: 'supervision.disabled', data: { reason: 'finished', summary: 'all green' } },
+      ]);
+    });
+
+    it('Given supervision off, When finished, Then it is refused as supervision_off, naming how it closed', () => {
+      expect(when(given(), { type: 'finish', summary: 'x' })).toEqual({
+        events: [],
+        error: { code: 'supervision_off', message: 'supervision is not on; post a wrap-up with reply_to_human' },
+      });
+      expect(when(given(enabled(), disabled('converged')), { type: 'finish' }).error).toEqual({
+        code: 'supervision_off',
+        message: 'supervision is not on (closed: converged); post a wrap-up with reply_to_human',
+      });
+    });
+  });
+
+  describe('set_scope', () => {
+    it('Given the default scope, When only is set, Then supervision.scope_set is journaled; the same mode again, all at first, or invert journal nothing', () => {
+      const d = when(given(), { type: 'set_scope', mode: 'only' });
+      expect(d.events).toEqual([{ type: 'supervision.scope_set', data: { mode: 'only' } }]);
+      const s = given(...d.events);
+      expect(s.scope_mode).toBe('only');
+      expect(when(s, { type: 'set_scope', mode: 'only' }).events).toEqual([]);
+      expect(when(s, { type: 'set_scope', mode: 'invert' }).events).toEqual([]);
+      expect(when(given(), { type: 'set_scope', mode: 'all' }).events).toEqual([]);
+    });
+  });
+
+  describe('start_round', () => {
+    it('Given supervision on and idle, When a round starts, Then round.started is journaled and a turn is used', () => {
+      const d = when(given(enabled()), { type: 'start_round', round: round('rd_1') });
+      expect(d.events).toEqual([started('rd_1')]);
+      expect(given(enabled(), ...d.events).machine.context).toMatchObject({ turns_used: 1, round: round('rd_1') });
+    });
+
+    it('Given supervision off, When a round starts, Then it is refused as supervision_off', () => {
+      expect(when(given(), { type: 'start_round', round: round('rd_1') }).error?.code).toBe('supervision_off');
+    });
+
+    it('Given a round in flight, When another starts, Then it is refused as round_in_flight', () => {
+      expect(when(given(enabled(), started('rd_1')), { type: 'start_round', round: round('rd_2') }).error).toEqual({
+        code: 'round_in_flight',
+        message: 'round rd_1 is in flight; one round at a time',
+      });
+    });
+
+    it('Given every turn used and supervision still on (a journal that did not close), When a round starts, Then it is refused as max_turns_reached', () => {
+      const s = given(enabled({ max_turns: 1 }), started('rd_1'), completed('rd_1'));
+      expect(when(s, { type: 'start_round', round: round('rd_2') }).error).toEqual({ code: 'max_turns_reached', message: 'all 1 turns are used' });
+    });
+  });
+
+  describe('complete_round and fail_round', () => {
+    it('Given a round in flight, When it is completed with a summary, Then round.completed is journaled and supervision is idle again', () => {
+      const d = when(given(enabled(), started('rd_1')), { type: 'complete_round', round_id: 'rd_1', summary: 'sent creds', known: 'in_flight' });
+      expect(d.events).toEqual([{ type: 'round.completed', data: { round_id: 'rd_1', summary: 'sent creds' } }]);
+      expect(given(enabled(), started('rd_1'), ...d.events).machine.matches({ on: 'idle' })).toBe(true);
+    });
+
+    it('Given the last turn in flight, When it is completed, Then supervision closes as max_turns with it', () => {
+      expect(when(given(enabled({ max_turns: 1 }), started('rd_1')), { type: 'complete_round', round_id: 'rd_1', known: 'in_flight' }).events).toEqual([
+        completed('rd_1'),
+        { type: 'supervision.disabled', data: { reason: 'max_turns' } },
+      ]);
+    });
+
+    it('Given a round that ended, When it is completed or failed, Then it is refused as round_already_ended, saying how it ended', () => {
+      const s = given(enabled(), started('rd_1'), { type: 'round.timed_out', data: { round_id: 'rd_1' } });
+      expect(when(s, { type: 'complete_round', round_id: 'rd_1', known: 'timed_out' })).toEqual({
+        events: [],
+        error: { code: 'round_already_ended', message: 'round rd_1 is already timed_out' },
+      });
+      expect(when(s, { type: 'fail_round', round_id: 'rd_1', reason: 'crashed', known: 'timed_out' }).error?.code).toBe('round_already_ended');
+    });
+
+    it('Given no such round, When it is completed or failed, Then it is refused as round_not_found', () => {
+      const s = given(enabled(), started('rd_1'));
+      expect(when(s, { type: 'complete_round', round_id: 'rd_x', known: null }).error).toEqual({ code: 'round_not_found', message: 'no round rd_x' });
+      expect(when(s, { type: 'fail_round', round_id: 'rd_x', reason: 'crashed', known: null }).error?.code).toBe('round_not_found');
+    });
+
+    it('Given a round in flight, When its delivery failed, Then round.failed is journaled with the reason, and the turn stays used', () => {
+      const d = when(given(enabled(), started('rd_1')), { type: 'fail_round', round_id: 'rd_1', reason: 'the brain crashed', known: 'in_flight' });
+      expect(d.events).toEqual([{ type: 'round.failed', data: { round_id: 'rd_1', reason: 'the brain crashed' } }]);
+      expect(given(enabled(), started('rd_1'), ...d.events).machine.context).toMatchObject({ round: null, turns_used: 1 });
+    });
+  });
+
+  describe('time_out_round', () => {
+    it('Given a round in flight, When its deadline passes, Then round.timed_out is journaled (and on the last turn, supervision closes)', () => {
+      expect(when(given(enabled(), started('rd_1')), { type: 'time_out_round', round_id: 'rd_1' }).events).toEqual([{ type: 'round.timed_out', data: { round_id: 'rd_1' } }]);
+      expect(when(given(enabled({ max_turns: 1 }), started('rd_1')), { type: 'time_out_round', round_id: 'rd_1' }).events.map((e) => e.type)).toEqual([
+        'round.timed_out',
+        'supervision.disabled',
+      ]);
+    });
+
+    it('Given the round ended already, When its deadline passes, Then nothing is journaled and nothing is refused', () => {
+      expect(when(given(enabled(), started('rd_1'), completed('rd_1')), { type: 'time_out_round', round_id: 'rd_1' })).toEqual({ events: [] });
+    });
+  });
+
+  describe('resume (a restart found supervision on)', () => {
+    it('Given a round in flight, When resumed, Then it is interrupted with its reasons (and on the last turn supervision closes)', () => {
+      expect(when(given(enabled(), started('rd_1')), { type: 'resume' }).events).toEqual([{ type: 'round.interrupted', data: { round_id: 'rd_1', reasons: [reason] } }]);
+      expect(when(given(enabled({ max_turns: 1 }), started('rd_1')), { type: 'resume' }).events).toEqual([
+        { type: 'round.interrupted', data: { round_id: 'rd_1', reasons: [reason] } },
+        { type: 'supervision.disabled', data: { reason: 'max_turns' } },
+      ]);
+    });
+
+    it('Given supervision idle, or off, When resumed, Then nothing is journaled', () => {
+      expect(when(given(enabled()), { type: 'resume' })).toEqual({ events: [] });
+      expect(when(given(), { type: 'resume' })).toEqual({ events: [] });
+    });
+  });
+
+  describe('detect_stall', () => {
+    const stall = { type: 'detect_stall', session_id: 'cs_1', kind: 'waiting_permission', stalled_for_s: 300, cooldown_until: T0 + 600_000 } as const;
+
+    it('Given supervision on, When a stall is detected, Then supervision.stall_detected is journaled with its cooldown', () => {
+      expect(when(given(enabled()), stall).events).toEqual([
+        { type: 'supervision.stall_detected', data: { session_id: 'cs_1', kind: 'waiting_permission', stalled_for_s: 300, cooldown_until: T0 + 600_000 } },
+      ]);
+    });
+
+    it('Given supervision off, When a stall is detected, Then it is refused as supervision_off', () => {
+      expect(when(given(), stall).error?.code).toBe('supervision_off');
+    });
+  });
+
+  it('Given the events decided one command after another, When they are folded again (a restart), Then the same state comes back', () => {
+    const journal: SupervisionJournalEvent[] = [];
+    let s = initialSupervisionState();
+    const commands: SupervisionCommand[] = [
+      { type: 'set_scope', mode: 'except' },
+      { type: 'enable', started_by: 'user', max_turns: 2 },
+      { type: 'start_round', round: round('rd_1') },
+      { type: 'complete_round', round_id: 'rd_1', known: 'in_flight' },
+      { type: 'start_round', round: round('rd_2') },
+      { type: 'time_out_round', round_id: 'rd_2' },
+    ];
+    for (const cmd of commands) {
+      for (const e of decide(cmd, s).events) {
+        s = evolve(s, { ...e, at: T0 + journal.length });
+        journal.push(e);
+      }
+    }
+    const replayed = given(...journal);
+    expect(replayed.scope_mode).toBe('except');
+    expect({ value: replayed.machine.value, context: replayed.machine.context }).toEqual({ value: s.machine.value, context: s.machine.context });
+    expect(replayed.machine.context).toMatchObject({ closed_reason: 'max_turns', turns_used: 2 });
+  });
+});
