@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
 import { LoggerService } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -41,7 +42,7 @@ export async function createApp(config: BrainstemConfig, options: AppOptions = {
   const adapter = new FastifyAdapter({
     bodyLimit: config.server.body_limit_bytes,
     forceCloseConnections: true,
-    genReqId: (req) => requestIdFrom(req.headers['x-request-id'], randomUUID),
+    genReqId: (req: IncomingMessage) => requestIdFrom(req.headers['x-request-id'], randomUUID),
   });
   const fastify = adapter.getInstance();
   installRequestLog(fastify, options.requestLog ?? null);

@@ -6,7 +6,18 @@ import { LogLevel } from '../config/config.schema';
 /** JSON lines for machines (stdout not a terminal), pretty lines on a terminal. Synchronous, so an exit loses nothing. */
 export function createRootLogger(level: LogLevel, terminal: boolean): PinoLogger {
   const options = { level, base: { pid: process.pid }, timestamp: pino.stdTimeFunctions.isoTime, formatters: { level: (label: string) => ({ level: label }) } };
-  return terminal ? pino(options, pretty({ colorize: true, sync: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid' })) : pino(options);
+  if (!terminal) return pino(options);
+  return pino(
+    options,
+    pretty({
+      colorize: true,
+      sync: true,
+      translateTime: 'SYS:HH:MM:ss.l',
+      // One line per entry: the context and the request's id go into the message, not on lines below it.
+      ignore: 'pid,context,req,res,responseTime',
+      messageFormat: '{if context}[{context}] {end}{msg}{if req.id} (request {req.id}){end}',
+    }),
+  );
 }
 
 /** Nest's wiring at boot (modules loaded, one line per route mapped): detail for debugging, not news at info. */
