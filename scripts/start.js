@@ -1,5 +1,6 @@
-// npm start's prestart: compiles only when a source changed since the last build, so a start of an unchanged tree does
-// not wait for tsc. A directory's own mtime counts too: deleting or renaming a file changes it.
+// npm start: compiles only when a source changed since the last build, so a start of an unchanged tree does not wait
+// for tsc, then runs the service in this process (no second node to start). A directory's own mtime counts too:
+// deleting or renaming a file changes it.
 'use strict';
 const { execFileSync } = require('node:child_process');
 const { readdirSync, statSync, utimesSync, writeFileSync } = require('node:fs');
@@ -39,3 +40,5 @@ if (mtimeOf(join(root, 'dist', 'src', 'main.js')) < 0 || mtimeOf(stamp) < source
   writeFileSync(stamp, '');
   utimesSync(stamp, started, started);
 }
+
+require(join(root, 'dist', 'src', 'main.js'));
