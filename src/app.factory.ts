@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
 import { LoggerService } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -14,11 +16,17 @@ import { createValidationPipe } from './http/validation';
 import { openLevelJournal } from './journal/journal.factory';
 import { Journal } from './journal/journal.port';
 import { MCP_SERVER_VERSION } from './mcp/mcp.module';
+import { currentRequestId } from './logging/request-context';
+import { requestIdFrom } from './logging/request-id';
+import { installRequestLog } from './logging/request-log.hook';
+import type { Logger as PinoLogger } from 'pino';
 
 export interface AppOptions {
   /** An already opened journal (tests); otherwise the LevelDB journal in config.journal.dir is opened and verified. */
   journal?: Journal;
   logger?: LoggerService | false;
+  /** Where one line per request is logged (the service's log); none when absent. */
+  requestLog?: PinoLogger;
 }
 
 export const API_PREFIX = 'api/v1';
@@ -27,10 +35,19 @@ export const API_PREFIX = 'api/v1';
 export async function createApp(config: BrainstemConfig, options: AppOptions = {}): Promise<NestFastifyApplication> {
   const journal =
     options.journal ??
-    (await openLevelJournal(config.journal.dir, { sync: config.journal.sync, checkpointEvery: config.journal.checkpoint_every }));
+    (await openLevelJournal(config.journal.dir, {
+      sync: config.journal.sync,
+      checkpointEvery: config.journal.checkpoint_every,
+      correlationId: currentRequestId,
+    }));
   // Shutdown must not wait for clients: event streams and long-polling calls (a pending permission prompt) never end on their own.
-  const adapter = new FastifyAdapter({ bodyLimit: config.server.body_limit_bytes, forceCloseConnections: true });
+  const adapter = new FastifyAdapter({
+    bodyLimit: config.server.body_limit_bytes,
+    forceCloseConnections: true,
+    genReqId: (req: IncomingMessage) => requestIdFrom(req.headers['x-request-id'], randomUUID),
+  });
   const fastify = adapter.getInstance();
+  installRequestLog(fastify, options.requestLog ?? null);
   const credentials = new Credentials(new FileCredentialStore(config.journal.dir), { configuredUserToken: config.server.api_token });
   installAuth(fastify, {
     credentials,

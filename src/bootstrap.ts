@@ -6,9 +6,15 @@ import { ServiceUrl, urlOf } from './config/service-url';
 import { JournalError } from './journal/journal.port';
 import { CredentialFileError } from './auth/credential-files';
 import { Credentials } from './auth/credentials';
+import { createRootLogger, NestLogger } from './logging/root-logger';
 
 async function main(): Promise<void> {
   const config = loadConfig();
+  const terminal = process.stdout.isTTY === true;
+  const log = createRootLogger(config.log_level, terminal);
+  const nestLogger = new NestLogger(log);
+  // From here on, before the app exists too, every `new Logger(context)` writes to the service's log.
+  Logger.overrideLogger(nestLogger);
   const logger = new Logger('brainstem');
   // Installed before plugins load: an error from a plugin's own timer or promise disables that plugin only.
   process.on('unhandledRejection', (reason) => {
@@ -20,7 +26,7 @@ async function main(): Promise<void> {
     logger.error(`uncaught exception: ${err?.stack ?? String(err)}`);
     process.exit(1);
   });
-  const app = await createApp(config);
+  const app = await createApp(config, { logger: nestLogger, requestLog: log });
   // Close (flushing the journal's queued appends) and exit 0; Nest's own hooks would re-raise the signal.
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.once(signal, () => {
@@ -52,8 +58,11 @@ async function main(): Promise<void> {
   if (config.server.auth === 'off') {
     logger.warn('BRAINSTEM_AUTH=off: a request without a credential acts as the user, so any program on this machine can start processes as you');
   }
-  // Tests and scripts read this line to find the port (the URL is followed by a space).
-  process.stdout.write(`Brainstem listening on ${url} (user token: ${credentials.userTokenSource()}; main brain token: ${credentials.brainTokenPath()})\n`);
+  // Tests and scripts read this line to find the port (the URL is followed by a space), so it is written whatever the
+  // level: plain on a terminal, a JSON line otherwise.
+  const listening = `Brainstem listening on ${url} (user token: ${credentials.userTokenSource()}; main brain token: ${credentials.brainTokenPath()})`;
+  if (terminal) process.stdout.write(`${listening}\n`);
+  else log.child({ context: 'brainstem' }, { level: 'info' }).info(listening);
 }
 
 /** Starts the service; a start that fails exits 1 with the reason. */

@@ -4,6 +4,8 @@
 export type MainBrainDriver = 'auto' | 'agent' | 'stream' | 'command' | 'webhook';
 export type MainBrainRuntime = 'auto' | 'claude-code' | 'codex' | 'gemini-cli' | 'opencode';
 export type AuthMode = 'token' | 'off';
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+export const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 export interface BrainstemConfig {
   server: { host: string; port: number; api_token: string | null; auth: AuthMode; allowed_hosts: string[]; body_limit_bytes: number };
@@ -31,6 +33,8 @@ export interface BrainstemConfig {
   plugins: string[];
   /** Seconds that exited sessions, ended rounds and converged workflow runs stay in memory (the journal keeps them). */
   retention_s: number;
+  /** The least severe level logged. */
+  log_level: LogLevel;
 }
 
 type KnobKind =
@@ -75,6 +79,7 @@ export const KNOBS: readonly Knob[] = [
   { path: 'plugins', env: 'BRAINSTEM_PLUGINS', kind: 'list' },
   // At least a second: a session a running workflow run holds is looked at again each retention period.
   { path: 'retention_s', env: 'BRAINSTEM_RETENTION_S', kind: 'int', min: 1, max: INT32 },
+  { path: 'log_level', env: 'BRAINSTEM_LOG_LEVEL', kind: 'enum', values: LOG_LEVELS },
 ];
 
 /** The command-line flag of a knob: BRAINSTEM_JOURNAL_DIR -> --journal-dir. */

@@ -1,3 +1,4 @@
+import { AsyncResource } from 'node:async_hooks';
 import { Observable, Subject } from 'rxjs';
 import { canonicalJson, chainHash, GENESIS_HASH, sha256 } from './canonical-json';
 import {
@@ -28,6 +29,8 @@ export interface JournalOptions {
    * 'none' opens at the recorded head without checking, for offline tools that then call verify().
    */
   verifyOnOpen?: 'tail' | 'none';
+  /** The correlation id of the work in progress (the request being handled), for events appended without one. */
+  correlationId?: () => string | null;
 }
 
 const STREAM_NAME = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,199}$/;
@@ -57,11 +60,11 @@ interface Pending {
   reject: (e: Error) => void;
 }
 
-function normaliseMeta(meta: Partial<EventMeta> | undefined): EventMeta {
+function normaliseMeta(meta: Partial<EventMeta> | undefined, correlationId: string | null): EventMeta {
   const m: EventMeta = {
     actor: meta?.actor ?? 'system',
     causation_seq: meta?.causation_seq ?? null,
-    correlation_id: meta?.correlation_id ?? null,
+    correlation_id: meta?.correlation_id ?? correlationId,
   };
   if (typeof m.actor !== 'string') throw new TypeError('meta.actor must be a string');
   if (m.causation_seq !== null && !(Number.isInteger(m.causation_seq) && m.causation_seq > 0)) {
@@ -127,6 +130,12 @@ export class EventJournal implements Journal {
   private witness: JournalHead | null = null;
   private readonly now: () => number;
   private readonly checkpointEvery: number;
+  private readonly correlationId: () => string | null;
+  /**
+   * Bound to the context the journal was opened in: a batch holds the events of several requests, so the subscribers
+   * it publishes to must not run in (and append under the correlation id of) whichever request started it.
+   */
+  private readonly startDrain = AsyncResource.bind(() => this.drain());
 
   private constructor(
     private readonly storage: JournalStorage,
@@ -134,6 +143,7 @@ export class EventJournal implements Journal {
   ) {
     this.now = options.now ?? Date.now;
     this.checkpointEvery = options.checkpointEvery ?? 4096;
+    this.correlationId = options.correlationId ?? (() => null);
   }
 
   /** Opens the storage and verifies everything after the last checkpoint; refuses a broken chain. */
@@ -302,7 +312,7 @@ export class EventJournal implements Journal {
     return new Promise<AppendResult>((resolve, reject) => {
       this.queue.push({ stream, expected: options.expectedVersion ?? 'any', events: prepared, apply: options.apply, resolve, reject });
       // Start on the next microtask, so appends issued in the same tick share the first batch too.
-      if (!this.writing) this.writing = Promise.resolve().then(() => this.drain());
+      if (!this.writing) this.writing = Promise.resolve().then(this.startDrain);
     });
   }
 
@@ -317,7 +327,7 @@ export class EventJournal implements Journal {
     return events.map((e, i) => {
       if (!e || typeof e.type !== 'string' || !EVENT_TYPE.test(e.type)) throw invalid(`event ${i}: invalid type ${JSON.stringify(e?.type)}`);
       try {
-        const metaValue = normaliseMeta(e.meta);
+        const metaValue = normaliseMeta(e.meta, this.correlationId());
         // Keys in sorted order: this is the canonical JSON of meta.
         const meta = `{"actor":${JSON.stringify(metaValue.actor)},"causation_seq":${metaValue.causation_seq},"correlation_id":${JSON.stringify(metaValue.correlation_id)}}`;
         // The type matched EVENT_TYPE, so it needs no escaping.

@@ -13,21 +13,27 @@ export interface ServiceProcess {
   /** `Authorization: Bearer <user token>`. */
   auth: { authorization: string };
   output: () => string;
+  /** What it wrote to stdout alone. */
+  stdout: () => string;
   exited: Promise<number | null>;
 }
 
 /** Runs the real service (src/main.ts through swc) as a child process with the given env. */
-export function spawnService(env: Record<string, string>, args: string[] = []): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
+export function spawnService(env: Record<string, string>, args: string[] = []): Pick<ServiceProcess, 'child' | 'output' | 'stdout' | 'exited'> {
   const child = spawn(process.execPath, ['-r', '@swc-node/register', resolve(ROOT, 'src/main.ts'), ...args], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', BRAINSTEM_PORT: '0', BRAINSTEM_API_TOKEN: TEST_USER_TOKEN, BRAINSTEM_MAIN_BRAIN_DRIVER: 'stream', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
-  child.stdout!.setEncoding('utf8').on('data', (c: string) => (out += c));
+  let stdout = '';
+  child.stdout!.setEncoding('utf8').on('data', (c: string) => {
+    out += c;
+    stdout += c;
+  });
   child.stderr!.setEncoding('utf8').on('data', (c: string) => (out += c));
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-  return { child, output: () => out, exited };
+  return { child, output: () => out, stdout: () => stdout, exited };
 }
 
 /** Starts the service and waits until it prints the URL it listens on. */

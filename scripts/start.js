@@ -1,0 +1,44 @@
+// npm start: compiles only when a source changed since the last build, so a start of an unchanged tree does not wait
+// for tsc, then runs the service in this process (no second node to start). A directory's own mtime counts too:
+// deleting or renaming a file changes it.
+'use strict';
+const { execFileSync } = require('node:child_process');
+const { readdirSync, statSync, utimesSync, writeFileSync } = require('node:fs');
+const { join } = require('node:path');
+
+const root = join(__dirname, '..');
+const stamp = join(root, 'dist', '.build-stamp');
+
+const mtimeOf = (path) => {
+  try {
+    return statSync(path).mtimeMs;
+  } catch {
+    return -1;
+  }
+};
+
+function newestSource(dir) {
+  let newest = mtimeOf(dir);
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) newest = Math.max(newest, newestSource(path));
+    else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.spec.ts')) newest = Math.max(newest, mtimeOf(path));
+  }
+  return newest;
+}
+
+const sources = Math.max(newestSource(join(root, 'src')), ...['tsconfig.json', 'tsconfig.build.json', 'package-lock.json'].map((f) => mtimeOf(join(root, f))));
+if (mtimeOf(join(root, 'dist', 'src', 'main.js')) < 0 || mtimeOf(stamp) < sources) {
+  // Stamped with the time the build started: a source saved during the build is newer, and the next start builds again.
+  const started = new Date();
+  try {
+    execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
+  } catch (e) {
+    // tsc has printed its errors; the start stops here, with tsc's exit code.
+    process.exit(typeof e.status === 'number' ? e.status : 1);
+  }
+  writeFileSync(stamp, '');
+  utimesSync(stamp, started, started);
+}
+
+require(join(root, 'dist', 'src', 'main.js'));
