@@ -18,7 +18,7 @@ export class AppModule {
   static forRoot(config: BrainstemConfig, journal: Journal, credentials: Credentials): DynamicModule {
     return {
       module: AppModule,
-      imports: [ConfigModule.forRoot(config), JournalModule.forRoot(journal), AuthModule.forRoot(credentials), BusModule, ProfilesModule, SessionsModule, MainBrainModule, WorkflowsModule, McpModule],
+      imports: [ConfigModule.forRoot(config, [{ provide: Credentials, useValue: credentials }]), JournalModule.forRoot(journal), AuthModule, BusModule, ProfilesModule, SessionsModule, MainBrainModule, WorkflowsModule, McpModule],
       controllers: [HealthController],
     };
   }

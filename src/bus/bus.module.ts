@@ -1,4 +1,4 @@
-import { Global, Inject, Logger, Module, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { Inject, Logger, Module, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { CONFIG } from '../config/config.module';
 import { BrainstemConfig } from '../config/config.schema';
 import { Journal } from '../journal/journal.port';
@@ -6,7 +6,6 @@ import { JOURNAL } from '../journal/journal.tokens';
 import { EventBus } from './event-bus';
 import { PluginHost } from './plugin-host';
 
-@Global()
 @Module({
   providers: [
     { provide: EventBus, useFactory: (journal: Journal) => new EventBus(journal), inject: [JOURNAL] },

@@ -1,3 +1,4 @@
+import { BusModule } from '../bus/bus.module';
 import { Inject, Logger, Module, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { Credentials } from '../auth/credentials';
@@ -35,7 +36,7 @@ const CONFIRMATION_TTL_MS = 24 * 3600 * 1000;
 const newId = () => randomBytes(6).toString('hex');
 
 @Module({
-  imports: [SupervisionModule, ProfilesModule, SessionsModule],
+  imports: [BusModule, SupervisionModule, ProfilesModule, SessionsModule],
   controllers: [MainBrainController],
   providers: [
     {

@@ -1,3 +1,4 @@
+import { BusModule } from '../bus/bus.module';
 import { homedir } from 'node:os';
 import { Module } from '@nestjs/common';
 import { EventBus } from '../bus/event-bus';
@@ -33,6 +34,7 @@ export async function profileStreams(journal: JournalReader, ids: readonly strin
 }
 
 @Module({
+  imports: [BusModule],
   controllers: [ProfilesController],
   providers: [
     { provide: PROFILE_STORE, useFactory: (config: BrainstemConfig) => new FsProfileStore(config.profiles.dir), inject: [CONFIG] },

@@ -1,3 +1,4 @@
+import { BusModule } from '../bus/bus.module';
 import { join } from 'node:path';
 import { Module } from '@nestjs/common';
 import { EventBus } from '../bus/event-bus';
@@ -23,7 +24,7 @@ import { RuntimeVersionCheck } from './runtimes/runtime-version.check';
 import { PerTurnRuntime } from './runtimes/turn-conversation';
 
 @Module({
-  imports: [ProfilesModule],
+  imports: [BusModule, ProfilesModule],
   controllers: [SessionsController],
   providers: [
     { provide: CLOCK, useValue: systemClock },

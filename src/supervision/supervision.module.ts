@@ -1,3 +1,4 @@
+import { BusModule } from '../bus/bus.module';
 import { Inject, Module, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { EventBus } from '../bus/event-bus';
@@ -11,7 +12,7 @@ import { SupervisionController } from './supervision.controller';
 import { SupervisionService } from './supervision.service';
 
 @Module({
-  imports: [SessionsModule],
+  imports: [BusModule, SessionsModule],
   controllers: [SupervisionController],
   providers: [
     {

@@ -1,3 +1,4 @@
+import { BusModule } from '../bus/bus.module';
 import { Module, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { EventBus } from '../bus/event-bus';
@@ -13,7 +14,7 @@ import { WorkflowsController } from './workflows.controller';
 import { WorkflowsService } from './workflows.service';
 
 @Module({
-  imports: [SupervisionModule, SessionsModule],
+  imports: [BusModule, SupervisionModule, SessionsModule],
   controllers: [WorkflowsController],
   providers: [
     {
