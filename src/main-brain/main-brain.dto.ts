@@ -1,9 +1,10 @@
+import { Text } from '../common/text-limit';
 import { IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min, MinLength } from 'class-validator';
 import { ConfirmationStatus } from './confirmation.decider';
 import { QueryInt } from '../common/query-int';
 
 export class PostMessageDto {
-  @IsString() @MinLength(1) @MaxLength(65536)
+  @Text() @MinLength(1)
   text!: string;
 
   /** The chat seq of a worker's question this answers: the text goes to that worker. */

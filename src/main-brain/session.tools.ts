@@ -1,3 +1,4 @@
+import { textSchema } from '../common/text-limit';
 import { MAX_PAGE_LIMIT } from '../common/page';
 import { ProfilesService } from '../profiles/profiles.service';
 import { AGENT_RUNTIMES } from '../common/agent-runtimes';
@@ -58,7 +59,7 @@ export function registerSessionTools(registry: ToolRegistry, sessions: SessionsS
     description: "Send an instruction or an answer to a session's worker; the session goes back to working.",
     parameters: {
       type: 'object',
-      properties: { session: sessionRef, text: { type: 'string', minLength: 1, maxLength: 65536 } },
+      properties: { session: sessionRef, text: textSchema() },
       required: ['session', 'text'],
       additionalProperties: false,
     },
@@ -134,7 +135,7 @@ export function registerSessionSightTools(registry: ToolRegistry, sessions: Sess
         cwd: { type: 'string', minLength: 1, maxLength: 4096, description: 'An absolute path to an existing directory.' },
         profile_id: { type: 'string', minLength: 1, maxLength: 100 },
         runtime: { type: 'string', enum: ['auto', ...AGENT_RUNTIMES.map((r) => r.name)] },
-        prompt: { type: 'string', minLength: 1, maxLength: 65536 },
+        prompt: textSchema(),
       },
       required: ['cwd', 'prompt'],
       additionalProperties: false,

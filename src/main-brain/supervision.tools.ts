@@ -1,3 +1,4 @@
+import { textSchema } from '../common/text-limit';
 import { MAX_TASK_HINT, MAX_TURNS_LIMIT } from '../supervision/supervision.machine';
 import { SupervisionService } from '../supervision/supervision.service';
 import { ChatService } from './chat.service';
@@ -76,7 +77,7 @@ export function registerSupervisionTools(registry: ToolRegistry, supervision: Su
     name: 'reply_to_human',
     audience: 'main_brain',
     description: 'Post a message to the human in the main chat.',
-    parameters: { type: 'object', properties: { text: { type: 'string', minLength: 1, maxLength: 65536 } }, required: ['text'], additionalProperties: false },
+    parameters: { type: 'object', properties: { text: textSchema() }, required: ['text'], additionalProperties: false },
     handler: async (a, ctx) => (await chat.post(a.text, 'brain', ctx.actor)).message,
   });
 

@@ -68,7 +68,7 @@ function describe(errors: ErrorObject[] | null | undefined): string {
 
 /** One registry of tools, served over REST and MCP alike: no tool is written twice. */
 export class ToolRegistry {
-  private readonly ajv = new Ajv({ allErrors: true, strict: true });
+  private readonly ajv = withTextLimit(new Ajv({ allErrors: true, strict: true }));
   private readonly tools = new Map<string, { def: ToolDefinition; validate: ValidateFunction }>();
   private keeper: GateKeeper | null = null;
 
@@ -114,4 +114,15 @@ export class ToolRegistry {
     if (!validate(value)) throw new DomainError('invalid_input', `${name}: ${describe(validate.errors)}`);
     return value as Record<string, unknown>;
   }
+}
+
+/** `maxBytes`: the text limit in bytes of UTF-8, the unit the DTOs check it in (src/common/text-limit.ts). */
+function withTextLimit(ajv: Ajv): Ajv {
+  return ajv.addKeyword({
+    keyword: 'maxBytes',
+    type: 'string',
+    schemaType: 'number',
+    error: { message: ({ schema }) => `must be at most ${String(schema)} bytes (64 KiB) of UTF-8` },
+    validate: (max: number, data: string) => Buffer.byteLength(data, 'utf8') <= max,
+  });
 }

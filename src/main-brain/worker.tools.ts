@@ -1,3 +1,4 @@
+import { textSchema } from '../common/text-limit';
 import { NEVER, ReplaySubject, filter, firstValueFrom, fromEvent, takeUntil } from 'rxjs';
 import { EventBus } from '../bus/event-bus';
 import { DomainEventOf } from '../bus/domain-event';
@@ -9,8 +10,7 @@ import { ToolContext, ToolRegistry } from './tool-registry';
 /** The name Claude Code is given: `--permission-prompt-tool mcp__brainstem__permission_prompt`. */
 export const PERMISSION_PROMPT_TOOL = 'permission_prompt';
 
-// A first bound in characters; SessionsService.signal checks the real limit (MAX_TEXT_BYTES of UTF-8) when the signal lands.
-const text = { type: 'string', minLength: 1, maxLength: 65536 };
+const text = textSchema();
 const ownSession = {
   type: 'string',
   minLength: 1,

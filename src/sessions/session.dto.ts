@@ -18,18 +18,14 @@ import {
   validateSync,
 } from 'class-validator';
 import { DomainError } from '../common/domain-error';
+import { MAX_TEXT_BYTES, Text, fitsTextLimit } from '../common/text-limit';
 import { describeValidationErrors } from '../http/http-errors';
 import { PageQueryDto } from '../http/page.dto';
 import { QueryInt } from '../common/query-int';
 import { PROFILE_ID_PATTERN } from '../profiles/profile.schema';
 import { JsonObject, PermissionDecision, ProgressStatus, SessionState } from './session.events';
 
-/** The largest text a request may carry (prompt, message, question, reason, query): 64 KiB of UTF-8. */
-export const MAX_TEXT_BYTES = 64 * 1024;
-const TEXT_MESSAGE = { message: `$property must be at most ${MAX_TEXT_BYTES} bytes (64 KiB)` };
-
-/** Whether a text fits MAX_TEXT_BYTES of UTF-8 (a lone surrogate counts as the 3 bytes of U+FFFD it is written as). */
-export const fitsTextLimit = (text: string): boolean => Buffer.byteLength(text, 'utf8') <= MAX_TEXT_BYTES;
+export { MAX_TEXT_BYTES, fitsTextLimit } from '../common/text-limit';
 
 /**
  * A text cut to MAX_TEXT_BYTES of UTF-8 with a note saying so, for what a runtime reports (a turn's result), which
@@ -44,11 +40,6 @@ export function clipToTextLimit(text: string): string {
   return head.replace(/\uFFFD$/, '') + note;
 }
 
-// Not IsByteLength: it measures through encodeURI, which throws on a lone surrogate (a 500).
-const Text = (): PropertyDecorator => (target, key) => {
-  IsString()(target, key);
-  ValidateBy({ name: 'fitsTextLimit', validator: { validate: (v: unknown) => typeof v !== 'string' || fitsTextLimit(v) } }, TEXT_MESSAGE)(target, key);
-};
 
 const NO_NUL = /^[^\0]*$/;
 const NO_NUL_MESSAGE = { message: '$property: must not contain NUL' };

@@ -16,7 +16,7 @@ import { ProfileDoc } from '../profiles/profile.schema';
 import { ProfilesService } from '../profiles/profiles.service';
 import { SessionDirectory, SessionView } from '../supervision/session-directory.port';
 import { SessionActor } from './session.actor';
-import { CreateSessionDto, ListSessionsQueryDto, MAX_TEXT_BYTES, fitsTextLimit, parseSignal } from './session.dto';
+import { CreateSessionDto, ListSessionsQueryDto, parseSignal } from './session.dto';
 import { SessionCommand, SessionDecision, WorkerReach, decide } from './session.decider';
 import { JsonObject, PermissionDecision, SessionEvent, pendingPermission } from './session.events';
 import { SessionLog } from './session-log';
@@ -208,8 +208,6 @@ export class SessionsService implements OnApplicationBootstrap, OnModuleDestroy,
   }
 
   async dispatch(idOrAlias: string, text: string): Promise<SessionStatus> {
-    // Checked here as well as in the DTO: tools reach this without one.
-    if (!fitsTextLimit(text)) throw new DomainError('invalid_input', `text: must be at most ${MAX_TEXT_BYTES} bytes (64 KiB)`);
     const actor = this.registry.get(idOrAlias);
     await actor.run(async () => {
       await this.execute(actor, { type: 'dispatch_message', text, worker: reachOf(actor) });
