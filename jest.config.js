@@ -1,5 +1,5 @@
 // Nest 12 and some of its dependencies ship ESM only; @swc/jest turns them into CommonJS for jest.
-const esmPackages = ['@nestjs', '@fastify', 'cookie'];
+const esmPackages = ['@nestjs', '@fastify', 'cookie', 'content-disposition'];
 
 module.exports = {
   testEnvironment: 'node',

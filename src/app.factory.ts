@@ -7,6 +7,8 @@ import { FileCredentialStore } from './auth/credential-files';
 import { Credentials } from './auth/credentials';
 import { hostPolicy } from './auth/host-policy';
 import { BrainstemConfig } from './config/config.schema';
+import { defaultDashboardDir } from './dashboard/dashboard.paths';
+import { dashboardPaths, serveDashboard } from './dashboard/dashboard.static';
 import { AllExceptionsFilter } from './http/all-exceptions.filter';
 import { depthLimitedJsonParser, refuseInheritedQueryKeys } from './http/json-body';
 import { createValidationPipe } from './http/validation';
@@ -17,6 +19,8 @@ export interface AppOptions {
   /** An already opened journal (tests); otherwise the LevelDB journal in config.journal.dir is opened and verified. */
   journal?: Journal;
   logger?: LoggerService | false;
+  /** The built dashboard (tests build their own); otherwise dist/web of this package. */
+  dashboardDir?: string;
 }
 
 export const API_PREFIX = 'api/v1';
@@ -30,11 +34,14 @@ export async function createApp(config: BrainstemConfig, options: AppOptions = {
   const adapter = new FastifyAdapter({ bodyLimit: config.server.body_limit_bytes, forceCloseConnections: true });
   const fastify = adapter.getInstance();
   const credentials = new Credentials(new FileCredentialStore(config.journal.dir), { configuredUserToken: config.server.api_token });
+  const dashboard = options.dashboardDir ?? defaultDashboardDir();
   installAuth(fastify, {
     credentials,
     policy: hostPolicy(config.server.host, config.server.allowed_hosts),
     anonymousIsUser: config.server.auth === 'off',
+    publicPaths: dashboardPaths(dashboard),
   });
+  await serveDashboard(fastify, dashboard);
   refuseInheritedQueryKeys(fastify);
   // No endpoint takes plain text: such a body is answered 415, not parsed into a string that fails validation.
   fastify.removeContentTypeParser('text/plain');
