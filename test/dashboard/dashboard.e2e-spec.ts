@@ -1,0 +1,157 @@
+import { join } from 'node:path';
+import { Browser, BrowserContext, Page } from 'playwright-core';
+import { buildDashboard } from '../../src/dashboard/dashboard.build';
+import { DASHBOARD_CSP } from '../../src/dashboard/dashboard.static';
+import { tempDir } from '../support/temp-dir';
+import { TestApp, startTestApp } from '../support/test-app';
+import { waitFor } from '../support/wait-for';
+import { WORKERS, WorkerReaper } from '../support/workers';
+import { describeInBrowser, launchBrowser, screenshot, signIn } from './browser';
+
+type Status = { id: string; alias: string; state: string; pending: { kind: string; request_id?: string } | null };
+
+/** All browser specs share one Chromium, one page at a time: the machine has two cores. */
+describeInBrowser('the dashboard in Chromium', () => {
+  const web = tempDir('brainstem-web-');
+  const cwd = tempDir('brainstem-dash-cwd-');
+  const reaper = new WorkerReaper();
+  let t: TestApp;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+
+  beforeAll(async () => {
+    await buildDashboard(web.path);
+    t = await startTestApp({}, { listen: true, dashboardDir: web.path });
+    browser = await launchBrowser();
+  });
+  beforeEach(async () => {
+    context = await browser.newContext({ viewport: { width: 1100, height: 800 } });
+    page = await context.newPage();
+  });
+  afterEach(async () => {
+    reaper.killAll();
+    await context?.close();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await t.close();
+    web.remove();
+    cwd.remove();
+  });
+
+  const status = async (id: string): Promise<Status> => (await t.inject({ method: 'GET', url: `/api/v1/coding-sessions/${id}` })).json() as Status;
+
+  async function startAsking(tool: string, input: object): Promise<Status> {
+    const res = await t.inject({
+      method: 'POST',
+      url: '/api/v1/coding-sessions',
+      payload: { command: process.execPath, args: [join(WORKERS, 'asks-permission.js'), tool, JSON.stringify(input)], cwd: cwd.path, title: `asks for ${tool}` },
+    });
+    expect(res.statusCode).toBe(201);
+    reaper.track(res.json().pid);
+    return res.json() as Status;
+  }
+
+  describe('the token prompt', () => {
+    it('Given the page, When a wrong token and then the right one are pasted, Then only the right one opens it and it is kept in sessionStorage only', async () => {
+      const csp: string[] = [];
+      page.on('response', (r) => {
+        if (r.url() === `${t.url}/`) csp.push(r.headers()['content-security-policy'] ?? '');
+      });
+      await page.goto(`${t.url}/`);
+      expect(csp).toEqual([DASHBOARD_CSP]);
+      const prompt = page.getByLabel('API token');
+      await prompt.fill('not-a-token');
+      await page.getByRole('button', { name: 'Open the dashboard' }).click();
+      await page.getByRole('alert').filter({ hasText: 'That token was refused.' }).waitFor();
+      await prompt.fill(t.tokenOf('main_brain'));
+      await page.getByRole('button', { name: 'Open the dashboard' }).click();
+      await page.getByRole('alert').filter({ hasText: "not the user's token" }).waitFor();
+      expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+      await screenshot(page, 'token-prompt-refused');
+
+      await prompt.fill(t.token);
+      await page.getByRole('button', { name: 'Open the dashboard' }).click();
+      await page.getByRole('heading', { name: /Needs attention/ }).waitFor();
+      const stored = await page.evaluate(() => ({ session: Object.values(sessionStorage), local: localStorage.length, cookie: document.cookie, url: location.href }));
+      expect(stored).toEqual({ session: [t.token], local: 0, cookie: '', url: `${t.url}/` });
+      expect((await context.cookies()).length).toBe(0);
+
+      // A reload of the tab keeps it; a new tab asks again.
+      await page.reload();
+      await page.getByRole('heading', { name: /Needs attention/ }).waitFor();
+      const other = await context.newPage();
+      await other.goto(`${t.url}/`);
+      await other.getByLabel('API token').waitFor();
+      await other.close();
+    });
+  });
+
+  describe('the attention queue', () => {
+    it('Given the page is open, When a worker asks to run a command, Then its card appears live and Allow lets the session move on', async () => {
+      const requests: string[] = [];
+      page.on('request', (r) => {
+        if (r.url().includes('/api/')) requests.push(r.url());
+      });
+      await signIn(page, t.url, t.token);
+      await page.getByText('Nothing waits on you.').waitFor();
+      await page.getByText('live', { exact: true }).waitFor();
+
+      const s = await startAsking('Bash', { command: 'npm test -- --watch=false', description: 'Run the tests' });
+      const card = page.locator(`[data-session="${s.id}"]`);
+      await card.getByLabel('command').filter({ hasText: 'npm test -- --watch=false' }).waitFor();
+      await waitFor(async () => (await page.title()) === '(1) Brainstem', { what: 'the count in the tab title' });
+      await card.getByText('待授权').waitFor();
+      const requestId = (await status(s.id)).pending?.request_id;
+      expect(requestId).toBeDefined();
+      expect(await card.locator('.permission').getAttribute('data-request-id')).toBe(requestId);
+      await screenshot(page, 'attention-permission');
+
+      await card.getByRole('button', { name: 'Allow Bash' }).click();
+      await waitFor(async () => (await status(s.id)).state === 'working', { what: 'the session to move on' });
+      await page.getByText('Nothing waits on you.').waitFor();
+      await waitFor(async () => (await page.title()) === 'Brainstem', { what: 'the count to leave the tab title' });
+      const resolved = (await t.inject({ method: 'GET', url: `/api/v1/journal/events?stream=session-${s.id}&type=session.permission_resolved` })).json();
+      expect(resolved.events.map((e: { data: { request_id: string; decision: string } }) => [e.data.request_id, e.data.decision])).toEqual([[requestId, 'allow']]);
+      // The token never travels in a URL.
+      expect(requests.filter((u) => u.includes(t.token))).toEqual([]);
+    });
+
+    it('Given two requests waiting, When one is denied from the keyboard with a reason, Then exactly that one is denied and the other stays', async () => {
+      await signIn(page, t.url, t.token);
+      const write = await startAsking('Write', { file_path: `${cwd.path}/notes.md`, content: '# Notes\n<script>alert(1)</script>' });
+      const bash = await startAsking('Bash', { command: 'git push --force' });
+      await page.locator(`[data-session="${bash.id}"] .permission`).waitFor();
+      await page.locator(`[data-session="${write.id}"] .permission`).waitFor();
+      await waitFor(async () => (await page.title()) === '(2) Brainstem', { what: 'two in the tab title' });
+      const writeCard = page.locator(`[data-session="${write.id}"]`);
+      // The file path and the content to be written, as text: the markup in it is shown, not run.
+      await writeCard.getByText(`${cwd.path}/notes.md`).waitFor();
+      expect(await writeCard.getByLabel('content written').textContent()).toBe('# Notes\n<script>alert(1)</script>');
+      await screenshot(page, 'attention-two-requests');
+
+      // Oldest first: j focuses the first card (the Write request).
+      await page.keyboard.press('j');
+      expect(await page.evaluate(() => document.activeElement?.getAttribute('data-request-id'))).toBe((await status(write.id)).pending?.request_id);
+      await page.keyboard.press('j');
+      const bashRequest = (await status(bash.id)).pending?.request_id;
+      expect(await page.evaluate(() => document.activeElement?.getAttribute('data-request-id'))).toBe(bashRequest);
+      await page.keyboard.press('d');
+      await page.getByLabel('Reason for denying').waitFor();
+      await page.keyboard.type('no force pushes');
+      await screenshot(page, 'attention-deny-reason');
+      await page.keyboard.press('Enter');
+
+      await waitFor(async () => (await status(bash.id)).state === 'working', { what: 'the denied session to move on' });
+      await page.locator(`[data-session="${bash.id}"]`).waitFor({ state: 'detached' });
+      expect((await status(write.id)).state).toBe('pending_authorization');
+      const resolved = (await t.inject({ method: 'GET', url: `/api/v1/journal/events?stream=session-${bash.id}&type=session.permission_resolved` })).json();
+      expect(resolved.events.map((e: { data: object }) => e.data)).toEqual([expect.objectContaining({ request_id: bashRequest, decision: 'deny', reason: 'no force pushes' })]);
+      await waitFor(async () => (await page.title()) === '(1) Brainstem', { what: 'one left in the tab title' });
+
+      await page.setViewportSize({ width: 390, height: 844 });
+      await screenshot(page, 'attention-phone');
+    });
+  });
+});
