@@ -153,5 +153,22 @@ describeInBrowser('the dashboard in Chromium', () => {
       await page.setViewportSize({ width: 390, height: 844 });
       await screenshot(page, 'attention-phone');
     });
+
+    it('Given the event stream drops, When the page reconnects, Then it resumes from its last id with the header and the queue stays live', async () => {
+      const streams: { lastEventId: string | undefined; authorization: string | undefined; url: string }[] = [];
+      page.on('request', (r) => {
+        if (r.url().endsWith('/api/v1/events/stream')) streams.push({ lastEventId: r.headers()['last-event-id'], authorization: r.headers()['authorization'], url: r.url() });
+      });
+      await signIn(page, t.url, t.token);
+      await page.getByText('live', { exact: true }).waitFor();
+      // Every open connection is cut, the page's stream with them; the listener stays up.
+      t.app.getHttpServer().closeAllConnections();
+      await waitFor(() => streams.length >= 2, { what: 'the page to reconnect' });
+      const s = await startAsking('Bash', { command: 'make release' });
+      await page.locator(`[data-session="${s.id}"]`).getByLabel('command').filter({ hasText: 'make release' }).waitFor();
+      expect(streams[0].lastEventId).toBeUndefined();
+      expect(streams[1].lastEventId).toMatch(/^\d+$/);
+      expect(streams.every((r) => r.authorization === `Bearer ${t.token}` && !r.url.includes('?'))).toBe(true);
+    });
   });
 });
