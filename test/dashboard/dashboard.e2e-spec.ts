@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { Browser, BrowserContext, Page } from 'playwright-core';
 import { buildDashboard } from '../../src/dashboard/dashboard.build';
+import { ChatService } from '../../src/main-brain/chat.service';
 import { DASHBOARD_CSP } from '../../src/dashboard/dashboard.static';
 import { tempDir } from '../support/temp-dir';
 import { TestApp, startTestApp } from '../support/test-app';
@@ -68,13 +69,14 @@ describeInBrowser('the dashboard in Chromium', () => {
       await prompt.fill(t.tokenOf('main_brain'));
       await page.getByRole('button', { name: 'Open the dashboard' }).click();
       await page.getByRole('alert').filter({ hasText: "not the user's token" }).waitFor();
-      expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+      expect(await page.evaluate('sessionStorage.length')).toBe(0);
       await screenshot(page, 'token-prompt-refused');
 
       await prompt.fill(t.token);
       await page.getByRole('button', { name: 'Open the dashboard' }).click();
       await page.getByRole('heading', { name: /Needs attention/ }).waitFor();
-      const stored = await page.evaluate(() => ({ session: Object.values(sessionStorage), local: localStorage.length, cookie: document.cookie, url: location.href }));
+      // Evaluated as text: the page's globals are not in the Node test's types.
+      const stored = await page.evaluate('({ session: Object.values(sessionStorage), local: localStorage.length, cookie: document.cookie, url: location.href })');
       expect(stored).toEqual({ session: [t.token], local: 0, cookie: '', url: `${t.url}/` });
       expect((await context.cookies()).length).toBe(0);
 
@@ -133,10 +135,10 @@ describeInBrowser('the dashboard in Chromium', () => {
 
       // Oldest first: j focuses the first card (the Write request).
       await page.keyboard.press('j');
-      expect(await page.evaluate(() => document.activeElement?.getAttribute('data-request-id'))).toBe((await status(write.id)).pending?.request_id);
+      expect(await page.evaluate("document.activeElement?.getAttribute('data-request-id')")).toBe((await status(write.id)).pending?.request_id);
       await page.keyboard.press('j');
       const bashRequest = (await status(bash.id)).pending?.request_id;
-      expect(await page.evaluate(() => document.activeElement?.getAttribute('data-request-id'))).toBe(bashRequest);
+      expect(await page.evaluate("document.activeElement?.getAttribute('data-request-id')")).toBe(bashRequest);
       await page.keyboard.press('d');
       await page.getByLabel('Reason for denying').waitFor();
       await page.keyboard.type('no force pushes');
@@ -169,6 +171,45 @@ describeInBrowser('the dashboard in Chromium', () => {
       expect(streams[0].lastEventId).toBeUndefined();
       expect(streams[1].lastEventId).toMatch(/^\d+$/);
       expect(streams.every((r) => r.authorization === `Bearer ${t.token}` && !r.url.includes('?'))).toBe(true);
+    });
+  });
+
+  describe('supervision and the main chat', () => {
+    it('Given supervision is off, When the switch named Supervision is turned on with a task hint and a cap, Then the service is supervising and the page says so', async () => {
+      await signIn(page, t.url, t.token);
+      await page.getByRole('link', { name: 'Supervision' }).click();
+      const toggle = page.getByRole('switch', { name: 'Supervision' });
+      expect(await toggle.getAttribute('aria-checked')).toBe('false');
+      await page.getByLabel('Task hint (optional)').fill('ship the release');
+      await page.getByLabel('Max turns (optional)').fill('7');
+      await toggle.click();
+      await waitFor(async () => (await toggle.getAttribute('aria-checked')) === 'true', { what: 'the switch to show on' });
+      const state = (await t.inject({ method: 'GET', url: '/api/v1/session-os/main-brain/autonomous' })).json();
+      expect(state.autonomous).toEqual(expect.objectContaining({ enabled: true, task_hint: 'ship the release', max_turns: 7 }));
+      await page.getByText('0 of 7').waitFor();
+      await screenshot(page, 'supervision-on');
+
+      await toggle.click();
+      await waitFor(async () => (await toggle.getAttribute('aria-checked')) === 'false', { what: 'the switch to show off' });
+      expect((await t.inject({ method: 'GET', url: '/api/v1/session-os/main-brain/autonomous' })).json().autonomous.enabled).toBe(false);
+    });
+
+    it('Given the chat is open, When the user sends a message and a (fake) brain streams its reply, Then the reply shows as it comes and then as the journaled message', async () => {
+      await signIn(page, t.url, t.token);
+      await page.getByRole('link', { name: 'Main chat' }).click();
+      await page.getByLabel('Message to the main brain').fill('what is w1 doing? <b>bold?</b>');
+      await page.getByRole('button', { name: 'Send to the main brain' }).click();
+      await page.locator('.message.role-user .text').filter({ hasText: 'what is w1 doing? <b>bold?</b>' }).waitFor();
+      // The brain's side, as its driver does it: text deltas while the turn runs, then the whole message.
+      const chat = t.app.get(ChatService);
+      chat.publishDelta({ turn_id: 'turn-1', text: 'w1 is running ' });
+      chat.publishDelta({ turn_id: 'turn-1', text: 'the tests' });
+      await page.locator('.message.draft .text').filter({ hasText: 'w1 is running the tests' }).waitFor();
+      await screenshot(page, 'chat-streaming');
+      await chat.postBrain('message', 'w1 is running the tests; 3 failed so far.', 'turn-1');
+      await page.locator('.message.role-brain .text').filter({ hasText: 'w1 is running the tests; 3 failed so far.' }).waitFor();
+      await page.locator('.message.draft').waitFor({ state: 'detached' });
+      await screenshot(page, 'chat');
     });
   });
 });

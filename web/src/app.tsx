@@ -1,9 +1,18 @@
-import { useSignalEffect } from '@preact/signals';
+import { signal, useSignalEffect } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
 import { setToken, token } from './api';
 import { AttentionView } from './attention';
+import { ChatView } from './chat';
+import { SupervisionView } from './supervision';
 import { attention, lastError, start, streamStatus } from './store';
 import { TokenPrompt } from './token-prompt';
+
+/** Hash routing: the service answers only for the files it has, so no catch-all hides a 404 under /api or /mcp. */
+const ROUTES = { '#/': 'Needs attention', '#/supervision': 'Supervision', '#/chat': 'Main chat' } as const;
+type Route = keyof typeof ROUTES;
+const routeOf = (hash: string): Route => (hash in ROUTES ? (hash as Route) : '#/');
+const route = signal<Route>(routeOf(location.hash));
+window.addEventListener('hashchange', () => (route.value = routeOf(location.hash)));
 
 const STATUS_TEXT = { connecting: 'connecting…', live: 'live', reconnecting: 'reconnecting…', unauthorized: 'signed out' } as const;
 
@@ -49,8 +58,18 @@ function Dashboard() {
           </button>
         </p>
       ) : null}
+      <nav aria-label="Views">
+        {(Object.keys(ROUTES) as Route[]).map((r) => (
+          <a key={r} href={r} aria-current={route.value === r ? 'page' : undefined}>
+            {ROUTES[r]}
+            {r === '#/' && attention.value.length > 0 ? <span class="badge">{attention.value.length}</span> : null}
+          </a>
+        ))}
+      </nav>
       <main>
-        <AttentionView />
+        {route.value === '#/' ? <AttentionView /> : null}
+        {route.value === '#/supervision' ? <SupervisionView /> : null}
+        {route.value === '#/chat' ? <ChatView /> : null}
       </main>
     </div>
   );
