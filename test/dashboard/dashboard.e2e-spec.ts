@@ -43,16 +43,18 @@ describeInBrowser('the dashboard in Chromium', () => {
 
   const status = async (id: string): Promise<Status> => (await t.inject({ method: 'GET', url: `/api/v1/coding-sessions/${id}` })).json() as Status;
 
-  async function startAsking(tool: string, input: object): Promise<Status> {
-    const res = await t.inject({
+  /** A command worker that sends one signal once it is up. */
+  async function startSignalling(app: TestApp, signal: object, title: string): Promise<Status> {
+    const res = await app.inject({
       method: 'POST',
       url: '/api/v1/coding-sessions',
-      payload: { command: process.execPath, args: [join(WORKERS, 'asks-permission.js'), tool, JSON.stringify(input)], cwd: cwd.path, title: `asks for ${tool}` },
+      payload: { command: process.execPath, args: [join(WORKERS, 'signals-once.js'), JSON.stringify(signal)], cwd: cwd.path, title },
     });
     expect(res.statusCode).toBe(201);
     reaper.track(res.json().pid);
     return res.json() as Status;
   }
+  const startAsking = (tool: string, input: object): Promise<Status> => startSignalling(t, { type: 'permission_request', tool, input }, `asks for ${tool}`);
 
   describe('the token prompt', () => {
     it('Given the page, When a wrong token and then the right one are pasted, Then only the right one opens it and it is kept in sessionStorage only', async () => {
@@ -210,6 +212,29 @@ describeInBrowser('the dashboard in Chromium', () => {
       await page.locator('.message.role-brain .text').filter({ hasText: 'w1 is running the tests; 3 failed so far.' }).waitFor();
       await page.locator('.message.draft').waitFor({ state: 'detached' });
       await screenshot(page, 'chat');
+    });
+  });
+
+  describe('questions, blocked sessions and stalls', () => {
+    let slow: TestApp;
+    beforeAll(async () => {
+      slow = await startTestApp({ BRAINSTEM_SUPERVISION_STALL_THRESHOLD_S: '1' }, { listen: true, dashboardDir: web.path });
+    });
+    afterAll(() => slow.close());
+
+    it('Given a question and a blocked reason waiting, When a wait passes the stall threshold, Then both show what they wait on, oldest first, marked stalled', async () => {
+      const asks = await startSignalling(slow, { type: 'ask_human', question: 'Which database: <em>Postgres</em> or SQLite?' }, 'asks a question');
+      await waitFor(async () => (await slow.inject({ method: 'GET', url: `/api/v1/coding-sessions/${asks.id}` })).json().state === 'pending_decision', { what: 'the question' });
+      const blocked = await startSignalling(slow, { type: 'notify_blocked', reason: 'npm install fails: EACCES' }, 'is blocked');
+      await signIn(page, slow.url, slow.token);
+      const question = page.locator(`[data-session="${asks.id}"]`);
+      await question.locator('blockquote.question').filter({ hasText: 'Which database: <em>Postgres</em> or SQLite?' }).waitFor();
+      await question.getByText('待拍板').waitFor();
+      await page.locator(`[data-session="${blocked.id}"] blockquote.blocked`).filter({ hasText: 'npm install fails: EACCES' }).waitFor();
+      expect(await page.locator('[data-session]').evaluateAll((cards) => cards.map((c) => c.getAttribute('data-session')))).toEqual([asks.id, blocked.id]);
+      await question.locator('.age.stalled').waitFor();
+      await page.locator(`[data-session="${blocked.id}"] .age.stalled`).waitFor();
+      await screenshot(page, 'attention-question-blocked-stalled');
     });
   });
 });
