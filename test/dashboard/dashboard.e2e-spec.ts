@@ -158,6 +158,27 @@ describeInBrowser('the dashboard in Chromium', () => {
       await screenshot(page, 'attention-phone');
     });
 
+    it('Given notifications allowed and the page in the background, When a session newly needs attention, Then the browser notifies once, not for what already waited', async () => {
+      const before = await startAsking('Bash', { command: 'ls' });
+      await waitFor(async () => (await status(before.id)).state === 'pending_authorization', { what: 'the first request' });
+      await context.grantPermissions(['notifications'], { origin: t.url });
+      // Records notifications instead of showing them, and makes the page look unattended (a background tab).
+      await page.addInitScript(`
+        window.__notes = [];
+        window.Notification = class { static permission = 'granted'; static requestPermission = async () => 'granted'; constructor(title, o) { window.__notes.push({ title, body: o.body, tag: o.tag }); } };
+        document.hasFocus = () => false;
+      `);
+      await signIn(page, t.url, t.token);
+      await page.locator(`[data-session="${before.id}"]`).waitFor();
+      const s = await startAsking('Write', { file_path: `${cwd.path}/x.txt`, content: 'x' });
+      await page.locator(`[data-session="${s.id}"]`).waitFor();
+      const notes = await waitFor(async () => {
+        const n = (await page.evaluate('window.__notes')) as { title: string; body: string; tag: string }[];
+        return n.length > 0 && n;
+      }, { what: 'a notification' });
+      expect(notes).toEqual([{ title: `${s.alias} 待授权`, body: 'wants to use Write', tag: s.id }]);
+    });
+
     it('Given the event stream drops, When the page reconnects, Then it resumes from its last id with the header and the queue stays live', async () => {
       const streams: { lastEventId: string | undefined; authorization: string | undefined; url: string }[] = [];
       page.on('request', (r) => {

@@ -3,6 +3,7 @@ import { useEffect } from 'preact/hooks';
 import { setToken, token } from './api';
 import { AttentionView } from './attention';
 import { ChatView } from './chat';
+import { NotifyButton, useAttentionNotifications } from './notify';
 import { SupervisionView } from './supervision';
 import { attention, lastError, start, streamStatus } from './store';
 import { TokenPrompt } from './token-prompt';
@@ -35,6 +36,7 @@ function Dashboard() {
     document.addEventListener('keydown', moveFocus);
     return () => document.removeEventListener('keydown', moveFocus);
   }, []);
+  useAttentionNotifications();
   useSignalEffect(() => {
     const n = attention.value.length;
     document.title = n > 0 ? `(${n}) Brainstem` : 'Brainstem';
@@ -46,6 +48,7 @@ function Dashboard() {
         <span class={`stream ${streamStatus.value}`} role="status">
           {STATUS_TEXT[streamStatus.value]}
         </span>
+        <NotifyButton />
         <button type="button" onClick={() => setToken(null)}>
           Forget token
         </button>

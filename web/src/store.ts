@@ -7,6 +7,8 @@ export const sessions = signal<ReadonlyMap<string, Session>>(new Map());
 export const stallThresholdS = signal<number | null>(null);
 export const autonomous = signal<Autonomous | null>(null);
 export const streamStatus = signal<StreamStatus>('connecting');
+/** Whether the sessions were loaded once: what came before that is not news. */
+export const loaded = signal(false);
 /** The clock the ages are shown against, ticking once a second. */
 export const now = signal(Date.now());
 
@@ -41,6 +43,7 @@ async function loadSessions(): Promise<void> {
     cursor = page.next_cursor;
   } while (cursor !== null);
   sessions.value = all;
+  loaded.value = true;
 }
 
 export async function refreshSession(id: string): Promise<void> {
