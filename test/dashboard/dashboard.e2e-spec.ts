@@ -243,7 +243,7 @@ describeInBrowser('the dashboard in Chromium', () => {
     });
     afterAll(() => slow.close());
 
-    it('Given a question and a blocked reason waiting, When a wait passes the stall threshold, Then both show what they wait on, oldest first, marked stalled', async () => {
+    it('Given a question and a blocked reason waiting, When a wait passes the stall threshold, Then both show what they wait on, oldest first, marked stalled, and the question is answered in place', async () => {
       const asks = await startSignalling(slow, { type: 'ask_human', question: 'Which database: <em>Postgres</em> or SQLite?' }, 'asks a question');
       await waitFor(async () => (await slow.inject({ method: 'GET', url: `/api/v1/coding-sessions/${asks.id}` })).json().state === 'pending_decision', { what: 'the question' });
       const blocked = await startSignalling(slow, { type: 'notify_blocked', reason: 'npm install fails: EACCES' }, 'is blocked');
@@ -256,6 +256,13 @@ describeInBrowser('the dashboard in Chromium', () => {
       await question.locator('.age.stalled').waitFor();
       await page.locator(`[data-session="${blocked.id}"] .age.stalled`).waitFor();
       await screenshot(page, 'attention-question-blocked-stalled');
+
+      await page.getByLabel(`Reply to ${asks.alias}`).fill('SQLite');
+      await question.getByRole('button', { name: 'Send the answer' }).click();
+      await waitFor(async () => (await slow.inject({ method: 'GET', url: `/api/v1/coding-sessions/${asks.id}` })).json().state === 'working', { what: 'the answered session to work' });
+      await question.waitFor({ state: 'detached' });
+      const sent = (await slow.inject({ method: 'GET', url: `/api/v1/journal/events?stream=session-${asks.id}&type=session.message_dispatched` })).json();
+      expect(sent.events.map((e: { data: { text: string } }) => e.data.text)).toEqual(['SQLite']);
     });
   });
 });

@@ -1,3 +1,6 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { buildDashboard } from '../../src/dashboard/dashboard.build';
 import { DASHBOARD_CSP } from '../../src/dashboard/dashboard.static';
 import { tempDir } from '../support/temp-dir';
@@ -36,6 +39,12 @@ describe('the dashboard is served by the service itself', () => {
       expect(res.headers['content-security-policy']).toBe(DASHBOARD_CSP);
     }
     expect((await t.rawInject({ method: 'HEAD', url: '/index.html' })).statusCode).toBe(200);
+  });
+
+  it('Given the budget of 150 KB gzipped for the first view, When the bundles are built, Then they fit it', () => {
+    const shipped = files.filter((f) => f.endsWith('.js') || f.endsWith('.css'));
+    const gzipped = shipped.reduce((sum, f) => sum + gzipSync(readFileSync(join(web.path, f))).length, 0);
+    expect(gzipped).toBeLessThanOrEqual(150 * 1024);
   });
 
   it('Given the page is public, When anything else is asked without a token, Then it is refused', async () => {

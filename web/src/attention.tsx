@@ -137,14 +137,52 @@ function PermissionCard({ session, request, position }: { session: Session; requ
   );
 }
 
+/** Sends the worker a message (POST …/messages): the answer to its question, or what unblocks it. */
+function Reply({ session, action = `Send to ${session.alias}` }: { session: Session; action?: string }) {
+  const text = useSignal('');
+  const busy = useSignal(false);
+  const error = useSignal<string | null>(null);
+  const send = async (e: Event): Promise<void> => {
+    e.preventDefault();
+    if (text.value.trim() === '') return;
+    busy.value = true;
+    error.value = null;
+    try {
+      putFresh(await api<Session>(`/coding-sessions/${encodeURIComponent(session.id)}/messages`, { method: 'POST', body: { text: text.value } }));
+      text.value = '';
+    } catch (err) {
+      error.value = err instanceof Error ? err.message : String(err);
+    } finally {
+      busy.value = false;
+    }
+  };
+  return (
+    <form class="reply" onSubmit={send}>
+      <label>
+        {`Reply to ${session.alias}`}
+        <input value={text.value} onInput={(e) => (text.value = e.currentTarget.value)} />
+      </label>
+      <button type="submit" disabled={busy.value}>
+        {action}
+      </button>
+      {error.value ? (
+        <p class="error" role="alert">
+          {error.value}
+        </p>
+      ) : null}
+    </form>
+  );
+}
+
 function Waiting({ session }: { session: Session }) {
   const p = session.pending;
-  if (p === null) return <p class="muted">waiting (no detail given)</p>;
+  if (p === null) return <Reply session={session} />;
   if (p.kind === 'question') {
     return (
       <div>
         <p class="label">asks</p>
         <blockquote class="question">{p.question}</blockquote>
+        <Reply session={session} action="Send the answer" />
       </div>
     );
   }
@@ -153,6 +191,7 @@ function Waiting({ session }: { session: Session }) {
       <div>
         <p class="label">blocked</p>
         <blockquote class="blocked">{p.reason}</blockquote>
+        <Reply session={session} />
       </div>
     );
   }
