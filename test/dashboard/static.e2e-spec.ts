@@ -41,6 +41,12 @@ describe('the dashboard is served by the service itself', () => {
     expect((await t.rawInject({ method: 'HEAD', url: '/index.html' })).statusCode).toBe(200);
   });
 
+  it('Given a query the service refuses everywhere, When it is sent to the page, Then the 400 has the body every route gives', async () => {
+    const res = await t.rawInject({ method: 'GET', url: '/?toString=1' });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toEqual(expect.objectContaining({ statusCode: 400, code: 'invalid_input', message: expect.stringContaining('toString') }));
+  });
+
   it('Given the budget of 150 KB gzipped for the first view, When the bundles are built, Then they fit it', () => {
     const shipped = files.filter((f) => f.endsWith('.js') || f.endsWith('.css'));
     const gzipped = shipped.reduce((sum, f) => sum + gzipSync(readFileSync(join(web.path, f))).length, 0);
@@ -80,9 +86,12 @@ describe('a service whose dashboard is not built', () => {
     missing.remove();
   });
 
-  it('Given no build, When / is fetched, Then it says how to build the page', async () => {
+  it('Given no build, When / is fetched, Then it says how to build the page (and a refused query is refused as on every route)', async () => {
     const res = await t.rawInject({ method: 'GET', url: '/' });
-    expect(res.statusCode).toBe(503);
-    expect(res.json().message).toMatch(/npm run build/);
+    expect(res.statusCode).toBe(404);
+    expect(res.json()).toEqual(expect.objectContaining({ code: 'not_found', message: expect.stringMatching(/npm run build/) }));
+    const refused = await t.rawInject({ method: 'GET', url: '/?toString=1' });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json()).toEqual(expect.objectContaining({ statusCode: 400, code: 'invalid_input', message: expect.stringContaining('toString') }));
   });
 });
