@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { Browser, BrowserContext, Page } from 'playwright-core';
 import { buildDashboard } from '../../src/dashboard/dashboard.build';
 import { ChatService } from '../../src/main-brain/chat.service';
+import { ToolRegistry } from '../../src/main-brain/tool-registry';
 import { DASHBOARD_CSP } from '../../src/dashboard/dashboard.static';
 import { tempDir } from '../support/temp-dir';
 import { TestApp, startTestApp } from '../support/test-app';
@@ -125,6 +126,8 @@ describeInBrowser('the dashboard in Chromium', () => {
     it('Given two requests waiting, When one is denied from the keyboard with a reason, Then exactly that one is denied and the other stays', async () => {
       await signIn(page, t.url, t.token);
       const write = await startAsking('Write', { file_path: `${cwd.path}/notes.md`, content: '# Notes\n<script>alert(1)</script>' });
+      // The Write waits first (workers start at their own pace), so it is the older request.
+      await waitFor(async () => (await status(write.id)).state === 'pending_authorization', { what: 'the Write request' });
       const bash = await startAsking('Bash', { command: 'git push --force' });
       await page.locator(`[data-session="${bash.id}"] .permission`).waitFor();
       await page.locator(`[data-session="${write.id}"] .permission`).waitFor();
@@ -156,6 +159,8 @@ describeInBrowser('the dashboard in Chromium', () => {
 
       await page.setViewportSize({ width: 390, height: 844 });
       await screenshot(page, 'attention-phone');
+      await page.emulateMedia({ colorScheme: 'dark' });
+      await screenshot(page, 'attention-phone-dark');
     });
 
     it('Given notifications allowed and the page in the background, When a session newly needs attention, Then the browser notifies once, not for what already waited', async () => {
@@ -233,6 +238,36 @@ describeInBrowser('the dashboard in Chromium', () => {
       await page.locator('.message.role-brain .text').filter({ hasText: 'w1 is running the tests; 3 failed so far.' }).waitFor();
       await page.locator('.message.draft').waitFor({ state: 'detached' });
       await screenshot(page, 'chat');
+    });
+  });
+
+  describe('the chat answers and confirms in place', () => {
+    it("Given a worker's question in the chat, When it is answered there, Then the answer goes to that worker", async () => {
+      const asks = await startSignalling(t, { type: 'ask_human', question: 'May I delete the old fixtures?' }, 'asks in the chat');
+      await signIn(page, t.url, t.token);
+      await page.getByRole('link', { name: 'Main chat' }).click();
+      const question = page.locator('.message.role-worker.kind-question').filter({ hasText: 'May I delete the old fixtures?' });
+      await question.getByLabel('Answer this question').fill('Yes, the ones under v1/ only');
+      await question.getByRole('button', { name: 'Send the answer' }).click();
+      await waitFor(async () => (await status(asks.id)).state === 'working', { what: 'the answered worker to work' });
+      const sent = (await t.inject({ method: 'GET', url: `/api/v1/journal/events?stream=session-${asks.id}&type=session.message_dispatched` })).json();
+      expect(sent.events.map((e: { data: { text: string } }) => e.data.text)).toEqual(['Yes, the ones under v1/ only']);
+      // Answered: the question names its session and asks no more.
+      await question.getByLabel('Answer this question').waitFor({ state: 'detached' });
+      await question.getByText(`worker · ${asks.alias}`).waitFor();
+    });
+
+    it('Given the main brain asks to stop a session (a gated call), When the user confirms it in the chat, Then it runs and the buttons go', async () => {
+      const w = await startAsking('Bash', { command: 'sleep 1000' });
+      await signIn(page, t.url, t.token);
+      await page.getByRole('link', { name: 'Main chat' }).click();
+      const asked = (await t.app.get(ToolRegistry).call('stop_session', { session: w.id }, 'main_brain', { actor: 'main_brain' })) as { confirmation_id: string };
+      const gate = page.locator('.message.kind-confirmation').filter({ hasText: asked.confirmation_id }).first();
+      await gate.getByRole('button', { name: 'Confirm' }).waitFor();
+      await screenshot(page, 'chat-confirmation');
+      await gate.getByRole('button', { name: 'Confirm' }).click();
+      await waitFor(async () => (await status(w.id)).state === 'exited', { what: 'the confirmed stop to run' });
+      await gate.getByRole('button', { name: 'Confirm' }).waitFor({ state: 'detached' });
     });
   });
 

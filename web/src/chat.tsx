@@ -2,7 +2,7 @@ import { useSignal } from '@preact/signals';
 import { useEffect, useRef } from 'preact/hooks';
 import { api, token } from './api';
 import { followStream } from './sse';
-import { report } from './store';
+import { report, sessions } from './store';
 import { JournalEvent } from './types';
 
 interface ChatMessage {
@@ -13,6 +13,13 @@ interface ChatMessage {
   text: string;
   session_id: string | null;
   turn_id?: string;
+  confirmation_id?: string;
+  answer_to?: number;
+}
+
+interface Confirmation {
+  id: string;
+  status: string;
 }
 
 const withMessage = (list: readonly ChatMessage[], m: ChatMessage): ChatMessage[] =>
@@ -29,6 +36,14 @@ export function ChatView() {
   const busy = useSignal(false);
   const error = useSignal<string | null>(null);
   const end = useRef<HTMLDivElement>(null);
+  /** The human gate's confirmations still waiting for the user: only those get Confirm / Refuse. */
+  const pendingConfirmations = useSignal<ReadonlySet<string>>(new Set());
+  const loadConfirmations = (): void => {
+    api<{ confirmations: Confirmation[] }>('/session-os/main-brain/confirmations?status=pending').then(
+      (r) => (pendingConfirmations.value = new Set(r.confirmations.map((c) => c.id))),
+      report,
+    );
+  };
 
   useEffect(
     () =>
@@ -36,6 +51,7 @@ export function ChatView() {
         token: () => token.value,
         onStatus: () => undefined,
         onOpen: (resumed) => {
+          loadConfirmations();
           if (!resumed) {
             api<{ messages: ChatMessage[] }>('/session-os/main-brain/messages?limit=200').then((r) => {
               messages.value = r.messages.reduce(withMessage, messages.value);
@@ -53,6 +69,8 @@ export function ChatView() {
             const e = JSON.parse(m.data) as JournalEvent;
             const message = { seq: e.seq, at: e.at, ...(e.data as Omit<ChatMessage, 'seq' | 'at'>) };
             messages.value = withMessage(messages.value, message);
+            // A gate message says a confirmation was asked for or decided: which ones wait is asked again.
+            if (message.kind === 'confirmation') loadConfirmations();
             if (message.turn_id !== undefined && drafts.value.has(message.turn_id)) {
               const next = new Map(drafts.value);
               next.delete(message.turn_id);
@@ -88,8 +106,15 @@ export function ChatView() {
       <ol class="messages" aria-live="polite">
         {messages.value.map((m) => (
           <li key={m.seq} class={`message role-${m.role} kind-${m.kind}`} data-seq={m.seq}>
-            <span class="who">{m.role}</span>
+            <span class="who">
+              {m.role}
+              {m.session_id !== null ? ` · ${sessions.value.get(m.session_id)?.alias ?? m.session_id}` : ''}
+            </span>
             <p class="text">{m.text}</p>
+            {m.role === 'worker' && m.kind === 'question' && !messages.value.some((a) => a.answer_to === m.seq) ? <AnswerForm question={m} onSent={(r) => (messages.value = withMessage(messages.value, r))} /> : null}
+            {m.kind === 'confirmation' && m.confirmation_id !== undefined && pendingConfirmations.value.has(m.confirmation_id) ? (
+              <Gate id={m.confirmation_id} onDone={loadConfirmations} />
+            ) : null}
           </li>
         ))}
         {[...drafts.value.entries()].map(([turn, draft]) => (
@@ -123,5 +148,69 @@ export function ChatView() {
         </button>
       </form>
     </section>
+  );
+}
+
+/** Answers a worker's question in place: the text goes to that worker (answer_to = the question's seq). */
+function AnswerForm({ question, onSent }: { question: ChatMessage; onSent: (m: ChatMessage) => void }) {
+  const text = useSignal('');
+  const error = useSignal<string | null>(null);
+  const send = async (e: Event): Promise<void> => {
+    e.preventDefault();
+    if (text.value.trim() === '') return;
+    error.value = null;
+    try {
+      onSent((await api<{ message: ChatMessage }>('/session-os/main-brain/messages', { method: 'POST', body: { text: text.value, answer_to: question.seq } })).message);
+      text.value = '';
+    } catch (err) {
+      error.value = err instanceof Error ? err.message : String(err);
+    }
+  };
+  return (
+    <form class="reply" onSubmit={send}>
+      <label>
+        Answer this question
+        <input value={text.value} onInput={(e) => (text.value = e.currentTarget.value)} />
+      </label>
+      <button type="submit">Send the answer</button>
+      {error.value ? (
+        <p class="error" role="alert">
+          {error.value}
+        </p>
+      ) : null}
+    </form>
+  );
+}
+
+/** Confirm or refuse a call the main brain made that waits for the user (the human gate). */
+function Gate({ id, onDone }: { id: string; onDone: () => void }) {
+  const busy = useSignal(false);
+  const error = useSignal<string | null>(null);
+  const decide = async (verb: 'confirm' | 'refuse'): Promise<void> => {
+    busy.value = true;
+    error.value = null;
+    try {
+      await api(`/session-os/main-brain/confirmations/${encodeURIComponent(id)}/${verb}`, { method: 'POST', body: {} });
+      onDone();
+    } catch (err) {
+      error.value = err instanceof Error ? err.message : String(err);
+    } finally {
+      busy.value = false;
+    }
+  };
+  return (
+    <div class="actions">
+      <button type="button" class="primary" disabled={busy.value} onClick={() => void decide('confirm')}>
+        Confirm
+      </button>
+      <button type="button" disabled={busy.value} onClick={() => void decide('refuse')}>
+        Refuse
+      </button>
+      {error.value ? (
+        <p class="error" role="alert">
+          {error.value}
+        </p>
+      ) : null}
+    </div>
   );
 }
