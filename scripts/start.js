@@ -1,4 +1,4 @@
-// npm start: compiles only when a source changed since the last build, so a start of an unchanged tree does not wait
+// npm start: compiles (the service, then the dashboard) only when a source changed since the last build, so a start of an unchanged tree does not wait
 // for tsc, then runs the service in this process (no second node to start). A directory's own mtime counts too:
 // deleting or renaming a file changes it.
 'use strict';
@@ -22,17 +22,19 @@ function newestSource(dir) {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) newest = Math.max(newest, newestSource(path));
-    else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.spec.ts')) newest = Math.max(newest, mtimeOf(path));
+    else if (/\.(ts|tsx|css|html)$/.test(entry.name) && !entry.name.endsWith('.spec.ts')) newest = Math.max(newest, mtimeOf(path));
   }
   return newest;
 }
 
-const sources = Math.max(newestSource(join(root, 'src')), ...['tsconfig.json', 'tsconfig.build.json', 'package-lock.json'].map((f) => mtimeOf(join(root, f))));
+const sources = Math.max(newestSource(join(root, 'src')), newestSource(join(root, 'web')), ...['tsconfig.json', 'tsconfig.build.json', 'package-lock.json'].map((f) => mtimeOf(join(root, f))));
 if (mtimeOf(join(root, 'dist', 'src', 'main.js')) < 0 || mtimeOf(stamp) < sources) {
   // Stamped with the time the build started: a source saved during the build is newer, and the next start builds again.
   const started = new Date();
   try {
     execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
+    // The dashboard's bundle (web/ → dist/web), built by the script tsc has just compiled.
+    execFileSync(process.execPath, [join(root, 'dist', 'src', 'dashboard', 'dashboard.build.js')], { cwd: root, stdio: 'inherit' });
   } catch (e) {
     // tsc has printed its errors; the start stops here, with tsc's exit code.
     process.exit(typeof e.status === 'number' ? e.status : 1);

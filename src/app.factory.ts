@@ -9,6 +9,8 @@ import { FileCredentialStore } from './auth/credential-files';
 import { Credentials } from './auth/credentials';
 import { hostPolicy } from './auth/host-policy';
 import { BrainstemConfig } from './config/config.schema';
+import { defaultDashboardDir } from './dashboard/dashboard.paths';
+import { dashboardPaths, serveDashboard } from './dashboard/dashboard.static';
 import { AllExceptionsFilter } from './http/all-exceptions.filter';
 import { depthLimitedJsonParser, refuseInheritedQueryKeys } from './http/json-body';
 import { installOpenApi } from './http/openapi';
@@ -27,6 +29,8 @@ export interface AppOptions {
   logger?: LoggerService | false;
   /** Where one line per request is logged (the service's log); none when absent. */
   requestLog?: PinoLogger;
+  /** The built dashboard (tests build their own); otherwise dist/web of this package. */
+  dashboardDir?: string;
 }
 
 export const API_PREFIX = 'api/v1';
@@ -49,11 +53,14 @@ export async function createApp(config: BrainstemConfig, options: AppOptions = {
   const fastify = adapter.getInstance();
   installRequestLog(fastify, options.requestLog ?? null);
   const credentials = new Credentials(new FileCredentialStore(config.journal.dir), { configuredUserToken: config.server.api_token });
+  const dashboard = options.dashboardDir ?? defaultDashboardDir();
   installAuth(fastify, {
     credentials,
     policy: hostPolicy(config.server.host, config.server.allowed_hosts),
     anonymousIsUser: config.server.auth === 'off',
+    publicPaths: dashboardPaths(dashboard),
   });
+  await serveDashboard(fastify, dashboard);
   refuseInheritedQueryKeys(fastify);
   // No endpoint takes plain text: such a body is answered 415, not parsed into a string that fails validation.
   fastify.removeContentTypeParser('text/plain');

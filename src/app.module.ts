@@ -3,6 +3,7 @@ import { AuthModule } from './auth/auth.module';
 import { Credentials } from './auth/credentials';
 import { BusModule } from './bus/bus.module';
 import { ConfigModule } from './config/config.module';
+import { DashboardModule } from './dashboard/dashboard.module';
 import { BrainstemConfig } from './config/config.schema';
 import { HealthController } from './http/health.controller';
 import { JournalModule } from './journal/journal.module';
@@ -18,7 +19,7 @@ export class AppModule {
   static forRoot(config: BrainstemConfig, journal: Journal, credentials: Credentials): DynamicModule {
     return {
       module: AppModule,
-      imports: [ConfigModule.forRoot(config, [{ provide: Credentials, useValue: credentials }]), JournalModule.forRoot(journal), AuthModule, BusModule, ProfilesModule, SessionsModule, MainBrainModule, WorkflowsModule, McpModule],
+      imports: [ConfigModule.forRoot(config, [{ provide: Credentials, useValue: credentials }]), JournalModule.forRoot(journal), AuthModule, BusModule, ProfilesModule, SessionsModule, MainBrainModule, WorkflowsModule, McpModule, DashboardModule],
       controllers: [HealthController],
     };
   }

@@ -18,6 +18,8 @@ export interface AuthOptions {
   policy: HostPolicy;
   /** BRAINSTEM_AUTH=off: a request without a credential acts as the user (loopback only, warned at start). */
   anonymousIsUser: boolean;
+  /** Paths a GET or HEAD may fetch without a credential: the dashboard's static files, which hold no data. */
+  publicPaths?: ReadonlySet<string>;
 }
 
 /** The port the request came in on; null for an in-process request (inject), which has no socket. */
@@ -43,6 +45,12 @@ export function installAuth(fastify: FastifyInstance, options: AuthOptions): voi
   });
 }
 
+function isPublic(request: FastifyRequest, paths: ReadonlySet<string> | undefined): boolean {
+  if (!paths || (request.method !== 'GET' && request.method !== 'HEAD')) return false;
+  const query = request.url.indexOf('?');
+  return paths.has(query < 0 ? request.url : request.url.slice(0, query));
+}
+
 function refuse(request: FastifyRequest, options: AuthOptions): DomainError | null {
   const port = localPortOf(request);
   if (!hostAllowed(options.policy, request.headers.host, port)) {
@@ -55,6 +63,7 @@ function refuse(request: FastifyRequest, options: AuthOptions): DomainError | nu
   // The API description states no secret; its page asks for the token to try a call (the Authorize button).
   if (isApiDescription(request.method, request.routeOptions.url)) return null;
   const header = request.headers.authorization;
+  if (header === undefined && isPublic(request, options.publicPaths)) return null;
   if (header === undefined) {
     if (options.anonymousIsUser) {
       request.principal = { kind: 'user' };

@@ -32,7 +32,10 @@ export interface TestApp {
 
 /** The whole service in-process on a real LevelDB journal in a temp dir (and a temp profiles dir). */
 /** `logger` receives the service's log from its creation on (what it logs while starting included); else it is silent. */
-export async function startTestApp(env: Record<string, string> = {}, options: { listen?: boolean; logger?: LoggerService } = {}): Promise<TestApp> {
+export async function startTestApp(
+  env: Record<string, string> = {},
+  options: { listen?: boolean; logger?: LoggerService; dashboardDir?: string } = {},
+): Promise<TestApp> {
   const dir = tempDir('brainstem-app-');
   const config = testConfig({
     BRAINSTEM_JOURNAL_DIR: `${dir.path}/journal`,
@@ -41,7 +44,7 @@ export async function startTestApp(env: Record<string, string> = {}, options: { 
     BRAINSTEM_API_TOKEN: TEST_USER_TOKEN,
     ...env,
   });
-  const app = await createApp(config, { logger: options.logger ?? false });
+  const app = await createApp(config, { logger: options.logger ?? false, dashboardDir: options.dashboardDir });
   let url = '';
   if (options.listen) {
     await app.listen({ host: '127.0.0.1', port: 0 });

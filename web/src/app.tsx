@@ -1,0 +1,83 @@
+import { signal, useSignalEffect } from '@preact/signals';
+import { useEffect } from 'preact/hooks';
+import { setToken, token } from './api';
+import { AttentionView } from './attention';
+import { ChatView } from './chat';
+import { NotifyButton, useAttentionNotifications } from './notify';
+import { SupervisionView } from './supervision';
+import { attention, lastError, start, streamStatus } from './store';
+import { TokenPrompt } from './token-prompt';
+
+/** Hash routing: the service answers only for the files it has, so no catch-all hides a 404 under /api or /mcp. */
+const ROUTES = { '#/': 'Needs attention', '#/supervision': 'Supervision', '#/chat': 'Main chat' } as const;
+type Route = keyof typeof ROUTES;
+const routeOf = (hash: string): Route => (hash in ROUTES ? (hash as Route) : '#/');
+const route = signal<Route>(routeOf(location.hash));
+window.addEventListener('hashchange', () => (route.value = routeOf(location.hash)));
+
+const STATUS_TEXT = { connecting: 'connecting…', live: 'live', reconnecting: 'reconnecting…', unauthorized: 'signed out' } as const;
+
+/** j / k move the focus between the permission requests, wherever the focus is (but not while typing). */
+function moveFocus(e: KeyboardEvent): void {
+  if (e.key !== 'j' && e.key !== 'k') return;
+  const target = e.target as HTMLElement | null;
+  if (target && (target.tagName === 'INPUT' || target.tagName === 'TEXTAREA')) return;
+  const cards = [...document.querySelectorAll<HTMLElement>('.permission')];
+  if (cards.length === 0) return;
+  const at = cards.findIndex((c) => c === document.activeElement);
+  const next = e.key === 'j' ? (at + 1) % cards.length : (at <= 0 ? cards.length : at) - 1;
+  cards[next]?.focus();
+  e.preventDefault();
+}
+
+function Dashboard() {
+  useEffect(() => start(), []);
+  useEffect(() => {
+    document.addEventListener('keydown', moveFocus);
+    return () => document.removeEventListener('keydown', moveFocus);
+  }, []);
+  useAttentionNotifications();
+  useSignalEffect(() => {
+    const n = attention.value.length;
+    document.title = n > 0 ? `(${n}) Brainstem` : 'Brainstem';
+  });
+  return (
+    <div class="shell">
+      <header class="top">
+        <h1>Brainstem</h1>
+        <span class={`stream ${streamStatus.value}`} role="status">
+          {STATUS_TEXT[streamStatus.value]}
+        </span>
+        <NotifyButton />
+        <button type="button" onClick={() => setToken(null)}>
+          Forget token
+        </button>
+      </header>
+      {lastError.value ? (
+        <p class="error" role="alert">
+          {lastError.value}{' '}
+          <button type="button" onClick={() => (lastError.value = null)}>
+            Dismiss
+          </button>
+        </p>
+      ) : null}
+      <nav aria-label="Views">
+        {(Object.keys(ROUTES) as Route[]).map((r) => (
+          <a key={r} href={r} aria-current={route.value === r ? 'page' : undefined}>
+            {ROUTES[r]}
+            {r === '#/' && attention.value.length > 0 ? <span class="badge">{attention.value.length}</span> : null}
+          </a>
+        ))}
+      </nav>
+      <main>
+        {route.value === '#/' ? <AttentionView /> : null}
+        {route.value === '#/supervision' ? <SupervisionView /> : null}
+        {route.value === '#/chat' ? <ChatView /> : null}
+      </main>
+    </div>
+  );
+}
+
+export function App() {
+  return token.value !== null ? <Dashboard /> : <TokenPrompt />;
+}

@@ -1,0 +1,114 @@
+import { computed, signal } from '@preact/signals';
+import { ApiError, api, setToken, token } from './api';
+import { StreamStatus, followStream } from './sse';
+import { Autonomous, JournalEvent, NEEDS_ATTENTION, Session } from './types';
+
+export const sessions = signal<ReadonlyMap<string, Session>>(new Map());
+export const stallThresholdS = signal<number | null>(null);
+export const autonomous = signal<Autonomous | null>(null);
+export const streamStatus = signal<StreamStatus>('connecting');
+/** Whether the sessions were loaded once: what came before that is not news. */
+export const loaded = signal(false);
+/** The clock the ages are shown against, ticking once a second. */
+export const now = signal(Date.now());
+
+/** Sessions waiting on someone, oldest wait first. */
+export const attention = computed(() =>
+  [...sessions.value.values()].filter((s) => NEEDS_ATTENTION.includes(s.state)).sort((a, b) => a.state_since.localeCompare(b.state_since)),
+);
+
+/** Keeps the newer of two views of a session: a slow refetch must not undo what a later answer showed. */
+export function putFresh(session: Session): void {
+  const known = sessions.value.get(session.id);
+  if (known && known.updated_at > session.updated_at) return;
+  const next = new Map(sessions.value);
+  next.set(session.id, session);
+  sessions.value = next;
+}
+
+function dropSession(id: string): void {
+  if (!sessions.value.has(id)) return;
+  const next = new Map(sessions.value);
+  next.delete(id);
+  sessions.value = next;
+}
+
+async function loadSessions(): Promise<void> {
+  const all = new Map<string, Session>();
+  let cursor: string | null = null;
+  do {
+    const query: string = cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`;
+    const page: { sessions: Session[]; next_cursor: string | null } = await api(`/coding-sessions?limit=1000${query}`);
+    for (const s of page.sessions) all.set(s.id, s);
+    cursor = page.next_cursor;
+  } while (cursor !== null);
+  sessions.value = all;
+  loaded.value = true;
+}
+
+export async function refreshSession(id: string): Promise<void> {
+  try {
+    putFresh(await api<Session>(`/coding-sessions/${encodeURIComponent(id)}`));
+  } catch (e) {
+    if (e instanceof ApiError && e.status === 404) dropSession(id);
+    else throw e;
+  }
+}
+
+export async function loadAutonomous(): Promise<void> {
+  autonomous.value = (await api<{ autonomous: Autonomous | null }>('/session-os/main-brain/autonomous')).autonomous;
+}
+
+/** A burst of events about one thing costs one refetch: the last event of the burst starts it. */
+const pending = new Map<string, ReturnType<typeof setTimeout>>();
+function debounced(key: string, load: () => Promise<void>): void {
+  clearTimeout(pending.get(key));
+  pending.set(
+    key,
+    setTimeout(() => {
+      pending.delete(key);
+      load().catch(report);
+    }, 100),
+  );
+}
+
+export const lastError = signal<string | null>(null);
+export const report = (e: unknown): void => {
+  lastError.value = e instanceof Error ? e.message : String(e);
+};
+
+/** What an event names is fetched again: its session, or the supervision state. */
+function onEvent(event: JournalEvent): void {
+  if (event.stream.startsWith('session-')) {
+    const id = event.stream.slice('session-'.length);
+    debounced(event.stream, () => refreshSession(id));
+  } else if (event.stream === 'supervision') {
+    debounced('supervision', loadAutonomous);
+  }
+}
+
+/** Loads what the page shows and follows the journal's events; returns a function that stops following. */
+export function start(): () => void {
+  const tick = setInterval(() => (now.value = Date.now()), 1000);
+  api<{ stall_threshold_s: number }>('/dashboard/settings').then((s) => (stallThresholdS.value = s.stall_threshold_s), report);
+  const stop = followStream('/api/v1/events/stream', {
+    token: () => token.value,
+    onStatus: (status) => {
+      streamStatus.value = status;
+      if (status === 'unauthorized') setToken(null);
+    },
+    // The stream opens at the head: what came before is loaded once it is open, so nothing falls between the two.
+    // A resumed stream replays what it missed, so nothing needs loading again.
+    onOpen: (resumed) => {
+      if (!resumed) Promise.all([loadSessions(), loadAutonomous()]).catch(report);
+    },
+    onMessage: (message) => {
+      if (message.data === '') return;
+      onEvent(JSON.parse(message.data) as JournalEvent);
+    },
+  });
+  return () => {
+    clearInterval(tick);
+    stop();
+  };
+}
