@@ -13,7 +13,8 @@ export function tempDir(prefix = 'brainstem-'): { readonly path: string; remove:
       return (path ??= mkdtempSync(join(tmpdir(), prefix)));
     },
     remove: () => {
-      if (path !== null) rmSync(path, { recursive: true, force: true });
+      // Retried: a child that outlived its test (a CLI writing its state as it exits) can still be adding files.
+      if (path !== null) rmSync(path, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
     },
   };
 }
