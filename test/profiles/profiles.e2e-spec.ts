@@ -249,7 +249,8 @@ describe('Agent Profile REST', () => {
     it('lints an unsaved draft: schema problems and lint findings come back as findings, and nothing is written or journaled', async () => {
       // Given the journal's head and the profile files before
       const journal = t.app.get<Journal>(JOURNAL);
-      const headBefore = journal.head().head_seq;
+      const headBefore = journal.head().seq;
+      expect(typeof headBefore).toBe('number');
       const filesBefore = filesInDir();
       // When linting a draft with an empty name and a permission rule that is not a string
       const broken = await post(`${API}/lint`, { document: { name: '', target_runtime: 'claude-code', permissions: { allow: [42] }, tools: { builtin: ['Nope'] } } });
@@ -268,7 +269,7 @@ describe('Agent Profile REST', () => {
       expect(bad.json().message).toMatch(/document.*scope|scope.*document/s);
       // And nothing was written or journaled
       expect(filesInDir()).toEqual(filesBefore);
-      expect(journal.head().head_seq).toBe(headBefore);
+      expect(journal.head().seq).toBe(headBefore);
       expect((await get(`${API}/draft`)).statusCode).toBe(404);
     });
 

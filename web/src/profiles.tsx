@@ -10,8 +10,8 @@ const MODES = ['default', 'acceptEdits', 'plan', 'auto', 'dontAsk', 'bypassPermi
 const SCOPES = ['shared', 'personal'] as const;
 type Scope = (typeof SCOPES)[number];
 
-/** The profiles' UI icon names, drawn as a glyph; an unknown name shows as a plain mark. */
-const ICONS: Record<string, string> = { layout: '▦', brain: '🧠', users: '👥', server: '🖥', shield: '🛡', eye: '👁', code: '⌨', book: '📖', search: '🔍' };
+/** The profiles' UI icon names, drawn as a text glyph (no emoji: a machine without an emoji font shows boxes); an unknown name shows as a plain mark. */
+const ICONS: Record<string, string> = { layout: '▦', brain: '✺', users: '☻', server: '▤', shield: '◈', eye: '◉', code: '⌨', book: '▥', search: '⌕' };
 
 const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
@@ -350,8 +350,9 @@ function ApplyPanel({ id, act }: { id: string; act: Act }) {
     try {
       const body = { runtime: runtime.value, force, ...(dir.value.trim() ? { dir: dir.value.trim() } : {}) };
       const result = await api<{ files: Array<{ path: string; action: string }> }>(`/agent-profiles/${encodeURIComponent(id)}/apply`, { method: 'POST', body });
-      done.value = `Applied: ${result.files.map((f) => `${f.path} ${f.action}`).join(', ')}`;
+      // The preview is taken again to show the files as they now are; the result is shown after, as load clears it.
       await load();
+      done.value = `Applied: ${result.files.map((f) => `${f.path} ${f.action}`).join(', ')}`;
     } catch (e) {
       if (e instanceof ApiError && e.code === 'apply_drift') drift.value = e.message;
       else throw e;
@@ -363,11 +364,11 @@ function ApplyPanel({ id, act }: { id: string; act: Act }) {
       <h4>Apply</h4>
       <div class="fields">
         <label>
-          Project directory
+          Apply into directory
           <input value={dir.value} placeholder="/path/to/project" onInput={(e) => (dir.value = e.currentTarget.value)} />
         </label>
         <label>
-          Runtime
+          Apply for runtime
           <select value={runtime.value} onChange={(e) => (runtime.value = e.currentTarget.value)}>
             {RUNTIMES.map((r) => (
               <option key={r} value={r}>
