@@ -1,4 +1,4 @@
-import { IsBoolean, IsIn, IsNotEmpty, IsOptional, IsString, Matches, MaxLength, ValidateIf } from 'class-validator';
+import { IsBoolean, IsIn, IsNotEmpty, IsObject, IsOptional, IsString, Matches, MaxLength, ValidateIf } from 'class-validator';
 import { EMIT_RUNTIMES } from './emitters';
 import { IsProfileName, PROFILE_ID_PATTERN, PROFILE_SCOPES, ProfileFields, ProfileScope, RUNTIMES, Runtime } from './profile.schema';
 
@@ -50,6 +50,18 @@ export class ImportProfileDto {
 
 /** `?scope=` lints as if the profile had that scope; without it, in its own. */
 export class LintQueryDto {
+  @IsOptional() @IsIn(PROFILE_SCOPES)
+  scope?: ProfileScope;
+}
+
+/**
+ * `POST /lint`: a draft in API names, checked by the linter rather than by this DTO, so a draft that breaks the
+ * schema is answered with findings instead of a 400.
+ */
+export class LintDraftDto {
+  @IsObject()
+  document!: Record<string, unknown>;
+
   @IsOptional() @IsIn(PROFILE_SCOPES)
   scope?: ProfileScope;
 }

@@ -6,6 +6,7 @@ import {
   CreateProfileDto,
   DuplicateProfileDto,
   ImportProfileDto,
+  LintDraftDto,
   LintQueryDto,
   PreviewQueryDto,
   ProfileIdParam,
@@ -34,6 +35,12 @@ export class ProfilesController {
   @Post('import')
   import(@Body() body: ImportProfileDto): Promise<ImportResult> {
     return this.profiles.importYaml(body.yaml);
+  }
+
+  @Post('lint')
+  @HttpCode(200)
+  lintDraft(@Body() body: LintDraftDto): LintResult {
+    return this.profiles.lintDraft(body.document, body.scope);
   }
 
   @Get('project-binding')

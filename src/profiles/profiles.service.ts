@@ -7,7 +7,7 @@ import { NewDomainEvent } from '../bus/domain-event';
 import { DomainError } from '../common/domain-error';
 import { KeyedMutex } from './keyed-mutex';
 import { mergePatch } from './merge-patch';
-import { LintResult, lintProfile } from './profile.lint';
+import { LintFinding, LintResult, lintProfile } from './profile.lint';
 import {
   METADATA_FIELDS,
   MetadataField,
@@ -117,7 +117,7 @@ const BUILTIN_META: ProfileMetadata = {
 };
 const BUILTINS = new Map(BUILTIN_PROFILES.map((t) => [t.id, t.doc]));
 /** Static routes under /agent-profiles that a profile id must not shadow. */
-const ROUTE_IDS = ['import', 'project-binding'];
+const ROUTE_IDS = ['import', 'project-binding', 'lint'];
 const CATALOG = '#catalog';
 const STATE = '#state';
 
@@ -263,6 +263,17 @@ export class ProfilesService implements OnModuleInit {
     const { doc, metadataKeys, meta } = entry;
     const shared = meta.source === 'builtin' || (scope ?? meta.scope) === 'shared';
     return lintProfile(doc, { shared, metadataKeys, skillFileExists: (p) => existsSync(join(this.skillDir(doc, p), 'SKILL.md')) });
+  }
+
+  /**
+   * Lints an unsaved draft (in API names) as if it had `scope`: schema problems come back as findings, not as a
+   * refusal, since a draft is linted while it is typed. Nothing is written or journaled.
+   */
+  lintDraft(document: ProfileInput, scope: ProfileScope = 'shared'): LintResult {
+    const parsed = parseProfileDocument(fromApi(document));
+    if (!parsed.ok) return { valid: false, errors: parsed.errors.map(schemaFinding), warnings: [] };
+    const { doc, metadataKeys } = parsed;
+    return lintProfile(doc, { shared: scope === 'shared', metadataKeys, skillFileExists: (p) => existsSync(join(this.skillDir(doc, p), 'SKILL.md')) });
   }
 
   async importYaml(text: string, check?: SaveCheck): Promise<ImportResult> {
@@ -625,6 +636,12 @@ function validated(raw: unknown): ProfileDoc {
   const parsed = parseProfileDocument(raw);
   if (!parsed.ok) throw new DomainError('invalid_input', parsed.errors.join('; '), { errors: parsed.errors });
   return parsed.doc;
+}
+
+/** A schema message (`path: what is wrong`) as a lint finding on that path. */
+function schemaFinding(message: string): LintFinding {
+  const at = message.indexOf(': ');
+  return { path: at > 0 ? message.slice(0, at) : '', code: 'schema', message };
 }
 
 function newMeta(at: string, source: ProfileSource, scope: ProfileScope): ProfileMetadata {

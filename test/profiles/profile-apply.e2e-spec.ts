@@ -54,6 +54,25 @@ describe('Agent Profile preview and apply (HTTP, real temp dirs)', () => {
     expect(readdirSync(dir)).toEqual([]);
   });
 
+  it('previews with what is on disk now: current is null for a new file, the text of an existing one, and withheld when too large', async () => {
+    // Given a directory holding a hand-written settings.json and an AGENTS.md too large to return
+    const dir = target();
+    mkdirSync(join(dir, '.claude'));
+    const mine = '{\n  "model": "opus"\n}\n';
+    writeFileSync(join(dir, '.claude/settings.json'), mine);
+    const claude = (await preview('code-reviewer', { runtime: 'claude-code', dir })).json();
+    // Then the existing file's current text is returned beside the content apply would write, and a new file's is null
+    const byPath = Object.fromEntries(claude.files.map((f: { path: string }) => [f.path, f]));
+    expect(byPath['.claude/settings.json']).toMatchObject({ current: mine, action: 'update' });
+    expect(byPath['.claude/settings.json'].content).not.toBe(mine);
+    expect(byPath['.mcp.json']).toMatchObject({ current: null, action: 'create' });
+    expect(byPath['.mcp.json']).not.toHaveProperty('current_too_large');
+    // When a file on disk is over the bound: Then its text is withheld and marked
+    writeFileSync(join(dir, 'AGENTS.md'), 'x'.repeat(256 * 1024 + 1));
+    const codex = (await preview('code-reviewer', { runtime: 'codex', dir })).json();
+    expect(codex.files.find((f: { path: string }) => f.path === 'AGENTS.md')).toMatchObject({ current: null, current_too_large: true });
+  });
+
   it('resolves runtime auto to the first installed runtime and says so', async () => {
     const dir = target();
     const saved = process.env.PATH;

@@ -246,6 +246,33 @@ describe('Agent Profile REST', () => {
   });
 
   describe('lint', () => {
+    it('lints an unsaved draft: schema problems and lint findings come back as findings, and nothing is written or journaled', async () => {
+      // Given the journal's head and the profile files before
+      const journal = t.app.get<Journal>(JOURNAL);
+      const headBefore = journal.head().seq;
+      expect(typeof headBefore).toBe('number');
+      const filesBefore = filesInDir();
+      // When linting a draft with an empty name and a permission rule that is not a string
+      const broken = await post(`${API}/lint`, { document: { name: '', target_runtime: 'claude-code', permissions: { allow: [42] }, tools: { builtin: ['Nope'] } } });
+      // Then 200 with schema findings on those paths
+      expect(broken.statusCode).toBe(200);
+      const body = broken.json();
+      expect(body.valid).toBe(false);
+      expect(new Set(body.errors.map((e: { path: string; code: string }) => `${e.code} ${e.path}`))).toEqual(new Set(['schema name', 'schema permissions.allow']));
+      // When linting a valid draft in API names that only the linter objects to: Then its finding, in the scope asked
+      const bypass = { name: 'Draft', version: 2, target_runtime: 'codex', permissions: { mode: 'bypassPermissions' } };
+      expect((await post(`${API}/lint`, { document: bypass })).json().errors.map((e: { code: string }) => e.code)).toEqual(['bypass_permissions_shared']);
+      expect((await post(`${API}/lint`, { document: bypass, scope: 'personal' })).json()).toEqual({ valid: true, errors: [], warnings: [] });
+      // And a body that is not a draft is a 400 naming the field
+      const bad = await post(`${API}/lint`, { document: 'name: x', scope: 'everyone' });
+      expect(bad.statusCode).toBe(400);
+      expect(bad.json().message).toMatch(/document.*scope|scope.*document/s);
+      // And nothing was written or journaled
+      expect(filesInDir()).toEqual(filesBefore);
+      expect(journal.head().seq).toBe(headBefore);
+      expect((await get(`${API}/draft`)).statusCode).toBe(404);
+    });
+
     it('reports the result shape and lints a profile as shared unless it is personal, or scope=personal asks', async () => {
       await post(API, { name: 'Bypass', version: 2, permissions: { mode: 'bypassPermissions' } });
       const shared = (await get(`${API}/bypass/lint`)).json();

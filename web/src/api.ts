@@ -15,6 +15,8 @@ export class ApiError extends Error {
   constructor(
     readonly status: number,
     message: string,
+    /** The service's error code (`apply_drift`, …) when it named one. */
+    readonly code: string | null = null,
   ) {
     super(message);
   }
@@ -22,14 +24,16 @@ export class ApiError extends Error {
 
 export const authHeader = (value: string): Record<string, string> => ({ authorization: `Bearer ${value}` });
 
-async function messageOf(res: Response): Promise<string> {
+async function errorOf(res: Response): Promise<{ message: string; code: string | null }> {
   const body: unknown = await res.json().catch(() => null);
-  const message = typeof body === 'object' && body !== null ? (body as { message?: unknown }).message : undefined;
-  return typeof message === 'string' ? message : `${res.status} ${res.statusText}`;
+  const { message, code } = typeof body === 'object' && body !== null ? (body as { message?: unknown; code?: unknown }) : {};
+  return { message: typeof message === 'string' ? message : `${res.status} ${res.statusText}`, code: typeof code === 'string' ? code : null };
 }
 
+type Init = { method?: 'GET' | 'POST' | 'PATCH' | 'DELETE'; body?: unknown };
+
 /** A call to the service's API as the user; a refused token is forgotten, so the page asks for it again. */
-export async function api<T>(path: string, init: { method?: 'GET' | 'POST' | 'PATCH' | 'DELETE'; body?: unknown } = {}): Promise<T> {
+async function send(path: string, init: Init): Promise<Response> {
   const current = token.value;
   if (current === null) throw new ApiError(401, 'no token');
   const res = await fetch(`/api/v1${path}`, {
@@ -38,8 +42,22 @@ export async function api<T>(path: string, init: { method?: 'GET' | 'POST' | 'PA
     body: init.body === undefined ? undefined : JSON.stringify(init.body),
   });
   if (res.status === 401) setToken(null);
-  if (!res.ok) throw new ApiError(res.status, await messageOf(res));
-  return (await res.json()) as T;
+  if (!res.ok) {
+    const { message, code } = await errorOf(res);
+    throw new ApiError(res.status, message, code);
+  }
+  return res;
+}
+
+/** A JSON answer; a 204 answers undefined. */
+export async function api<T>(path: string, init: Init = {}): Promise<T> {
+  const res = await send(path, init);
+  return (res.status === 204 ? undefined : await res.json()) as T;
+}
+
+/** A text answer (a profile's YAML export). */
+export async function apiText(path: string, init: Init = {}): Promise<string> {
+  return (await send(path, init)).text();
 }
 
 export type TokenCheck = { ok: true } | { ok: false; message: string };
@@ -48,7 +66,7 @@ export type TokenCheck = { ok: true } | { ok: false; message: string };
 export async function checkToken(candidate: string): Promise<TokenCheck> {
   const res = await fetch('/api/v1/auth/whoami', { headers: authHeader(candidate) });
   if (res.status === 401) return { ok: false, message: 'That token was refused.' };
-  if (!res.ok) return { ok: false, message: await messageOf(res) };
+  if (!res.ok) return { ok: false, message: (await errorOf(res)).message };
   const body = (await res.json()) as { principal?: { kind?: string } };
   return body.principal?.kind === 'user' ? { ok: true } : { ok: false, message: "That is not the user's token (it belongs to the main brain or a worker)." };
 }

@@ -4,12 +4,13 @@ import { setToken, token } from './api';
 import { AttentionView } from './attention';
 import { ChatView } from './chat';
 import { NotifyButton, useAttentionNotifications } from './notify';
+import { ProfilesView } from './profiles';
 import { SupervisionView } from './supervision';
 import { attention, lastError, start, streamStatus } from './store';
 import { TokenPrompt } from './token-prompt';
 
 /** Hash routing: the service answers only for the files it has, so no catch-all hides a 404 under /api or /mcp. */
-const ROUTES = { '#/': 'Needs attention', '#/supervision': 'Supervision', '#/chat': 'Main chat' } as const;
+const ROUTES = { '#/': 'Needs attention', '#/supervision': 'Supervision', '#/chat': 'Main chat', '#/profiles': 'Profiles' } as const;
 type Route = keyof typeof ROUTES;
 const routeOf = (hash: string): Route => (hash in ROUTES ? (hash as Route) : '#/');
 const route = signal<Route>(routeOf(location.hash));
@@ -73,6 +74,7 @@ function Dashboard() {
         {route.value === '#/' ? <AttentionView /> : null}
         {route.value === '#/supervision' ? <SupervisionView /> : null}
         {route.value === '#/chat' ? <ChatView /> : null}
+        {route.value === '#/profiles' ? <ProfilesView /> : null}
       </main>
     </div>
   );

@@ -35,10 +35,22 @@ export interface PreviewResult {
   /** How the runtime was chosen: named (by the request or the profile) or resolved from `auto`. */
   runtime_source: 'requested' | 'profile' | 'auto';
   dir: string;
-  files: Array<{ path: string; content: string; action: FileAction | WithdrawnAction; reason?: DriftReason }>;
+  /**
+   * `content` is the file after apply; `current` what is on disk now, for a diff: null when absent, or when over
+   * PREVIEW_CURRENT_MAX_BYTES (then `current_too_large` is set).
+   */
+  files: Array<{ path: string; content: string; current: string | null; current_too_large?: true; action: FileAction | WithdrawnAction; reason?: DriftReason }>;
   warnings: EmitWarning[];
   /** Lint errors and missing skills: apply refuses while there are any. */
   errors: LintFinding[];
+}
+
+/** What a preview returns of a file on disk: enough for any config file, small enough for a page to diff. */
+export const PREVIEW_CURRENT_MAX_BYTES = 256 * 1024;
+
+function currentOf(text: string | null | undefined): { current: string | null; current_too_large?: true } {
+  if (text === null || text === undefined) return { current: null };
+  return Buffer.byteLength(text, 'utf8') > PREVIEW_CURRENT_MAX_BYTES ? { current: null, current_too_large: true } : { current: text };
 }
 
 export interface ApplyResult {
@@ -62,6 +74,8 @@ interface Plan {
   runtime_source: PreviewResult['runtime_source'];
   dir: string;
   planned: PlannedFile[];
+  /** What is on disk now at each planned or withdrawn path (null: absent). */
+  existing: ReadonlyMap<string, string | null>;
   /** Whole files the last apply wrote that this one no longer emits. */
   withdrawn: WithdrawnFile[];
   /** Directories the planned files need that do not exist yet (Brainstem creates them). */
@@ -92,8 +106,8 @@ export class ProfileApplier {
       runtime_source: plan.runtime_source,
       dir: plan.dir,
       files: [
-        ...plan.planned.map(({ path, content, action, reason }) => ({ path, content, action, ...(reason ? { reason } : {}) })),
-        ...plan.withdrawn.map(({ path, content, action }) => ({ path, content, action })),
+        ...plan.planned.map(({ path, content, action, reason }) => ({ path, content, ...currentOf(plan.existing.get(path)), action, ...(reason ? { reason } : {}) })),
+        ...plan.withdrawn.map(({ path, content, action }) => ({ path, content, ...currentOf(plan.existing.get(path)), action })),
       ],
       warnings: plan.warnings,
       errors: plan.errors,
@@ -195,6 +209,7 @@ export class ProfileApplier {
       runtime_source: source,
       dir,
       planned,
+      existing,
       withdrawn: planWithdrawn(emitted.files, existing, manifest),
       createdDirs: await this.missingDirs(dir, planned),
       manifest,

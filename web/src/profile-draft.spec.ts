@@ -1,0 +1,25 @@
+import { documentOf, listOf, valueAt, withValue } from './profile-draft';
+
+describe('profile drafts', () => {
+  it('Given a profile as listed, When made a draft, Then the service metadata is left out and the document kept', () => {
+    const draft = documentOf({ id: 'x', name: 'X', source: 'user', locked: false, scope: 'shared', is_default: true, error: null, created_at: 't', target_runtime: 'codex', permissions: { mode: 'plan' } });
+    expect(draft).toEqual({ name: 'X', target_runtime: 'codex', permissions: { mode: 'plan' } });
+  });
+
+  it('Given a draft, When a nested value is set, Then only that path changes and the original is untouched', () => {
+    const before = { name: 'X', permissions: { mode: 'plan', allow: ['Read'] } };
+    const after = withValue(before, ['permissions', 'deny'], ['Bash(rm *)']);
+    expect(after).toEqual({ name: 'X', permissions: { mode: 'plan', allow: ['Read'], deny: ['Bash(rm *)'] } });
+    expect(before.permissions).toEqual({ mode: 'plan', allow: ['Read'] });
+    expect(valueAt(after, ['permissions', 'deny'])).toEqual(['Bash(rm *)']);
+    expect(valueAt(after, ['model', 'model'])).toBeUndefined();
+  });
+
+  it('Given a draft, When a value is set to undefined, Then the key is removed', () => {
+    expect(withValue({ name: 'X', model: { model: 'opus' } }, ['model', 'model'], undefined)).toEqual({ name: 'X', model: {} });
+  });
+
+  it('Given a list typed one item a line, When read, Then blank lines and spaces around items are dropped', () => {
+    expect(listOf(' Read \n\nBash(git *)\n')).toEqual(['Read', 'Bash(git *)']);
+  });
+});

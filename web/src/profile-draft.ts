@@ -1,0 +1,83 @@
+import { JsonObject } from './types';
+
+/** The profile shapes the page reads (src/profiles/profiles.service.ts, apply/profile-applier.ts, profile.lint.ts). */
+export interface ProfileItem extends JsonObject {
+  id: string;
+  name: string | null;
+  source: 'builtin' | 'user' | 'import';
+  locked: boolean;
+  scope: 'shared' | 'personal';
+  is_default: boolean;
+  error: string | null;
+  icon?: string;
+  description?: string;
+}
+
+export interface LintFinding {
+  path: string;
+  code: string;
+  message: string;
+}
+
+export interface LintResult {
+  valid: boolean;
+  errors: LintFinding[];
+  warnings: LintFinding[];
+}
+
+export interface PreviewFile {
+  path: string;
+  content: string;
+  current: string | null;
+  current_too_large?: true;
+  action: 'create' | 'update' | 'unchanged' | 'drift' | 'remove' | 'kept';
+  reason?: string;
+}
+
+export interface Preview {
+  runtime: string;
+  runtime_source: string;
+  dir: string;
+  files: PreviewFile[];
+  warnings: Array<{ message: string }>;
+  errors: LintFinding[];
+}
+
+export interface Binding {
+  project_dir: string;
+  profile_id: string;
+}
+
+/** What the service adds to a profile beside its document: left out of a draft, which is the document alone. */
+const NOT_DOCUMENT = ['id', 'created_at', 'updated_at', 'source', 'locked', 'owner_pack_id', 'scope', 'is_default', 'error', 'warnings'];
+
+export function documentOf(profile: JsonObject): JsonObject {
+  return Object.fromEntries(Object.entries(profile).filter(([key]) => !NOT_DOCUMENT.includes(key)));
+}
+
+/** The value at a dotted path of a draft, or undefined. */
+export function valueAt(doc: JsonObject, path: readonly string[]): unknown {
+  let at: unknown = doc;
+  for (const key of path) at = typeof at === 'object' && at !== null && !Array.isArray(at) ? (at as JsonObject)[key] : undefined;
+  return at;
+}
+
+/** A copy of the draft with the value at a path set; undefined removes the key. */
+export function withValue(doc: JsonObject, path: readonly string[], value: unknown): JsonObject {
+  const [key, ...rest] = path;
+  const out: JsonObject = { ...doc };
+  const inner = out[key];
+  const next = rest.length === 0 ? value : withValue(typeof inner === 'object' && inner !== null && !Array.isArray(inner) ? (inner as JsonObject) : {}, rest, value);
+  if (next === undefined) delete out[key];
+  else out[key] = next;
+  return out;
+}
+
+/** A list edited one item a line: blank lines dropped. */
+export const listOf = (text: string): string[] =>
+  text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '');
+
+export const textOf = (value: unknown): string => (Array.isArray(value) ? value.map(String).join('\n') : '');
