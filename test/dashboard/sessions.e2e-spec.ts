@@ -80,12 +80,16 @@ describeInBrowser('the sessions and journal views in Chromium', () => {
     await waitFor(async () => (await page.getByRole('switch', { name: `Supervise ${a.alias}` }).getAttribute('aria-checked')) === 'false', { what: 'the page to show a excluded' });
     await waitFor(async () => (await page.getByRole('switch', { name: `Supervise ${b.alias}` }).getAttribute('aria-checked')) === 'false', { what: 'the page to show b excluded' });
 
-    // The per-session toggle turns one back.
-    await page.getByRole('switch', { name: `Supervise ${a.alias}` }).click();
+    // The per-session switch turns one back, from the keyboard.
+    await page.getByRole('switch', { name: `Supervise ${a.alias}` }).focus();
+    await page.keyboard.press('Space');
     await waitFor(async () => !(await status(a.id)).excluded, { what: 'a supervised again' });
     expect((await status(b.id)).excluded).toBe(true);
     await page.getByLabel('Text').fill('');
     await screenshot(page, 'sessions');
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await screenshot(page, 'sessions-phone-dark');
   });
 
   it('Given the start form, When a command session is started from it, Then it runs, its output shows as text, a message reaches it and Stop ends it', async () => {
@@ -174,5 +178,18 @@ describeInBrowser('the sessions and journal views in Chromium', () => {
     const types = await page.locator('table.events tbody td:nth-child(4)').allTextContents();
     expect(new Set(types)).toEqual(new Set(['session.created']));
     await screenshot(page, 'journal');
+
+    // Paging: ten at a time from the start of the journal, forward and back.
+    await page.getByLabel('Type').fill('');
+    await page.getByLabel('Per page').selectOption('10');
+    await page.getByRole('button', { name: 'Show the events' }).click();
+    const seqs = (): Promise<string[]> => page.locator('table.events tbody td:nth-child(1)').allTextContents();
+    const first = (await t.inject({ method: 'GET', url: '/api/v1/journal/events?limit=20' })).json().events.map((e: { seq: number }) => String(e.seq));
+    expect(first).toHaveLength(20);
+    await waitFor(async () => JSON.stringify(await seqs()) === JSON.stringify(first.slice(0, 10)), { what: 'the first page of ten' });
+    await page.getByRole('button', { name: 'Next page' }).click();
+    await waitFor(async () => JSON.stringify(await seqs()) === JSON.stringify(first.slice(10, 20)), { what: 'the second page' });
+    await page.getByRole('button', { name: 'Previous page' }).click();
+    await waitFor(async () => JSON.stringify(await seqs()) === JSON.stringify(first.slice(0, 10)), { what: 'back to the first page' });
   });
 });

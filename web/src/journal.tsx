@@ -64,18 +64,19 @@ function Verify() {
   );
 }
 
-const PAGE = 50;
+const PAGE_SIZES = [10, 50, 200] as const;
 
 function Browser() {
   const stream = useSignal('');
   const type = useSignal('');
+  const size = useSignal<number>(50);
   /** The after_seq of each page shown so far: the last is the current page, popping goes back. */
   const starts = useSignal<number[]>([0]);
   const page = useSignal<EventsPage | null>(null);
   const error = useSignal<string | null>(null);
 
   const load = async (afterSeq: number): Promise<EventsPage> => {
-    const q = new URLSearchParams({ after_seq: String(afterSeq), limit: String(PAGE) });
+    const q = new URLSearchParams({ after_seq: String(afterSeq), limit: String(size.value) });
     if (stream.value.trim() !== '') q.set('stream', stream.value.trim());
     if (type.value.trim() !== '') q.set('type', type.value.trim());
     return api<EventsPage>(`/journal/events?${q.toString()}`);
@@ -110,6 +111,16 @@ function Browser() {
         <label>
           Type
           <input value={type.value} placeholder="e.g. session.created" onInput={(e) => (type.value = e.currentTarget.value)} />
+        </label>
+        <label>
+          Per page
+          <select value={size.value} onChange={(e) => (size.value = Number(e.currentTarget.value))}>
+            {PAGE_SIZES.map((n) => (
+              <option key={n} value={n}>
+                {n}
+              </option>
+            ))}
+          </select>
         </label>
         <button type="submit">Show the events</button>
       </form>
