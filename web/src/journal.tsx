@@ -1,6 +1,7 @@
 import { useSignal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
 import { api } from './api';
+import { errorText } from './error-text';
 import { JournalEvent } from './types';
 
 /** src/journal/journal.port.ts VerifyReport. */
@@ -18,8 +19,6 @@ interface EventsPage {
   next_after_seq: number | null;
   head_seq: number;
 }
-
-const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
 function Verify() {
   const report = useSignal<VerifyReport | null>(null);

@@ -1,5 +1,6 @@
 import { useSignal, useSignalEffect } from '@preact/signals';
 import { api } from './api';
+import { errorText } from './error-text';
 import { autonomous } from './store';
 
 /** src/supervision/round.view.ts, as the page reads it. */
@@ -28,7 +29,7 @@ export function RoundsTimeline() {
         rounds.value = r.rounds;
         error.value = null;
       },
-      (e: unknown) => (error.value = e instanceof Error ? e.message : String(e)),
+      (e: unknown) => (error.value = errorText(e)),
     );
   });
   const list = rounds.value;

@@ -1,5 +1,6 @@
 import { Signal, computed, signal, useSignal, useSignalEffect } from '@preact/signals';
 import { api } from './api';
+import { errorText } from './error-text';
 import { Reply, StateChip } from './attention';
 import { Flip, NO_FILTER, SessionFilter, invertPreview, matchesFilter } from './session-filter';
 import { StartSessionForm } from './start-session';
@@ -23,8 +24,6 @@ const selected = signal<ReadonlySet<string>>(new Set());
 const all = computed(() => [...sessions.value.values()].sort((a, b) => a.created_at.localeCompare(b.created_at)));
 const visible = computed(() => all.value.filter((s) => matchesFilter(s, filter.value)));
 const runtimes = computed(() => [...new Set(all.value.map((s) => s.runtime))].sort());
-
-const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
 function toggleSelected(id: string): void {
   const next = new Set(selected.value);

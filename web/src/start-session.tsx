@@ -1,6 +1,7 @@
 import { useSignal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
 import { api } from './api';
+import { errorText } from './error-text';
 import { Session } from './types';
 
 const RUNTIMES = ['auto', 'claude-code', 'codex', 'gemini-cli', 'opencode', 'command'] as const;
@@ -29,7 +30,7 @@ export function StartSessionForm({ onStarted }: { onStarted: (s: Session) => voi
   useEffect(() => {
     api<{ profiles: ProfileItem[] }>('/agent-profiles').then(
       (r) => (profiles.value = r.profiles),
-      (e: unknown) => (error.value = `profiles: ${e instanceof Error ? e.message : String(e)}`),
+      (e: unknown) => (error.value = `profiles: ${errorText(e)}`),
     );
   }, []);
 
@@ -54,7 +55,7 @@ export function StartSessionForm({ onStarted }: { onStarted: (s: Session) => voi
       prompt.value = '';
       onStarted(s);
     } catch (err) {
-      error.value = err instanceof Error ? err.message : String(err);
+      error.value = errorText(err);
     } finally {
       busy.value = false;
     }
