@@ -145,7 +145,9 @@ describeInBrowser('the dashboard in Chromium', () => {
       const bashRequest = (await status(bash.id)).pending?.request_id;
       expect(await page.evaluate("document.activeElement?.getAttribute('data-request-id')")).toBe(bashRequest);
       await page.keyboard.press('d');
-      await page.getByLabel('Reason for denying').waitFor();
+      // The field is focused by an effect after it renders: typing before that would lose the first keys.
+      const reasonField = page.getByLabel('Reason for denying');
+      await waitFor(async () => reasonField.evaluate((el) => el === document.activeElement), { what: 'the reason field to take the focus' });
       await page.keyboard.type('no force pushes');
       await screenshot(page, 'attention-deny-reason');
       await page.keyboard.press('Enter');

@@ -3,14 +3,23 @@ import { useEffect } from 'preact/hooks';
 import { setToken, token } from './api';
 import { AttentionView } from './attention';
 import { ChatView } from './chat';
+import { JournalView } from './journal';
 import { NotifyButton, useAttentionNotifications } from './notify';
 import { ProfilesView } from './profiles';
+import { SessionsView } from './sessions';
 import { SupervisionView } from './supervision';
 import { attention, lastError, start, streamStatus } from './store';
 import { TokenPrompt } from './token-prompt';
 
 /** Hash routing: the service answers only for the files it has, so no catch-all hides a 404 under /api or /mcp. */
-const ROUTES = { '#/': 'Needs attention', '#/supervision': 'Supervision', '#/chat': 'Main chat', '#/profiles': 'Profiles' } as const;
+const ROUTES = {
+  '#/': 'Needs attention',
+  '#/sessions': 'Sessions',
+  '#/supervision': 'Supervision',
+  '#/chat': 'Main chat',
+  '#/profiles': 'Profiles',
+  '#/journal': 'Journal',
+} as const;
 type Route = keyof typeof ROUTES;
 const routeOf = (hash: string): Route => (hash in ROUTES ? (hash as Route) : '#/');
 const route = signal<Route>(routeOf(location.hash));
@@ -74,6 +83,8 @@ function Dashboard() {
         {route.value === '#/' ? <AttentionView /> : null}
         {route.value === '#/supervision' ? <SupervisionView /> : null}
         {route.value === '#/chat' ? <ChatView /> : null}
+        {route.value === '#/sessions' ? <SessionsView /> : null}
+        {route.value === '#/journal' ? <JournalView /> : null}
         {route.value === '#/profiles' ? <ProfilesView /> : null}
       </main>
     </div>

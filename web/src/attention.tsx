@@ -138,7 +138,7 @@ function PermissionCard({ session, request, position }: { session: Session; requ
 }
 
 /** Sends the worker a message (POST …/messages): the answer to its question, or what unblocks it. */
-function Reply({ session, action = `Send to ${session.alias}` }: { session: Session; action?: string }) {
+export function Reply({ session, action = `Send to ${session.alias}` }: { session: Session; action?: string }) {
   const text = useSignal('');
   const busy = useSignal(false);
   const error = useSignal<string | null>(null);

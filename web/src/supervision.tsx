@@ -1,5 +1,6 @@
 import { useSignal } from '@preact/signals';
 import { api } from './api';
+import { RoundsTimeline } from './rounds';
 import { autonomous, report } from './store';
 import { Autonomous } from './types';
 
@@ -76,6 +77,7 @@ export function SupervisionView() {
           <p class="muted">Supervision has never been turned on.</p>
         )}
       </div>
+      <RoundsTimeline />
     </section>
   );
 }

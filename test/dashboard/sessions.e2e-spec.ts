@@ -1,0 +1,195 @@
+import { join } from 'node:path';
+import { Browser, BrowserContext, Page } from 'playwright-core';
+import { buildDashboard } from '../../src/dashboard/dashboard.build';
+import { tempDir } from '../support/temp-dir';
+import { TestApp, startTestApp } from '../support/test-app';
+import { waitFor } from '../support/wait-for';
+import { WORKERS, WorkerReaper } from '../support/workers';
+import { describeInBrowser, launchBrowser, screenshot, signIn } from './browser';
+
+type Status = { id: string; alias: string; title: string; runtime: string; state: string; excluded: boolean; pid: number | null };
+
+/** The sessions and journal views, in one Chromium, one page at a time. */
+describeInBrowser('the sessions and journal views in Chromium', () => {
+  const web = tempDir('brainstem-web-');
+  const cwd = tempDir('brainstem-dash-cwd-');
+  const reaper = new WorkerReaper();
+  let t: TestApp;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+
+  beforeAll(async () => {
+    await buildDashboard(web.path);
+    t = await startTestApp({ BRAINSTEM_SUPERVISION_DEBOUNCE_MS: '200' }, { listen: true, dashboardDir: web.path });
+    browser = await launchBrowser();
+  });
+  beforeEach(async () => {
+    context = await browser.newContext({ viewport: { width: 1100, height: 800 } });
+    page = await context.newPage();
+  });
+  afterEach(async () => {
+    reaper.killAll();
+    await context?.close();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await t.close();
+    web.remove();
+    cwd.remove();
+  });
+
+  const status = async (id: string): Promise<Status> => (await t.inject({ method: 'GET', url: `/api/v1/coding-sessions/${id}` })).json() as Status;
+
+  async function startQuiet(title: string): Promise<Status> {
+    const res = await t.inject({ method: 'POST', url: '/api/v1/coding-sessions', payload: { command: process.execPath, args: [join(WORKERS, 'quiet.js')], cwd: cwd.path, title } });
+    expect(res.statusCode).toBe(201);
+    reaper.track(res.json().pid);
+    return res.json() as Status;
+  }
+
+  async function openSessions(): Promise<void> {
+    await signIn(page, t.url, t.token);
+    await page.getByRole('link', { name: 'Sessions' }).click();
+    await page.getByRole('heading', { name: /^Sessions/ }).waitFor();
+  }
+
+  it('Given three sessions filtered by text to two, When the visible ones are inverted, Then the preview names exactly those two and exactly they flip', async () => {
+    const a = await startQuiet('invert-me (a.b) one');
+    const b = await startQuiet('invert-me (a.b) two');
+    const other = await startQuiet('leave me alone');
+    await openSessions();
+    for (const s of [a, b, other]) await page.locator(`[data-session="${s.id}"]`).waitFor();
+
+    // Pattern characters in the filter are plain text: "(a.b)" matches only itself.
+    await page.getByLabel('Text').fill('(a.b)');
+    await page.locator(`[data-session="${other.id}"]`).waitFor({ state: 'detached' });
+    expect(await page.locator('[data-session]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-session')))).toEqual([a.id, b.id]);
+
+    await page.getByRole('button', { name: 'Invert the visible (2)…' }).click();
+    const preview = page.getByRole('region', { name: 'Invert preview' });
+    expect(await preview.locator('[data-flip]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-flip')))).toEqual([a.id, b.id]);
+    await preview.getByText('supervised → excluded').first().waitFor();
+    await screenshot(page, 'sessions-invert-preview');
+
+    await preview.getByRole('button', { name: 'Apply the invert' }).click();
+    await waitFor(async () => (await status(a.id)).excluded && (await status(b.id)).excluded, { what: 'the two visible sessions to be excluded' });
+    expect((await status(other.id)).excluded).toBe(false);
+    await preview.waitFor({ state: 'detached' });
+    // The stream brings the change back to the page.
+    await waitFor(async () => (await page.getByRole('switch', { name: `Supervise ${a.alias}` }).getAttribute('aria-checked')) === 'false', { what: 'the page to show a excluded' });
+    await waitFor(async () => (await page.getByRole('switch', { name: `Supervise ${b.alias}` }).getAttribute('aria-checked')) === 'false', { what: 'the page to show b excluded' });
+
+    // The per-session switch turns one back, from the keyboard.
+    await page.getByRole('switch', { name: `Supervise ${a.alias}` }).focus();
+    await page.keyboard.press('Space');
+    await waitFor(async () => !(await status(a.id)).excluded, { what: 'a supervised again' });
+    expect((await status(b.id)).excluded).toBe(true);
+    await page.getByLabel('Text').fill('');
+    await screenshot(page, 'sessions');
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await screenshot(page, 'sessions-phone-dark');
+  });
+
+  it('Given the start form, When a command session is started from it, Then it runs, its output shows as text, a message reaches it and Stop ends it', async () => {
+    await openSessions();
+    const form = page.getByRole('form', { name: 'Start a session' });
+    await form.getByLabel('Runtime').selectOption('command');
+    await form.getByLabel('Title (optional)').fill('started from the form');
+    await form.getByLabel('Working folder').fill(cwd.path);
+    await form.getByLabel('Command', { exact: true }).fill(process.execPath);
+    await form.getByLabel('Arguments (one a line)').fill(['-e', 'console.log("ready <b>now</b>"); setInterval(() => undefined, 1000)'].join('\n'));
+    await screenshot(page, 'sessions-start-form');
+    await form.getByRole('button', { name: 'Start the session' }).click();
+    const started = await form.getByRole('status').filter({ hasText: /^Started w\d+ \(cs_/ }).textContent();
+    const id = /\((cs_[^)]+)\)/.exec(started ?? '')?.[1];
+    expect(id).toBeDefined();
+    const s = await status(id as string);
+    reaper.track(s.pid);
+    expect(s).toEqual(expect.objectContaining({ title: 'started from the form', runtime: 'command' }));
+
+    const row = page.locator(`[data-session="${s.id}"]`);
+    await row.getByRole('button', { name: `Open ${s.alias}` }).click();
+    // Output is not journaled, so no event says it arrived: the worker prints at its own pace, and Refresh asks again.
+    const output = row.getByLabel(`Output of ${s.alias}`);
+    await waitFor(
+      async () => {
+        await row.getByRole('button', { name: 'Refresh the output' }).click();
+        return (await output.textContent()) === 'ready <b>now</b>';
+      },
+      { what: 'the output tail, as text', intervalMs: 200 },
+    );
+
+    await row.getByLabel(`Reply to ${s.alias}`).fill('carry on');
+    await row.getByRole('button', { name: `Send to ${s.alias}` }).click();
+    await waitFor(
+      async () => {
+        const sent = (await t.inject({ method: 'GET', url: `/api/v1/journal/events?stream=session-${s.id}&type=session.message_dispatched` })).json();
+        return sent.events.some((e: { data: { text: string } }) => e.data.text === 'carry on');
+      },
+      { what: 'the message to be dispatched' },
+    );
+    await screenshot(page, 'sessions-open');
+
+    await row.getByRole('button', { name: `Stop ${s.alias}` }).click();
+    await waitFor(async () => (await status(s.id)).state === 'exited', { what: 'the stopped session to exit' });
+    await row.getByText('exited').first().waitFor();
+  });
+
+  it('Given supervision on, When a round starts and the brain completes it, Then the timeline shows its reasons, the prompt collapsed, and then the summary as text', async () => {
+    const w = await startQuiet('reports done');
+    await signIn(page, t.url, t.token);
+    await page.getByRole('link', { name: 'Supervision' }).click();
+    await page.getByText('No round yet.').waitFor();
+    expect((await t.inject({ method: 'POST', url: '/api/v1/session-os/main-brain/autonomous', payload: { enabled: true } })).statusCode).toBe(200);
+    const signalled = await t.inject({ method: 'POST', url: `/api/v1/coding-sessions/${w.id}/signals`, payload: { type: 'report_progress', status: 'completed', message: 'tests <b>green</b>' } });
+    expect(signalled.statusCode).toBe(200);
+    const round = await waitFor(async () => (await t.inject({ method: 'GET', url: '/api/v1/session-os/main-brain/rounds' })).json().rounds[0] as { id: string; prompt: string } | undefined, { what: 'the round' });
+
+    const card = page.locator(`[data-round="${round.id}"]`);
+    await card.getByText('in_flight').waitFor();
+    await card.locator('.reasons li').filter({ hasText: w.alias }).waitFor();
+    const prompt = card.locator('pre.prompt');
+    expect(await prompt.isVisible()).toBe(false);
+    await card.getByText('The prompt').click();
+    await prompt.waitFor({ state: 'visible' });
+    expect(await prompt.textContent()).toBe(round.prompt);
+
+    const done = await t.inject({ method: 'POST', url: `/api/v1/session-os/main-brain/rounds/${round.id}/complete`, headers: t.auth('main_brain'), payload: { summary: 'told <i>w1</i> to ship' } });
+    expect(done.statusCode).toBe(200);
+    await card.locator('blockquote.summary').filter({ hasText: 'told <i>w1</i> to ship' }).waitFor();
+    await card.getByText('completed', { exact: true }).waitFor();
+    await screenshot(page, 'supervision-rounds');
+  });
+
+  it('Given the journal view, When it opens, Then the chain verifies ok at the head and events page by type', async () => {
+    await startQuiet('for the journal');
+    await signIn(page, t.url, t.token);
+    await page.getByRole('link', { name: 'Journal' }).click();
+    const verify = (await t.inject({ method: 'GET', url: '/api/v1/journal/verify' })).json();
+    expect(verify.ok).toBe(true);
+    await page.getByRole('status').filter({ hasText: /^Chain ok: \d+ events checked, head seq \d+/ }).waitFor();
+
+    await page.getByLabel('Type').fill('session.created');
+    await page.getByRole('button', { name: 'Show the events' }).click();
+    const created = (await t.inject({ method: 'GET', url: '/api/v1/journal/events?type=session.created&limit=50' })).json();
+    await waitFor(async () => (await page.locator('table.events tbody tr').count()) === created.events.length, { what: 'the created events listed' });
+    const types = await page.locator('table.events tbody td:nth-child(4)').allTextContents();
+    expect(new Set(types)).toEqual(new Set(['session.created']));
+    await screenshot(page, 'journal');
+
+    // Paging: ten at a time from the start of the journal, forward and back.
+    await page.getByLabel('Type').fill('');
+    await page.getByLabel('Per page').selectOption('10');
+    await page.getByRole('button', { name: 'Show the events' }).click();
+    const seqs = (): Promise<string[]> => page.locator('table.events tbody td:nth-child(1)').allTextContents();
+    const first = (await t.inject({ method: 'GET', url: '/api/v1/journal/events?limit=20' })).json().events.map((e: { seq: number }) => String(e.seq));
+    expect(first).toHaveLength(20);
+    await waitFor(async () => JSON.stringify(await seqs()) === JSON.stringify(first.slice(0, 10)), { what: 'the first page of ten' });
+    await page.getByRole('button', { name: 'Next page' }).click();
+    await waitFor(async () => JSON.stringify(await seqs()) === JSON.stringify(first.slice(10, 20)), { what: 'the second page' });
+    await page.getByRole('button', { name: 'Previous page' }).click();
+    await waitFor(async () => JSON.stringify(await seqs()) === JSON.stringify(first.slice(0, 10)), { what: 'back to the first page' });
+  });
+});

@@ -1,0 +1,190 @@
+import { useSignal } from '@preact/signals';
+import { useEffect } from 'preact/hooks';
+import { api } from './api';
+import { errorText } from './error-text';
+import { JournalEvent } from './types';
+
+/** src/journal/journal.port.ts VerifyReport. */
+interface VerifyReport {
+  ok: boolean;
+  head_seq: number;
+  head_hash: string;
+  checked: number;
+  first_bad_seq?: number;
+  error?: string;
+}
+
+interface EventsPage {
+  events: JournalEvent[];
+  next_after_seq: number | null;
+  head_seq: number;
+}
+
+function Verify() {
+  const report = useSignal<VerifyReport | null>(null);
+  const busy = useSignal(false);
+  const error = useSignal<string | null>(null);
+  const run = async (): Promise<void> => {
+    busy.value = true;
+    error.value = null;
+    try {
+      report.value = await api<VerifyReport>('/journal/verify');
+    } catch (e) {
+      error.value = errorText(e);
+    } finally {
+      busy.value = false;
+    }
+  };
+  useEffect(() => void run(), []);
+  const r = report.value;
+  return (
+    <div class="card verify" aria-label="Journal verification">
+      {r === null ? <p class="muted">{busy.value ? 'Verifying…' : ''}</p> : null}
+      {r?.ok ? (
+        <p role="status" class="ok">
+          Chain ok: {r.checked} events checked, head seq {r.head_seq}, hash <code>{r.head_hash}</code>
+        </p>
+      ) : null}
+      {r && !r.ok ? (
+        <p role="alert" class="error">
+          Chain broken at seq {r.first_bad_seq ?? '?'}
+          {r.error ? `: ${r.error}` : ''} (head seq {r.head_seq})
+        </p>
+      ) : null}
+      {error.value ? (
+        <p class="error" role="alert">
+          {error.value}
+        </p>
+      ) : null}
+      <button type="button" disabled={busy.value} onClick={() => void run()}>
+        Verify the journal again
+      </button>
+    </div>
+  );
+}
+
+const PAGE_SIZES = [10, 50, 200] as const;
+
+function Browser() {
+  const stream = useSignal('');
+  const type = useSignal('');
+  const size = useSignal<number>(50);
+  /** The after_seq of each page shown so far: the last is the current page, popping goes back. */
+  const starts = useSignal<number[]>([0]);
+  const page = useSignal<EventsPage | null>(null);
+  const error = useSignal<string | null>(null);
+
+  const load = async (afterSeq: number): Promise<EventsPage> => {
+    const q = new URLSearchParams({ after_seq: String(afterSeq), limit: String(size.value) });
+    if (stream.value.trim() !== '') q.set('stream', stream.value.trim());
+    if (type.value.trim() !== '') q.set('type', type.value.trim());
+    return api<EventsPage>(`/journal/events?${q.toString()}`);
+  };
+  const show = (nextStarts: number[]): void => {
+    error.value = null;
+    load(nextStarts[nextStarts.length - 1] ?? 0).then(
+      (p) => {
+        page.value = p;
+        starts.value = nextStarts;
+      },
+      (e: unknown) => (error.value = errorText(e)),
+    );
+  };
+  useEffect(() => show([0]), []);
+
+  const p = page.value;
+  return (
+    <section aria-labelledby="events-title">
+      <h3 id="events-title">Events</h3>
+      <form
+        class="fields events-filter"
+        onSubmit={(e) => {
+          e.preventDefault();
+          show([0]);
+        }}
+      >
+        <label>
+          Stream
+          <input value={stream.value} placeholder="e.g. supervision or session-cs_…" onInput={(e) => (stream.value = e.currentTarget.value)} />
+        </label>
+        <label>
+          Type
+          <input value={type.value} placeholder="e.g. session.created" onInput={(e) => (type.value = e.currentTarget.value)} />
+        </label>
+        <label>
+          Per page
+          <select value={size.value} onChange={(e) => (size.value = Number(e.currentTarget.value))}>
+            {PAGE_SIZES.map((n) => (
+              <option key={n} value={n}>
+                {n}
+              </option>
+            ))}
+          </select>
+        </label>
+        <button type="submit">Show the events</button>
+      </form>
+      {error.value ? (
+        <p class="error" role="alert">
+          {error.value}
+        </p>
+      ) : null}
+      {p ? (
+        <>
+          <p class="muted">
+            {p.events.length === 0 ? 'No event matches' : `Seq ${p.events[0]?.seq} to ${p.events[p.events.length - 1]?.seq}`} · head seq {p.head_seq}
+          </p>
+          <table class="events">
+            <thead>
+              <tr>
+                <th scope="col">seq</th>
+                <th scope="col">at</th>
+                <th scope="col">stream</th>
+                <th scope="col">type</th>
+                <th scope="col">data</th>
+              </tr>
+            </thead>
+            <tbody>
+              {p.events.map((e) => (
+                <tr key={e.seq}>
+                  <td>{e.seq}</td>
+                  <td>{e.at}</td>
+                  <td>
+                    <code>{e.stream}</code>
+                  </td>
+                  <td>
+                    <code>{e.type}</code>
+                  </td>
+                  <td>
+                    <details>
+                      <summary>data</summary>
+                      <pre>{JSON.stringify(e.data, null, 2)}</pre>
+                    </details>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          <div class="actions">
+            <button type="button" disabled={starts.value.length <= 1} onClick={() => show(starts.value.slice(0, -1))}>
+              Previous page
+            </button>
+            <button type="button" disabled={p.next_after_seq === null} onClick={() => p.next_after_seq !== null && show([...starts.value, p.next_after_seq])}>
+              Next page
+            </button>
+          </div>
+        </>
+      ) : null}
+    </section>
+  );
+}
+
+/** The journal: whether its hash chain holds, and its events by stream and type, a page at a time. */
+export function JournalView() {
+  return (
+    <section aria-labelledby="journal-title">
+      <h2 id="journal-title">Journal</h2>
+      <Verify />
+      <Browser />
+    </section>
+  );
+}

@@ -1,0 +1,275 @@
+import { Signal, computed, signal, useSignal, useSignalEffect } from '@preact/signals';
+import { api } from './api';
+import { errorText } from './error-text';
+import { Reply, StateChip } from './attention';
+import { Flip, NO_FILTER, SessionFilter, invertPreview, matchesFilter } from './session-filter';
+import { StartSessionForm } from './start-session';
+import { putFresh, sessions } from './store';
+import { Session, SessionState } from './types';
+import './sessions.css';
+
+const STATES: readonly { value: SessionState; label: string }[] = [
+  { value: 'starting', label: 'starting' },
+  { value: 'working', label: 'working' },
+  { value: 'pending_handling', label: '待处理 pending_handling' },
+  { value: 'pending_authorization', label: '待授权 pending_authorization' },
+  { value: 'pending_decision', label: '待拍板 pending_decision' },
+  { value: 'exited', label: 'exited' },
+];
+
+/** Kept across route changes, so coming back to the list shows the same slice. */
+const filter = signal<SessionFilter>(NO_FILTER);
+const selected = signal<ReadonlySet<string>>(new Set());
+
+const all = computed(() => [...sessions.value.values()].sort((a, b) => a.created_at.localeCompare(b.created_at)));
+const visible = computed(() => all.value.filter((s) => matchesFilter(s, filter.value)));
+const runtimes = computed(() => [...new Set(all.value.map((s) => s.runtime))].sort());
+
+function toggleSelected(id: string): void {
+  const next = new Set(selected.value);
+  if (!next.delete(id)) next.add(id);
+  selected.value = next;
+}
+
+function Filters() {
+  const f = filter.value;
+  const set = (patch: Partial<SessionFilter>): void => {
+    filter.value = { ...filter.value, ...patch };
+  };
+  return (
+    <div class="fields filters" role="search" aria-label="Filter the sessions">
+      <label>
+        State
+        <select value={f.state} onChange={(e) => set({ state: e.currentTarget.value as SessionState | '' })}>
+          <option value="">any state</option>
+          {STATES.map((s) => (
+            <option key={s.value} value={s.value}>
+              {s.label}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        Runtime
+        <select value={f.runtime} onChange={(e) => set({ runtime: e.currentTarget.value })}>
+          <option value="">any runtime</option>
+          {runtimes.value.map((r) => (
+            <option key={r} value={r}>
+              {r}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        Text
+        <input type="search" value={f.text} placeholder="alias, title, id or folder" onInput={(e) => set({ text: e.currentTarget.value })} />
+      </label>
+    </div>
+  );
+}
+
+type ScopeMode = 'all' | 'only' | 'except' | 'invert';
+
+/** POST …/supervision-scope; the sessions it changes come back through the event stream. */
+async function applyScope(mode: ScopeMode, ids: string[]): Promise<void> {
+  await api('/coding-sessions/supervision-scope', { method: 'POST', body: mode === 'all' ? { mode } : { mode, session_ids: ids } });
+}
+
+function ScopeActions({ preview }: { preview: Signal<Flip[] | null> }) {
+  const busy = useSignal(false);
+  const error = useSignal<string | null>(null);
+  const chosen = [...selected.value].filter((id) => sessions.value.has(id));
+  const run = async (mode: ScopeMode, ids: string[]): Promise<void> => {
+    busy.value = true;
+    error.value = null;
+    try {
+      await applyScope(mode, ids);
+      preview.value = null;
+    } catch (e) {
+      error.value = errorText(e);
+    } finally {
+      busy.value = false;
+    }
+  };
+  const flips = preview.value;
+  return (
+    <div class="card scope" aria-label="Supervision scope">
+      <div class="actions">
+        <button type="button" disabled={busy.value} onClick={() => void run('all', [])}>
+          Supervise all
+        </button>
+        <button type="button" disabled={busy.value || chosen.length === 0} onClick={() => void run('only', chosen)}>
+          Supervise only the selected ({chosen.length})
+        </button>
+        <button type="button" disabled={busy.value || chosen.length === 0} onClick={() => void run('except', chosen)}>
+          Supervise all except the selected ({chosen.length})
+        </button>
+        <button type="button" disabled={busy.value || visible.value.length === 0} onClick={() => (preview.value = invertPreview(visible.value))}>
+          Invert the visible ({visible.value.length})…
+        </button>
+      </div>
+      {flips ? (
+        <div class="preview" role="region" aria-label="Invert preview">
+          <p>Inverting flips these {flips.length} sessions:</p>
+          <ul class="flips">
+            {flips.map((f) => (
+              <li key={f.id} data-flip={f.id}>
+                <strong>{f.alias}</strong> {f.title} — {f.excluded ? 'supervised → excluded' : 'excluded → supervised'}
+              </li>
+            ))}
+          </ul>
+          <div class="actions">
+            <button
+              type="button"
+              class="primary"
+              disabled={busy.value}
+              onClick={() =>
+                void run(
+                  'invert',
+                  flips.map((f) => f.id),
+                )
+              }
+            >
+              Apply the invert
+            </button>
+            <button type="button" onClick={() => (preview.value = null)}>
+              Cancel the invert
+            </button>
+          </div>
+        </div>
+      ) : null}
+      {error.value ? (
+        <p class="error" role="alert">
+          {error.value}
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+/** The last lines of a session's output, fetched again whenever the session's status moves. */
+function OutputTail({ session }: { session: Session }) {
+  const lines = useSignal<string[] | null>(null);
+  const error = useSignal<string | null>(null);
+  const load = (): void => {
+    api<{ lines: string[] }>(`/coding-sessions/${encodeURIComponent(session.id)}/output?tail=200`).then(
+      (r) => {
+        lines.value = r.lines;
+        error.value = null;
+      },
+      (e: unknown) => (error.value = errorText(e)),
+    );
+  };
+  useSignalEffect(() => {
+    // Read so the effect runs again on each newer status of this session.
+    void sessions.value.get(session.id)?.updated_at;
+    load();
+  });
+  return (
+    <div>
+      <p class="label">output</p>
+      {error.value ? <p class="error">{error.value}</p> : null}
+      <pre class="output" aria-label={`Output of ${session.alias}`} tabIndex={0}>
+        {lines.value === null ? 'loading…' : lines.value.length === 0 ? '(no output yet)' : lines.value.join('\n')}
+      </pre>
+      <button type="button" onClick={load}>
+        Refresh the output
+      </button>
+    </div>
+  );
+}
+
+function SessionRow({ session: s }: { session: Session }) {
+  const busy = useSignal(false);
+  const error = useSignal<string | null>(null);
+  const open = useSignal(false);
+  const act = async (call: () => Promise<Session>): Promise<void> => {
+    busy.value = true;
+    error.value = null;
+    try {
+      putFresh(await call());
+    } catch (e) {
+      error.value = errorText(e);
+    } finally {
+      busy.value = false;
+    }
+  };
+  const path = `/coding-sessions/${encodeURIComponent(s.id)}`;
+  return (
+    <article class="card" data-session={s.id} aria-label={`${s.alias} ${s.state}`}>
+      <header>
+        <input type="checkbox" class="select" checked={selected.value.has(s.id)} onChange={() => toggleSelected(s.id)} aria-label={`Select ${s.alias}`} />
+        <strong class="alias">{s.alias}</strong>
+        <span class="title">{s.title}</span>
+        <StateChip session={s} />
+        <button
+          type="button"
+          role="switch"
+          aria-checked={!s.excluded}
+          aria-label={`Supervise ${s.alias}`}
+          class={s.excluded ? 'switch small' : 'switch small on'}
+          disabled={busy.value}
+          onClick={() => void act(() => api<Session>(`${path}/supervision`, { method: 'PATCH', body: { excluded: !s.excluded } }))}
+        >
+          <span class="knob" />
+        </button>
+        <span class="muted supervised">{s.excluded ? 'excluded' : 'supervised'}</span>
+      </header>
+      <p class="meta muted">
+        {s.runtime}
+        {s.profile_id ? ` · ${s.profile_id}` : ''} · <code>{s.cwd}</code>
+      </p>
+      <div class="actions">
+        <button type="button" aria-expanded={open.value} onClick={() => (open.value = !open.value)}>
+          {open.value ? `Hide ${s.alias}` : `Open ${s.alias}`}
+        </button>
+        {s.state !== 'exited' ? (
+          <button type="button" class="danger" disabled={busy.value} onClick={() => void act(() => api<Session>(`${path}/stop`, { method: 'POST', body: {} }))}>
+            {`Stop ${s.alias}`}
+          </button>
+        ) : null}
+      </div>
+      {error.value ? (
+        <p class="error" role="alert">
+          {error.value}
+        </p>
+      ) : null}
+      {open.value ? (
+        <div class="details">
+          {s.pending?.kind === 'question' ? <blockquote class="question">{s.pending.question}</blockquote> : null}
+          {s.pending?.kind === 'blocked' ? <blockquote class="blocked">{s.pending.reason}</blockquote> : null}
+          <OutputTail session={s} />
+          {s.state !== 'exited' ? <Reply session={s} action={s.pending?.kind === 'question' ? 'Send the answer' : `Send to ${s.alias}`} /> : null}
+        </div>
+      ) : null}
+    </article>
+  );
+}
+
+export function SessionsView() {
+  const preview = useSignal<Flip[] | null>(null);
+  // A preview stands for the visible list it was made from: a changed filter drops it.
+  useSignalEffect(() => {
+    void filter.value;
+    preview.value = null;
+  });
+  const shown = visible.value;
+  return (
+    <section aria-labelledby="sessions-title">
+      <h2 id="sessions-title">
+        Sessions ({shown.length} of {all.value.length})
+      </h2>
+      <Filters />
+      <ScopeActions preview={preview} />
+      {shown.length === 0 ? <p class="empty">No session matches.</p> : null}
+      <ol class="queue sessions">
+        {shown.map((s) => (
+          <li key={s.id}>
+            <SessionRow session={s} />
+          </li>
+        ))}
+      </ol>
+      <StartSessionForm onStarted={(s) => putFresh(s)} />
+    </section>
+  );
+}

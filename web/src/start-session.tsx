@@ -1,0 +1,131 @@
+import { useSignal } from '@preact/signals';
+import { useEffect } from 'preact/hooks';
+import { api } from './api';
+import { errorText } from './error-text';
+import { Session } from './types';
+
+const RUNTIMES = ['auto', 'claude-code', 'codex', 'gemini-cli', 'opencode', 'command'] as const;
+type Runtime = (typeof RUNTIMES)[number];
+
+/** A profile as the list gives it; a malformed one has no name and cannot be used. */
+interface ProfileItem {
+  id: string;
+  name: string | null;
+}
+
+/** Starts a session (POST /coding-sessions): runtime, profile, cwd and prompt; the command runtime takes a command and its arguments. */
+export function StartSessionForm({ onStarted }: { onStarted: (s: Session) => void }) {
+  const runtime = useSignal<Runtime>('auto');
+  const profile = useSignal('');
+  const profiles = useSignal<ProfileItem[]>([]);
+  const title = useSignal('');
+  const cwd = useSignal('');
+  const prompt = useSignal('');
+  const command = useSignal('');
+  const args = useSignal('');
+  const busy = useSignal(false);
+  const error = useSignal<string | null>(null);
+  const started = useSignal<Session | null>(null);
+
+  useEffect(() => {
+    api<{ profiles: ProfileItem[] }>('/agent-profiles').then(
+      (r) => (profiles.value = r.profiles),
+      (e: unknown) => (error.value = `profiles: ${errorText(e)}`),
+    );
+  }, []);
+
+  const submit = async (e: Event): Promise<void> => {
+    e.preventDefault();
+    busy.value = true;
+    error.value = null;
+    started.value = null;
+    const isCommand = runtime.value === 'command';
+    const body = {
+      ...(runtime.value !== 'auto' ? { runtime: runtime.value } : {}),
+      ...(profile.value !== '' ? { profile_id: profile.value } : {}),
+      ...(title.value.trim() !== '' ? { title: title.value.trim() } : {}),
+      ...(cwd.value.trim() !== '' ? { cwd: cwd.value.trim() } : {}),
+      ...(prompt.value.trim() !== '' ? { prompt: prompt.value } : {}),
+      ...(isCommand ? { command: command.value.trim() } : {}),
+      ...(isCommand && args.value.trim() !== '' ? { args: args.value.split('\n').filter((a) => a !== '') } : {}),
+    };
+    try {
+      const s = await api<Session>('/coding-sessions', { method: 'POST', body });
+      started.value = s;
+      prompt.value = '';
+      onStarted(s);
+    } catch (err) {
+      error.value = errorText(err);
+    } finally {
+      busy.value = false;
+    }
+  };
+
+  return (
+    <form class="card start" onSubmit={submit} aria-labelledby="start-title">
+      <h3 id="start-title">Start a session</h3>
+      <div class="fields">
+        <label>
+          Runtime
+          <select value={runtime.value} onChange={(e) => (runtime.value = e.currentTarget.value as Runtime)}>
+            {RUNTIMES.map((r) => (
+              <option key={r} value={r}>
+                {r}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Profile
+          <select value={profile.value} onChange={(e) => (profile.value = e.currentTarget.value)}>
+            <option value="">the default profile</option>
+            {profiles.value.map((p) => (
+              <option key={p.id} value={p.id} disabled={p.name === null}>
+                {p.name ?? 'malformed'} ({p.id})
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Title (optional)
+          <input value={title.value} maxLength={200} onInput={(e) => (title.value = e.currentTarget.value)} />
+        </label>
+        <label>
+          Working folder
+          <input value={cwd.value} placeholder="the service's folder" onInput={(e) => (cwd.value = e.currentTarget.value)} />
+        </label>
+        {runtime.value === 'command' ? (
+          <>
+            <label>
+              Command
+              <input value={command.value} required onInput={(e) => (command.value = e.currentTarget.value)} />
+            </label>
+            <label>
+              Arguments (one a line)
+              <textarea rows={2} value={args.value} onInput={(e) => (args.value = e.currentTarget.value)} />
+            </label>
+          </>
+        ) : null}
+      </div>
+      <label class="compose">
+        Prompt
+        <textarea rows={3} value={prompt.value} onInput={(e) => (prompt.value = e.currentTarget.value)} />
+      </label>
+      <div class="actions">
+        <button type="submit" class="primary" disabled={busy.value}>
+          Start the session
+        </button>
+      </div>
+      {started.value ? (
+        <p role="status">
+          Started {started.value.alias} ({started.value.id}).
+        </p>
+      ) : null}
+      {error.value ? (
+        <p class="error" role="alert">
+          {error.value}
+        </p>
+      ) : null}
+    </form>
+  );
+}
