@@ -10,7 +10,7 @@ export const MAX_TEXT_BYTES = 64 * 1024;
 /** Whether a text fits MAX_TEXT_BYTES of UTF-8 (a lone surrogate counts as the 3 bytes of U+FFFD it is written as). */
 export const fitsTextLimit = (text: string): boolean => Buffer.byteLength(text, 'utf8') <= MAX_TEXT_BYTES;
 
-export const TEXT_LIMIT_MESSAGE = `must be at most ${MAX_TEXT_BYTES} bytes (64 KiB) of UTF-8`;
+export const TEXT_LIMIT_MESSAGE = `must be at most ${MAX_TEXT_BYTES} bytes (64 KiB)`;
 
 // Not IsByteLength: it measures through encodeURI, which throws on a lone surrogate (a 500).
 export const Text = (): PropertyDecorator => (target, key) => {

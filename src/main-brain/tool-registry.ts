@@ -122,7 +122,7 @@ function withTextLimit(ajv: Ajv): Ajv {
     keyword: 'maxBytes',
     type: 'string',
     schemaType: 'number',
-    error: { message: ({ schema }) => `must be at most ${String(schema)} bytes (64 KiB) of UTF-8` },
+    error: { message: ({ schema }) => `must be at most ${String(schema)} bytes (64 KiB)` },
     validate: (max: number, data: string) => Buffer.byteLength(data, 'utf8') <= max,
   });
 }
