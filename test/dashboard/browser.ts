@@ -1,7 +1,10 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { Browser, Page, chromium } from 'playwright-core';
+import { Browser, BrowserContext, Page, chromium } from 'playwright-core';
+import { buildDashboard } from '../../src/dashboard/dashboard.build';
+import { tempDir } from '../support/temp-dir';
+import { TestApp, startTestApp } from '../support/test-app';
 
 /** Debian's Chromium (`apt-get install chromium`), which .ci/run installs; BRAINSTEM_CHROMIUM names another. */
 export const CHROMIUM = process.env.BRAINSTEM_CHROMIUM ?? '/usr/bin/chromium';
@@ -55,4 +58,47 @@ export async function signIn(page: Page, url: string, token: string): Promise<vo
   await page.getByLabel('API token').fill(token);
   await page.getByRole('button', { name: 'Open the dashboard' }).click();
   await page.getByRole('heading', { name: /Needs attention/ }).waitFor();
+}
+
+/** What a browser spec drives: the service serving a freshly built page, and this test's page. */
+export interface DashboardHarness {
+  readonly t: TestApp;
+  readonly page: Page;
+  /** Where the page was built (a spec may serve it from a second app). */
+  readonly webDir: string;
+}
+
+/**
+ * Registers a browser spec's hooks: the page built once into a temp dir, the service serving it (with `env`), one
+ * Chromium, and a fresh context and page per test.
+ */
+export function dashboardHarness(options: { env?: Record<string, string>; viewport?: { width: number; height: number } } = {}): DashboardHarness {
+  const web = tempDir('brainstem-web-');
+  const state: { t?: TestApp; browser?: Browser; context?: BrowserContext; page?: Page } = {};
+  beforeAll(async () => {
+    await buildDashboard(web.path);
+    state.t = await startTestApp(options.env ?? {}, { listen: true, dashboardDir: web.path });
+    state.browser = await launchBrowser();
+  });
+  beforeEach(async () => {
+    state.context = await (state.browser as Browser).newContext({ viewport: options.viewport ?? { width: 1100, height: 800 } });
+    state.page = await state.context.newPage();
+  });
+  afterEach(() => state.context?.close());
+  afterAll(async () => {
+    await state.browser?.close();
+    await state.t?.close();
+    web.remove();
+  });
+  return {
+    get t() {
+      return state.t as TestApp;
+    },
+    get page() {
+      return state.page as Page;
+    },
+    get webDir() {
+      return web.path;
+    },
+  };
 }

@@ -1,6 +1,5 @@
 import { join } from 'node:path';
-import { Browser, BrowserContext, Page } from 'playwright-core';
-import { buildDashboard } from '../../src/dashboard/dashboard.build';
+import { Page } from 'playwright-core';
 import { ChatService } from '../../src/main-brain/chat.service';
 import { ToolRegistry } from '../../src/main-brain/tool-registry';
 import { DASHBOARD_CSP } from '../../src/dashboard/dashboard.static';
@@ -8,39 +7,20 @@ import { tempDir } from '../support/temp-dir';
 import { TestApp, startTestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
 import { WORKERS, WorkerReaper } from '../support/workers';
-import { describeInBrowser, launchBrowser, screenshot, signIn } from './browser';
+import { dashboardHarness, describeInBrowser, screenshot, signIn } from './browser';
 
 type Status = { id: string; alias: string; state: string; pending: { kind: string; request_id?: string } | null };
 
 /** All browser specs share one Chromium, one page at a time: the machine has two cores. */
 describeInBrowser('the dashboard in Chromium', () => {
-  const web = tempDir('brainstem-web-');
   const cwd = tempDir('brainstem-dash-cwd-');
   const reaper = new WorkerReaper();
+  const harness = dashboardHarness();
   let t: TestApp;
-  let browser: Browser;
-  let context: BrowserContext;
   let page: Page;
-
-  beforeAll(async () => {
-    await buildDashboard(web.path);
-    t = await startTestApp({}, { listen: true, dashboardDir: web.path });
-    browser = await launchBrowser();
-  });
-  beforeEach(async () => {
-    context = await browser.newContext({ viewport: { width: 1100, height: 800 } });
-    page = await context.newPage();
-  });
-  afterEach(async () => {
-    reaper.killAll();
-    await context?.close();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await t.close();
-    web.remove();
-    cwd.remove();
-  });
+  beforeEach(() => ({ t, page } = harness));
+  afterEach(() => reaper.killAll());
+  afterAll(() => cwd.remove());
 
   const status = async (id: string): Promise<Status> => (await t.inject({ method: 'GET', url: `/api/v1/coding-sessions/${id}` })).json() as Status;
 
@@ -81,12 +61,12 @@ describeInBrowser('the dashboard in Chromium', () => {
       // Evaluated as text: the page's globals are not in the Node test's types.
       const stored = await page.evaluate('({ session: Object.values(sessionStorage), local: localStorage.length, cookie: document.cookie, url: location.href })');
       expect(stored).toEqual({ session: [t.token], local: 0, cookie: '', url: `${t.url}/` });
-      expect((await context.cookies()).length).toBe(0);
+      expect((await page.context().cookies()).length).toBe(0);
 
       // A reload of the tab keeps it; a new tab asks again.
       await page.reload();
       await page.getByRole('heading', { name: /Needs attention/ }).waitFor();
-      const other = await context.newPage();
+      const other = await page.context().newPage();
       await other.goto(`${t.url}/`);
       await other.getByLabel('API token').waitFor();
       await other.close();
@@ -170,7 +150,7 @@ describeInBrowser('the dashboard in Chromium', () => {
     it('Given notifications allowed and the page in the background, When a session newly needs attention, Then the browser notifies once, not for what already waited', async () => {
       const before = await startAsking('Bash', { command: 'ls' });
       await waitFor(async () => (await status(before.id)).state === 'pending_authorization', { what: 'the first request' });
-      await context.grantPermissions(['notifications'], { origin: t.url });
+      await page.context().grantPermissions(['notifications'], { origin: t.url });
       // Records notifications instead of showing them, and makes the page look unattended (a background tab).
       await page.addInitScript(`
         window.__notes = [];
@@ -278,7 +258,7 @@ describeInBrowser('the dashboard in Chromium', () => {
   describe('questions, blocked sessions and stalls', () => {
     let slow: TestApp;
     beforeAll(async () => {
-      slow = await startTestApp({ BRAINSTEM_SUPERVISION_STALL_THRESHOLD_S: '1' }, { listen: true, dashboardDir: web.path });
+      slow = await startTestApp({ BRAINSTEM_SUPERVISION_STALL_THRESHOLD_S: '1' }, { listen: true, dashboardDir: harness.webDir });
     });
     afterAll(() => slow.close());
 

@@ -1,39 +1,21 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Browser, BrowserContext, Page } from 'playwright-core';
-import { buildDashboard } from '../../src/dashboard/dashboard.build';
+import { Page } from 'playwright-core';
 import { tempDir } from '../support/temp-dir';
-import { TestApp, startTestApp } from '../support/test-app';
+import { TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
-import { describeInBrowser, launchBrowser, screenshot, signIn } from './browser';
+import { dashboardHarness, describeInBrowser, screenshot, signIn } from './browser';
 
 const API = '/api/v1/agent-profiles';
 
 /** The profiles view in one Chromium, one page at a time: the machine has two cores. */
 describeInBrowser('the dashboard profiles view in Chromium', () => {
-  const web = tempDir('brainstem-web-');
   const target = tempDir('brainstem-apply-target-');
+  const harness = dashboardHarness({ viewport: { width: 1100, height: 900 } });
   let t: TestApp;
-  let browser: Browser;
-  let context: BrowserContext;
   let page: Page;
-
-  beforeAll(async () => {
-    await buildDashboard(web.path);
-    t = await startTestApp({}, { listen: true, dashboardDir: web.path });
-    browser = await launchBrowser();
-  });
-  beforeEach(async () => {
-    context = await browser.newContext({ viewport: { width: 1100, height: 900 } });
-    page = await context.newPage();
-  });
-  afterEach(() => context?.close());
-  afterAll(async () => {
-    await browser?.close();
-    await t.close();
-    web.remove();
-    target.remove();
-  });
+  beforeEach(() => ({ t, page } = harness));
+  afterAll(() => target.remove());
 
   const profile = async (id: string) => (await t.inject({ method: 'GET', url: `${API}/${id}` })).json();
   const openProfiles = async (): Promise<void> => {

@@ -1,43 +1,23 @@
 import { join } from 'node:path';
-import { Browser, BrowserContext, Page } from 'playwright-core';
-import { buildDashboard } from '../../src/dashboard/dashboard.build';
+import { Page } from 'playwright-core';
 import { tempDir } from '../support/temp-dir';
-import { TestApp, startTestApp } from '../support/test-app';
+import { TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
 import { WORKERS, WorkerReaper } from '../support/workers';
-import { describeInBrowser, launchBrowser, screenshot, signIn } from './browser';
+import { dashboardHarness, describeInBrowser, screenshot, signIn } from './browser';
 
 type Status = { id: string; alias: string; title: string; runtime: string; state: string; excluded: boolean; pid: number | null };
 
 /** The sessions and journal views, in one Chromium, one page at a time. */
 describeInBrowser('the sessions and journal views in Chromium', () => {
-  const web = tempDir('brainstem-web-');
   const cwd = tempDir('brainstem-dash-cwd-');
   const reaper = new WorkerReaper();
+  const harness = dashboardHarness({ env: { BRAINSTEM_SUPERVISION_DEBOUNCE_MS: '200' } });
   let t: TestApp;
-  let browser: Browser;
-  let context: BrowserContext;
   let page: Page;
-
-  beforeAll(async () => {
-    await buildDashboard(web.path);
-    t = await startTestApp({ BRAINSTEM_SUPERVISION_DEBOUNCE_MS: '200' }, { listen: true, dashboardDir: web.path });
-    browser = await launchBrowser();
-  });
-  beforeEach(async () => {
-    context = await browser.newContext({ viewport: { width: 1100, height: 800 } });
-    page = await context.newPage();
-  });
-  afterEach(async () => {
-    reaper.killAll();
-    await context?.close();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await t.close();
-    web.remove();
-    cwd.remove();
-  });
+  beforeEach(() => ({ t, page } = harness));
+  afterEach(() => reaper.killAll());
+  afterAll(() => cwd.remove());
 
   const status = async (id: string): Promise<Status> => (await t.inject({ method: 'GET', url: `/api/v1/coding-sessions/${id}` })).json() as Status;
 
