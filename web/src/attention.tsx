@@ -1,5 +1,6 @@
 import { useSignal } from '@preact/signals';
 import { useEffect, useRef } from 'preact/hooks';
+import { useAction } from './action';
 import { api } from './api';
 import { readableInput } from './readable-input';
 import { attention, now, putFresh, stallThresholdS } from './store';
@@ -61,24 +62,17 @@ function InputView({ request }: { request: PermissionRequest }) {
 function PermissionCard({ session, request, position }: { session: Session; request: PermissionRequest; position: string | null }) {
   const denying = useSignal(false);
   const reason = useSignal('');
-  const busy = useSignal(false);
-  const error = useSignal<string | null>(null);
+  const { busy, error, attempt } = useAction();
   const reasonRef = useRef<HTMLInputElement>(null);
   useEffect(() => {
     if (denying.value) reasonRef.current?.focus();
   }, [denying.value]);
 
   const decide = async (decision: 'allow' | 'deny'): Promise<void> => {
-    busy.value = true;
-    error.value = null;
-    try {
+    await attempt(async () => {
       const body = { decision, request_id: request.request_id, ...(decision === 'deny' && reason.value.trim() !== '' ? { reason: reason.value.trim() } : {}) };
       putFresh(await api<Session>(`/coding-sessions/${encodeURIComponent(session.id)}/permission`, { method: 'POST', body }));
-    } catch (e) {
-      error.value = e instanceof Error ? e.message : String(e);
-    } finally {
-      busy.value = false;
-    }
+    });
   };
 
   const onKey = (e: KeyboardEvent): void => {
@@ -140,21 +134,14 @@ function PermissionCard({ session, request, position }: { session: Session; requ
 /** Sends the worker a message (POST …/messages): the answer to its question, or what unblocks it. */
 export function Reply({ session, action = `Send to ${session.alias}` }: { session: Session; action?: string }) {
   const text = useSignal('');
-  const busy = useSignal(false);
-  const error = useSignal<string | null>(null);
+  const { busy, error, attempt } = useAction();
   const send = async (e: Event): Promise<void> => {
     e.preventDefault();
     if (text.value.trim() === '') return;
-    busy.value = true;
-    error.value = null;
-    try {
+    await attempt(async () => {
       putFresh(await api<Session>(`/coding-sessions/${encodeURIComponent(session.id)}/messages`, { method: 'POST', body: { text: text.value } }));
       text.value = '';
-    } catch (err) {
-      error.value = err instanceof Error ? err.message : String(err);
-    } finally {
-      busy.value = false;
-    }
+    });
   };
   return (
     <form class="reply" onSubmit={send}>

@@ -1,5 +1,6 @@
 import { useSignal } from '@preact/signals';
 import { useEffect, useRef } from 'preact/hooks';
+import { useAction } from './action';
 import { api, token } from './api';
 import { followStream } from './sse';
 import { report, sessions } from './store';
@@ -33,8 +34,7 @@ export function ChatView() {
   const messages = useSignal<ChatMessage[]>([]);
   const drafts = useSignal<ReadonlyMap<string, string>>(new Map());
   const text = useSignal('');
-  const busy = useSignal(false);
-  const error = useSignal<string | null>(null);
+  const { busy, error, attempt } = useAction();
   const end = useRef<HTMLDivElement>(null);
   /** The human gate's confirmations still waiting for the user: only those get Confirm / Refuse. */
   const pendingConfirmations = useSignal<ReadonlySet<string>>(new Set());
@@ -87,17 +87,11 @@ export function ChatView() {
     e.preventDefault();
     const body = text.value.trim();
     if (body === '') return;
-    busy.value = true;
-    error.value = null;
-    try {
+    await attempt(async () => {
       const res = await api<{ message: ChatMessage }>('/session-os/main-brain/messages', { method: 'POST', body: { text: body } });
       messages.value = withMessage(messages.value, res.message);
       text.value = '';
-    } catch (err) {
-      error.value = err instanceof Error ? err.message : String(err);
-    } finally {
-      busy.value = false;
-    }
+    });
   };
 
   return (
@@ -184,19 +178,12 @@ function AnswerForm({ question, onSent }: { question: ChatMessage; onSent: (m: C
 
 /** Confirm or refuse a call the main brain made that waits for the user (the human gate). */
 function Gate({ id, onDone }: { id: string; onDone: () => void }) {
-  const busy = useSignal(false);
-  const error = useSignal<string | null>(null);
+  const { busy, error, attempt } = useAction();
   const decide = async (verb: 'confirm' | 'refuse'): Promise<void> => {
-    busy.value = true;
-    error.value = null;
-    try {
+    await attempt(async () => {
       await api(`/session-os/main-brain/confirmations/${encodeURIComponent(id)}/${verb}`, { method: 'POST', body: {} });
       onDone();
-    } catch (err) {
-      error.value = err instanceof Error ? err.message : String(err);
-    } finally {
-      busy.value = false;
-    }
+    });
   };
   return (
     <div class="actions">

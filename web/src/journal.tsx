@@ -1,5 +1,6 @@
 import { useSignal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
+import { useAction } from './action';
 import { api } from './api';
 import { errorText } from './error-text';
 import { JournalEvent } from './types';
@@ -22,18 +23,11 @@ interface EventsPage {
 
 function Verify() {
   const report = useSignal<VerifyReport | null>(null);
-  const busy = useSignal(false);
-  const error = useSignal<string | null>(null);
+  const { busy, error, attempt } = useAction();
   const run = async (): Promise<void> => {
-    busy.value = true;
-    error.value = null;
-    try {
+    await attempt(async () => {
       report.value = await api<VerifyReport>('/journal/verify');
-    } catch (e) {
-      error.value = errorText(e);
-    } finally {
-      busy.value = false;
-    }
+    });
   };
   useEffect(() => void run(), []);
   const r = report.value;

@@ -1,4 +1,5 @@
 import { Signal, computed, signal, useSignal, useSignalEffect } from '@preact/signals';
+import { useAction } from './action';
 import { api } from './api';
 import { errorText } from './error-text';
 import { Reply, StateChip } from './attention';
@@ -76,20 +77,13 @@ async function applyScope(mode: ScopeMode, ids: string[]): Promise<void> {
 }
 
 function ScopeActions({ preview }: { preview: Signal<Flip[] | null> }) {
-  const busy = useSignal(false);
-  const error = useSignal<string | null>(null);
+  const { busy, error, attempt } = useAction();
   const chosen = [...selected.value].filter((id) => sessions.value.has(id));
   const run = async (mode: ScopeMode, ids: string[]): Promise<void> => {
-    busy.value = true;
-    error.value = null;
-    try {
+    await attempt(async () => {
       await applyScope(mode, ids);
       preview.value = null;
-    } catch (e) {
-      error.value = errorText(e);
-    } finally {
-      busy.value = false;
-    }
+    });
   };
   const flips = preview.value;
   return (
@@ -180,19 +174,12 @@ function OutputTail({ session }: { session: Session }) {
 }
 
 function SessionRow({ session: s }: { session: Session }) {
-  const busy = useSignal(false);
-  const error = useSignal<string | null>(null);
+  const { busy, error, attempt } = useAction();
   const open = useSignal(false);
   const act = async (call: () => Promise<Session>): Promise<void> => {
-    busy.value = true;
-    error.value = null;
-    try {
+    await attempt(async () => {
       putFresh(await call());
-    } catch (e) {
-      error.value = errorText(e);
-    } finally {
-      busy.value = false;
-    }
+    });
   };
   const path = `/coding-sessions/${encodeURIComponent(s.id)}`;
   return (
