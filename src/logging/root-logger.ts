@@ -1,6 +1,6 @@
+import { LoggerService } from '@nestjs/common';
 import { Logger as PinoLogger, pino } from 'pino';
 import pretty from 'pino-pretty';
-import { Logger as NestPinoLogger, PinoLogger as NestPinoAdapter } from 'nestjs-pino';
 import { LogLevel } from '../config/config.schema';
 
 /** JSON lines for machines (stdout not a terminal), pretty lines on a terminal. Synchronous, so an exit loses nothing. */
@@ -23,15 +23,47 @@ export function createRootLogger(level: LogLevel, terminal: boolean): PinoLogger
 /** Nest's wiring at boot (modules loaded, one line per route mapped): detail for debugging, not news at info. */
 const WIRING = new Set(['NestFactory', 'InstanceLoader', 'RoutesResolver', 'RouterExplorer', 'NestApplication']);
 
-/** Nest's logger (every `new Logger(context)` of the service) writing to the root logger, with the wiring at debug. */
-export class NestLogger extends NestPinoLogger {
-  constructor(root: PinoLogger) {
-    super(new NestPinoAdapter({ pinoHttp: { logger: root } }), {});
+type PinoLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
+
+/**
+ * Nest's logger (every `new Logger(context)` of the service) writing to the root logger, with the wiring at debug.
+ * Nest calls `log(message, context)` and `error(message, stack, context)`: the context is the last string.
+ */
+export class NestLogger implements LoggerService {
+  constructor(private readonly root: PinoLogger) {}
+
+  log(message: unknown, ...params: unknown[]): void {
+    const context = params.at(-1);
+    this.write(typeof context === 'string' && WIRING.has(context) ? 'debug' : 'info', message, params);
+  }
+  fatal(message: unknown, ...params: unknown[]): void {
+    this.write('fatal', message, params);
+  }
+  error(message: unknown, ...params: unknown[]): void {
+    this.write('error', message, params);
+  }
+  warn(message: unknown, ...params: unknown[]): void {
+    this.write('warn', message, params);
+  }
+  debug(message: unknown, ...params: unknown[]): void {
+    this.write('debug', message, params);
+  }
+  verbose(message: unknown, ...params: unknown[]): void {
+    this.write('trace', message, params);
   }
 
-  override log(message: unknown, ...params: unknown[]): void {
-    const context = params.at(-1);
-    if (typeof context === 'string' && WIRING.has(context)) this.debug(message, ...params);
-    else super.log(message, ...params);
+  private write(level: PinoLevel, message: unknown, params: unknown[]): void {
+    if (!this.root.isLevelEnabled(level)) return;
+    const rest = [...params];
+    const context = rest.length > 0 && typeof rest.at(-1) === 'string' ? (rest.pop() as string) : undefined;
+    // error(message, stack, context): the stack is the string left before the context.
+    const stack = level === 'error' || level === 'fatal' ? rest.find((p): p is string => typeof p === 'string') : undefined;
+    const fields: Record<string, unknown> = {};
+    if (context) fields.context = context;
+    if (message instanceof Error) fields.err = message;
+    else if (typeof message === 'object' && message !== null) Object.assign(fields, message);
+    if (stack) fields.stack = stack;
+    const text = message instanceof Error ? message.message : typeof message === 'object' && message !== null ? undefined : String(message);
+    this.root[level](fields, text);
   }
 }

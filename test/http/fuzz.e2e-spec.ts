@@ -1,5 +1,6 @@
 import { mkdirSync, symlinkSync } from 'node:fs';
 import { ServerResponse } from 'node:http';
+import type { InjectOptions } from 'fastify';
 import { join } from 'node:path';
 import { API_PREFIX } from '../../src/app.factory';
 import { Journal } from '../../src/journal/journal.port';
@@ -105,7 +106,7 @@ describe('fuzzing every route', () => {
   }
 
   async function send(req: FuzzRequest): Promise<Answer> {
-    const res = await t.inject({ ...req, payloadAsStream: true });
+    const res = await t.inject({ ...req, method: req.method as InjectOptions['method'], payloadAsStream: true });
     const contentType = String(res.headers['content-type'] ?? '');
     const stream = res.stream();
     // An event stream never ends: closing the response is the client going away.
