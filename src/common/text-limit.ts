@@ -1,9 +1,9 @@
-import { IsString, ValidateBy } from 'class-validator';
+import { IsNotEmpty, IsString, ValidateBy } from 'class-validator';
 
 /**
  * The largest text a request or a tool call may carry (prompt, message, question, reason, query): 64 KiB of UTF-8.
- * Stated once, in bytes: the DTOs check it with `@Text()`, the tools' JSON Schemas with `textSchema()` (the
- * `maxBytes` keyword the tool registry's validator knows), so the same text passes or fails both.
+ * Stated once, in bytes, by `@Text()`: the DTOs of requests and of tool calls check it, and the OpenAPI document and
+ * the tools' JSON Schemas are translated from those DTOs (src/common/dto-schema.ts).
  */
 export const MAX_TEXT_BYTES = 64 * 1024;
 
@@ -15,14 +15,14 @@ export const TEXT_LIMIT_MESSAGE = `must be at most ${MAX_TEXT_BYTES} bytes (64 K
 // Not IsByteLength: it measures through encodeURI, which throws on a lone surrogate (a 500).
 export const Text = (): PropertyDecorator => (target, key) => {
   IsString()(target, key);
-  ValidateBy({ name: 'fitsTextLimit', validator: { validate: (v: unknown) => typeof v !== 'string' || fitsTextLimit(v) } }, { message: `$property ${TEXT_LIMIT_MESSAGE}` })(
-    target,
-    key,
-  );
+  ValidateBy(
+    { name: 'fitsTextLimit', constraints: [MAX_TEXT_BYTES], validator: { validate: (v: unknown) => typeof v !== 'string' || fitsTextLimit(v) } },
+    { message: `$property ${TEXT_LIMIT_MESSAGE}` },
+  )(target, key);
 };
 
-/**
- * The JSON Schema of such a text for a tool: `maxBytes` is the limit; `maxLength` (characters, never fewer than bytes)
- * tells clients that know only the standard keywords a bound that holds.
- */
-export const textSchema = (minLength = 1) => ({ type: 'string', minLength, maxLength: MAX_TEXT_BYTES, maxBytes: MAX_TEXT_BYTES }) as const;
+/** Such a text that may not be empty. */
+export const RequiredText = (): PropertyDecorator => (target, key) => {
+  Text()(target, key);
+  IsNotEmpty()(target, key);
+};

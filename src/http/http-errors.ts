@@ -1,5 +1,4 @@
 import { STATUS_CODES } from 'node:http';
-import { ValidationError } from 'class-validator';
 import { COMMON_ERRORS, DomainError, DomainErrorCode, DomainErrorStatus } from '../common/domain-error';
 import { MAIN_BRAIN_ERRORS } from '../main-brain/main-brain.errors';
 import { PROFILE_ERRORS } from '../profiles/profile.errors';
@@ -37,12 +36,3 @@ export function domainErrorBody(e: DomainError | JournalError): ErrorBody {
   return errorBody(STATUS[e.code], e.code, e.message, e instanceof DomainError ? e.details : undefined);
 }
 
-/** class-validator errors as one readable line: "tools.mcp_servers.x.type: must be one of stdio, http". */
-export function describeValidationErrors(errors: ValidationError[], parent = ''): string[] {
-  return errors.flatMap((e) => {
-    const path = parent ? (/^\d+$/.test(e.property) ? `${parent}[${e.property}]` : `${parent}.${e.property}`) : e.property;
-    // class-validator starts its messages with the property name; a string prefix, since a name is user text.
-    const own = Object.values(e.constraints ?? {}).map((m) => `${path}: ${m.startsWith(`${e.property} `) ? m.slice(e.property.length + 1) : m}`);
-    return [...own, ...describeValidationErrors(e.children ?? [], path)];
-  });
-}

@@ -3,7 +3,7 @@ import { METHOD_METADATA, PATH_METADATA, ROUTE_ARGS_METADATA, SSE_METADATA } fro
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
 import { ModulesContainer } from '@nestjs/core';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
-import { SchemaObject, SchemaRegistry, dtoRef, dtoSchema } from './dto-schema';
+import { SchemaObject, SchemaRegistry, dtoRef, dtoSchema } from '../common/dto-schema';
 import { ERROR_STATUSES } from './http-errors';
 
 export const OPENAPI_JSON_PATH = '/api/v1/openapi.json';

@@ -1,6 +1,6 @@
 import { ValidationPipe } from '@nestjs/common';
 import { DomainError } from '../common/domain-error';
-import { describeValidationErrors } from './http-errors';
+import { describeValidationErrors } from '../common/validation-errors';
 
 /** Whitelist and reject unknown fields; errors name the offending path. */
 export function createValidationPipe(): ValidationPipe {

@@ -5,7 +5,7 @@ const TTL = 60_000;
 
 /** Decides and folds, as the service does; answers the state, the events and the refusal. */
 function step(state: ConfirmationsState, cmd: ConfirmationCommand) {
-  const d = decide(state, cmd);
+  const d = decide(cmd, state);
   return { state: d.events.reduce<ConfirmationsState>(evolve, state), events: d.events, error: d.error };
 }
 
@@ -94,7 +94,7 @@ describe('confirmation decide/evolve', () => {
   it('Then the chat notices say what will happen, what came of it, and mark a refusal reason as data', () => {
     const pending = step(new Map(), request()).state;
     const c = pending.get('cf_1')!;
-    const [requested] = decide(new Map(), request()).events;
+    const [requested] = decide(request(), new Map()).events;
     expect(confirmationNotice(c, requested)).toBe("Waiting for the user's confirmation (cf_1) of what the main brain asked (stop_session): Stop session w1. Nothing has run yet.");
     const failed: ConfirmationEvent = { type: 'confirmation.executed', data: { id: 'cf_1', outcome: { ok: false, error: { code: 'session_exited', message: 'gone' } }, at: '' } };
     expect(confirmationNotice(c, failed)).toBe('Confirmed by the user (cf_1), but it failed: Stop session w1. Error: session_exited: gone');

@@ -64,7 +64,7 @@ export function statusAt(c: Confirmation, now: number): ConfirmationStatus {
   return c.status === 'pending' && now >= Date.parse(c.expires_at) ? 'expired' : c.status;
 }
 
-export function decide(state: ConfirmationsState, cmd: ConfirmationCommand): ConfirmationDecision {
+export function decide(cmd: ConfirmationCommand, state: ConfirmationsState): ConfirmationDecision {
   if (cmd.type === 'request') {
     if (state.has(cmd.id)) return { events: [], error: { code: 'confirmation_exists', message: `confirmation ${cmd.id} exists already` } };
     const { id, tool, args, description, requested_by } = cmd;

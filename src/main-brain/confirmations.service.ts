@@ -106,7 +106,7 @@ export class ConfirmationsService {
   /** decide → append → evolve → tell the chat; a refusal is thrown after the events it still records (an expiry). */
   private command(cmd: ConfirmationCommand): Promise<Confirmation> {
     return this.queue.run(async () => {
-      const { events, error } = decide(this.state, cmd);
+      const { events, error } = decide(cmd, this.state);
       const evolveAll = () => {
         for (const e of events) this.state = evolve(this.state, e);
       };

@@ -1,8 +1,11 @@
+import { IsBoolean, IsIn, IsNotEmpty, IsObject, IsOptional, IsString, MaxLength } from 'class-validator';
 import { DomainError } from '../common/domain-error';
+import { Describe } from '../common/dto-schema';
+import { PathField } from '../common/path-field';
 import { canonicalJson } from '../journal/canonical-json';
 import { ProfileApplier } from '../profiles/apply/profile-applier';
-import { EMIT_RUNTIMES } from '../profiles/emitters';
-import { HOOK_EVENTS, ProfileDoc, Runtime } from '../profiles/profile.schema';
+import { APPLY_RUNTIMES, ApplyRuntime, ProfileId } from '../profiles/profile.dto';
+import { HOOK_EVENTS, IsProfileName, ProfileDoc } from '../profiles/profile.schema';
 import { dumpProfileYaml } from '../profiles/profile.yaml';
 import { ProfileItem, ProfileView, ProfilesService, SaveCheck, SavedProfile } from '../profiles/profiles.service';
 import { readScanFiles, scanProfile } from '../profiles/scan';
@@ -12,23 +15,6 @@ import { ToolRegistry } from './tool-registry';
 export type ProfileAction = 'list' | 'read' | 'create' | 'update' | 'delete' | 'apply' | 'search' | 'generate' | 'remember' | 'scan';
 
 type Field = 'profile_id' | 'profile' | 'dir' | 'runtime' | 'force' | 'preview' | 'query' | 'description' | 'name' | 'save' | 'text' | 'glob' | 'import';
-
-interface ProfileToolArgs {
-  action: ProfileAction;
-  profile_id?: string;
-  profile?: Record<string, unknown>;
-  dir?: string;
-  runtime?: Runtime;
-  force?: boolean;
-  preview?: boolean;
-  query?: string;
-  description?: string;
-  name?: string;
-  save?: boolean;
-  text?: string;
-  glob?: string;
-  import?: boolean;
-}
 
 /**
  * Which fields each action needs and accepts. One flat JSON schema keeps the tool readable to an agent;
@@ -47,6 +33,27 @@ const ACTION_FIELDS: Readonly<Record<ProfileAction, { required: readonly Field[]
   scan: { required: ['dir'], optional: ['runtime', 'import'] },
 };
 const ACTIONS = Object.keys(ACTION_FIELDS) as ProfileAction[];
+
+/** One flat set of fields for every action; which an action needs and accepts is ACTION_FIELDS'. */
+class ProfileToolArgs {
+  @IsIn(ACTIONS) action!: ProfileAction;
+  @IsOptional() @ProfileId() @Describe('The profile id (a slug).') profile_id?: string;
+  @IsOptional() @IsObject() @Describe('create: the profile document; update: the fields to change.') profile?: Record<string, unknown>;
+  @IsOptional() @PathField() @Describe('apply: the project directory to write into; scan: the absolute project directory to read.') dir?: string;
+  @IsOptional()
+  @IsIn(APPLY_RUNTIMES)
+  @Describe("apply: the runtime to emit for (default: the profile's); scan: the runtime whose files to read (default: detected).")
+  runtime?: ApplyRuntime;
+  @IsOptional() @IsBoolean() @Describe('apply: overwrite files edited by hand since the last apply.') force?: boolean;
+  @IsOptional() @IsBoolean() @Describe('apply: true shows the files and warnings without writing.') preview?: boolean;
+  @IsOptional() @IsString() @IsNotEmpty() @MaxLength(1000) query?: string;
+  @IsOptional() @IsString() @IsNotEmpty() @MaxLength(2000) @Describe('generate: what the agent should do, in plain language.') description?: string;
+  @IsOptional() @IsProfileName() @Describe('generate: the display name (default: from the description).') name?: string;
+  @IsOptional() @IsBoolean() @Describe('generate: false returns the draft without saving it (default true).') save?: boolean;
+  @IsOptional() @IsString() @IsNotEmpty() @MaxLength(20000) @Describe('remember: the rule or instruction.') text?: string;
+  @IsOptional() @IsString() @IsNotEmpty() @MaxLength(1000) @Describe('remember: limit the rule to matching paths.') glob?: string;
+  @IsOptional() @IsBoolean() @Describe('scan: true saves the proposed profile (default false: only proposes).') import?: boolean;
+}
 const FIELDS: readonly Field[] = ['profile_id', 'profile', 'dir', 'runtime', 'force', 'preview', 'query', 'description', 'name', 'save', 'text', 'glob', 'import'];
 
 function checkFields(args: ProfileToolArgs): void {
@@ -291,27 +298,7 @@ export function registerProfileTools(registry: ToolRegistry, profiles: ProfilesS
       'runtime auto or absent detects it; ' +
       'import:true saves it, under a fresh name and id if taken). ' +
       'Built-in profiles are locked: duplicate them over REST to edit.',
-    parameters: {
-      type: 'object',
-      properties: {
-        action: { type: 'string', enum: ACTIONS },
-        profile_id: { type: 'string', minLength: 1, maxLength: 64, description: 'The profile id (a slug).' },
-        profile: { type: 'object', description: 'create: the profile document; update: the fields to change.' },
-        dir: { type: 'string', minLength: 1, maxLength: 4096, description: 'apply: the project directory to write into; scan: the absolute project directory to read.' },
-        runtime: { type: 'string', enum: ['auto', ...EMIT_RUNTIMES], description: "apply: the runtime to emit for (default: the profile's); scan: the runtime whose files to read (default: detected)." },
-        force: { type: 'boolean', description: 'apply: overwrite files edited by hand since the last apply.' },
-        preview: { type: 'boolean', description: 'apply: true shows the files and warnings without writing.' },
-        query: { type: 'string', minLength: 1, maxLength: 1000 },
-        description: { type: 'string', minLength: 1, maxLength: 2000, description: 'generate: what the agent should do, in plain language.' },
-        name: { type: 'string', minLength: 1, maxLength: 200, description: 'generate: the display name (default: from the description).' },
-        save: { type: 'boolean', description: 'generate: false returns the draft without saving it (default true).' },
-        text: { type: 'string', minLength: 1, maxLength: 20000, description: 'remember: the rule or instruction.' },
-        glob: { type: 'string', minLength: 1, maxLength: 1000, description: 'remember: limit the rule to matching paths.' },
-        import: { type: 'boolean', description: 'scan: true saves the proposed profile (default false: only proposes).' },
-      },
-      required: ['action'],
-      additionalProperties: false,
-    },
+    parameters: ProfileToolArgs,
     irreversible: (a) => profileGate(profiles, applier, a),
     handler: (a, ctx) => run(profiles, applier, a, ctx.human ? undefined : brainSave, ctx.human === true),
   });

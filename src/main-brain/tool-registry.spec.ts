@@ -1,4 +1,19 @@
+import { IsInt, IsNotEmpty, IsOptional, IsString, Max, Min } from 'class-validator';
+import { Describe, Requires } from '../common/dto-schema';
 import { GatedCall, ToolRegistry } from './tool-registry';
+
+class EchoArgs {
+  @IsString() @IsNotEmpty() @Describe('What to repeat.') text!: string;
+  @IsOptional() @IsInt() @Min(1) @Max(3) times?: number;
+}
+class NoArgs {}
+class ScopeArgs {
+  @IsOptional() @IsString() mode?: string;
+  @IsOptional() @IsString({ each: true }) @Requires('mode') ids?: string[];
+}
+class DropArgs {
+  @IsString() @IsNotEmpty() target!: string;
+}
 
 describe('tool registry', () => {
   const registry = new ToolRegistry();
@@ -6,25 +21,31 @@ describe('tool registry', () => {
     name: 'echo',
     description: 'Repeats text.',
     audience: 'main_brain',
-    parameters: {
-      type: 'object',
-      properties: { text: { type: 'string', minLength: 1 }, times: { type: 'integer', minimum: 1, maximum: 3 } },
-      required: ['text'],
-      additionalProperties: false,
-    },
+    parameters: EchoArgs,
     handler: ({ text, times = 1 }) => text.repeat(times),
   });
   registry.register({
     name: 'whoami',
     description: 'The calling session.',
     audience: 'worker',
-    parameters: { type: 'object', properties: {}, additionalProperties: false },
+    parameters: NoArgs,
     handler: (_args, ctx) => ctx.session_id,
   });
 
-  it('lists tools per audience with their schemas', () => {
-    expect(registry.list('main_brain').map((t) => t.name)).toEqual(['echo']);
-    expect(registry.list('worker')).toEqual([{ name: 'whoami', description: 'The calling session.', parameters: expect.objectContaining({ type: 'object' }) }]);
+  it('lists tools per audience with the JSON Schemas read from their DTOs', () => {
+    expect(registry.list('main_brain')).toEqual([
+      {
+        name: 'echo',
+        description: 'Repeats text.',
+        parameters: {
+          type: 'object',
+          properties: { text: { type: 'string', minLength: 1, description: 'What to repeat.' }, times: { type: 'integer', minimum: 1, maximum: 3 } },
+          required: ['text'],
+          additionalProperties: false,
+        },
+      },
+    ]);
+    expect(registry.list('worker')).toEqual([{ name: 'whoami', description: 'The calling session.', parameters: { type: 'object', properties: {}, additionalProperties: false } }]);
   });
 
   it('calls a tool with valid arguments', async () => {
@@ -35,9 +56,30 @@ describe('tool registry', () => {
   it('answers bad arguments with a structured error naming each problem', async () => {
     await expect(registry.call('echo', { times: 9, extra: 1 }, 'main_brain', { actor: 't' })).rejects.toMatchObject({
       code: 'invalid_input',
-      message: 'echo: text: is required; extra: unknown field; times: must be <= 3',
+      message: 'echo: extra: unknown field; text: is required; times: must not be greater than 3',
     });
-    await expect(registry.call('echo', 'nope', 'main_brain', { actor: 't' })).rejects.toMatchObject({ code: 'invalid_input' });
+    await expect(registry.call('echo', 'nope', 'main_brain', { actor: 't' })).rejects.toMatchObject({ code: 'invalid_input', message: 'echo: arguments: must be a JSON object' });
+    await expect(registry.call('echo', { text: 'a', times: null }, 'main_brain', { actor: 't' })).rejects.toMatchObject({
+      code: 'invalid_input',
+      message: 'echo: times: must not be null (leave it out)',
+    });
+    await expect(registry.call('echo', { text: 'a', constructor: 1 }, 'main_brain', { actor: 't' })).rejects.toMatchObject({ code: 'invalid_input', message: expect.stringContaining('echo: constructor:') });
+  });
+
+  it('Given a tool of no arguments, When called with one, Then it is refused as unknown', async () => {
+    await expect(registry.call('whoami', { session: 'cs_2' }, 'worker', { actor: 't', session_id: 'cs_1' })).rejects.toMatchObject({
+      code: 'invalid_input',
+      message: 'whoami: session: unknown field',
+    });
+  });
+
+  it('Given a field that needs another, Then its schema says so (dependencies) and a call without the other is refused', async () => {
+    const scoped = new ToolRegistry();
+    scoped.register<ScopeArgs>({ name: 'scope', description: 'Sets a scope.', audience: 'main_brain', parameters: ScopeArgs, handler: (a) => a });
+    expect(scoped.list('main_brain')[0].parameters).toMatchObject({ dependencies: { ids: ['mode'] } });
+    expect(scoped.list('main_brain')[0].parameters.required).toBeUndefined();
+    await expect(scoped.call('scope', { ids: ['a'] }, 'main_brain', { actor: 't' })).rejects.toMatchObject({ message: 'scope: ids: needs mode beside it' });
+    expect(await scoped.call('scope', { ids: ['a'], mode: 'only' }, 'main_brain', { actor: 't' })).toEqual({ ids: ['a'], mode: 'only' });
   });
 
   it('hides tools from the other audience and refuses unknown tools', async () => {
@@ -54,7 +96,7 @@ describe('tool registry: the human gate', () => {
     name: 'drop',
     description: 'Drops a target.',
     audience: 'main_brain',
-    parameters: { type: 'object', properties: { target: { type: 'string', minLength: 1 } }, required: ['target'], additionalProperties: false },
+    parameters: DropArgs,
     irreversible: (a) => (a.target === 'scratch' ? null : `Drop ${a.target} for good.`),
     handler: (a) => {
       ran.push(a.target);

@@ -1,5 +1,6 @@
-import Ajv, { ErrorObject, ValidateFunction } from 'ajv';
 import { DomainError } from '../common/domain-error';
+import { SchemaObject, toolSchema } from '../common/dto-schema';
+import { parseDto } from '../common/validation-errors';
 
 /** Who may call a tool: the orchestrating main brain, or a worker acting on its own session. */
 export type ToolAudience = 'main_brain' | 'worker';
@@ -14,19 +15,14 @@ export interface ToolContext {
   human?: true;
 }
 
-export interface JsonSchemaObject {
-  type: 'object';
-  properties: Record<string, object>;
-  required?: string[];
-  dependencies?: Record<string, string[]>;
-  additionalProperties: false;
-}
+/** The class-validator DTO of a tool's arguments: it validates a call, and the tool's JSON Schema is read from it. */
+export type ToolArguments<A> = new () => A;
 
 export interface ToolDefinition<A = Record<string, unknown>> {
   name: string;
   description: string;
   audience: ToolAudience;
-  parameters: JsonSchemaObject;
+  parameters: ToolArguments<A>;
   handler: (args: A, ctx: ToolContext) => Promise<unknown> | unknown;
   /** Answered over MCP as one text block and nothing beside it (no structuredContent). */
   textOnly?: true;
@@ -51,36 +47,29 @@ export type GateKeeper = (call: GatedCall) => Promise<unknown>;
 export interface ToolInfo {
   name: string;
   description: string;
-  parameters: JsonSchemaObject;
+  parameters: SchemaObject;
   textOnly?: true;
 }
 
-function describe(errors: ErrorObject[] | null | undefined): string {
-  return (errors ?? [])
-    .map((e) => {
-      const path = e.instancePath ? e.instancePath.slice(1).replace(/\//g, '.') : 'arguments';
-      if (e.keyword === 'additionalProperties') return `${path === 'arguments' ? '' : path + '.'}${(e.params as { additionalProperty: string }).additionalProperty}: unknown field`;
-      if (e.keyword === 'required') return `${path === 'arguments' ? '' : path + '.'}${(e.params as { missingProperty: string }).missingProperty}: is required`;
-      return `${path}: ${e.message}`;
-    })
-    .join('; ');
+interface Registered {
+  def: ToolDefinition;
+  schema: SchemaObject;
 }
 
 /** One registry of tools, served over REST and MCP alike: no tool is written twice. */
 export class ToolRegistry {
-  private readonly ajv = withTextLimit(new Ajv({ allErrors: true, strict: true }));
-  private readonly tools = new Map<string, { def: ToolDefinition; validate: ValidateFunction }>();
+  private readonly tools = new Map<string, Registered>();
   private keeper: GateKeeper | null = null;
 
   register<A>(def: ToolDefinition<A>): void {
     if (this.tools.has(def.name)) throw new Error(`tool ${def.name} is registered twice`);
-    this.tools.set(def.name, { def: def as unknown as ToolDefinition, validate: this.ajv.compile(def.parameters) });
+    this.tools.set(def.name, { def: def as unknown as ToolDefinition, schema: toolSchema(def.parameters as ToolArguments<object>) });
   }
 
   list(audience: ToolAudience): ToolInfo[] {
     return [...this.tools.values()]
       .filter(({ def }) => def.audience === audience)
-      .map(({ def }) => ({ name: def.name, description: def.description, parameters: def.parameters, ...(def.textOnly ? { textOnly: true as const } : {}) }));
+      .map(({ def, schema }) => ({ name: def.name, description: def.description, parameters: schema, ...(def.textOnly ? { textOnly: true as const } : {}) }));
   }
 
   gateWith(keeper: GateKeeper): void {
@@ -88,13 +77,13 @@ export class ToolRegistry {
   }
 
   /**
-   * Validates the arguments against the tool's schema, then runs it, unless the human gate holds the call for the
+   * Validates the arguments by the tool's DTO (as a request body is), then runs it, unless the human gate holds the call for the
    * user. Errors are DomainErrors, never crashes.
    */
   async call(name: string, args: unknown, audience: ToolAudience, ctx: ToolContext): Promise<unknown> {
     const tool = this.tools.get(name);
     if (!tool || tool.def.audience !== audience) throw new DomainError('not_found', `no tool ${name}`);
-    const value = this.validated(name, tool.validate, args);
+    const value = this.validated(tool.def, args);
     const description = tool.def.irreversible && !ctx.human ? await tool.def.irreversible(value, ctx) : null;
     if (description === null) return tool.def.handler(value, ctx);
     // Fails closed: with no one to hold it, a gated call does not run.
@@ -106,23 +95,14 @@ export class ToolRegistry {
   async runConfirmed(name: string, args: Record<string, unknown>): Promise<unknown> {
     const tool = this.tools.get(name);
     if (!tool) throw new DomainError('not_found', `no tool ${name}`);
-    return tool.def.handler(this.validated(name, tool.validate, args), { actor: 'user', human: true });
+    return tool.def.handler(this.validated(tool.def, args), { actor: 'user', human: true });
   }
 
-  private validated(name: string, validate: ValidateFunction, args: unknown): Record<string, unknown> {
-    const value = args ?? {};
-    if (!validate(value)) throw new DomainError('invalid_input', `${name}: ${describe(validate.errors)}`);
-    return value as Record<string, unknown>;
+  /** The arguments as a plain object of the fields the DTO declares (the journal keeps a gated call's arguments). */
+  private validated(def: ToolDefinition, args: unknown): Record<string, unknown> {
+    // A tool's schema has no nullable field (an optional one is left out), where IsOptional would let null through.
+    const nulls = args !== null && typeof args === 'object' ? Object.entries(args).filter(([, v]) => v === null) : [];
+    if (nulls.length > 0) throw new DomainError('invalid_input', `${def.name}: ${nulls.map(([k]) => `${k}: must not be null (leave it out)`).join('; ')}`);
+    return Object.fromEntries(Object.entries(parseDto(def.parameters, args ?? {}, `${def.name}: `)).filter(([, v]) => v !== undefined));
   }
-}
-
-/** `maxBytes`: the text limit in bytes of UTF-8, the unit the DTOs check it in (src/common/text-limit.ts). */
-function withTextLimit(ajv: Ajv): Ajv {
-  return ajv.addKeyword({
-    keyword: 'maxBytes',
-    type: 'string',
-    schemaType: 'number',
-    error: { message: ({ schema }) => `must be at most ${String(schema)} bytes (64 KiB)` },
-    validate: (max: number, data: string) => Buffer.byteLength(data, 'utf8') <= max,
-  });
 }

@@ -1,22 +1,37 @@
-import { textSchema } from '../common/text-limit';
+import { IsNotEmpty, IsObject, IsOptional, IsString, MaxLength } from 'class-validator';
 import { NEVER, ReplaySubject, filter, firstValueFrom, fromEvent, takeUntil } from 'rxjs';
 import { EventBus } from '../bus/event-bus';
 import { DomainEventOf } from '../bus/domain-event';
 import { DomainError } from '../common/domain-error';
-import { PROGRESS_STATUSES, Signal } from '../sessions/session.dto';
+import { Describe } from '../common/dto-schema';
+import { BlockedFields, ContextQueryFields, ProgressFields, QuestionFields, SessionRef, Signal } from '../sessions/session.dto';
 import { SessionsService } from '../sessions/sessions.service';
 import { ToolContext, ToolRegistry } from './tool-registry';
 
 /** The name Claude Code is given: `--permission-prompt-tool mcp__brainstem__permission_prompt`. */
 export const PERMISSION_PROMPT_TOOL = 'permission_prompt';
 
-const text = textSchema();
-const ownSession = {
-  type: 'string',
-  minLength: 1,
-  maxLength: 100,
-  description: 'Optional and only ever your own session (cs_ id or alias): worker tools act on the calling session alone.',
-};
+const OWN_SESSION = 'Optional and only ever your own session (cs_ id or alias): worker tools act on the calling session alone.';
+
+// A worker tool's arguments: the signal's fields (the DTO of POST …/signals) and, optionally, its own session.
+class ProgressArgs extends ProgressFields {
+  @IsOptional() @SessionRef() @Describe(OWN_SESSION) session?: string;
+}
+class BlockedArgs extends BlockedFields {
+  @IsOptional() @SessionRef() @Describe(OWN_SESSION) session?: string;
+}
+class QuestionArgs extends QuestionFields {
+  @IsOptional() @SessionRef() @Describe(OWN_SESSION) session?: string;
+}
+class ContextQueryArgs extends ContextQueryFields {
+  @IsOptional() @SessionRef() @Describe(OWN_SESSION) session?: string;
+}
+/** What Claude Code sends its permission prompt tool. */
+class PermissionPromptArgs {
+  @IsString() @IsNotEmpty() @MaxLength(200) tool_name!: string;
+  @IsObject() input!: Record<string, unknown>;
+  @IsOptional() @IsString() @MaxLength(200) tool_use_id?: string;
+}
 
 /**
  * The caller's session, after checking that any session the arguments name is that same one.
@@ -40,53 +55,51 @@ export function registerWorkerTools(registry: ToolRegistry, sessions: SessionsSe
     return { session: { id: s.id, alias: s.alias, state: s.state, state_label: s.state_label, last_progress: s.last_progress } };
   };
 
-  registry.register<{ status: (typeof PROGRESS_STATUSES)[number]; message?: string; session?: string }>({
+  registry.register<ProgressArgs>({
     name: 'report_progress',
     audience: 'worker',
     description:
       'Report your progress to the supervisor. status working is a heartbeat; completed (milestone done), blocked and ' +
       'needs_review wake the main brain when supervision is on.',
-    parameters: {
-      type: 'object',
-      properties: { status: { type: 'string', enum: [...PROGRESS_STATUSES] }, message: text, session: ownSession },
-      required: ['status'],
-      additionalProperties: false,
-    },
+    parameters: ProgressArgs,
     handler: (a, ctx) => signal(a.session, ctx, { type: 'report_progress', status: a.status, ...(a.message !== undefined ? { message: a.message } : {}) }),
   });
 
   // The one-text-field signals: the field named as in the seed (reason, question, query) and the DTO.
-  const textSignals: Array<{ name: string; field: string; description: string; toSignal: (text: string) => Signal }> = [
+  const textSignals: Array<{ name: string; field: string; args: new () => object; description: string; toSignal: (text: string) => Signal }> = [
     {
       name: 'notify_blocked',
       field: 'reason',
+      args: BlockedArgs,
       description: 'Say you are blocked and why; always wakes the main brain when supervision is on.',
       toSignal: (reason) => ({ type: 'notify_blocked', reason }),
     },
     {
       name: 'ask_human',
       field: 'question',
+      args: QuestionArgs,
       description: 'Ask the human a question; it goes to the main chat, your session waits for a decision (待拍板), and the answer comes back as a message.',
       toSignal: (question) => ({ type: 'ask_human', question }),
     },
     {
       name: 'request_context',
       field: 'query',
+      args: ContextQueryArgs,
       description: 'Ask the main brain for context you lack (a file, a decision, a credential location); the answer comes back as a message. Does not wake supervision.',
       toSignal: (query) => ({ type: 'request_context', query }),
     },
   ];
-  for (const { name, field, description, toSignal } of textSignals) {
+  for (const { name, field, args, description, toSignal } of textSignals) {
     registry.register<Record<string, string>>({
       name,
       audience: 'worker',
       description,
-      parameters: { type: 'object', properties: { [field]: text, session: ownSession }, required: [field], additionalProperties: false },
+      parameters: args as new () => Record<string, string>,
       handler: (a, ctx) => signal(a.session, ctx, toSignal(a[field])),
     });
   }
 
-  registry.register<{ tool_name: string; input: Record<string, unknown>; tool_use_id?: string }>({
+  registry.register<PermissionPromptArgs>({
     name: PERMISSION_PROMPT_TOOL,
     audience: 'worker',
     description:
@@ -94,16 +107,7 @@ export function registerWorkerTools(registry: ToolRegistry, sessions: SessionsSe
       'and answers once the supervisor or the user resolves it, as {"behavior":"allow","updatedInput":…} or {"behavior":"deny","message":…}.',
     // Claude Code refuses a permission prompt answer that is anything but one text block ("invalid result").
     textOnly: true,
-    parameters: {
-      type: 'object',
-      properties: {
-        tool_name: { type: 'string', minLength: 1, maxLength: 200 },
-        input: { type: 'object' },
-        tool_use_id: { type: 'string', maxLength: 200 },
-      },
-      required: ['tool_name', 'input'],
-      additionalProperties: false,
-    },
+    parameters: PermissionPromptArgs,
     handler: (a, ctx) => awaitPermission(sessions, bus, callerSession(sessions, ctx, undefined), a.tool_name, a.input, ctx.signal),
   });
 }

@@ -1,13 +1,15 @@
-import { IsBoolean, IsIn, IsNotEmpty, IsObject, IsOptional, IsString, Matches, MaxLength, ValidateIf } from 'class-validator';
+import { IsBoolean, IsIn, IsObject, IsOptional, IsString, Matches, ValidateIf } from 'class-validator';
+import { PathField } from '../common/path-field';
 import { EMIT_RUNTIMES } from './emitters';
 import { IsProfileName, PROFILE_ID_PATTERN, PROFILE_SCOPES, ProfileFields, ProfileScope, RUNTIMES, Runtime } from './profile.schema';
 
 /** REST shapes. Bodies reuse the document schema; the API calls the runtime `target_runtime`. */
 
-const ID_MESSAGE = '$property must be a profile id ([a-z0-9][a-z0-9-]{0,63})';
+/** A profile's id. */
+export const ProfileId = (): PropertyDecorator => Matches(PROFILE_ID_PATTERN, { message: '$property must be a profile id ([a-z0-9][a-z0-9-]{0,63})' });
 
 export class ProfileIdParam {
-  @Matches(PROFILE_ID_PATTERN, { message: ID_MESSAGE })
+  @ProfileId()
   id!: string;
 }
 
@@ -67,24 +69,24 @@ export class LintDraftDto {
 }
 
 export class ProjectBindingDto {
-  @IsString() @IsNotEmpty() @MaxLength(4096) @Matches(/^[^\0]*$/, { message: '$property must not contain NUL' })
+  @PathField()
   project_dir!: string;
 
   /** null unbinds the directory. */
   @ValidateIf((o: ProjectBindingDto) => o.profile_id !== null)
-  @Matches(PROFILE_ID_PATTERN, { message: ID_MESSAGE })
+  @ProfileId()
   profile_id!: string | null;
 }
 
-const APPLY_RUNTIMES = ['auto', ...EMIT_RUNTIMES] as const;
-type ApplyRuntime = (typeof APPLY_RUNTIMES)[number];
+export const APPLY_RUNTIMES = ['auto', ...EMIT_RUNTIMES] as const;
+export type ApplyRuntime = (typeof APPLY_RUNTIMES)[number];
 
 /** `GET /{id}/preview?runtime=&dir=` */
 export class PreviewQueryDto {
   @IsOptional() @IsIn(APPLY_RUNTIMES)
   runtime?: ApplyRuntime;
 
-  @IsOptional() @IsString() @IsNotEmpty() @MaxLength(4096) @Matches(/^[^\0]*$/, { message: '$property must not contain NUL' })
+  @IsOptional() @PathField()
   dir?: string;
 }
 

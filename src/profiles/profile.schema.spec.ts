@@ -64,7 +64,7 @@ describe('profile schema', () => {
 
   it('rejects a missing or blank name', () => {
     const missing = parse('description: x\n');
-    expect(!missing.ok && missing.errors).toContain('name: must be a string');
+    expect(!missing.ok && missing.errors).toContain('name: is required');
     expect(parse('name: "   "\n')).toMatchObject({ ok: false, errors: [expect.stringMatching(/^name: must not be blank/)] });
   });
 

@@ -19,7 +19,7 @@ import {
   validateSync,
 } from 'class-validator';
 import { inheritedKeyProblem } from '../common/inherited-key';
-import { describeValidationErrors } from '../http/http-errors';
+import { describeValidationErrors } from '../common/validation-errors';
 
 /**
  * The one Agent Profile schema (seed: "Agent Profile document (YAML)"). The same classes validate YAML

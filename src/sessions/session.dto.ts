@@ -1,4 +1,4 @@
-import { Transform, plainToInstance } from 'class-transformer';
+import { Transform } from 'class-transformer';
 import {
   ArrayMaxSize,
   IsArray,
@@ -15,14 +15,15 @@ import {
   Min,
   ValidateBy,
   ValidationOptions,
-  validateSync,
 } from 'class-validator';
 import { DomainError } from '../common/domain-error';
-import { MAX_TEXT_BYTES, Text, fitsTextLimit } from '../common/text-limit';
-import { describeValidationErrors } from '../http/http-errors';
+import { MAX_TEXT_BYTES, RequiredText, Text, fitsTextLimit } from '../common/text-limit';
+import { Describe } from '../common/dto-schema';
+import { PathField } from '../common/path-field';
+import { parseDto } from '../common/validation-errors';
 import { PageQueryDto } from '../http/page.dto';
 import { QueryInt } from '../common/query-int';
-import { PROFILE_ID_PATTERN } from '../profiles/profile.schema';
+import { ProfileId } from '../profiles/profile.dto';
 import { JsonObject, PermissionDecision, ProgressStatus, SessionState } from './session.events';
 
 export { MAX_TEXT_BYTES, fitsTextLimit } from '../common/text-limit';
@@ -63,19 +64,34 @@ function IsEnvMap(options?: ValidationOptions): PropertyDecorator {
   );
 }
 
+/** A session's title. */
+export const SessionTitle = (): PropertyDecorator => (target, key) => {
+  IsString()(target, key);
+  MaxLength(200)(target, key);
+};
+
+/** A session named by its cs_ id or alias (w1, w2, …). */
+export const SessionRef = (): PropertyDecorator => (target, key) => {
+  IsString()(target, key);
+  IsNotEmpty()(target, key);
+  MaxLength(100)(target, key);
+};
+
+/** The most output lines a tail may ask for. */
+export const MAX_OUTPUT_TAIL = 10_000;
+
 export const SESSION_STATES: readonly SessionState[] = ['starting', 'working', 'pending_handling', 'pending_authorization', 'pending_decision', 'exited'];
 export const PROGRESS_STATUSES: readonly ProgressStatus[] = ['working', 'completed', 'blocked', 'needs_review'];
 
 export class CreateSessionDto {
-  @IsOptional() @IsString() @MaxLength(200) title?: string;
+  @IsOptional() @SessionTitle() title?: string;
   @IsOptional() @IsString() @Matches(/^[a-z0-9][a-z0-9-]{0,39}$/, { message: 'runtime: must be a runtime name such as auto, command or claude-code' })
   runtime?: string;
-  @IsOptional() @IsString() @Matches(PROFILE_ID_PATTERN, { message: 'profile_id: must be a profile id (lowercase letters, digits, -)' })
-  profile_id?: string;
+  @IsOptional() @ProfileId() profile_id?: string;
   /** Optional: the profile's default_cwd is used without one. */
-  @IsOptional() @IsString() @IsNotEmpty() @MaxLength(4096) @Matches(NO_NUL, NO_NUL_MESSAGE) cwd?: string;
+  @IsOptional() @PathField() cwd?: string;
   @IsOptional() @Text() prompt?: string;
-  @IsOptional() @IsString() @IsNotEmpty() @MaxLength(4096) @Matches(NO_NUL, NO_NUL_MESSAGE) command?: string;
+  @IsOptional() @PathField() command?: string;
   @IsOptional() @IsArray() @ArrayMaxSize(256) @IsString({ each: true }) @Matches(NO_NUL, { each: true, ...NO_NUL_MESSAGE }) args?: string[];
   @IsOptional() @IsEnvMap() env?: Record<string, string>;
   @IsOptional() @IsBoolean() excluded?: boolean;
@@ -90,18 +106,18 @@ export class ListSessionsQueryDto extends PageQueryDto {
 }
 
 export class OutputQueryDto {
-  @IsOptional() @QueryInt() @IsInt() @Min(1) @Max(10_000) tail?: number;
+  @IsOptional() @QueryInt() @IsInt() @Min(1) @Max(MAX_OUTPUT_TAIL) tail?: number;
 }
 
 export class MessageDto {
-  @Text() @IsNotEmpty() text!: string;
+  @RequiredText() text!: string;
 }
 
 export class PermissionDto {
   @IsIn(['allow', 'deny']) decision!: PermissionDecision;
   @IsOptional() @Text() reason?: string;
   /** Which pending request; the oldest when absent. */
-  @IsOptional() @IsString() @IsNotEmpty() @MaxLength(200) request_id?: string;
+  @IsOptional() @IsString() @IsNotEmpty() @MaxLength(200) @Describe('Which pending request (its request_id); the oldest when absent.') request_id?: string;
 }
 
 export class SupervisionDto {
@@ -114,22 +130,31 @@ export class StopDto {
 }
 
 // Signals: what a worker (or a runtime hook) reports. One DTO per `type`.
-class ReportProgressSignal {
-  @IsIn(['report_progress']) type!: 'report_progress';
+/** What a worker's report_progress says, as a signal and as the tool's arguments. */
+export class ProgressFields {
   @IsIn(PROGRESS_STATUSES) status!: ProgressStatus;
   @IsOptional() @Text() message?: string;
 }
-class NotifyBlockedSignal {
+class ReportProgressSignal extends ProgressFields {
+  @IsIn(['report_progress']) type!: 'report_progress';
+}
+export class BlockedFields {
+  @RequiredText() reason!: string;
+}
+class NotifyBlockedSignal extends BlockedFields {
   @IsIn(['notify_blocked']) type!: 'notify_blocked';
-  @Text() @IsNotEmpty() reason!: string;
 }
-class AskHumanSignal {
+export class QuestionFields {
+  @RequiredText() question!: string;
+}
+class AskHumanSignal extends QuestionFields {
   @IsIn(['ask_human']) type!: 'ask_human';
-  @Text() @IsNotEmpty() question!: string;
 }
-class RequestContextSignal {
+export class ContextQueryFields {
+  @RequiredText() query!: string;
+}
+class RequestContextSignal extends ContextQueryFields {
   @IsIn(['request_context']) type!: 'request_context';
-  @Text() @IsNotEmpty() query!: string;
 }
 class TurnEndedSignal {
   @IsIn(['turn_ended']) type!: 'turn_ended';
@@ -155,10 +180,7 @@ export type Signal = { [K in SignalType]: InstanceType<(typeof SIGNALS)[K]> }[Si
 
 /** A session request made in code (the main brain's start_session), held to the same rules as POST /coding-sessions. */
 export function parseCreateSession(body: object): CreateSessionDto {
-  const dto = plainToInstance(CreateSessionDto, body);
-  const errors = validateSync(dto, { whitelist: true, forbidNonWhitelisted: true });
-  if (errors.length > 0) throw new DomainError('invalid_input', describeValidationErrors(errors).join('; '));
-  return dto;
+  return parseDto(CreateSessionDto, body);
 }
 
 /** The signals body is a union discriminated by `type`: the DTO is chosen by it, then validated strictly. */
@@ -168,8 +190,5 @@ export function parseSignal(body: unknown): Signal {
   const type = (body as { type?: unknown }).type;
   if (typeof type !== 'string' || !Object.hasOwn(SIGNALS, type)) throw new DomainError('invalid_input', `type: must be one of ${types}`);
   const cls: new () => object = SIGNALS[type as SignalType];
-  const signal = plainToInstance(cls, body);
-  const errors = validateSync(signal, { whitelist: true, forbidNonWhitelisted: true });
-  if (errors.length > 0) throw new DomainError('invalid_input', describeValidationErrors(errors).join('; '));
-  return signal as Signal;
+  return parseDto(cls, body) as Signal;
 }

@@ -1,30 +1,49 @@
-import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min, ValidateIf } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Max, MaxLength, Min, ValidateIf } from 'class-validator';
+import { Describe } from '../common/dto-schema';
 import { PageQueryDto } from '../http/page.dto';
 import { QueryInt } from '../common/query-int';
 import { MAX_TASK_HINT, MAX_TURNS_LIMIT } from './supervision.machine';
 
-export class AutonomousDto {
-  @IsBoolean()
-  enabled!: boolean;
-
+/** The goal and the rounds of a supervision, as the switch and the brain's enable_supervision take them. */
+export class SupervisionGoalFields {
   // Absent is fine; null is not a task hint (IsOptional would let it through).
-  @ValidateIf((o: AutonomousDto) => o.task_hint !== undefined) @IsString() @MaxLength(MAX_TASK_HINT)
+  @ValidateIf((o: SupervisionGoalFields) => o.task_hint !== undefined) @IsString() @MaxLength(MAX_TASK_HINT) @Describe('The supervision goal.')
   task_hint?: string;
 
   @IsOptional() @IsInt() @Min(1) @Max(MAX_TURNS_LIMIT)
   max_turns?: number;
 }
 
+export class AutonomousDto extends SupervisionGoalFields {
+  @IsBoolean()
+  enabled!: boolean;
+}
+
+/** Sessions named by cs_ id or alias, for a scope. */
+export const SessionIds = (): PropertyDecorator => (target, key) => {
+  IsArray()(target, key);
+  ArrayMaxSize(10000)(target, key);
+  IsString({ each: true })(target, key);
+  IsNotEmpty({ each: true })(target, key);
+  MaxLength(100, { each: true })(target, key);
+};
+
 export class ScopeDto {
   @IsIn(['all', 'only', 'except', 'invert'])
   mode!: 'all' | 'only' | 'except' | 'invert';
 
-  @IsOptional() @IsArray() @ArrayMaxSize(10000) @IsString({ each: true }) @MaxLength(100, { each: true })
+  @IsOptional() @SessionIds()
   session_ids?: string[];
 }
 
+/** What a round (or a whole supervision) did, in the brain's words. */
+export const Summary = (): PropertyDecorator => (target, key) => {
+  IsString()(target, key);
+  MaxLength(20000)(target, key);
+};
+
 export class CompleteRoundDto {
-  @IsOptional() @IsString() @MaxLength(20000)
+  @IsOptional() @Summary()
   summary?: string;
 }
 

@@ -129,6 +129,27 @@ describe('the OpenAPI document', () => {
     expect(profile.properties?.target_runtime.enum).toContain('claude-code');
   });
 
+  it('states a limit once: the tools\' JSON Schemas and the REST bodies are read from the same DTO fields', async () => {
+    const res = await t.inject({ method: 'GET', url: '/api/v1/session-os/main-brain/tools' });
+    const tools = new Map((res.json().tools as Array<{ name: string; parameters: Schema }>).map((tool) => [tool.name, tool.parameters]));
+    const body = (path: string): Schema => {
+      const ref = doc.paths[path].post.requestBody?.content['application/json'].schema.$ref ?? '';
+      return doc.components.schemas[ref.split('/').pop() as string];
+    };
+    const message = body('/api/v1/coding-sessions/{id}/messages');
+    expect(tools.get('send_to_session')?.properties?.text).toEqual(message.properties?.text);
+    expect(message.properties?.text).toMatchObject({ type: 'string', maxLength: 65536, description: 'at most 65536 bytes of UTF-8' });
+    const permission = body('/api/v1/coding-sessions/{id}/permission');
+    // An optional field is nullable in OpenAPI 3.0; JSON Schema says it by leaving it out of required.
+    for (const field of ['decision', 'reason', 'request_id']) {
+      expect(tools.get('resolve_permission')?.properties?.[field]).toEqual({ ...permission.properties?.[field], nullable: undefined });
+    }
+    expect(permission.properties?.request_id).toMatchObject({ maxLength: 200, nullable: true, description: expect.stringContaining('request_id') });
+    expect(tools.get('resolve_permission')?.required).toEqual(['session', 'decision']);
+    const round = body('/api/v1/session-os/main-brain/rounds/{id}/complete');
+    expect(tools.get('complete_round')?.properties?.summary).toMatchObject({ maxLength: round.properties?.summary.maxLength });
+  });
+
   it('describes the event streams as text/event-stream', () => {
     for (const path of ['/api/v1/events/stream', '/api/v1/session-os/main-brain/messages/stream', '/api/v1/session-os/main-brain/rounds/stream']) {
       expect(Object.keys(doc.paths[path].get.responses['200'].content ?? {})).toEqual(['text/event-stream']);

@@ -101,8 +101,8 @@ describe("the main brain's eyes: round evidence, read_session_output, read_chat 
     expect((await call(brain, 'read_chat', {})).json.messages.map((m: Json) => m.text)).toEqual(['one', 'two', 'three']);
 
     // And bad arguments are refused by name
-    expect((await tool('read_session_output', { session: w.alias, tail: 1001 })).body.message).toMatch(/tail: must be <= 1000/);
-    expect((await tool('read_chat', { limit: 501 })).body.message).toMatch(/limit: must be <= 500/);
+    expect((await tool('read_session_output', { session: w.alias, tail: 10_001 })).body.message).toMatch(/tail: must not be greater than 10000/);
+    expect((await tool('read_chat', { limit: 501 })).body.message).toMatch(/limit: must not be greater than 500/);
     expect((await tool('read_session_output', { session: 'w99' })).status).toBe(404);
   });
 

@@ -98,7 +98,7 @@ describe('manage_agent_profile over MCP', () => {
       expect(JSON.parse(readFileSync(join(project.path, '.mcp.json'), 'utf8')).mcpServers).toHaveProperty('brainstem');
 
       expect(await profileTool({ action: 'apply', profile_id: 'code-reviewer', dir: project.path, preview: true, force: true })).toMatchObject({ isError: true, text: expect.stringContaining('force: not used with preview') });
-      expect(await profileTool({ action: 'apply', profile_id: 'code-reviewer', runtime: 'command' })).toMatchObject({ isError: true, text: expect.stringContaining('runtime: must be equal to one of the allowed values') });
+      expect(await profileTool({ action: 'apply', profile_id: 'code-reviewer', runtime: 'command' })).toMatchObject({ isError: true, text: expect.stringContaining('runtime: must be one of the following values: auto, claude-code') });
     } finally {
       project.remove();
     }

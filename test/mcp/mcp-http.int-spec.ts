@@ -208,7 +208,7 @@ describe('MCP over streamable HTTP (the SDK client against /mcp)', () => {
       [worker, 'notify_blocked', { reason: 'x', session: 'w404' }, /not_found: .*w404/],
       [brain, 'manage_agent_profile', { action: 'read' }, /profile_id: is required for action read/],
       [brain, 'manage_agent_profile', { action: 'list', query: 'x' }, /query: not used by action list/],
-      [brain, 'manage_agent_profile', { action: 'explode' }, /action: must be equal to one of the allowed values/],
+      [brain, 'manage_agent_profile', { action: 'explode' }, /action: must be one of the following values: list, read/],
     ];
     for (const [client, name, args, message] of cases) {
       const res = await call(client, name, args);

@@ -497,11 +497,11 @@ describe('Agent Profile REST', () => {
       expect(readdirSync(dir)).toEqual(before);
     });
 
-    it('answers 404, not 500, when a tool names a profile by a path instead of an id', async () => {
+    it('answers 400 naming the field, not 500, when a tool names a profile by a path instead of an id (as REST does)', async () => {
       for (const action of ['read', 'delete']) {
         const res = await postAs('/api/v1/session-os/main-brain/tools/manage_agent_profile', { action, profile_id: '../../etc/passwd' });
-        expect(res.statusCode).toBe(404);
-        expect(res.json()).toMatchObject({ code: 'not_found', message: 'no profile ../../etc/passwd' });
+        expect(res.statusCode).toBe(400);
+        expect(res.json()).toMatchObject({ code: 'invalid_input', message: 'manage_agent_profile: profile_id: must be a profile id ([a-z0-9][a-z0-9-]{0,63})' });
       }
     });
 
