@@ -47,9 +47,12 @@ export class ToolsPatch {
 }
 
 /** Partial, a JSON merge patch: objects deep-merge into the stored profile, arrays replace, null removes; the result is validated as a whole. */
-export class UpdateProfileDto extends ProfileFields {
+/** The document's fields with `tools` as a patch (its type differs: a server may be null). */
+const PatchFields = ProfileFields as abstract new () => Omit<ProfileFields, 'tools'>;
+
+export class UpdateProfileDto extends PatchFields {
   @IsOptional() @ValidateNested() @Type(() => ToolsPatch)
-  declare tools?: ToolsPatch;
+  tools?: ToolsPatch;
 
   @IsOptional() @IsProfileName()
   name?: string;
