@@ -1,3 +1,4 @@
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Page } from 'playwright-core';
 import { tempDir } from '../support/temp-dir';
@@ -72,14 +73,16 @@ describeInBrowser('the sessions and journal views in Chromium', () => {
     await screenshot(page, 'sessions-phone-dark');
   });
 
-  it('Given the start form, When a command session is started from it, Then it runs, its output shows as text, a message reaches it and Stop ends it', async () => {
+  it('Given the start form, When a command session is started from it, Then it runs, its output shows as text and follows live, a message reaches it and Stop ends it', async () => {
+    // The worker prints a second line only once the test says so, after the panel showed the first.
+    const go = join(cwd.path, 'go-on');
     await openSessions();
     const form = page.getByRole('form', { name: 'Start a session' });
     await form.getByLabel('Runtime').selectOption('command');
     await form.getByLabel('Title (optional)').fill('started from the form');
     await form.getByLabel('Working folder').fill(cwd.path);
     await form.getByLabel('Command', { exact: true }).fill(process.execPath);
-    await form.getByLabel('Arguments (one a line)').fill(['-e', 'console.log("ready <b>now</b>"); setInterval(() => undefined, 1000)'].join('\n'));
+    await form.getByLabel('Arguments (one a line)').fill(['-e', `console.log("ready <b>now</b>"); const t = setInterval(() => { if (require("fs").existsSync(${JSON.stringify(go)})) { console.log("written later"); clearInterval(t); setInterval(() => undefined, 1000); } }, 50)`].join('\n'));
     await screenshot(page, 'sessions-start-form');
     await form.getByRole('button', { name: 'Start the session' }).click();
     const started = await form.getByRole('status').filter({ hasText: /^Started w\d+ \(cs_/ }).textContent();
@@ -91,15 +94,11 @@ describeInBrowser('the sessions and journal views in Chromium', () => {
 
     const row = page.locator(`[data-session="${s.id}"]`);
     await row.getByRole('button', { name: `Open ${s.alias}` }).click();
-    // Output is not journaled, so no event says it arrived: the worker prints at its own pace, and Refresh asks again.
+    // The tail follows the session's output stream: what the worker writes after the panel opened shows without a reload.
     const output = row.getByLabel(`Output of ${s.alias}`);
-    await waitFor(
-      async () => {
-        await row.getByRole('button', { name: 'Refresh the output' }).click();
-        return (await output.textContent()) === 'ready <b>now</b>';
-      },
-      { what: 'the output tail, as text', intervalMs: 200 },
-    );
+    await waitFor(async () => (await output.textContent()) === 'ready <b>now</b>\n', { what: 'the output tail, as text' });
+    writeFileSync(go, '');
+    await waitFor(async () => (await output.textContent()) === 'ready <b>now</b>\nwritten later\n', { what: 'the line written after the panel opened' });
 
     await row.getByLabel(`Reply to ${s.alias}`).fill('carry on');
     await row.getByRole('button', { name: `Send to ${s.alias}` }).click();

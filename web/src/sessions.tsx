@@ -1,7 +1,9 @@
 import { Signal, computed, signal, useSignal, useSignalEffect } from '@preact/signals';
 import { useAction } from './action';
-import { api } from './api';
-import { errorText } from './error-text';
+import { useEffect } from 'preact/hooks';
+import { api, token } from './api';
+import { appendOutput, tailText } from './output-tail';
+import { StreamStatus, followStream } from './sse';
 import { Reply, StateChip } from './attention';
 import { Flip, NO_FILTER, SessionFilter, invertPreview, matchesFilter } from './session-filter';
 import { StartSessionForm } from './start-session';
@@ -141,34 +143,34 @@ function ScopeActions({ preview }: { preview: Signal<Flip[] | null> }) {
   );
 }
 
-/** The last lines of a session's output, fetched again whenever the session's status moves. */
+const TAIL_LINES = 200;
+
+/** The last lines of a session's output, followed live: the stream sends the tail, then each chunk the worker writes. */
 function OutputTail({ session }: { session: Session }) {
-  const lines = useSignal<string[] | null>(null);
-  const error = useSignal<string | null>(null);
-  const load = (): void => {
-    api<{ lines: string[] }>(`/coding-sessions/${encodeURIComponent(session.id)}/output?tail=200`).then(
-      (r) => {
-        lines.value = r.lines;
-        error.value = null;
-      },
-      (e: unknown) => (error.value = errorText(e)),
-    );
-  };
-  useSignalEffect(() => {
-    // Read so the effect runs again on each newer status of this session.
-    void sessions.value.get(session.id)?.updated_at;
-    load();
-  });
+  const text = useSignal<string | null>(null);
+  const status = useSignal<StreamStatus>('connecting');
+  useEffect(
+    () =>
+      followStream(`/api/v1/coding-sessions/${encodeURIComponent(session.id)}/output/stream?tail=${TAIL_LINES}`, {
+        token: () => token.value,
+        onStatus: (s) => (status.value = s),
+        onMessage: (message) => {
+          if (message.data === '') return;
+          const parsed = JSON.parse(message.data) as { lines: string[] } | { text: string };
+          if ('lines' in parsed) text.value = tailText(parsed.lines);
+          else if (text.value !== null) text.value = appendOutput(text.value, parsed.text, TAIL_LINES);
+        },
+      }),
+    [session.id],
+  );
   return (
     <div>
-      <p class="label">output</p>
-      {error.value ? <p class="error">{error.value}</p> : null}
+      <p class="label">
+        output {status.value === 'live' ? null : <span class="muted">({status.value})</span>}
+      </p>
       <pre class="output" aria-label={`Output of ${session.alias}`} tabIndex={0}>
-        {lines.value === null ? 'loading…' : lines.value.length === 0 ? '(no output yet)' : lines.value.join('\n')}
+        {text.value === null ? 'loading…' : text.value === '' ? '(no output yet)' : text.value}
       </pre>
-      <button type="button" onClick={load}>
-        Refresh the output
-      </button>
     </div>
   );
 }
