@@ -86,6 +86,10 @@ describeInBrowser('the sessions and journal views in Chromium', () => {
     const go = join(cwd.path, 'go-on');
     await openSessions();
     const form = page.getByRole('form', { name: 'Start a session' });
+    // The runtimes are the service's, not a list in the page.
+    const offered = (await t.inject({ method: 'GET', url: '/api/v1/dashboard/settings' })).json().session_runtimes.map((r: { name: string }) => r.name);
+    await waitFor(async () => (await form.getByLabel('Runtime').locator('option').count()) === offered.length, { what: "the service's runtimes in the form" });
+    expect(await form.getByLabel('Runtime').locator('option').evaluateAll((os) => os.map((o) => (o as unknown as { value: string }).value))).toEqual(offered);
     await form.getByLabel('Runtime').selectOption('command');
     await form.getByLabel('Title (optional)').fill('started from the form');
     await form.getByLabel('Working folder').fill(cwd.path);

@@ -4,13 +4,16 @@ import { ApiError, api, apiText } from './api';
 import { lineDiff } from './line-diff';
 import { dump, load } from 'js-yaml';
 import { Binding, LintFinding, LintResult, Preview, ProfileItem, documentOf, draftOfYamlDocument, listOf, mergePatchOf, textOf, valueAt, withValue, yamlDocumentOf } from './profile-draft';
+import { settings } from './store';
 import { JsonObject } from './types';
 
-const RUNTIMES = ['auto', 'claude-code', 'codex', 'gemini-cli', 'opencode'] as const;
 const MODES = ['default', 'acceptEdits', 'plan', 'auto', 'dontAsk', 'bypassPermissions'] as const;
 const SCOPES = ['shared', 'personal'] as const;
 const SKILL_SOURCES = ['local', 'registry', 'git'] as const;
 type Scope = (typeof SCOPES)[number];
+
+/** The runtimes a profile can target, as the service lists them. */
+const profileRuntimes = (): readonly string[] => settings.value?.profile_runtimes ?? ['auto'];
 
 /** The profiles' UI icon names, drawn as a text glyph (no emoji: a machine without an emoji font shows boxes); an unknown name shows as a plain mark. */
 const ICONS: Record<string, string> = { layout: '▦', brain: '✺', users: '☻', server: '▤', shield: '◈', eye: '◉', code: '⌨', book: '▥', search: '⌕' };
@@ -212,7 +215,7 @@ function Editor(props: {
           <div class="fields">
             {text('Name', ['name'])}
             {text('Icon', ['icon'], { optional: true })}
-            {choice('Runtime', ['target_runtime'], RUNTIMES, 'auto')}
+            {choice('Runtime', ['target_runtime'], profileRuntimes(), 'auto')}
             <label>
               Scope
               <select value={scope.value} disabled={readOnly} onChange={(e) => (scope.value = e.currentTarget.value as Scope)}>
@@ -508,7 +511,7 @@ function ApplyPanel({ id, act }: { id: string; act: Act }) {
         <label>
           Apply for runtime
           <select value={runtime.value} onChange={(e) => (runtime.value = e.currentTarget.value)}>
-            {RUNTIMES.map((r) => (
+            {profileRuntimes().map((r) => (
               <option key={r} value={r}>
                 {r}
               </option>
