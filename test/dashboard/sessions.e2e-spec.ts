@@ -4,6 +4,8 @@ import { ClassicLevel } from 'classic-level';
 import { Page } from 'playwright-core';
 import { Journal } from '../../src/journal/journal.port';
 import { JOURNAL } from '../../src/journal/journal.tokens';
+import { RuntimeCatalog } from '../../src/sessions/runtimes/runtime-catalog';
+import { InertRuntime } from '../support/inert-runtime';
 import { segmentKeyHolding } from '../support/stored-events';
 import { tempDir } from '../support/temp-dir';
 import { TestApp } from '../support/test-app';
@@ -17,7 +19,7 @@ type Status = { id: string; alias: string; title: string; runtime: string; state
 describeInBrowser('the sessions and journal views in Chromium', () => {
   const cwd = tempDir('brainstem-dash-cwd-');
   const reaper = new WorkerReaper();
-  const harness = dashboardHarness({ env: { BRAINSTEM_SUPERVISION_DEBOUNCE_MS: '200' } });
+  const harness = dashboardHarness({ env: { BRAINSTEM_SUPERVISION_DEBOUNCE_MS: '200', BRAINSTEM_MAX_SESSIONS: '200' } });
   let t: TestApp;
   let page: Page;
   beforeEach(() => ({ t, page } = harness));
@@ -201,6 +203,23 @@ describeInBrowser('the sessions and journal views in Chromium', () => {
 
     await scope.getByRole('button', { name: 'Supervise all', exact: true }).click();
     await shows([true, true, true], 'all supervised');
+  });
+
+  it('Given more than a hundred sessions, When the list opens, Then it renders a hundred rows and Show more renders the rest', async () => {
+    // Process-less sessions: a hundred workers would not fit the machine.
+    t.app.get(RuntimeCatalog).register(new InertRuntime());
+    for (let i = 0; i < 105; i++) expect((await t.inject({ method: 'POST', url: '/api/v1/coding-sessions', payload: { runtime: 'inert', cwd: cwd.path, title: `many ${i}` } })).statusCode).toBe(201);
+    const total = (await t.inject({ method: 'GET', url: '/api/v1/coding-sessions?limit=1000' })).json().sessions.length as number;
+    expect(total).toBeGreaterThanOrEqual(105);
+    await openSessions();
+    await page.getByRole('heading', { name: `Sessions (${total} of ${total})` }).waitFor();
+    expect(await page.locator('ol.sessions [data-session]').count()).toBe(100);
+    await page.getByRole('button', { name: `Show ${Math.min(100, total - 100)} more (${total - 100} not shown)` }).click();
+    await waitFor(async () => (await page.locator('ol.sessions [data-session]').count()) === Math.min(200, total), { what: 'the next rows rendered' });
+    // A filter starts again from the first hundred of what it shows.
+    await page.getByLabel('Text').fill('many 10');
+    await waitFor(async () => (await page.locator('ol.sessions [data-session]').count()) === 6, { what: 'many 10 and many 100–104' });
+    expect(await page.getByRole('button', { name: /^Show \d+ more/ }).count()).toBe(0);
   });
 
   it('Given the journal view, When it opens, Then the chain verifies ok at the head and events page by type', async () => {

@@ -235,12 +235,17 @@ function SessionRow({ session: s }: { session: Session }) {
   );
 }
 
+/** Rows rendered at a time: a thousand rows at once held the page for over 100 ms (npm run bench:dashboard). */
+const ROWS_PER_PAGE = 100;
+
 export function SessionsView() {
   const preview = useSignal<Flip[] | null>(null);
+  const rows = useSignal(ROWS_PER_PAGE);
   // A preview stands for the visible list it was made from: a changed filter drops it.
   useSignalEffect(() => {
     void filter.value;
     preview.value = null;
+    rows.value = ROWS_PER_PAGE;
   });
   const shown = visible.value;
   return (
@@ -252,12 +257,17 @@ export function SessionsView() {
       <ScopeActions preview={preview} />
       {shown.length === 0 ? <p class="empty">No session matches.</p> : null}
       <ol class="queue sessions">
-        {shown.map((s) => (
+        {shown.slice(0, rows.value).map((s) => (
           <li key={s.id}>
             <SessionRow session={s} />
           </li>
         ))}
       </ol>
+      {shown.length > rows.value ? (
+        <button type="button" class="more" onClick={() => (rows.value += ROWS_PER_PAGE)}>
+          Show {Math.min(ROWS_PER_PAGE, shown.length - rows.value)} more ({shown.length - rows.value} not shown)
+        </button>
+      ) : null}
       <StartSessionForm onStarted={(s) => putFresh(s)} />
     </section>
   );
