@@ -1,18 +1,19 @@
 import { Controller, Get, Inject } from '@nestjs/common';
 import { CONFIG } from '../config/config.module';
 import { BrainstemConfig } from '../config/config.schema';
-
-/** What the page needs to know of the configuration to show what the service does: when a wait counts as stalled. */
-export interface DashboardSettings {
-  stall_threshold_s: number;
-}
+import { RUNTIMES } from '../profiles/profile.schema';
+import { RuntimeCatalog } from '../sessions/runtimes/runtime-catalog';
+import { DashboardSettings } from './dashboard-settings';
 
 @Controller('dashboard')
 export class DashboardController {
-  constructor(@Inject(CONFIG) private readonly config: BrainstemConfig) {}
+  constructor(
+    @Inject(CONFIG) private readonly config: BrainstemConfig,
+    private readonly runtimes: RuntimeCatalog,
+  ) {}
 
   @Get('settings')
   settings(): DashboardSettings {
-    return { stall_threshold_s: this.config.supervision.stall_threshold_s };
+    return { stall_threshold_s: this.config.supervision.stall_threshold_s, session_runtimes: this.runtimes.options(process.env.PATH ?? ''), profile_runtimes: [...RUNTIMES] };
   }
 }

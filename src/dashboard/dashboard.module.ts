@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
+import { SessionsModule } from '../sessions/sessions.module';
 import { DashboardController } from './dashboard.controller';
 
-@Module({ controllers: [DashboardController] })
+@Module({ imports: [SessionsModule], controllers: [DashboardController] })
 export class DashboardModule {}

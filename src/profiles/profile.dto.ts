@@ -1,4 +1,5 @@
-import { IsBoolean, IsIn, IsObject, IsOptional, IsString, Matches, ValidateIf } from 'class-validator';
+import { Type } from 'class-transformer';
+import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsObject, IsOptional, IsString, Matches, ValidateBy, ValidateIf, ValidateNested } from 'class-validator';
 import { PathField } from '../common/path-field';
 import { EMIT_RUNTIMES } from './emitters';
 import { IsProfileName, PROFILE_ID_PATTERN, PROFILE_SCOPES, ProfileFields, ProfileScope, RUNTIMES, Runtime } from './profile.schema';
@@ -25,8 +26,36 @@ export class CreateProfileDto extends ProfileFields {
   scope?: ProfileScope;
 }
 
-/** Partial: objects deep-merge into the stored profile, arrays replace; the result is validated as a whole. */
-export class UpdateProfileDto extends ProfileFields {
+/**
+ * `tools` in a PATCH: an MCP server set to null is removed, so the servers are checked here only as a mapping of
+ * objects or nulls; the merged profile is then validated as a whole, each server included.
+ */
+export class ToolsPatch {
+  @IsOptional() @IsArray() @IsString({ each: true }) @ArrayMaxSize(500)
+  builtin?: string[];
+
+  @IsOptional()
+  @ValidateBy({
+    name: 'isServerPatch',
+    validator: {
+      validate: (v: unknown) => typeof v === 'object' && v !== null && !Array.isArray(v) && Object.values(v).every((s) => s === null || (typeof s === 'object' && !Array.isArray(s))),
+      defaultMessage: () => '$property must be an object whose values are MCP servers or null (to remove one)',
+    },
+  })
+  mcp_servers?: Record<string, unknown>;
+
+  @IsOptional() @IsArray() @IsString({ each: true }) @ArrayMaxSize(500)
+  deny?: string[];
+}
+
+/** Partial, a JSON merge patch: objects deep-merge into the stored profile, arrays replace, null removes; the result is validated as a whole. */
+/** The document's fields with `tools` as a patch (its type differs: a server may be null). */
+const PatchFields = ProfileFields as abstract new () => Omit<ProfileFields, 'tools'>;
+
+export class UpdateProfileDto extends PatchFields {
+  @IsOptional() @ValidateNested() @Type(() => ToolsPatch)
+  tools?: ToolsPatch;
+
   @IsOptional() @IsProfileName()
   name?: string;
 

@@ -6,7 +6,7 @@ import { EventBus } from '../bus/event-bus';
 import { NewDomainEvent } from '../bus/domain-event';
 import { DomainError } from '../common/domain-error';
 import { KeyedMutex } from './keyed-mutex';
-import { mergePatch } from './merge-patch';
+import { jsonMergePatch } from './merge-patch';
 import { LintFinding, LintResult, lintProfile } from './profile.lint';
 import {
   METADATA_FIELDS,
@@ -178,7 +178,7 @@ export class ProfilesService implements OnModuleInit {
     const apply = () =>
       this.locks.run(id, async () => {
         const current = await this.editable(id);
-        const doc = validated(mergePatch(current.doc, changes));
+        const doc = validated(jsonMergePatch(current.doc, changes));
         check?.({ id, doc: current.doc, scope: current.meta.scope }, { doc, scope: scope ?? current.meta.scope });
         if (renaming && doc.name !== current.doc.name) await this.assertNameFree(doc.name, id);
         const at = this.now();

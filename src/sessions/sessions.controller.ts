@@ -1,9 +1,10 @@
-import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query, Sse } from '@nestjs/common';
+import { Observable } from 'rxjs';
 import { AlsoAllowed, OwnSessionParam } from '../auth/principals.guard';
 import { BodyOneOf } from '../http/openapi';
 import { CreateSessionDto, ListSessionsQueryDto, MessageDto, OutputQueryDto, PermissionDto, SIGNALS, StopDto, SupervisionDto } from './session.dto';
 import { SessionStatus } from './session.status';
-import { SessionsService } from './sessions.service';
+import { OutputStreamMessage, SessionsService } from './sessions.service';
 
 @Controller('coding-sessions')
 export class SessionsController {
@@ -27,6 +28,11 @@ export class SessionsController {
   @Get(':id/output')
   output(@Param('id') id: string, @Query() query: OutputQueryDto): { id: string; alias: string; lines: string[] } {
     return this.sessions.output(id, query.tail);
+  }
+
+  @Sse(':id/output/stream')
+  outputStream(@Param('id') id: string, @Query() query: OutputQueryDto): Observable<OutputStreamMessage> {
+    return this.sessions.outputStream(id, query.tail);
   }
 
   @Post(':id/messages')

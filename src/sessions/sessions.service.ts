@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, OnModuleDestroy } from '@nestjs/common';
 import { statSync } from 'node:fs';
+import { Observable, Subject, concat, defer, filter, map, of } from 'rxjs';
 import { homedir } from 'node:os';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
@@ -37,6 +38,9 @@ const DEFAULT_TAIL = 100;
 
 type CommandBody<C extends SessionCommand = SessionCommand> = C extends SessionCommand ? Omit<C, 'at'> : never;
 
+/** A message of a session's output stream: the tail first, then each chunk written. */
+export type OutputStreamMessage = { type: 'tail'; data: { lines: string[] } } | { type: 'output'; data: { text: string } };
+
 /**
  * Coding sessions: validates requests, starts workers through their runtime, feeds what workers do
  * into the session actors, and recovers workers after a restart. Each command is decided by the session's
@@ -49,6 +53,8 @@ export class SessionsService implements OnApplicationBootstrap, OnModuleDestroy,
   private creating = 0;
   /** Set by supervision: under scope `only`, a session is created excluded unless its request says otherwise. */
   private newSessionsExcluded = false;
+  /** Workers' output as it is written, for the live tails (GET /coding-sessions/:id/output/stream). */
+  private readonly output$ = new Subject<{ id: string; text: string }>();
 
   constructor(
     @Inject(CONFIG) private readonly config: BrainstemConfig,
@@ -286,6 +292,23 @@ export class SessionsService implements OnApplicationBootstrap, OnModuleDestroy,
     return toStatus(actor);
   }
 
+  /**
+   * The output's tail, then each chunk the worker writes, as it comes. The tail is read when the stream is
+   * subscribed, in the same turn: chunks are written synchronously, so none falls between the two or shows twice.
+   */
+  outputStream(idOrAlias: string, tail = DEFAULT_TAIL): Observable<OutputStreamMessage> {
+    const id = this.registry.get(idOrAlias).id;
+    return defer(() =>
+      concat(
+        of<OutputStreamMessage>({ type: 'tail', data: { lines: this.output(id, tail).lines } }),
+        this.output$.pipe(
+          filter((o) => o.id === id),
+          map((o): OutputStreamMessage => ({ type: 'output', data: { text: o.text } })),
+        ),
+      ),
+    );
+  }
+
   output(idOrAlias: string, tail = DEFAULT_TAIL): { id: string; alias: string; lines: string[] } {
     const actor = this.registry.get(idOrAlias);
     return { id: actor.id, alias: actor.context.alias, lines: this.logOf(actor).tail(tail) };
@@ -429,7 +452,10 @@ export class SessionsService implements OnApplicationBootstrap, OnModuleDestroy,
 
   private sink(actor: SessionActor): RuntimeSink {
     return {
-      output: (chunk) => this.logOf(actor).write(chunk),
+      output: (chunk) => {
+        this.logOf(actor).write(chunk);
+        if (this.output$.observed) this.output$.next({ id: actor.id, text: chunk.toString() });
+      },
       report: (report) => {
         actor.run(() => this.onReport(actor, report)).catch((e: unknown) => this.logger.error(`session ${actor.id}: ${(e as Error).message}`));
       },

@@ -64,6 +64,91 @@ describeInBrowser('the dashboard profiles view in Chromium', () => {
     await page.getByRole('button', { name: 'Save profile' }).waitFor();
   });
 
+  it('Given a profile with two MCP servers and two hook events, When every other field is edited in the form and YAML and one server and one event removed, Then the profile read back has exactly that', async () => {
+    const hook = { type: 'command', command: 'echo hi' };
+    const created = await t.inject({
+      method: 'POST',
+      url: API,
+      payload: {
+        name: 'Every field',
+        version: 2,
+        tools: { mcp_servers: { gh: { type: 'stdio', command: 'gh-mcp' }, docs: { type: 'http', url: 'https://docs.example/mcp' } } },
+        hooks: { SessionStart: [hook], PreToolUse: [hook] },
+      },
+    });
+    expect(created.statusCode).toBe(201);
+    await openProfiles();
+    await page.getByRole('list', { name: 'Profiles' }).getByRole('button', { name: /Every field/ }).click();
+    const lint = page.getByRole('status', { name: 'Lint' });
+    await lint.getByText('Lint: no problems.').waitFor();
+
+    // The form: the model, instructions, rules, skills and directories, then one MCP server and one hook event out.
+    await page.getByLabel('Model', { exact: true }).fill('opus');
+    await page.getByLabel('Model provider').fill('anthropic');
+    await page.getByLabel('Fallback models').fill('sonnet\nhaiku');
+    await page.getByLabel('Model options (JSON)').fill('{"temperature": 0.2');
+    await page.getByText('not JSON:').waitFor();
+    await page.getByLabel('Model options (JSON)').fill('{"temperature": 0.2}');
+    await page.getByLabel('Instruction files').fill('AGENTS.md\ndocs/style.md');
+    await page.getByRole('button', { name: 'Add rule' }).click();
+    await page.getByLabel('rule 1 glob').fill('src/**/*.ts');
+    await page.getByLabel('rule 1 instruction').fill('Use named exports.');
+    await page.getByRole('button', { name: 'Add skill' }).click();
+    await page.getByLabel('skill 1 name').fill('release-notes');
+    // A local skill is checked for its SKILL.md.
+    const skillDir = join(target.path, 'skills', 'release-notes');
+    mkdirSync(skillDir, { recursive: true });
+    writeFileSync(join(skillDir, 'SKILL.md'), '---\nname: release-notes\ndescription: Writes release notes.\n---\nWrite them.\n');
+    await page.getByLabel('skill 1 source').selectOption('git');
+    await page.getByLabel('skill 1 source').selectOption('local');
+    await page.getByLabel('skill 1 path').fill(skillDir);
+    await page.getByLabel('skill 1 version').fill('v1.2.0');
+    const autoDir = join(target.path, 'auto');
+    mkdirSync(autoDir, { recursive: true });
+    await page.getByLabel('Auto-apply directory').fill(autoDir);
+    await page.getByLabel('Default working directory').fill('/srv/project');
+    await page.getByLabel('MCP servers (JSON)').fill(JSON.stringify({ docs: { type: 'http', url: 'https://docs.example/mcp' } }));
+    await page.getByLabel('Hooks (JSON)').fill(JSON.stringify({ SessionStart: [{ ...hook, timeout: 60 }] }));
+    await screenshot(page, 'profiles-every-field-form');
+
+    // The YAML view shows the draft; a parse error is shown, not thrown; a fix becomes the draft and is linted.
+    await page.getByRole('button', { name: 'Edit as YAML' }).click();
+    const yaml = page.getByLabel('Profile YAML');
+    const text = await yaml.inputValue();
+    expect(text).toContain('provider: anthropic');
+    expect(text).toContain('release-notes');
+    expect(text).not.toContain('gh-mcp');
+    await yaml.fill(`${text}\nbroken: [unclosed\n`);
+    await page.getByRole('alert').filter({ hasText: 'not valid YAML' }).waitFor();
+    await yaml.fill(text.replace(/^description:.*$/m, 'description: Written in YAML'));
+    expect(await page.getByRole('alert').filter({ hasText: 'not valid YAML' }).count()).toBe(0);
+    await yaml.fill(text.replace(/^description:.*$/m, 'description: Written in YAML').replace(/^version:.*$/m, 'version: 7'));
+    await lint.locator('li.error').filter({ hasText: 'version' }).waitFor();
+    await yaml.fill(text.replace(/^description:.*$/m, 'description: Written in YAML'));
+    await lint.locator('li.error').filter({ hasText: 'version' }).waitFor({ state: 'detached' });
+    expect(await lint.locator('li.error').allTextContents()).toEqual([]);
+    await screenshot(page, 'profiles-every-field-yaml');
+    await page.getByRole('button', { name: 'Edit as form' }).click();
+    expect(await page.getByLabel('Description').inputValue()).toBe('Written in YAML');
+
+    await page.getByRole('button', { name: 'Save profile' }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved every-field.' }).waitFor();
+    const saved = await profile('every-field');
+    expect(saved.model).toEqual({ model: 'opus', provider: 'anthropic', fallback: ['sonnet', 'haiku'], options: { temperature: 0.2 } });
+    expect(saved.instructions).toEqual({ files: ['AGENTS.md', 'docs/style.md'], rules: [{ glob: 'src/**/*.ts', instruction: 'Use named exports.' }] });
+    expect(saved.skills).toEqual([{ name: 'release-notes', source: 'local', path: skillDir, version: 'v1.2.0' }]);
+    expect(saved.auto_apply_dir).toBe(autoDir);
+    expect(saved.default_cwd).toBe('/srv/project');
+    expect(saved.description).toBe('Written in YAML');
+    expect(saved.tools.mcp_servers).toEqual({ docs: { type: 'http', url: 'https://docs.example/mcp' } });
+    expect(Object.keys(saved.hooks)).toEqual(['SessionStart']);
+
+    // Clearing the MCP servers field removes the last one too.
+    await page.getByLabel('MCP servers (JSON)').fill('');
+    await page.getByRole('button', { name: 'Save profile' }).click();
+    await waitFor(async () => (await profile('every-field')).tools.mcp_servers === undefined, { what: 'the last MCP server removed' });
+  });
+
   it('Given a file on disk the profile would change, When previewed, Then a line diff shows; When applied, Then drift is refused until forced', async () => {
     // Given a project whose settings.json and agent file are the user's own
     const dir = target.path;

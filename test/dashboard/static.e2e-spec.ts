@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
+import { RUNTIMES } from '../../src/profiles/profile.schema';
+import { RuntimeCatalog } from '../../src/sessions/runtimes/runtime-catalog';
 import { buildDashboard } from '../../src/dashboard/dashboard.build';
 import { DASHBOARD_CSP } from '../../src/dashboard/dashboard.static';
 import { tempDir } from '../support/temp-dir';
@@ -67,10 +69,18 @@ describe('the dashboard is served by the service itself', () => {
     }
   });
 
-  it('Given the configured stall threshold, When the page asks for its settings, Then it gets it (user only)', async () => {
+  it('Given the configured stall threshold and the runtimes, When the page asks for its settings, Then it gets them (user only)', async () => {
     const res = await t.inject({ method: 'GET', url: '/api/v1/dashboard/settings' });
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toEqual({ stall_threshold_s: t.config.supervision.stall_threshold_s });
+    const body = res.json();
+    expect(body.stall_threshold_s).toBe(t.config.supervision.stall_threshold_s);
+    expect(body.profile_runtimes).toEqual([...RUNTIMES]);
+    // Every runtime the catalog runs, auto first; the command runtime takes a command and needs nothing installed.
+    const names = body.session_runtimes.map((r: { name: string }) => r.name);
+    expect(names[0]).toBe('auto');
+    expect(names.slice(1).every((n: string) => t.app.get(RuntimeCatalog).get(n) !== undefined)).toBe(true);
+    expect(names).toEqual(expect.arrayContaining(['claude-code', 'codex', 'command']));
+    expect(body.session_runtimes.find((r: { name: string }) => r.name === 'command')).toEqual({ name: 'command', takes_command: true, installed: true });
     expect((await t.rawInject({ method: 'GET', url: '/api/v1/dashboard/settings', headers: t.auth('main_brain') })).statusCode).toBe(403);
   });
 });

@@ -134,6 +134,26 @@ describe('Agent Profile REST', () => {
       expect((await get(`${API}/merge-me`)).json().description).toBe('merged');
     });
 
+    it('removes what a PATCH sets to null (JSON merge patch): one MCP server and one hook event go, the rest stays', async () => {
+      // Given a profile with two MCP servers and hooks on two events
+      const hook = { type: 'command', command: 'echo hi' };
+      await post(API, {
+        name: 'Remove Me',
+        tools: { mcp_servers: { gh: { type: 'stdio', command: 'gh-mcp' }, docs: { type: 'http', url: 'https://docs.example/mcp' } } },
+        hooks: { SessionStart: [hook], PreToolUse: [hook] },
+        model: { model: 'opus', provider: 'anthropic' },
+      });
+      // When one server, one hook event and the provider are patched to null
+      const res = await patch(`${API}/remove-me`, { tools: { mcp_servers: { gh: null } }, hooks: { PreToolUse: null }, model: { provider: null } });
+      // Then they are gone from the profile read back, and the others are kept
+      expect(res.statusCode).toBe(200);
+      const back = (await get(`${API}/remove-me`)).json();
+      expect(Object.keys(back.tools.mcp_servers)).toEqual(['docs']);
+      expect(Object.keys(back.hooks)).toEqual(['SessionStart']);
+      expect(back.model).toEqual({ model: 'opus' });
+      expect(readFileSync(join(dir, 'remove-me.yaml'), 'utf8')).not.toContain('gh-mcp');
+    });
+
     it('renames through PATCH unless the name is taken', async () => {
       await post(API, { name: 'Rename Me' });
       expect((await patch(`${API}/rename-me`, { name: 'Go Backend' })).json().code).toBe('profile_name_taken');

@@ -1,4 +1,4 @@
-import { documentOf, listOf, valueAt, withValue } from './profile-draft';
+import { documentOf, draftOfYamlDocument, listOf, mergePatchOf, valueAt, withValue, yamlDocumentOf } from './profile-draft';
 
 describe('profile drafts', () => {
   it('Given a profile as listed, When made a draft, Then the service metadata is left out and the document kept', () => {
@@ -21,5 +21,20 @@ describe('profile drafts', () => {
 
   it('Given a list typed one item a line, When read, Then blank lines and spaces around items are dropped', () => {
     expect(listOf(' Read \n\nBash(git *)\n')).toEqual(['Read', 'Bash(git *)']);
+  });
+});
+
+describe('saving a draft as a merge patch', () => {
+  it('Given a saved profile, When the draft drops an MCP server and a hook event, Then the patch names them null and leaves unchanged keys out', () => {
+    const saved = { name: 'X', tools: { builtin: ['Read'], mcp_servers: { gh: { type: 'stdio' }, docs: { type: 'http' } } }, hooks: { PreToolUse: [{ type: 'command' }] }, icon: 'bot' };
+    const draft = { name: 'X', tools: { builtin: ['Read', 'Edit'], mcp_servers: { docs: { type: 'http' } } }, icon: 'bot' };
+    expect(mergePatchOf(saved, draft)).toEqual({ tools: { builtin: ['Read', 'Edit'], mcp_servers: { gh: null } }, hooks: null });
+  });
+
+  it('Given a draft, When shown as YAML and read back, Then the runtime is `runtime` in YAML and `target_runtime` in the draft', () => {
+    const yamlDoc = yamlDocumentOf({ name: 'X', target_runtime: 'codex', version: 2 });
+    expect(yamlDoc).toEqual({ name: 'X', runtime: 'codex', version: 2 });
+    expect(draftOfYamlDocument(yamlDoc)).toEqual({ ok: true, draft: { name: 'X', target_runtime: 'codex', version: 2 } });
+    expect(draftOfYamlDocument(['a'])).toMatchObject({ ok: false });
   });
 });

@@ -81,3 +81,33 @@ export const listOf = (text: string): string[] =>
     .filter((l) => l !== '');
 
 export const textOf = (value: unknown): string => (Array.isArray(value) ? value.map(String).join('\n') : '');
+
+const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
+const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
+
+/**
+ * The JSON merge patch (the service's PATCH) that turns the saved document into the draft: changed keys, objects
+ * recursively, and null for each key the draft took out (an MCP server, a hook event), which the service removes.
+ */
+export function mergePatchOf(saved: JsonObject, draft: JsonObject): JsonObject {
+  const patch: JsonObject = {};
+  for (const [key, value] of Object.entries(draft)) {
+    const before = saved[key];
+    if (same(before, value)) continue;
+    patch[key] = isObject(before) && isObject(value) ? mergePatchOf(before, value) : value;
+  }
+  for (const key of Object.keys(saved)) if (!(key in draft)) patch[key] = null;
+  return patch;
+}
+
+/** The YAML file names the runtime `runtime`; the API and so the draft, `target_runtime`. */
+export function yamlDocumentOf(draft: JsonObject): JsonObject {
+  const { target_runtime, ...rest } = draft;
+  return target_runtime === undefined ? rest : { name: rest.name, runtime: target_runtime, ...rest };
+}
+
+export function draftOfYamlDocument(doc: unknown): { ok: true; draft: JsonObject } | { ok: false; error: string } {
+  if (!isObject(doc)) return { ok: false, error: 'the document must be a mapping (key: value lines)' };
+  const { runtime, ...rest } = doc;
+  return { ok: true, draft: runtime === undefined ? rest : { ...rest, target_runtime: runtime } };
+}

@@ -2,13 +2,18 @@ import { Signal, useSignal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
 import { ApiError, api, apiText } from './api';
 import { lineDiff } from './line-diff';
-import { Binding, LintFinding, LintResult, Preview, ProfileItem, documentOf, listOf, textOf, valueAt, withValue } from './profile-draft';
+import { dump, load } from 'js-yaml';
+import { Binding, LintFinding, LintResult, Preview, ProfileItem, documentOf, draftOfYamlDocument, listOf, mergePatchOf, textOf, valueAt, withValue, yamlDocumentOf } from './profile-draft';
+import { settings } from './store';
 import { JsonObject } from './types';
 
-const RUNTIMES = ['auto', 'claude-code', 'codex', 'gemini-cli', 'opencode'] as const;
 const MODES = ['default', 'acceptEdits', 'plan', 'auto', 'dontAsk', 'bypassPermissions'] as const;
 const SCOPES = ['shared', 'personal'] as const;
+const SKILL_SOURCES = ['local', 'registry', 'git'] as const;
 type Scope = (typeof SCOPES)[number];
+
+/** The runtimes a profile can target, as the service lists them. */
+const profileRuntimes = (): readonly string[] => settings.value?.profile_runtimes ?? ['auto'];
 
 /** The profiles' UI icon names, drawn as a text glyph (no emoji: a machine without an emoji font shows boxes); an unknown name shows as a plain mark. */
 const ICONS: Record<string, string> = { layout: '▦', brain: '✺', users: '☻', server: '▤', shield: '◈', eye: '◉', code: '⌨', book: '▥', search: '⌕' };
@@ -134,6 +139,7 @@ function Editor(props: {
   const lint = useSignal<LintResult | null>(null);
   const saved = useSignal<string | null>(null);
   const yaml = useSignal<string | null>(null);
+  const asYaml = useSignal(false);
   const readOnly = editing.locked;
   const doc = draft.value;
 
@@ -185,7 +191,8 @@ function Editor(props: {
   );
 
   const save = async (): Promise<void> => {
-    const body = { ...draft.value, scope: scope.value };
+    // An update sends what changed against the saved profile, with null for what the draft took out (PATCH removes it).
+    const body = { ...(editing.id === null || !selected ? draft.value : mergePatchOf(documentOf(selected), draft.value)), scope: scope.value };
     const result = editing.id === null ? await api<{ id: string }>('/agent-profiles', { method: 'POST', body }) : await api<{ id: string }>(`/agent-profiles/${encodeURIComponent(editing.id)}`, { method: 'PATCH', body });
     await props.onSaved(result.id);
     saved.value = `Saved ${result.id}.`;
@@ -196,38 +203,85 @@ function Editor(props: {
     <div class="card editor">
       <h3>{editing.id === null ? 'New profile' : `Profile ${editing.id}`}</h3>
       {readOnly ? <p class="muted">This profile is locked: duplicate it to edit a copy.</p> : null}
-      <div class="fields">
-        {text('Name', ['name'])}
-        {text('Icon', ['icon'], { optional: true })}
-        {choice('Runtime', ['target_runtime'], RUNTIMES, 'auto')}
-        {text('Model', ['model', 'model'], { optional: true })}
-        <label>
-          Scope
-          <select value={scope.value} disabled={readOnly} onChange={(e) => (scope.value = e.currentTarget.value as Scope)}>
-            {SCOPES.map((s) => (
-              <option key={s} value={s}>
-                {s}
-              </option>
-            ))}
-          </select>
-        </label>
-        {choice('Permission mode', ['permissions', 'mode'], MODES, 'acceptEdits')}
+      <div class="actions">
+        <button type="button" aria-pressed={asYaml.value} onClick={() => (asYaml.value = !asYaml.value)}>
+          {asYaml.value ? 'Edit as form' : 'Edit as YAML'}
+        </button>
       </div>
-      <div class="fields wide">
-        {text('Description', ['description'], { optional: true, long: true })}
-        {text('System prompt', ['instructions', 'system_prompt'], { optional: true, long: true })}
-      </div>
-      <div class="fields">
-        {list('Built-in tools', ['tools', 'builtin'])}
-        {list('Denied tools', ['tools', 'deny'])}
-        {list('Allow rules', ['permissions', 'allow'])}
-        {list('Deny rules', ['permissions', 'deny'])}
-        {list('Ask rules', ['permissions', 'ask'])}
-      </div>
-      <div class="fields wide">
-        <JsonField label="MCP servers (JSON)" value={valueAt(doc, ['tools', 'mcp_servers'])} readOnly={readOnly} onChange={(v) => set(['tools', 'mcp_servers'], v)} />
-        <JsonField label="Hooks (JSON)" value={valueAt(doc, ['hooks'])} readOnly={readOnly} onChange={(v) => set(['hooks'], v)} />
-      </div>
+      {asYaml.value ? (
+        <YamlEditor draft={draft.value} readOnly={readOnly} onChange={(d) => ((saved.value = null), (draft.value = d))} />
+      ) : (
+        <>
+          <div class="fields">
+            {text('Name', ['name'])}
+            {text('Icon', ['icon'], { optional: true })}
+            {choice('Runtime', ['target_runtime'], profileRuntimes(), 'auto')}
+            <label>
+              Scope
+              <select value={scope.value} disabled={readOnly} onChange={(e) => (scope.value = e.currentTarget.value as Scope)}>
+                {SCOPES.map((s) => (
+                  <option key={s} value={s}>
+                    {s}
+                  </option>
+                ))}
+              </select>
+            </label>
+            {choice('Permission mode', ['permissions', 'mode'], MODES, 'acceptEdits')}
+          </div>
+          <div class="fields">
+            {text('Model', ['model', 'model'], { optional: true })}
+            {text('Model provider', ['model', 'provider'], { optional: true })}
+            {list('Fallback models', ['model', 'fallback'])}
+          </div>
+          <div class="fields wide">
+            <JsonField label="Model options (JSON)" value={valueAt(doc, ['model', 'options'])} readOnly={readOnly} onChange={(v) => set(['model', 'options'], v)} />
+            {text('Description', ['description'], { optional: true, long: true })}
+            {text('System prompt', ['instructions', 'system_prompt'], { optional: true, long: true })}
+          </div>
+          <div class="fields">
+            {list('Instruction files', ['instructions', 'files'])}
+            {text('Auto-apply directory', ['auto_apply_dir'], { optional: true })}
+            {text('Default working directory', ['default_cwd'], { optional: true })}
+          </div>
+          <Rows
+            label="Path rules"
+            item="rule"
+            rows={valueAt(doc, ['instructions', 'rules'])}
+            columns={[
+              { key: 'glob', label: 'Glob' },
+              { key: 'instruction', label: 'Instruction' },
+            ]}
+            blank={{ glob: '', instruction: '' }}
+            readOnly={readOnly}
+            onChange={(rows) => set(['instructions', 'rules'], rows)}
+          />
+          <Rows
+            label="Skills"
+            item="skill"
+            rows={valueAt(doc, ['skills'])}
+            columns={[
+              { key: 'name', label: 'Name' },
+              { key: 'source', label: 'Source', options: SKILL_SOURCES },
+              { key: 'path', label: 'Path', optional: true },
+              { key: 'version', label: 'Version', optional: true },
+            ]}
+            blank={{ name: '', source: 'local' }}
+            readOnly={readOnly}
+            onChange={(rows) => set(['skills'], rows)}
+          />
+          <div class="fields">
+            {list('Built-in tools', ['tools', 'builtin'])}
+            {list('Denied tools', ['tools', 'deny'])}
+            {list('Allow rules', ['permissions', 'allow'])}
+            {list('Deny rules', ['permissions', 'deny'])}
+            {list('Ask rules', ['permissions', 'ask'])}
+          </div>
+          <div class="fields wide">
+            <JsonField label="MCP servers (JSON)" value={valueAt(doc, ['tools', 'mcp_servers'])} readOnly={readOnly} onChange={(v) => set(['tools', 'mcp_servers'], v)} />
+            <JsonField label="Hooks (JSON)" value={valueAt(doc, ['hooks'])} readOnly={readOnly} onChange={(v) => set(['hooks'], v)} />
+          </div>
+        </>
+      )}
       <Findings lint={lint.value} />
       <div class="actions">
         {readOnly ? null : (
@@ -273,6 +327,93 @@ function Editor(props: {
       ) : null}
       {editing.id !== null ? <ApplyPanel id={editing.id} act={act} /> : null}
     </div>
+  );
+}
+
+/** The draft as its YAML file reads: typed YAML that parses becomes the draft (and is linted); until then it says what is wrong. */
+function YamlEditor(props: { draft: JsonObject; readOnly: boolean; onChange: (draft: JsonObject) => void }) {
+  const text = useSignal(dump(yamlDocumentOf(props.draft), { noRefs: true, lineWidth: 120 }));
+  const problem = useSignal<string | null>(null);
+  return (
+    <label class="yaml-editor">
+      Profile YAML
+      <textarea
+        rows={24}
+        class="code"
+        spellcheck={false}
+        value={text.value}
+        readOnly={props.readOnly}
+        aria-invalid={problem.value !== null}
+        onInput={(e) => {
+          text.value = e.currentTarget.value;
+          let parsed: ReturnType<typeof draftOfYamlDocument>;
+          try {
+            parsed = draftOfYamlDocument(load(text.value));
+          } catch (err) {
+            parsed = { ok: false, error: messageOf(err).split('\n')[0] };
+          }
+          if (parsed.ok) {
+            problem.value = null;
+            props.onChange(parsed.draft);
+          } else problem.value = `not valid YAML: ${parsed.error}`;
+        }}
+      />
+      {problem.value ? (
+        <span class="error" role="alert">
+          {problem.value}
+        </span>
+      ) : null}
+    </label>
+  );
+}
+
+interface Column {
+  key: string;
+  label: string;
+  options?: readonly string[];
+  /** Left out of the row when blank. */
+  optional?: boolean;
+}
+
+/** A list of small records (path rules, skills): one row of inputs each, added and removed by buttons. */
+function Rows(props: { label: string; item: string; rows: unknown; columns: Column[]; blank: JsonObject; readOnly: boolean; onChange: (rows: JsonObject[]) => void }) {
+  const rows = Array.isArray(props.rows) ? (props.rows as JsonObject[]) : [];
+  const edit = (i: number, column: Column, value: string): void =>
+    props.onChange(rows.map((r, j) => (j !== i ? r : Object.fromEntries(Object.entries({ ...r, [column.key]: value }).filter(([k, v]) => !(v === '' && props.columns.find((c) => c.key === k)?.optional))))));
+  return (
+    <fieldset class="rows">
+      <legend>{props.label}</legend>
+      {rows.length === 0 ? <p class="muted">None.</p> : null}
+      {rows.map((row, i) => (
+        <div class="fields" key={i}>
+          {props.columns.map((c) => {
+            const value = typeof row[c.key] === 'string' ? (row[c.key] as string) : '';
+            const label = `${props.item} ${i + 1} ${c.label.toLowerCase()}`;
+            return c.options ? (
+              <select key={c.key} aria-label={label} value={value || c.options[0]} disabled={props.readOnly} onChange={(e) => edit(i, c, e.currentTarget.value)}>
+                {c.options.map((o) => (
+                  <option key={o} value={o}>
+                    {o}
+                  </option>
+                ))}
+              </select>
+            ) : (
+              <input key={c.key} aria-label={label} placeholder={c.label} value={value} readOnly={props.readOnly} onInput={(e) => edit(i, c, e.currentTarget.value)} />
+            );
+          })}
+          {props.readOnly ? null : (
+            <button type="button" onClick={() => props.onChange(rows.filter((_, j) => j !== i))}>
+              Remove {props.item} {i + 1}
+            </button>
+          )}
+        </div>
+      ))}
+      {props.readOnly ? null : (
+        <button type="button" onClick={() => props.onChange([...rows, props.blank])}>
+          Add {props.item}
+        </button>
+      )}
+    </fieldset>
   );
 }
 
@@ -370,7 +511,7 @@ function ApplyPanel({ id, act }: { id: string; act: Act }) {
         <label>
           Apply for runtime
           <select value={runtime.value} onChange={(e) => (runtime.value = e.currentTarget.value)}>
-            {RUNTIMES.map((r) => (
+            {profileRuntimes().map((r) => (
               <option key={r} value={r}>
                 {r}
               </option>

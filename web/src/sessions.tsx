@@ -1,7 +1,9 @@
 import { Signal, computed, signal, useSignal, useSignalEffect } from '@preact/signals';
 import { useAction } from './action';
-import { api } from './api';
-import { errorText } from './error-text';
+import { useEffect } from 'preact/hooks';
+import { api, token } from './api';
+import { appendOutput, tailText } from './output-tail';
+import { StreamStatus, followStream } from './sse';
 import { Reply, StateChip } from './attention';
 import { Flip, NO_FILTER, SessionFilter, invertPreview, matchesFilter } from './session-filter';
 import { StartSessionForm } from './start-session';
@@ -141,34 +143,34 @@ function ScopeActions({ preview }: { preview: Signal<Flip[] | null> }) {
   );
 }
 
-/** The last lines of a session's output, fetched again whenever the session's status moves. */
+const TAIL_LINES = 200;
+
+/** The last lines of a session's output, followed live: the stream sends the tail, then each chunk the worker writes. */
 function OutputTail({ session }: { session: Session }) {
-  const lines = useSignal<string[] | null>(null);
-  const error = useSignal<string | null>(null);
-  const load = (): void => {
-    api<{ lines: string[] }>(`/coding-sessions/${encodeURIComponent(session.id)}/output?tail=200`).then(
-      (r) => {
-        lines.value = r.lines;
-        error.value = null;
-      },
-      (e: unknown) => (error.value = errorText(e)),
-    );
-  };
-  useSignalEffect(() => {
-    // Read so the effect runs again on each newer status of this session.
-    void sessions.value.get(session.id)?.updated_at;
-    load();
-  });
+  const text = useSignal<string | null>(null);
+  const status = useSignal<StreamStatus>('connecting');
+  useEffect(
+    () =>
+      followStream(`/api/v1/coding-sessions/${encodeURIComponent(session.id)}/output/stream?tail=${TAIL_LINES}`, {
+        token: () => token.value,
+        onStatus: (s) => (status.value = s),
+        onMessage: (message) => {
+          if (message.data === '') return;
+          const parsed = JSON.parse(message.data) as { lines: string[] } | { text: string };
+          if ('lines' in parsed) text.value = tailText(parsed.lines);
+          else if (text.value !== null) text.value = appendOutput(text.value, parsed.text, TAIL_LINES);
+        },
+      }),
+    [session.id],
+  );
   return (
     <div>
-      <p class="label">output</p>
-      {error.value ? <p class="error">{error.value}</p> : null}
+      <p class="label">
+        output {status.value === 'live' ? null : <span class="muted">({status.value})</span>}
+      </p>
       <pre class="output" aria-label={`Output of ${session.alias}`} tabIndex={0}>
-        {lines.value === null ? 'loading…' : lines.value.length === 0 ? '(no output yet)' : lines.value.join('\n')}
+        {text.value === null ? 'loading…' : text.value === '' ? '(no output yet)' : text.value}
       </pre>
-      <button type="button" onClick={load}>
-        Refresh the output
-      </button>
     </div>
   );
 }
@@ -233,12 +235,17 @@ function SessionRow({ session: s }: { session: Session }) {
   );
 }
 
+/** Rows rendered at a time: a thousand rows at once held the page for over 100 ms (npm run bench:dashboard). */
+const ROWS_PER_PAGE = 100;
+
 export function SessionsView() {
   const preview = useSignal<Flip[] | null>(null);
+  const rows = useSignal(ROWS_PER_PAGE);
   // A preview stands for the visible list it was made from: a changed filter drops it.
   useSignalEffect(() => {
     void filter.value;
     preview.value = null;
+    rows.value = ROWS_PER_PAGE;
   });
   const shown = visible.value;
   return (
@@ -250,12 +257,17 @@ export function SessionsView() {
       <ScopeActions preview={preview} />
       {shown.length === 0 ? <p class="empty">No session matches.</p> : null}
       <ol class="queue sessions">
-        {shown.map((s) => (
+        {shown.slice(0, rows.value).map((s) => (
           <li key={s.id}>
             <SessionRow session={s} />
           </li>
         ))}
       </ol>
+      {shown.length > rows.value ? (
+        <button type="button" class="more" onClick={() => (rows.value += ROWS_PER_PAGE)}>
+          Show {Math.min(ROWS_PER_PAGE, shown.length - rows.value)} more ({shown.length - rows.value} not shown)
+        </button>
+      ) : null}
       <StartSessionForm onStarted={(s) => putFresh(s)} />
     </section>
   );

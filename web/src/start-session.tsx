@@ -2,10 +2,9 @@ import { useSignal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
 import { api } from './api';
 import { errorText } from './error-text';
+import { settings } from './store';
 import { Session } from './types';
 
-const RUNTIMES = ['auto', 'claude-code', 'codex', 'gemini-cli', 'opencode', 'command'] as const;
-type Runtime = (typeof RUNTIMES)[number];
 
 /** A profile as the list gives it; a malformed one has no name and cannot be used. */
 interface ProfileItem {
@@ -15,7 +14,7 @@ interface ProfileItem {
 
 /** Starts a session (POST /coding-sessions): runtime, profile, cwd and prompt; the command runtime takes a command and its arguments. */
 export function StartSessionForm({ onStarted }: { onStarted: (s: Session) => void }) {
-  const runtime = useSignal<Runtime>('auto');
+  const runtime = useSignal('auto');
   const profile = useSignal('');
   const profiles = useSignal<ProfileItem[]>([]);
   const title = useSignal('');
@@ -34,12 +33,16 @@ export function StartSessionForm({ onStarted }: { onStarted: (s: Session) => voi
     );
   }, []);
 
+  // The service's runtimes; until they come, only auto (which the service resolves) can be chosen.
+  const options = settings.value?.session_runtimes ?? [{ name: 'auto', takes_command: false, installed: true }];
+  const takesCommand = options.find((o) => o.name === runtime.value)?.takes_command === true;
+
   const submit = async (e: Event): Promise<void> => {
     e.preventDefault();
     busy.value = true;
     error.value = null;
     started.value = null;
-    const isCommand = runtime.value === 'command';
+    const isCommand = takesCommand;
     const body = {
       ...(runtime.value !== 'auto' ? { runtime: runtime.value } : {}),
       ...(profile.value !== '' ? { profile_id: profile.value } : {}),
@@ -67,10 +70,10 @@ export function StartSessionForm({ onStarted }: { onStarted: (s: Session) => voi
       <div class="fields">
         <label>
           Runtime
-          <select value={runtime.value} onChange={(e) => (runtime.value = e.currentTarget.value as Runtime)}>
-            {RUNTIMES.map((r) => (
-              <option key={r} value={r}>
-                {r}
+          <select value={runtime.value} onChange={(e) => (runtime.value = e.currentTarget.value)}>
+            {options.map((r) => (
+              <option key={r.name} value={r.name}>
+                {r.installed ? r.name : `${r.name} (not installed)`}
               </option>
             ))}
           </select>
@@ -94,7 +97,7 @@ export function StartSessionForm({ onStarted }: { onStarted: (s: Session) => voi
           Working folder
           <input value={cwd.value} placeholder="the service's folder" onInput={(e) => (cwd.value = e.currentTarget.value)} />
         </label>
-        {runtime.value === 'command' ? (
+        {takesCommand ? (
           <>
             <label>
               Command

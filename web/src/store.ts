@@ -1,10 +1,13 @@
 import { computed, signal } from '@preact/signals';
 import { ApiError, api, setToken, token } from './api';
 import { StreamStatus, followStream } from './sse';
+import type { DashboardSettings } from '../../src/dashboard/dashboard-settings';
 import { Autonomous, JournalEvent, NEEDS_ATTENTION, Session } from './types';
 
 export const sessions = signal<ReadonlyMap<string, Session>>(new Map());
-export const stallThresholdS = signal<number | null>(null);
+/** The service's settings for the page (stall threshold, runtimes): loaded once at start. */
+export const settings = signal<DashboardSettings | null>(null);
+export const stallThresholdS = computed(() => settings.value?.stall_threshold_s ?? null);
 export const autonomous = signal<Autonomous | null>(null);
 export const streamStatus = signal<StreamStatus>('connecting');
 /** Whether the sessions were loaded once: what came before that is not news. */
@@ -90,7 +93,7 @@ function onEvent(event: JournalEvent): void {
 /** Loads what the page shows and follows the journal's events; returns a function that stops following. */
 export function start(): () => void {
   const tick = setInterval(() => (now.value = Date.now()), 1000);
-  api<{ stall_threshold_s: number }>('/dashboard/settings').then((s) => (stallThresholdS.value = s.stall_threshold_s), report);
+  api<DashboardSettings>('/dashboard/settings').then((s) => (settings.value = s), report);
   const stop = followStream('/api/v1/events/stream', {
     token: () => token.value,
     onStatus: (status) => {

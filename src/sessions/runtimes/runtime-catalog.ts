@@ -1,6 +1,7 @@
 import { DomainError } from '../../common/domain-error';
 import { AGENT_RUNTIMES } from '../../common/agent-runtimes';
 import { findExecutable } from '../../common/executable';
+import { SessionRuntimeOption } from '../../dashboard/dashboard-settings';
 import { SessionRuntime } from './runtime.port';
 
 
@@ -32,6 +33,16 @@ export class RuntimeCatalog {
 
   get(name: string): SessionRuntime | undefined {
     return this.runtimes.get(name);
+  }
+
+  /** Each runtime a request may name, `auto` first, and whether its executable is on `pathEnv`. */
+  options(pathEnv: string): SessionRuntimeOption[] {
+    const named = [...this.runtimes.values()].map((r) => ({
+      name: r.name,
+      takes_command: r.takesCommand,
+      installed: r.takesCommand || !r.executable || findExecutable(r.executable, pathEnv, process.cwd()) !== null,
+    }));
+    return [{ name: 'auto', takes_command: false, installed: true }, ...named];
   }
 
   choose(req: RuntimeRequest): RuntimeChoice {
