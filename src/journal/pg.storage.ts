@@ -46,6 +46,10 @@ export class PgStorage implements SharedJournalStorage {
     pool.on('error', () => undefined);
     this.pool = pool;
     try {
+      const client = await pool.connect().catch((e: Error) => {
+        throw new Error(`cannot reach the journal database ${this.location}: ${e.message}`);
+      });
+      client.release();
       await this.transaction((c) => this.migrate(c));
     } catch (e) {
       this.pool = null;
