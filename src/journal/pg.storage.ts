@@ -155,10 +155,11 @@ export class PgStorage implements SharedJournalStorage {
       for (const e of batch.events) if (!expected.has(e.stream)) expected.set(e.stream, e.version - 1);
       const { rows } = await client.query<Row>({
         name: 'brainstem_stream_versions',
-        text: 'SELECT stream, max(version) AS version FROM brainstem_events WHERE stream = ANY($1::text[]) GROUP BY stream',
+        // One max per stream, each an index lookup (a GROUP BY over the streams would read all their rows).
+        text: 'SELECT s AS stream, (SELECT max(version) FROM brainstem_events WHERE stream = s) AS version FROM unnest($1::text[]) AS s',
         values: [[...expected.keys()]],
       });
-      const stored = new Map(rows.map((r) => [String(r.stream), Number(r.version)]));
+      const stored = new Map(rows.map((r) => [String(r.stream), Number(r.version ?? 0)]));
       for (const [stream, version] of expected) {
         // The head did not move, so the journal knew every event: a differing version is a damaged store.
         if ((stored.get(stream) ?? 0) !== version) {
