@@ -370,11 +370,10 @@ export class EventJournal implements Journal {
   /**
    * Shared storage: reads what other writers appended after this journal's head, in seq order, verifying the chain,
    * and publishes it on committed$ as its own commits are. Runs in the writer loop, between groups. A no-op on a
-   * single-writer storage.
+   * single-writer storage, and on a closed journal (a notice can arrive while it closes: it has no one to tell).
    */
   catchUp(): Promise<void> {
-    if (!this.shared) return Promise.resolve();
-    if (this.closed) return Promise.reject(new JournalError('journal_closed', 'the journal is closed'));
+    if (!this.shared || this.closed) return Promise.resolve();
     return new Promise<void>((resolve, reject) => {
       this.catchUpWaiters.push({ resolve, reject });
       if (!this.writing) this.writing = Promise.resolve().then(this.startDrain);

@@ -5,7 +5,7 @@ import { EventJournal } from '../../src/journal/event-journal';
 import { openPgJournal, PgJournalOptions } from '../../src/journal/journal.factory';
 import { AppendResult, JournalConflictError, JournalCorruptError, JournalEvent } from '../../src/journal/journal.port';
 import { findPgBin, pgAvailableOrRequired, PgCluster, PgDatabase, startPgCluster } from '../support/pg-cluster';
-import { spawnService } from '../support/service-process';
+import { spawnService, startService } from '../support/service-process';
 import { tempDir } from '../support/temp-dir';
 import { waitFor } from '../support/wait-for';
 
@@ -231,6 +231,39 @@ describePg('the journal on PostgreSQL', () => {
         expect(service.output()).toContain(`brainstem: ${error}\n`);
       } finally {
         dir.remove();
+      }
+    });
+  });
+
+  describe('the service on BRAINSTEM_JOURNAL_URL', () => {
+    it('keeps what it journals in the database, names it in its log, and starts again on it', async () => {
+      const db = await cluster.createDatabase();
+      const dir = tempDir('brainstem-pg-service-');
+      const env = { BRAINSTEM_JOURNAL_URL: db.url, BRAINSTEM_JOURNAL_DIR: dir.path };
+      try {
+        for (const text of ['first start', 'second start']) {
+          const service = await startService(env);
+          try {
+            const res = await fetch(`${service.url}/api/v1/session-os/main-brain/messages`, {
+              method: 'POST',
+              headers: { ...service.auth, 'content-type': 'application/json' },
+              body: JSON.stringify({ text }),
+            });
+            expect(res.status).toBe(201);
+            expect(service.output()).toContain(`journal ${db.url}`);
+          } finally {
+            service.child.kill('SIGTERM');
+            expect(await service.exited).toBe(0);
+          }
+        }
+        const rows = await db.sql(`SELECT body FROM brainstem_events WHERE body LIKE '%"type":"chat.message"%' ORDER BY seq`);
+        expect(rows.map((r) => (JSON.parse(String(r.body)) as JournalEvent).data)).toEqual([
+          expect.objectContaining({ role: 'user', text: 'first start' }),
+          expect.objectContaining({ role: 'user', text: 'second start' }),
+        ]);
+      } finally {
+        dir.remove();
+        await db.drop();
       }
     });
   });
