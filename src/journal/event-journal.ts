@@ -498,7 +498,13 @@ export class EventJournal implements Journal {
     }
     if (accepted.length === 0) {
       if (this.shared) {
-        const { head } = await this.shared.readTip();
+        let head: JournalHead | null;
+        try {
+          ({ head } = await this.shared.readTip());
+        } catch (e) {
+          for (const { p } of conflicts) p.reject(e as Error);
+          return false;
+        }
         if ((head?.seq ?? 0) !== this.headSeq || (head?.hash ?? GENESIS_HASH) !== this.headHash) return true;
       }
       rejectConflicts();
