@@ -1,14 +1,19 @@
-// npm run bench:journal — journal throughput against raw classic-level in the same run. Prints figures, asserts nothing.
+// npm run bench:journal [events] [-- --postgres] — journal throughput against raw classic-level in the same run; with
+// --postgres, the same workload on a throwaway PostgreSQL cluster too. Prints figures, asserts nothing.
 import { performance } from 'node:perf_hooks';
 import { ClassicLevel } from 'classic-level';
 import { mapBounded } from '../src/common/map-bounded';
 import { EventJournal } from '../src/journal/event-journal';
-import { openLevelJournal } from '../src/journal/journal.factory';
+import { openLevelJournal, openPgJournal } from '../src/journal/journal.factory';
 import { ANCHOR_EVERY, CHECK_LEN, HASH_LEN, recordBody } from '../src/journal/journal.storage';
 import { REBUILD_WIDTH } from '../src/sessions/session.registry';
+import { Pool } from 'pg';
+import { startPgCluster } from '../test/support/pg-cluster';
 import { tempDir } from '../test/support/temp-dir';
 
-const REPLAY_EVENTS = Number(process.argv[2] ?? 1_000_000);
+const ARGS = process.argv.slice(2);
+const REPLAY_EVENTS = Number(ARGS.find((a) => !a.startsWith('--')) ?? 1_000_000);
+const POSTGRES = ARGS.includes('--postgres');
 const STREAMS = 1000;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 
@@ -22,6 +27,7 @@ const payload = (i: number) => ({
 const rawValue = (i: number, prefix = 2 * HASH_LEN) =>
   'f'.repeat(prefix) + JSON.stringify({ at: new Date().toISOString(), data: payload(i), meta: { actor: 'bench' }, seq: i, stream: 's', type: 'session.state_changed', version: i });
 
+const also = (perSec: number, base: number, name: string) => console.log(`${''.padEnd(81)}${((perSec / base) * 100).toFixed(0).padStart(4)}% of ${name}`);
 const rate = (events: number, ms: number) => (events / ms) * 1000;
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US').padStart(10);
 const report = (label: string, perSec: number, ceiling: number | null, ceilingName = 'raw') => {
@@ -74,9 +80,20 @@ async function rawBatchedPut(sync: boolean, form: 'chained' | 'array' | 'segment
   return r;
 }
 
-async function journalAppenders(concurrency: number, perAppend = 1): Promise<number> {
+/** Where a journal is kept: a fresh LevelDB directory or a fresh database each time, opened with fsync on. */
+interface Place {
+  open(options?: { sync?: boolean }): Promise<EventJournal>;
+  remove(): Promise<void>;
+}
+type Store = () => Promise<Place>;
+const levelStore: Store = async () => {
   const dir = tempDir('bench-journal-');
-  const journal = await openLevelJournal(dir.path, { sync: true });
+  return { open: (o) => openLevelJournal(dir.path, { sync: o?.sync ?? true }), remove: async () => dir.remove() };
+};
+
+async function journalAppenders(concurrency: number, perAppend = 1, store: Store = levelStore): Promise<number> {
+  const place = await store();
+  const journal = await place.open();
   let done = 0;
   const t0 = performance.now();
   const deadline = t0 + SECONDS * 1000;
@@ -92,12 +109,12 @@ async function journalAppenders(concurrency: number, perAppend = 1): Promise<num
   );
   const r = rate(done, performance.now() - t0);
   await journal.close();
-  dir.remove();
+  await place.remove();
   return r;
 }
 
-async function fill(dir: string, total: number): Promise<void> {
-  const journal = await openLevelJournal(dir, { sync: false });
+async function fill(place: Place, total: number): Promise<void> {
+  const journal = await place.open({ sync: false });
   const perAppend = 1000;
   for (let i = 0; i < total; i += perAppend) {
     // Interleave streams as a real service would, and snapshot each stream as it passes 500 events.
@@ -144,8 +161,8 @@ async function rawReplay(dir: string): Promise<{ perSec: number; count: number }
   return { perSec, count };
 }
 
-async function journalReplay(dir: string): Promise<{ perSec: number; count: number }> {
-  const journal = await openLevelJournal(dir);
+async function journalReplay(place: Place): Promise<{ perSec: number; count: number }> {
+  const journal = await place.open();
   const t0 = performance.now();
   const report = await journal.verify();
   const perSec = rate(report.checked, performance.now() - t0);
@@ -164,9 +181,9 @@ async function journalReplay(dir: string): Promise<{ perSec: number; count: numb
 }
 
 /** Rebuilds every stream from its snapshot plus its tail, `width` streams at a time, as the session registry does on boot. */
-async function boot(dir: string, width: number): Promise<{ ms: number; openMs: number; streams: number; tailEvents: number }> {
+async function boot(place: Place, width: number): Promise<{ ms: number; openMs: number; streams: number; tailEvents: number }> {
   const t0 = performance.now();
-  const journal: EventJournal = await openLevelJournal(dir);
+  const journal: EventJournal = await place.open();
   const openMs = performance.now() - t0;
   const tails = await mapBounded(Array.from({ length: STREAMS }, (_, s) => `session-${s}`), width, async (stream) => {
     const snap = await journal.loadSnapshot(stream);
@@ -189,36 +206,103 @@ async function main(): Promise<void> {
   report('  one 64-event segment per batch, sync on (bound for 64)', rawGroupBound, rawSync, 'chained');
 
   console.log('\njournal append (sync on, one event per append, group-committed)');
-  const also = (perSec: number, base: number, name: string) => console.log(`${''.padEnd(81)}${((perSec / base) * 100).toFixed(0).padStart(4)}% of ${name}`);
   const both = (label: string, perSec: number) => {
     report(label, perSec, rawSync, 'chained');
     also(perSec, rawArraySync, 'db.batch(array)');
   };
-  for (const c of [1, 8]) both(`  ${c} concurrent appender${c > 1 ? 's' : ''}`, await journalAppenders(c));
+  const level = { app1: 0, app64: 0, replay: 0, boot: 0 };
+  for (const c of [1, 8]) {
+    const perSec = await journalAppenders(c);
+    if (c === 1) level.app1 = perSec;
+    both(`  ${c} concurrent appender${c > 1 ? 's' : ''}`, perSec);
+  }
   const app64 = await journalAppenders(64);
+  level.app64 = app64;
   both('  64 concurrent appenders', app64);
   also(app64, rawGroupBound, 'the bound for 64');
   both('  1 appender, 100 events per append (cf. batched commits)', await journalAppenders(1, 100));
 
   const dir = tempDir('bench-replay-');
+  const place: Place = { open: (o) => openLevelJournal(dir.path, { sync: o?.sync ?? true }), remove: async () => dir.remove() };
   try {
     const tf = performance.now();
-    await fill(dir.path, REPLAY_EVENTS);
+    await fill(place, REPLAY_EVENTS);
     console.log(`\nfilled ${REPLAY_EVENTS.toLocaleString('en-US')} events over ${STREAMS} streams in ${((performance.now() - tf) / 1000).toFixed(1)} s (sync off, 1,000 per append)`);
     const raw = await rawReplay(dir.path);
     report('  raw nextv iteration + JSON.parse', raw.perSec, null);
-    const replay = await journalReplay(dir.path);
+    const replay = await journalReplay(place);
     report('  journal full replay with hash-chain verification', replay.perSec, raw.perSec, 'raw scan');
-    const b = await boot(dir.path, REBUILD_WIDTH);
+    level.replay = replay.perSec;
+    const b = await boot(place, REBUILD_WIDTH);
+    level.boot = b.ms;
     console.log(
       `\nboot with ${REPLAY_EVENTS.toLocaleString('en-US')} events of history: ${b.ms.toFixed(0)} ms ` +
         `(open + tail verification ${b.openMs.toFixed(0)} ms; ${b.streams} snapshots loaded, ${b.tailEvents} tail events replayed, ` +
         `${REBUILD_WIDTH} streams at a time as the session registry does)`,
     );
-    for (const width of [1, STREAMS]) console.log(`  the same, ${width === 1 ? 'one stream at a time' : 'all streams at once'}: ${(await boot(dir.path, width)).ms.toFixed(0)} ms`);
+    for (const width of [1, STREAMS]) console.log(`  the same, ${width === 1 ? 'one stream at a time' : 'all streams at once'}: ${(await boot(place, width)).ms.toFixed(0)} ms`);
   } finally {
     dir.remove();
   }
+  if (POSTGRES) await postgres(level);
+}
+
+/** The same appends, fill, replay and boot on a throwaway PostgreSQL cluster (fsync on, unix socket), beside LevelDB's. */
+async function postgres(level: { app1: number; app64: number; replay: number; boot: number }): Promise<void> {
+  const cluster = await startPgCluster({ durable: true });
+  try {
+    let lastUrl = '';
+    const store: Store = async () => {
+      const db = await cluster.createDatabase();
+      lastUrl = db.url;
+      return { open: () => openPgJournal(db.url), remove: () => db.drop() };
+    };
+    const version = (await (await cluster.createDatabase()).sql('SHOW server_version'))[0].server_version;
+    console.log(`\njournal on PostgreSQL ${String(version)} (throwaway cluster, fsync on, unix socket; one event per append, group-committed)`);
+    report('  1 concurrent appender', await journalAppenders(1, 1, store), level.app1, 'LevelDB');
+    report('  64 concurrent appenders', await journalAppenders(64, 1, store), level.app64, 'LevelDB');
+    const place = await store();
+    const tf = performance.now();
+    await fill(place, REPLAY_EVENTS);
+    console.log(`\nfilled ${REPLAY_EVENTS.toLocaleString('en-US')} events over ${STREAMS} streams in ${((performance.now() - tf) / 1000).toFixed(1)} s (1,000 per append)`);
+    // Twice, the second counted: the first reads a cold cache, which the journal's replay after it would not.
+    await rawPgScan(lastUrl);
+    const raw = await rawPgScan(lastUrl);
+    report('  raw keyset pages of 4096 rows + JSON.parse', raw, null);
+    const replay = await journalReplay(place);
+    report('  journal full replay with hash-chain verification', replay.perSec, raw, 'raw scan');
+    also(replay.perSec, level.replay, 'LevelDB');
+    const b = await boot(place, REBUILD_WIDTH);
+    console.log(
+      `\nboot with ${REPLAY_EVENTS.toLocaleString('en-US')} events of history: ${b.ms.toFixed(0)} ms, LevelDB ${level.boot.toFixed(0)} ms ` +
+        `(open + migrations + tail verification ${b.openMs.toFixed(0)} ms; ${b.streams} snapshots loaded, ${b.tailEvents} tail events replayed, ` +
+        `${REBUILD_WIDTH} streams at a time)`,
+    );
+    await place.remove();
+  } finally {
+    cluster.stop();
+  }
+}
+
+/** What the database gives the journal's scan at most: the same keyset query, each record's JSON parsed. */
+async function rawPgScan(url: string): Promise<number> {
+  const pool = new Pool({ connectionString: url, max: 1 });
+  let count = 0;
+  const t0 = performance.now();
+  for (let seq = 1; ; ) {
+    const { rows } = await pool.query<[string, string]>({
+      text: 'SELECT seq, hash || prev_hash || body FROM brainstem_events WHERE seq >= $1 ORDER BY seq LIMIT 4096',
+      values: [seq],
+      rowMode: 'array',
+    });
+    if (rows.length === 0) break;
+    for (const r of rows) JSON.parse(recordBody(r[1]));
+    count += rows.length;
+    seq = Number(rows[rows.length - 1][0]) + 1;
+  }
+  const perSec = rate(count, performance.now() - t0);
+  await pool.end();
+  return perSec;
 }
 
 main().catch((e) => {

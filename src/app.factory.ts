@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { LoggerService } from '@nestjs/common';
+import { Logger, LoggerService } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from './app.module';
@@ -15,7 +15,7 @@ import { AllExceptionsFilter } from './http/all-exceptions.filter';
 import { depthLimitedJsonParser, refuseInheritedQueryKeys } from './http/json-body';
 import { installOpenApi } from './http/openapi';
 import { createValidationPipe } from './http/validation';
-import { openLevelJournal } from './journal/journal.factory';
+import { openConfiguredJournal } from './journal/journal.factory';
 import { Journal } from './journal/journal.port';
 import { MCP_SERVER_VERSION } from './mcp/mcp.module';
 import { currentRequestId } from './logging/request-context';
@@ -24,7 +24,7 @@ import { installRequestLog } from './logging/request-log.hook';
 import type { Logger as PinoLogger } from 'pino';
 
 export interface AppOptions {
-  /** An already opened journal (tests); otherwise the LevelDB journal in config.journal.dir is opened and verified. */
+  /** An already opened journal (tests); otherwise the configured one (LevelDB in journal.dir, or journal.url) is opened and verified. */
   journal?: Journal;
   logger?: LoggerService | false;
   /** Where one line per request is logged (the service's log); none when absent. */
@@ -39,10 +39,9 @@ export const API_PREFIX = 'api/v1';
 export async function createApp(config: BrainstemConfig, options: AppOptions = {}): Promise<NestFastifyApplication> {
   const journal =
     options.journal ??
-    (await openLevelJournal(config.journal.dir, {
-      sync: config.journal.sync,
-      checkpointEvery: config.journal.checkpoint_every,
+    (await openConfiguredJournal(config.journal, {
       correlationId: currentRequestId,
+      onFollowError: (e) => new Logger('journal').error(`following the journal database failed: ${e.message}`),
     }));
   // Shutdown must not wait for clients: event streams and long-polling calls (a pending permission prompt) never end on their own.
   const adapter = new FastifyAdapter({

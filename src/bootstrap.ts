@@ -3,6 +3,7 @@ import { createApp } from './app.factory';
 import { claimPluginError } from './bus/plugin-host';
 import { ConfigError, loadConfig } from './config/config.loader';
 import { ServiceUrl, urlOf } from './config/service-url';
+import { journalLocation } from './journal/journal.factory';
 import { JournalError } from './journal/journal.port';
 import { CredentialFileError } from './auth/credential-files';
 import { Credentials } from './auth/credentials';
@@ -53,7 +54,7 @@ async function main(): Promise<void> {
   const address = app.getHttpServer().address();
   const url = urlOf(config.server.host, typeof address === 'object' && address ? address.port : config.server.port);
   app.get(ServiceUrl).set(url);
-  logger.log(`journal ${config.journal.dir}`);
+  logger.log(`journal ${journalLocation(config)}`);
   const credentials = app.get(Credentials);
   if (config.server.auth === 'off') {
     logger.warn('BRAINSTEM_AUTH=off: a request without a credential acts as the user, so any program on this machine can start processes as you');

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { EventJournal } from '../journal/event-journal';
+import { openPgJournal } from '../journal/journal.factory';
 import { LevelStorage } from '../journal/level.storage';
 import { JournalError, JournalEvent } from '../journal/journal.port';
 
@@ -9,19 +10,20 @@ export interface CliIo {
   err(line: string): void;
 }
 
-const USAGE = `usage: brainstem journal <verify|replay|tail> --dir <journal dir> [-n N]
+const USAGE = `usage: brainstem journal <verify|replay|tail> (--dir <journal dir> | --url <postgres URL>) [-n N]
+  --url    the journal in a PostgreSQL database (BRAINSTEM_JOURNAL_URL), which may be in use meanwhile
   verify   check the whole hash chain, seq and version contiguity (exit 1 on a break)
   replay   print every event as a timeline (verifying as it reads)
   tail     print the last N events (default 20)`;
 
-type CliArgs = { command: 'verify' | 'replay' | 'tail'; dir: string; n: number };
+type CliArgs = { command: 'verify' | 'replay' | 'tail'; at: { dir: string } | { url: string }; n: number };
 
 /** Strict: an unknown flag or a flag without its value is an error, not silently ignored. */
 function parseArgs(args: readonly string[]): CliArgs | { error: string } {
   const [command, ...rest] = args;
   if (command !== 'verify' && command !== 'replay' && command !== 'tail') return { error: command ? `unknown command ${command}` : 'a command is required' };
   const values = new Map<string, string>();
-  const names: Record<string, string> = { '--dir': 'dir', '-d': 'dir', '-n': 'n', '--lines': 'n' };
+  const names: Record<string, string> = { '--dir': 'dir', '-d': 'dir', '--url': 'url', '-n': 'n', '--lines': 'n' };
   for (let i = 0; i < rest.length; i++) {
     const [flag, inline] = rest[i].includes('=') ? [rest[i].slice(0, rest[i].indexOf('=')), rest[i].slice(rest[i].indexOf('=') + 1)] : [rest[i], undefined];
     const key = names[flag];
@@ -31,10 +33,13 @@ function parseArgs(args: readonly string[]): CliArgs | { error: string } {
     values.set(key, value);
   }
   const dir = values.get('dir');
-  if (!dir) return { error: '--dir is required' };
+  const url = values.get('url');
+  if (dir && url) return { error: '--dir and --url: give one' };
+  if (!dir && !url) return { error: '--dir or --url is required' };
+  if (url && !/^postgres(ql)?:\/\//.test(url)) return { error: '--url: expected a postgres:// or postgresql:// URL' };
   const n = Number(values.get('n') ?? 20);
   if (!Number.isInteger(n) || n < 1) return { error: '-n: expected a positive integer' };
-  return { command, dir, n };
+  return { command, at: url ? { url } : { dir: dir as string }, n };
 }
 
 /** One readable line per event: seq, time, stream@version, type, data (shortened). */
@@ -44,22 +49,34 @@ export function formatEvent(e: JournalEvent): string {
   return `${String(e.seq).padStart(8)}  ${e.at}  ${`${e.stream}@${e.version}`.padEnd(32)}  ${e.type.padEnd(28)}  ${shown}`;
 }
 
-/** `brainstem journal …` on a stopped journal. Returns the exit code. */
+/** Opens the journal without verifying it (verify does), refusing a place that holds none rather than creating one. */
+async function openForInspection(at: CliArgs['at']): Promise<EventJournal | { missing: string }> {
+  if ('url' in at) {
+    // Read-only here: the database may be in use by running nodes, which is fine.
+    return openPgJournal(at.url, { verifyOnOpen: 'none', create: false, poolSize: 2 });
+  }
+  const { dir } = at;
+  if (!existsSync(join(dir, 'db', 'CURRENT'))) return { missing: `no journal at ${dir}${existsSync(dir) ? '' : ' (no such directory)'}` };
+  return EventJournal.open(new LevelStorage(dir, { sync: true }), { verifyOnOpen: 'none' });
+}
+
+/** `brainstem journal …` on a stopped LevelDB journal, or a PostgreSQL one. Returns the exit code. */
 export async function journalCli(args: readonly string[], io: CliIo): Promise<number> {
   const parsed = parseArgs(args);
   if ('error' in parsed) {
     io.err(`brainstem journal: ${parsed.error}\n${USAGE}`);
     return 2;
   }
-  const { command, dir, n } = parsed;
-  // Opening would create an empty journal: a mistyped --dir must not verify as a healthy one.
-  if (!existsSync(join(dir, 'db', 'CURRENT'))) {
-    io.err(`brainstem: no journal at ${dir}${existsSync(dir) ? '' : ' (no such directory)'}`);
-    return 1;
-  }
+  const { command, at, n } = parsed;
   let journal: EventJournal;
   try {
-    journal = await EventJournal.open(new LevelStorage(dir, { sync: true }), { verifyOnOpen: 'none' });
+    // Opening would create an empty journal: a mistyped --dir or --url must not verify as a healthy one.
+    const opened = await openForInspection(at);
+    if ('missing' in opened) {
+      io.err(`brainstem: ${opened.missing}`);
+      return 1;
+    }
+    journal = opened;
   } catch (e) {
     io.err(`brainstem: ${(e as Error).message}`);
     return e instanceof JournalError && e.code === 'journal_locked' ? 3 : 1;

@@ -3,7 +3,7 @@ import { mcpCli } from './mcp.cli';
 import { tokenCli } from './token.cli';
 
 const USAGE = `usage: brainstem <command>
-  journal verify|replay|tail --dir <path>   inspect a stopped journal
+  journal verify|replay|tail --dir <path>   inspect a stopped journal (or --url postgres://… for one in PostgreSQL)
   mcp [--url http://127.0.0.1:4820]         MCP on stdio, forwarded to the running service
   token [--brain]                           print the user's (or the main brain's) token`;
 

@@ -20,7 +20,7 @@ describe('configuration', () => {
   it('given only the defaults file, has the documented defaults with paths resolved', () => {
     const c = build();
     expect(c.server).toEqual({ host: '127.0.0.1', port: 4820, api_token: null, auth: 'token', allowed_hosts: [], body_limit_bytes: 1048576 });
-    expect(c.journal).toEqual({ dir: '/srv/app/journal', sync: true, checkpoint_every: 4096 });
+    expect(c.journal).toEqual({ dir: '/srv/app/journal', url: null, sync: true, checkpoint_every: 4096 });
     expect(c.supervision).toEqual({
       debounce_ms: 2000,
       restore_ttl_s: 900,
@@ -54,6 +54,12 @@ describe('configuration', () => {
     expect(c.journal.sync).toBe(false);
     expect(c.plugins).toEqual(['./a.js', './b.js']);
     expect(c.supervision.stall_watchdog_interval_s).toBe(0);
+  });
+
+  it('given BRAINSTEM_JOURNAL_URL or --journal-url, keeps the database URL, and refuses a URL that is not postgres://', () => {
+    expect(build({ BRAINSTEM_JOURNAL_URL: 'postgres://u:p@db:5432/brainstem' }).journal.url).toBe('postgres://u:p@db:5432/brainstem');
+    expect(build({}, ['--journal-url', 'postgresql://db/b']).journal.url).toBe('postgresql://db/b');
+    expect(problemsOf(() => build({ BRAINSTEM_JOURNAL_URL: 'mysql://db/b' }))).toEqual(['BRAINSTEM_JOURNAL_URL: expected a postgres:// or postgresql:// URL']);
   });
 
   it('accepts a negative watchdog interval (the seed: 0 or less disables it)', () => {

@@ -129,6 +129,9 @@ export function buildConfig(src: ConfigSources): BrainstemConfig {
     const [key, env] = driverNeeds[cfg.main_brain.driver];
     if (!cfg.main_brain[key]) throw new ConfigError([`${env}: required when BRAINSTEM_MAIN_BRAIN_DRIVER is ${cfg.main_brain.driver}`]);
   }
+  if (cfg.journal.url !== null && !/^postgres(ql)?:\/\/\S+$/.test(cfg.journal.url)) {
+    throw new ConfigError(['BRAINSTEM_JOURNAL_URL: expected a postgres:// or postgresql:// URL']);
+  }
   if (cfg.main_brain.webhook_url !== null && !/^https?:\/\/[^\s]+$/.test(cfg.main_brain.webhook_url)) {
     throw new ConfigError([`BRAINSTEM_MAIN_BRAIN_WEBHOOK_URL: expected an http(s) URL, got ${JSON.stringify(cfg.main_brain.webhook_url)}`]);
   }

@@ -9,7 +9,8 @@ export const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info'
 
 export interface BrainstemConfig {
   server: { host: string; port: number; api_token: string | null; auth: AuthMode; allowed_hosts: string[]; body_limit_bytes: number };
-  journal: { dir: string; sync: boolean; checkpoint_every: number };
+  /** url: a postgres:// URL puts the events in that database instead of LevelDB in dir (dir still holds tokens and logs). */
+  journal: { dir: string; url: string | null; sync: boolean; checkpoint_every: number };
   sessions: { max_sessions: number };
   supervision: {
     debounce_ms: number;
@@ -58,6 +59,7 @@ export const KNOBS: readonly Knob[] = [
   { path: 'server.allowed_hosts', env: 'BRAINSTEM_ALLOWED_HOSTS', kind: 'list' },
   { path: 'server.body_limit_bytes', env: 'BRAINSTEM_BODY_LIMIT_BYTES', kind: 'int', min: 1024, max: 1 << 30 },
   { path: 'journal.dir', env: 'BRAINSTEM_JOURNAL_DIR', kind: 'string' },
+  { path: 'journal.url', env: 'BRAINSTEM_JOURNAL_URL', kind: 'string', nullable: true },
   { path: 'journal.sync', env: 'BRAINSTEM_JOURNAL_SYNC', kind: 'bool' },
   { path: 'journal.checkpoint_every', env: 'BRAINSTEM_JOURNAL_CHECKPOINT_EVERY', kind: 'int', min: 1, max: 1_000_000 },
   { path: 'sessions.max_sessions', env: 'BRAINSTEM_MAX_SESSIONS', kind: 'int', min: 1, max: 100_000 },

@@ -17,7 +17,17 @@ import {
   Snapshot,
   VerifyReport,
 } from './journal.port';
-import { bodyOffset, carriesPrevHash, Checkpoint, CommitBatch, HASH_LEN, JournalStorage, ownHashLength } from './journal.storage';
+import {
+  bodyOffset,
+  carriesPrevHash,
+  Checkpoint,
+  CommitBatch,
+  HASH_LEN,
+  isShared,
+  JournalStorage,
+  ownHashLength,
+  SharedJournalStorage,
+} from './journal.storage';
 
 export interface JournalOptions {
   /** Epoch milliseconds; injected so tests control time. */
@@ -123,6 +133,10 @@ export class EventJournal implements Journal {
   private headHash = GENESIS_HASH;
   private readonly versions = new Map<string, number>();
   private queue: Pending[] = [];
+  /** Callers of catchUp() waiting for the writer loop to read what other writers appended. */
+  private catchUpWaiters: Array<{ resolve: () => void; reject: (e: Error) => void }> = [];
+  /** The storage when other journals write to it too; null for a single writer. */
+  private readonly shared: SharedJournalStorage | null;
   private writing: Promise<void> | null = null;
   private closed = false;
   private opened: JournalHead = { seq: 0, hash: GENESIS_HASH };
@@ -144,6 +158,7 @@ export class EventJournal implements Journal {
     this.now = options.now ?? Date.now;
     this.checkpointEvery = options.checkpointEvery ?? 4096;
     this.correlationId = options.correlationId ?? (() => null);
+    this.shared = isShared(storage) ? storage : null;
   }
 
   /** Opens the storage and verifies everything after the last checkpoint; refuses a broken chain. */
@@ -198,7 +213,9 @@ export class EventJournal implements Journal {
       from = checkpoint.seq + 1;
       prev = checkpoint.hash;
     }
-    const problem = await this.endProblem(await this.walk(from, prev, () => undefined), head);
+    // A shared store grows while it is read: the recorded head, read with the checkpoint, bounds the walk.
+    const until = this.shared ? head.seq : Number.MAX_SAFE_INTEGER;
+    const problem = (await this.endProblem(await this.walk(from, prev, () => undefined, until), head)) ?? (await this.tipProblem());
     if (problem) throw problem;
     this.headSeq = head.seq;
     this.headHash = head.hash;
@@ -220,6 +237,14 @@ export class EventJournal implements Journal {
       return new JournalCorruptError(w.seq, 'event differs from the one acknowledged');
     }
     return null;
+  }
+
+  /** Shared storage: a stored event past the recorded head, both read in one snapshot (others append meanwhile). */
+  private async tipProblem(): Promise<JournalCorruptError | null> {
+    if (!this.shared) return null;
+    const { head, lastSeq } = await this.shared.readTip();
+    const at = head?.seq ?? 0;
+    return lastSeq > at ? new JournalCorruptError(at + 1, `event beyond the recorded head ${at}`) : null;
   }
 
   /**
@@ -263,7 +288,7 @@ export class EventJournal implements Journal {
   async verify(): Promise<VerifyReport> {
     const versions = new Map<string, number>();
     let checked = 0;
-    const head = this.head();
+    let head = this.head();
     const report = (e: JournalCorruptError): VerifyReport => ({
       ok: false,
       head_seq: head.seq,
@@ -273,6 +298,10 @@ export class EventJournal implements Journal {
       error: e.message,
     });
     try {
+      if (this.shared) {
+        await this.catchUp();
+        head = this.head();
+      }
       // Up to the head as it was when verification began: appends go on meanwhile.
       const end = await this.walk(
         1,
@@ -285,7 +314,7 @@ export class EventJournal implements Journal {
         },
         head.seq,
       );
-      const problem = (await this.storedBeyond(head)) ?? (await this.endProblem(end, head));
+      const problem = (this.shared ? await this.tipProblem() : await this.storedBeyond(head)) ?? (await this.endProblem(end, head));
       return problem ? report(problem) : { ok: true, head_seq: head.seq, head_hash: head.hash, checked };
     } catch (e) {
       if (e instanceof JournalCorruptError) return report(e);
@@ -338,19 +367,92 @@ export class EventJournal implements Journal {
     });
   }
 
+  /**
+   * Shared storage: reads what other writers appended after this journal's head, in seq order, verifying the chain,
+   * and publishes it on committed$ as its own commits are. Runs in the writer loop, between groups. A no-op on a
+   * single-writer storage, and on a closed journal (a notice can arrive while it closes: it has no one to tell).
+   */
+  catchUp(): Promise<void> {
+    if (!this.shared || this.closed) return Promise.resolve();
+    return new Promise<void>((resolve, reject) => {
+      this.catchUpWaiters.push({ resolve, reject });
+      if (!this.writing) this.writing = Promise.resolve().then(this.startDrain);
+    });
+  }
+
   private async drain(): Promise<void> {
     try {
-      while (this.queue.length > 0) {
-        const group = this.queue;
-        this.queue = [];
-        await this.commitGroup(group);
+      while (this.queue.length > 0 || this.catchUpWaiters.length > 0) {
+        if (this.catchUpWaiters.length > 0) {
+          const waiters = this.catchUpWaiters;
+          this.catchUpWaiters = [];
+          try {
+            await this.pull();
+            for (const w of waiters) w.resolve();
+          } catch (e) {
+            for (const w of waiters) w.reject(e as Error);
+          }
+        }
+        if (this.queue.length > 0) {
+          const group = this.queue;
+          this.queue = [];
+          await this.commitGroup(group);
+        }
       }
     } finally {
       this.writing = null;
     }
   }
 
+  /** Reads, verifies and publishes the events other writers appended up to the shared store's head; how many. */
+  private async pull(): Promise<number> {
+    const { head, lastSeq } = await (this.shared as SharedJournalStorage).readTip();
+    const target = head ?? { seq: 0, hash: GENESIS_HASH };
+    if (lastSeq > target.seq) throw new JournalCorruptError(target.seq + 1, `event beyond the recorded head ${target.seq}`);
+    if (target.seq < this.headSeq) {
+      throw new JournalCorruptError(target.seq + 1, `events up to seq ${this.headSeq} were committed but the stored head is at ${target.seq}`);
+    }
+    let pulled = 0;
+    while (this.headSeq < target.seq) {
+      const events: JournalEvent[] = [];
+      const end = await this.walk(this.headSeq + 1, this.headHash, (e) => events.push(e), Math.min(target.seq, this.headSeq + PAGE));
+      if (events.length === 0) throw new JournalCorruptError(this.headSeq + 1, `event missing (head is at seq ${target.seq})`);
+      this.headSeq = end.seq;
+      this.headHash = end.hash;
+      for (const e of events) this.versions.delete(e.stream);
+      for (const e of events) this.versions.set(e.stream, e.version);
+      this.trimVersions();
+      for (const e of events) this.committed.next(e);
+      pulled += events.length;
+    }
+    if (this.headHash !== target.hash) throw new JournalCorruptError(target.seq, 'head hash does not match the last event');
+    return pulled;
+  }
+
+  private trimVersions(): void {
+    for (const s of this.versions.keys()) {
+      if (this.versions.size <= VERSION_CACHE_STREAMS) break;
+      this.versions.delete(s);
+    }
+  }
+
   private async commitGroup(group: Pending[]): Promise<void> {
+    while (await this.tryCommit(group)) {
+      // Another writer moved the head: read and publish what it appended, then chain the group again after it.
+      try {
+        if ((await this.pull()) === 0) throw new JournalCorruptError(this.headSeq + 1, 'the stored head moved but no event follows this journal\'s head');
+      } catch (e) {
+        for (const p of group) p.reject(e as Error);
+        return;
+      }
+    }
+  }
+
+  /**
+   * Chains the group after the head and writes it; true when a shared storage answered that another writer moved
+   * the head first (nothing was written and no appender was answered).
+   */
+  private async tryCommit(group: Pending[]): Promise<boolean> {
     let unknown: Set<string> | null = null;
     for (const p of group) if (!this.versions.has(p.stream)) (unknown ??= new Set()).add(p.stream);
     if (unknown) {
@@ -358,20 +460,25 @@ export class EventJournal implements Journal {
         await Promise.all([...unknown].map((s) => this.streamVersion(s)));
       } catch (e) {
         for (const p of group) p.reject(e as Error);
-        return;
+        return false;
       }
     }
     const atJson = JSON.stringify(new Date(this.now()).toISOString());
     const versions = new Map<string, number>();
     const records: CommitBatch['events'] = [];
     const accepted: Pending[] = [];
+    // On a shared storage a conflict found against this journal's head holds only if the store's head is still it.
+    const conflicts: Array<{ p: Pending; error: JournalConflictError }> = [];
+    const rejectConflicts = () => conflicts.forEach(({ p, error }) => p.reject(error));
     let seq = this.headSeq;
     let hash = this.headHash;
     for (const p of group) {
       const current = versions.get(p.stream) ?? (this.versions.get(p.stream) as number);
       const ok = p.expected === 'any' || (p.expected === 'no_stream' ? current === 0 : p.expected === current);
       if (!ok) {
-        p.reject(new JournalConflictError(p.stream, p.expected, current));
+        const error = new JournalConflictError(p.stream, p.expected, current);
+        if (this.shared) conflicts.push({ p, error });
+        else p.reject(error);
         continue;
       }
       let version = current;
@@ -389,7 +496,20 @@ export class EventJournal implements Journal {
       versions.set(p.stream, version);
       accepted.push(p);
     }
-    if (accepted.length === 0) return;
+    if (accepted.length === 0) {
+      if (this.shared) {
+        let head: JournalHead | null;
+        try {
+          ({ head } = await this.shared.readTip());
+        } catch (e) {
+          for (const { p } of conflicts) p.reject(e as Error);
+          return false;
+        }
+        if ((head?.seq ?? 0) !== this.headSeq || (head?.hash ?? GENESIS_HASH) !== this.headHash) return true;
+      }
+      rejectConflicts();
+      return false;
+    }
     const checkpoint: Checkpoint | undefined =
       Math.floor(seq / this.checkpointEvery) > Math.floor(this.headSeq / this.checkpointEvery)
         ? { seq, hash }
@@ -409,11 +529,12 @@ export class EventJournal implements Journal {
       results.push(out);
     }
     try {
-      await written;
+      if ((await written)?.reason === 'head_moved') return true;
     } catch (e) {
-      for (const p of accepted) p.reject(e as Error);
-      return;
+      for (const p of [...accepted, ...conflicts.map((c) => c.p)]) p.reject(e as Error);
+      return false;
     }
+    rejectConflicts();
     this.headSeq = seq;
     this.headHash = hash;
     for (const [s, v] of versions) {
@@ -422,10 +543,7 @@ export class EventJournal implements Journal {
       this.versions.set(s, v);
     }
     // Only here, between groups: a group's streams stay cached from its lookup to its write.
-    for (const s of this.versions.keys()) {
-      if (this.versions.size <= VERSION_CACHE_STREAMS) break;
-      this.versions.delete(s);
-    }
+    this.trimVersions();
     // Every appender of the group applies before anyone is told: a subscriber sees state at least as new as its event.
     accepted.forEach((p, i) => {
       const result = { version: results[i][results[i].length - 1].version, events: results[i] };
@@ -437,6 +555,7 @@ export class EventJournal implements Journal {
       }
     });
     for (const out of results) for (const e of out) this.committed.next(e);
+    return false;
   }
 
   async readAll(afterSeq = 0, limit = 1000): Promise<JournalEvent[]> {

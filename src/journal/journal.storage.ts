@@ -48,6 +48,13 @@ export interface CommitBatch {
   checkpoint?: Checkpoint;
 }
 
+/** A shared storage's answer when another writer moved the head since the batch was chained: nothing was written. */
+export interface HeadMoved {
+  ok: false;
+  reason: 'head_moved';
+}
+export const HEAD_MOVED: HeadMoved = { ok: false, reason: 'head_moved' };
+
 /**
  * What an adapter must store. The chain, seq/version rules, group commit and subscriptions live in
  * EventJournal once; a storage only keeps bytes and applies a batch all-or-nothing.
@@ -65,7 +72,8 @@ export interface JournalStorage {
   lastSeq(): Promise<number>;
   /** The stream's last version (its highest index entry), 0 when it has none. */
   streamVersion(stream: string): Promise<number>;
-  commit(batch: CommitBatch): Promise<void>;
+  /** All-or-nothing. Only a shared storage answers HEAD_MOVED; a single-writer one resolves with nothing. */
+  commit(batch: CommitBatch): Promise<void | HeadMoved>;
   /**
    * Stored records with seq >= fromSeq in seq order, at most limit, as pages from one cursor, in either form
    * (the reader walks the chain, so it knows each predecessor's hash). The event names its own seq, which the
@@ -85,3 +93,16 @@ export interface JournalStorage {
   putSnapshot(stream: string, text: string): Promise<void>;
   getSnapshot(stream: string): Promise<string | undefined>;
 }
+
+/**
+ * A storage several journals (nodes) write to at once, such as a database. Its commit checks, under a lock, that
+ * the stored head is the batch's prev hash and seq, and answers HEAD_MOVED otherwise; the journal then reads what
+ * the others appended, publishes it and re-chains its pending group.
+ */
+export interface SharedJournalStorage extends JournalStorage {
+  readonly shared: true;
+  /** The recorded head and the highest stored seq, read together (one snapshot of the store). */
+  readTip(): Promise<{ head: JournalHead | null; lastSeq: number }>;
+}
+
+export const isShared = (storage: JournalStorage): storage is SharedJournalStorage => (storage as Partial<SharedJournalStorage>).shared === true;

@@ -144,7 +144,9 @@ describe('journal CLI on bad arguments', () => {
     [['verify', '--dir', '/x', '--bogus'], 'unknown argument --bogus'],
     [['tail', '--dir', '/x', '-n'], '-n: a value is required'],
     [['tail', '--dir', '/x', '-n', '0'], '-n: expected a positive integer'],
-    [['verify'], '--dir is required'],
+    [['verify'], '--dir or --url is required'],
+    [['verify', '--dir', '/x', '--url', 'postgres://db/j'], '--dir and --url: give one'],
+    [['verify', '--url', 'mysql://db/j'], '--url: expected a postgres:// or postgresql:// URL'],
     [['verfy', '--dir', '/x'], 'unknown command verfy'],
   ])('refuses %j with usage, exit 2', (args, message) => {
     const r = cli(...args);

@@ -1,0 +1,49 @@
+import { GENESIS_HASH } from './canonical-json';
+
+/**
+ * The journal's schema on PostgreSQL, in order. Applied at start, each once, in one transaction under an advisory
+ * lock; a released version is never edited, a change is a new migration appended here.
+ */
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'journal',
+    sql: `
+      -- One row per event; the record is hash || prev_hash || body, body being the canonical JSON that is hashed
+      -- (text, not jsonb: jsonb would reorder its keys and the hash would no longer cover the stored bytes).
+      CREATE TABLE brainstem_events (
+        seq bigint PRIMARY KEY,
+        stream text NOT NULL,
+        version integer NOT NULL,
+        hash text NOT NULL,
+        prev_hash text NOT NULL,
+        body text NOT NULL,
+        UNIQUE (stream, version)
+      );
+      -- One row: the head every commit moves (and locks), and the last checkpoint.
+      CREATE TABLE brainstem_head (
+        id boolean PRIMARY KEY DEFAULT true CHECK (id),
+        seq bigint NOT NULL,
+        hash text NOT NULL,
+        checkpoint_seq bigint,
+        checkpoint_hash text
+      );
+      INSERT INTO brainstem_head (seq, hash) VALUES (0, '${GENESIS_HASH}');
+      CREATE TABLE brainstem_snapshots (
+        stream text PRIMARY KEY,
+        body text NOT NULL
+      );
+    `,
+  },
+];
+
+/** Key of the advisory lock held while migrations run: two nodes starting together apply each migration once. */
+export const MIGRATION_LOCK = 0x62726e73; // 'brns'
+/** Channel of the NOTIFY sent with every commit; its payload is the new head seq. */
+export const JOURNAL_CHANNEL = 'brainstem_journal';

@@ -1,0 +1,252 @@
+import { Client, Pool, PoolClient } from 'pg';
+import { JournalHead } from './journal.port';
+import { Checkpoint, CommitBatch, HEAD_MOVED, HeadMoved, SharedJournalStorage } from './journal.storage';
+import { JOURNAL_CHANNEL, MIGRATION_LOCK, MIGRATIONS } from './pg.migrations';
+
+export interface PgStorageOptions {
+  /** false: refuse a database that holds no journal instead of creating one (the CLI inspects, it never creates). */
+  create?: boolean;
+  /** Connections in the pool. */
+  poolSize?: number;
+}
+
+/** The URL without its password, for messages and logs. */
+export function redactUrl(url: string): string {
+  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@?#]*:)[^@/?#]*@/i, '$1***@');
+}
+
+type Row = Record<string, string | number | null>;
+
+/**
+ * The journal on PostgreSQL: one row per event, the head (with the checkpoint) in a one-row table that every commit
+ * locks. Several journals may write to one database: a commit applies only if the stored head is still the one its
+ * batch was chained on, and answers HEAD_MOVED otherwise, so seq and chain are assigned against the database.
+ */
+export class PgStorage implements SharedJournalStorage {
+  readonly shared = true;
+  readonly location: string;
+  private pool: Pool | null = null;
+  private listener: Client | null = null;
+
+  constructor(
+    private readonly url: string,
+    private readonly options: PgStorageOptions = {},
+  ) {
+    this.location = redactUrl(url);
+  }
+
+  private get db(): Pool {
+    if (!this.pool) throw new Error(`journal database ${this.location} is not open`);
+    return this.pool;
+  }
+
+  async open(): Promise<void> {
+    const pool = new Pool({ connectionString: this.url, max: this.options.poolSize ?? 10 });
+    // An idle connection that drops is discarded by the pool; the next query reconnects or fails with the cause.
+    pool.on('error', () => undefined);
+    this.pool = pool;
+    try {
+      const client = await pool.connect().catch((e: Error) => {
+        throw new Error(`cannot reach the journal database ${this.location}: ${e.message}`);
+      });
+      client.release();
+      await this.transaction((c) => this.migrate(c));
+    } catch (e) {
+      this.pool = null;
+      await pool.end();
+      throw e;
+    }
+  }
+
+  /** Applies the migrations this database lacks, under an advisory lock held to the end of the transaction. */
+  private async migrate(client: PoolClient): Promise<void> {
+    await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+    const { rows } = await client.query<{ present: boolean }>(`SELECT to_regclass('brainstem_migrations') IS NOT NULL AS present`);
+    if (!rows[0].present) {
+      if (this.options.create === false) throw new Error(`no journal at ${this.location}`);
+      await client.query('CREATE TABLE brainstem_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())');
+    }
+    const applied = new Set((await client.query<{ version: number }>('SELECT version FROM brainstem_migrations')).rows.map((r) => r.version));
+    const known = MIGRATIONS[MIGRATIONS.length - 1].version;
+    const newer = [...applied].filter((v) => v > known);
+    if (newer.length > 0) {
+      throw new Error(`journal database ${this.location} has schema version ${Math.max(...newer)}, newer than this Brainstem knows (${known})`);
+    }
+    for (const m of MIGRATIONS) {
+      if (applied.has(m.version)) continue;
+      await client.query(m.sql);
+      await client.query('INSERT INTO brainstem_migrations (version, name) VALUES ($1, $2)', [m.version, m.name]);
+    }
+  }
+
+  private async transaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.db.connect();
+    let broken: Error | undefined;
+    try {
+      await client.query('BEGIN');
+      const out = await work(client);
+      await client.query('COMMIT');
+      return out;
+    } catch (e) {
+      await client.query('ROLLBACK').catch((err: Error) => (broken = err));
+      throw e;
+    } finally {
+      // A connection that could not even roll back is closed rather than handed to the next caller.
+      client.release(broken);
+    }
+  }
+
+  async close(): Promise<void> {
+    const listener = this.listener;
+    const pool = this.pool;
+    this.listener = null;
+    this.pool = null;
+    await listener?.end();
+    await pool?.end();
+  }
+
+  async readMeta(): Promise<{ head: JournalHead | null; checkpoint: Checkpoint | null }> {
+    const { rows } = await this.db.query<Row>('SELECT seq, hash, checkpoint_seq, checkpoint_hash FROM brainstem_head');
+    const r = rows[0];
+    if (!r) return { head: null, checkpoint: null };
+    return {
+      head: { seq: Number(r.seq), hash: String(r.hash) },
+      checkpoint: r.checkpoint_seq === null ? null : { seq: Number(r.checkpoint_seq), hash: String(r.checkpoint_hash) },
+    };
+  }
+
+  async readTip(): Promise<{ head: JournalHead | null; lastSeq: number }> {
+    // One statement, one snapshot: a commit moves the head and adds its events together.
+    const { rows } = await this.db.query<Row>({
+      name: 'brainstem_tip',
+      text: 'SELECT h.seq, h.hash, (SELECT coalesce(max(seq), 0) FROM brainstem_events) AS last FROM (SELECT 1) AS one LEFT JOIN brainstem_head h ON true',
+    });
+    const r = rows[0];
+    return { head: r.seq === null ? null : { seq: Number(r.seq), hash: String(r.hash) }, lastSeq: Number(r.last) };
+  }
+
+  async lastSeq(): Promise<number> {
+    const { rows } = await this.db.query<Row>('SELECT coalesce(max(seq), 0) AS last FROM brainstem_events');
+    return Number(rows[0].last);
+  }
+
+  async streamVersion(stream: string): Promise<number> {
+    const { rows } = await this.db.query<Row>({
+      name: 'brainstem_stream_version',
+      text: 'SELECT coalesce(max(version), 0) AS version FROM brainstem_events WHERE stream = $1',
+      values: [stream],
+    });
+    return Number(rows[0].version);
+  }
+
+  commit(batch: CommitBatch): Promise<void | HeadMoved> {
+    const first = batch.events[0];
+    return this.transaction(async (client) => {
+      // The head row is the lock: a writer that commits meanwhile makes this update match no row once it waited.
+      const moved = await client.query({
+        name: 'brainstem_move_head',
+        text:
+          'UPDATE brainstem_head SET seq = $1, hash = $2, checkpoint_seq = coalesce($5, checkpoint_seq), checkpoint_hash = coalesce($6, checkpoint_hash) ' +
+          'WHERE seq = $3 AND hash = $4',
+        values: [batch.head.seq, batch.head.hash, first.seq - 1, first.prevHash, batch.checkpoint?.seq ?? null, batch.checkpoint?.hash ?? null],
+      });
+      if (moved.rowCount !== 1) return HEAD_MOVED;
+      const expected = new Map<string, number>();
+      for (const e of batch.events) if (!expected.has(e.stream)) expected.set(e.stream, e.version - 1);
+      const { rows } = await client.query<Row>({
+        name: 'brainstem_stream_versions',
+        // One max per stream, each an index lookup (a GROUP BY over the streams would read all their rows).
+        text: 'SELECT s AS stream, (SELECT max(version) FROM brainstem_events WHERE stream = s) AS version FROM unnest($1::text[]) AS s',
+        values: [[...expected.keys()]],
+      });
+      const stored = new Map(rows.map((r) => [String(r.stream), Number(r.version ?? 0)]));
+      for (const [stream, version] of expected) {
+        // The head did not move, so the journal knew every event: a differing version is a damaged store.
+        if ((stored.get(stream) ?? 0) !== version) {
+          throw new Error(`journal database: stream ${stream} is at version ${stored.get(stream) ?? 0}, its head says ${version}`);
+        }
+      }
+      const cols = batch.events;
+      await client.query({
+        name: 'brainstem_insert_events',
+        text:
+          'INSERT INTO brainstem_events (seq, stream, version, hash, prev_hash, body) ' +
+          'SELECT * FROM unnest($1::bigint[], $2::text[], $3::integer[], $4::text[], $5::text[], $6::text[])',
+        values: [cols.map((e) => e.seq), cols.map((e) => e.stream), cols.map((e) => e.version), cols.map((e) => e.hash), cols.map((e) => e.prevHash), cols.map((e) => e.body)],
+      });
+      await client.query({ name: 'brainstem_notify', text: 'SELECT pg_notify($1, $2)', values: [JOURNAL_CHANNEL, String(batch.head.seq)] });
+      return undefined;
+    });
+  }
+
+  async *scanRecords(fromSeq: number, limit: number, pageSize: number): AsyncIterable<string[]> {
+    for (let seq = Math.max(1, fromSeq), left = limit; left > 0; ) {
+      const { rows } = await this.db.query<[string, string]>({
+        name: 'brainstem_scan',
+        text: 'SELECT seq, hash || prev_hash || body FROM brainstem_events WHERE seq >= $1 ORDER BY seq LIMIT $2',
+        values: [seq, Math.min(pageSize, left)],
+        rowMode: 'array',
+      });
+      if (rows.length === 0) return;
+      yield rows.map((r) => r[1]);
+      seq = Number(rows[rows.length - 1][0]) + 1;
+      left -= rows.length;
+    }
+  }
+
+  async readRecord(seq: number): Promise<string | undefined> {
+    return (await this.readRecordsAt([seq]))[0];
+  }
+
+  async readRecordsAt(seqs: readonly number[]): Promise<Array<string | undefined>> {
+    if (seqs.length === 0) return [];
+    const { rows } = await this.db.query<[string, string]>({
+      name: 'brainstem_read_at',
+      text: 'SELECT seq, hash || prev_hash || body FROM brainstem_events WHERE seq = ANY($1::bigint[])',
+      values: [seqs],
+      rowMode: 'array',
+    });
+    const found = new Map(rows.map((r) => [Number(r[0]), r[1]]));
+    return seqs.map((s) => found.get(s));
+  }
+
+  async streamSeqs(stream: string, fromVersion: number, limit: number): Promise<Array<{ version: number; seq: number }>> {
+    const { rows } = await this.db.query<[number, string]>({
+      name: 'brainstem_stream_seqs',
+      text: 'SELECT version, seq FROM brainstem_events WHERE stream = $1 AND version >= $2 ORDER BY version LIMIT $3',
+      values: [stream, fromVersion, limit],
+      rowMode: 'array',
+    });
+    return rows.map((r) => ({ version: Number(r[0]), seq: Number(r[1]) }));
+  }
+
+  async putSnapshot(stream: string, text: string): Promise<void> {
+    await this.db.query('INSERT INTO brainstem_snapshots (stream, body) VALUES ($1, $2) ON CONFLICT (stream) DO UPDATE SET body = EXCLUDED.body', [stream, text]);
+  }
+
+  async getSnapshot(stream: string): Promise<string | undefined> {
+    const { rows } = await this.db.query<Row>('SELECT body FROM brainstem_snapshots WHERE stream = $1', [stream]);
+    return rows[0] ? String(rows[0].body) : undefined;
+  }
+
+  /**
+   * Calls onSeq with the head seq of every commit to this database, by any writer (this one included), on a
+   * connection of its own that LISTENs; onError when that connection fails. Ended by close().
+   */
+  async listen(onSeq: (seq: number) => void, onError: (e: Error) => void): Promise<void> {
+    if (this.listener) throw new Error('already listening');
+    const client = new Client({ connectionString: this.url });
+    client.on('error', onError);
+    client.on('notification', (n) => {
+      if (n.channel === JOURNAL_CHANNEL && n.payload) onSeq(Number(n.payload));
+    });
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${JOURNAL_CHANNEL}`);
+    } catch (e) {
+      await client.end().catch(() => undefined);
+      throw e;
+    }
+    this.listener = client;
+  }
+}
