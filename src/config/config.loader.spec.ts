@@ -56,6 +56,13 @@ describe('configuration', () => {
     expect(c.supervision.stall_watchdog_interval_s).toBe(0);
   });
 
+  it('given BRAINSTEM_NODE_ID and BRAINSTEM_NODE_LEASE_TTL_S, names the node and its lease; refuses an id that is not a slug', () => {
+    expect(build({}).node).toEqual({ id: 'local', lease_ttl_s: 6 });
+    expect(build({ BRAINSTEM_NODE_ID: 'node-b', BRAINSTEM_NODE_LEASE_TTL_S: '10' }).node).toEqual({ id: 'node-b', lease_ttl_s: 10 });
+    expect(() => build({ BRAINSTEM_NODE_ID: 'Node B' })).toThrow(/BRAINSTEM_NODE_ID: expected lowercase letters/);
+    expect(() => build({ BRAINSTEM_NODE_LEASE_TTL_S: '0' })).toThrow(/BRAINSTEM_NODE_LEASE_TTL_S/);
+  });
+
   it('given BRAINSTEM_JOURNAL_URL or --journal-url, keeps the database URL, and refuses a URL that is not postgres://', () => {
     expect(build({ BRAINSTEM_JOURNAL_URL: 'postgres://u:p@db:5432/brainstem' }).journal.url).toBe('postgres://u:p@db:5432/brainstem');
     expect(build({}, ['--journal-url', 'postgresql://db/b']).journal.url).toBe('postgresql://db/b');

@@ -129,6 +129,9 @@ export function buildConfig(src: ConfigSources): BrainstemConfig {
     const [key, env] = driverNeeds[cfg.main_brain.driver];
     if (!cfg.main_brain[key]) throw new ConfigError([`${env}: required when BRAINSTEM_MAIN_BRAIN_DRIVER is ${cfg.main_brain.driver}`]);
   }
+  if (!/^[a-z0-9][a-z0-9-]{0,63}$/.test(cfg.node.id)) {
+    throw new ConfigError([`BRAINSTEM_NODE_ID: expected lowercase letters, digits and - (at most 64), got ${JSON.stringify(cfg.node.id)}`]);
+  }
   if (cfg.journal.url !== null && !/^postgres(ql)?:\/\/\S+$/.test(cfg.journal.url)) {
     throw new ConfigError(['BRAINSTEM_JOURNAL_URL: expected a postgres:// or postgresql:// URL']);
   }
