@@ -7,6 +7,7 @@ import { AppModule } from './app.module';
 import { installAuth } from './auth/auth.hook';
 import { FileCredentialStore } from './auth/credential-files';
 import { Credentials } from './auth/credentials';
+import { soleNode } from './cluster/node-directory.port';
 import { hostPolicy } from './auth/host-policy';
 import { BrainstemConfig } from './config/config.schema';
 import { defaultDashboardDir } from './dashboard/dashboard.paths';
@@ -67,7 +68,7 @@ export async function createApp(config: BrainstemConfig, options: AppOptions = {
   fastify.addContentTypeParser(['application/yaml', 'application/x-yaml', 'text/yaml'], { parseAs: 'string' }, (_req, body, done) =>
     done(null, { yaml: body }),
   );
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, journal, credentials), adapter, {
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, journal, credentials, soleNode(config.node.id)), adapter, {
     logger: options.logger,
     abortOnError: false,
   });

@@ -1,6 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { AuthModule } from './auth/auth.module';
 import { Credentials } from './auth/credentials';
+import { NODE_DIRECTORY, NodeDirectory } from './cluster/node-directory.port';
 import { BusModule } from './bus/bus.module';
 import { ConfigModule } from './config/config.module';
 import { DashboardModule } from './dashboard/dashboard.module';
@@ -16,10 +17,24 @@ import { WorkflowsModule } from './workflows/workflows.module';
 
 @Module({})
 export class AppModule {
-  static forRoot(config: BrainstemConfig, journal: Journal, credentials: Credentials): DynamicModule {
+  static forRoot(config: BrainstemConfig, journal: Journal, credentials: Credentials, nodes: NodeDirectory): DynamicModule {
     return {
       module: AppModule,
-      imports: [ConfigModule.forRoot(config, [{ provide: Credentials, useValue: credentials }]), JournalModule.forRoot(journal), AuthModule, BusModule, ProfilesModule, SessionsModule, MainBrainModule, WorkflowsModule, McpModule, DashboardModule],
+      imports: [
+        ConfigModule.forRoot(config, [
+          { provide: Credentials, useValue: credentials },
+          { provide: NODE_DIRECTORY, useValue: nodes },
+        ]),
+        JournalModule.forRoot(journal),
+        AuthModule,
+        BusModule,
+        ProfilesModule,
+        SessionsModule,
+        MainBrainModule,
+        WorkflowsModule,
+        McpModule,
+        DashboardModule,
+      ],
       controllers: [HealthController],
     };
   }

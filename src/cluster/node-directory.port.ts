@@ -1,0 +1,11 @@
+/** The nodes sharing the journal, as far as this node knows: which one is itself, and which are up. */
+export interface NodeDirectory {
+  readonly self: string;
+  /** Whether the node answers (it was heard from within the lease time); this node always is. */
+  isUp(node: string): boolean;
+}
+
+export const NODE_DIRECTORY = Symbol('NODE_DIRECTORY');
+
+/** A node alone on its journal (the embedded one): only itself, always up. */
+export const soleNode = (self: string): NodeDirectory => ({ self, isUp: (node) => node === self });
