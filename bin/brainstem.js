@@ -1,13 +1,13 @@
 #!/usr/bin/env node
 'use strict';
-// Runs the compiled CLI when the project is built, otherwise the TypeScript source through swc.
-const { existsSync } = require('node:fs');
+// Runs the compiled CLI when the build is of the current sources, otherwise the TypeScript source through swc (a build
+// left from before a change would run old code).
 const { join } = require('node:path');
+const { isBuildCurrent } = require('../scripts/build-state');
 
-const compiled = join(__dirname, '..', 'dist', 'src', 'cli', 'main.js');
 let cli;
-if (existsSync(compiled)) {
-  cli = require(compiled);
+if (isBuildCurrent()) {
+  cli = require(join(__dirname, '..', 'dist', 'src', 'cli', 'main.js'));
 } else {
   require('@swc-node/register');
   cli = require(join(__dirname, '..', 'src', 'cli', 'main.ts'));

@@ -1,34 +1,12 @@
-// npm start: compiles (the service, then the dashboard) only when a source changed since the last build, so a start of an unchanged tree does not wait
-// for tsc, then runs the service in this process (no second node to start). A directory's own mtime counts too:
-// deleting or renaming a file changes it.
+// npm start: compiles (the service, then the dashboard) only when a source changed since the last build (scripts/build-state.js), so a
+// start of an unchanged tree does not wait for tsc, then runs the service in this process (no second node to start).
 'use strict';
 const { execFileSync } = require('node:child_process');
-const { readdirSync, statSync, utimesSync, writeFileSync } = require('node:fs');
+const { utimesSync, writeFileSync } = require('node:fs');
 const { join } = require('node:path');
+const { root, stamp, isBuildCurrent } = require('./build-state');
 
-const root = join(__dirname, '..');
-const stamp = join(root, 'dist', '.build-stamp');
-
-const mtimeOf = (path) => {
-  try {
-    return statSync(path).mtimeMs;
-  } catch {
-    return -1;
-  }
-};
-
-function newestSource(dir) {
-  let newest = mtimeOf(dir);
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) newest = Math.max(newest, newestSource(path));
-    else if (/\.(ts|tsx|css|html)$/.test(entry.name) && !entry.name.endsWith('.spec.ts')) newest = Math.max(newest, mtimeOf(path));
-  }
-  return newest;
-}
-
-const sources = Math.max(newestSource(join(root, 'src')), newestSource(join(root, 'web')), ...['tsconfig.json', 'tsconfig.build.json', 'package-lock.json'].map((f) => mtimeOf(join(root, f))));
-if (mtimeOf(join(root, 'dist', 'src', 'main.js')) < 0 || mtimeOf(stamp) < sources) {
+if (!isBuildCurrent()) {
   // Stamped with the time the build started: a source saved during the build is newer, and the next start builds again.
   const started = new Date();
   try {

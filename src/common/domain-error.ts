@@ -25,6 +25,7 @@ export interface DomainErrorStatus {
   journal_corrupt: 500;
   journal_locked: 503;
   journal_closed: 503;
+  journal_unavailable: 503;
   journal_invalid_event: 400;
 }
 
@@ -47,6 +48,7 @@ export const COMMON_ERRORS = {
   journal_corrupt: 500,
   journal_locked: 503,
   journal_closed: 503,
+  journal_unavailable: 503,
   journal_invalid_event: 400,
 } as const;
 

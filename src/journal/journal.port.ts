@@ -97,6 +97,7 @@ export type JournalErrorCode =
   | 'journal_corrupt'
   | 'journal_locked'
   | 'journal_closed'
+  | 'journal_unavailable'
   | 'journal_invalid_event';
 
 export class JournalError extends Error {

@@ -1,5 +1,5 @@
-import { Client, Pool, PoolClient } from 'pg';
-import { JournalHead } from './journal.port';
+import { Client, Pool, PoolClient, QueryArrayConfig, QueryArrayResult, QueryConfig, QueryResult, QueryResultRow } from 'pg';
+import { JournalCorruptError, JournalError, JournalHead } from './journal.port';
 import { Checkpoint, CommitBatch, HEAD_MOVED, HeadMoved, SharedJournalStorage } from './journal.storage';
 import { JOURNAL_CHANNEL, MIGRATION_LOCK, MIGRATIONS } from './pg.migrations';
 
@@ -16,6 +16,25 @@ export function redactUrl(url: string): string {
 }
 
 type Row = Record<string, string | number | null>;
+
+/**
+ * Whether an error is the database going or gone: a server error of the connection-exception class (08…) or a
+ * shutdown (57P01 admin, 57P02 crash, 57P03 cannot connect now), or the client's socket failing (EPIPE, ECONNREFUSED,
+ * "Connection terminated unexpectedly").
+ */
+function isUnavailable(e: Error): boolean {
+  const code = (e as { code?: unknown }).code;
+  if ('severity' in e) return typeof code === 'string' && (code.startsWith('08') || ['57P01', '57P02', '57P03'].includes(code));
+  return 'syscall' in e || /connection terminated|timeout exceeded when trying to connect|client has encountered a connection error/i.test(e.message);
+}
+
+/** A failure of the database connection as a journal error naming the database (a 503 to clients); others as they are. */
+function asJournalError(location: string, e: unknown): unknown {
+  // Not instanceof Error: a socket's error is made by Node's core, of another realm than a sandboxed caller's.
+  const failed = typeof e === 'object' && e !== null && typeof (e as Error).message === 'string';
+  if (!failed || e instanceof JournalError || !isUnavailable(e as Error)) return e;
+  return new JournalError('journal_unavailable', `journal database ${location} unavailable: ${(e as Error).message}`);
+}
 
 /**
  * The journal on PostgreSQL: one row per event, the head (with the checkpoint) in a one-row table that every commit
@@ -79,9 +98,33 @@ export class PgStorage implements SharedJournalStorage {
     }
   }
 
+  /** A query on the pool, its connection failures as journal_unavailable. */
+  private async query<R extends QueryResultRow>(config: QueryConfig | string, values?: unknown[]): Promise<QueryResult<R>> {
+    try {
+      return await this.db.query<R>(config, values);
+    } catch (e) {
+      throw asJournalError(this.location, e);
+    }
+  }
+
+  /** The same for a query answering rows as arrays. */
+  private async queryArrays<R extends unknown[]>(config: QueryArrayConfig): Promise<QueryArrayResult<R>> {
+    try {
+      return await this.db.query<R>(config);
+    } catch (e) {
+      throw asJournalError(this.location, e);
+    }
+  }
+
   private async transaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
-    const client = await this.db.connect();
+    const client = await this.db.connect().catch((e: unknown) => {
+      throw asJournalError(this.location, e);
+    });
     let broken: Error | undefined;
+    // A connection that fails while checked out also emits 'error', which unheard would throw out of the process; the
+    // query under way rejects with it all the same.
+    const heard = () => undefined;
+    client.on('error', heard);
     try {
       await client.query('BEGIN');
       const out = await work(client);
@@ -89,8 +132,9 @@ export class PgStorage implements SharedJournalStorage {
       return out;
     } catch (e) {
       await client.query('ROLLBACK').catch((err: Error) => (broken = err));
-      throw e;
+      throw asJournalError(this.location, e);
     } finally {
+      client.off('error', heard);
       // A connection that could not even roll back is closed rather than handed to the next caller.
       client.release(broken);
     }
@@ -106,7 +150,7 @@ export class PgStorage implements SharedJournalStorage {
   }
 
   async readMeta(): Promise<{ head: JournalHead | null; checkpoint: Checkpoint | null }> {
-    const { rows } = await this.db.query<Row>('SELECT seq, hash, checkpoint_seq, checkpoint_hash FROM brainstem_head');
+    const { rows } = await this.query<Row>('SELECT seq, hash, checkpoint_seq, checkpoint_hash FROM brainstem_head');
     const r = rows[0];
     if (!r) return { head: null, checkpoint: null };
     return {
@@ -117,7 +161,7 @@ export class PgStorage implements SharedJournalStorage {
 
   async readTip(): Promise<{ head: JournalHead | null; lastSeq: number }> {
     // One statement, one snapshot: a commit moves the head and adds its events together.
-    const { rows } = await this.db.query<Row>({
+    const { rows } = await this.query<Row>({
       name: 'brainstem_tip',
       text: 'SELECT h.seq, h.hash, (SELECT coalesce(max(seq), 0) FROM brainstem_events) AS last FROM (SELECT 1) AS one LEFT JOIN brainstem_head h ON true',
     });
@@ -126,12 +170,12 @@ export class PgStorage implements SharedJournalStorage {
   }
 
   async lastSeq(): Promise<number> {
-    const { rows } = await this.db.query<Row>('SELECT coalesce(max(seq), 0) AS last FROM brainstem_events');
+    const { rows } = await this.query<Row>('SELECT coalesce(max(seq), 0) AS last FROM brainstem_events');
     return Number(rows[0].last);
   }
 
   async streamVersion(stream: string): Promise<number> {
-    const { rows } = await this.db.query<Row>({
+    const { rows } = await this.query<Row>({
       name: 'brainstem_stream_version',
       text: 'SELECT coalesce(max(version), 0) AS version FROM brainstem_events WHERE stream = $1',
       values: [stream],
@@ -163,7 +207,7 @@ export class PgStorage implements SharedJournalStorage {
       for (const [stream, version] of expected) {
         // The head did not move, so the journal knew every event: a differing version is a damaged store.
         if ((stored.get(stream) ?? 0) !== version) {
-          throw new Error(`journal database: stream ${stream} is at version ${stored.get(stream) ?? 0}, its head says ${version}`);
+          throw new JournalCorruptError(first.seq, `stream ${stream} is at version ${stored.get(stream) ?? 0} in the database, its head says ${version}`);
         }
       }
       const cols = batch.events;
@@ -181,7 +225,7 @@ export class PgStorage implements SharedJournalStorage {
 
   async *scanRecords(fromSeq: number, limit: number, pageSize: number): AsyncIterable<string[]> {
     for (let seq = Math.max(1, fromSeq), left = limit; left > 0; ) {
-      const { rows } = await this.db.query<[string, string]>({
+      const { rows } = await this.queryArrays<[string, string]>({
         name: 'brainstem_scan',
         text: 'SELECT seq, hash || prev_hash || body FROM brainstem_events WHERE seq >= $1 ORDER BY seq LIMIT $2',
         values: [seq, Math.min(pageSize, left)],
@@ -200,7 +244,7 @@ export class PgStorage implements SharedJournalStorage {
 
   async readRecordsAt(seqs: readonly number[]): Promise<Array<string | undefined>> {
     if (seqs.length === 0) return [];
-    const { rows } = await this.db.query<[string, string]>({
+    const { rows } = await this.queryArrays<[string, string]>({
       name: 'brainstem_read_at',
       text: 'SELECT seq, hash || prev_hash || body FROM brainstem_events WHERE seq = ANY($1::bigint[])',
       values: [seqs],
@@ -211,7 +255,7 @@ export class PgStorage implements SharedJournalStorage {
   }
 
   async streamSeqs(stream: string, fromVersion: number, limit: number): Promise<Array<{ version: number; seq: number }>> {
-    const { rows } = await this.db.query<[number, string]>({
+    const { rows } = await this.queryArrays<[number, string]>({
       name: 'brainstem_stream_seqs',
       text: 'SELECT version, seq FROM brainstem_events WHERE stream = $1 AND version >= $2 ORDER BY version LIMIT $3',
       values: [stream, fromVersion, limit],
@@ -221,11 +265,11 @@ export class PgStorage implements SharedJournalStorage {
   }
 
   async putSnapshot(stream: string, text: string): Promise<void> {
-    await this.db.query('INSERT INTO brainstem_snapshots (stream, body) VALUES ($1, $2) ON CONFLICT (stream) DO UPDATE SET body = EXCLUDED.body', [stream, text]);
+    await this.query('INSERT INTO brainstem_snapshots (stream, body) VALUES ($1, $2) ON CONFLICT (stream) DO UPDATE SET body = EXCLUDED.body', [stream, text]);
   }
 
   async getSnapshot(stream: string): Promise<string | undefined> {
-    const { rows } = await this.db.query<Row>('SELECT body FROM brainstem_snapshots WHERE stream = $1', [stream]);
+    const { rows } = await this.query<Row>('SELECT body FROM brainstem_snapshots WHERE stream = $1', [stream]);
     return rows[0] ? String(rows[0].body) : undefined;
   }
 

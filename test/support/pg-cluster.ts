@@ -36,6 +36,10 @@ export interface PgCluster {
   dir: string;
   /** A new empty database. */
   createDatabase(): Promise<PgDatabase>;
+  /** The server crashes (`pg_ctl stop -m immediate`) and nothing answers until start(). */
+  crash(): void;
+  /** Starts the server again on the same data (after crash()), with crash recovery. */
+  start(): void;
   stop(): void;
 }
 
@@ -60,11 +64,12 @@ export async function startPgCluster(options: { durable?: boolean } = {}): Promi
     }
   };
   const data = join(dir, 'data');
+  // The specs need no durability; the bench and the crash specs run with fsync on, as a real server runs.
+  const settings = `-k ${dir} -p ${PORT} -c listen_addresses='' ${options.durable ? '' : '-c fsync=off -c synchronous_commit=off'}`;
+  const start = () => run('pg_ctl', ['start', '-D', data, '-w', '-t', '60', '-l', join(dir, 'log'), '-o', settings]);
   try {
     run('initdb', ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--no-sync']);
-    // The specs need no durability; the bench measures with fsync on, as a real server runs.
-    const settings = `-k ${dir} -p ${PORT} -c listen_addresses='' ${options.durable ? '' : '-c fsync=off -c synchronous_commit=off'}`;
-    run('pg_ctl', ['start', '-D', data, '-w', '-t', '60', '-l', join(dir, 'log'), '-o', settings]);
+    start();
   } catch (e) {
     rmSync(dir, { recursive: true, force: true });
     throw e;
@@ -92,6 +97,10 @@ export async function startPgCluster(options: { durable?: boolean } = {}): Promi
         drop: async () => void (await sql('postgres', `DROP DATABASE ${name} WITH (FORCE)`)),
       };
     },
+    crash() {
+      run('pg_ctl', ['stop', '-D', data, '-m', 'immediate']);
+    },
+    start,
     stop() {
       try {
         run('pg_ctl', ['stop', '-D', data, '-m', 'immediate']);
