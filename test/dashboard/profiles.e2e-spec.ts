@@ -168,8 +168,11 @@ describeInBrowser('the dashboard profiles view in Chromium', () => {
     await page.getByRole('button', { name: 'Add MCP server' }).click();
     await page.getByLabel('MCP server 1 name').fill('github');
     await page.getByLabel('MCP server 1 command').fill('npx');
-    await page.getByLabel('MCP server 1 arguments').fill('-y\n@modelcontextprotocol/server-github');
-    await page.getByLabel('MCP server 1 environment').fill('GITHUB_TOKEN=abc=1\nLOG_LEVEL=debug');
+    // Typed key by key: a line's Enter stays while the next line is typed (the draft already has the lines before it).
+    await page.getByLabel('MCP server 1 arguments').click();
+    await page.keyboard.type('-y\n@modelcontextprotocol/server-github');
+    await page.getByLabel('MCP server 1 environment').click();
+    await page.keyboard.type('GITHUB_TOKEN=abc=1\nLOG_LEVEL=debug');
     await page.getByRole('button', { name: 'Add MCP server' }).click();
     await page.getByLabel('MCP server 2 name').fill('github');
     await page.getByRole('alert').filter({ hasText: 'another server is named github' }).waitFor();
