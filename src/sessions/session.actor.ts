@@ -1,3 +1,4 @@
+import { StringDecoder } from 'node:string_decoder';
 import { SessionLog } from './session-log';
 import { SessionContext, SessionSnapshot, stateOf } from './session.machine';
 import { SessionState } from './session.events';
@@ -10,6 +11,8 @@ import { WorkerHandle } from './runtimes/runtime.port';
 export class SessionActor {
   handle: WorkerHandle | null = null;
   log: SessionLog | null = null;
+  /** The worker's output bytes as text for the live tails: a character split across two chunks comes out whole. */
+  readonly outputText = new StringDecoder('utf8');
   killTimer: NodeJS.Timeout | null = null;
   private mailbox: Promise<unknown> = Promise.resolve();
   private exitWaiters: (() => void)[] = [];

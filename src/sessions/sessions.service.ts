@@ -454,7 +454,9 @@ export class SessionsService implements OnApplicationBootstrap, OnModuleDestroy,
     return {
       output: (chunk) => {
         this.logOf(actor).write(chunk);
-        if (this.output$.observed) this.output$.next({ id: actor.id, text: chunk.toString() });
+        // Decoded even with no one watching, so the decoder stays in step with the bytes when someone starts to.
+        const text = actor.outputText.write(chunk);
+        if (text !== '' && this.output$.observed) this.output$.next({ id: actor.id, text });
       },
       report: (report) => {
         actor.run(() => this.onReport(actor, report)).catch((e: unknown) => this.logger.error(`session ${actor.id}: ${(e as Error).message}`));

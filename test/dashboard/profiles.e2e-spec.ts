@@ -107,8 +107,11 @@ describeInBrowser('the dashboard profiles view in Chromium', () => {
     mkdirSync(autoDir, { recursive: true });
     await page.getByLabel('Auto-apply directory').fill(autoDir);
     await page.getByLabel('Default working directory').fill('/srv/project');
-    await page.getByLabel('MCP servers (JSON)').fill(JSON.stringify({ docs: { type: 'http', url: 'https://docs.example/mcp' } }));
-    await page.getByLabel('Hooks (JSON)').fill(JSON.stringify({ SessionStart: [{ ...hook, timeout: 60 }] }));
+    expect(await page.getByLabel('MCP server 1 name').inputValue()).toBe('gh');
+    await page.getByRole('button', { name: 'Remove MCP server 1' }).click();
+    expect(await page.getByLabel('MCP server 1 name').inputValue()).toBe('docs');
+    await page.getByRole('button', { name: 'Remove all PreToolUse hooks' }).click();
+    await page.getByText('No PreToolUse hooks.').waitFor();
     await screenshot(page, 'profiles-every-field-form');
 
     // The YAML view shows the draft; a parse error is shown, not thrown; a fix becomes the draft and is linted.
@@ -143,10 +146,86 @@ describeInBrowser('the dashboard profiles view in Chromium', () => {
     expect(saved.tools.mcp_servers).toEqual({ docs: { type: 'http', url: 'https://docs.example/mcp' } });
     expect(Object.keys(saved.hooks)).toEqual(['SessionStart']);
 
-    // Clearing the MCP servers field removes the last one too.
-    await page.getByLabel('MCP servers (JSON)').fill('');
+    // Removing the last MCP server removes the mapping too.
+    await page.getByRole('button', { name: 'Remove MCP server 1' }).click();
     await page.getByRole('button', { name: 'Save profile' }).click();
     await waitFor(async () => (await profile('every-field')).tools.mcp_servers === undefined, { what: 'the last MCP server removed' });
+  });
+
+  it('Given a profile, When a hook and MCP servers are filled in through the forms and saved, Then the service has them; When removed through the forms and saved, Then they are gone; Export downloads its YAML', async () => {
+    const created = await t.inject({ method: 'POST', url: API, payload: { name: 'Hooks and servers', version: 2, target_runtime: 'claude-code' } });
+    expect(created.statusCode).toBe(201);
+    const cspViolations: string[] = [];
+    page.on('console', (m) => {
+      if (m.text().includes('Content Security Policy')) cspViolations.push(m.text());
+    });
+    await openProfiles();
+    await page.getByRole('list', { name: 'Profiles' }).getByRole('button', { name: /Hooks and servers/ }).click();
+    const lint = page.getByRole('status', { name: 'Lint' });
+    await lint.getByText('Lint: no problems.').waitFor();
+
+    // A stdio server with arguments and environment, then an http one; a name another server has is refused, not merged.
+    await page.getByRole('button', { name: 'Add MCP server' }).click();
+    await page.getByLabel('MCP server 1 name').fill('github');
+    await page.getByLabel('MCP server 1 command').fill('npx');
+    // Typed key by key: a line's Enter stays while the next line is typed (the draft already has the lines before it).
+    await page.getByLabel('MCP server 1 arguments').click();
+    await page.keyboard.type('-y\n@modelcontextprotocol/server-github');
+    await page.getByLabel('MCP server 1 environment').click();
+    await page.keyboard.type('GITHUB_TOKEN=abc=1\nLOG_LEVEL=debug');
+    await page.getByRole('button', { name: 'Add MCP server' }).click();
+    await page.getByLabel('MCP server 2 name').fill('github');
+    await page.getByRole('alert').filter({ hasText: 'another server is named github' }).waitFor();
+    await page.getByLabel('MCP server 2 name').fill('docs');
+    await page.getByLabel('MCP server 2 type').selectOption('http');
+    await page.getByLabel('MCP server 2 URL').fill('https://docs.example/mcp');
+
+    // A command hook before Bash with its own timeout, and an http hook at session start.
+    await page.getByRole('button', { name: 'Add PreToolUse hook' }).click();
+    await page.getByLabel('PreToolUse hook 1 command').fill('./scripts/check.sh');
+    await page.getByLabel('PreToolUse hook 1 matcher').fill('Bash');
+    await page.getByLabel('PreToolUse hook 1 timeout (s)').fill('30');
+    await page.getByRole('button', { name: 'Add SessionStart hook' }).click();
+    await page.getByLabel('SessionStart hook 1 type').selectOption('http');
+    await page.getByLabel('SessionStart hook 1 URL').fill('http://127.0.0.1:9/session-start');
+    await lint.getByText('Lint: no problems.').waitFor();
+    await screenshot(page, 'profiles-hooks-mcp-form');
+    await page.getByRole('button', { name: 'Save profile' }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved hooks-and-servers.' }).waitFor();
+
+    const saved = await profile('hooks-and-servers');
+    expect(saved.tools.mcp_servers).toEqual({
+      github: { type: 'stdio', command: 'npx', args: ['-y', '@modelcontextprotocol/server-github'], env: { GITHUB_TOKEN: 'abc=1', LOG_LEVEL: 'debug' } },
+      docs: { type: 'http', url: 'https://docs.example/mcp' },
+    });
+    expect(saved.hooks).toEqual({
+      SessionStart: [{ type: 'http', url: 'http://127.0.0.1:9/session-start', timeout: 60 }],
+      PreToolUse: [{ type: 'command', command: './scripts/check.sh', matcher: 'Bash', timeout: 30 }],
+    });
+
+    // Export: a YAML file named for the profile, with what was saved, downloaded under the page's CSP.
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export YAML' }).click()]);
+    expect(download.suggestedFilename()).toBe('hooks-and-servers.yaml');
+    const exported = readFileSync(await download.path(), 'utf8');
+    expect(exported).toMatch(/^name: Hooks and servers$/m);
+    expect(exported).toContain('GITHUB_TOKEN: abc=1');
+    expect(exported).toContain('./scripts/check.sh');
+    expect(cspViolations).toEqual([]);
+
+    // Removed through the forms: both servers, the one PreToolUse hook, and the SessionStart event at once.
+    await page.getByRole('button', { name: 'Remove MCP server 1' }).click();
+    await page.getByRole('button', { name: 'Remove MCP server 1' }).click();
+    await page.getByRole('button', { name: 'Remove PreToolUse hook 1' }).click();
+    await page.getByRole('button', { name: 'Remove all SessionStart hooks' }).click();
+    await page.getByText('No SessionStart hooks.').waitFor();
+    await page.getByRole('button', { name: 'Save profile' }).click();
+    await waitFor(
+      async () => {
+        const after = await profile('hooks-and-servers');
+        return after.tools.mcp_servers === undefined && Object.keys(after.hooks ?? {}).length === 0 ? after : undefined;
+      },
+      { what: 'the servers and hooks removed on the service' },
+    );
   });
 
   it('Given a file on disk the profile would change, When previewed, Then a line diff shows; When applied, Then drift is refused until forced', async () => {

@@ -1,4 +1,4 @@
-import { documentOf, draftOfYamlDocument, listOf, mergePatchOf, valueAt, withValue, yamlDocumentOf } from './profile-draft';
+import { documentOf, draftOfYamlDocument, envOf, envText, freshKey, listOf, mergePatchOf, renamedAt, valueAt, withValue, yamlDocumentOf } from './profile-draft';
 
 describe('profile drafts', () => {
   it('Given a profile as listed, When made a draft, Then the service metadata is left out and the document kept', () => {
@@ -36,5 +36,30 @@ describe('saving a draft as a merge patch', () => {
     expect(yamlDoc).toEqual({ name: 'X', runtime: 'codex', version: 2 });
     expect(draftOfYamlDocument(yamlDoc)).toEqual({ ok: true, draft: { name: 'X', target_runtime: 'codex', version: 2 } });
     expect(draftOfYamlDocument(['a'])).toMatchObject({ ok: false });
+  });
+});
+
+describe('the MCP server and hook helpers of a draft', () => {
+  it('Given env lines, When read, Then each is a KEY=VALUE pair, the first = splitting, blank lines dropped', () => {
+    expect(envOf('A=1\n\nB=x=y\nC\n')).toEqual({ A: '1', B: 'x=y', C: '' });
+    expect(envText({ A: '1', B: 'x=y' })).toBe('A=1\nB=x=y');
+    expect(envText(undefined)).toBe('');
+  });
+
+  it('Given servers, When one is renamed, Then it keeps its place and value, and the others are untouched', () => {
+    const renamed = renamedAt({ a: { type: 'stdio' }, b: { type: 'http' }, c: {} }, 1, 'docs');
+    expect(Object.keys(renamed)).toEqual(['a', 'docs', 'c']);
+    expect(renamed.docs).toEqual({ type: 'http' });
+  });
+
+  it('Given taken names, When a fresh one is asked for, Then the first free of base, base-2, … is given', () => {
+    expect(freshKey({}, 'server')).toBe('server');
+    expect(freshKey({ server: 1, 'server-2': 1 }, 'server')).toBe('server-3');
+  });
+
+  it('Given a saved server and hook event the draft took out, When the patch is made, Then each is null (removed on save)', () => {
+    const saved = { tools: { mcp_servers: { gh: { type: 'stdio', command: 'gh' }, docs: { type: 'http', url: 'u' } } }, hooks: { SessionStart: [{ type: 'command', command: 'x', timeout: 60 }] } };
+    const draft = { tools: { mcp_servers: { docs: { type: 'http', url: 'u' } } }, hooks: {} };
+    expect(mergePatchOf(saved, draft)).toEqual({ tools: { mcp_servers: { gh: null } }, hooks: { SessionStart: null } });
   });
 });

@@ -111,3 +111,37 @@ export function draftOfYamlDocument(doc: unknown): { ok: true; draft: JsonObject
   const { runtime, ...rest } = doc;
   return { ok: true, draft: runtime === undefined ? rest : { ...rest, target_runtime: runtime } };
 }
+
+/** Environment variables edited one `KEY=VALUE` a line: blank lines dropped, a line without `=` is a key with an empty value. */
+export function envOf(text: string): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const line of text.split('\n')) {
+    if (line.trim() === '') continue;
+    const at = line.indexOf('=');
+    env[(at < 0 ? line : line.slice(0, at)).trim()] = at < 0 ? '' : line.slice(at + 1);
+  }
+  return env;
+}
+
+export const envText = (value: unknown): string =>
+  isObject(value)
+    ? Object.entries(value)
+        .map(([k, v]) => `${k}=${String(v)}`)
+        .join('\n')
+    : '';
+
+/** A copy of a mapping with the key at position `index` renamed, the order kept (an MCP server's name is its key). */
+export function renamedAt(record: JsonObject, index: number, name: string): JsonObject {
+  return Object.fromEntries(Object.entries(record).map(([key, value], i) => [i === index ? name : key, value]));
+}
+
+/** A name not yet a key of the mapping: `base`, then `base-2`, `base-3`, … */
+export function freshKey(record: JsonObject, base: string): string {
+  if (!(base in record)) return base;
+  let n = 2;
+  while (`${base}-${n}` in record) n += 1;
+  return `${base}-${n}`;
+}
+
+/** The value at a key of a plain object, or undefined; null (the schema's "none") reads as absent. */
+export const fieldOf = (value: unknown, key: string): unknown => (isObject(value) && value[key] !== null ? value[key] : undefined);

@@ -3,7 +3,8 @@ import { useEffect } from 'preact/hooks';
 import { ApiError, api, apiText } from './api';
 import { lineDiff } from './line-diff';
 import { dump, load } from 'js-yaml';
-import { Binding, LintFinding, LintResult, Preview, ProfileItem, documentOf, draftOfYamlDocument, listOf, mergePatchOf, textOf, valueAt, withValue, yamlDocumentOf } from './profile-draft';
+import { Binding, LintFinding, LintResult, Preview, ProfileItem, documentOf, draftOfYamlDocument, mergePatchOf, valueAt, withValue, yamlDocumentOf } from './profile-draft';
+import { HooksForm, LinesField, McpServersForm } from './profile-forms';
 import { settings } from './store';
 import { JsonObject } from './types';
 
@@ -19,6 +20,17 @@ const profileRuntimes = (): readonly string[] => settings.value?.profile_runtime
 const ICONS: Record<string, string> = { layout: '▦', brain: '✺', users: '☻', server: '▤', shield: '◈', eye: '◉', code: '⌨', book: '▥', search: '⌕' };
 
 const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+
+/** Saves text as a file: a link to a blob URL (same origin, so the page's CSP allows it), clicked and let go. */
+async function download(name: string, text: Promise<string>): Promise<void> {
+  const url = URL.createObjectURL(new Blob([await text], { type: 'application/yaml' }));
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = name;
+  link.click();
+  // Let go a minute later, not at once: a browser may still be reading the blob when the click returns.
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+}
 
 /** The draft being edited: a saved profile (its id) or a new one (null). */
 interface Editing {
@@ -171,12 +183,7 @@ function Editor(props: {
       </label>
     );
   };
-  const list = (label: string, path: string[]) => (
-    <label>
-      {label} <span class="muted">(one a line)</span>
-      <textarea rows={3} value={textOf(valueAt(doc, path))} readOnly={readOnly} onInput={(e) => set(path, listOf(e.currentTarget.value))} />
-    </label>
-  );
+  const list = (label: string, path: string[]) => <LinesField label={label} value={valueAt(doc, path)} readOnly={readOnly} onChange={(v) => set(path, v)} />;
   const choice = (label: string, path: string[], options: readonly string[], fallback: string) => (
     <label>
       {label}
@@ -276,10 +283,8 @@ function Editor(props: {
             {list('Deny rules', ['permissions', 'deny'])}
             {list('Ask rules', ['permissions', 'ask'])}
           </div>
-          <div class="fields wide">
-            <JsonField label="MCP servers (JSON)" value={valueAt(doc, ['tools', 'mcp_servers'])} readOnly={readOnly} onChange={(v) => set(['tools', 'mcp_servers'], v)} />
-            <JsonField label="Hooks (JSON)" value={valueAt(doc, ['hooks'])} readOnly={readOnly} onChange={(v) => set(['hooks'], v)} />
-          </div>
+          <McpServersForm value={valueAt(doc, ['tools', 'mcp_servers'])} readOnly={readOnly} onChange={(v) => set(['tools', 'mcp_servers'], v)} />
+          <HooksForm value={valueAt(doc, ['hooks'])} readOnly={readOnly} onChange={(v) => set(['hooks'], v)} />
         </>
       )}
       <Findings lint={lint.value} />
@@ -299,6 +304,9 @@ function Editor(props: {
                 Set as default
               </button>
             )}
+            <button type="button" onClick={act(() => download(`${editing.id}.yaml`, apiText(`${path}/export`)))}>
+              Export YAML
+            </button>
             <button type="button" onClick={act(async () => (yaml.value = yaml.value === null ? await apiText(`${path}/export`) : null))} aria-expanded={yaml.value !== null}>
               {yaml.value === null ? 'Show YAML' : 'Hide YAML'}
             </button>
