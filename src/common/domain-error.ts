@@ -26,6 +26,7 @@ export interface DomainErrorStatus {
   journal_locked: 503;
   journal_closed: 503;
   journal_invalid_event: 400;
+  journal_fenced: 503;
 }
 
 export type DomainErrorCode = keyof DomainErrorStatus;
@@ -48,6 +49,7 @@ export const COMMON_ERRORS = {
   journal_locked: 503,
   journal_closed: 503,
   journal_invalid_event: 400,
+  journal_fenced: 503,
 } as const;
 
 export class DomainError extends Error {
