@@ -101,6 +101,8 @@ export interface Journal extends JournalReader {
   saveSnapshot(stream: string, snapshot: { version: number; state: unknown }): Promise<void>;
   /** Every event after it has been durably appended and its appender's apply step has run, in seq order. */
   readonly committed$: Observable<JournalEvent>;
+  /** Reads and publishes on committed$ what other writers of a shared store appended; resolves at once on a single-writer one. */
+  catchUp(): Promise<void>;
   close(): Promise<void>;
 }
 

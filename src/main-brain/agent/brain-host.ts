@@ -3,7 +3,7 @@ import { Subscription, filter } from 'rxjs';
 import { EventBus } from '../../bus/event-bus';
 import { DomainError } from '../../common/domain-error';
 import { SerialQueue } from '../../common/serial-queue';
-import { Journal, JournalEvent } from '../../journal/journal.port';
+import { Fence, Journal, JournalEvent } from '../../journal/journal.port';
 import { JsonObject } from '../../sessions/session.events';
 import { RoundDriver } from '../../supervision/round-driver.port';
 import { RoundView } from '../../supervision/round.view';
@@ -36,6 +36,8 @@ const TURN_TEXT_KEPT = 2000;
 export interface BrainHostSettings {
   restore_ttl_ms: number;
   context_budget: number;
+  /** The supervisor lease term the brain's appends are fenced by (it is hosted by the lease holder only). */
+  fence?: () => Fence | undefined;
 }
 
 /** What the host reads of the rest of the service to seed a new conversation. */
@@ -300,7 +302,10 @@ export class BrainHost {
 
   private append<K extends BrainEventType>(type: K, data: BrainEventMap[K]): Promise<void> {
     return this.appends.run(async () => {
-      await this.bus.emit(BRAIN_STREAM, [{ type, data } as never], { apply: ({ events }) => (this.state = evolveBrain(this.state, toBrainEvent(events[0]))) });
+      await this.bus.emit(BRAIN_STREAM, [{ type, data } as never], {
+        fence: this.settings.fence?.(),
+        apply: ({ events }) => (this.state = evolveBrain(this.state, toBrainEvent(events[0]))),
+      });
     });
   }
 }
