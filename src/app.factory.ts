@@ -45,7 +45,7 @@ export const API_PREFIX = 'api/v1';
  */
 function supervisorLease(config: BrainstemConfig, configuredJournal: boolean): SupervisorLease {
   if (!config.journal.url || !configuredJournal) return heldLease(config.node.id);
-  return new LeaseKeeper(new PgLeaseStore(config.journal.url), SUPERVISOR_LEASE_NAME, config.node.id, config.node.lease_ttl_s * 1000, Date.now);
+  return new LeaseKeeper(new PgLeaseStore(config.journal.url, config.node.lease_ttl_s * 1000), SUPERVISOR_LEASE_NAME, config.node.id, config.node.lease_ttl_s * 1000, Date.now);
 }
 
 /** Builds the whole service; the journal is opened and verified before any route exists. */

@@ -12,9 +12,10 @@ type Row = { holder: string; term: string; expires_ms: number; now_ms: number };
 export class PgLeaseStore implements LeaseStore {
   private readonly pool: Pool;
 
-  constructor(url: string) {
+  /** timeoutMs bounds a claim (connecting, each statement): one that hangs must not stop the claims after it. */
+  constructor(url: string, timeoutMs: number) {
     // Its own small pool: a claim must not wait behind the journal's appends for a connection.
-    this.pool = new Pool({ connectionString: url, max: 2 });
+    this.pool = new Pool({ connectionString: url, max: 2, connectionTimeoutMillis: timeoutMs, query_timeout: timeoutMs });
     this.pool.on('error', () => undefined);
   }
 

@@ -247,10 +247,16 @@ export class SupervisionService {
   private async lead(term: number, how: 'boot' | 'failover'): Promise<void> {
     const s = this.cluster.lease.state();
     if (s.role !== 'leader' || s.term !== term) return;
-    await this.journal.catchUp();
+    await this.refollow();
     this.leadingTerm = term;
     if (how === 'failover') this.logger.log(`supervising as the lease holder (term ${term})`);
     await this.restore(how);
+  }
+
+  /** Reads what other nodes appended and folds the supervision events this node has not folded yet, in order. */
+  private async refollow(): Promise<void> {
+    await this.journal.catchUp();
+    for (const e of await this.journal.readStream(SUPERVISION_STREAM, this.version + 1)) this.follow(e);
   }
 
   /** Lost the lease: rounds, their timers and the watchdog stop here at once; the state keeps following the journal. */
@@ -268,6 +274,11 @@ export class SupervisionService {
    */
   private follow(e: JournalEvent): void {
     if (e.version <= this.version) return;
+    if (e.version > this.version + 1) {
+      // Published while this node was not listening yet (its boot): the stream has the events between, in order.
+      this.refollow().catch((err: unknown) => this.logger.error(`following the supervision stream from version ${this.version + 1} failed: ${reasonOf(err)}`));
+      return;
+    }
     this.version = e.version;
     this.replay(e);
     if (e.type === 'supervision.scope_set') this.sessions.excludeNewSessions(this.state.scope_mode === 'only');
@@ -543,7 +554,7 @@ export class SupervisionService {
         return await this.commit(decide(cmd, this.state));
       } catch (e) {
         if (!(e instanceof JournalConflictError && e.stream === SUPERVISION_STREAM) || attempt > CONFLICT_RETRIES) throw e;
-        await this.journal.catchUp();
+        await this.refollow();
       }
     }
   }

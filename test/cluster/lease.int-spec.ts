@@ -30,7 +30,7 @@ describePg('the supervisor lease and fenced appends on PostgreSQL', () => {
   });
   const node = async () => {
     const journal = await openPgJournal(db.url, { follow: true });
-    const store = new PgLeaseStore(db.url);
+    const store = new PgLeaseStore(db.url, 10_000);
     journals.push(journal);
     stores.push(store);
     return { journal, store };
