@@ -283,8 +283,13 @@ export class SupervisionService {
     this.replay(e);
     if (e.type === 'supervision.scope_set') this.sessions.excludeNewSessions(this.state.scope_mode === 'only');
     if (this.leadingTerm === null) return;
-    if (!this.isOn()) this.stopPipeline();
-    else this.startPipeline();
+    if (!this.isOn()) {
+      this.stopPipeline();
+      return;
+    }
+    this.startPipeline();
+    const enabled = e.type === 'supervision.enabled' ? (e.data as SupervisionEventMap['supervision.enabled']) : null;
+    if (enabled?.round_now) this.triggers.next({ reason: SYSTEM_REASON('initial', enabled.task_hint ?? null), immediate: true });
   }
 
   /** One watchdog scan: stalled supervised sessions wake the main brain, each (session, kind) then cools down. */
@@ -463,10 +468,10 @@ export class SupervisionService {
 
   // ---- commands ------------------------------------------------------------------------------------
 
-  enable(req: EnableRequest, startedBy: StartedBy, actor: string): Promise<{ autonomous: AutonomousView | null }> {
+  enable(req: EnableRequest, startedBy: StartedBy, actor: string, roundNow = false): Promise<{ autonomous: AutonomousView | null }> {
     return this.queue.run(async () => {
       // Decided before the scope is set, so a refused enable changes no session; the scope takes no part in the decision.
-      const cmd: SupervisionCommand = { type: 'enable', started_by: startedBy, task_hint: req.task_hint, max_turns: req.max_turns };
+      const cmd: SupervisionCommand = { type: 'enable', started_by: startedBy, task_hint: req.task_hint, max_turns: req.max_turns, ...(roundNow ? { round_now: true } : {}) };
       const d = decide(cmd, this.state);
       if (d.error) throw new DomainError(d.error.code, d.error.message);
       if (req.scope_mode) await this.applyScope(req.scope_mode, req.scope_session_ids ?? [], actor);
@@ -499,9 +504,12 @@ export class SupervisionService {
     });
   }
 
-  /** /supervise [goal]: enable with the goal as task_hint and run one round at once (on the leader). */
+  /**
+   * /supervise [goal]: enable with the goal as task_hint and run one round at once. Taken by a follower, the supervisor
+   * runs that round when it folds the enable (round_now).
+   */
   async supervise(goal: string | undefined, actor: string): Promise<{ autonomous: AutonomousView | null }> {
-    const view = await this.enable(goal ? { task_hint: goal } : {}, 'user', actor);
+    const view = await this.enable(goal ? { task_hint: goal } : {}, 'user', actor, true);
     if (this.isLeader()) this.triggers.next({ reason: SYSTEM_REASON('initial', goal ?? null), immediate: true });
     return view;
   }

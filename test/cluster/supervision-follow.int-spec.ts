@@ -84,6 +84,16 @@ describePg('supervision on two nodes sharing a journal, in process', () => {
     await waitFor(() => a.svc.status().autonomous?.scope.mode === 'only', { what: 'a to follow b' });
   });
 
+  it('given /supervise taken by a follower, then the leader runs its round at once, with the goal', async () => {
+    const a = await node('a', { role: 'leader', term: 1, until: Infinity });
+    const b = await node('b', { role: 'follower', holder: 'a', term: 1 });
+    await b.svc.supervise('tidy the repo', 'rest');
+    expect(b.svc.listRounds()).toEqual([]);
+    const round = await waitFor(() => a.svc.listRounds()[0], { what: 'the round on a' });
+    expect(round.reasons.map((r) => [r.trigger, r.message])).toEqual([['initial', 'tidy the repo']]);
+    await waitFor(() => b.svc.status().autonomous?.round_in_flight === round.id, { what: 'b to follow the round' });
+  });
+
   it('given a follower, when a session event would wake the brain, then only the leader starts a round, and the follower shows it', async () => {
     const a = await node('a', { role: 'leader', term: 1, until: Infinity });
     const b = await node('b', { role: 'follower', holder: 'a', term: 1 });
