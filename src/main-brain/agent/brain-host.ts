@@ -159,6 +159,8 @@ export class BrainHost {
   }
 
   private deliver(round: RoundView, signal: AbortSignal): Promise<{ summary: string } | null> {
+    // Stopped when this node lost the supervisor lease, and not started again in this process: the round fails, saying why.
+    if (this.closed) return Promise.reject(new Error('the main brain was stopped on this node when it lost the supervisor lease; restart the node to host it here again'));
     return new Promise((resolve, reject) => {
       const pending: PendingRound = { round, resolve, reject };
       // Supervision is single-flight, so a round never waits behind another round; only behind a chat turn.
