@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { Observable, Subject, Subscription, defer, filter, from, switchMap, takeUntil, timer } from 'rxjs';
+import { Observable, Subject, Subscription, defer, from, switchMap, takeUntil, timer } from 'rxjs';
 import { EventBus } from '../bus/event-bus';
 import { DomainError } from '../common/domain-error';
 import { PageRequest, pageOf } from '../common/page';
@@ -12,7 +12,7 @@ import { Fence, Journal, JournalConflictError, JournalEvent } from '../journal/j
 import { RoundDriver, streamDriver } from './round-driver.port';
 import { RoundEnding, RoundView } from './round.view';
 import { roundPrompt, workerEvidence } from './round-prompt';
-import { SessionDirectory, SessionView } from './session-directory.port';
+import { SessionDirectory } from './session-directory.port';
 import { Stall, WatchdogConfig, cooldownKey, dropExpiredCooldowns, scanForStalls, watchdogTicks } from './stall-watchdog';
 import { decideRestore, recoverableWorkers } from './supervision-restore';
 import { ScopeMode, ToolScopeMode, planScope } from './supervision-scope';
