@@ -8,6 +8,9 @@ import { installAuth } from './auth/auth.hook';
 import { FileCredentialStore } from './auth/credential-files';
 import { Credentials } from './auth/credentials';
 import { soleNode } from './cluster/node-directory.port';
+import { LeaseKeeper } from './cluster/lease-keeper';
+import { PgLeaseStore } from './cluster/pg-lease.store';
+import { SUPERVISOR_LEASE_NAME, SupervisorLease, heldLease } from './cluster/supervisor-lease.port';
 import { hostPolicy } from './auth/host-policy';
 import { BrainstemConfig } from './config/config.schema';
 import { defaultDashboardDir } from './dashboard/dashboard.paths';
@@ -35,6 +38,15 @@ export interface AppOptions {
 }
 
 export const API_PREFIX = 'api/v1';
+
+/**
+ * On a journal database shared with other nodes, the supervisor lease is kept there (its table comes with the journal's
+ * migrations); a node on the embedded journal, or on one handed in by a test, always holds it.
+ */
+function supervisorLease(config: BrainstemConfig, configuredJournal: boolean): SupervisorLease {
+  if (!config.journal.url || !configuredJournal) return heldLease(config.node.id);
+  return new LeaseKeeper(new PgLeaseStore(config.journal.url, config.node.lease_ttl_s * 1000), SUPERVISOR_LEASE_NAME, config.node.id, config.node.lease_ttl_s * 1000, Date.now);
+}
 
 /** Builds the whole service; the journal is opened and verified before any route exists. */
 export async function createApp(config: BrainstemConfig, options: AppOptions = {}): Promise<NestFastifyApplication> {
@@ -68,16 +80,24 @@ export async function createApp(config: BrainstemConfig, options: AppOptions = {
   fastify.addContentTypeParser(['application/yaml', 'application/x-yaml', 'text/yaml'], { parseAs: 'string' }, (_req, body, done) =>
     done(null, { yaml: body }),
   );
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, journal, credentials, soleNode(config.node.id)), adapter, {
-    logger: options.logger,
-    abortOnError: false,
-  });
-  app.useBodyParser('application/json', { bodyLimit: config.server.body_limit_bytes }, depthLimitedJsonParser(fastify));
-  app.setGlobalPrefix(API_PREFIX);
-  app.useGlobalPipes(createValidationPipe());
-  app.useGlobalFilters(new AllExceptionsFilter());
-  installOpenApi(app, API_PREFIX, MCP_SERVER_VERSION);
-  await app.init();
-  await fastify.ready();
-  return app;
+  const lease = supervisorLease(config, options.journal === undefined);
+  await lease.start();
+  try {
+    const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, journal, credentials, soleNode(config.node.id), lease), adapter, {
+      logger: options.logger,
+      abortOnError: false,
+    });
+    app.useBodyParser('application/json', { bodyLimit: config.server.body_limit_bytes }, depthLimitedJsonParser(fastify));
+    app.setGlobalPrefix(API_PREFIX);
+    app.useGlobalPipes(createValidationPipe());
+    app.useGlobalFilters(new AllExceptionsFilter());
+    installOpenApi(app, API_PREFIX, MCP_SERVER_VERSION);
+    await app.init();
+    await fastify.ready();
+    return app;
+  } catch (e) {
+    // Nothing else would end its claims: they would keep the process alive.
+    await lease.stop();
+    throw e;
+  }
 }

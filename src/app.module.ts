@@ -2,6 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { AuthModule } from './auth/auth.module';
 import { Credentials } from './auth/credentials';
 import { NODE_DIRECTORY, NodeDirectory } from './cluster/node-directory.port';
+import { SUPERVISOR_LEASE, SupervisorLease } from './cluster/supervisor-lease.port';
 import { BusModule } from './bus/bus.module';
 import { ConfigModule } from './config/config.module';
 import { DashboardModule } from './dashboard/dashboard.module';
@@ -17,13 +18,14 @@ import { WorkflowsModule } from './workflows/workflows.module';
 
 @Module({})
 export class AppModule {
-  static forRoot(config: BrainstemConfig, journal: Journal, credentials: Credentials, nodes: NodeDirectory): DynamicModule {
+  static forRoot(config: BrainstemConfig, journal: Journal, credentials: Credentials, nodes: NodeDirectory, lease: SupervisorLease): DynamicModule {
     return {
       module: AppModule,
       imports: [
         ConfigModule.forRoot(config, [
           { provide: Credentials, useValue: credentials },
           { provide: NODE_DIRECTORY, useValue: nodes },
+          { provide: SUPERVISOR_LEASE, useValue: lease },
         ]),
         JournalModule.forRoot(journal),
         AuthModule,

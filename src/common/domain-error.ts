@@ -27,6 +27,7 @@ export interface DomainErrorStatus {
   journal_closed: 503;
   journal_unavailable: 503;
   journal_invalid_event: 400;
+  journal_fenced: 503;
 }
 
 export type DomainErrorCode = keyof DomainErrorStatus;
@@ -50,6 +51,7 @@ export const COMMON_ERRORS = {
   journal_closed: 503,
   journal_unavailable: 503,
   journal_invalid_event: 400,
+  journal_fenced: 503,
 } as const;
 
 export class DomainError extends Error {

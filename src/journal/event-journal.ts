@@ -6,11 +6,13 @@ import {
   AppendResult,
   EventMeta,
   ExpectedVersion,
+  Fence,
   Journal,
   JournalConflictError,
   JournalCorruptError,
   JournalError,
   JournalEvent,
+  JournalFencedError,
   JournalHead,
   JsonValue,
   NewEvent,
@@ -26,6 +28,7 @@ import {
   isShared,
   JournalStorage,
   ownHashLength,
+  sameFence,
   SharedJournalStorage,
 } from './journal.storage';
 
@@ -66,6 +69,7 @@ interface Pending {
   expected: ExpectedVersion;
   events: PreparedEvent[];
   apply?: AppendOptions['apply'];
+  fence?: Fence;
   resolve: (r: AppendResult) => void;
   reject: (e: Error) => void;
 }
@@ -339,7 +343,7 @@ export class EventJournal implements Journal {
       return Promise.reject(e);
     }
     return new Promise<AppendResult>((resolve, reject) => {
-      this.queue.push({ stream, expected: options.expectedVersion ?? 'any', events: prepared, apply: options.apply, resolve, reject });
+      this.queue.push({ stream, expected: options.expectedVersion ?? 'any', events: prepared, apply: options.apply, fence: options.fence, resolve, reject });
       // Start on the next microtask, so appends issued in the same tick share the first batch too.
       if (!this.writing) this.writing = Promise.resolve().then(this.startDrain);
     });
@@ -437,7 +441,14 @@ export class EventJournal implements Journal {
   }
 
   private async commitGroup(group: Pending[]): Promise<void> {
-    while (await this.tryCommit(group)) {
+    for (;;) {
+      const outcome = await this.tryCommit(group);
+      if (outcome === null) return;
+      if (outcome !== 'head_moved') {
+        // The fenced appenders were refused and nothing was written: the rest of the group is chained again.
+        group = outcome;
+        continue;
+      }
       // Another writer moved the head: read and publish what it appended, then chain the group again after it.
       try {
         if ((await this.pull()) === 0) throw new JournalCorruptError(this.headSeq + 1, 'the stored head moved but no event follows this journal\'s head');
@@ -449,10 +460,11 @@ export class EventJournal implements Journal {
   }
 
   /**
-   * Chains the group after the head and writes it; true when a shared storage answered that another writer moved
-   * the head first (nothing was written and no appender was answered).
+   * Chains the group after the head and writes it. Answers null when every appender was answered; 'head_moved' when a
+   * shared storage answered that another writer moved the head first; the appenders left to chain again when fences of
+   * the group no longer held (those fenced were rejected). Nothing was written in either of the last two cases.
    */
-  private async tryCommit(group: Pending[]): Promise<boolean> {
+  private async tryCommit(group: Pending[]): Promise<null | 'head_moved' | Pending[]> {
     let unknown: Set<string> | null = null;
     for (const p of group) if (!this.versions.has(p.stream)) (unknown ??= new Set()).add(p.stream);
     if (unknown) {
@@ -460,7 +472,7 @@ export class EventJournal implements Journal {
         await Promise.all([...unknown].map((s) => this.streamVersion(s)));
       } catch (e) {
         for (const p of group) p.reject(e as Error);
-        return false;
+        return null;
       }
     }
     const atJson = JSON.stringify(new Date(this.now()).toISOString());
@@ -503,18 +515,20 @@ export class EventJournal implements Journal {
           ({ head } = await this.shared.readTip());
         } catch (e) {
           for (const { p } of conflicts) p.reject(e as Error);
-          return false;
+          return null;
         }
-        if ((head?.seq ?? 0) !== this.headSeq || (head?.hash ?? GENESIS_HASH) !== this.headHash) return true;
+        if ((head?.seq ?? 0) !== this.headSeq || (head?.hash ?? GENESIS_HASH) !== this.headHash) return 'head_moved';
       }
       rejectConflicts();
-      return false;
+      return null;
     }
     const checkpoint: Checkpoint | undefined =
       Math.floor(seq / this.checkpointEvery) > Math.floor(this.headSeq / this.checkpointEvery)
         ? { seq, hash }
         : undefined;
-    const written = this.storage.commit({ events: records, head: { seq, hash }, checkpoint });
+    const fences: Fence[] = [];
+    for (const p of accepted) if (p.fence && !fences.some((f) => sameFence(f, p.fence as Fence))) fences.push(p.fence);
+    const written = this.storage.commit({ events: records, head: { seq, hash }, checkpoint, ...(fences.length ? { fences } : {}) });
     // While the write is under way: what the appenders and subscribers will get. data is re-parsed so they see
     // exactly what replay will see, not the caller's live object.
     const at: string = JSON.parse(atJson);
@@ -529,10 +543,16 @@ export class EventJournal implements Journal {
       results.push(out);
     }
     try {
-      if ((await written)?.reason === 'head_moved') return true;
+      const refused = await written;
+      if (refused?.reason === 'head_moved') return 'head_moved';
+      if (refused?.reason === 'fenced') {
+        const isFenced = (p: Pending) => !!p.fence && refused.fenced.some((f) => sameFence(f, p.fence as Fence));
+        for (const p of group) if (isFenced(p)) p.reject(new JournalFencedError(p.fence as Fence));
+        return group.filter((p) => !isFenced(p));
+      }
     } catch (e) {
       for (const p of [...accepted, ...conflicts.map((c) => c.p)]) p.reject(e as Error);
-      return false;
+      return null;
     }
     rejectConflicts();
     this.headSeq = seq;
@@ -555,7 +575,7 @@ export class EventJournal implements Journal {
       }
     });
     for (const out of results) for (const e of out) this.committed.next(e);
-    return false;
+    return null;
   }
 
   async readAll(afterSeq = 0, limit = 1000): Promise<JournalEvent[]> {

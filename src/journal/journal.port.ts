@@ -38,6 +38,18 @@ export interface AppendOptions {
    * and the events, durable already, are published all the same.
    */
   apply?: (result: AppendResult) => void;
+  /**
+   * Appends only the holder of that lease term may make: the storage commits them only while the lease still has that
+   * holder and term (a shared storage checks under a lock in the commit; a single-node one always holds it), and
+   * rejects them otherwise with JournalFencedError, writing none of their events.
+   */
+  fence?: Fence;
+}
+
+export interface Fence {
+  lease: string;
+  holder: string;
+  term: number;
 }
 
 export interface AppendResult {
@@ -89,6 +101,8 @@ export interface Journal extends JournalReader {
   saveSnapshot(stream: string, snapshot: { version: number; state: unknown }): Promise<void>;
   /** Every event after it has been durably appended and its appender's apply step has run, in seq order. */
   readonly committed$: Observable<JournalEvent>;
+  /** Reads and publishes on committed$ what other writers of a shared store appended; resolves at once on a single-writer one. */
+  catchUp(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -98,7 +112,8 @@ export type JournalErrorCode =
   | 'journal_locked'
   | 'journal_closed'
   | 'journal_unavailable'
-  | 'journal_invalid_event';
+  | 'journal_invalid_event'
+  | 'journal_fenced';
 
 export class JournalError extends Error {
   constructor(
@@ -126,5 +141,12 @@ export class JournalCorruptError extends JournalError {
     readonly detail: string,
   ) {
     super('journal_corrupt', `journal is corrupt at seq ${seq}: ${detail}`);
+  }
+}
+
+/** A fenced append whose lease has moved on (another holder, a later term): nothing of it was written. */
+export class JournalFencedError extends JournalError {
+  constructor(readonly fence: Fence) {
+    super('journal_fenced', `the ${fence.lease} lease is no longer held by ${fence.holder} in term ${fence.term}: append refused`);
   }
 }

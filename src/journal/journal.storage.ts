@@ -1,4 +1,4 @@
-import { JournalHead } from './journal.port';
+import { Fence, JournalHead } from './journal.port';
 
 /** Length of a hash in a record (hex sha256). */
 export const HASH_LEN = 64;
@@ -46,6 +46,8 @@ export interface CommitBatch {
   events: Array<{ seq: number; stream: string; version: number; hash: string; prevHash: string; body: string }>;
   head: JournalHead;
   checkpoint?: Checkpoint;
+  /** The lease terms some of the batch's appends are fenced by (distinct); a single-node storage ignores them. */
+  fences?: Fence[];
 }
 
 /** A shared storage's answer when another writer moved the head since the batch was chained: nothing was written. */
@@ -54,6 +56,15 @@ export interface HeadMoved {
   reason: 'head_moved';
 }
 export const HEAD_MOVED: HeadMoved = { ok: false, reason: 'head_moved' };
+
+/** A shared storage's answer when fences of the batch no longer hold: nothing was written. */
+export interface Fenced {
+  ok: false;
+  reason: 'fenced';
+  fenced: Fence[];
+}
+
+export const sameFence = (a: Fence, b: Fence): boolean => a.lease === b.lease && a.holder === b.holder && a.term === b.term;
 
 /**
  * What an adapter must store. The chain, seq/version rules, group commit and subscriptions live in
@@ -72,8 +83,8 @@ export interface JournalStorage {
   lastSeq(): Promise<number>;
   /** The stream's last version (its highest index entry), 0 when it has none. */
   streamVersion(stream: string): Promise<number>;
-  /** All-or-nothing. Only a shared storage answers HEAD_MOVED; a single-writer one resolves with nothing. */
-  commit(batch: CommitBatch): Promise<void | HeadMoved>;
+  /** All-or-nothing. Only a shared storage answers HEAD_MOVED or Fenced; a single-writer one resolves with nothing. */
+  commit(batch: CommitBatch): Promise<void | HeadMoved | Fenced>;
   /**
    * Stored records with seq >= fromSeq in seq order, at most limit, as pages from one cursor, in either form
    * (the reader walks the chain, so it knows each predecessor's hash). The event names its own seq, which the

@@ -41,6 +41,20 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 3,
+    name: 'leases',
+    sql: `
+      -- One row per lease (the supervisor's): who holds it, its term (one more at each change of holder, the fence of
+      -- the holder's appends), and until when (the database's clock).
+      CREATE TABLE brainstem_leases (
+        name text PRIMARY KEY,
+        holder text NOT NULL,
+        term bigint NOT NULL,
+        expires_at timestamptz NOT NULL
+      );
+    `,
+  },
 ];
 
 /** Key of the advisory lock held while migrations run: two nodes starting together apply each migration once. */

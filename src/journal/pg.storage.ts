@@ -1,6 +1,6 @@
 import { Client, Pool, PoolClient, QueryArrayConfig, QueryArrayResult, QueryConfig, QueryResult, QueryResultRow } from 'pg';
 import { JournalCorruptError, JournalError, JournalHead } from './journal.port';
-import { Checkpoint, CommitBatch, HEAD_MOVED, HeadMoved, SharedJournalStorage } from './journal.storage';
+import { Checkpoint, CommitBatch, Fenced, HEAD_MOVED, HeadMoved, SharedJournalStorage } from './journal.storage';
 import { JOURNAL_CHANNEL, MIGRATION_LOCK, MIGRATIONS } from './pg.migrations';
 
 export interface PgStorageOptions {
@@ -183,9 +183,23 @@ export class PgStorage implements SharedJournalStorage {
     return Number(rows[0].version);
   }
 
-  commit(batch: CommitBatch): Promise<void | HeadMoved> {
+  commit(batch: CommitBatch): Promise<void | HeadMoved | Fenced> {
     const first = batch.events[0];
     return this.transaction(async (client) => {
+      if (batch.fences?.length) {
+        // Share-locked to the commit's end: a claim that would start a new term waits until these events are in.
+        const { rows } = await client.query<Row>({
+          name: 'brainstem_fences',
+          text: 'SELECT name, holder, term FROM brainstem_leases WHERE name = ANY($1::text[]) FOR SHARE',
+          values: [[...new Set(batch.fences.map((f) => f.lease))]],
+        });
+        const held = new Map(rows.map((r) => [String(r.name), r]));
+        const fenced = batch.fences.filter((f) => {
+          const r = held.get(f.lease);
+          return !r || r.holder !== f.holder || Number(r.term) !== f.term;
+        });
+        if (fenced.length > 0) return { ok: false, reason: 'fenced', fenced } satisfies Fenced;
+      }
       // The head row is the lock: a writer that commits meanwhile makes this update match no row once it waited.
       const moved = await client.query({
         name: 'brainstem_move_head',

@@ -3,7 +3,7 @@ import { Observable, Subject, Subscription, filter, map, merge } from 'rxjs';
 import { EventBus } from '../bus/event-bus';
 import { DomainError } from '../common/domain-error';
 import { SseMessage, SseResume, sseEvents } from '../journal/audit';
-import { Journal, JournalEvent } from '../journal/journal.port';
+import { Fence, Journal, JournalEvent } from '../journal/journal.port';
 import { AutonomousView, SupervisionService } from '../supervision/supervision.service';
 import { taskHintProblem } from '../supervision/supervision.machine';
 
@@ -125,7 +125,8 @@ export class ChatService {
 
   /** What the hosted brain said (kind message) or did (kind activity) in a turn. */
   postBrain(kind: 'message' | 'activity', text: string, turnId: string): Promise<ChatMessage> {
-    return this.append('brain', kind, text, null, { turn_id: turnId });
+    // Only the lease holder hosts the brain: what a stale one would still say is fenced off.
+    return this.append('brain', kind, text, null, { turn_id: turnId }, this.supervision.fence());
   }
 
   postNotice(text: string): Promise<ChatMessage> {
@@ -147,10 +148,18 @@ export class ChatService {
     return this.append('system', 'confirmation', text, null, { confirmation_id: confirmationId });
   }
 
-  private async append(role: ChatRole, kind: ChatKind, text: string, sessionId: string | null, extra: Pick<ChatMessage, 'confirmation_id' | 'turn_id' | 'answer_to'> = {}): Promise<ChatMessage> {
+  private async append(
+    role: ChatRole,
+    kind: ChatKind,
+    text: string,
+    sessionId: string | null,
+    extra: Pick<ChatMessage, 'confirmation_id' | 'turn_id' | 'answer_to'> = {},
+    fence?: Fence,
+  ): Promise<ChatMessage> {
     const data = { role, kind, text, session_id: sessionId, ...extra };
     let message: ChatMessage | undefined;
     await this.bus.emit(CHAT_STREAM, [{ type: 'chat.message', data } as never], {
+      fence,
       apply: ({ events }) => {
         message = toMessage(events[0]);
         this.messages.push(message);
@@ -169,9 +178,12 @@ export class ChatService {
   private async onEvent(e: JournalEvent): Promise<void> {
     const d = (e.data ?? {}) as Record<string, unknown>;
     if (e.type === 'supervision.disabled') {
+      // Every node follows the close; the supervisor alone posts it, fenced, so the chat has it once.
+      const fence = this.supervision.fence();
+      if (!fence) return;
       const summary = typeof d.summary === 'string' ? d.summary : null;
-      if (d.reason === 'finished') await this.append('brain', summary ? 'wrap_up' : 'notice', summary ?? 'Supervision finished.', null);
-      else await this.append('system', 'notice', CLOSE_NOTICE[d.reason as string] ?? `Supervision closed: ${String(d.reason)}.`, null);
+      if (d.reason === 'finished') await this.append('brain', summary ? 'wrap_up' : 'notice', summary ?? 'Supervision finished.', null, {}, fence);
+      else await this.append('system', 'notice', CLOSE_NOTICE[d.reason as string] ?? `Supervision closed: ${String(d.reason)}.`, null, {}, fence);
     } else if (e.type === 'session.asked_human' && typeof d.question === 'string') {
       const sessionId = typeof d.session_id === 'string' ? d.session_id : e.stream.replace(/^session-/, '');
       await this.append('worker', 'question', d.question, sessionId);

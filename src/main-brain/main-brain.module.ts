@@ -1,5 +1,7 @@
 import { BusModule } from '../bus/bus.module';
 import { Inject, Logger, Module, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { Subscription } from 'rxjs';
+import { SUPERVISOR_LEASE, SupervisorLease } from '../cluster/supervisor-lease.port';
 import { randomBytes } from 'node:crypto';
 import { Credentials } from '../auth/credentials';
 import { EventBus } from '../bus/event-bus';
@@ -106,25 +108,53 @@ const newId = () => randomBytes(6).toString('hex');
 })
 export class MainBrainModule implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('main-brain');
+  private brainState: 'waiting' | 'hosted' | 'stopped' = 'waiting';
+  private leaseSub: Subscription | null = null;
 
   constructor(
     private readonly chat: ChatService,
     private readonly confirmations: ConfirmationsService,
     @Inject(BRAIN_HOST) private readonly brain: BrainHost | null,
+    @Inject(SUPERVISOR_LEASE) private readonly lease: SupervisorLease,
   ) {}
 
-  /** Before any bootstrap hook: supervision's restore posts its notices (not restored) while it boots. */
+  /**
+   * Before any bootstrap hook: supervision's restore posts its notices (not restored) while it boots. The hosted brain
+   * runs on the supervisor lease holder only: started when this node holds the lease, stopped when it loses it.
+   */
   async onModuleInit(): Promise<void> {
     await this.chat.start();
     await this.confirmations.start();
-    if (this.brain) {
-      await this.brain.start();
-      this.logger.log(`the main brain is hosted on ${this.brain.runtime}`);
+    if (!this.brain) return;
+    if (this.lease.state().role === 'leader') await this.hostBrain(this.brain);
+    this.leaseSub = this.lease.changes$.subscribe((s) => {
+      if (s.role === 'leader') this.hostBrain(this.brain as BrainHost).catch((e: Error) => this.logger.error(`hosting the main brain failed: ${e.message}`));
+      else this.unhostBrain().catch((e: Error) => this.logger.error(`stopping the main brain failed: ${e.message}`));
+    });
+  }
+
+  private async hostBrain(brain: BrainHost): Promise<void> {
+    if (this.brainState === 'hosted') return;
+    if (this.brainState === 'stopped') {
+      // A host keeps its conversation's state from its start: once stopped it is not started again in this process.
+      this.logger.warn('this node holds the supervisor lease again, but its main brain was stopped: restart the node to host the brain here');
+      return;
     }
+    this.brainState = 'hosted';
+    await brain.start();
+    this.logger.log(`the main brain is hosted on ${brain.runtime}`);
+  }
+
+  private async unhostBrain(): Promise<void> {
+    if (this.brainState !== 'hosted') return;
+    this.brainState = 'stopped';
+    this.logger.warn('this node no longer holds the supervisor lease: its main brain stops');
+    await this.brain?.stop();
   }
 
   async onModuleDestroy(): Promise<void> {
-    await this.brain?.stop();
+    this.leaseSub?.unsubscribe();
+    await this.unhostBrain();
     this.chat.stop();
   }
 }

@@ -10,6 +10,8 @@ export interface SessionView {
   active: boolean;
   /** The worker survived a service restart (alive with the same start time, or resumable). */
   recoverable: boolean;
+  /** The node that runs the worker, when the sessions know it (nodes sharing a journal); absent: this node. */
+  node?: string;
   /** What the worker's latest turn reported as its result; null when it reported none (or no turn ended yet). */
   last_result: string | null;
 }

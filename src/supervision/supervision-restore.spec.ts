@@ -1,4 +1,5 @@
-import { RestoreInput, decideRestore } from './supervision-restore';
+import { SessionView } from './session-directory.port';
+import { RestoreInput, decideRestore, recoverableWorkers } from './supervision-restore';
 
 const base: RestoreInput = { now: 1_000_000, last_seen_at: 1_000_000 - 60_000, restore_ttl_s: 900, was_enabled: true, recoverable_supervised_workers: 1 };
 
@@ -18,5 +19,32 @@ describe('restore after restart', () => {
 
   it('has nothing to restore when supervision was off', () => {
     expect(decideRestore({ ...base, was_enabled: false })).toEqual({ restore: false, reason: 'not_enabled' });
+  });
+});
+
+describe('supervised workers alive on any node', () => {
+  const session = (over: Partial<SessionView>): SessionView => ({
+    id: 'cs_1',
+    alias: 'w1',
+    state: 'idle',
+    state_since: 0,
+    excluded: false,
+    active: true,
+    recoverable: true,
+    last_result: null,
+    ...over,
+  });
+  const nodes = { self: 'b', isUp: (n: string) => n === 'b' || n === 'c' };
+
+  it('given this node s own workers, then those that survived count', () => {
+    expect(recoverableWorkers([session({}), session({ node: 'b' }), session({ recoverable: false, active: false })], nodes)).toBe(2);
+  });
+
+  it('given workers of other nodes, then those not exited on a node that is up count, and those on a dead node do not', () => {
+    expect(recoverableWorkers([session({ node: 'c', recoverable: false }), session({ node: 'a' }), session({ node: 'c', active: false })], nodes)).toBe(1);
+  });
+
+  it('given excluded workers, then they do not count wherever they run', () => {
+    expect(recoverableWorkers([session({ excluded: true }), session({ node: 'c', excluded: true })], nodes)).toBe(0);
   });
 });

@@ -1,3 +1,6 @@
+import { NodeDirectory } from '../cluster/node-directory.port';
+import { SessionView } from './session-directory.port';
+
 export interface RestoreInput {
   now: number;
   /** When the journaled supervision state was last known current (epoch ms): its snapshot's age is measured from here. */
@@ -17,4 +20,13 @@ export function decideRestore(input: RestoreInput): RestoreDecision {
   if (input.now - input.last_seen_at >= input.restore_ttl_s * 1000) return { restore: false, reason: 'restore_expired' };
   if (input.recoverable_supervised_workers === 0) return { restore: false, reason: 'no_recoverable_worker' };
   return { restore: true };
+}
+
+/**
+ * The supervised workers alive on any node: one of this node's that survived (recoverable), or one of another node's
+ * that has not exited while its node is up. A session without an owner node is this node's.
+ */
+export function recoverableWorkers(sessions: readonly SessionView[], nodes: Pick<NodeDirectory, 'self' | 'isUp'>): number {
+  const alive = (s: SessionView) => (s.node === undefined || s.node === nodes.self ? s.recoverable : s.active && nodes.isUp(s.node));
+  return sessions.filter((s) => s.active && !s.excluded && alive(s)).length;
 }

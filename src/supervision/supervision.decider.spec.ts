@@ -32,6 +32,12 @@ describe('supervision decide/evolve', () => {
       expect(s.machine.context).toMatchObject({ task_hint: 'ship it', max_turns: 5, turns_used: 0 });
     });
 
+    it('Given nothing, When enabled by /supervise (a round at once), Then the event says so for the supervisor, and the state is as for any enable', () => {
+      const d = when(given(), { type: 'enable', started_by: 'user', task_hint: 'ship it', round_now: true });
+      expect(d).toEqual({ events: [{ type: 'supervision.enabled', data: { started_by: 'user', task_hint: 'ship it', round_now: true } }] });
+      expect(given(...d.events).machine.context).toMatchObject({ task_hint: 'ship it', turns_used: 0 });
+    });
+
     it('Given supervision on with a turn used, When enabled again, Then it is journaled and resets turns_used', () => {
       const s = given(enabled(), started('rd_1'), completed('rd_1'));
       expect(s.machine.context.turns_used).toBe(1);

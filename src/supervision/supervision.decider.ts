@@ -25,7 +25,7 @@ export type SupervisionJournalEvent = { [K in SupervisionJournalType]: { type: K
 export type KnownRound = 'in_flight' | RoundOutcome | null;
 
 export type SupervisionCommand =
-  | { type: 'enable'; started_by: StartedBy; task_hint?: string; max_turns?: number }
+  | { type: 'enable'; started_by: StartedBy; task_hint?: string; max_turns?: number; round_now?: boolean }
   | { type: 'disable'; reason: ClosedReason; summary?: string }
   /** finish_supervision: off with the wrap-up. */
   | { type: 'finish'; summary?: string }
@@ -96,6 +96,7 @@ export function decide(cmd: SupervisionCommand, s: SupervisionState): Supervisio
         started_by: cmd.started_by,
         ...(cmd.task_hint !== undefined ? { task_hint: cmd.task_hint } : {}),
         ...(cmd.max_turns !== undefined ? { max_turns: cmd.max_turns } : {}),
+        ...(cmd.round_now ? { round_now: true as const } : {}),
       };
       return { events: [{ type: 'supervision.enabled', data }] };
     }

@@ -6,6 +6,7 @@ declare module '../common/domain-error' {
     round_in_flight: 409;
     max_turns_reached: 409;
     scope_names_no_session: 400;
+    not_supervisor: 503;
   }
 }
 
@@ -17,6 +18,7 @@ export const SUPERVISION_ERRORS = {
   round_in_flight: 409,
   max_turns_reached: 409,
   scope_names_no_session: 400,
+  not_supervisor: 503,
 } as const;
 
 export type SupervisionErrorCode = keyof typeof SUPERVISION_ERRORS;

@@ -3,7 +3,8 @@ import { ClosedReason, RoundInFlight, RoundOutcome, StartedBy, SupervisionEvent,
 
 /** Journaled supervision events (stream `supervision`), each one accepted machine event. */
 export interface SupervisionEventMap {
-  'supervision.enabled': { started_by: StartedBy; task_hint?: string; max_turns?: number };
+  /** round_now: /supervise, whose round the supervisor runs at once, whichever node took the command. */
+  'supervision.enabled': { started_by: StartedBy; task_hint?: string; max_turns?: number; round_now?: true };
   'supervision.disabled': { reason: ClosedReason; summary?: string };
   /** The prompt is not journaled: it is derived from the reasons and the state at the start. */
   'round.started': { round: RoundInFlight };

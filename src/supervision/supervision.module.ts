@@ -2,6 +2,8 @@ import { BusModule } from '../bus/bus.module';
 import { Inject, Module, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { EventBus } from '../bus/event-bus';
+import { NODE_DIRECTORY, NodeDirectory } from '../cluster/node-directory.port';
+import { SUPERVISOR_LEASE, SupervisorLease } from '../cluster/supervisor-lease.port';
 import { CONFIG } from '../config/config.module';
 import { BrainstemConfig } from '../config/config.schema';
 import { Journal } from '../journal/journal.port';
@@ -17,8 +19,8 @@ import { SupervisionService } from './supervision.service';
   providers: [
     {
       provide: SupervisionService,
-      inject: [EventBus, JOURNAL, SESSION_DIRECTORY, CONFIG],
-      useFactory: (bus: EventBus, journal: Journal, sessions: SessionDirectory, config: BrainstemConfig) =>
+      inject: [EventBus, JOURNAL, SESSION_DIRECTORY, CONFIG, SUPERVISOR_LEASE, NODE_DIRECTORY],
+      useFactory: (bus: EventBus, journal: Journal, sessions: SessionDirectory, config: BrainstemConfig, lease: SupervisorLease, nodes: NodeDirectory) =>
         new SupervisionService(
           bus,
           journal,
@@ -32,21 +34,30 @@ import { SupervisionService } from './supervision.service';
           },
           Date.now,
           () => randomBytes(6).toString('hex'),
+          undefined,
+          { lease, nodes },
         ),
     },
   ],
   exports: [SupervisionService],
 })
 export class SupervisionModule implements OnApplicationBootstrap, OnModuleDestroy {
-  constructor(@Inject(SupervisionService) private readonly supervision: SupervisionService) {}
+  constructor(
+    @Inject(SupervisionService) private readonly supervision: SupervisionService,
+    @Inject(SUPERVISOR_LEASE) private readonly lease: SupervisorLease,
+  ) {}
 
   onApplicationBootstrap(): Promise<void> {
     return this.supervision.start();
   }
 
-  /** Before the journal closes: the state is snapshotted, so the next boot reads no tail. */
-  onModuleDestroy(): Promise<void> {
+  /**
+   * Before the journal closes: the state is snapshotted, so the next boot reads no tail; then the lease is let go, so
+   * another node takes over supervision at once rather than after its expiry.
+   */
+  async onModuleDestroy(): Promise<void> {
     this.supervision.stop();
-    return this.supervision.saveSnapshot();
+    await this.supervision.saveSnapshot();
+    await this.lease.stop();
   }
 }

@@ -1,18 +1,20 @@
 import { Logger } from '@nestjs/common';
-import { Observable, Subject, Subscription, defer, filter, from, switchMap, takeUntil, timer } from 'rxjs';
+import { Observable, Subject, Subscription, defer, from, switchMap, takeUntil, timer } from 'rxjs';
 import { EventBus } from '../bus/event-bus';
 import { DomainError } from '../common/domain-error';
 import { PageRequest, pageOf } from '../common/page';
 import { pastRetention } from '../common/retention-queue';
 import { RetentionSweeper } from '../common/retention-sweeper';
 import { SerialQueue } from '../common/serial-queue';
-import { Journal, JournalEvent } from '../journal/journal.port';
+import { NodeDirectory, soleNode } from '../cluster/node-directory.port';
+import { SUPERVISOR_LEASE_NAME, SupervisorLease, heldLease } from '../cluster/supervisor-lease.port';
+import { Fence, Journal, JournalConflictError, JournalEvent } from '../journal/journal.port';
 import { RoundDriver, streamDriver } from './round-driver.port';
 import { RoundEnding, RoundView } from './round.view';
 import { roundPrompt, workerEvidence } from './round-prompt';
-import { SessionDirectory, SessionView } from './session-directory.port';
+import { SessionDirectory } from './session-directory.port';
 import { Stall, WatchdogConfig, cooldownKey, dropExpiredCooldowns, scanForStalls, watchdogTicks } from './stall-watchdog';
-import { decideRestore } from './supervision-restore';
+import { decideRestore, recoverableWorkers } from './supervision-restore';
 import { ScopeMode, ToolScopeMode, planScope } from './supervision-scope';
 import {
   SupervisionCommand,
@@ -110,10 +112,31 @@ const SYSTEM_REASON = (trigger: string, message: string | null = null): WakeReas
 
 const reasonOf = (e: unknown): string => (e as Error)?.message ?? String(e);
 
+/** The nodes sharing the journal, and this node's hold on the supervisor lease. */
+export interface SupervisionCluster {
+  lease: SupervisorLease;
+  nodes: NodeDirectory;
+}
+
+/** A node alone on its journal: it always holds the lease. */
+export const soleSupervision = (self = 'local'): SupervisionCluster => ({ lease: heldLease(self), nodes: soleNode(self) });
+
+/** How often a command decided against a stale state is caught up and decided again before its conflict is answered. */
+const CONFLICT_RETRIES = 5;
+
+/** Commands only the lease holder's own logic makes: a follower never decides them. */
+const LEADER_ONLY = new Set<SupervisionCommand['type']>(['start_round', 'time_out_round', 'fail_round', 'resume', 'detect_stall']);
+
 /**
  * Owns supervision's state. Every change is a command decided against the state (supervision.decider.ts), whose
  * events are journaled (stream `supervision`), then folded in; replay folds the journal the same way. Changes are
  * serialised, so REST, tools, triggers and timeouts never interleave.
+ *
+ * Among nodes sharing a journal, only the holder of the supervisor lease runs rounds, timeouts and the stall watchdog,
+ * and its appends are fenced by its term. Every node folds the supervision events the others append (so its reads are
+ * current) and decides a user's command against that state, appended with the expected version (a conflict: caught up,
+ * decided again); the leader reacts to what it folds. A node that takes the lease catches up and restores supervision
+ * under the restart rules.
  */
 export class SupervisionService {
   private state: SupervisionState = initialSupervisionState();
@@ -135,6 +158,11 @@ export class SupervisionService {
   private busSub: Subscription | null = null;
   private readonly queue = new SerialQueue();
   private readonly stop$ = new Subject<void>();
+  /** The lease term this node supervises in; null while it follows. */
+  private leadingTerm: number | null = null;
+  /** Fires when this node stops leading: its round timers end with it. */
+  private readonly demoted$ = new Subject<void>();
+  private leaseSub: Subscription | null = null;
   /** Work nobody waits for (timeouts, watchdog scans, closes, a driver's end of a round) reports its failures here. */
   private readonly logger = new Logger('supervision');
 
@@ -146,6 +174,7 @@ export class SupervisionService {
     private readonly now: () => number,
     private readonly newId: () => string,
     private driver: RoundDriver = streamDriver,
+    private readonly cluster: SupervisionCluster = soleSupervision(),
   ) {
     const retentionMs = settings.retention_s === undefined ? Infinity : settings.retention_s * 1000;
     this.roundRetention = new RetentionSweeper(retentionMs, now, (ids) => {
@@ -168,8 +197,8 @@ export class SupervisionService {
   }
 
   /**
-   * Rebuilds from the journal (the snapshot, then the events after it), applies the restore rule, then starts
-   * listening to session events.
+   * Rebuilds from the journal (the snapshot, then the events after it), then follows the journal; holding the lease, it
+   * applies the restore rule and leads.
    */
   async start(): Promise<void> {
     const stored = await this.journal.loadSnapshot<StoredSupervision>(SUPERVISION_STREAM);
@@ -182,12 +211,12 @@ export class SupervisionService {
     dropExpiredCooldowns(this.stallCooldowns, this.now());
     this.sessions.excludeNewSessions(this.state.scope_mode === 'only');
     this.roundRetention.start();
-    await this.restore();
-    this.busSub = this.bus.events$
-      .pipe(filter((e) => e.type.startsWith('session.')))
-      .subscribe((e) => {
+    this.busSub = this.bus.events$.subscribe((e) => {
+      if (e.stream === SUPERVISION_STREAM) this.follow(e as unknown as JournalEvent);
+      else if (e.type.startsWith('session.')) {
         this.onSessionEvent(e as unknown as JournalEvent).catch((err: unknown) => this.logger.error(`${e.type} of ${e.stream} (seq ${e.seq}) not handled: ${reasonOf(err)}`));
-      });
+      }
+    });
     if (this.settings.watchdog) {
       this.busSub.add(
         watchdogTicks(this.settings.watchdog).subscribe(() => {
@@ -195,13 +224,79 @@ export class SupervisionService {
         }),
       );
     }
+    const first = this.cluster.lease.state();
+    if (first.role === 'leader') await this.queue.run(() => this.lead(first.term, 'boot'));
+    this.leaseSub = this.cluster.lease.changes$.subscribe((s) => {
+      if (s.role === 'follower') this.stepDown();
+      else if (s.term !== this.leadingTerm) {
+        this.queue.run(() => this.lead(s.term, 'failover')).catch((e: unknown) => this.logger.error(`taking over supervision (term ${s.term}) failed: ${reasonOf(e)}`));
+      }
+    });
+  }
+
+  /** Whether this node supervises now: it took the lease and its own clock says it still holds it. */
+  isLeader(): boolean {
+    const s = this.cluster.lease.state();
+    return this.leadingTerm !== null && s.role === 'leader' && s.term === this.leadingTerm;
+  }
+
+  /**
+   * Takes over supervision in a new term: reads what the others appended, then restores under the restart rules
+   * (boot: as the one process restarting; failover: the workers alive on any node count).
+   */
+  private async lead(term: number, how: 'boot' | 'failover'): Promise<void> {
+    const s = this.cluster.lease.state();
+    if (s.role !== 'leader' || s.term !== term) return;
+    await this.refollow();
+    this.leadingTerm = term;
+    if (how === 'failover') this.logger.log(`supervising as the lease holder (term ${term})`);
+    await this.restore(how);
+  }
+
+  /** Reads what other nodes appended and folds the supervision events this node has not folded yet, in order. */
+  private async refollow(): Promise<void> {
+    await this.journal.catchUp();
+    for (const e of await this.journal.readStream(SUPERVISION_STREAM, this.version + 1)) this.follow(e);
+  }
+
+  /** Lost the lease: rounds, their timers and the watchdog stop here at once; the state keeps following the journal. */
+  private stepDown(): void {
+    if (this.leadingTerm === null) return;
+    this.logger.warn(`no longer the supervisor lease holder (term ${this.leadingTerm}): following`);
+    this.leadingTerm = null;
+    this.stopPipeline();
+    this.demoted$.next();
+  }
+
+  /**
+   * A supervision event this node did not apply itself (another node appended it, or it was caught up): folded as replay
+   * folds it; the leader then reacts, starting or stopping its rounds.
+   */
+  private follow(e: JournalEvent): void {
+    if (e.version <= this.version) return;
+    if (e.version > this.version + 1) {
+      // Published while this node was not listening yet (its boot): the stream has the events between, in order.
+      this.refollow().catch((err: unknown) => this.logger.error(`following the supervision stream from version ${this.version + 1} failed: ${reasonOf(err)}`));
+      return;
+    }
+    this.version = e.version;
+    this.replay(e);
+    if (e.type === 'supervision.scope_set') this.sessions.excludeNewSessions(this.state.scope_mode === 'only');
+    if (this.leadingTerm === null) return;
+    if (!this.isOn()) {
+      this.stopPipeline();
+      return;
+    }
+    this.startPipeline();
+    const enabled = e.type === 'supervision.enabled' ? (e.data as SupervisionEventMap['supervision.enabled']) : null;
+    if (enabled?.round_now) this.triggers.next({ reason: SYSTEM_REASON('initial', enabled.task_hint ?? null), immediate: true });
   }
 
   /** One watchdog scan: stalled supervised sessions wake the main brain, each (session, kind) then cools down. */
   scanStalls(): Promise<Stall[]> {
     return this.queue.run(async () => {
       dropExpiredCooldowns(this.stallCooldowns, this.now());
-      if (!this.isOn() || !this.settings.watchdog) return [];
+      if (!this.isLeader() || !this.isOn() || !this.settings.watchdog) return [];
       const watched = this.sessions.list().map((s) => ({ ...s, supervised: s.active && !s.excluded }));
       const stalls = scanForStalls(this.now(), watched, this.stallCooldowns, this.settings.watchdog);
       const recorded: Stall[] = [];
@@ -223,6 +318,7 @@ export class SupervisionService {
   }
 
   stop(): void {
+    this.leaseSub?.unsubscribe();
     this.busSub?.unsubscribe();
     this.stopPipeline();
     this.roundRetention.stop();
@@ -232,7 +328,7 @@ export class SupervisionService {
   /** Snapshots the state once the changes queued before are applied (at shutdown: the next boot then reads no tail). */
   saveSnapshot(): Promise<void> {
     return this.queue.run(() => {
-      if (this.version > this.snapshotVersion) this.snapshot();
+      if (this.leadingTerm !== null && this.version > this.snapshotVersion) this.snapshot();
       return this.snapshotWrites;
     });
   }
@@ -283,12 +379,12 @@ export class SupervisionService {
     for (const r of ended) this.roundRetention.ended(r.id, Date.parse(r.ended_at as string));
   }
 
-  private async restore(): Promise<void> {
+  private async restore(how: 'boot' | 'failover'): Promise<void> {
     if (!this.isOn() || this.version === 0) return;
-    const recoverable = this.sessions.list().filter((s) => s.active && !s.excluded && s.recoverable).length;
+    const recoverable = recoverableWorkers(this.sessions.list(), this.cluster.nodes);
     const decision = decideRestore({
       now: this.now(),
-      last_seen_at: Math.max(this.lastEventAt, await this.lastActivity()),
+      last_seen_at: Math.max(this.lastEventAt, await this.lastActivity(how)),
       restore_ttl_s: this.settings.restore_ttl_s,
       was_enabled: true,
       recoverable_supervised_workers: recoverable,
@@ -306,11 +402,12 @@ export class SupervisionService {
   }
 
   /**
-   * Time of the newest event journaled before this process started: the service was last known alive
-   * then. (Events this boot already wrote, such as recovered sessions, do not count.)
+   * Time of the newest event journaled before this process started (boot), or before this node took the lease
+   * (failover): supervision was last known alive then. (Events this boot already wrote, such as recovered sessions, do
+   * not count.)
    */
-  private async lastActivity(): Promise<number> {
-    const head = this.journal.openedHead().seq;
+  private async lastActivity(how: 'boot' | 'failover'): Promise<number> {
+    const head = how === 'boot' ? this.journal.openedHead().seq : this.journal.head().seq;
     const [newest] = head > 0 ? await this.journal.readAll(head - 1, 1) : [];
     return newest ? Date.parse(newest.at) : 0;
   }
@@ -371,13 +468,15 @@ export class SupervisionService {
 
   // ---- commands ------------------------------------------------------------------------------------
 
-  enable(req: EnableRequest, startedBy: StartedBy, actor: string): Promise<{ autonomous: AutonomousView | null }> {
+  enable(req: EnableRequest, startedBy: StartedBy, actor: string, roundNow = false): Promise<{ autonomous: AutonomousView | null }> {
     return this.queue.run(async () => {
       // Decided before the scope is set, so a refused enable changes no session; the scope takes no part in the decision.
-      const d = decide({ type: 'enable', started_by: startedBy, task_hint: req.task_hint, max_turns: req.max_turns }, this.state);
-      if (!d.error && req.scope_mode) await this.applyScope(req.scope_mode, req.scope_session_ids ?? [], actor);
-      await this.commit(d);
-      this.startPipeline();
+      const cmd: SupervisionCommand = { type: 'enable', started_by: startedBy, task_hint: req.task_hint, max_turns: req.max_turns, ...(roundNow ? { round_now: true } : {}) };
+      const d = decide(cmd, this.state);
+      if (d.error) throw new DomainError(d.error.code, d.error.message);
+      if (req.scope_mode) await this.applyScope(req.scope_mode, req.scope_session_ids ?? [], actor);
+      await this.execute(cmd);
+      if (this.isLeader()) this.startPipeline();
       return this.status();
     });
   }
@@ -405,10 +504,13 @@ export class SupervisionService {
     });
   }
 
-  /** /supervise [goal]: enable with the goal as task_hint and run one round at once. */
+  /**
+   * /supervise [goal]: enable with the goal as task_hint and run one round at once. Taken by a follower, the supervisor
+   * runs that round when it folds the enable (round_now).
+   */
   async supervise(goal: string | undefined, actor: string): Promise<{ autonomous: AutonomousView | null }> {
-    const view = await this.enable(goal ? { task_hint: goal } : {}, 'user', actor);
-    this.triggers.next({ reason: SYSTEM_REASON('initial', goal ?? null), immediate: true });
+    const view = await this.enable(goal ? { task_hint: goal } : {}, 'user', actor, true);
+    if (this.isLeader()) this.triggers.next({ reason: SYSTEM_REASON('initial', goal ?? null), immediate: true });
     return view;
   }
 
@@ -425,7 +527,7 @@ export class SupervisionService {
 
   /** A wake-up from outside the session events (the stall watchdog). */
   wake(reason: WakeReason): void {
-    if (this.isOn()) this.triggers.next({ reason });
+    if (this.isLeader() && this.isOn()) this.triggers.next({ reason });
   }
 
   // ---- internals -----------------------------------------------------------------------------------
@@ -448,9 +550,21 @@ export class SupervisionService {
     return { supervised: active.filter((s) => !s.excluded).map((s) => s.id), excluded: active.filter((s) => s.excluded).map((s) => s.id) };
   }
 
-  /** decide → append → fold; a close stops the wake pipeline. Answers the events journaled. */
-  private execute(cmd: SupervisionCommand): Promise<SupervisionJournalEvent[]> {
-    return this.commit(decide(cmd, this.state));
+  /**
+   * decide → append → fold; a close stops the wake pipeline. Answers the events journaled. Decided against a state
+   * another node had moved on from (a conflict), it is decided again once caught up. Only the leader decides the
+   * commands of its own logic.
+   */
+  private async execute(cmd: SupervisionCommand): Promise<SupervisionJournalEvent[]> {
+    if (LEADER_ONLY.has(cmd.type) && !this.isLeader()) throw new DomainError('not_supervisor', `${cmd.type}: this node does not hold the supervisor lease`);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.commit(decide(cmd, this.state));
+      } catch (e) {
+        if (!(e instanceof JournalConflictError && e.stream === SUPERVISION_STREAM) || attempt > CONFLICT_RETRIES) throw e;
+        await this.refollow();
+      }
+    }
   }
 
   /** Throws a refusal; else journals the events and folds them in. */
@@ -466,6 +580,7 @@ export class SupervisionService {
     if (events.length === 0) return;
     await this.bus.emit(SUPERVISION_STREAM, events as never, {
       expectedVersion: this.version,
+      fence: this.fence(),
       apply: ({ events: stored }) => {
         for (const e of stored) {
           this.version = e.version;
@@ -473,7 +588,15 @@ export class SupervisionService {
         }
       },
     });
-    if (this.version - this.snapshotVersion >= Math.max(SNAPSHOT_EVERY, this.rounds.size)) this.snapshot();
+    if (this.leadingTerm !== null && this.version - this.snapshotVersion >= Math.max(SNAPSHOT_EVERY, this.rounds.size)) this.snapshot();
+  }
+
+  /**
+   * The leader's appends are fenced by its term: once another node holds the lease, none of them is written. Undefined
+   * while following. The hosted brain's appends carry it too.
+   */
+  fence(): Fence | undefined {
+    return this.leadingTerm === null ? undefined : { lease: SUPERVISOR_LEASE_NAME, holder: this.cluster.lease.holder, term: this.leadingTerm };
   }
 
   /** Rounds and stall cooldowns: what the journal records beside the machine state. */
@@ -533,7 +656,7 @@ export class SupervisionService {
   }
 
   private startPipeline(): void {
-    if (this.pipeline) return;
+    if (this.pipeline || !this.isLeader()) return;
     this.pipeline = wakeRounds(this.triggers, (batch) => this.runRound(batch.map((t) => t.reason)), {
       debounceMs: this.settings.debounce_ms,
       key: (t) => `${t.reason.session_id}:${t.reason.trigger}`,
@@ -579,7 +702,7 @@ export class SupervisionService {
         if (!started) return [];
         const id = started.round.id;
         timer(Math.max(0, started.round.deadline_at - this.now()))
-          .pipe(takeUntil(started.ended), takeUntil(this.stop$))
+          .pipe(takeUntil(started.ended), takeUntil(this.stop$), takeUntil(this.demoted$))
           .subscribe(() => {
             this.timeoutRound(id).catch((e: unknown) => this.logger.error(`round ${id}: its deadline passed, but recording the timeout failed: ${reasonOf(e)}`));
           });
@@ -651,7 +774,7 @@ export class SupervisionService {
   }
 
   private async onSessionEvent(e: JournalEvent): Promise<void> {
-    if (!this.isOn()) return;
+    if (!this.isLeader() || !this.isOn()) return;
     const what = classifySessionEvent(e, (id) => this.sessions.get(id));
     if (!what) return;
     if (what.kind === 'wake') {

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { EventBus } from '../../src/bus/event-bus';
 import { openMemoryJournal } from '../../src/journal/journal.factory';
-import { Journal } from '../../src/journal/journal.port';
+import { Journal, JournalError } from '../../src/journal/journal.port';
 import { Credentials } from '../../src/auth/credentials';
 import { ServiceUrl } from '../../src/config/service-url';
 import { commandDriver } from '../../src/main-brain/drivers/command.driver';
@@ -94,18 +94,23 @@ describe('main-brain drivers with real processes and a real HTTP endpoint', () =
     await boot(commandDriver(`cat >/dev/null; while [ ! -e '${gate}' ]; do sleep 0.05; done; echo handled`, () => ({})));
     await sessions.emit('cs_a', 'session.blocked', { reason: 'x' });
     const [round] = await waitFor(() => (svc.listRounds().length ? svc.listRounds() : undefined), { what: 'the round' });
-    // And a journal that refuses the service's next append to the supervision stream (another writer's event)
-    await journal.append('supervision', [{ type: 'test.foreign_writer', data: {} }]);
+    // And a journal that refuses the service's appends to the supervision stream (a foreign write no longer would: the
+    // service follows other writers and decides again on a conflict)
+    const append = journal.append.bind(journal);
+    const refusal = jest.spyOn(journal, 'append').mockImplementation((stream, events, options) =>
+      stream === 'supervision' ? Promise.reject(new JournalError('journal_closed', 'the journal refuses supervision appends (test)')) : append(stream, events, options),
+    );
     try {
       // When the brain exits
       writeFileSync(gate, '');
       // Then the end it could not record is logged, naming the round and why
       const error = await waitFor(() => logs.messages('error', 'supervision').find((m) => m.startsWith(`round ${round.id}: `)), { what: 'the error logged' });
-      expect(error).toMatch(new RegExp(`^round ${round.id}: the command brain ended it, but recording its end failed: stream supervision: expected version \\d+, actual \\d+$`));
+      expect(error).toBe(`round ${round.id}: the command brain ended it, but recording its end failed: the journal refuses supervision appends (test)`);
       // And the service still answers, with the round in flight as the journal has it
       expect(svc.getRound(round.id).status).toBe('in_flight');
       expect(svc.status().autonomous).toMatchObject({ enabled: true, round_in_flight: round.id });
     } finally {
+      refusal.mockRestore();
       rmSync(gate, { force: true });
     }
   });

@@ -2,7 +2,7 @@ import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
-import { Journal } from '../../src/journal/journal.port';
+import { Journal, JournalError } from '../../src/journal/journal.port';
 import { JOURNAL } from '../../src/journal/journal.tokens';
 import { CapturedLogger } from '../support/captured-logger';
 import { openSse, readSse } from '../support/sse';
@@ -290,9 +290,18 @@ describe('supervision work nobody waits for, when the journal refuses it', () =>
   const reaper = new WorkerReaper();
 
   const { req, startWorker } = calls(() => t, reaper);
-  /** Another writer's event on the supervision stream: the service's next append there conflicts, as any failed append would. */
-  const foreignWrite = () => t.app.get<Journal>(JOURNAL).append('supervision', [{ type: 'test.foreign_writer', data: {} }]);
-  const CONFLICT = /: stream supervision: expected version \d+, actual \d+$/;
+  /**
+   * From now on the journal refuses the service's appends to the supervision stream. (A foreign write no longer makes
+   * them fail: the service follows other writers' supervision events, and decides again on a conflict.)
+   */
+  const refuseSupervisionAppends = () => {
+    const journal = t.app.get<Journal>(JOURNAL);
+    const append = journal.append.bind(journal);
+    jest.spyOn(journal, 'append').mockImplementation((stream, events, options) =>
+      stream === 'supervision' ? Promise.reject(new JournalError('journal_closed', 'the journal refuses supervision appends (test)')) : append(stream, events, options),
+    );
+  };
+  const CONFLICT = /: the journal refuses supervision appends \(test\)$/;
   /** The supervision error logged that starts with `start`. */
   const logged = (start: string) =>
     waitFor(() => logs.messages('error', 'supervision').find((m) => m.startsWith(start)), { what: `an error logged starting "${start}"` });
@@ -317,7 +326,7 @@ describe('supervision work nobody waits for, when the journal refuses it', () =>
     // Given supervision on over a worker, and a journal that refuses the service's next appends to the supervision stream
     const a = await startWorker();
     await req('POST', '/session-os/main-brain/autonomous', { enabled: true });
-    await foreignWrite();
+    refuseSupervisionAppends();
     // When the worker asks the human; Then the round that would wake the brain is logged as not started, naming why
     expect((await req('POST', `/coding-sessions/${a.id}/signals`, { type: 'ask_human', question: 'Which region?' })).status).toBe(200);
     expect(await logged('a round to wake the brain for ')).toMatch(new RegExp(`^a round to wake the brain for ask_human from ${a.alias} \\(${a.id}\\)[^:]* could not start${CONFLICT.source}`));
@@ -338,7 +347,7 @@ describe('supervision work nobody waits for, when the journal refuses it', () =>
     await req('POST', '/session-os/main-brain/autonomous', { enabled: true });
     await req('POST', `/coding-sessions/${a.id}/signals`, { type: 'notify_blocked', reason: 'no creds' });
     const round = await waitFor(async () => (await req('GET', '/session-os/main-brain/rounds')).body.rounds[0] as Json | undefined, { what: 'a round' });
-    await foreignWrite();
+    refuseSupervisionAppends();
     // When its deadline passes; Then the timeout that cannot be journaled is logged with the round
     expect(await logged(`round ${round.id}: its deadline passed, but recording the timeout failed`)).toMatch(CONFLICT);
     // And the service keeps answering: the round is still in flight, as the journal has it

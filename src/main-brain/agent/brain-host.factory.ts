@@ -102,7 +102,7 @@ export async function createBrainHost(d: BrainHostDeps): Promise<BrainHost> {
           .map((s) => ({ id: s.id, alias: s.alias, title: s.title || null, state: s.state, runtime: s.runtime })),
     },
     (call) => d.confirmations.request(call),
-    { restore_ttl_ms: d.config.supervision.restore_ttl_s * 1000, context_budget: d.config.main_brain.context_budget_tokens },
+    { restore_ttl_ms: d.config.supervision.restore_ttl_s * 1000, context_budget: d.config.main_brain.context_budget_tokens, fence: () => d.supervision.fence() },
     d.now,
     d.newId,
     d.url.listening,

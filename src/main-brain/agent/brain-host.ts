@@ -3,7 +3,7 @@ import { Subscription, filter } from 'rxjs';
 import { EventBus } from '../../bus/event-bus';
 import { DomainError } from '../../common/domain-error';
 import { SerialQueue } from '../../common/serial-queue';
-import { Journal, JournalEvent } from '../../journal/journal.port';
+import { Fence, Journal, JournalEvent } from '../../journal/journal.port';
 import { JsonObject } from '../../sessions/session.events';
 import { RoundDriver } from '../../supervision/round-driver.port';
 import { RoundView } from '../../supervision/round.view';
@@ -36,6 +36,8 @@ const TURN_TEXT_KEPT = 2000;
 export interface BrainHostSettings {
   restore_ttl_ms: number;
   context_budget: number;
+  /** The supervisor lease term the brain's appends are fenced by (it is hosted by the lease holder only). */
+  fence?: () => Fence | undefined;
 }
 
 /** What the host reads of the rest of the service to seed a new conversation. */
@@ -157,6 +159,8 @@ export class BrainHost {
   }
 
   private deliver(round: RoundView, signal: AbortSignal): Promise<{ summary: string } | null> {
+    // Stopped when this node lost the supervisor lease, and not started again in this process: the round fails, saying why.
+    if (this.closed) return Promise.reject(new Error('the main brain was stopped on this node when it lost the supervisor lease; restart the node to host it here again'));
     return new Promise((resolve, reject) => {
       const pending: PendingRound = { round, resolve, reject };
       // Supervision is single-flight, so a round never waits behind another round; only behind a chat turn.
@@ -300,7 +304,10 @@ export class BrainHost {
 
   private append<K extends BrainEventType>(type: K, data: BrainEventMap[K]): Promise<void> {
     return this.appends.run(async () => {
-      await this.bus.emit(BRAIN_STREAM, [{ type, data } as never], { apply: ({ events }) => (this.state = evolveBrain(this.state, toBrainEvent(events[0]))) });
+      await this.bus.emit(BRAIN_STREAM, [{ type, data } as never], {
+        fence: this.settings.fence?.(),
+        apply: ({ events }) => (this.state = evolveBrain(this.state, toBrainEvent(events[0]))),
+      });
     });
   }
 }

@@ -1,0 +1,194 @@
+import { join } from 'node:path';
+import { openPgJournal } from '../../src/journal/journal.factory';
+import { JournalEvent } from '../../src/journal/journal.port';
+import { findPgBin, pgAvailableOrRequired, PgCluster, PgDatabase, startPgCluster } from '../support/pg-cluster';
+import { ServiceProcess, startService } from '../support/service-process';
+import { tempDir } from '../support/temp-dir';
+import { waitFor } from '../support/wait-for';
+import { WORKERS, WorkerReaper } from '../support/workers';
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+const describePg = pgAvailableOrRequired() ? describe : describe.skip;
+if (!findPgBin() && !process.env.CI) console.warn('failover.int-spec: PostgreSQL not found (initdb, pg_ctl): skipped');
+
+/** Generous: the machine is shared and slow; the lease TTL is 2 s. */
+const LONG = 60_000;
+
+/**
+ * Nodes are real service processes on one database, with a 2 s lease TTL and the stream driver: the test is the brain,
+ * completing rounds over REST. Sessions are started on the node they run on (each node's registry knows its own).
+ */
+describePg('supervision failover between nodes sharing a PostgreSQL journal', () => {
+  let cluster: PgCluster;
+  let db: PgDatabase;
+  let dir: ReturnType<typeof tempDir>;
+  const reaper = new WorkerReaper();
+  const nodes: ServiceProcess[] = [];
+
+  beforeAll(async () => {
+    cluster = await startPgCluster();
+  });
+  afterAll(() => cluster?.stop());
+  beforeEach(async () => {
+    db = await cluster.createDatabase();
+    dir = tempDir('brainstem-failover-');
+  });
+  afterEach(async () => {
+    for (const n of nodes.splice(0)) {
+      if (n.child.exitCode === null) {
+        n.child.kill('SIGCONT');
+        n.child.kill('SIGKILL');
+        await n.exited;
+      }
+    }
+    reaper.killAll();
+    await db.drop();
+    dir.remove();
+  });
+
+  const boot = async (id: string, env: Record<string, string> = {}) => {
+    const svc = await startService({
+      BRAINSTEM_JOURNAL_URL: db.url,
+      BRAINSTEM_JOURNAL_DIR: join(dir.path, id),
+      BRAINSTEM_NODE_ID: id,
+      BRAINSTEM_NODE_LEASE_TTL_S: '2',
+      BRAINSTEM_SUPERVISION_DEBOUNCE_MS: '100',
+      ...env,
+    });
+    nodes.push(svc);
+    return svc;
+  };
+  const call = async (svc: ServiceProcess, method: string, path: string, body?: object): Promise<Json> => {
+    const res = await fetch(`${svc.url}/api/v1${path}`, {
+      method,
+      headers: body ? { ...svc.auth, 'content-type': 'application/json' } : svc.auth,
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    const json = (await res.json()) as Json;
+    if (res.status >= 400) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
+    return json;
+  };
+  const startWorker = async (svc: ServiceProcess) => {
+    const s = await call(svc, 'POST', '/coding-sessions', { cwd: dir.path, command: process.execPath, args: [join(WORKERS, 'quiet.js')] });
+    reaper.track(s.pid);
+    return s;
+  };
+  const signal = (svc: ServiceProcess, id: string, question: string) => call(svc, 'POST', `/coding-sessions/${id}/signals`, { type: 'ask_human', question });
+  const rounds = async (svc: ServiceProcess) => (await call(svc, 'GET', '/session-os/main-brain/rounds')).rounds as Json[];
+  const autonomous = async (svc: ServiceProcess) => (await call(svc, 'GET', '/session-os/main-brain/autonomous')).autonomous as Json;
+  const lease = async () => (await db.sql('SELECT holder, term::int AS term FROM brainstem_leases')).at(0) as { holder: string; term: number } | undefined;
+  const holderIs = (ids: string[], term: number) =>
+    waitFor(async () => {
+      const l = await lease();
+      return l && ids.includes(l.holder) && l.term === term && l;
+    }, { timeoutMs: LONG, what: `the lease held by ${ids.join(' or ')} in term ${term}` });
+  /** The round in flight on this node, once there is one other than those named. */
+  const newRound = (svc: ServiceProcess, not: string[]) =>
+    waitFor(async () => (await rounds(svc)).find((r) => r.status === 'in_flight' && !not.includes(r.id)), { timeoutMs: LONG, what: 'a new round in flight' });
+  /** The whole journal, read and its chain verified by a journal of its own. */
+  const journalEvents = async (): Promise<JournalEvent[]> => {
+    const j = await openPgJournal(db.url);
+    try {
+      expect((await j.verify()).ok).toBe(true);
+      return await j.readAll(0, 1_000_000);
+    } finally {
+      await j.close();
+    }
+  };
+  const supervisionEvents = (all: JournalEvent[]) => all.filter((e) => e.stream === 'supervision');
+  /** Acknowledged rounds are in the journal once each, and the supervision stream's versions have no gap or repeat. */
+  const expectNothingLostOrDoubled = (all: JournalEvent[], acknowledgedRounds: string[]) => {
+    const sup = supervisionEvents(all);
+    expect(sup.map((e) => e.version)).toEqual(sup.map((_, i) => i + 1));
+    const started = sup.filter((e) => e.type === 'round.started').map((e) => (e.data as Json).round.id as string);
+    expect(new Set(started).size).toBe(started.length);
+    for (const id of acknowledgedRounds) expect(started).toContain(id);
+    expect(all.map((e) => e.seq)).toEqual(all.map((_, i) => i + 1));
+  };
+
+  it('given three nodes, when the leader is killed (-9) during a round, then another takes the lease and rounds flow there with the same turns, cap, goal and scope', async () => {
+    const a = await boot('a');
+    expect(await holderIs(['a'], 1)).toEqual({ holder: 'a', term: 1 });
+    const b = await boot('b');
+    const c = await boot('c');
+    const wa = await startWorker(a);
+    const spare = await startWorker(a);
+    const wb = await startWorker(b);
+    const wc = await startWorker(c);
+
+    // Commands taken by followers: decided against their followed state, appended; the leader reacts.
+    await call(b, 'POST', '/session-os/main-brain/autonomous', { enabled: true, task_hint: 'keep shipping', max_turns: 10 });
+    await call(a, 'POST', '/coding-sessions/supervision-scope', { mode: 'except', session_ids: [spare.id] });
+    await waitFor(async () => (await autonomous(c))?.scope.mode === 'except' && (await autonomous(a))?.enabled, { timeoutMs: LONG, what: 'every node to follow the enable and the scope' });
+
+    await signal(a, wa.id, 'first?');
+    const r1 = await newRound(a, []);
+    // The brain completes a round through a follower: the leader folds it and the next round can start.
+    await call(c, 'POST', `/session-os/main-brain/rounds/${r1.id}/complete`, { summary: 'one' });
+    await signal(a, wa.id, 'second?');
+    const r2 = await newRound(a, [r1.id]);
+    const before = await autonomous(a);
+    expect(before).toMatchObject({ enabled: true, turns_used: 2, max_turns: 10, task_hint: 'keep shipping', round_in_flight: r2.id, scope: { mode: 'except' } });
+    await waitFor(async () => (await autonomous(b))?.round_in_flight === r2.id, { timeoutMs: LONG, what: 'b to follow round 2' });
+
+    a.child.kill('SIGKILL');
+    await a.exited;
+    const taken = await holderIs(['b', 'c'], 2);
+    const leader = taken.holder === 'b' ? b : c;
+    const other = taken.holder === 'b' ? c : b;
+    const leaderWorker = taken.holder === 'b' ? wb : wc;
+
+    // The round in flight ends as a restart ends it (interrupted), and its reasons wake the next round on the new leader.
+    const r3 = await newRound(leader, [r1.id, r2.id]);
+    expect(r3.reasons.map((r: Json) => [r.session_id, r.message])).toEqual([[wa.id, 'second?']]);
+    expect((await rounds(leader)).find((r) => r.id === r2.id)).toMatchObject({ status: 'interrupted' });
+    expect(await autonomous(leader)).toMatchObject({ enabled: true, turns_used: 3, max_turns: 10, task_hint: 'keep shipping', round_in_flight: r3.id, scope: { mode: 'except' } });
+
+    // Rounds keep flowing there: completed, and the next trigger starts the next.
+    await call(leader, 'POST', `/session-os/main-brain/rounds/${r3.id}/complete`, { summary: 'three' });
+    await signal(leader, leaderWorker.id, 'fourth?');
+    const r4 = await newRound(leader, [r1.id, r2.id, r3.id]);
+    expect(await autonomous(leader)).toMatchObject({ turns_used: 4, round_in_flight: r4.id });
+    // The follower's reads follow.
+    await waitFor(async () => (await autonomous(other))?.round_in_flight === r4.id, { timeoutMs: LONG, what: 'the follower to follow round 4' });
+
+    expectNothingLostOrDoubled(await journalEvents(), [r1.id, r2.id, r3.id, r4.id]);
+  });
+
+  it('given a leader stopped (SIGSTOP) past its lease, when it is continued, then it appends no supervision event in its old term and follows the new leader', async () => {
+    // The stopped node's rounds time out after 2 s, the other's never in this test: a timeout in the journal would be the stale node's.
+    const a = await boot('a', { BRAINSTEM_MAIN_BRAIN_ROUND_TIMEOUT_S: '2' });
+    await holderIs(['a'], 1);
+    const b = await boot('b', { BRAINSTEM_MAIN_BRAIN_ROUND_TIMEOUT_S: '3600' });
+    const wa = await startWorker(a);
+    const wb = await startWorker(b);
+    await call(a, 'POST', '/session-os/main-brain/autonomous', { enabled: true, max_turns: 20 });
+    await signal(a, wa.id, 'first?');
+    const r1 = await newRound(a, []);
+    a.child.kill('SIGSTOP');
+
+    await holderIs(['b'], 2);
+    const r2 = await newRound(b, [r1.id]);
+    a.child.kill('SIGCONT');
+    // Its round deadline and its lease have both passed: it must notice it lost the lease, not time the round out.
+    await waitFor(() => /no longer the supervisor lease holder|ran out without a renewal/.test(a.output()), { timeoutMs: LONG, what: 'a to notice it lost the lease' });
+    await signal(a, wa.id, 'to a stale leader?');
+    await call(b, 'POST', `/session-os/main-brain/rounds/${r2.id}/complete`, {});
+    await signal(b, wb.id, 'next?');
+    const r3 = await newRound(b, [r1.id, r2.id]);
+    // a follows: its reads show b's rounds.
+    await waitFor(async () => (await autonomous(a))?.round_in_flight === r3.id, { timeoutMs: LONG, what: 'a to follow round 3' });
+    expect(await lease()).toEqual({ holder: 'b', term: 2 });
+
+    const all = await journalEvents();
+    const sup = supervisionEvents(all);
+    const after = sup.slice(sup.findIndex((e) => e.type === 'round.started' && (e.data as Json).round.id === r1.id) + 1);
+    // Everything after a's last round is b's doing: r1 interrupted by its takeover, its rounds, their completion.
+    expect(all.some((e) => e.type === 'round.timed_out')).toBe(false);
+    expect(after.map((e) => e.type)).toEqual(['round.interrupted', 'round.started', 'round.completed', 'round.started']);
+    expect(after.filter((e) => e.type === 'round.started').map((e) => (e.data as Json).round.id)).toEqual([r2.id, r3.id]);
+    expectNothingLostOrDoubled(all, [r1.id, r2.id, r3.id]);
+    expect(a.child.exitCode).toBeNull();
+  });
+});
