@@ -7,7 +7,8 @@ import { AppModule } from './app.module';
 import { installAuth } from './auth/auth.hook';
 import { FileCredentialStore } from './auth/credential-files';
 import { Credentials } from './auth/credentials';
-import { soleNode } from './cluster/node-directory.port';
+import { NodeDirectory, soleNode } from './cluster/node-directory.port';
+import { PgNodeDirectory } from './cluster/pg-node-directory';
 import { hostPolicy } from './auth/host-policy';
 import { BrainstemConfig } from './config/config.schema';
 import { defaultDashboardDir } from './dashboard/dashboard.paths';
@@ -44,6 +45,7 @@ export async function createApp(config: BrainstemConfig, options: AppOptions = {
       correlationId: currentRequestId,
       onFollowError: (e) => new Logger('journal').error(`following the journal database failed: ${e.message}`),
     }));
+  const nodes = await nodeDirectory(config, journal);
   // Shutdown must not wait for clients: event streams and long-polling calls (a pending permission prompt) never end on their own.
   const adapter = new FastifyAdapter({
     bodyLimit: config.server.body_limit_bytes,
@@ -68,7 +70,7 @@ export async function createApp(config: BrainstemConfig, options: AppOptions = {
   fastify.addContentTypeParser(['application/yaml', 'application/x-yaml', 'text/yaml'], { parseAs: 'string' }, (_req, body, done) =>
     done(null, { yaml: body }),
   );
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, journal, credentials, soleNode(config.node.id)), adapter, {
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, journal, credentials, nodes), adapter, {
     logger: options.logger,
     abortOnError: false,
   });
@@ -80,4 +82,25 @@ export async function createApp(config: BrainstemConfig, options: AppOptions = {
   await app.init();
   await fastify.ready();
   return app;
+}
+
+/**
+ * The nodes sharing the journal: on a database, this node registers and heartbeats in it (its migrations made the
+ * table; the directory stops with the application); the embedded journal has one node.
+ */
+async function nodeDirectory(config: BrainstemConfig, journal: Journal): Promise<NodeDirectory> {
+  if (!config.journal.url) return soleNode(config.node.id);
+  const logger = new Logger('nodes');
+  const nodes = new PgNodeDirectory(config.journal.url, {
+    self: config.node.id,
+    leaseTtlS: config.node.lease_ttl_s,
+    onError: (e) => logger.warn(`heartbeat of node ${config.node.id} failed: ${e.message}`),
+  });
+  try {
+    await nodes.start();
+  } catch (e) {
+    await journal.close();
+    throw e;
+  }
+  return nodes;
 }
