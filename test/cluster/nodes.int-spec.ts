@@ -18,6 +18,7 @@ const LEASE_TTL_S = 2;
 
 interface Node {
   id: string;
+  env: Record<string, string>;
   service: ServiceProcess;
   dir: ReturnType<typeof tempDir>;
   /** Every event this node's SSE (/events/stream from seq 0) delivered, in order. */
@@ -80,16 +81,17 @@ describePg('three Brainstem nodes on one PostgreSQL journal (real processes)', (
     for (const id of ['a', 'b', 'c']) {
       const dir = tempDir(`brainstem-node-${id}-`);
       // Each node its own user token, journal directory (credentials, logs) and port; one database.
-      const service = await startService({
+      const env = {
         BRAINSTEM_JOURNAL_URL: db.url,
         BRAINSTEM_JOURNAL_DIR: dir.path,
         BRAINSTEM_NODE_ID: id,
         BRAINSTEM_NODE_LEASE_TTL_S: String(LEASE_TTL_S),
         BRAINSTEM_API_TOKEN: `token-of-node-${id}`,
-      });
+      };
+      const service = await startService(env);
       const seen: Node['seen'] = [];
       const closeSse = await collectSse(service.url, service.auth, seen);
-      nodes.set(id, { id, service, dir, seen, closeSse });
+      nodes.set(id, { id, env, service, dir, seen, closeSse });
     }
   }, 180000);
 
@@ -189,5 +191,19 @@ describePg('three Brainstem nodes on one PostgreSQL journal (real processes)', (
     }
     expect(c.seen.length).toBeGreaterThan(0);
     expect(c.seen.map(({ seq, stream, hash }) => ({ seq, stream, hash }))).toEqual(stored.slice(0, c.seen.length));
+
+    // b restarts: it recovers its own worker, and leaves a's and c's sessions (their workers run on this machine too) alone.
+    b.closeSse();
+    b.service.child.kill('SIGTERM');
+    await b.service.exited;
+    b.service = await startService(b.env);
+    const recoveredBy = async (stream: string) =>
+      (await db.sql(`SELECT body FROM brainstem_events WHERE stream = $1 AND body LIKE '%"type":"session.recovered"%'`, [stream])).length;
+    await waitFor(async () => (await recoveredBy(`session-${idOf('b')}`)) === 1, { ...LONG, what: 'b to recover its own worker' });
+    expect((await status('b', idOf('b'))).state).not.toBe('exited');
+    for (const other of ['a', 'c']) {
+      expect(await recoveredBy(`session-${idOf(other)}`)).toBe(0);
+      expect((await status('b', idOf(other))).state).not.toBe('exited');
+    }
   }, 240000);
 });

@@ -77,6 +77,26 @@ describePg('the journal on PostgreSQL', () => {
       expect(await b.streamVersion('f1')).toBe(await a.streamVersion('f1'));
     });
 
+    it('when the LISTEN connections are cut, the followers open them again and catch up by seq: nothing appended meanwhile is lost', async () => {
+      const errors: Error[] = [];
+      const a = await open({ follow: true });
+      const b = await open({ follow: true, onFollowError: (e) => errors.push(e) });
+      const onB = published(b);
+      await a.append('r', [{ type: 'r.e', data: { i: 0 } }]);
+      await waitFor(() => onB.length === 1, { what: 'B to follow the first append' });
+      const cut = await db.sql(`SELECT pg_terminate_backend(pid) AS cut FROM pg_stat_activity WHERE query LIKE 'LISTEN %' AND pid <> pg_backend_pid()`);
+      expect(cut.length).toBe(2);
+      // Appended while B's connection is down or coming back: the notices of some are lost, the catch-up reads them.
+      for (let i = 1; i <= 5; i++) await a.append('r', [{ type: 'r.e', data: { i } }]);
+      await waitFor(() => errors.length > 0 && onB.length === 6, { what: 'B to hear the drop and catch up' });
+      // Listening again: a later append arrives on its notice alone.
+      await waitFor(async () => (await db.sql(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE query LIKE 'LISTEN %'`))[0].n === 2, { what: 'both to LISTEN again' });
+      await a.append('r', [{ type: 'r.e', data: { i: 6 } }]);
+      await waitFor(() => onB.length === 7, { what: 'B to follow an append after it listens again' });
+      expect(onB.map((e) => e.seq)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+      expect(onB.map((e) => (e.data as { i: number }).i)).toEqual([0, 1, 2, 3, 4, 5, 6]);
+    });
+
     it('catchUp() reads on demand what another journal appended, and a later append of its own follows it', async () => {
       const a = await open();
       const b = await open();
