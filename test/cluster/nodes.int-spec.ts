@@ -167,6 +167,16 @@ describePg('three Brainstem nodes on one PostgreSQL journal (real processes)', (
     );
     expect(change.seq).toBeGreaterThan(0);
 
+    // The main chat: a message posted on a is listed by every node, with its seq.
+    const posted = await api('a', 'POST', '/session-os/main-brain/messages', { text: 'a note for every node' });
+    expect(posted.status).toBe(201);
+    for (const id of ['b', 'c']) {
+      await waitFor(
+        async () => ((await api(id, 'GET', '/session-os/main-brain/messages')).json.messages as Json[]).some((m) => m.seq === posted.json.message.seq && m.text === 'a note for every node'),
+        { ...LONG, what: `node ${id}'s chat to list the message posted on a` },
+      );
+    }
+
     // Node c dies (SIGKILL): once its heartbeat is past the TTL, a refuses a command for c's session, naming c.
     const c = nodes.get('c') as Node;
     c.closeSse();
