@@ -38,7 +38,7 @@ export const DEFAULT_STOP_GRACE_MS = 5000;
 const KILL_SETTLE_MS = 5000;
 const DEFAULT_TAIL = 100;
 /** Decisions made again after another node appended to the session first, before the command fails with the conflict. */
-const DECIDE_ATTEMPTS = 5;
+const DECIDE_ATTEMPTS = 8;
 
 type CommandBody<C extends SessionCommand = SessionCommand> = C extends SessionCommand ? Omit<C, 'at'> : never;
 

@@ -150,6 +150,20 @@ describePg('three Brainstem nodes on one PostgreSQL journal (real processes)', (
     });
     await waitFor(async () => (await status('c', idOf('a'))).last_progress?.message === 'did hello from c', { ...LONG, what: 'c to see what a reported' });
 
+    // Messages to a's session through a and through c at once: the nodes race on its stream (and the worker reports
+    // each): every command is answered, a loser deciding again after the winner's event, and each reaches the worker once.
+    const burst = Array.from({ length: 12 }, (_, i) => ({ via: i % 2 === 0 ? 'a' : 'c', text: `m${i}` }));
+    const answers = await Promise.all(burst.map((m) => api(m.via, 'POST', `/coding-sessions/${idOf('a')}/messages`, { text: m.text })));
+    expect(answers.map((r) => r.status).filter((st) => st >= 300)).toEqual([]);
+    const got = await waitFor(
+      async () => {
+        const lines = ((await api('a', 'GET', `/coding-sessions/${idOf('a')}/output`)).json.lines as string[]).filter((l) => /^got: m\d+$/.test(l));
+        return lines.length >= burst.length && lines;
+      },
+      { ...LONG, what: "a's worker to get every message of the burst" },
+    );
+    expect([...got].sort()).toEqual(burst.map((m) => `got: ${m.text}`).sort());
+
     // b's worker asks permission (MCP permission_prompt on b); allowed through a; b's worker moves on.
     expect((await api('b', 'POST', `/coding-sessions/${idOf('b')}/messages`, { text: 'ask Bash' })).status).toBeLessThan(300);
     await waitFor(async () => (await status('a', idOf('b'))).state === 'pending_authorization', { ...LONG, what: "a to see b's worker wait for permission" });
