@@ -44,6 +44,7 @@ export async function createApp(config: BrainstemConfig, options: AppOptions = {
     (await openConfiguredJournal(config.journal, {
       correlationId: currentRequestId,
       onFollowError: (e) => new Logger('journal').error(`following the journal database failed: ${e.message}`),
+      onFollowerError: (e, event) => new Logger('journal').error(`applying ${event.type} (seq ${event.seq}) from another node failed: ${e.message}`),
     }));
   const nodes = await nodeDirectory(config, journal);
   // Shutdown must not wait for clients: event streams and long-polling calls (a pending permission prompt) never end on their own.

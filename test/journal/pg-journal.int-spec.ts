@@ -77,6 +77,24 @@ describePg('the journal on PostgreSQL', () => {
       expect(await b.streamVersion('f1')).toBe(await a.streamVersion('f1'));
     });
 
+    it("follow(): B's followers apply each event A appended before B publishes it, and never B's own", async () => {
+      const a = await open({ follow: true });
+      const b = await open({ follow: true });
+      const log: string[] = [];
+      const unfollow = b.follow((e) => log.push(`apply ${e.seq}`));
+      b.committed$.subscribe((e) => log.push(`publish ${e.seq}`));
+      await a.append('x', [{ type: 'x.e' }, { type: 'x.e' }]);
+      await waitFor(() => log.length === 4, { what: "B to follow A's two events" });
+      await b.append('y', [{ type: 'y.e' }]);
+      await a.append('x', [{ type: 'x.e' }]);
+      await waitFor(() => log.length === 7, { what: "B to follow A's third event" });
+      expect(log).toEqual(['apply 1', 'publish 1', 'apply 2', 'publish 2', 'publish 3', 'apply 4', 'publish 4']);
+      unfollow();
+      await a.append('x', [{ type: 'x.e' }]);
+      await waitFor(() => log.length === 8, { what: 'B to publish the last one' });
+      expect(log[7]).toBe('publish 5');
+    });
+
     it('when the LISTEN connections are cut, the followers open them again and catch up by seq: nothing appended meanwhile is lost', async () => {
       const errors: Error[] = [];
       const a = await open({ follow: true });
