@@ -1,6 +1,7 @@
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
+import { call as mcpCall, httpClient } from '../mcp/mcp-client';
 import { findPgBin, pgAvailableOrRequired, PgCluster, PgDatabase, startPgCluster } from '../support/pg-cluster';
 import { ServiceProcess, startService } from '../support/service-process';
 import { tempDir } from '../support/temp-dir';
@@ -139,6 +140,16 @@ describePg('three Brainstem nodes on one PostgreSQL journal (real processes)', (
         },
         { ...LONG, what: `node ${id} to list the three sessions with their owners` },
       );
+    }
+
+    // And every node's MCP: list_sessions on b names the three.
+    const mcp = await httpClient((nodes.get('b') as Node).service.url, { token: (nodes.get('b') as Node).service.token });
+    try {
+      const listed = await mcpCall(mcp, 'list_sessions', {});
+      expect(listed.isError).toBe(false);
+      expect((listed.json.sessions as Json[]).map((s) => s.id).sort()).toEqual(['a', 'b', 'c'].map(idOf).sort());
+    } finally {
+      await mcp.close();
     }
 
     // A message to a's session through c reaches a's worker: it echoes it (in a's log) and reports it (seen by all).
