@@ -53,8 +53,11 @@ export interface RetentionOptions {
 /** An event another node appended to a session this node owns, once applied: the owner performs its effect. */
 export type ForeignSessionEvent = (actor: SessionActor, event: SessionEvent, before: SessionSnapshot) => void;
 
-/** Appends of an alias that another node's numbering beat, before the create fails. */
-const ALIAS_ATTEMPTS = 8;
+/**
+ * Appends of an alias that another node's numbering beat, before the create fails: a node creating many sessions at
+ * once can win many rounds in a row, so the loser goes on until that backlog is through.
+ */
+const ALIAS_ATTEMPTS = 100;
 
 /**
  * The session actors, rebuilt from the journal on boot (snapshot + tail, through the pure machine, so

@@ -37,8 +37,12 @@ export const DEFAULT_STOP_GRACE_MS = 5000;
 /** After SIGKILL, how long a stop request waits for the exit before answering anyway. */
 const KILL_SETTLE_MS = 5000;
 const DEFAULT_TAIL = 100;
-/** Decisions made again after another node appended to the session first, before the command fails with the conflict. */
-const DECIDE_ATTEMPTS = 8;
+/**
+ * Decisions made again after another node appended to the session first, before the command fails with the conflict.
+ * A node with a backlog of appends to the session (queued commands, its worker's reports) can win many rounds in a
+ * row, each a round trip: the loser goes on until that backlog is through, not a fixed few times.
+ */
+const DECIDE_ATTEMPTS = 100;
 
 type CommandBody<C extends SessionCommand = SessionCommand> = C extends SessionCommand ? Omit<C, 'at'> : never;
 
