@@ -7,7 +7,8 @@ import { AppModule } from './app.module';
 import { installAuth } from './auth/auth.hook';
 import { FileCredentialStore } from './auth/credential-files';
 import { Credentials } from './auth/credentials';
-import { soleNode } from './cluster/node-directory.port';
+import { NodeDirectory, soleNode } from './cluster/node-directory.port';
+import { PgNodeDirectory } from './cluster/pg-node-directory';
 import { LeaseKeeper } from './cluster/lease-keeper';
 import { PgLeaseStore } from './cluster/pg-lease.store';
 import { SUPERVISOR_LEASE_NAME, SupervisorLease, heldLease } from './cluster/supervisor-lease.port';
@@ -55,7 +56,9 @@ export async function createApp(config: BrainstemConfig, options: AppOptions = {
     (await openConfiguredJournal(config.journal, {
       correlationId: currentRequestId,
       onFollowError: (e) => new Logger('journal').error(`following the journal database failed: ${e.message}`),
+      onFollowerError: (e, event) => new Logger('journal').error(`applying ${event.type} (seq ${event.seq}) from another node failed: ${e.message}`),
     }));
+  const nodes = await nodeDirectory(config, journal);
   // Shutdown must not wait for clients: event streams and long-polling calls (a pending permission prompt) never end on their own.
   const adapter = new FastifyAdapter({
     bodyLimit: config.server.body_limit_bytes,
@@ -83,7 +86,7 @@ export async function createApp(config: BrainstemConfig, options: AppOptions = {
   const lease = supervisorLease(config, options.journal === undefined);
   await lease.start();
   try {
-    const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, journal, credentials, soleNode(config.node.id), lease), adapter, {
+    const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, journal, credentials, nodes, lease), adapter, {
       logger: options.logger,
       abortOnError: false,
     });
@@ -96,8 +99,30 @@ export async function createApp(config: BrainstemConfig, options: AppOptions = {
     await fastify.ready();
     return app;
   } catch (e) {
-    // Nothing else would end its claims: they would keep the process alive.
+    // Nothing else would end its claims and heartbeats: they would keep the process alive.
     await lease.stop();
+    if (nodes instanceof PgNodeDirectory) await nodes.stop();
     throw e;
   }
+}
+
+/**
+ * The nodes sharing the journal: on a database, this node registers and heartbeats in it (its migrations made the
+ * table; the directory stops with the application); the embedded journal has one node.
+ */
+async function nodeDirectory(config: BrainstemConfig, journal: Journal): Promise<NodeDirectory> {
+  if (!config.journal.url) return soleNode(config.node.id);
+  const logger = new Logger('nodes');
+  const nodes = new PgNodeDirectory(config.journal.url, {
+    self: config.node.id,
+    leaseTtlS: config.node.lease_ttl_s,
+    onError: (e) => logger.warn(`heartbeat of node ${config.node.id} failed: ${e.message}`),
+  });
+  try {
+    await nodes.start();
+  } catch (e) {
+    await journal.close();
+    throw e;
+  }
+  return nodes;
 }

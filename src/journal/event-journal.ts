@@ -44,6 +44,8 @@ export interface JournalOptions {
   verifyOnOpen?: 'tail' | 'none';
   /** The correlation id of the work in progress (the request being handled), for events appended without one. */
   correlationId?: () => string | null;
+  /** Hears a follower's apply step that threw (the event is published all the same). */
+  onFollowerError?: (e: Error, event: JournalEvent) => void;
 }
 
 const STREAM_NAME = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,199}$/;
@@ -133,6 +135,8 @@ function openRecord(seq: number, record: string, actualPrevHash?: string): Journ
 export class EventJournal implements Journal {
   private readonly committed = new Subject<JournalEvent>();
   readonly committed$ = this.committed.asObservable();
+  private readonly followers = new Set<(event: JournalEvent) => void>();
+  private readonly onFollowerError: (e: Error, event: JournalEvent) => void;
   private headSeq = 0;
   private headHash = GENESIS_HASH;
   private readonly versions = new Map<string, number>();
@@ -163,6 +167,7 @@ export class EventJournal implements Journal {
     this.checkpointEvery = options.checkpointEvery ?? 4096;
     this.correlationId = options.correlationId ?? (() => null);
     this.shared = isShared(storage) ? storage : null;
+    this.onFollowerError = options.onFollowerError ?? (() => undefined);
   }
 
   /** Opens the storage and verifies everything after the last checkpoint; refuses a broken chain. */
@@ -371,6 +376,12 @@ export class EventJournal implements Journal {
     });
   }
 
+  follow(apply: (event: JournalEvent) => void): () => void {
+    const own = (e: JournalEvent) => apply(e);
+    this.followers.add(own);
+    return () => this.followers.delete(own);
+  }
+
   /**
    * Shared storage: reads what other writers appended after this journal's head, in seq order, verifying the chain,
    * and publishes it on committed$ as its own commits are. Runs in the writer loop, between groups. A no-op on a
@@ -426,7 +437,16 @@ export class EventJournal implements Journal {
       for (const e of events) this.versions.delete(e.stream);
       for (const e of events) this.versions.set(e.stream, e.version);
       this.trimVersions();
-      for (const e of events) this.committed.next(e);
+      for (const e of events) {
+        for (const apply of this.followers) {
+          try {
+            apply(e);
+          } catch (err) {
+            this.onFollowerError(err as Error, e);
+          }
+        }
+        this.committed.next(e);
+      }
       pulled += events.length;
     }
     if (this.headHash !== target.hash) throw new JournalCorruptError(target.seq, 'head hash does not match the last event');

@@ -14,7 +14,8 @@ export function openMemoryJournal(options: JournalOptions = {}): Promise<EventJo
 export interface PgJournalOptions extends JournalOptions, PgStorageOptions {
   /**
    * Follow the other writers of the database: on each commit they NOTIFY, the journal catches up and publishes their
-   * events on committed$. onFollowError hears a catch-up or a LISTEN connection that failed.
+   * events on committed$. onFollowError hears a catch-up or a LISTEN connection that failed (it is opened again,
+   * and the journal catches up by seq once it is).
    */
   follow?: boolean;
   onFollowError?: (e: Error) => void;
@@ -28,9 +29,14 @@ export async function openPgJournal(url: string, options: PgJournalOptions = {})
     const onError = options.onFollowError ?? (() => undefined);
     try {
       // A notice of a seq this journal already holds is its own commit (or one it caught up with): nothing to read.
-      await storage.listen((seq) => {
-        if (seq > journal.head().seq) journal.catchUp().catch(onError);
-      }, onError);
+      await storage.listen(
+        (seq) => {
+          if (seq > journal.head().seq) journal.catchUp().catch(onError);
+        },
+        onError,
+        // Notices sent while the connection was down are lost: what they announced is read by seq.
+        () => journal.catchUp().catch(onError),
+      );
     } catch (e) {
       await journal.close();
       throw e;

@@ -101,7 +101,14 @@ export interface Journal extends JournalReader {
   saveSnapshot(stream: string, snapshot: { version: number; state: unknown }): Promise<void>;
   /** Every event after it has been durably appended and its appender's apply step has run, in seq order. */
   readonly committed$: Observable<JournalEvent>;
-  /** Reads and publishes on committed$ what other writers of a shared store appended; resolves at once on a single-writer one. */
+  /**
+   * Registers the apply step for events other writers of a shared journal appended: each such event is applied by
+   * every follower, in seq order, before it is published on committed$, as an appender's own apply step runs before
+   * its events are (so a subscriber reads state at least as new as the event, whichever node wrote it). Synchronous
+   * and free of effects. Never called on a journal with a single writer. Returns the unregistration.
+   */
+  follow(apply: (event: JournalEvent) => void): () => void;
+  /** Reads (applies and publishes) what other writers of a shared journal appended up to now; a no-op for a single writer. */
   catchUp(): Promise<void>;
   close(): Promise<void>;
 }

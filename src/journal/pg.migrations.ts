@@ -42,6 +42,19 @@ export const MIGRATIONS: readonly Migration[] = [
     `,
   },
   {
+    version: 2,
+    name: 'nodes',
+    sql: `
+      -- The Brainstem nodes sharing this database: each upserts its row at start and heartbeats it; the times are
+      -- the database's clock, so nodes on machines whose clocks differ judge each other's silence alike.
+      CREATE TABLE brainstem_nodes (
+        node_id text PRIMARY KEY,
+        started_at timestamptz NOT NULL,
+        heartbeat_at timestamptz NOT NULL
+      );
+    `,
+  },
+  {
     version: 3,
     name: 'leases',
     sql: `

@@ -46,6 +46,8 @@ export class PgStorage implements SharedJournalStorage {
   readonly location: string;
   private pool: Pool | null = null;
   private listener: Client | null = null;
+  private listening = false;
+  private relistenTimer: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly url: string,
@@ -145,6 +147,8 @@ export class PgStorage implements SharedJournalStorage {
     const pool = this.pool;
     this.listener = null;
     this.pool = null;
+    if (this.relistenTimer) clearTimeout(this.relistenTimer);
+    this.relistenTimer = null;
     await listener?.end();
     await pool?.end();
   }
@@ -289,12 +293,33 @@ export class PgStorage implements SharedJournalStorage {
 
   /**
    * Calls onSeq with the head seq of every commit to this database, by any writer (this one included), on a
-   * connection of its own that LISTENs; onError when that connection fails. Ended by close().
+   * connection of its own that LISTENs; onError when that connection fails. A connection that drops is opened
+   * again (after a delay growing to RELISTEN_MAX_MS), then onRelisten is called: notices sent meanwhile are lost,
+   * so the caller catches up by seq. Ended by close().
    */
-  async listen(onSeq: (seq: number) => void, onError: (e: Error) => void): Promise<void> {
-    if (this.listener) throw new Error('already listening');
+  async listen(onSeq: (seq: number) => void, onError: (e: Error) => void, onRelisten: () => void = () => undefined): Promise<void> {
+    if (this.listening) throw new Error('already listening');
+    this.listening = true;
+    try {
+      await this.connectListener(onSeq, onError, onRelisten);
+    } catch (e) {
+      this.listening = false;
+      throw e;
+    }
+  }
+
+  private async connectListener(onSeq: (seq: number) => void, onError: (e: Error) => void, onRelisten: () => void): Promise<void> {
     const client = new Client({ connectionString: this.url });
-    client.on('error', onError);
+    let dropped = false;
+    const drop = (e: Error) => {
+      if (dropped) return;
+      dropped = true;
+      if (this.listener === client) this.listener = null;
+      client.end().catch(() => undefined);
+      if (!this.pool) return;
+      onError(e);
+      this.relisten(onSeq, onError, onRelisten, RELISTEN_FIRST_MS);
+    };
     client.on('notification', (n) => {
       if (n.channel === JOURNAL_CHANNEL && n.payload) onSeq(Number(n.payload));
     });
@@ -305,6 +330,33 @@ export class PgStorage implements SharedJournalStorage {
       await client.end().catch(() => undefined);
       throw e;
     }
+    if (!this.pool) {
+      await client.end().catch(() => undefined);
+      return;
+    }
+    client.on('error', drop);
+    client.on('end', () => drop(new Error('the LISTEN connection ended')));
     this.listener = client;
   }
+
+  private relisten(onSeq: (seq: number) => void, onError: (e: Error) => void, onRelisten: () => void, delayMs: number): void {
+    this.relistenTimer = setTimeout(() => {
+      this.relistenTimer = null;
+      if (!this.pool) return;
+      this.connectListener(onSeq, onError, onRelisten).then(
+        () => {
+          if (this.pool) onRelisten();
+        },
+        (e: Error) => {
+          onError(e);
+          if (this.pool) this.relisten(onSeq, onError, onRelisten, Math.min(delayMs * 2, RELISTEN_MAX_MS));
+        },
+      );
+    }, delayMs);
+    this.relistenTimer.unref();
+  }
 }
+
+/** Delays before the LISTEN connection is opened again after it dropped: the first, and the most it grows to. */
+export const RELISTEN_FIRST_MS = 200;
+export const RELISTEN_MAX_MS = 5000;

@@ -63,6 +63,9 @@ const CLOSE_NOTICE: Record<string, string> = {
 export class ChatService {
   private messages: ChatMessage[] = [];
   private sub: Subscription | null = null;
+  private unfollow: (() => void) | null = null;
+  /** Seqs of watched events other nodes appended: the node that appended one posts what it says, not this one. */
+  private readonly foreign = new Set<number>();
   private readonly logger = new Logger('chat');
   private readonly deltas = new Subject<ChatDelta>();
   readonly deltas$: Observable<ChatDelta> = this.deltas.asObservable();
@@ -75,12 +78,24 @@ export class ChatService {
   ) {}
 
   async start(): Promise<void> {
+    // Messages posted on other nodes (a shared journal) join the list as they arrive, from before it is read.
+    const early: ChatMessage[] = [];
+    let loaded = false;
+    this.unfollow = this.journal.follow((e) => {
+      if (e.stream === CHAT_STREAM && e.type === 'chat.message') {
+        if (loaded) this.keep(toMessage(e));
+        else early.push(toMessage(e));
+      } else if (WATCHED.has(e.type)) this.foreign.add(e.seq);
+    });
     const version = await this.journal.streamVersion(CHAT_STREAM);
     const events = await this.journal.readStream(CHAT_STREAM, Math.max(1, version - KEEP + 1));
     this.messages = events.map(toMessage);
+    loaded = true;
+    for (const m of early) if (m.seq > (this.messages[this.messages.length - 1]?.seq ?? 0)) this.keep(m);
     this.sub = this.bus.events$
       .pipe(filter((e) => WATCHED.has(e.type)))
       .subscribe((e) => {
+        if (this.foreign.delete(e.seq)) return;
         // A notice or a worker's question that could not be posted is logged: nobody else waits for it.
         this.onEvent(e as unknown as JournalEvent).catch((err: unknown) =>
           this.logger.error(`posting to the chat what ${e.type} of ${e.stream} (seq ${e.seq}) says failed: ${(err as Error)?.message ?? String(err)}`),
@@ -89,6 +104,7 @@ export class ChatService {
   }
 
   stop(): void {
+    this.unfollow?.();
     this.sub?.unsubscribe();
     this.deltas.complete();
   }
@@ -162,11 +178,15 @@ export class ChatService {
       fence,
       apply: ({ events }) => {
         message = toMessage(events[0]);
-        this.messages.push(message);
-        if (this.messages.length > KEEP) this.messages.splice(0, this.messages.length - KEEP);
+        this.keep(message);
       },
     });
     return message as ChatMessage;
+  }
+
+  private keep(message: ChatMessage): void {
+    this.messages.push(message);
+    if (this.messages.length > KEEP) this.messages.splice(0, this.messages.length - KEEP);
   }
 
   /** A message older than those kept in memory. */

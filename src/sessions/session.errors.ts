@@ -18,6 +18,7 @@ declare module '../common/domain-error' {
     cwd_required: 400;
     cwd_not_absolute: 400;
     cwd_not_a_directory: 400;
+    owner_unavailable: 503;
   }
 }
 
@@ -27,6 +28,7 @@ declare module '../common/domain-error' {
  * pending, the worker cannot take a message (detached after a restart, stdin closed), a worker's permission_prompt
  * call went away before its request was answered. 403: a profile's deny rule (or an unreadable profile) refuses an
  * allow. 429: BRAINSTEM_MAX_SESSIONS live sessions. 400: a create whose profile, runtime, command or cwd cannot be used.
+ * 503: the session runs on another node sharing the journal, and that node has not been heard from within its lease.
  */
 export const SESSION_ERRORS = {
   session_exited: 409,
@@ -47,6 +49,7 @@ export const SESSION_ERRORS = {
   cwd_required: 400,
   cwd_not_absolute: 400,
   cwd_not_a_directory: 400,
+  owner_unavailable: 503,
 } as const;
 
 export type SessionErrorCode = keyof typeof SESSION_ERRORS;

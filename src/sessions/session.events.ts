@@ -61,6 +61,11 @@ export interface SessionInput {
   env: Record<string, string>;
   excluded: boolean;
   created_at: number;
+  /**
+   * The node that started the session: it runs (and after a restart recovers) the worker; other nodes follow the
+   * session and leave the effects of its commands to it. Absent in sessions created before nodes.
+   */
+  node?: string;
 }
 
 export interface SessionEventData {

@@ -5,7 +5,8 @@ import { DomainError } from '../common/domain-error';
 import { mapBounded } from '../common/map-bounded';
 import { pastRetention } from '../common/retention-queue';
 import { RetentionSweeper } from '../common/retention-sweeper';
-import { Journal } from '../journal/journal.port';
+import { NodeDirectory, soleNode } from '../cluster/node-directory.port';
+import { Journal, JournalConflictError, JournalEvent } from '../journal/journal.port';
 import { SessionHolder } from '../supervision/session-directory.port';
 import { SessionActor } from './session.actor';
 import { SessionEnvStore } from './session-env.store';
@@ -45,7 +46,18 @@ export interface RetentionOptions {
   /** How long an exited session stays in memory; absent keeps every session. */
   retention_s?: number;
   now?: () => number;
+  /** The nodes sharing the journal (this one owns the sessions it creates); alone on its journal when absent. */
+  nodes?: NodeDirectory;
 }
+
+/** An event another node appended to a session this node owns, once applied: the owner performs its effect. */
+export type ForeignSessionEvent = (actor: SessionActor, event: SessionEvent, before: SessionSnapshot) => void;
+
+/**
+ * Appends of an alias that another node's numbering beat, before the create fails: a node creating many sessions at
+ * once can win many rounds in a row, so the loser goes on until that backlog is through.
+ */
+const ALIAS_ATTEMPTS = 100;
 
 /**
  * The session actors, rebuilt from the journal on boot (snapshot + tail, through the pure machine, so
@@ -72,6 +84,11 @@ export class SessionRegistry {
   private indexSaved = 0;
   private indexWrites: Promise<void> = Promise.resolve();
   private closed = false;
+  readonly nodes: NodeDirectory;
+  private readonly foreignHandlers: ForeignSessionEvent[] = [];
+  /** Events of other nodes that arrive while load() reads the journal, applied once it has (those it read are skipped). */
+  private followed: JournalEvent[] | null = null;
+  private unfollow: (() => void) | null = null;
 
   constructor(
     private readonly journal: Journal,
@@ -80,11 +97,15 @@ export class SessionRegistry {
     private readonly options: RetentionOptions = {},
   ) {
     this.now = options.now ?? Date.now;
+    this.nodes = options.nodes ?? soleNode('local');
     const retentionMs = options.retention_s === undefined ? Infinity : options.retention_s * 1000;
     this.retention = new RetentionSweeper(retentionMs, this.now, (ids) => this.evict(ids), () => this.saveIndex());
   }
 
   async load(): Promise<void> {
+    // Followed from before the reads, so an event another node appends meanwhile is either read or applied after.
+    this.followed = [];
+    this.unfollow = this.journal.follow((e) => (this.followed ? this.followed.push(e) : this.applyFollowed(e)));
     // One directory read, not one file read per session: most sessions in a long history have exited.
     const stored = new Set(await this.envs.list());
     const index = await this.journal.loadSnapshot<SessionIndex>(SESSIONS_STREAM);
@@ -112,6 +133,9 @@ export class SessionRegistry {
     for (const { actor, since } of ended) this.retention.ended(actor.id, since as number);
     // Values of sessions that exited, or whose creation never reached the journal (a crash in between).
     for (const id of stored) if (!this.actors.get(id)?.live) await this.envs.remove(id);
+    const followed = this.followed;
+    this.followed = null;
+    for (const e of followed) this.applyFollowed(e);
     // The next boot starts here (a journal written before the index is read whole this once).
     this.saveIndex();
     await this.indexWrites;
@@ -133,6 +157,7 @@ export class SessionRegistry {
   /** Stops the retention timer and snapshots the index, so the next boot reads no tail. */
   async close(): Promise<void> {
     this.closed = true;
+    this.unfollow?.();
     this.retention.stop();
     this.saveIndex();
     await this.indexWrites;
@@ -161,6 +186,26 @@ export class SessionRegistry {
     return actor as SessionActor;
   }
 
+  /** Whether this node runs the session's worker (a session created before nodes belongs to whichever reads it). */
+  owns(actor: SessionActor): boolean {
+    return (actor.context.node ?? this.nodes.self) === this.nodes.self;
+  }
+
+  /** The node that runs the session's worker. */
+  ownerOf(actor: SessionActor): string {
+    return actor.context.node ?? this.nodes.self;
+  }
+
+  /** Called with each event another node appends to a session of this node, after the session applied it. */
+  onForeignEvent(handler: ForeignSessionEvent): void {
+    this.foreignHandlers.push(handler);
+  }
+
+  /** Reads what other nodes appended (their events applied and published), e.g. before deciding again after a conflict. */
+  catchUp(): Promise<void> {
+    return this.journal.catchUp();
+  }
+
   find(idOrAlias: string): SessionActor | undefined {
     // Aliases are written `w1`; `W1` means the same session (as in a supervision scope).
     return this.actors.get(idOrAlias) ?? this.byAlias.get(idOrAlias.toLowerCase());
@@ -186,9 +231,10 @@ export class SessionRegistry {
     return [...this.actors.values()];
   }
 
+  /** Live sessions of this node (each node runs its own workers, up to its own cap). */
   liveCount(): number {
     let n = 0;
-    for (const a of this.actors.values()) if (a.live) n++;
+    for (const a of this.actors.values()) if (a.live && this.owns(a)) n++;
     return n;
   }
 
@@ -220,23 +266,74 @@ export class SessionRegistry {
       .catch((e: unknown) => this.logger.warn(`snapshot of ${actor.id} failed: ${(e as Error).message}`));
   }
 
+  /**
+   * Numbers the session: at the version of stream `sessions` this registry has seen, so two nodes never number
+   * two sessions alike; another node's numbering that came first is followed (a conflict), and the next number tried.
+   */
   private assignAlias(sessionId: string): Promise<string> {
     const run = this.aliasQueue.then(async () => {
-      const number = this.aliasCount + 1;
-      const alias = `w${number}`;
-      const data: SessionAliasAssignedData = { session_id: sessionId, alias, number };
-      await this.bus.emit(SESSIONS_STREAM, [{ type: 'session.alias_assigned', data }], {
-        apply: (res) => {
-          this.aliasCount = number;
-          this.indexVersion = res.version;
-          this.numbered.add(sessionId);
-        },
-      });
-      if (this.indexVersion - this.indexSaved >= INDEX_SNAPSHOT_EVERY) this.saveIndex();
-      return alias;
+      for (let attempt = 1; ; attempt++) {
+        const number = this.aliasCount + 1;
+        const alias = `w${number}`;
+        const data: SessionAliasAssignedData = { session_id: sessionId, alias, number };
+        try {
+          await this.bus.emit(SESSIONS_STREAM, [{ type: 'session.alias_assigned', data }], {
+            expectedVersion: this.indexVersion,
+            apply: (res) => {
+              this.aliasCount = number;
+              this.indexVersion = res.version;
+              this.numbered.add(sessionId);
+            },
+          });
+        } catch (e) {
+          if (!(e instanceof JournalConflictError) || attempt >= ALIAS_ATTEMPTS) throw e;
+          await this.journal.catchUp();
+          continue;
+        }
+        if (this.indexVersion - this.indexSaved >= INDEX_SNAPSHOT_EVERY) this.saveIndex();
+        return alias;
+      }
     });
     this.aliasQueue = run.catch(() => undefined);
     return run;
+  }
+
+  /**
+   * An event another node appended, applied as boot's replay applies it (the same pure machine, no effect), before
+   * it is published: the numbering of stream `sessions`, a session created elsewhere, or the next event of one in
+   * memory. Events this registry already holds (read by load()) are skipped by their version.
+   */
+  private applyFollowed(e: JournalEvent): void {
+    if (e.stream === SESSIONS_STREAM) {
+      if (e.version <= this.indexVersion) return;
+      this.indexVersion = e.version;
+      if (e.type === 'session.alias_assigned') this.aliasCount = Math.max(this.aliasCount, (e.data as unknown as SessionAliasAssignedData).number);
+      return;
+    }
+    if (!e.stream.startsWith('session-')) return;
+    const id = e.stream.slice('session-'.length);
+    const actor = this.actors.get(id);
+    if (e.type === 'session.created') {
+      if (actor) return;
+      this.add(new SessionActor(createSession(this.withNode(inputFromCreated(e.data as unknown as SessionCreatedData, null))), e.version));
+      return;
+    }
+    // A session not in memory: it left after its retention (or was never rebuilt, being past it); the journal keeps it.
+    if (!actor || e.version <= actor.version) return;
+    if (e.version !== actor.version + 1) this.logger.warn(`${e.stream}: followed version ${e.version} after ${actor.version}`);
+    const event = fromJournalEvent(e.type, e.data);
+    const before = actor.snapshot;
+    const next = event ? nextSnapshot(before, event) : null;
+    if (event && !next) this.logger.warn(`${e.stream}@${e.version}: ${e.type} from another node not accepted in ${stateOf(before)}, skipped`);
+    actor.adopt(next ?? before, e.version);
+    if (!event || !next) return;
+    if (stateOf(before) !== 'exited' && stateOf(next) === 'exited') this.retention.ended(actor.id, event.at);
+    if (this.owns(actor)) for (const h of this.foreignHandlers) h(actor, event, before);
+  }
+
+  /** A session's input names its node; one created before nodes is taken as this node's. */
+  private withNode(input: SessionInput): SessionInput {
+    return input.node === undefined ? { ...input, node: this.nodes.self } : input;
   }
 
   private add(actor: SessionActor): void {
@@ -287,7 +384,7 @@ export class SessionRegistry {
     for (const e of await this.journal.readStream(stream, version + 1)) {
       version = e.version;
       if (e.type === 'session.created') {
-        snapshot = createSession(inputFromCreated(e.data as unknown as SessionCreatedData, env));
+        snapshot = createSession(this.withNode(inputFromCreated(e.data as unknown as SessionCreatedData, env)));
         continue;
       }
       const event = fromJournalEvent(e.type, e.data);

@@ -16,6 +16,8 @@ export interface SessionStatus {
   runtime: string;
   profile_id: string | null;
   cwd: string;
+  /** The node that runs the worker (BRAINSTEM_NODE_ID); null for a session created before nodes. */
+  node: string | null;
   state: SessionState;
   state_label: string | null;
   state_since: string;
@@ -46,6 +48,7 @@ export function toStatus(actor: SessionActor): SessionStatus {
     runtime: c.runtime,
     profile_id: c.profile_id,
     cwd: c.cwd,
+    node: c.node ?? null,
     state,
     state_label: STATE_LABELS[state] ?? null,
     state_since: iso(c.state_since),

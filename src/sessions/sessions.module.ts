@@ -4,6 +4,7 @@ import { Module } from '@nestjs/common';
 import { EventBus } from '../bus/event-bus';
 import { CONFIG } from '../config/config.module';
 import { BrainstemConfig } from '../config/config.schema';
+import { NODE_DIRECTORY, NodeDirectory } from '../cluster/node-directory.port';
 import { Journal } from '../journal/journal.port';
 import { JOURNAL } from '../journal/journal.tokens';
 import { ProfilesModule } from '../profiles/profiles.module';
@@ -42,9 +43,9 @@ import { PerTurnRuntime } from './runtimes/turn-conversation';
     },
     {
       provide: SessionRegistry,
-      useFactory: (journal: Journal, bus: EventBus, config: BrainstemConfig) =>
-        new SessionRegistry(journal, bus, new FileSessionEnvStore(join(config.journal.dir, 'session-env')), { retention_s: config.retention_s }),
-      inject: [JOURNAL, EventBus, CONFIG],
+      useFactory: (journal: Journal, bus: EventBus, config: BrainstemConfig, nodes: NodeDirectory) =>
+        new SessionRegistry(journal, bus, new FileSessionEnvStore(join(config.journal.dir, 'session-env')), { retention_s: config.retention_s, nodes }),
+      inject: [JOURNAL, EventBus, CONFIG, NODE_DIRECTORY],
     },
     SessionsService,
     RuntimeVersionCheck,

@@ -13,6 +13,7 @@ import { ProfileApplier } from '../profiles/apply/profile-applier';
 import { SESSION_ENV, TOKEN_ENV } from '../profiles/emitters/emitter-support';
 import { inheritedEnv } from '../auth/child-env';
 import { Credentials } from '../auth/credentials';
+import { JournalConflictError } from '../journal/journal.port';
 import { ProfileDoc } from '../profiles/profile.schema';
 import { ProfilesService } from '../profiles/profiles.service';
 import { SessionDirectory, SessionView } from '../supervision/session-directory.port';
@@ -22,6 +23,7 @@ import { SessionCommand, SessionDecision, WorkerReach, decide } from './session.
 import { JsonObject, PermissionDecision, SessionEvent, pendingPermission } from './session.events';
 import { SessionLog } from './session-log';
 import { CLOCK, Clock, ID_GENERATOR, IdGenerator } from './session.ports';
+import { SessionSnapshot } from './session.machine';
 import { SessionRegistry, aliasNumber } from './session.registry';
 import { SessionStatus, toStatus } from './session.status';
 import { RuntimeCatalog } from './runtimes/runtime-catalog';
@@ -35,6 +37,12 @@ export const DEFAULT_STOP_GRACE_MS = 5000;
 /** After SIGKILL, how long a stop request waits for the exit before answering anyway. */
 const KILL_SETTLE_MS = 5000;
 const DEFAULT_TAIL = 100;
+/**
+ * Decisions made again after another node appended to the session first, before the command fails with the conflict.
+ * A node with a backlog of appends to the session (queued commands, its worker's reports) can win many rounds in a
+ * row, each a round trip: the loser goes on until that backlog is through, not a fixed few times.
+ */
+const DECIDE_ATTEMPTS = 100;
 
 type CommandBody<C extends SessionCommand = SessionCommand> = C extends SessionCommand ? Omit<C, 'at'> : never;
 
@@ -70,9 +78,11 @@ export class SessionsService implements OnApplicationBootstrap, OnModuleDestroy,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
+    this.registry.onForeignEvent((actor, event, before) => this.onForeignEvent(actor, event, before));
     await this.registry.load();
+    // Another node's sessions are its own to recover: this node only follows them.
     for (const actor of this.registry.list()) {
-      if (actor.live) await actor.run(() => this.recover(actor));
+      if (actor.live && this.registry.owns(actor)) await actor.run(() => this.recover(actor));
     }
     void this.registry.startRetention();
   }
@@ -136,6 +146,7 @@ export class SessionsService implements OnApplicationBootstrap, OnModuleDestroy,
         env: userEnv,
         excluded: dto.excluded ?? this.newSessionsExcluded,
         created_at: this.clock.now(),
+        node: this.registry.nodes.self,
       });
     } catch (e) {
       if (config?.dir) await rm(config.dir, { recursive: true, force: true });
@@ -213,11 +224,30 @@ export class SessionsService implements OnApplicationBootstrap, OnModuleDestroy,
     return actor && actor.id === sessionId && actor.live ? actor.id : null;
   }
 
-  async dispatch(idOrAlias: string, text: string): Promise<SessionStatus> {
+  /**
+   * A session to command. One of another node's is decided here against the state this node follows, and its events
+   * appended: the owner performs the effect when it applies them (onForeignEvent); refused while the owner is down,
+   * since nothing would act on them.
+   */
+  private commandable(idOrAlias: string): SessionActor {
     const actor = this.registry.get(idOrAlias);
+    if (this.registry.owns(actor)) return actor;
+    const owner = this.registry.ownerOf(actor);
+    if (!this.registry.nodes.isUp(owner)) {
+      throw new DomainError(
+        'owner_unavailable',
+        `session ${actor.context.alias} runs on node ${owner}, which has not been heard from within its lease (BRAINSTEM_NODE_LEASE_TTL_S): nothing would act on the command`,
+        { node: owner },
+      );
+    }
+    return actor;
+  }
+
+  async dispatch(idOrAlias: string, text: string): Promise<SessionStatus> {
+    const actor = this.commandable(idOrAlias);
     await actor.run(async () => {
-      await this.execute(actor, { type: 'dispatch_message', text, worker: reachOf(actor) });
-      actor.handle?.send(text);
+      await this.execute(actor, { type: 'dispatch_message', text, worker: this.reachOf(actor) });
+      if (this.registry.owns(actor)) actor.handle?.send(text);
     });
     return toStatus(actor);
   }
@@ -228,13 +258,13 @@ export class SessionsService implements OnApplicationBootstrap, OnModuleDestroy,
    * profile's deny always wins, whoever allows (the user, the main brain), 403 naming the rule.
    */
   async resolvePermission(idOrAlias: string, decision: PermissionDecision, reason: string | null, requestId?: string): Promise<SessionStatus> {
-    const actor = this.registry.get(idOrAlias);
+    const actor = this.commandable(idOrAlias);
     await actor.run(async () => {
       const profile_deny = decision === 'allow' ? await this.profileDeny(actor) : [];
       // The request the decision answers, as decide() picks it: once it is journaled, the request is no longer pending.
       const request = pendingPermission(actor.context, requestId);
       await this.execute(actor, { type: 'resolve_permission', request_id: requestId, decision, reason, profile_deny, home: homedir() });
-      if (request) actor.handle?.resolvePermission(request.request_id, decision, reason, request.input);
+      if (request && this.registry.owns(actor)) actor.handle?.resolvePermission(request.request_id, decision, reason, request.input);
     });
     return toStatus(actor);
   }
@@ -262,7 +292,7 @@ export class SessionsService implements OnApplicationBootstrap, OnModuleDestroy,
   private async signalled(idOrAlias: string, body: unknown): Promise<{ status: SessionStatus; event: SessionEvent }> {
     const parsed = parseSignal(body);
     const signal = parsed.type === 'permission_request' ? { ...parsed, request_id: this.ids.requestId() } : parsed;
-    const actor = this.registry.get(idOrAlias);
+    const actor = this.commandable(idOrAlias);
     const [event] = await actor.run(() => this.execute(actor, { type: 'signal', signal }, 'worker'));
     return { status: toStatus(actor), event };
   }
@@ -279,10 +309,10 @@ export class SessionsService implements OnApplicationBootstrap, OnModuleDestroy,
 
   /** SIGTERM to the worker's process group, SIGKILL at the deadline; answers once the session is exited. */
   async stop(idOrAlias: string, graceMs = DEFAULT_STOP_GRACE_MS): Promise<SessionStatus> {
-    const actor = this.registry.get(idOrAlias);
+    const actor = this.commandable(idOrAlias);
     await actor.run(async () => {
       await this.execute(actor, { type: 'request_stop', deadline_at: this.clock.now() + graceMs });
-      await this.armStop(actor);
+      if (this.registry.owns(actor)) await this.armStop(actor);
     });
     let settle: NodeJS.Timeout | undefined;
     await Promise.race([
@@ -350,12 +380,63 @@ export class SessionsService implements OnApplicationBootstrap, OnModuleDestroy,
     };
   }
 
-  /** Decides the command on the session's state and journals the events decided; a refusal throws. Call inside actor.run. */
+  /**
+   * Decides the command on the session's state and journals the events decided; a refusal throws. When another node
+   * appended to the session first (a conflict on its version), the session has followed that by then: decided again.
+   * Call inside actor.run.
+   */
   private async execute(actor: SessionActor, body: CommandBody, by?: string): Promise<SessionEvent[]> {
-    const decision = this.decideOn(actor, body);
-    if ('error' in decision) throw new DomainError(decision.error.code, decision.error.message, decision.error.details);
-    await this.append(actor, decision.events, by);
-    return decision.events;
+    for (let attempt = 1; ; attempt++) {
+      const decision = this.decideOn(actor, body);
+      if ('error' in decision) throw new DomainError(decision.error.code, decision.error.message, decision.error.details);
+      let appended = 0;
+      try {
+        for (const event of decision.events) {
+          await this.registry.apply(actor, event, by);
+          appended++;
+        }
+        return decision.events;
+      } catch (e) {
+        if (!(e instanceof JournalConflictError) || appended > 0 || attempt >= DECIDE_ATTEMPTS) throw e;
+        await this.registry.catchUp();
+      }
+    }
+  }
+
+  /**
+   * Another node decided a command on a session of this node and journaled it: its effect on the worker is
+   * performed here, in the session's mailbox, as if the command had been taken here.
+   */
+  private onForeignEvent(actor: SessionActor, event: SessionEvent, before: SessionSnapshot): void {
+    actor
+      .run(async () => {
+        switch (event.type) {
+          case 'session.message_dispatched':
+            if (!actor.handle?.canReceive()) this.logger.warn(`session ${actor.id}: a message dispatched through another node found its worker unable to take it`);
+            actor.handle?.send(event.text);
+            return;
+          case 'session.permission_resolved': {
+            const request = pendingPermission(before.context, event.request_id);
+            if (request) actor.handle?.resolvePermission(request.request_id, event.decision, event.reason, request.input);
+            return;
+          }
+          case 'session.stop_requested':
+            await this.armStop(actor);
+            return;
+          default:
+            return;
+        }
+      })
+      .catch((e: unknown) => this.logger.error(`session ${actor.id}: ${event.type} from another node not acted on: ${(e as Error).message}`));
+  }
+
+  /**
+   * Whether the worker can take a message now: its handle says. Another node's worker is judged by the state this
+   * node follows (its owner's handle is not here): attached is taken as ready.
+   */
+  private reachOf(actor: SessionActor): WorkerReach {
+    if (!this.registry.owns(actor)) return actor.context.attachment === 'detached' ? 'detached' : 'ready';
+    return reachOf(actor);
   }
 
   private decideOn(actor: SessionActor, body: CommandBody): SessionDecision {

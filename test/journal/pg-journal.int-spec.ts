@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { journalContract } from './journal.contract';
 import { EventJournal } from '../../src/journal/event-journal';
 import { openPgJournal, PgJournalOptions } from '../../src/journal/journal.factory';
+import { MIGRATIONS } from '../../src/journal/pg.migrations';
 import { AppendResult, JournalConflictError, JournalCorruptError, JournalEvent } from '../../src/journal/journal.port';
 import { findPgBin, pgAvailableOrRequired, PgCluster, PgDatabase, startPgCluster } from '../support/pg-cluster';
 import { spawnService, startService } from '../support/service-process';
@@ -56,7 +57,7 @@ describePg('the journal on PostgreSQL', () => {
 
     it('given three nodes starting together on an empty database, applies each migration once', async () => {
       await Promise.all([open(), open(), open()]);
-      expect((await db.sql('SELECT version FROM brainstem_migrations ORDER BY version')).map((r) => r.version)).toEqual([1, 3]);
+      expect((await db.sql('SELECT version FROM brainstem_migrations ORDER BY version')).map((r) => r.version)).toEqual(MIGRATIONS.map((m) => m.version));
       expect(await db.sql('SELECT seq FROM brainstem_head')).toHaveLength(1);
     });
 
@@ -74,6 +75,44 @@ describePg('the journal on PostgreSQL', () => {
       expect(onB.map((e) => e.seq)).toEqual(Array.from({ length: 120 }, (_, i) => i + 1));
       expect(b.head()).toEqual(a.head());
       expect(await b.streamVersion('f1')).toBe(await a.streamVersion('f1'));
+    });
+
+    it("follow(): B's followers apply each event A appended before B publishes it, and never B's own", async () => {
+      const a = await open({ follow: true });
+      const b = await open({ follow: true });
+      const log: string[] = [];
+      const unfollow = b.follow((e) => log.push(`apply ${e.seq}`));
+      b.committed$.subscribe((e) => log.push(`publish ${e.seq}`));
+      await a.append('x', [{ type: 'x.e' }, { type: 'x.e' }]);
+      await waitFor(() => log.length === 4, { what: "B to follow A's two events" });
+      await b.append('y', [{ type: 'y.e' }]);
+      await a.append('x', [{ type: 'x.e' }]);
+      await waitFor(() => log.length === 7, { what: "B to follow A's third event" });
+      expect(log).toEqual(['apply 1', 'publish 1', 'apply 2', 'publish 2', 'publish 3', 'apply 4', 'publish 4']);
+      unfollow();
+      await a.append('x', [{ type: 'x.e' }]);
+      await waitFor(() => log.length === 8, { what: 'B to publish the last one' });
+      expect(log[7]).toBe('publish 5');
+    });
+
+    it('when the LISTEN connections are cut, the followers open them again and catch up by seq: nothing appended meanwhile is lost', async () => {
+      const errors: Error[] = [];
+      const a = await open({ follow: true });
+      const b = await open({ follow: true, onFollowError: (e) => errors.push(e) });
+      const onB = published(b);
+      await a.append('r', [{ type: 'r.e', data: { i: 0 } }]);
+      await waitFor(() => onB.length === 1, { what: 'B to follow the first append' });
+      const cut = await db.sql(`SELECT pg_terminate_backend(pid) AS cut FROM pg_stat_activity WHERE query LIKE 'LISTEN %' AND pid <> pg_backend_pid()`);
+      expect(cut.length).toBe(2);
+      // Appended while B's connection is down or coming back: the notices of some are lost, the catch-up reads them.
+      for (let i = 1; i <= 5; i++) await a.append('r', [{ type: 'r.e', data: { i } }]);
+      await waitFor(() => errors.length > 0 && onB.length === 6, { what: 'B to hear the drop and catch up' });
+      // Listening again: a later append arrives on its notice alone.
+      await waitFor(async () => (await db.sql(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE query LIKE 'LISTEN %'`))[0].n === 2, { what: 'both to LISTEN again' });
+      await a.append('r', [{ type: 'r.e', data: { i: 6 } }]);
+      await waitFor(() => onB.length === 7, { what: 'B to follow an append after it listens again' });
+      expect(onB.map((e) => e.seq)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+      expect(onB.map((e) => (e.data as { i: number }).i)).toEqual([0, 1, 2, 3, 4, 5, 6]);
     });
 
     it('catchUp() reads on demand what another journal appended, and a later append of its own follows it', async () => {

@@ -126,8 +126,10 @@ describe('coding sessions over HTTP: bad input and limits', () => {
       const ask = await post(`/${id}/signals`, { type: 'ask_human', question: 'merge now?' });
       expect(ask.status).toBe(200);
       expect(ask.body).toMatchObject({ state: 'pending_decision', state_label: '待拍板', pending: { kind: 'question', question: 'merge now?' } });
+      // The node that started it: this one (BRAINSTEM_NODE_ID, `local` by default).
+      expect(ask.body.node).toBe('local');
       expect(Object.keys(ask.body).sort()).toEqual(
-        ['id', 'alias', 'title', 'runtime', 'profile_id', 'cwd', 'state', 'state_label', 'state_since', 'excluded', 'supervised', 'pid', 'detached',
+        ['id', 'alias', 'title', 'runtime', 'profile_id', 'cwd', 'node', 'state', 'state_label', 'state_since', 'excluded', 'supervised', 'pid', 'detached',
           'exit_code', 'exit_signal', 'exit_reason', 'last_progress', 'pending', 'queued_permissions', 'created_at', 'updated_at'].sort(),
       );
       const ctx = await post(`/${id}/signals`, { type: 'request_context', query: 'where is the spec?' });
