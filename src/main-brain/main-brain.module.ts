@@ -108,7 +108,7 @@ const newId = () => randomBytes(6).toString('hex');
 })
 export class MainBrainModule implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('main-brain');
-  private brainState: 'waiting' | 'hosted' | 'stopped' = 'waiting';
+  private hosted = false;
   private leaseSub: Subscription | null = null;
 
   constructor(
@@ -129,32 +129,27 @@ export class MainBrainModule implements OnModuleInit, OnModuleDestroy {
     if (this.lease.state().role === 'leader') await this.hostBrain(this.brain);
     this.leaseSub = this.lease.changes$.subscribe((s) => {
       if (s.role === 'leader') this.hostBrain(this.brain as BrainHost).catch((e: Error) => this.logger.error(`hosting the main brain failed: ${e.message}`));
-      else this.unhostBrain().catch((e: Error) => this.logger.error(`stopping the main brain failed: ${e.message}`));
+      else this.unhostBrain(true).catch((e: Error) => this.logger.error(`stopping the main brain failed: ${e.message}`));
     });
   }
 
   private async hostBrain(brain: BrainHost): Promise<void> {
-    if (this.brainState === 'hosted') return;
-    if (this.brainState === 'stopped') {
-      // A host keeps its conversation's state from its start: once stopped it is not started again in this process.
-      this.logger.warn('this node holds the supervisor lease again, but its main brain was stopped: restart the node to host the brain here');
-      return;
-    }
-    this.brainState = 'hosted';
+    if (this.hosted) return;
+    this.hosted = true;
     await brain.start();
     this.logger.log(`the main brain is hosted on ${brain.runtime}`);
   }
 
-  private async unhostBrain(): Promise<void> {
-    if (this.brainState !== 'hosted') return;
-    this.brainState = 'stopped';
-    this.logger.warn('this node no longer holds the supervisor lease: its main brain stops');
+  private async unhostBrain(leaseLost: boolean): Promise<void> {
+    if (!this.hosted) return;
+    this.hosted = false;
+    if (leaseLost) this.logger.warn('this node no longer holds the supervisor lease: its main brain stops until it holds it again');
     await this.brain?.stop();
   }
 
   async onModuleDestroy(): Promise<void> {
     this.leaseSub?.unsubscribe();
-    await this.unhostBrain();
+    await this.unhostBrain(false);
     this.chat.stop();
   }
 }

@@ -360,6 +360,7 @@ export class SessionsService implements OnApplicationBootstrap, OnModuleDestroy,
       excluded: a.context.excluded,
       active: a.live,
       recoverable: a.live,
+      ...(a.context.node ? { node: a.context.node } : {}),
       last_result: a.context.last_result,
     });
     return {

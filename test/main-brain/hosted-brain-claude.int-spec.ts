@@ -1,6 +1,8 @@
 import { readFileSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { BrainHost } from '../../src/main-brain/agent/brain-host';
+import { BRAIN_HOST } from '../../src/main-brain/main-brain.tokens';
 import { Journal } from '../../src/journal/journal.port';
 import { JOURNAL } from '../../src/journal/journal.tokens';
 import { FakeAnthropicApi, MessagesRequest, ModelReply } from '../support/fake-anthropic-api';
@@ -181,6 +183,27 @@ function lastUserText(request: MessagesRequest): string {
     const ids = brainEvents.filter((e) => e.type === 'brain.conversation_identified').map((e) => (e.data as Json).conversation_id);
     expect(ids[0]).toBe(id);
     expect((await conversation(again)).conversation_id).toBe(ids[ids.length - 1]);
+  });
+
+  it('is hosted again in the same process once its node holds the supervisor lease again, in the same conversation', async () => {
+    script = [
+      ['before the lease was lost', () => ({ text: 'Remember the word quince.' })],
+      ['after the lease came back', () => ({ text: 'The word was quince.' })],
+    ];
+    const { t: app } = await start();
+    await say(app, 'before the lease was lost');
+    await brainSays(app, 'Remember the word quince.');
+    await waitFor(async () => ((await conversation(app)).turn_in_flight === null ? true : undefined));
+    // What MainBrainModule does when the lease is lost, then held again.
+    const host = app.app.get<BrainHost | null>(BRAIN_HOST) as BrainHost;
+    await host.stop();
+    await host.start();
+    await say(app, 'after the lease came back');
+    await brainSays(app, 'The word was quince.');
+    const again = brainRequests().find((r) => lastUserText(r).includes('after the lease came back'))!;
+    expect(JSON.stringify(again.messages)).toContain('Remember the word quince.');
+    const brainEvents = await app.app.get<Journal>(JOURNAL).readStream('main-brain');
+    expect(brainEvents.filter((e) => e.type === 'brain.conversation_started')).toHaveLength(1);
   });
 
   it("holds the brain's stop_session for the user, and runs it once the user confirms", async () => {

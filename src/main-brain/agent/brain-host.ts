@@ -111,8 +111,18 @@ export class BrainHost {
     return this.agent.runtime;
   }
 
-  /** Rebuilds the conversation from the journal; a turn the last run left unfinished ends failed, and its messages wait again. */
+  /**
+   * Rebuilds the conversation from the journal; a turn the last run left unfinished ends failed, and its messages wait
+   * again. Also after stop() (this node lost the supervisor lease, and holds it again): the journal, which the node that
+   * supervised meanwhile appended to, is the conversation's state, not what this host held before.
+   */
   async start(): Promise<void> {
+    this.state = initialBrainState;
+    this.round = null;
+    this.chats = [];
+    this.permissions.clear();
+    this.booted = true;
+    this.closed = false;
     for (const e of await this.journal.readStream(BRAIN_STREAM)) this.state = evolveBrain(this.state, toBrainEvent(e));
     const unfinished = this.state.turn;
     if (unfinished) {
@@ -159,8 +169,8 @@ export class BrainHost {
   }
 
   private deliver(round: RoundView, signal: AbortSignal): Promise<{ summary: string } | null> {
-    // Stopped when this node lost the supervisor lease, and not started again in this process: the round fails, saying why.
-    if (this.closed) return Promise.reject(new Error('the main brain was stopped on this node when it lost the supervisor lease; restart the node to host it here again'));
+    // Stopped: this node does not hold the supervisor lease (its rounds are another node's), or the service is stopping.
+    if (this.closed) return Promise.reject(new Error('the main brain is not hosted on this node now (it does not hold the supervisor lease, or it is stopping)'));
     return new Promise((resolve, reject) => {
       const pending: PendingRound = { round, resolve, reject };
       // Supervision is single-flight, so a round never waits behind another round; only behind a chat turn.
