@@ -11,7 +11,7 @@ export interface CliIo {
 }
 
 const USAGE = `usage: brainstem journal <verify|replay|tail> (--dir <journal dir> | --url <postgres URL>) [-n N]
-  --url    the journal in a PostgreSQL database (BRAINSTEM_JOURNAL_URL), which may be in use meanwhile
+  --url    the journal in a PostgreSQL database, which may be in use meanwhile (default: BRAINSTEM_JOURNAL_URL)
   verify   check the whole hash chain, seq and version contiguity (exit 1 on a break)
   replay   print every event as a timeline (verifying as it reads)
   tail     print the last N events (default 20)`;
@@ -19,7 +19,7 @@ const USAGE = `usage: brainstem journal <verify|replay|tail> (--dir <journal dir
 type CliArgs = { command: 'verify' | 'replay' | 'tail'; at: { dir: string } | { url: string }; n: number };
 
 /** Strict: an unknown flag or a flag without its value is an error, not silently ignored. */
-function parseArgs(args: readonly string[]): CliArgs | { error: string } {
+function parseArgs(args: readonly string[], env: Readonly<Record<string, string | undefined>>): CliArgs | { error: string } {
   const [command, ...rest] = args;
   if (command !== 'verify' && command !== 'replay' && command !== 'tail') return { error: command ? `unknown command ${command}` : 'a command is required' };
   const values = new Map<string, string>();
@@ -33,9 +33,10 @@ function parseArgs(args: readonly string[]): CliArgs | { error: string } {
     values.set(key, value);
   }
   const dir = values.get('dir');
-  const url = values.get('url');
+  // Without either flag, the database the service is configured with, as the service would read it.
+  const url = values.get('url') ?? (dir ? undefined : env.BRAINSTEM_JOURNAL_URL || undefined);
   if (dir && url) return { error: '--dir and --url: give one' };
-  if (!dir && !url) return { error: '--dir or --url is required' };
+  if (!dir && !url) return { error: '--dir or --url is required (or BRAINSTEM_JOURNAL_URL in the environment)' };
   if (url && !/^postgres(ql)?:\/\//.test(url)) return { error: '--url: expected a postgres:// or postgresql:// URL' };
   const n = Number(values.get('n') ?? 20);
   if (!Number.isInteger(n) || n < 1) return { error: '-n: expected a positive integer' };
@@ -61,8 +62,8 @@ async function openForInspection(at: CliArgs['at']): Promise<EventJournal | { mi
 }
 
 /** `brainstem journal …` on a stopped LevelDB journal, or a PostgreSQL one. Returns the exit code. */
-export async function journalCli(args: readonly string[], io: CliIo): Promise<number> {
-  const parsed = parseArgs(args);
+export async function journalCli(args: readonly string[], io: CliIo, env: Readonly<Record<string, string | undefined>> = process.env): Promise<number> {
+  const parsed = parseArgs(args, env);
   if ('error' in parsed) {
     io.err(`brainstem journal: ${parsed.error}\n${USAGE}`);
     return 2;

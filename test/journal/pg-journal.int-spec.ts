@@ -17,7 +17,11 @@ const describePg = pgAvailableOrRequired() ? describe : describe.skip;
 if (!findPgBin() && !process.env.CI) console.warn('pg-journal.int-spec: PostgreSQL not found (initdb, pg_ctl): skipped');
 
 function cli(...args: string[]): { status: number | null; out: string } {
-  const r = spawnSync(process.execPath, [BIN, 'journal', ...args], { encoding: 'utf8' });
+  return cliWith({}, ...args);
+}
+
+function cliWith(env: Record<string, string>, ...args: string[]): { status: number | null; out: string } {
+  const r = spawnSync(process.execPath, [BIN, 'journal', ...args], { encoding: 'utf8', env: { ...process.env, ...env } });
   return { status: r.status, out: r.stdout + r.stderr };
 }
 
@@ -332,6 +336,8 @@ describePg('the journal on PostgreSQL', () => {
         expect(replay.out).toMatch(/^\s*1\s+\S+Z\s+s1@1\s+test\.event\s+\{"i":1\}$/m);
         const tail = cli('tail', '--url', db.url, '-n', '3');
         expect(tail.out.trim().split('\n').map((l) => l.trim().split(/\s+/)[0])).toEqual(['23', '24', '25', '--']);
+        // Without --url or --dir, the database the service is configured with.
+        expect(cliWith({ BRAINSTEM_JOURNAL_URL: db.url }, 'verify').out).toMatch(/^ok: 25 events verified; head seq 25/);
       } finally {
         await journal.close();
       }
