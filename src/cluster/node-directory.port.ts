@@ -3,9 +3,11 @@ export interface NodeDirectory {
   readonly self: string;
   /** Whether the node answers (it was heard from within the lease time); this node always is. */
   isUp(node: string): boolean;
+  /** Hears from the nodes now rather than at the next periodic read (before a node is judged down for a command). */
+  refresh(): Promise<void>;
 }
 
 export const NODE_DIRECTORY = Symbol('NODE_DIRECTORY');
 
 /** A node alone on its journal (the embedded one): only itself, always up. */
-export const soleNode = (self: string): NodeDirectory => ({ self, isUp: (node) => node === self });
+export const soleNode = (self: string): NodeDirectory => ({ self, isUp: (node) => node === self, refresh: () => Promise.resolve() });

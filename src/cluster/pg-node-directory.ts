@@ -71,6 +71,15 @@ export class PgNodeDirectory implements NodeDirectory {
     await this.pool.end();
   }
 
+  /** Reads every other node's silence now: a node that joined since the last read is known before it is judged down. */
+  async refresh(): Promise<void> {
+    const { rows } = await this.pool.query<{ node_id: string; silent_ms: string }>(
+      'SELECT node_id, floor(extract(epoch FROM (now() - heartbeat_at)) * 1000) AS silent_ms FROM brainstem_nodes WHERE node_id <> $1',
+      [this.self],
+    );
+    this.liveness.heard(rows.map((r) => ({ node: r.node_id, silentMs: Number(r.silent_ms) })));
+  }
+
   private async beat(starting: boolean): Promise<void> {
     const { rows } = await this.pool.query<{ node_id: string; silent_ms: string }>(
       `WITH beat AS (

@@ -229,10 +229,12 @@ export class SessionsService implements OnApplicationBootstrap, OnModuleDestroy,
    * appended: the owner performs the effect when it applies them (onForeignEvent); refused while the owner is down,
    * since nothing would act on them.
    */
-  private commandable(idOrAlias: string): SessionActor {
+  private async commandable(idOrAlias: string): Promise<SessionActor> {
     const actor = this.registry.get(idOrAlias);
     if (this.registry.owns(actor)) return actor;
     const owner = this.registry.ownerOf(actor);
+    // Judged down from the last periodic read: heard again first, so a node that has just joined is not refused.
+    if (!this.registry.nodes.isUp(owner)) await this.registry.nodes.refresh().catch(() => undefined);
     if (!this.registry.nodes.isUp(owner)) {
       throw new DomainError(
         'owner_unavailable',
@@ -244,7 +246,7 @@ export class SessionsService implements OnApplicationBootstrap, OnModuleDestroy,
   }
 
   async dispatch(idOrAlias: string, text: string): Promise<SessionStatus> {
-    const actor = this.commandable(idOrAlias);
+    const actor = await this.commandable(idOrAlias);
     await actor.run(async () => {
       await this.execute(actor, { type: 'dispatch_message', text, worker: this.reachOf(actor) });
       if (this.registry.owns(actor)) actor.handle?.send(text);
@@ -258,7 +260,7 @@ export class SessionsService implements OnApplicationBootstrap, OnModuleDestroy,
    * profile's deny always wins, whoever allows (the user, the main brain), 403 naming the rule.
    */
   async resolvePermission(idOrAlias: string, decision: PermissionDecision, reason: string | null, requestId?: string): Promise<SessionStatus> {
-    const actor = this.commandable(idOrAlias);
+    const actor = await this.commandable(idOrAlias);
     await actor.run(async () => {
       const profile_deny = decision === 'allow' ? await this.profileDeny(actor) : [];
       // The request the decision answers, as decide() picks it: once it is journaled, the request is no longer pending.
@@ -292,7 +294,7 @@ export class SessionsService implements OnApplicationBootstrap, OnModuleDestroy,
   private async signalled(idOrAlias: string, body: unknown): Promise<{ status: SessionStatus; event: SessionEvent }> {
     const parsed = parseSignal(body);
     const signal = parsed.type === 'permission_request' ? { ...parsed, request_id: this.ids.requestId() } : parsed;
-    const actor = this.commandable(idOrAlias);
+    const actor = await this.commandable(idOrAlias);
     const [event] = await actor.run(() => this.execute(actor, { type: 'signal', signal }, 'worker'));
     return { status: toStatus(actor), event };
   }
@@ -309,7 +311,7 @@ export class SessionsService implements OnApplicationBootstrap, OnModuleDestroy,
 
   /** SIGTERM to the worker's process group, SIGKILL at the deadline; answers once the session is exited. */
   async stop(idOrAlias: string, graceMs = DEFAULT_STOP_GRACE_MS): Promise<SessionStatus> {
-    const actor = this.commandable(idOrAlias);
+    const actor = await this.commandable(idOrAlias);
     await actor.run(async () => {
       await this.execute(actor, { type: 'request_stop', deadline_at: this.clock.now() + graceMs });
       if (this.registry.owns(actor)) await this.armStop(actor);

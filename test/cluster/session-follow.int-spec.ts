@@ -14,7 +14,7 @@ import { waitFor } from '../support/wait-for';
 const describePg = pgAvailableOrRequired() ? describe : describe.skip;
 if (!findPgBin() && !process.env.CI) console.warn('session-follow.int-spec: PostgreSQL not found (initdb, pg_ctl): skipped');
 
-const everyoneUp = (self: string): NodeDirectory => ({ self, isUp: () => true });
+const everyoneUp = (self: string): NodeDirectory => ({ self, isUp: () => true, refresh: () => Promise.resolve() });
 
 interface Node {
   journal: EventJournal;
