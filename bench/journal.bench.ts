@@ -1,5 +1,8 @@
 // npm run bench:journal [events] [-- --postgres] — journal throughput against raw classic-level in the same run; with
-// --postgres, the same workload on a throwaway PostgreSQL cluster too. Prints figures, asserts nothing.
+// --postgres, the same workload on a throwaway PostgreSQL cluster too, then the nodes' figures: event propagation
+// between two nodes (bench:cluster) and failover time (bench:failover, --kills N). Prints figures, asserts nothing.
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { ClassicLevel } from 'classic-level';
 import { mapBounded } from '../src/common/map-bounded';
@@ -12,7 +15,8 @@ import { startPgCluster } from '../test/support/pg-cluster';
 import { tempDir } from '../test/support/temp-dir';
 
 const ARGS = process.argv.slice(2);
-const REPLAY_EVENTS = Number(ARGS.find((a) => !a.startsWith('--')) ?? 1_000_000);
+const KILLS_AT = ARGS.indexOf('--kills');
+const REPLAY_EVENTS = Number(ARGS.find((a, i) => !a.startsWith('--') && (KILLS_AT < 0 || i !== KILLS_AT + 1)) ?? 1_000_000);
 const POSTGRES = ARGS.includes('--postgres');
 const STREAMS = 1000;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
@@ -244,7 +248,19 @@ async function main(): Promise<void> {
   } finally {
     dir.remove();
   }
-  if (POSTGRES) await postgres(level);
+  if (POSTGRES) {
+    await postgres(level);
+    nodesBench('cluster.bench.ts', 'event propagation between nodes');
+    nodesBench('failover.bench.ts', 'failover', ...(KILLS_AT >= 0 ? ['--kills', ARGS[KILLS_AT + 1]] : []));
+  }
+}
+
+/** One of the nodes' benches, in a process of its own (it starts service processes and a cluster of its own). */
+function nodesBench(script: string, what: string, ...args: string[]): void {
+  console.log(`
+--- ${what} (bench/${script}) ---`);
+  const r = spawnSync(process.execPath, ['-r', '@swc-node/register', join(__dirname, script), ...args], { stdio: 'inherit' });
+  if (r.status !== 0) throw new Error(`bench/${script} failed (exit ${r.status ?? r.signal})`);
 }
 
 /** The same appends, fill, replay and boot on a throwaway PostgreSQL cluster (fsync on, unix socket), beside LevelDB's. */
