@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Pool } from 'pg';
 import { startPgCluster } from '../test/support/pg-cluster';
-import { ServiceProcess, startService } from '../test/support/service-process';
+import { ServiceProcess, callService, startService } from '../test/support/service-process';
 import { tempDir } from '../test/support/temp-dir';
 import { waitFor } from '../test/support/wait-for';
 import { WORKERS, WorkerReaper } from '../test/support/workers';
@@ -29,16 +29,7 @@ function percentile(samples: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }
 
-async function call(svc: ServiceProcess, method: string, path: string, body?: object): Promise<Json> {
-  const res = await fetch(`${svc.url}/api/v1${path}`, {
-    method,
-    headers: body ? { ...svc.auth, 'content-type': 'application/json' } : svc.auth,
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const json = (await res.json()) as Json;
-  if (res.status >= 400) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
-  return json;
-}
+const call = (svc: ServiceProcess, method: string, path: string, body?: object): Promise<Json> => callService<Json>(svc, method, path, body);
 
 async function main(): Promise<void> {
   const cluster = await startPgCluster({ durable: true });

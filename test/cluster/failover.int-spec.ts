@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { openPgJournal } from '../../src/journal/journal.factory';
 import { JournalEvent } from '../../src/journal/journal.port';
 import { findPgBin, pgAvailableOrRequired, PgCluster, PgDatabase, startPgCluster } from '../support/pg-cluster';
-import { ServiceProcess, startService } from '../support/service-process';
+import { ServiceProcess, callService, startService } from '../support/service-process';
 import { tempDir } from '../support/temp-dir';
 import { waitFor } from '../support/wait-for';
 import { WORKERS, WorkerReaper } from '../support/workers';
@@ -59,16 +59,7 @@ describePg('supervision failover between nodes sharing a PostgreSQL journal', ()
     nodes.push(svc);
     return svc;
   };
-  const call = async (svc: ServiceProcess, method: string, path: string, body?: object): Promise<Json> => {
-    const res = await fetch(`${svc.url}/api/v1${path}`, {
-      method,
-      headers: body ? { ...svc.auth, 'content-type': 'application/json' } : svc.auth,
-      body: body ? JSON.stringify(body) : undefined,
-    });
-    const json = (await res.json()) as Json;
-    if (res.status >= 400) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
-    return json;
-  };
+  const call = (svc: ServiceProcess, method: string, path: string, body?: object): Promise<Json> => callService<Json>(svc, method, path, body);
   const startWorker = async (svc: ServiceProcess) => {
     const s = await call(svc, 'POST', '/coding-sessions', { cwd: dir.path, command: process.execPath, args: [join(WORKERS, 'quiet.js')] });
     reaper.track(s.pid);

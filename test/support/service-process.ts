@@ -49,3 +49,15 @@ export async function startService(env: Record<string, string>, args: string[] =
   const token = env.BRAINSTEM_API_TOKEN ?? TEST_USER_TOKEN;
   return { ...p, url, token, auth: { authorization: `Bearer ${token}` } };
 }
+
+/** A JSON request to a running service with its user's token; the answer's body, or an error naming a 4xx/5xx. */
+export async function callService<T>(svc: Pick<ServiceProcess, 'url' | 'auth'>, method: string, path: string, body?: object): Promise<T> {
+  const res = await fetch(`${svc.url}/api/v1${path}`, {
+    method,
+    headers: body ? { ...svc.auth, 'content-type': 'application/json' } : svc.auth,
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const json = (await res.json()) as T;
+  if (res.status >= 400) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
+  return json;
+}
