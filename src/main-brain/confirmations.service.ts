@@ -1,7 +1,7 @@
 import { EventBus } from '../bus/event-bus';
 import { DomainError } from '../common/domain-error';
 import { SerialQueue } from '../common/serial-queue';
-import { Journal } from '../journal/journal.port';
+import { Journal, JournalConflictError, JournalEvent } from '../journal/journal.port';
 import { ChatService } from './chat.service';
 import {
   Confirmation,
@@ -18,6 +18,8 @@ import {
 import { GatedCall } from './tool-registry';
 
 export const CONFIRMATIONS_STREAM = 'confirmations';
+/** Decisions made again after another node appended to the stream first, before the conflict is answered. */
+const DECIDE_ATTEMPTS = 20;
 
 /** What a gated tool answers its caller: not an error, a call waiting for the user. */
 export interface WaitingForUser {
@@ -37,6 +39,9 @@ export type ConfirmedRunner = (tool: string, args: Record<string, unknown>) => P
  */
 export class ConfirmationsService {
   private state: ConfirmationsState = new Map();
+  /** The stream's version the state is at: commands append at it, so on a shared journal a confirmation is decided once. */
+  private version = 0;
+  private unfollow: (() => void) | null = null;
   /** One command at a time, so a confirmation is decided once: two confirms cannot both run the call. */
   private readonly queue = new SerialQueue();
   /** Confirmed calls that are not registry tools (the hosted brain's own permission requests). */
@@ -47,13 +52,35 @@ export class ConfirmationsService {
     private readonly journal: Journal,
     private readonly chat: ChatService,
     private readonly runConfirmed: ConfirmedRunner,
+    /** Whether runConfirmed knows the tool (a registry tool). */
+    private readonly knows: (tool: string) => boolean,
     private readonly now: () => number,
     private readonly newId: () => string,
     private readonly ttlMs: number,
   ) {}
 
+  /** Rebuilds from the journal, then follows what other nodes sharing it append (from before it reads). */
   async start(): Promise<void> {
-    for (const e of await this.journal.readStream(CONFIRMATIONS_STREAM)) this.state = evolve(this.state, e as unknown as ConfirmationEvent);
+    const early: JournalEvent[] = [];
+    let loaded = false;
+    this.unfollow = this.journal.follow((e) => {
+      if (e.stream !== CONFIRMATIONS_STREAM) return;
+      if (loaded) this.fold(e);
+      else early.push(e);
+    });
+    for (const e of await this.journal.readStream(CONFIRMATIONS_STREAM)) this.fold(e);
+    loaded = true;
+    for (const e of early) this.fold(e);
+  }
+
+  stop(): void {
+    this.unfollow?.();
+  }
+
+  private fold(e: JournalEvent): void {
+    if (e.version <= this.version) return;
+    this.state = evolve(this.state, e as unknown as ConfirmationEvent);
+    this.version = e.version;
   }
 
   /** Runs confirmed requests named `tool` with `run` instead of the tool registry. */
@@ -86,6 +113,11 @@ export class ConfirmationsService {
 
   /** Runs the held call now; its result or error is journaled and posted to the chat, and answered here. */
   async confirm(id: string, by: string): Promise<Confirmation> {
+    const held = this.state.get(id);
+    // The hosted brain's own requests run on the node hosting it: another node sharing the journal cannot run them.
+    if (held && !this.runners.has(held.tool) && !this.knows(held.tool)) {
+      throw new DomainError('not_supervisor', `confirmation ${id} (${held.tool}) runs on the node that supervises and hosts the main brain: confirm it there`);
+    }
     const c = await this.command({ type: 'confirm', id, by, now: this.now() });
     let outcome: ToolOutcome;
     try {
@@ -103,20 +135,37 @@ export class ConfirmationsService {
     return this.command({ type: 'refuse', id, by, reason, now: this.now() });
   }
 
-  /** decide → append → evolve → tell the chat; a refusal is thrown after the events it still records (an expiry). */
+  /**
+   * decide → append → evolve → tell the chat; a refusal is thrown after the events it still records (an expiry). Appended
+   * at the stream's version: when another node appended first, its events are followed by then and the command is
+   * decided again (two nodes confirming one request: one runs it, the other is told it is no longer pending).
+   */
   private command(cmd: ConfirmationCommand): Promise<Confirmation> {
     return this.queue.run(async () => {
-      const { events, error } = decide(cmd, this.state);
-      const evolveAll = () => {
-        for (const e of events) this.state = evolve(this.state, e);
-      };
-      if (events.length) await this.bus.emit(CONFIRMATIONS_STREAM, events as never, { apply: evolveAll });
-      for (const e of events) {
-        const text = confirmationNotice(this.state.get(e.data.id) as Confirmation, e);
-        if (text !== null) await this.chat.postConfirmation(text, e.data.id);
+      for (let attempt = 1; ; attempt++) {
+        const { events, error } = decide(cmd, this.state);
+        if (events.length) {
+          try {
+            await this.bus.emit(CONFIRMATIONS_STREAM, events as never, {
+              expectedVersion: this.version,
+              apply: (r) => {
+                for (const e of events) this.state = evolve(this.state, e);
+                this.version = r.version;
+              },
+            });
+          } catch (e) {
+            if (!(e instanceof JournalConflictError) || attempt >= DECIDE_ATTEMPTS) throw e;
+            await this.journal.catchUp();
+            continue;
+          }
+        }
+        for (const e of events) {
+          const text = confirmationNotice(this.state.get(e.data.id) as Confirmation, e);
+          if (text !== null) await this.chat.postConfirmation(text, e.data.id);
+        }
+        if (error) throw new DomainError(error.code, error.message);
+        return this.view(this.state.get(cmd.id) as Confirmation, this.now());
       }
-      if (error) throw new DomainError(error.code, error.message);
-      return this.view(this.state.get(cmd.id) as Confirmation, this.now());
     });
   }
 

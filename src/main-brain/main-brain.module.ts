@@ -69,6 +69,7 @@ const newId = () => randomBytes(6).toString('hex');
           journal,
           chat,
           (tool, args) => registry.runConfirmed(tool, args),
+          (tool) => registry.has(tool),
           Date.now,
           newId,
           CONFIRMATION_TTL_MS,
@@ -150,6 +151,7 @@ export class MainBrainModule implements OnModuleInit, OnModuleDestroy {
   async onModuleDestroy(): Promise<void> {
     this.leaseSub?.unsubscribe();
     await this.unhostBrain(false);
+    this.confirmations.stop();
     this.chat.stop();
   }
 }

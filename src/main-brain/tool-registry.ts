@@ -66,6 +66,10 @@ export class ToolRegistry {
     this.tools.set(def.name, { def: def as unknown as ToolDefinition, schema: toolSchema(def.parameters as ToolArguments<object>) });
   }
 
+  has(name: string): boolean {
+    return this.tools.has(name);
+  }
+
   list(audience: ToolAudience): ToolInfo[] {
     return [...this.tools.values()]
       .filter(({ def }) => def.audience === audience)
