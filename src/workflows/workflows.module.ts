@@ -1,5 +1,5 @@
 import { BusModule } from '../bus/bus.module';
-import { Module, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { Module, OnApplicationBootstrap } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { EventBus } from '../bus/event-bus';
 import { CONFIG } from '../config/config.module';

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { openPgJournal } from '../../src/journal/journal.factory';
 import { JournalEvent } from '../../src/journal/journal.port';
-import { findPgBin, pgAvailableOrRequired, PgCluster, PgDatabase, startPgCluster } from '../support/pg-cluster';
+import { PgCluster, PgDatabase, startPgCluster, pgDescribe } from '../support/pg-cluster';
 import { ServiceProcess, callService, startService } from '../support/service-process';
 import { tempDir } from '../support/temp-dir';
 import { waitFor } from '../support/wait-for';
@@ -9,8 +9,7 @@ import { WORKERS, WorkerReaper } from '../support/workers';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-const describePg = pgAvailableOrRequired() ? describe : describe.skip;
-if (!findPgBin() && !process.env.CI) console.warn('failover.int-spec: PostgreSQL not found (initdb, pg_ctl): skipped');
+const describePg = pgDescribe('failover.int-spec');
 
 /** Generous: the machine is shared and slow; the lease TTL is 2 s. */
 const LONG = 60_000;

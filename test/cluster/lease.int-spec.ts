@@ -3,11 +3,10 @@ import { SUPERVISOR_LEASE_NAME } from '../../src/cluster/supervisor-lease.port';
 import { EventJournal } from '../../src/journal/event-journal';
 import { openPgJournal } from '../../src/journal/journal.factory';
 import { Fence, JournalFencedError } from '../../src/journal/journal.port';
-import { findPgBin, pgAvailableOrRequired, PgCluster, PgDatabase, startPgCluster } from '../support/pg-cluster';
+import { PgCluster, PgDatabase, startPgCluster, pgDescribe } from '../support/pg-cluster';
 import { waitFor } from '../support/wait-for';
 
-const describePg = pgAvailableOrRequired() ? describe : describe.skip;
-if (!findPgBin() && !process.env.CI) console.warn('lease.int-spec: PostgreSQL not found (initdb, pg_ctl): skipped');
+const describePg = pgDescribe('lease.int-spec');
 
 describePg('the supervisor lease and fenced appends on PostgreSQL', () => {
   let cluster: PgCluster;

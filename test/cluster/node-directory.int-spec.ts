@@ -1,9 +1,8 @@
 import { PgNodeDirectory } from '../../src/cluster/pg-node-directory';
 import { openPgJournal } from '../../src/journal/journal.factory';
-import { findPgBin, pgAvailableOrRequired, PgCluster, PgDatabase, startPgCluster } from '../support/pg-cluster';
+import { PgCluster, PgDatabase, startPgCluster, pgDescribe } from '../support/pg-cluster';
 
-const describePg = pgAvailableOrRequired() ? describe : describe.skip;
-if (!findPgBin() && !process.env.CI) console.warn('node-directory.int-spec: PostgreSQL not found (initdb, pg_ctl): skipped');
+const describePg = pgDescribe('node-directory.int-spec');
 
 describePg('the node directory on PostgreSQL', () => {
   let cluster: PgCluster;

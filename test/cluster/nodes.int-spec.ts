@@ -2,15 +2,13 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
 import { call as mcpCall, httpClient } from '../mcp/mcp-client';
-import { findPgBin, pgAvailableOrRequired, PgCluster, PgDatabase, startPgCluster } from '../support/pg-cluster';
+import { PgCluster, PgDatabase, startPgCluster, pgDescribe } from '../support/pg-cluster';
 import { ServiceProcess, startService } from '../support/service-process';
 import { tempDir } from '../support/temp-dir';
 import { waitFor } from '../support/wait-for';
 import { WORKERS, WorkerReaper } from '../support/workers';
 
-// Outside CI a machine without PostgreSQL skips these; CI installs it, and there a missing server fails them.
-const describePg = pgAvailableOrRequired() ? describe : describe.skip;
-if (!findPgBin() && !process.env.CI) console.warn('nodes.int-spec: PostgreSQL not found (initdb, pg_ctl): skipped');
+const describePg = pgDescribe('nodes.int-spec');
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 const LONG = { timeoutMs: 60000 };

@@ -7,12 +7,11 @@ import { openPgJournal } from '../../src/journal/journal.factory';
 import { FileSessionEnvStore } from '../../src/sessions/session-env.store';
 import { SessionEvent } from '../../src/sessions/session.events';
 import { SessionRegistry } from '../../src/sessions/session.registry';
-import { findPgBin, pgAvailableOrRequired, PgCluster, PgDatabase, startPgCluster } from '../support/pg-cluster';
+import { PgCluster, PgDatabase, startPgCluster, pgDescribe } from '../support/pg-cluster';
 import { tempDir } from '../support/temp-dir';
 import { waitFor } from '../support/wait-for';
 
-const describePg = pgAvailableOrRequired() ? describe : describe.skip;
-if (!findPgBin() && !process.env.CI) console.warn('session-follow.int-spec: PostgreSQL not found (initdb, pg_ctl): skipped');
+const describePg = pgDescribe('session-follow.int-spec');
 
 const everyoneUp = (self: string): NodeDirectory => ({ self, isUp: () => true, refresh: () => Promise.resolve() });
 

@@ -2,23 +2,16 @@ import { EventBus } from '../../src/bus/event-bus';
 import { soleNode } from '../../src/cluster/node-directory.port';
 import { LeaseState } from '../../src/cluster/lease.rules';
 import { PgLeaseStore } from '../../src/cluster/pg-lease.store';
-import { SUPERVISOR_LEASE_NAME, SupervisorLease } from '../../src/cluster/supervisor-lease.port';
+import { SUPERVISOR_LEASE_NAME } from '../../src/cluster/supervisor-lease.port';
 import { EventJournal } from '../../src/journal/event-journal';
 import { openPgJournal } from '../../src/journal/journal.factory';
 import { SUPERVISION_STREAM, SupervisionService } from '../../src/supervision/supervision.service';
-import { BehaviorSubject } from 'rxjs';
-import { findPgBin, pgAvailableOrRequired, PgCluster, PgDatabase, startPgCluster } from '../support/pg-cluster';
+import { PgCluster, PgDatabase, startPgCluster, pgDescribe } from '../support/pg-cluster';
 import { MemorySessionDirectory } from '../support/memory-session-directory';
+import { fixedLease } from '../support/fixed-lease';
 import { waitFor } from '../support/wait-for';
 
-const describePg = pgAvailableOrRequired() ? describe : describe.skip;
-if (!findPgBin() && !process.env.CI) console.warn('supervision-follow.int-spec: PostgreSQL not found (initdb, pg_ctl): skipped');
-
-/** A lease the test hands out: its state is what the test says. */
-function fixedLease(holder: string, state: LeaseState): SupervisorLease {
-  const changes = new BehaviorSubject<LeaseState>(state);
-  return { holder, state: () => changes.value, changes$: changes.asObservable(), start: async () => undefined, stop: async () => undefined };
-}
+const describePg = pgDescribe('supervision-follow.int-spec');
 
 let n = 0;
 const ids = () => String(++n).padStart(6, '0');

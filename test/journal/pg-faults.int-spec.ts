@@ -1,11 +1,9 @@
 import { EventJournal } from '../../src/journal/event-journal';
 import { openPgJournal } from '../../src/journal/journal.factory';
-import { findPgBin, pgAvailableOrRequired, PgCluster, PgDatabase, startPgCluster } from '../support/pg-cluster';
+import { PgCluster, PgDatabase, startPgCluster, pgDescribe } from '../support/pg-cluster';
 import { waitFor } from '../support/wait-for';
 
-// Outside CI a machine without PostgreSQL skips these; CI installs it, and there a missing server fails them.
-const describePg = pgAvailableOrRequired() ? describe : describe.skip;
-if (!findPgBin() && !process.env.CI) console.warn('pg-faults.int-spec: PostgreSQL not found (initdb, pg_ctl): skipped');
+const describePg = pgDescribe('pg-faults.int-spec');
 
 const APPENDERS = 8;
 

@@ -5,16 +5,14 @@ import { EventJournal } from '../../src/journal/event-journal';
 import { openPgJournal, PgJournalOptions } from '../../src/journal/journal.factory';
 import { MIGRATIONS } from '../../src/journal/pg.migrations';
 import { AppendResult, JournalConflictError, JournalCorruptError, JournalEvent } from '../../src/journal/journal.port';
-import { findPgBin, pgAvailableOrRequired, PgCluster, PgDatabase, startPgCluster } from '../support/pg-cluster';
+import { PgCluster, PgDatabase, startPgCluster, pgDescribe } from '../support/pg-cluster';
 import { spawnService, startService } from '../support/service-process';
 import { tempDir } from '../support/temp-dir';
 import { waitFor } from '../support/wait-for';
 
 const BIN = resolve(__dirname, '../../bin/brainstem.js');
 
-// Outside CI a machine without PostgreSQL skips these; CI installs it, and there a missing server fails them.
-const describePg = pgAvailableOrRequired() ? describe : describe.skip;
-if (!findPgBin() && !process.env.CI) console.warn('pg-journal.int-spec: PostgreSQL not found (initdb, pg_ctl): skipped');
+const describePg = pgDescribe('pg-journal.int-spec');
 
 function cli(...args: string[]): { status: number | null; out: string } {
   return cliWith({}, ...args);

@@ -8,7 +8,6 @@ import { FakeGeminiApi, GeminiReply } from '../support/fake-gemini-api';
 import { sessionCalls } from '../support/session-calls';
 import { tempDir } from '../support/temp-dir';
 import { TestApp, startTestApp } from '../support/test-app';
-import { waitFor } from '../support/wait-for';
 
 /**
  * What the fake gemini stands for, checked against a real `gemini` talking to a fake Gemini API: headless turns,

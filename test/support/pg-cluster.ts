@@ -21,8 +21,15 @@ export function findPgBin(): string | null {
   return versions.map((v) => join(root, v, 'bin')).find(has) ?? null;
 }
 
-/** When the specs may skip: PostgreSQL missing outside CI. In CI (which installs it) a missing server fails them. */
-export const pgAvailableOrRequired = (): boolean => findPgBin() !== null || Boolean(process.env.CI);
+/**
+ * `describe` for a spec that needs PostgreSQL. Outside CI a machine without it skips the spec, saying so; CI installs
+ * it, and there a missing server fails the spec.
+ */
+export function pgDescribe(spec: string): jest.Describe {
+  if (findPgBin() !== null || process.env.CI) return describe;
+  console.warn(`${spec}: PostgreSQL not found (initdb, pg_ctl): skipped`);
+  return describe.skip;
+}
 
 export interface PgDatabase {
   name: string;
