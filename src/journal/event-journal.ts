@@ -2,6 +2,7 @@ import { AsyncResource } from 'node:async_hooks';
 import { Observable, Subject } from 'rxjs';
 import { canonicalJson, chainHash, GENESIS_HASH, sha256 } from './canonical-json';
 import {
+  AppendAllOptions,
   AppendOptions,
   AppendResult,
   EventMeta,
@@ -17,6 +18,7 @@ import {
   JsonValue,
   NewEvent,
   Snapshot,
+  StreamAppend,
   VerifyReport,
 } from './journal.port';
 import {
@@ -66,13 +68,19 @@ interface PreparedEvent {
   metaValue: EventMeta;
 }
 
-interface Pending {
+/** One stream's part of an append. */
+interface PendingPart {
   stream: string;
   expected: ExpectedVersion;
   events: PreparedEvent[];
-  apply?: AppendOptions['apply'];
+}
+
+/** One append: its parts are written all together or not at all. */
+interface Pending {
+  parts: PendingPart[];
+  apply?: (results: AppendResult[]) => void;
   fence?: Fence;
-  resolve: (r: AppendResult) => void;
+  resolve: (r: AppendResult[]) => void;
   reject: (e: Error) => void;
 }
 
@@ -340,15 +348,29 @@ export class EventJournal implements Journal {
   }
 
   append(stream: string, events: readonly NewEvent[], options: AppendOptions = {}): Promise<AppendResult> {
+    const { apply, ...rest } = options;
+    return this.appendAll([{ stream, events, expectedVersion: options.expectedVersion }], {
+      ...rest,
+      ...(apply ? { apply: ([result]) => apply(result) } : {}),
+    }).then(([result]) => result);
+  }
+
+  appendAll(writes: readonly StreamAppend[], options: AppendAllOptions = {}): Promise<AppendResult[]> {
     if (this.closed) return Promise.reject(new JournalError('journal_closed', 'the journal is closed'));
-    let prepared: Pending['events'];
+    let parts: PendingPart[];
     try {
-      prepared = this.prepare(stream, events, options.expectedVersion ?? 'any');
+      if (!Array.isArray(writes) || writes.length === 0) throw new JournalError('journal_invalid_event', 'append needs at least one stream');
+      const streams = new Set(writes.map((w) => w.stream));
+      if (streams.size !== writes.length) throw new JournalError('journal_invalid_event', 'an append names each stream once');
+      parts = writes.map((w) => {
+        const expected = w.expectedVersion ?? 'any';
+        return { stream: w.stream, expected, events: this.prepare(w.stream, w.events, expected) };
+      });
     } catch (e) {
       return Promise.reject(e);
     }
-    return new Promise<AppendResult>((resolve, reject) => {
-      this.queue.push({ stream, expected: options.expectedVersion ?? 'any', events: prepared, apply: options.apply, fence: options.fence, resolve, reject });
+    return new Promise<AppendResult[]>((resolve, reject) => {
+      this.queue.push({ parts, apply: options.apply, fence: options.fence, resolve, reject });
       // Start on the next microtask, so appends issued in the same tick share the first batch too.
       if (!this.writing) this.writing = Promise.resolve().then(this.startDrain);
     });
@@ -486,7 +508,7 @@ export class EventJournal implements Journal {
    */
   private async tryCommit(group: Pending[]): Promise<null | 'head_moved' | Pending[]> {
     let unknown: Set<string> | null = null;
-    for (const p of group) if (!this.versions.has(p.stream)) (unknown ??= new Set()).add(p.stream);
+    for (const p of group) for (const part of p.parts) if (!this.versions.has(part.stream)) (unknown ??= new Set()).add(part.stream);
     if (unknown) {
       try {
         await Promise.all([...unknown].map((s) => this.streamVersion(s)));
@@ -505,27 +527,36 @@ export class EventJournal implements Journal {
     let seq = this.headSeq;
     let hash = this.headHash;
     for (const p of group) {
-      const current = versions.get(p.stream) ?? (this.versions.get(p.stream) as number);
-      const ok = p.expected === 'any' || (p.expected === 'no_stream' ? current === 0 : p.expected === current);
-      if (!ok) {
-        const error = new JournalConflictError(p.stream, p.expected, current);
-        if (this.shared) conflicts.push({ p, error });
-        else p.reject(error);
+      // Every part's expected version is checked before any is written: one conflict refuses the whole append.
+      let conflict: JournalConflictError | null = null;
+      for (const part of p.parts) {
+        const current = versions.get(part.stream) ?? (this.versions.get(part.stream) as number);
+        const ok = part.expected === 'any' || (part.expected === 'no_stream' ? current === 0 : part.expected === current);
+        if (!ok) {
+          conflict = new JournalConflictError(part.stream, part.expected, current);
+          break;
+        }
+      }
+      if (conflict) {
+        if (this.shared) conflicts.push({ p, error: conflict });
+        else p.reject(conflict);
         continue;
       }
-      let version = current;
-      // The stream matched STREAM_NAME, so it needs no escaping.
-      const streamJson = `"${p.stream}"`;
-      for (const e of p.events) {
-        seq++;
-        version++;
-        // Keys in sorted order, so the body is canonical JSON without re-sorting the pre-canonicalised parts.
-        const body = `{"at":${atJson},"data":${e.data},"meta":${e.meta},"seq":${seq},"stream":${streamJson},"type":${e.typeJson},"version":${version}}`;
-        const prevHash = hash;
-        hash = chainHash(prevHash, body);
-        records.push({ seq, stream: p.stream, version, hash, prevHash, body });
+      for (const part of p.parts) {
+        let version = versions.get(part.stream) ?? (this.versions.get(part.stream) as number);
+        // The stream matched STREAM_NAME, so it needs no escaping.
+        const streamJson = `"${part.stream}"`;
+        for (const e of part.events) {
+          seq++;
+          version++;
+          // Keys in sorted order, so the body is canonical JSON without re-sorting the pre-canonicalised parts.
+          const body = `{"at":${atJson},"data":${e.data},"meta":${e.meta},"seq":${seq},"stream":${streamJson},"type":${e.typeJson},"version":${version}}`;
+          const prevHash = hash;
+          hash = chainHash(prevHash, body);
+          records.push({ seq, stream: part.stream, version, hash, prevHash, body });
+        }
+        versions.set(part.stream, version);
       }
-      versions.set(p.stream, version);
       accepted.push(p);
     }
     if (accepted.length === 0) {
@@ -552,13 +583,17 @@ export class EventJournal implements Journal {
     // While the write is under way: what the appenders and subscribers will get. data is re-parsed so they see
     // exactly what replay will see, not the caller's live object.
     const at: string = JSON.parse(atJson);
-    const results: JournalEvent[][] = [];
+    const results: AppendResult[][] = [];
     let r = 0;
     for (const p of accepted) {
-      const out: JournalEvent[] = [];
-      for (const e of p.events) {
-        const { seq: s, version: v, hash: h } = records[r++];
-        out.push({ seq: s, stream: p.stream, version: v, type: e.type, at, data: JSON.parse(e.data), meta: { ...e.metaValue }, hash: h });
+      const out: AppendResult[] = [];
+      for (const part of p.parts) {
+        const events: JournalEvent[] = [];
+        for (const e of part.events) {
+          const { seq: s, version: v, hash: h } = records[r++];
+          events.push({ seq: s, stream: part.stream, version: v, type: e.type, at, data: JSON.parse(e.data), meta: { ...e.metaValue }, hash: h });
+        }
+        out.push({ version: events[events.length - 1].version, events });
       }
       results.push(out);
     }
@@ -586,15 +621,14 @@ export class EventJournal implements Journal {
     this.trimVersions();
     // Every appender of the group applies before anyone is told: a subscriber sees state at least as new as its event.
     accepted.forEach((p, i) => {
-      const result = { version: results[i][results[i].length - 1].version, events: results[i] };
       try {
-        p.apply?.(result);
-        p.resolve(result);
+        p.apply?.(results[i]);
+        p.resolve(results[i]);
       } catch (e) {
         p.reject(e as Error);
       }
     });
-    for (const out of results) for (const e of out) this.committed.next(e);
+    for (const out of results) for (const part of out) for (const e of part.events) this.committed.next(e);
     return null;
   }
 

@@ -46,6 +46,19 @@ export interface AppendOptions {
   fence?: Fence;
 }
 
+/** One stream's part of an atomic append over several streams. */
+export interface StreamAppend {
+  stream: string;
+  events: readonly NewEvent[];
+  expectedVersion?: ExpectedVersion;
+}
+
+export interface AppendAllOptions {
+  /** As AppendOptions.apply, with each stream's result in the order the writes were given. */
+  apply?: (results: AppendResult[]) => void;
+  fence?: Fence;
+}
+
 export interface Fence {
   lease: string;
   holder: string;
@@ -98,6 +111,11 @@ export interface JournalReader {
 /** The journal port: the one source of truth. Adapters: LevelDB (embedded default) and in-memory (tests). */
 export interface Journal extends JournalReader {
   append(stream: string, events: readonly NewEvent[], options?: AppendOptions): Promise<AppendResult>;
+  /**
+   * Appends to several streams at once: every stream's expected version is checked, and either every event is written
+   * (one contiguous batch, in the order given) or none is; a conflict on any stream refuses the whole append.
+   */
+  appendAll(writes: readonly StreamAppend[], options?: AppendAllOptions): Promise<AppendResult[]>;
   saveSnapshot(stream: string, snapshot: { version: number; state: unknown }): Promise<void>;
   /** Every event after it has been durably appended and its appender's apply step has run, in seq order. */
   readonly committed$: Observable<JournalEvent>;

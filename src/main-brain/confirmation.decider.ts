@@ -1,4 +1,5 @@
-import { MainBrainErrorCode } from './main-brain.errors';
+import { Decision } from '../journal/command-handler';
+import { JournalEvent } from '../journal/journal.port';
 
 /**
  * The human gate's confirmations, pure: a call the main brain may not make alone waits here until the user
@@ -52,10 +53,7 @@ export type ConfirmationCommand =
 export type ConfirmationsState = ReadonlyMap<string, Confirmation>;
 
 /** The events to journal; with an error, the command is refused (after journaling them: an expiry is still recorded). */
-export interface ConfirmationDecision {
-  events: ConfirmationEvent[];
-  error?: { code: MainBrainErrorCode; message: string };
-}
+export type ConfirmationDecision = Decision<ConfirmationEvent>;
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -101,6 +99,9 @@ export function evolve(state: ConfirmationsState, e: ConfirmationEvent): Map<str
   else next.set(c.id, { ...c, outcome: e.data.outcome });
   return next;
 }
+
+/** evolve() over a stored event: the fold of replay, following and the command path alike. */
+export const evolveStored = (state: ConfirmationsState, e: JournalEvent): ConfirmationsState => evolve(state, e as unknown as ConfirmationEvent);
 
 const RESULT_CHARS = 600;
 

@@ -1,25 +1,22 @@
-import { EventBus } from '../bus/event-bus';
 import { DomainError } from '../common/domain-error';
 import { SerialQueue } from '../common/serial-queue';
-import { Journal, JournalConflictError, JournalEvent } from '../journal/journal.port';
+import { CommandStream, handleCommand } from '../journal/command-handler';
+import { Journal, JournalEvent } from '../journal/journal.port';
 import { ChatService } from './chat.service';
 import {
   Confirmation,
   ConfirmationCommand,
-  ConfirmationEvent,
   ConfirmationStatus,
   ConfirmationsState,
   ToolOutcome,
   confirmationNotice,
   decide,
-  evolve,
+  evolveStored,
   statusAt,
 } from './confirmation.decider';
 import { GatedCall } from './tool-registry';
 
 export const CONFIRMATIONS_STREAM = 'confirmations';
-/** Decisions made again after another node appended to the stream first, before the conflict is answered. */
-const DECIDE_ATTEMPTS = 20;
 
 /** What a gated tool answers its caller: not an error, a call waiting for the user. */
 export interface WaitingForUser {
@@ -48,7 +45,6 @@ export class ConfirmationsService {
   private readonly runners = new Map<string, (args: Record<string, unknown>) => unknown>();
 
   constructor(
-    private readonly bus: EventBus,
     private readonly journal: Journal,
     private readonly chat: ChatService,
     private readonly runConfirmed: ConfirmedRunner,
@@ -79,9 +75,18 @@ export class ConfirmationsService {
 
   private fold(e: JournalEvent): void {
     if (e.version <= this.version) return;
-    this.state = evolve(this.state, e as unknown as ConfirmationEvent);
+    this.state = evolveStored(this.state, e);
     this.version = e.version;
   }
+
+  private readonly stream: CommandStream<ConfirmationsState> = {
+    name: CONFIRMATIONS_STREAM,
+    current: () => ({ state: this.state, version: this.version }),
+    adopt: (state, version) => {
+      this.state = state;
+      this.version = version;
+    },
+  };
 
   /** Runs confirmed requests named `tool` with `run` instead of the tool registry. */
   runWith(tool: string, run: (args: Record<string, unknown>) => unknown): void {
@@ -136,36 +141,21 @@ export class ConfirmationsService {
   }
 
   /**
-   * decide → append → evolve → tell the chat; a refusal is thrown after the events it still records (an expiry). Appended
-   * at the stream's version: when another node appended first, its events are followed by then and the command is
-   * decided again (two nodes confirming one request: one runs it, the other is told it is no longer pending).
+   * The command path (decide, append at the stream's version, apply), then the chat is told; a refusal is thrown after
+   * the events it still records (an expiry). Two nodes confirming one request: one runs it, the other, caught up, is
+   * told it is no longer pending.
    */
   private command(cmd: ConfirmationCommand): Promise<Confirmation> {
     return this.queue.run(async () => {
-      for (let attempt = 1; ; attempt++) {
-        const { events, error } = decide(cmd, this.state);
-        if (events.length) {
-          try {
-            await this.bus.emit(CONFIRMATIONS_STREAM, events as never, {
-              expectedVersion: this.version,
-              apply: (r) => {
-                for (const e of events) this.state = evolve(this.state, e);
-                this.version = r.version;
-              },
-            });
-          } catch (e) {
-            if (!(e instanceof JournalConflictError) || attempt >= DECIDE_ATTEMPTS) throw e;
-            await this.journal.catchUp();
-            continue;
+      await handleCommand(this.journal, this.stream, (state) => decide(cmd, state), evolveStored, {
+        afterAppend: async ({ events }) => {
+          for (const e of events) {
+            const text = confirmationNotice(this.state.get(e.data.id) as Confirmation, e);
+            if (text !== null) await this.chat.postConfirmation(text, e.data.id);
           }
-        }
-        for (const e of events) {
-          const text = confirmationNotice(this.state.get(e.data.id) as Confirmation, e);
-          if (text !== null) await this.chat.postConfirmation(text, e.data.id);
-        }
-        if (error) throw new DomainError(error.code, error.message);
-        return this.view(this.state.get(cmd.id) as Confirmation, this.now());
-      }
+        },
+      });
+      return this.view(this.state.get(cmd.id) as Confirmation, this.now());
     });
   }
 

@@ -62,10 +62,9 @@ const newId = () => randomBytes(6).toString('hex');
     },
     {
       provide: ConfirmationsService,
-      inject: [EventBus, JOURNAL, ChatService, ToolRegistry],
-      useFactory: (bus: EventBus, journal: Journal, chat: ChatService, registry: ToolRegistry) => {
+      inject: [JOURNAL, ChatService, ToolRegistry],
+      useFactory: (journal: Journal, chat: ChatService, registry: ToolRegistry) => {
         const confirmations = new ConfirmationsService(
-          bus,
           journal,
           chat,
           (tool, args) => registry.runConfirmed(tool, args),

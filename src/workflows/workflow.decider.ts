@@ -1,3 +1,4 @@
+import { Decision } from '../journal/command-handler';
 import { findSession } from '../supervision/supervision-scope';
 import { WorkflowErrorCode } from './workflow.errors';
 import { WorkflowEventMap } from './workflow.events';
@@ -39,7 +40,7 @@ export interface WorkflowRefusal {
   message: string;
 }
 
-export type WorkflowDecision = { events: WorkflowRunEvent[]; error?: undefined } | { events: []; error: WorkflowRefusal };
+export type WorkflowDecision = Decision<WorkflowRunEvent>;
 
 const refuse = (code: WorkflowErrorCode, message: string): WorkflowDecision => ({ events: [], error: { code, message } });
 

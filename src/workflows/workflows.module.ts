@@ -1,7 +1,6 @@
 import { BusModule } from '../bus/bus.module';
 import { Module, OnApplicationBootstrap } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
-import { EventBus } from '../bus/event-bus';
 import { CONFIG } from '../config/config.module';
 import { BrainstemConfig } from '../config/config.schema';
 import { Journal } from '../journal/journal.port';
@@ -19,9 +18,9 @@ import { WorkflowsService } from './workflows.service';
   providers: [
     {
       provide: WorkflowsService,
-      inject: [EventBus, JOURNAL, SupervisionService, SESSION_DIRECTORY, CONFIG],
-      useFactory: (bus: EventBus, journal: Journal, supervision: SupervisionService, sessions: SessionDirectory, config: BrainstemConfig) =>
-        new WorkflowsService(bus, journal, supervision, sessions, Date.now, () => randomBytes(6).toString('hex'), config.retention_s),
+      inject: [JOURNAL, SupervisionService, SESSION_DIRECTORY, CONFIG],
+      useFactory: (journal: Journal, supervision: SupervisionService, sessions: SessionDirectory, config: BrainstemConfig) =>
+        new WorkflowsService(journal, supervision, sessions, Date.now, () => randomBytes(6).toString('hex'), config.retention_s),
     },
   ],
 })

@@ -1,14 +1,14 @@
 import { Logger } from '@nestjs/common';
-import { EventBus } from '../bus/event-bus';
 import { DomainError } from '../common/domain-error';
 import { PageRequest, pageOf } from '../common/page';
 import { pastRetention } from '../common/retention-queue';
 import { RetentionSweeper } from '../common/retention-sweeper';
 import { SerialQueue } from '../common/serial-queue';
-import { Journal } from '../journal/journal.port';
+import { CommandStream, handleCommand } from '../journal/command-handler';
+import { Journal, JournalEvent } from '../journal/journal.port';
 import { SessionDirectory } from '../supervision/session-directory.port';
 import { SupervisionService } from '../supervision/supervision.service';
-import { WorkflowCommand, WorkflowRunEvent, decide, evolve } from './workflow.decider';
+import { WorkflowCommand, decide, evolve as evolveRun } from './workflow.decider';
 import { WorkflowEventMap } from './workflow.events';
 import { WorkflowRun } from './workflow-run';
 
@@ -40,6 +40,8 @@ export class WorkflowsService {
   private readonly runs = new Map<string, WorkflowRun>();
   /** Each run's seq of workflow.started: the list's order, and what its cursor names. */
   private readonly runSeqs = new Map<string, number>();
+  /** Each run's stream version: commands on it append at that version. */
+  private readonly runVersions = new Map<string, number>();
   private readonly queue = new SerialQueue();
   private readonly retention: RetentionSweeper;
   private readonly logger = new Logger('workflows');
@@ -47,9 +49,9 @@ export class WorkflowsService {
   private indexSaved = 0;
   private indexWrites: Promise<void> = Promise.resolve();
   private markLoaded: () => void = () => undefined;
+  private unfollow: (() => void) | null = null;
 
   constructor(
-    private readonly bus: EventBus,
     private readonly journal: Journal,
     private readonly supervision: SupervisionService,
     private readonly sessions: SessionDirectory,
@@ -66,6 +68,7 @@ export class WorkflowsService {
         for (const id of ids) {
           this.runs.delete(id);
           this.runSeqs.delete(id);
+          this.runVersions.delete(id);
         }
         return [];
       },
@@ -76,6 +79,9 @@ export class WorkflowsService {
   }
 
   async start(): Promise<void> {
+    // Followed from before the reads, so a run another node starts meanwhile is either read or applied after.
+    let early: JournalEvent[] | null = [];
+    this.unfollow = this.journal.follow((e) => (early ? early.push(e) : this.followEvent(e)));
     try {
       const index = await this.journal.loadSnapshot<WorkflowIndex>(WORKFLOWS_STREAM);
       this.indexVersion = this.indexSaved = index?.version ?? 0;
@@ -92,7 +98,10 @@ export class WorkflowsService {
         this.indexVersion = e.version;
         reread.push((e.data as WorkflowEventMap['workflow.registered']).run_id);
       }
-      for (const id of reread) for (const r of await this.journal.readStream(runStream(id))) this.applyEvent(r.type, r.data, r.at, r.seq);
+      for (const id of reread) for (const r of await this.journal.readStream(runStream(id))) this.applyEvent(r);
+      const followed = early;
+      early = null;
+      for (const e of followed) this.followEvent(e);
       const converged = [...this.runs.values()].filter((r) => r.converged_at !== null);
       converged.sort((a, b) => Date.parse(a.converged_at as string) - Date.parse(b.converged_at as string));
       for (const r of converged) this.retention.ended(r.id, Date.parse(r.converged_at as string));
@@ -106,6 +115,7 @@ export class WorkflowsService {
 
   /** Stops the retention timer and snapshots the index, so the next boot reads no tail. */
   close(): Promise<void> {
+    this.unfollow?.();
     this.retention.stop();
     return this.queue.run(() => {
       this.saveIndex();
@@ -138,7 +148,7 @@ export class WorkflowsService {
   startRun(req: StartRunRequest, actor: string): Promise<WorkflowRun> {
     return this.queue.run(async () => {
       const id = `wr_${this.newId()}`;
-      const { run } = await this.execute(id, {
+      const cmd: WorkflowCommand = {
         type: 'start_run',
         run_id: id,
         workflow_id: req.workflow_id,
@@ -148,11 +158,21 @@ export class WorkflowsService {
         sessions: this.sessions.list(),
         supervision: this.supervisionFacts(),
         now: this.now(),
+      };
+      // The run and its registration in the index are one atomic append: no run the index does not name, nor the reverse.
+      const { state: run } = await handleCommand(this.journal, this.runStream(id), (r) => decide(cmd, r), evolveRun, {
+        alongside: () => [
+          {
+            stream: WORKFLOWS_STREAM,
+            expectedVersion: this.indexVersion,
+            events: [{ type: 'workflow.registered', data: { run_id: id } }],
+            apply: (res) => (this.indexVersion = res.version),
+          },
+        ],
       });
-      await this.bus.emit(WORKFLOWS_STREAM, [{ type: 'workflow.registered', data: { run_id: run.id } } as never], { apply: (res) => (this.indexVersion = res.version) });
       if (this.indexVersion - this.indexSaved >= INDEX_SNAPSHOT_EVERY) this.saveIndex();
-      if (run.supervision_started_by_run) await this.supervision.enable({ task_hint: `workflow ${run.name}` }, 'workflow', actor);
-      return this.get(run.id);
+      if (run?.supervision_started_by_run) await this.supervision.enable({ task_hint: `workflow ${run.name}` }, 'workflow', actor);
+      return this.get(id);
     });
   }
 
@@ -161,7 +181,9 @@ export class WorkflowsService {
       // Loaded first: an unknown run is answered with where runs go once converged.
       this.get(id);
       const others = [...this.runs.values()].filter((r) => r.id !== id && r.status === 'running' && r.holds_supervision).length;
-      const { run, events } = await this.execute(id, { type: 'converge_run', run_id: id, other_holders: others, supervision: this.supervisionFacts() });
+      const cmd: WorkflowCommand = { type: 'converge_run', run_id: id, other_holders: others, supervision: this.supervisionFacts() };
+      const { events } = await handleCommand(this.journal, this.runStream(id), (r) => decide(cmd, r), evolveRun);
+      const run = this.get(id);
       this.retention.ended(id, Date.parse(run.converged_at as string));
       if (events.some((e) => e.type === 'workflow.converged' && e.data.supervision_closed)) await this.supervision.disable('workflow_converged');
       return run;
@@ -173,21 +195,37 @@ export class WorkflowsService {
     return { enabled: a?.enabled ?? false, started_by: a?.started_by ?? null };
   }
 
-  /** decide → append → fold (before the events are published), on the run's stream; a refusal is thrown. Answers the run and the events journaled. */
-  private async execute(id: string, cmd: WorkflowCommand): Promise<{ run: WorkflowRun; events: WorkflowRunEvent[] }> {
-    const d = decide(cmd, this.runs.get(id) ?? null);
-    if (d.error) throw new DomainError(d.error.code, d.error.message);
-    await this.bus.emit(runStream(id), d.events as never, { apply: ({ events }) => events.forEach((e) => this.applyEvent(e.type, e.data, e.at, e.seq)) });
-    return { run: this.get(id), events: d.events };
+  /** A run's stream as the command path reads and writes it. */
+  private runStream(id: string): CommandStream<WorkflowRun | null> {
+    return {
+      name: runStream(id),
+      current: () => ({ state: this.runs.get(id) ?? null, version: this.runVersions.get(id) ?? 0 }),
+      adopt: (_run, _version, stored) => stored.forEach((e) => this.applyEvent(e)),
+    };
   }
 
-  private applyEvent(type: string, data: unknown, at: string, seq: number): void {
-    const id = type === 'workflow.started' ? (data as WorkflowEventMap['workflow.started']).run.id : (data as WorkflowEventMap['workflow.converged']).run_id;
+  /** An event another node appended: the index's version, or a run's next event (a run this node holds, or a new one). */
+  private followEvent(e: JournalEvent): void {
+    if (e.stream === WORKFLOWS_STREAM) {
+      this.indexVersion = Math.max(this.indexVersion, e.version);
+      return;
+    }
+    if (!e.stream.startsWith('workflow-')) return;
+    const id = e.stream.slice('workflow-'.length);
+    if (e.version !== (this.runVersions.get(id) ?? 0) + 1) return;
+    this.applyEvent(e);
+    const run = this.runs.get(id);
+    if (run?.converged_at) this.retention.ended(id, Date.parse(run.converged_at));
+  }
+
+  private applyEvent(e: JournalEvent): void {
+    const id = e.stream.slice('workflow-'.length);
     // A run that left memory (retention) stays out of it.
-    const run = evolve(this.runs.get(id) ?? null, { type, data, at });
+    const run = evolveRun(this.runs.get(id) ?? null, e);
     if (!run) return;
     this.runs.set(id, run);
-    if (type === 'workflow.started') this.runSeqs.set(id, seq);
+    this.runVersions.set(id, e.version);
+    if (e.type === 'workflow.started') this.runSeqs.set(id, e.seq);
   }
 
   /** Snapshots the index at the version seen, in order after the writes before it. It only spares boot reads. */

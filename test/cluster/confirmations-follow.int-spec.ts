@@ -55,7 +55,6 @@ describePg('confirmations of the human gate on two nodes sharing a journal, in p
     await chat.start();
     const ran: string[] = [];
     const confirmations = new ConfirmationsService(
-      bus,
       journal,
       chat,
       async (tool, args) => {

@@ -143,6 +143,39 @@ export function journalContract(name: string, makeHarness: () => Promise<Journal
         expect(await journal.streamVersion('race')).toBe(21);
       });
 
+      it('given an append over several streams, writes them as one contiguous batch with each stream numbered on its own', async () => {
+        await journal.append('one', [ev('o.made')]);
+        const applied: number[][] = [];
+        const [a, b] = await journal.appendAll(
+          [
+            { stream: 'one', events: [ev('o.next')], expectedVersion: 1 },
+            { stream: 'two', events: [ev('t.made'), ev('t.next')], expectedVersion: 'no_stream' },
+          ],
+          { apply: (results) => applied.push(results.map((r) => r.version)) },
+        );
+        expect([a.version, b.version]).toEqual([2, 2]);
+        expect(applied).toEqual([[2, 2]]);
+        expect([...a.events, ...b.events].map((e) => e.seq)).toEqual([2, 3, 4]);
+        expect((await journal.readStream('two')).map((e) => e.type)).toEqual(['t.made', 't.next']);
+      });
+
+      it('given one stale stream in an append over several, writes none of it and names the stale stream', async () => {
+        await journal.append('one', [ev('o.made')]);
+        await journal.append('two', [ev('t.made')]);
+        const head = journal.head();
+        await expect(
+          journal.appendAll([
+            { stream: 'one', events: [ev('o.next')], expectedVersion: 1 },
+            { stream: 'two', events: [ev('t.next')], expectedVersion: 0 },
+          ]),
+        ).rejects.toMatchObject({ code: 'journal_conflict', stream: 'two', actual: 1 });
+        expect(journal.head()).toEqual(head);
+        expect(await journal.streamVersion('one')).toBe(1);
+        await expect(journal.appendAll([{ stream: 'one', events: [ev('x')] }, { stream: 'one', events: [ev('y')] }])).rejects.toMatchObject({
+          code: 'journal_invalid_event',
+        });
+      });
+
       it('given more streams appended to than it keeps versions of, still checks and numbers a stream that fell out', async () => {
         await journal.append('old', [ev('o.made'), ev('o.next')]);
         // Every group has its own streams: the cache is trimmed between groups.

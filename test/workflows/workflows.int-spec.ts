@@ -24,7 +24,7 @@ describe('workflow runs and auto_supervise over a real journal', () => {
     sessions.add('cs_a');
     supervision = new SupervisionService(bus, journal, sessions, { debounce_ms: 20, restore_ttl_s: 900, round_timeout_s: 600 }, Date.now, ids);
     await supervision.start();
-    workflows = new WorkflowsService(bus, journal, supervision, sessions, Date.now, ids);
+    workflows = new WorkflowsService(journal, supervision, sessions, Date.now, ids);
     await workflows.start();
   };
   const shutdown = async () => {
