@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { ERROR_STATUSES } from '../../src/http/http-errors';
+import { ERROR_STATUSES } from '../../src/app.errors';
 
 const README = readFileSync(resolve(__dirname, '../../README.md'), 'utf8');
 

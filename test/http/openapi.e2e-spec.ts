@@ -1,4 +1,4 @@
-import { ERROR_STATUSES } from '../../src/http/http-errors';
+import { ERROR_STATUSES } from '../../src/app.errors';
 import { OPENAPI_JSON_PATH, OPENAPI_PAGE_PATH, isApiDescription } from '../../src/http/openapi';
 import { listRoutes } from '../support/route-list';
 import { TestApp, startTestApp } from '../support/test-app';
