@@ -1,10 +1,9 @@
 // Nest 12 and some of its dependencies ship ESM only; @swc/jest turns them into CommonJS for jest.
 const esmPackages = ['@nestjs', '@fastify', 'cookie', 'content-disposition'];
 
-module.exports = {
+const shared = {
   testEnvironment: 'node',
-  rootDir: '.',
-  testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/web/src/**/*.spec.ts', '<rootDir>/test/**/*.int-spec.ts', '<rootDir>/test/**/*.e2e-spec.ts'],
+  rootDir: __dirname,
   transform: {
     '^.+\\.(t|j)s$': [
       '@swc/jest',
@@ -19,5 +18,17 @@ module.exports = {
     ],
   },
   transformIgnorePatterns: [`/node_modules/(?!(${esmPackages.join('|')})/)`],
+};
+
+/**
+ * One project per level, named as the file names say it (`npm run test:unit`, `test:int`, `test:e2e` select one);
+ * `npm test` runs them all.
+ */
+module.exports = {
   testTimeout: 60000,
+  projects: [
+    { ...shared, displayName: 'unit', testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/web/src/**/*.spec.ts'] },
+    { ...shared, displayName: 'int', testMatch: ['<rootDir>/test/**/*.int-spec.ts'] },
+    { ...shared, displayName: 'e2e', testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'] },
+  ],
 };

@@ -3,6 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import { Logger, LoggerService } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import { ERROR_STATUSES, errorStatuses } from './app.errors';
 import { AppModule } from './app.module';
 import { installAuth } from './auth/auth.hook';
 import { FileCredentialStore } from './auth/credential-files';
@@ -74,8 +75,9 @@ export async function createApp(config: BrainstemConfig, options: AppOptions = {
     policy: hostPolicy(config.server.host, config.server.allowed_hosts),
     anonymousIsUser: config.server.auth === 'off',
     publicPaths: dashboardPaths(dashboard),
+    statuses: errorStatuses,
   });
-  await serveDashboard(fastify, dashboard);
+  await serveDashboard(fastify, dashboard, errorStatuses);
   refuseInheritedQueryKeys(fastify);
   // No endpoint takes plain text: such a body is answered 415, not parsed into a string that fails validation.
   fastify.removeContentTypeParser('text/plain');
@@ -93,8 +95,8 @@ export async function createApp(config: BrainstemConfig, options: AppOptions = {
     app.useBodyParser('application/json', { bodyLimit: config.server.body_limit_bytes }, depthLimitedJsonParser(fastify));
     app.setGlobalPrefix(API_PREFIX);
     app.useGlobalPipes(createValidationPipe());
-    app.useGlobalFilters(new AllExceptionsFilter());
-    installOpenApi(app, API_PREFIX, MCP_SERVER_VERSION);
+    app.useGlobalFilters(new AllExceptionsFilter(errorStatuses));
+    installOpenApi(app, API_PREFIX, MCP_SERVER_VERSION, ERROR_STATUSES);
     await app.init();
     await fastify.ready();
     return app;

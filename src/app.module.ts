@@ -1,4 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
+import { errorStatuses } from './app.errors';
 import { AuthModule } from './auth/auth.module';
 import { Credentials } from './auth/credentials';
 import { NODE_DIRECTORY, NodeDirectory } from './cluster/node-directory.port';
@@ -6,8 +7,9 @@ import { SUPERVISOR_LEASE, SupervisorLease } from './cluster/supervisor-lease.po
 import { BusModule } from './bus/bus.module';
 import { ConfigModule } from './config/config.module';
 import { DashboardModule } from './dashboard/dashboard.module';
+import { ErrorStatuses } from './http/http-errors';
+import { HealthController } from './health.controller';
 import { BrainstemConfig } from './config/config.schema';
-import { HealthController } from './http/health.controller';
 import { JournalModule } from './journal/journal.module';
 import { Journal } from './journal/journal.port';
 import { ProfilesModule } from './profiles/profiles.module';
@@ -26,6 +28,7 @@ export class AppModule {
           { provide: Credentials, useValue: credentials },
           { provide: NODE_DIRECTORY, useValue: nodes },
           { provide: SUPERVISOR_LEASE, useValue: lease },
+          { provide: ErrorStatuses, useValue: errorStatuses },
         ]),
         JournalModule.forRoot(journal),
         AuthModule,

@@ -1,6 +1,6 @@
 import { FastifyInstance, FastifyRequest } from 'fastify';
 import { DomainError } from '../common/domain-error';
-import { domainErrorBody } from '../http/http-errors';
+import { ErrorStatuses } from '../http/http-errors';
 import { isApiDescription } from '../http/openapi';
 import { Credentials } from './credentials';
 import { HostPolicy, hostAllowed, originAllowed } from './host-policy';
@@ -20,6 +20,7 @@ export interface AuthOptions {
   anonymousIsUser: boolean;
   /** Paths a GET or HEAD may fetch without a credential: the dashboard's static files, which hold no data. */
   publicPaths?: ReadonlySet<string>;
+  statuses: ErrorStatuses;
 }
 
 /** The port the request came in on; null for an in-process request (inject), which has no socket. */
@@ -37,7 +38,7 @@ export function installAuth(fastify: FastifyInstance, options: AuthOptions): voi
   fastify.addHook('onRequest', async (request, reply) => {
     const refusal = refuse(request, options);
     if (refusal) {
-      const body = domainErrorBody(refusal);
+      const body = options.statuses.bodyOf(refusal);
       if (refusal.code === 'unauthorized') reply.header('www-authenticate', 'Bearer');
       await reply.status(body.statusCode).send(body);
       return reply;

@@ -1,3 +1,5 @@
+import { splitHostPort } from '../common/host-port';
+
 /**
  * Which Host and Origin values a request may carry (DNS-rebinding and cross-site defence). Pure: the listening
  * port and the configured names are inputs.
@@ -29,28 +31,6 @@ export function hostPolicy(bindHost: string, allowedHosts: readonly string[]): H
     else names.add(bracketed(entry));
   }
   return { names, hostPorts };
-}
-
-/** "name:port", "[v6]:port", "name", "[v6]"; null when malformed. Ports are kept as written digits. */
-export function splitHostPort(value: string): { name: string; port?: string } | null {
-  let name: string;
-  let rest: string;
-  if (value.startsWith('[')) {
-    const end = value.indexOf(']');
-    if (end < 0) return null;
-    name = value.slice(0, end + 1);
-    rest = value.slice(end + 1);
-  } else {
-    const colon = value.indexOf(':');
-    if (colon >= 0 && value.indexOf(':', colon + 1) >= 0) return { name: `[${value}]` }; // a bare IPv6 address
-    name = colon < 0 ? value : value.slice(0, colon);
-    rest = colon < 0 ? '' : value.slice(colon);
-  }
-  if (!name) return null;
-  if (rest === '') return { name };
-  const port = rest.slice(1);
-  if (!rest.startsWith(':') || port === '' || port.length > 5 || [...port].some((c) => c < '0' || c > '9')) return null;
-  return { name, port };
 }
 
 /**

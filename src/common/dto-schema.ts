@@ -85,6 +85,8 @@ function describedAs(type: Dto, key: string): string | undefined {
  * stated, and this only translates them (type, enum, lengths, bounds, pattern, required, nested DTOs as $ref into
  * `registry`). Properties a class does not validate do not exist for the whitelisting pipe, so none are listed;
  * unknown fields are refused (additionalProperties: false).
+ * Not class-validator-jsonschema: it converts each validator alone and merges them last-wins, so a field with two
+ * @Matches loses one pattern, @Requires cannot reach the object's `dependencies`, and an optional $ref loses `nullable`.
  */
 export function dtoSchema(type: Dto, registry: SchemaRegistry, dialect: SchemaDialect = 'openapi'): SchemaObject {
   const byKey = new Map<string, ValidationMetadata[]>();

@@ -2,7 +2,7 @@ import { accessSync, constants, existsSync, readFileSync, statSync } from 'node:
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { load } from 'js-yaml';
-import { splitHostPort } from '../auth/host-policy';
+import { splitHostPort } from '../common/host-port';
 import { BrainstemConfig, KNOBS, Knob, flagOf } from './config.schema';
 
 export class ConfigError extends Error {

@@ -5,8 +5,9 @@ import { ServiceUrl, urlOf } from './service-url';
 export const CONFIG = Symbol('BrainstemConfig');
 
 /**
- * What the service is started with, global like the journal: the settings, its URL, and what else was opened before
- * Nest from them (the credentials), given by the caller so this layer imports no feature.
+ * What the service is started with, global like the journal: the settings, its URL, and what else the caller made
+ * before Nest (the credentials, the nodes, the lease, the error statuses), given by the caller so this layer imports no
+ * feature.
  */
 @Global()
 @Module({})

@@ -5,6 +5,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { DomainError } from '../common/domain-error';
 import { toErrorBody } from '../http/all-exceptions.filter';
+import { ErrorStatuses } from '../http/http-errors';
 
 /**
  * The page runs only its own bundle: no inline script, no eval, no inline style, nothing from another origin; it
@@ -36,11 +37,11 @@ export function dashboardPaths(dir: string): Set<string> {
  * index uncached (it names the hashed bundles, which are cached for good). Without a build, `/` says how to make one.
  * Its errors (a refused query) take the shape every other route's do.
  */
-export async function serveDashboard(fastify: FastifyInstance, dir: string): Promise<void> {
+export async function serveDashboard(fastify: FastifyInstance, dir: string, statuses: ErrorStatuses): Promise<void> {
   const logger = new Logger('dashboard');
   await fastify.register(async (scope) => {
     scope.setErrorHandler((error, _request, reply) => {
-      const body = toErrorBody(error, logger);
+      const body = toErrorBody(error, logger, statuses);
       return reply.status(body.statusCode).send(body);
     });
     if (!existsSync(join(dir, 'index.html'))) {

@@ -2,7 +2,7 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@n
 import { FastifyReply } from 'fastify';
 import { DomainError } from '../common/domain-error';
 import { JournalError } from '../journal/journal.port';
-import { domainErrorBody, ErrorBody, errorBody } from './http-errors';
+import { ErrorBody, ErrorStatuses, errorBody } from './http-errors';
 
 const CODE_BY_STATUS: Record<number, string> = {
   400: 'invalid_input',
@@ -17,9 +17,9 @@ const CODE_BY_STATUS: Record<number, string> = {
 };
 
 /** Maps every error to {statusCode, error, code, message}; unknown errors are logged and answered 500 without internals. */
-export function toErrorBody(exception: unknown, logger: Logger): ErrorBody {
+export function toErrorBody(exception: unknown, logger: Logger, statuses: ErrorStatuses): ErrorBody {
   if (exception instanceof DomainError || exception instanceof JournalError) {
-    const body = domainErrorBody(exception);
+    const body = statuses.bodyOf(exception);
     if (body.statusCode >= 500) logger.error(exception.message, exception.stack);
     return body;
   }
@@ -43,9 +43,11 @@ export function toErrorBody(exception: unknown, logger: Logger): ErrorBody {
 export class AllExceptionsFilter implements ExceptionFilter {
   private readonly logger = new Logger('http');
 
+  constructor(private readonly statuses: ErrorStatuses) {}
+
   catch(exception: unknown, host: ArgumentsHost): void {
     const reply = host.switchToHttp().getResponse<FastifyReply>();
-    const body = toErrorBody(exception, this.logger);
+    const body = toErrorBody(exception, this.logger, this.statuses);
     if (reply.sent || reply.raw.headersSent) {
       reply.raw.end();
       return;

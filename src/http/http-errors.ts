@@ -1,24 +1,13 @@
 import { STATUS_CODES } from 'node:http';
-import { COMMON_ERRORS, DomainError, DomainErrorCode, DomainErrorStatus } from '../common/domain-error';
-import { MAIN_BRAIN_ERRORS } from '../main-brain/main-brain.errors';
-import { PROFILE_ERRORS } from '../profiles/profile.errors';
-import { SESSION_ERRORS } from '../sessions/session.errors';
-import { SUPERVISION_ERRORS } from '../supervision/supervision.errors';
-import { WORKFLOW_ERRORS } from '../workflows/workflow.errors';
+import { DomainError, DomainErrorCode, DomainErrorStatus } from '../common/domain-error';
 import { JournalError } from '../journal/journal.port';
 
-/** Every code's status: the shared ones and each feature's. A code missing here, or mapped to another status than its declaration says, does not compile. */
-const STATUS: { [K in DomainErrorCode]: DomainErrorStatus[K] } = {
-  ...COMMON_ERRORS,
-  ...SESSION_ERRORS,
-  ...PROFILE_ERRORS,
-  ...SUPERVISION_ERRORS,
-  ...WORKFLOW_ERRORS,
-  ...MAIN_BRAIN_ERRORS,
-};
-
-/** Every domain error code with its status (OpenAPI and the README list them). */
-export const ERROR_STATUSES: Readonly<Record<DomainErrorCode, number>> = STATUS;
+/**
+ * Every code's status: the shared ones and each feature's, which the features declare by merging into
+ * DomainErrorStatus. The app's composition assembles the value (src/app.errors.ts), so this layer imports no feature;
+ * a table missing a code, or mapping one to another status than its declaration says, does not compile.
+ */
+export type ErrorStatusTable = { readonly [K in DomainErrorCode]: DomainErrorStatus[K] };
 
 export interface ErrorBody {
   statusCode: number;
@@ -32,7 +21,11 @@ export function errorBody(statusCode: number, code: string, message: string, det
   return { statusCode, error: STATUS_CODES[statusCode] ?? 'Error', code, message, ...(details ? { details } : {}) };
 }
 
-export function domainErrorBody(e: DomainError | JournalError): ErrorBody {
-  return errorBody(STATUS[e.code], e.code, e.message, e instanceof DomainError ? e.details : undefined);
-}
+/** Domain errors answered over HTTP, by the table the app was composed with (also its injection token). */
+export class ErrorStatuses {
+  constructor(readonly table: ErrorStatusTable) {}
 
+  bodyOf(e: DomainError | JournalError): ErrorBody {
+    return errorBody(this.table[e.code], e.code, e.message, e instanceof DomainError ? e.details : undefined);
+  }
+}

@@ -4,7 +4,7 @@ import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
 import { ModulesContainer } from '@nestjs/core';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { SchemaObject, SchemaRegistry, dtoRef, dtoSchema } from '../common/dto-schema';
-import { ERROR_STATUSES } from './http-errors';
+import { ErrorStatusTable } from './http-errors';
 
 export const OPENAPI_JSON_PATH = '/api/v1/openapi.json';
 export const OPENAPI_PAGE_PATH = '/api/v1/docs';
@@ -79,10 +79,10 @@ export function controllerRoutes(app: INestApplication, prefix: string): Control
   return out;
 }
 
-/** Error schemas, one per status: the shared body with `code` limited to the codes of that status (read now, so a code a feature adds is listed). */
-function errorSchemas(): Record<string, SchemaObject> {
+/** Error schemas, one per status: the shared body with `code` limited to the codes of that status (from the app's table, so a code a feature adds is listed). */
+function errorSchemas(statuses: ErrorStatusTable): Record<string, SchemaObject> {
   const byStatus = new Map<number, string[]>();
-  for (const [code, status] of Object.entries(ERROR_STATUSES)) byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  for (const [code, status] of Object.entries(statuses)) byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   const schemas: Record<string, SchemaObject> = {};
   for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
     schemas[`Error${status}`] = {
@@ -123,7 +123,7 @@ const json = (schema: SchemaObject) => ({ required: true, content: { 'applicatio
  * parameters from the DTOs' validators (dtoSchema), so a limit is stated only on the DTO; every operation's error
  * responses with the shared error body and the codes of each status; /mcp, which is not a controller.
  */
-export function buildOpenApiDocument(app: INestApplication, prefix: string, version: string): OpenAPIObject {
+export function buildOpenApiDocument(app: INestApplication, prefix: string, version: string, statuses: ErrorStatusTable): OpenAPIObject {
   const config = new DocumentBuilder()
     .setTitle('Brainstem')
     .setDescription('Runs AI coding sessions and supervises them. Every route takes `Authorization: Bearer <token>`; the user token is in the api-token file of the data directory.')
@@ -133,7 +133,7 @@ export function buildOpenApiDocument(app: INestApplication, prefix: string, vers
     .build();
   const document = SwaggerModule.createDocument(app, config);
   const registry: SchemaRegistry = new Map();
-  const errors = errorSchemas();
+  const errors = errorSchemas(statuses);
   const routes = new Map(controllerRoutes(app, prefix).map((r) => [r.operationId, r]));
   for (const [path, item] of Object.entries(document.paths)) {
     for (const operation of Object.values(item) as Operation[]) {
@@ -200,8 +200,8 @@ export function isApiDescription(method: string, routeUrl: string | undefined): 
 }
 
 /** Serves the document at OPENAPI_JSON_PATH and the Swagger UI page at OPENAPI_PAGE_PATH (its Authorize button takes the bearer token). */
-export function installOpenApi(app: INestApplication, prefix: string, version: string): void {
-  SwaggerModule.setup(OPENAPI_PAGE_PATH, app, () => buildOpenApiDocument(app, prefix, version), {
+export function installOpenApi(app: INestApplication, prefix: string, version: string, statuses: ErrorStatusTable): void {
+  SwaggerModule.setup(OPENAPI_PAGE_PATH, app, () => buildOpenApiDocument(app, prefix, version, statuses), {
     jsonDocumentUrl: OPENAPI_JSON_PATH,
     raw: ['json'],
     customSiteTitle: 'Brainstem API',

@@ -5,7 +5,7 @@ import { localPortOf } from '../auth/auth.hook';
 import { HostPolicy, allowedHostValues, allowedOriginValues } from '../auth/host-policy';
 import { Principal, describePrincipal } from '../auth/principal';
 import { DomainError } from '../common/domain-error';
-import { domainErrorBody, errorBody } from '../http/http-errors';
+import { ErrorStatuses, errorBody } from '../http/http-errors';
 import { SessionsService } from '../sessions/sessions.service';
 import { McpDeps, McpIdentity, createMcpServer } from './mcp-server.factory';
 
@@ -39,6 +39,12 @@ export function identify(principal: Principal, header: string | string[] | undef
   return { kind: 'worker', session_id: id, alias: own.alias };
 }
 
+/** What the endpoint answers HTTP with: the host policy the SDK's own check repeats, and the status of each error code. */
+export interface McpHttp {
+  policy: HostPolicy;
+  statuses: ErrorStatuses;
+}
+
 /**
  * Streamable HTTP at /mcp, stateless: every POST gets a fresh Server and transport bound to the identity
  * its headers carry. Nothing is kept between requests, so a worker's identity can never leak into another
@@ -47,8 +53,8 @@ export function identify(principal: Principal, header: string | string[] | undef
  * 405, as the SDK's stateless pattern does; the SDK client then simply goes on without the stream.
  * Registered on Fastify directly (the MCP transport writes the raw response), behind the authentication hook.
  */
-export function installMcpEndpoint(fastify: FastifyInstance, sessions: SessionsService, deps: McpDeps, policy: HostPolicy): void {
-  fastify.post(MCP_PATH, (request, reply) => handle(request, reply, sessions, deps, policy));
+export function installMcpEndpoint(fastify: FastifyInstance, sessions: SessionsService, deps: McpDeps, http: McpHttp): void {
+  fastify.post(MCP_PATH, (request, reply) => handle(request, reply, sessions, deps, http));
   fastify.route({
     method: ['GET', 'DELETE'],
     url: MCP_PATH,
@@ -61,13 +67,13 @@ export function installMcpEndpoint(fastify: FastifyInstance, sessions: SessionsS
   });
 }
 
-async function handle(request: FastifyRequest, reply: FastifyReply, sessions: SessionsService, deps: McpDeps, policy: HostPolicy): Promise<void> {
+async function handle(request: FastifyRequest, reply: FastifyReply, sessions: SessionsService, deps: McpDeps, { policy, statuses }: McpHttp): Promise<void> {
   let identity: McpIdentity;
   try {
     // The authentication hook has refused any request without a principal.
     identity = identify(request.principal as Principal, request.headers[SESSION_HEADER], sessions);
   } catch (e) {
-    const body = e instanceof DomainError ? domainErrorBody(e) : errorBody(500, 'internal_error', 'could not identify the MCP caller');
+    const body = e instanceof DomainError ? statuses.bodyOf(e) : errorBody(500, 'internal_error', 'could not identify the MCP caller');
     await reply.status(body.statusCode).send(body);
     return;
   }

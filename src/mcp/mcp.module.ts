@@ -10,6 +10,7 @@ import { SessionsModule } from '../sessions/sessions.module';
 import { SessionsService } from '../sessions/sessions.service';
 import { SupervisionModule } from '../supervision/supervision.module';
 import { SupervisionService } from '../supervision/supervision.service';
+import { ErrorStatuses } from '../http/http-errors';
 import { installMcpEndpoint } from './mcp-http.endpoint';
 
 export const MCP_SERVER_VERSION = '0.1.0';
@@ -23,6 +24,7 @@ export class McpModule implements OnModuleInit {
     private readonly sessions: SessionsService,
     private readonly supervision: SupervisionService,
     @Inject(CONFIG) private readonly config: BrainstemConfig,
+    private readonly statuses: ErrorStatuses,
   ) {}
 
   /** Before Fastify is ready (createApp calls app.init() first), so the route exists when it listens. */
@@ -32,7 +34,7 @@ export class McpModule implements OnModuleInit {
       fastify,
       this.sessions,
       { registry: this.registry, supervision: this.supervision, version: MCP_SERVER_VERSION },
-      hostPolicy(this.config.server.host, this.config.server.allowed_hosts),
+      { policy: hostPolicy(this.config.server.host, this.config.server.allowed_hosts), statuses: this.statuses },
     );
   }
 }

@@ -4,27 +4,25 @@ import { JOURNAL } from '../../src/journal/journal.tokens';
 import { Logger } from '@nestjs/common';
 import { EventBus } from '../../src/bus/event-bus';
 import { PluginHost } from '../../src/bus/plugin-host';
-import { TestApp, startTestApp } from '../support/test-app';
+import { useTestApp } from '../support/use-test-app';
 import { waitFor } from '../support/wait-for';
 
 const fixture = (f: string) => resolve(__dirname, '../fixtures/plugins', f);
 
 describe('plugins', () => {
-  let t: TestApp;
   let journal: Journal;
   const recorder = require(fixture('recorder.plugin.js')) as { seen: number[] };
   const exploder = require(fixture('exploding-subscriber.plugin.js')) as { seen: number[] };
   const follower = require(fixture('journal-subscriber.plugin.js')) as { seen: number[] };
 
-  beforeAll(async () => {
-    t = await startTestApp({
-      BRAINSTEM_PLUGINS: ['recorder.plugin.js', 'exploding-subscriber.plugin.js', 'journal-subscriber.plugin.js', 'failing-register.plugin.js', 'not-a-plugin.js']
-        .map(fixture)
-        .join(','),
-    });
+  const t = useTestApp({
+    BRAINSTEM_PLUGINS: ['recorder.plugin.js', 'exploding-subscriber.plugin.js', 'journal-subscriber.plugin.js', 'failing-register.plugin.js', 'not-a-plugin.js']
+      .map(fixture)
+      .join(','),
+  });
+  beforeAll(() => {
     journal = t.app.get<Journal>(JOURNAL);
   });
-  afterAll(() => t.close());
 
   const pluginEvents = async () => (await journal.readStream('plugins')).map((e) => [e.type, (e.data as { name: string }).name]);
 

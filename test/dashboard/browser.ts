@@ -4,7 +4,8 @@ import { Browser, BrowserContext, Page } from 'playwright-core';
 import { buildDashboard } from '../../src/dashboard/dashboard.build';
 import { CHROMIUM, launchBrowser } from '../support/chromium';
 import { tempDir } from '../support/temp-dir';
-import { TestApp, startTestApp } from '../support/test-app';
+import { TestApp } from '../support/test-app';
+import { useTestApp } from '../support/use-test-app';
 
 
 /** Screenshots of the views, kept after the run to be looked at (gitignored). */
@@ -45,10 +46,10 @@ export interface DashboardHarness {
  */
 export function dashboardHarness(options: { env?: Record<string, string>; viewport?: { width: number; height: number } } = {}): DashboardHarness {
   const web = tempDir('brainstem-web-');
-  const state: { t?: TestApp; browser?: Browser; context?: BrowserContext; page?: Page } = {};
+  const state: { browser?: Browser; context?: BrowserContext; page?: Page } = {};
+  beforeAll(() => buildDashboard(web.path));
+  const t = useTestApp(options.env ?? {}, { listen: true, dashboardDir: () => web.path, beforeClose: () => state.browser?.close() });
   beforeAll(async () => {
-    await buildDashboard(web.path);
-    state.t = await startTestApp(options.env ?? {}, { listen: true, dashboardDir: web.path });
     state.browser = await launchBrowser();
   });
   beforeEach(async () => {
@@ -56,15 +57,9 @@ export function dashboardHarness(options: { env?: Record<string, string>; viewpo
     state.page = await state.context.newPage();
   });
   afterEach(() => state.context?.close());
-  afterAll(async () => {
-    await state.browser?.close();
-    await state.t?.close();
-    web.remove();
-  });
+  afterAll(() => web.remove());
   return {
-    get t() {
-      return state.t as TestApp;
-    },
+    t,
     get page() {
       return state.page as Page;
     },

@@ -4,7 +4,8 @@ import { ChatService } from '../../src/main-brain/chat.service';
 import { ToolRegistry } from '../../src/main-brain/tool-registry';
 import { DASHBOARD_CSP } from '../../src/dashboard/dashboard.static';
 import { tempDir } from '../support/temp-dir';
-import { TestApp, startTestApp } from '../support/test-app';
+import { TestApp } from '../support/test-app';
+import { useTestApp } from '../support/use-test-app';
 import { waitFor } from '../support/wait-for';
 import { WORKERS, WorkerReaper } from '../support/workers';
 import { dashboardHarness, describeInBrowser, screenshot, signIn } from './browser';
@@ -256,11 +257,7 @@ describeInBrowser('the dashboard in Chromium', () => {
   });
 
   describe('questions, blocked sessions and stalls', () => {
-    let slow: TestApp;
-    beforeAll(async () => {
-      slow = await startTestApp({ BRAINSTEM_SUPERVISION_STALL_THRESHOLD_S: '1' }, { listen: true, dashboardDir: harness.webDir });
-    });
-    afterAll(() => slow.close());
+    const slow = useTestApp({ BRAINSTEM_SUPERVISION_STALL_THRESHOLD_S: '1' }, { listen: true, dashboardDir: () => harness.webDir });
 
     it('Given a question and a blocked reason waiting, When a wait passes the stall threshold, Then both show what they wait on, oldest first, marked stalled, and the question is answered in place', async () => {
       const asks = await startSignalling(slow, { type: 'ask_human', question: 'Which database: <em>Postgres</em> or SQLite?' }, 'asks a question');

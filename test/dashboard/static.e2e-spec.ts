@@ -6,21 +6,16 @@ import { RuntimeCatalog } from '../../src/sessions/runtimes/runtime-catalog';
 import { buildDashboard } from '../../src/dashboard/dashboard.build';
 import { DASHBOARD_CSP } from '../../src/dashboard/dashboard.static';
 import { tempDir } from '../support/temp-dir';
-import { TestApp, startTestApp } from '../support/test-app';
+import { useTestApp } from '../support/use-test-app';
 
 describe('the dashboard is served by the service itself', () => {
   const web = tempDir('brainstem-web-');
-  let t: TestApp;
   let files: string[];
-
   beforeAll(async () => {
     files = await buildDashboard(web.path);
-    t = await startTestApp({}, { dashboardDir: web.path });
   });
-  afterAll(async () => {
-    await t.close();
-    web.remove();
-  });
+  const t = useTestApp({}, { dashboardDir: () => web.path });
+  afterAll(() => web.remove());
 
   it('Given no token, When the page and its bundles are fetched, Then they come with a strict Content-Security-Policy', async () => {
     const page = await t.rawInject({ method: 'GET', url: '/' });
@@ -87,14 +82,8 @@ describe('the dashboard is served by the service itself', () => {
 
 describe('a service whose dashboard is not built', () => {
   const missing = tempDir('brainstem-noweb-');
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp({}, { dashboardDir: `${missing.path}/web` });
-  });
-  afterAll(async () => {
-    await t.close();
-    missing.remove();
-  });
+  const t = useTestApp({}, { dashboardDir: () => `${missing.path}/web` });
+  afterAll(() => missing.remove());
 
   it('Given no build, When / is fetched, Then it says how to build the page (and a refused query is refused as on every route)', async () => {
     const res = await t.rawInject({ method: 'GET', url: '/' });

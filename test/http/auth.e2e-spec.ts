@@ -2,7 +2,8 @@ import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { Credentials } from '../../src/auth/credentials';
-import { TestApp, startTestApp } from '../support/test-app';
+import { startTestApp } from '../support/test-app';
+import { useTestApp } from '../support/use-test-app';
 import { tempDir } from '../support/temp-dir';
 import { waitFor } from '../support/wait-for';
 import { FAKE_BIN, WORKERS, WorkerReaper } from '../support/workers';
@@ -28,13 +29,11 @@ function mcpCall(name: string, args: Record<string, unknown>, id = 2) {
 }
 
 describe('Host and Origin checks (DNS rebinding, cross-site pages)', () => {
-  let t: TestApp;
+  const t = useTestApp({ BRAINSTEM_ALLOWED_HOSTS: 'brainstem.test, proxy.test:8443' }, { listen: true });
   let port: string;
-  beforeAll(async () => {
-    t = await startTestApp({ BRAINSTEM_ALLOWED_HOSTS: 'brainstem.test, proxy.test:8443' }, { listen: true });
+  beforeAll(() => {
     port = new URL(t.url).port;
   });
-  afterAll(() => t.close());
 
   it.each(['/api/v1/health', '/api/v1/agent-profiles', '/mcp'])('refuses a foreign Host on %s with 403 before any handler, even with the user token', async (path) => {
     const res = await raw(t.url, path, { host: `attacker.example:${port}`, ...t.auth(), ...MCP_HEADERS }, path === '/mcp' ? INITIALIZE : undefined);
@@ -68,11 +67,7 @@ describe('Host and Origin checks (DNS rebinding, cross-site pages)', () => {
 });
 
 describe('no anonymous door', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp({}, { listen: true });
-  });
-  afterAll(() => t.close());
+  const t = useTestApp({}, { listen: true });
 
   it.each([
     ['GET', '/api/v1/health'],
@@ -120,17 +115,17 @@ describe('no anonymous door', () => {
     }
   });
 
-  it('rotates the user and the brain token: the old one stops working at once, the file holds the new one', async () => {
-    const dir = tempDir('brainstem-rotate-');
-    const app = await startTestApp({ BRAINSTEM_JOURNAL_DIR: dir.path, BRAINSTEM_API_TOKEN: '' });
-    try {
-      const old = readFileSync(join(dir.path, 'api-token'), 'utf8').trim();
+  describe('given a user token the service generated', () => {
+    const app = useTestApp({ BRAINSTEM_API_TOKEN: '' });
+
+    it('rotates the user and the brain token: the old one stops working at once, the file holds the new one', async () => {
+      const old = readFileSync(join(app.config.journal.dir, 'api-token'), 'utf8').trim();
       const oldBrain = app.app.get(Credentials).brainToken();
       const asOld = { authorization: `Bearer ${old}` };
       const rotated = await app.rawInject({ method: 'POST', url: '/api/v1/auth/rotate', payload: { principal: 'user' }, headers: asOld });
       expect(rotated.statusCode).toBe(200);
       const { token, path } = rotated.json() as { token: string; path: string };
-      expect(path).toBe(join(dir.path, 'api-token'));
+      expect(path).toBe(join(app.config.journal.dir, 'api-token'));
       expect(readFileSync(path, 'utf8').trim()).toBe(token);
       expect(statSync(path).mode & 0o777).toBe(0o600);
       expect((await app.rawInject({ method: 'GET', url: '/api/v1/health', headers: asOld })).statusCode).toBe(401);
@@ -141,10 +136,7 @@ describe('no anonymous door', () => {
       expect((await app.rawInject({ method: 'GET', url: '/api/v1/session-os/main-brain/tools', headers: { authorization: `Bearer ${brain.json().token}` } })).statusCode).toBe(200);
       const bad = await app.rawInject({ method: 'POST', url: '/api/v1/auth/rotate', payload: { principal: 'worker' }, headers: asNew });
       expect(bad.statusCode).toBe(400);
-    } finally {
-      await app.close();
-      dir.remove();
-    }
+    });
   });
 
   it('a user token set by BRAINSTEM_API_TOKEN is rotated by changing the variable: 409, nothing written', async () => {
@@ -156,11 +148,7 @@ describe('no anonymous door', () => {
 });
 
 describe('BRAINSTEM_AUTH=off (explicit, loopback only)', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp({ BRAINSTEM_AUTH: 'off' });
-  });
-  afterAll(() => t.close());
+  const t = useTestApp({ BRAINSTEM_AUTH: 'off' });
 
   it('lets a request without a credential act as the user, still checks Host, and still refuses a wrong credential', async () => {
     expect((await t.rawInject({ method: 'GET', url: '/api/v1/auth/whoami' })).json()).toEqual({ principal: { kind: 'user' } });
@@ -170,18 +158,11 @@ describe('BRAINSTEM_AUTH=off (explicit, loopback only)', () => {
 });
 
 describe('one credential per principal', () => {
-  let t: TestApp;
   const reaper = new WorkerReaper();
   const cwd = tempDir('brainstem-auth-cwd-');
   const PATH = `${FAKE_BIN}:${process.env.PATH}`;
-  beforeAll(async () => {
-    t = await startTestApp({}, { listen: true });
-  });
-  afterAll(async () => {
-    reaper.killAll();
-    await t.close();
-    cwd.remove();
-  });
+  const t = useTestApp({}, { listen: true, beforeClose: () => reaper.killAll() });
+  afterAll(() => cwd.remove());
 
   async function startWorker(body: Record<string, unknown>): Promise<{ id: string; alias: string; pid: number }> {
     const res = await t.inject({ method: 'POST', url: '/api/v1/coding-sessions', payload: { cwd: cwd.path, ...body } });

@@ -10,7 +10,7 @@ import { FuzzInput, FuzzRequest, Vocabulary } from '../support/fuzz-input';
 import { RouteEntry, RouteFields, listRoutes, routeFields } from '../support/route-list';
 import { SeededRandom } from '../support/seeded-random';
 import { tempDir } from '../support/temp-dir';
-import { TestApp, startTestApp } from '../support/test-app';
+import { useTestApp } from '../support/use-test-app';
 
 /**
  * Fixed seeds, so the suite is repeatable; BRAINSTEM_FUZZ_SEED=<n> runs another one (a failure prints its seed and
@@ -43,7 +43,6 @@ interface Answer {
 describe('fuzzing every route', () => {
   const dir = tempDir('brainstem-fuzz-');
   const originalPath = process.env.PATH;
-  let t: TestApp;
   let routes: RouteEntry[];
   let fields: Map<string, RouteFields>;
   let prototypeKeys: string[];
@@ -52,7 +51,8 @@ describe('fuzzing every route', () => {
   let sleepBin: string;
   let trueLink: string;
 
-  beforeAll(async () => {
+  // Before the app starts, so it sees this PATH too.
+  beforeAll(() => {
     prototypeKeys = Object.getOwnPropertyNames(Object.prototype);
     const trueBin = findExecutable('true', originalPath ?? '', '/');
     const sleep = findExecutable('sleep', originalPath ?? '', '/');
@@ -65,8 +65,14 @@ describe('fuzzing every route', () => {
     trueLink = join(bin, 'true');
     symlinkSync(trueBin, trueLink);
     process.env.PATH = bin;
-    // Without fsync per commit: thousands of requests on a slow disk; verification does not depend on it.
-    t = await startTestApp({ BRAINSTEM_JOURNAL_SYNC: 'false' });
+  });
+  // Without fsync per commit: thousands of requests on a slow disk; verification does not depend on it.
+  const t = useTestApp(
+    { BRAINSTEM_JOURNAL_SYNC: 'false' },
+    { beforeClose: (app) => app.inject({ method: 'POST', url: `/api/v1/coding-sessions/${fixtureSession}/stop`, payload: { grace_ms: 0 } }) },
+  );
+
+  beforeAll(async () => {
     routes = listRoutes(t.app.getHttpAdapter().getInstance());
     fields = routeFields(t.app, API_PREFIX);
     // A live session and a user profile, so routes with an id reach past "not found".
@@ -77,10 +83,8 @@ describe('fuzzing every route', () => {
     expect(profile.statusCode).toBe(201);
   });
 
-  afterAll(async () => {
+  afterAll(() => {
     process.env.PATH = originalPath;
-    await t?.inject({ method: 'POST', url: `/api/v1/coding-sessions/${fixtureSession}/stop`, payload: { grace_ms: 0 } });
-    await t?.close();
     dir.remove();
   });
 

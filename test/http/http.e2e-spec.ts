@@ -1,18 +1,16 @@
 import { Journal } from '../../src/journal/journal.port';
 import { JOURNAL } from '../../src/journal/journal.tokens';
 import { openSse, readSse } from '../support/sse';
-import { TestApp, startTestApp } from '../support/test-app';
+import { useTestApp } from '../support/use-test-app';
 
 describe('HTTP conventions and audit endpoints', () => {
-  let t: TestApp;
+  const t = useTestApp({ BRAINSTEM_BODY_LIMIT_BYTES: '4096' }, { listen: true });
   let journal: Journal;
 
   beforeAll(async () => {
-    t = await startTestApp({ BRAINSTEM_BODY_LIMIT_BYTES: '4096' }, { listen: true });
     journal = t.app.get<Journal>(JOURNAL);
     for (let i = 1; i <= 6; i++) await journal.append(i % 2 ? 'odd' : 'even', [{ type: i % 3 ? 'test.tick' : 'test.tock', data: { i } }]);
   });
-  afterAll(() => t.close());
 
   it('answers health', async () => {
     const res = await t.inject({ method: 'GET', url: '/api/v1/health' });

@@ -1,7 +1,7 @@
 import { Journal } from '../../src/journal/journal.port';
 import { JOURNAL } from '../../src/journal/journal.tokens';
 import { tempDir } from '../support/temp-dir';
-import { TestApp, startTestApp } from '../support/test-app';
+import { useTestApp } from '../support/use-test-app';
 
 type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 interface PropertySchema {
@@ -51,13 +51,12 @@ const ODD_BODIES: Array<{ payload: string; contentType: string }> = [
  */
 describe('malformed input on every route', () => {
   const cwd = tempDir('brainstem-malformed-cwd-');
-  let t: TestApp;
   let sessionId: string;
   let profileId: string;
   let failures: string[] = [];
+  const t = useTestApp({}, { beforeClose: (app) => app.inject({ method: 'POST', url: `/api/v1/coding-sessions/${sessionId}/stop`, payload: { grace_ms: 0 } }) });
 
   beforeAll(async () => {
-    t = await startTestApp();
     const session = await t.inject({ method: 'POST', url: '/api/v1/coding-sessions', payload: { cwd: cwd.path, runtime: 'command', command: 'sleep', args: ['60'] } });
     expect(session.statusCode).toBe(201);
     sessionId = session.json().id;
@@ -70,11 +69,7 @@ describe('malformed input on every route', () => {
     failures = [];
   });
 
-  afterAll(async () => {
-    await t.inject({ method: 'POST', url: `/api/v1/coding-sessions/${sessionId}/stop`, payload: { grace_ms: 0 } });
-    await t.close();
-    cwd.remove();
-  });
+  afterAll(() => cwd.remove());
 
   async function send(method: Method, url: string, body?: { payload: string; contentType: string }): Promise<void> {
     const res = await t.inject({

@@ -1,7 +1,7 @@
-import { ERROR_STATUSES } from '../../src/http/http-errors';
+import { ERROR_STATUSES } from '../../src/app.errors';
 import { OPENAPI_JSON_PATH, OPENAPI_PAGE_PATH, isApiDescription } from '../../src/http/openapi';
 import { listRoutes } from '../support/route-list';
-import { TestApp, startTestApp } from '../support/test-app';
+import { useTestApp } from '../support/use-test-app';
 
 interface Schema {
   $ref?: string;
@@ -42,16 +42,14 @@ function refsIn(value: unknown): string[] {
 }
 
 describe('the OpenAPI document', () => {
-  let t: TestApp;
+  const t = useTestApp();
   let doc: Document;
 
   beforeAll(async () => {
-    t = await startTestApp();
     const res = await t.rawInject({ method: 'GET', url: OPENAPI_JSON_PATH });
     expect(res.statusCode).toBe(200);
     doc = res.json();
   });
-  afterAll(() => t?.close());
 
   const operations = (): Array<{ path: string; method: string; op: Operation }> =>
     Object.entries(doc.paths).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => ({ path, method, op })));
@@ -158,11 +156,7 @@ describe('the OpenAPI document', () => {
 });
 
 describe('serving the API description', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp();
-  });
-  afterAll(() => t?.close());
+  const t = useTestApp();
 
   it('serves the document and the page without a token; the page carries the document with its bearer scheme', async () => {
     for (const url of [OPENAPI_JSON_PATH, OPENAPI_PAGE_PATH, `${OPENAPI_PAGE_PATH}/swagger-ui.css`, `${OPENAPI_PAGE_PATH}/swagger-ui-init.js`]) {

@@ -1,23 +1,18 @@
 import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
 import { MAX_TEXT_BYTES } from '../../src/common/text-limit';
-import { TestApp, startTestApp } from '../support/test-app';
+import { useTestApp } from '../support/use-test-app';
 import { WORKERS, WorkerReaper } from '../support/workers';
 
 /** The text limit is stated once, in bytes: a REST body and a tool's arguments pass or fail it alike. */
 describe('the text limit, over REST and through a tool', () => {
-  let t: TestApp;
-  let id: string;
   const reaper = new WorkerReaper();
+  const t = useTestApp({}, { beforeClose: () => reaper.killAll() });
+  let id: string;
   beforeAll(async () => {
-    t = await startTestApp();
     const res = await t.inject({ method: 'POST', url: '/api/v1/coding-sessions', payload: { runtime: 'command', command: process.execPath, args: [resolve(WORKERS, 'quiet.js')], cwd: tmpdir() } });
     id = res.json().id;
     reaper.track(res.json().pid);
-  });
-  afterAll(async () => {
-    reaper.killAll();
-    await t.close();
   });
 
   const rest = (text: string) => t.inject({ method: 'POST', url: `/api/v1/coding-sessions/${id}/messages`, payload: { text } });

@@ -2,21 +2,15 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../support/temp-dir';
-import { TestApp, startTestApp } from '../support/test-app';
+import { useTestApp } from '../support/use-test-app';
 import { call, httpClient } from './mcp-client';
 
 /** manage_agent_profile over MCP: every action the tool offers, on the same ProfilesService as REST. */
 describe('manage_agent_profile over MCP', () => {
-  let t: TestApp;
   let brain: Client;
-
+  const t = useTestApp({}, { listen: true, each: true, beforeClose: () => brain.close() });
   beforeEach(async () => {
-    t = await startTestApp({}, { listen: true });
     brain = await httpClient(t.url, { token: t.tokenOf('main_brain') });
-  });
-  afterEach(async () => {
-    await brain.close();
-    await t.close();
   });
 
   const profileTool = (args: Record<string, unknown>) => call(brain, 'manage_agent_profile', args);

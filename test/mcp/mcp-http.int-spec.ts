@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { ToolRegistry } from '../../src/main-brain/tool-registry';
-import { TestApp, startTestApp } from '../support/test-app';
+import { useTestApp } from '../support/use-test-app';
 import { waitFor } from '../support/wait-for';
 import { WORKERS, WorkerReaper } from '../support/workers';
 import { call, httpClient, readText } from './mcp-client';
@@ -31,9 +31,19 @@ const MAIN_TOOLS = [
 const WORKER_TOOLS = ['ask_human', 'notify_blocked', 'permission_prompt', 'report_progress', 'request_context'];
 
 describe('MCP over streamable HTTP (the SDK client against /mcp)', () => {
-  let t: TestApp;
   const reaper = new WorkerReaper();
   const clients: Client[] = [];
+  const t = useTestApp(
+    { BRAINSTEM_SUPERVISION_DEBOUNCE_MS: '100' },
+    {
+      listen: true,
+      each: true,
+      beforeClose: async () => {
+        await Promise.allSettled(clients.splice(0).map((c) => c.close()));
+        reaper.killAll();
+      },
+    },
+  );
 
   /** A worker with its own credential when a session is named, else the main brain with its own. */
   const connect = async (opts: { session?: string } = {}) => {
@@ -51,15 +61,6 @@ describe('MCP over streamable HTTP (the SDK client against /mcp)', () => {
     return body;
   };
   const rounds = async () => (await t.inject({ method: 'GET', url: '/api/v1/session-os/main-brain/rounds' })).json().rounds as Json[];
-
-  beforeEach(async () => {
-    t = await startTestApp({ BRAINSTEM_SUPERVISION_DEBOUNCE_MS: '100' }, { listen: true });
-  });
-  afterEach(async () => {
-    await Promise.allSettled(clients.splice(0).map((c) => c.close()));
-    reaper.killAll();
-    await t.close();
-  });
 
   it('offers the main brain its tools and a worker only the worker tools, with the registry schemas as they are', async () => {
     const w = await startWorker();
@@ -255,15 +256,8 @@ describe('MCP over streamable HTTP (the SDK client against /mcp)', () => {
 });
 
 describe('MCP over streamable HTTP with BRAINSTEM_API_TOKEN', () => {
-  let t: TestApp;
   const reaper = new WorkerReaper();
-  beforeAll(async () => {
-    t = await startTestApp({ BRAINSTEM_API_TOKEN: 'sekret-token' }, { listen: true });
-  });
-  afterAll(async () => {
-    reaper.killAll();
-    await t.close();
-  });
+  const t = useTestApp({ BRAINSTEM_API_TOKEN: 'sekret-token' }, { listen: true, beforeClose: () => reaper.killAll() });
 
   it("serves a worker through each runtime's emitted config, the token and session taken from the worker's environment", async () => {
     const auth = { authorization: 'Bearer sekret-token' };

@@ -4,8 +4,7 @@ import { readFileSync } from 'node:fs';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { tempDir } from '../support/temp-dir';
-import { TestApp, startTestApp } from '../support/test-app';
+import { useTestApp } from '../support/use-test-app';
 import { waitFor } from '../support/wait-for';
 import { WORKERS, WorkerReaper, isAlive } from '../support/workers';
 import { BIN, call, readText, stdioBridge } from './mcp-client';
@@ -14,8 +13,8 @@ type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-ex
 
 /** `node bin/brainstem.js mcp --url …` (the TypeScript source through swc when dist/ has no CLI) driven by the SDK's stdio client. */
 describe('MCP over stdio (brainstem mcp bridging to the running service)', () => {
-  let t: TestApp;
   const reaper = new WorkerReaper();
+  const t = useTestApp({ BRAINSTEM_SUPERVISION_DEBOUNCE_MS: '100', BRAINSTEM_API_TOKEN: 'stdio-token' }, { listen: true, beforeClose: () => reaper.killAll() });
   const bridges: Array<{ client: Client; transport: StdioClientTransport }> = [];
 
   const bridge = async (opts: { session?: string; token?: string; dataDir?: string } = {}) => {
@@ -24,9 +23,6 @@ describe('MCP over stdio (brainstem mcp bridging to the running service)', () =>
     return b.connect();
   };
 
-  beforeAll(async () => {
-    t = await startTestApp({ BRAINSTEM_SUPERVISION_DEBOUNCE_MS: '100', BRAINSTEM_API_TOKEN: 'stdio-token' }, { listen: true });
-  });
   afterEach(async () => {
     const pids = bridges.map((b) => b.transport.pid);
     await Promise.allSettled(bridges.splice(0).map((b) => b.client.close()));
@@ -36,10 +32,6 @@ describe('MCP over stdio (brainstem mcp bridging to the running service)', () =>
     } finally {
       for (const pid of pids) if (pid !== null && isAlive(pid)) process.kill(pid, 'SIGKILL');
     }
-  });
-  afterAll(async () => {
-    reaper.killAll();
-    await t.close();
   });
 
   const startWorker = async (): Promise<Json> => {
@@ -104,21 +96,19 @@ describe('MCP over stdio (brainstem mcp bridging to the running service)', () =>
     await expect(bridge({ token: t.tokenOf({ worker: 'cs_unknown' }), session: 'cs_unknown' })).rejects.toThrow(/session cs_unknown is not running/);
   });
 
-  it("reads the user's token from the data directory's file when no token is given, but never for a worker", async () => {
-    const data = tempDir('brainstem-bridge-data-');
-    const own = await startTestApp({ BRAINSTEM_JOURNAL_DIR: data.path, BRAINSTEM_API_TOKEN: '' }, { listen: true });
-    try {
-      const viaFile = stdioBridge(own.url, { dataDir: data.path });
+  describe('given a service whose user token is in its data directory', () => {
+    const own = useTestApp({ BRAINSTEM_API_TOKEN: '' }, { listen: true });
+
+    it("reads the user's token from the data directory's file when no token is given, but never for a worker", async () => {
+      const data = own.config.journal.dir;
+      const viaFile = stdioBridge(own.url, { dataDir: data });
       bridges.push(viaFile);
       expect((await call(await viaFile.connect(), 'supervision_status')).isError).toBe(false);
-      const printed = spawnSync(process.execPath, [BIN, 'token'], { env: { PATH: process.env.PATH ?? '', BRAINSTEM_JOURNAL_DIR: data.path }, encoding: 'utf8' });
-      expect([printed.status, printed.stdout.trim()]).toEqual([0, readFileSync(join(data.path, 'api-token'), 'utf8').trim()]);
-      const worker = stdioBridge(own.url, { dataDir: data.path, session: 'cs_any' });
+      const printed = spawnSync(process.execPath, [BIN, 'token'], { env: { PATH: process.env.PATH ?? '', BRAINSTEM_JOURNAL_DIR: data }, encoding: 'utf8' });
+      expect([printed.status, printed.stdout.trim()]).toEqual([0, readFileSync(join(data, 'api-token'), 'utf8').trim()]);
+      const worker = stdioBridge(own.url, { dataDir: data, session: 'cs_any' });
       bridges.push(worker);
       await expect(worker.connect()).rejects.toThrow(/401|credential/i);
-    } finally {
-      await own.close();
-      data.remove();
-    }
+    });
   });
 });

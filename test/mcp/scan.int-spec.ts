@@ -4,7 +4,7 @@ import { join, relative } from 'node:path';
 import { EMIT_RUNTIMES, emitProfile } from '../../src/profiles/emitters';
 import { parseProfileDocument } from '../../src/profiles/profile.schema';
 import { tempDir } from '../support/temp-dir';
-import { TestApp, startTestApp } from '../support/test-app';
+import { useTestApp } from '../support/use-test-app';
 import { call, httpClient } from './mcp-client';
 
 /** The scan fixtures: a realistic profile applied with each emitter (source: test/fixtures/scan/billing-service/profile.yaml). */
@@ -22,16 +22,10 @@ function filesUnder(dir: string): Record<string, string> {
 
 /** manage_agent_profile scan over MCP: a fixture project → the profile → re-emitted files equal to the fixture's. */
 describe('manage_agent_profile scan over MCP', () => {
-  let t: TestApp;
   let brain: Client;
-
+  const t = useTestApp({}, { listen: true, each: true, beforeClose: () => brain.close() });
   beforeEach(async () => {
-    t = await startTestApp({}, { listen: true });
     brain = await httpClient(t.url, { token: t.tokenOf('main_brain') });
-  });
-  afterEach(async () => {
-    await brain.close();
-    await t.close();
   });
 
   const profileTool = (args: Record<string, unknown>) => call(brain, 'manage_agent_profile', args);

@@ -30,12 +30,16 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-/** The whole service in-process on a real LevelDB journal in a temp dir (and a temp profiles dir). */
-/** `logger` receives the service's log from its creation on (what it logs while starting included); else it is silent. */
-export async function startTestApp(
-  env: Record<string, string> = {},
-  options: { listen?: boolean; logger?: LoggerService; dashboardDir?: string } = {},
-): Promise<TestApp> {
+export interface TestAppOptions {
+  /** Listen on a loopback port (sets `url`); otherwise only in-process injection. */
+  listen?: boolean;
+  /** Receives the service's log from its creation on (what it logs while starting included); else it is silent. */
+  logger?: LoggerService;
+  dashboardDir?: string;
+}
+
+/** The whole service in-process on a real LevelDB journal in a temp dir (and a temp profiles dir), removed on close. */
+export async function startTestApp(env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestApp> {
   const dir = tempDir('brainstem-app-');
   const config = testConfig({
     BRAINSTEM_JOURNAL_DIR: `${dir.path}/journal`,

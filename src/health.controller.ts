@@ -1,5 +1,5 @@
 import { Controller, Get } from '@nestjs/common';
-import { AlsoAllowed } from '../auth/principals.guard';
+import { AlsoAllowed } from './auth/principals.guard';
 
 @Controller('health')
 export class HealthController {
