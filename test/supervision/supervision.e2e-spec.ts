@@ -296,9 +296,9 @@ describe('supervision work nobody waits for, when the journal refuses it', () =>
    */
   const refuseSupervisionAppends = () => {
     const journal = t.app.get<Journal>(JOURNAL);
-    const append = journal.append.bind(journal);
-    jest.spyOn(journal, 'append').mockImplementation((stream, events, options) =>
-      stream === 'supervision' ? Promise.reject(new JournalError('journal_closed', 'the journal refuses supervision appends (test)')) : append(stream, events, options),
+    const appendAll = journal.appendAll.bind(journal);
+    jest.spyOn(journal, 'appendAll').mockImplementation((writes, options) =>
+      writes.some((w) => w.stream === 'supervision') ? Promise.reject(new JournalError('journal_closed', 'the journal refuses supervision appends (test)')) : appendAll(writes, options),
     );
   };
   const CONFLICT = /: the journal refuses supervision appends \(test\)$/;
