@@ -19,7 +19,7 @@ export interface StallHost {
 export interface StallScannerDeps {
   /** Absent: no watchdog (unit tests that do not exercise it). */
   config: WatchdogConfig | undefined;
-  sessions: SessionDirectory;
+  sessions: Pick<SessionDirectory, 'list'>;
   /** Supervision's one queue: a scan decides against a state no command moves meanwhile. */
   queue: SerialQueue;
   now: () => number;

@@ -29,7 +29,7 @@ export interface LeadershipDeps {
   lease: SupervisorLease;
   nodes: NodeDirectory;
   journal: JournalReader;
-  sessions: SessionDirectory;
+  sessions: Pick<SessionDirectory, 'list'>;
   restore_ttl_s: number;
   now: () => number;
   /** Supervision's one queue: taking over is serialised with the commands. */

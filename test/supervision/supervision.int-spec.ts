@@ -277,6 +277,68 @@ describe('supervision service over a real journal', () => {
     expect(svc.status().autonomous).toMatchObject({ enabled: false, closed_reason: 'no_recoverable_worker' });
   });
 
+  describe('a scope with the enable, in one append', () => {
+    /** The stream's events as [type, data], and the seqs the scope, the enable and the exclusion landed at. */
+    const stream = async (name: string) => (await journal.readStream(name)).map((e) => ({ seq: e.seq, type: e.type, data: e.data, actor: e.meta.actor }));
+
+    it('given sessions that do not move, enable with a scope is decided once, and the scope, the enable and the exclusion are one append', async () => {
+      const writes = jest.spyOn(sessions, 'exclusionWrite');
+      await svc.enable({ task_hint: 'ship', scope_mode: 'except', scope_session_ids: ['cs_b'] }, 'user', 'alice');
+      expect(writes.mock.calls).toEqual([['cs_b', true, 'alice']]);
+      const [scope, enabled] = await stream(SUPERVISION_STREAM);
+      const [excluded] = await stream('session-cs_b');
+      expect([scope.type, enabled.type, excluded]).toEqual([
+        'supervision.scope_set',
+        'supervision.enabled',
+        { seq: enabled.seq + 1, type: 'session.exclusion_changed', data: { at: expect.any(Number), excluded: true }, actor: 'alice' },
+      ]);
+      expect(svc.status().autonomous).toMatchObject({ enabled: true, scope: { mode: 'except', excluded: ['cs_b'] } });
+    });
+
+    it('given a session stream that moves between the decision and the append, then the enable is decided again, and both writes land together after it', async () => {
+      const real = sessions.exclusionWrite.bind(sessions);
+      const writes = jest.spyOn(sessions, 'exclusionWrite').mockImplementation((id, excluded, actor) => {
+        // The worker reports as the scope is decided: its event reaches the journal first.
+        if (writes.mock.calls.length === 1) void sessions.emit(id, 'session.progress', { status: 'working' });
+        return real(id, excluded, actor);
+      });
+      await svc.enable({ scope_mode: 'except', scope_session_ids: ['cs_b'] }, 'user', 'alice');
+      // Decided again until the directory has the stream's new version (its apply step may land after the first retry).
+      expect(writes.mock.calls.length).toBeGreaterThanOrEqual(2);
+      const [scope, enabled] = await stream(SUPERVISION_STREAM);
+      expect((await stream('session-cs_b')).map((e) => [e.seq, e.type])).toEqual([
+        [scope.seq - 1, 'session.progress'],
+        [enabled.seq + 1, 'session.exclusion_changed'],
+      ]);
+      expect(sessions.get('cs_b')?.excluded).toBe(true);
+    });
+
+    it('given a session stream another writer keeps ahead of the directory, then the conflict is answered and neither write lands', async () => {
+      // Appended behind the directory's back: every decision names a version the stream has left.
+      await journal.append('session-cs_b', [{ type: 'session.progress', data: { status: 'working' } }]);
+      await expect(svc.enable({ scope_mode: 'except', scope_session_ids: ['cs_b'] }, 'user', 'alice')).rejects.toMatchObject({ code: 'journal_conflict' });
+      expect(await journal.readStream(SUPERVISION_STREAM)).toEqual([]);
+      expect((await stream('session-cs_b')).map((e) => e.type)).toEqual(['session.progress']);
+      expect([svc.status(), sessions.get('cs_b')?.excluded]).toEqual([{ autonomous: null }, false]);
+    });
+
+    it('given scope set over REST or a tool, then its exclusions land in the same append as the scope, also when the rule stays as it was', async () => {
+      await svc.setScope('except', ['cs_a'], 'rest');
+      await svc.setScope('except', ['cs_b'], 'rest');
+      const scopes = (await stream(SUPERVISION_STREAM)).map((e) => [e.seq, e.data]);
+      expect(scopes).toEqual([
+        [1, { mode: 'except' }],
+        [3, { mode: 'except' }],
+      ]);
+      // The first scope excludes cs_a; the second includes cs_a again and excludes cs_b: each right after its scope.
+      expect((await stream('session-cs_a')).map((e) => [e.seq, e.data])).toEqual([
+        [2, expect.objectContaining({ excluded: true })],
+        [4, expect.objectContaining({ excluded: false })],
+      ]);
+      expect((await stream('session-cs_b')).map((e) => e.seq)).toEqual([5]);
+    });
+  });
+
   describe('stall watchdog', () => {
     const watchdog = { stall_watchdog_interval_s: 1, stall_threshold_s: 1, stall_cooldown_s: 3600, stall_watchdog_startup_delay_s: 0 };
 
