@@ -1,5 +1,5 @@
 export type ScopeMode = 'all' | 'only' | 'except' | 'invert';
-/** Main-brain tools offer these; `invert` is REST/UI only (seed: Supervision scope). */
+/** Main-brain tools offer these; `invert` is REST/UI only. */
 export type ToolScopeMode = Exclude<ScopeMode, 'invert'>;
 
 export interface ScopeSession {
@@ -29,7 +29,7 @@ export function findSession<S extends { id: string; alias: string }>(sessions: r
 }
 
 /**
- * Plans a scope change (seed: Supervision scope). `only` and `except` that name no valid session are
+ * Plans a scope change. `only` and `except` that name no valid session are
  * refused, so a wrong scope is never stored silently.
  */
 export function planScope(mode: ScopeMode, ids: readonly string[], sessions: readonly ScopeSession[]): ScopePlan | ScopeRefusal {

@@ -244,7 +244,7 @@ export class SupervisionService {
 
   /**
    * What the main brain reads (supervision_status, the status resource): the state object, and before supervision
-   * was ever enabled (when that object is null, as the seed has it) the scope beside it, so exclusions set already show.
+   * was ever enabled (when that object is null) the scope beside it, so exclusions set already show.
    */
   brainStatus(): { autonomous: AutonomousView | null; scope?: ScopeView } {
     const status = this.status();

@@ -3,7 +3,7 @@ import { ScopeMode, ToolScopeMode } from './supervision-scope';
 import { SupervisionState, isOn } from './supervision.decider';
 import { SupervisionContext } from './supervision.machine';
 
-/** The seed's state object (enabled, turns_used, max_turns, task_hint) plus what supervision adds. */
+/** The state object of GET …/autonomous: enabled, turns_used, max_turns, task_hint, and how supervision started, closed and is scoped. */
 export type AutonomousView = Pick<SupervisionContext, 'turns_used' | 'max_turns' | 'task_hint' | 'started_by' | 'closed_reason' | 'summary'> & {
   enabled: boolean;
   round_in_flight: string | null;

@@ -1,8 +1,13 @@
+import { BehaviorSubject } from 'rxjs';
 import { EventBus } from '../../src/bus/event-bus';
+import { soleNode } from '../../src/cluster/node-directory.port';
+import { LeaseState } from '../../src/cluster/lease.rules';
+import { SupervisorLease } from '../../src/cluster/supervisor-lease.port';
 import { openLevelJournal } from '../../src/journal/journal.factory';
 import { Journal } from '../../src/journal/journal.port';
 import { RoundDriver } from '../../src/supervision/round-driver.port';
 import { SUPERVISION_STREAM, SupervisionService, SupervisionSettings } from '../../src/supervision/supervision.service';
+import { CapturedLogger } from '../support/captured-logger';
 import { MemorySessionDirectory } from '../support/memory-session-directory';
 import { tempDir } from '../support/temp-dir';
 import { waitFor } from '../support/wait-for';
@@ -17,8 +22,9 @@ describe('supervision service over a real journal', () => {
   let sessions: MemorySessionDirectory;
   let svc: SupervisionService;
 
-  const boot = async (settings: Partial<SupervisionSettings> = {}, driver?: RoundDriver) => {
-    svc = new SupervisionService(bus, journal, sessions, { debounce_ms: 30, restore_ttl_s: 900, round_timeout_s: 600, ...settings }, Date.now, ids, driver);
+  const boot = async (settings: Partial<SupervisionSettings> = {}, driver?: RoundDriver, lease?: SupervisorLease) => {
+    const cluster = lease ? { lease, nodes: soleNode('local') } : undefined;
+    svc = new SupervisionService(bus, journal, sessions, { debounce_ms: 30, restore_ttl_s: 900, round_timeout_s: 600, ...settings }, Date.now, ids, driver, cluster);
     await svc.start();
   };
 
@@ -275,6 +281,29 @@ describe('supervision service over a real journal', () => {
     for (const s of sessions.sessions) s.recoverable = false;
     await boot();
     expect(svc.status().autonomous).toMatchObject({ enabled: false, closed_reason: 'no_recoverable_worker' });
+  });
+
+  it('refuses the commands of its own logic once its own clock says the lease ran out: the deadline passes, and no timeout is journaled', async () => {
+    // Given a leader whose round is in flight
+    svc.stop();
+    let held: LeaseState = { role: 'leader', term: 1, until: Infinity };
+    const lease: SupervisorLease = { holder: 'local', state: () => held, changes$: new BehaviorSubject(held).asObservable(), start: async () => undefined, stop: async () => undefined };
+    await boot({ round_timeout_s: 1 }, undefined, lease);
+    await svc.enable({}, 'user', 'test');
+    await sessions.emit('cs_a', 'session.blocked', { reason: 'x' });
+    const [round] = await waitFor(() => (inFlight().length ? inFlight() : undefined), { what: 'a round in flight' });
+    const logs = CapturedLogger.capture();
+    try {
+      // When its lease runs out by its own clock, before the change is told
+      held = { role: 'follower', holder: 'other', term: 2 };
+      // Then the timeout at the deadline is refused as not_supervisor, and the round stays in flight as the journal has it
+      const error = await waitFor(() => logs.messages('error', 'supervision').find((m) => m.startsWith(`round ${round.id}: `)), { what: 'the refused timeout' });
+      expect(error).toBe(`round ${round.id}: its deadline passed, but recording the timeout failed: time_out_round: this node does not hold the supervisor lease`);
+      expect(svc.getRound(round.id).status).toBe('in_flight');
+      expect((await journal.readStream(SUPERVISION_STREAM)).map((e) => e.type)).toEqual(['supervision.enabled', 'round.started']);
+    } finally {
+      logs.release();
+    }
   });
 
   describe('a scope with the enable, in one append', () => {
