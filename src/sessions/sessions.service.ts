@@ -371,12 +371,14 @@ export class SessionsService implements OnApplicationBootstrap, OnModuleDestroy,
         const a = this.registry.find(id);
         return a ? view(a) : undefined;
       },
+      // Decided as set_excluded is, at the session's version now; supervision appends it with its own event.
       exclusionWrite: (id, excluded, by) => {
         const a = this.registry.find(id);
-        const decision = a ? this.decideOn(a, { type: 'set_excluded', excluded }) : null;
-        const [event] = decision && 'events' in decision ? decision.events : [];
-        const next = a && event ? nextSnapshot(a.snapshot, event) : null;
-        if (!a || !event || !next) return null;
+        const decision = a && this.decideOn(a, { type: 'set_excluded', excluded });
+        if (!a || !decision || 'error' in decision || decision.events.length === 0) return null;
+        const [event] = decision.events;
+        const next = nextSnapshot(a.snapshot, event);
+        if (!next) return null;
         // An exclusion never moves the session's state: no state_changed goes with it.
         return { stream: sessionStream(a.id), expectedVersion: a.version, events: [{ ...toJournalEvent(event), meta: { actor: by } }], apply: (r) => a.adopt(next, r.version) };
       },
