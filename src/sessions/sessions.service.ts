@@ -20,10 +20,10 @@ import { SessionDirectory, SessionView } from '../supervision/session-directory.
 import { SessionActor } from './session.actor';
 import { CreateSessionDto, ListSessionsQueryDto, parseSignal } from './session.dto';
 import { SessionCommand, SessionDecision, WorkerReach, decide } from './session.decider';
-import { JsonObject, PermissionDecision, SessionEvent, pendingPermission } from './session.events';
+import { JsonObject, PermissionDecision, SessionEvent, pendingPermission, sessionStream, toJournalEvent } from './session.events';
 import { SessionLog } from './session-log';
 import { CLOCK, Clock, ID_GENERATOR, IdGenerator } from './session.ports';
-import { SessionSnapshot } from './session.machine';
+import { SessionSnapshot, nextSnapshot } from './session.machine';
 import { SessionRegistry, aliasNumber } from './session.registry';
 import { SessionStatus, toStatus } from './session.status';
 import { RuntimeCatalog } from './runtimes/runtime-catalog';
@@ -371,7 +371,17 @@ export class SessionsService implements OnApplicationBootstrap, OnModuleDestroy,
         const a = this.registry.find(id);
         return a ? view(a) : undefined;
       },
-      setExcluded: (id, excluded, by) => this.setExcluded(id, excluded, by),
+      // Decided as set_excluded is, at the session's version now; supervision appends it with its own event.
+      exclusionWrite: (id, excluded, by) => {
+        const a = this.registry.find(id);
+        const decision = a && this.decideOn(a, { type: 'set_excluded', excluded });
+        if (!a || !decision || 'error' in decision || decision.events.length === 0) return null;
+        const [event] = decision.events;
+        const next = nextSnapshot(a.snapshot, event);
+        if (!next) return null;
+        // An exclusion never moves the session's state: no state_changed goes with it.
+        return { stream: sessionStream(a.id), expectedVersion: a.version, events: [{ ...toJournalEvent(event), meta: { actor: by } }], apply: (r) => a.adopt(next, r.version) };
+      },
       holdWhile: (holder) => this.registry.holdWhile(holder),
       outputTail: (id, lines) => {
         const a = this.registry.find(id);

@@ -1,3 +1,4 @@
+import { SessionDirectory } from './session-directory.port';
 import { WakeReason, WorkerEvidence } from './supervision.machine';
 
 export interface RoundPromptInput {
@@ -82,6 +83,17 @@ export function workerEvidence(session: { id: string; alias: string; last_result
   const lines = tail(EVIDENCE_TAIL_LINES).join('\n');
   if (!lines.trim()) return { ...base, kind: 'nothing', text: '' };
   return { ...base, kind: 'output_tail', text: tailBytes(lines, EVIDENCE_MAX_BYTES) };
+}
+
+/** Each woken session's evidence, once per session: taken as the round starts (and journaled with it). */
+export function roundEvidence(reasons: readonly WakeReason[], sessions: Pick<SessionDirectory, 'get' | 'outputTail'>): WorkerEvidence[] {
+  const ids = new Set(reasons.map((r) => r.session_id).filter((id) => id !== '-'));
+  const evidence: WorkerEvidence[] = [];
+  for (const id of ids) {
+    const s = sessions.get(id);
+    if (s) evidence.push(workerEvidence(s, (lines) => sessions.outputTail(id, lines)));
+  }
+  return evidence;
 }
 
 function evidenceLines(e: WorkerEvidence): string[] {

@@ -1,3 +1,5 @@
+import { SideWrite } from '../journal/command-handler';
+
 /** What supervision needs to know about sessions; the sessions module provides it. */
 export interface SessionView {
   id: string;
@@ -28,7 +30,12 @@ export interface SessionDirectory {
   list(): SessionView[];
   /** One session by cs_ id; undefined when unknown. */
   get(id: string): SessionView | undefined;
-  setExcluded(id: string, excluded: boolean, actor: string): Promise<void>;
+  /**
+   * The write that sets a session's exclusion from supervision (its session.exclusion_changed at the session's stream
+   * version now), to append beside the supervision event that decides it; its apply step is the session adopting it.
+   * Null when the session is unknown or already so.
+   */
+  exclusionWrite(id: string, excluded: boolean, actor: string): SideWrite | null;
   holdWhile(holder: SessionHolder): void;
   /** The last lines of a session's output; none for an unknown session. */
   outputTail(id: string, lines: number): string[];

@@ -1,5 +1,4 @@
-import { DomainError } from '../common/domain-error';
-import { ScopeSession, planScope } from './supervision-scope';
+import { ScopePlan, ScopeRefusal, ScopeSession, planScope } from './supervision-scope';
 
 const sessions: ScopeSession[] = [
   { id: 'cs_a', alias: 'w1', excluded: false, active: true },
@@ -8,46 +7,55 @@ const sessions: ScopeSession[] = [
   { id: 'cs_d', alias: 'w4', excluded: false, active: false },
 ];
 
+/** The plan, where the scope is accepted. */
+function plan(p: ScopePlan | ScopeRefusal): ScopePlan {
+  if ('error' in p) throw new Error(`refused: ${p.error.message}`);
+  return p;
+}
+
+/** The refusal, where the scope names no session it could apply to. */
+const refusal = (p: ScopePlan | ScopeRefusal) => ('error' in p ? p.error : null);
+
 describe('supervision scope', () => {
   it('all: clears every exclusion', () => {
     expect(planScope('all', ['ignored'], sessions)).toEqual({ mode: 'all', changes: [{ id: 'cs_b', excluded: false }], unknown_ids: [] });
   });
 
   it('only: includes the listed sessions (ids or aliases) and excludes every other active one', () => {
-    const plan = planScope('only', ['w2', 'cs_c'], sessions);
-    expect(plan.changes).toEqual([
+    const planned = plan(planScope('only', ['w2', 'cs_c'], sessions));
+    expect(planned.changes).toEqual([
       { id: 'cs_a', excluded: true },
       { id: 'cs_b', excluded: false },
     ]);
   });
 
   it('except: excludes the listed sessions and includes the rest', () => {
-    expect(planScope('except', ['w1'], sessions).changes).toEqual([
+    expect(plan(planScope('except', ['w1'], sessions)).changes).toEqual([
       { id: 'cs_a', excluded: true },
       { id: 'cs_b', excluded: false },
     ]);
   });
 
   it('invert: flips exclusion over the given visible sessions only', () => {
-    expect(planScope('invert', ['w1', 'w2'], sessions).changes).toEqual([
+    expect(plan(planScope('invert', ['w1', 'w2'], sessions)).changes).toEqual([
       { id: 'cs_a', excluded: true },
       { id: 'cs_b', excluded: false },
     ]);
   });
 
   it('reports unknown ids beside valid ones', () => {
-    expect(planScope('except', ['w1', 'w99', 'cs_zzz'], sessions).unknown_ids).toEqual(['w99', 'cs_zzz']);
+    expect(plan(planScope('except', ['w1', 'w99', 'cs_zzz'], sessions)).unknown_ids).toEqual(['w99', 'cs_zzz']);
   });
 
   it.each(['only', 'except'] as const)('%s naming only exited sessions is refused (only would exclude every active session)', (mode) => {
     // Given cs_d has exited
     // When the scope names only it
     // Then nothing is planned, and the error says why
-    expect(() => planScope(mode, ['w4'], sessions)).toThrow(/needs at least one valid session id \(exited: w4\)/);
+    expect(refusal(planScope(mode, ['w4'], sessions))).toMatchObject({ code: 'scope_names_no_session', message: expect.stringMatching(/needs at least one valid session id \(exited: w4\)/) });
   });
 
   it('only naming an active and an exited session supervises the active one', () => {
-    expect(planScope('only', ['w2', 'w4'], sessions).changes).toEqual([
+    expect(plan(planScope('only', ['w2', 'w4'], sessions)).changes).toEqual([
       { id: 'cs_a', excluded: true },
       { id: 'cs_b', excluded: false },
       { id: 'cs_c', excluded: true },
@@ -55,7 +63,7 @@ describe('supervision scope', () => {
   });
 
   it.each(['only', 'except', 'invert'] as const)('%s with no valid id is refused', (mode) => {
-    expect(() => planScope(mode, ['w99'], sessions)).toThrow(DomainError);
-    expect(() => planScope(mode, [], sessions)).toThrow(/needs at least one valid session id/);
+    expect(refusal(planScope(mode, ['w99'], sessions))).toMatchObject({ code: 'scope_names_no_session', message: expect.stringContaining('unknown: w99') });
+    expect(refusal(planScope(mode, [], sessions))).toMatchObject({ code: 'scope_names_no_session', message: expect.stringMatching(/needs at least one valid session id/) });
   });
 });

@@ -1,7 +1,5 @@
-import { DomainError } from '../common/domain-error';
-
 export type ScopeMode = 'all' | 'only' | 'except' | 'invert';
-/** Main-brain tools offer these; `invert` is REST/UI only (seed: Supervision scope). */
+/** Main-brain tools offer these; `invert` is REST/UI only. */
 export type ToolScopeMode = Exclude<ScopeMode, 'invert'>;
 
 export interface ScopeSession {
@@ -19,6 +17,11 @@ export interface ScopePlan {
   unknown_ids: string[];
 }
 
+/** A scope that names no session it could apply to: nothing is planned. */
+export interface ScopeRefusal {
+  error: { code: 'scope_names_no_session'; message: string };
+}
+
 /** A session reference: the full `cs_` id or the short alias (`w3`). */
 export function findSession<S extends { id: string; alias: string }>(sessions: readonly S[], ref: string): S | undefined {
   const r = ref.trim();
@@ -26,10 +29,10 @@ export function findSession<S extends { id: string; alias: string }>(sessions: r
 }
 
 /**
- * Plans a scope change (seed: Supervision scope). `only` and `except` that name no valid session are
+ * Plans a scope change. `only` and `except` that name no valid session are
  * refused, so a wrong scope is never stored silently.
  */
-export function planScope(mode: ScopeMode, ids: readonly string[], sessions: readonly ScopeSession[]): ScopePlan {
+export function planScope(mode: ScopeMode, ids: readonly string[], sessions: readonly ScopeSession[]): ScopePlan | ScopeRefusal {
   const found = new Map<string, ScopeSession>();
   const unknown: string[] = [];
   for (const ref of ids) {
@@ -42,7 +45,7 @@ export function planScope(mode: ScopeMode, ids: readonly string[], sessions: rea
   const exited = mode === 'invert' ? [] : [...found.values()].filter((s) => !s.active);
   if (mode !== 'all' && found.size === exited.length) {
     const why = [unknown.length ? `unknown: ${unknown.join(', ')}` : '', exited.length ? `exited: ${exited.map((s) => s.alias).join(', ')}` : ''].filter(Boolean);
-    throw new DomainError('scope_names_no_session', `session_ids: mode ${mode} needs at least one valid session id${why.length ? ` (${why.join('; ')})` : ''}`);
+    return { error: { code: 'scope_names_no_session', message: `session_ids: mode ${mode} needs at least one valid session id${why.length ? ` (${why.join('; ')})` : ''}` } };
   }
   const want = (s: ScopeSession): boolean | undefined => {
     switch (mode) {

@@ -1,4 +1,5 @@
-import { SupervisionCommand, SupervisionJournalEvent, SupervisionState, decide, evolve, initialSupervisionState, isOn } from './supervision.decider';
+import { ScopeSession } from './supervision-scope';
+import { ScopeRequest, SupervisionCommand, SupervisionJournalEvent, SupervisionState, decide, evolve, forgetExpired, initialSupervisionState, isOn } from './supervision.decider';
 import { MAX_TASK_HINT, RoundInFlight, WakeReason } from './supervision.machine';
 
 const T0 = Date.parse('2026-11-25T10:00:00.000Z');
@@ -14,10 +15,17 @@ const started = (id: string): SupervisionJournalEvent => ({ type: 'round.started
 const completed = (id: string): SupervisionJournalEvent => ({ type: 'round.completed', data: { round_id: id } });
 const disabled = (reason: 'converged' | 'disabled' = 'converged'): SupervisionJournalEvent => ({ type: 'supervision.disabled', data: { reason } });
 
-/** Given: the journal so far, folded as replay folds it (one ms apart). */
+/** Given: the journal so far, folded as replay folds it (one ms apart, seq 1, 2, …). */
 function given(...events: SupervisionJournalEvent[]): SupervisionState {
-  return events.reduce((s, e, i) => evolve(s, { ...e, at: T0 + i }), initialSupervisionState());
+  return events.reduce((s, e, i) => evolve(s, { ...e, at: T0 + i, seq: i + 1 }), initialSupervisionState());
 }
+
+/** Two live sessions, both supervised. */
+const sessions: ScopeSession[] = [
+  { id: 'cs_1', alias: 'w1', excluded: false, active: true },
+  { id: 'cs_2', alias: 'w2', excluded: false, active: true },
+];
+const scope = (mode: ScopeRequest['mode'], session_ids: string[], over: ScopeSession[] = sessions): ScopeRequest => ({ mode, session_ids, sessions: over });
 
 /** When: the command; Then: the events it journals, or its refusal. */
 const when = (s: SupervisionState, cmd: SupervisionCommand) => decide(cmd, s);
@@ -43,7 +51,7 @@ describe('supervision decide/evolve', () => {
       expect(s.machine.context.turns_used).toBe(1);
       const d = when(s, { type: 'enable', started_by: 'workflow' });
       expect(d.events).toEqual([{ type: 'supervision.enabled', data: { started_by: 'workflow' } }]);
-      expect(d.events.reduce((acc, e) => evolve(acc, { ...e, at: T0 + 9 }), s).machine.context).toMatchObject({ turns_used: 0, started_by: 'user' });
+      expect(d.events.reduce((acc, e) => evolve(acc, { ...e, at: T0 + 9, seq: 9 }), s).machine.context).toMatchObject({ turns_used: 0, started_by: 'user' });
     });
 
     it.each([0, 1001, 1.5])('When enabled with max_turns %p, Then it is refused as invalid input', (max_turns) => {
@@ -102,14 +110,32 @@ describe('supervision decide/evolve', () => {
   });
 
   describe('set_scope', () => {
-    it('Given the default scope, When only is set, Then supervision.scope_set is journaled; the same mode again, all at first, or invert journal nothing', () => {
-      const d = when(given(), { type: 'set_scope', mode: 'only' });
+    it('Given the default scope, When only is set, Then supervision.scope_set is journaled; the same scope again, or all at first, journal nothing', () => {
+      const d = when(given(), { type: 'set_scope', scope: scope('only', ['w1']) });
       expect(d.events).toEqual([{ type: 'supervision.scope_set', data: { mode: 'only' } }]);
       const s = given(...d.events);
       expect(s.scope_mode).toBe('only');
-      expect(when(s, { type: 'set_scope', mode: 'only' }).events).toEqual([]);
-      expect(when(s, { type: 'set_scope', mode: 'invert' }).events).toEqual([]);
-      expect(when(given(), { type: 'set_scope', mode: 'all' }).events).toEqual([]);
+      // w2 is excluded now: only w1 changes nothing more.
+      const after = [sessions[0], { ...sessions[1], excluded: true }];
+      expect(when(s, { type: 'set_scope', scope: scope('only', ['w1'], after) }).events).toEqual([]);
+      expect(when(given(), { type: 'set_scope', scope: scope('all', []) }).events).toEqual([]);
+    });
+
+    it('Given scope only, When sessions are inverted, Then the rule it found is journaled with the exclusions it flips', () => {
+      const s = given({ type: 'supervision.scope_set', data: { mode: 'only' } });
+      expect(when(s, { type: 'set_scope', scope: scope('invert', ['w2']) }).events).toEqual([{ type: 'supervision.scope_set', data: { mode: 'only' } }]);
+    });
+
+    it('Given the rule already except, When except names another session, Then the scope is journaled again: its exclusions go with it', () => {
+      const s = given({ type: 'supervision.scope_set', data: { mode: 'except' } });
+      expect(when(s, { type: 'set_scope', scope: scope('except', ['w2']) }).events).toEqual([{ type: 'supervision.scope_set', data: { mode: 'except' } }]);
+    });
+
+    it('When only names no live session, Then it is refused as scope_names_no_session and nothing is journaled', () => {
+      expect(when(given(), { type: 'set_scope', scope: scope('only', ['w99']) })).toEqual({
+        events: [],
+        error: { code: 'scope_names_no_session', message: 'session_ids: mode only needs at least one valid session id (unknown: w99)' },
+      });
     });
   });
 
@@ -139,13 +165,13 @@ describe('supervision decide/evolve', () => {
 
   describe('complete_round and fail_round', () => {
     it('Given a round in flight, When it is completed with a summary, Then round.completed is journaled and supervision is idle again', () => {
-      const d = when(given(enabled(), started('rd_1')), { type: 'complete_round', round_id: 'rd_1', summary: 'sent creds', known: 'in_flight' });
+      const d = when(given(enabled(), started('rd_1')), { type: 'complete_round', round_id: 'rd_1', summary: 'sent creds' });
       expect(d.events).toEqual([{ type: 'round.completed', data: { round_id: 'rd_1', summary: 'sent creds' } }]);
       expect(given(enabled(), started('rd_1'), ...d.events).machine.matches({ on: 'idle' })).toBe(true);
     });
 
     it('Given the last turn in flight, When it is completed, Then supervision closes as max_turns with it', () => {
-      expect(when(given(enabled({ max_turns: 1 }), started('rd_1')), { type: 'complete_round', round_id: 'rd_1', known: 'in_flight' }).events).toEqual([
+      expect(when(given(enabled({ max_turns: 1 }), started('rd_1')), { type: 'complete_round', round_id: 'rd_1' }).events).toEqual([
         completed('rd_1'),
         { type: 'supervision.disabled', data: { reason: 'max_turns' } },
       ]);
@@ -153,21 +179,21 @@ describe('supervision decide/evolve', () => {
 
     it('Given a round that ended, When it is completed or failed, Then it is refused as round_already_ended, saying how it ended', () => {
       const s = given(enabled(), started('rd_1'), { type: 'round.timed_out', data: { round_id: 'rd_1' } });
-      expect(when(s, { type: 'complete_round', round_id: 'rd_1', known: 'timed_out' })).toEqual({
+      expect(when(s, { type: 'complete_round', round_id: 'rd_1' })).toEqual({
         events: [],
         error: { code: 'round_already_ended', message: 'round rd_1 is already timed_out' },
       });
-      expect(when(s, { type: 'fail_round', round_id: 'rd_1', reason: 'crashed', known: 'timed_out' }).error?.code).toBe('round_already_ended');
+      expect(when(s, { type: 'fail_round', round_id: 'rd_1', reason: 'crashed' }).error?.code).toBe('round_already_ended');
     });
 
     it('Given no such round, When it is completed or failed, Then it is refused as round_not_found', () => {
       const s = given(enabled(), started('rd_1'));
-      expect(when(s, { type: 'complete_round', round_id: 'rd_x', known: null }).error).toEqual({ code: 'round_not_found', message: 'no round rd_x' });
-      expect(when(s, { type: 'fail_round', round_id: 'rd_x', reason: 'crashed', known: null }).error?.code).toBe('round_not_found');
+      expect(when(s, { type: 'complete_round', round_id: 'rd_x' }).error).toEqual({ code: 'round_not_found', message: 'no round rd_x' });
+      expect(when(s, { type: 'fail_round', round_id: 'rd_x', reason: 'crashed' }).error?.code).toBe('round_not_found');
     });
 
     it('Given a round in flight, When its delivery failed, Then round.failed is journaled with the reason, and the turn stays used', () => {
-      const d = when(given(enabled(), started('rd_1')), { type: 'fail_round', round_id: 'rd_1', reason: 'the brain crashed', known: 'in_flight' });
+      const d = when(given(enabled(), started('rd_1')), { type: 'fail_round', round_id: 'rd_1', reason: 'the brain crashed' });
       expect(d.events).toEqual([{ type: 'round.failed', data: { round_id: 'rd_1', reason: 'the brain crashed' } }]);
       expect(given(enabled(), started('rd_1'), ...d.events).machine.context).toMatchObject({ round: null, turns_used: 1 });
     });
@@ -216,26 +242,123 @@ describe('supervision decide/evolve', () => {
     });
   });
 
-  it('Given the events decided one command after another, When they are folded again (a restart), Then the same state comes back', () => {
+  describe('enable with a scope', () => {
+    it('Given two live sessions, When enabled with scope except w1, Then the scope and the enable are one decision, the scope first', () => {
+      expect(when(given(), { type: 'enable', started_by: 'user', task_hint: 'ship', scope: scope('except', ['w1']) }).events).toEqual([
+        { type: 'supervision.scope_set', data: { mode: 'except' } },
+        { type: 'supervision.enabled', data: { started_by: 'user', task_hint: 'ship' } },
+      ]);
+    });
+
+    it('When the scope names no live session, Then the enable is refused as scope_names_no_session, and nothing is journaled', () => {
+      expect(when(given(), { type: 'enable', started_by: 'user', scope: scope('only', ['w99']) })).toMatchObject({ events: [], error: { code: 'scope_names_no_session' } });
+    });
+
+    it('When both the turn budget and the scope are wrong, Then the budget is named: the enable is judged before its scope', () => {
+      expect(when(given(), { type: 'enable', started_by: 'user', max_turns: 0, scope: scope('only', ['w99']) }).error?.code).toBe('invalid_input');
+    });
+  });
+
+  describe('rounds, as the state holds them', () => {
+    it('Given supervision on with a goal, When a round starts, Then its view is in the state: in flight, its turn, its seq and the prompt the brain reads', () => {
+      const s = given(enabled({ task_hint: 'ship it', max_turns: 3 }), started('rd_1'));
+      const held = s.rounds.get('rd_1');
+      expect(held).toMatchObject({
+        seq: 2,
+        view: { id: 'rd_1', turn: 1, status: 'in_flight', started_at: '2026-11-25T10:00:00.000Z', deadline_at: '2026-11-25T10:01:00.000Z', ended_at: null, reasons: [reason], summary: null, failure: null },
+      });
+      expect(held?.view.prompt).toContain('Supervision round rd_1 (turn 1 of 3; 2 left).');
+      expect(held?.view.prompt).toContain('Goal: ship it');
+    });
+
+    it('When the round is completed with a summary, Then its view says so, ended at the time of the event; the rounds before stay as they were', () => {
+      const before = given(enabled(), started('rd_1'));
+      const s = evolve(before, { type: 'round.completed', data: { round_id: 'rd_1', summary: 'sent creds' }, at: T0 + 5000, seq: 3 });
+      expect(s.rounds.get('rd_1')?.view).toMatchObject({ status: 'completed', summary: 'sent creds', ended_at: '2026-11-25T10:00:05.000Z', failure: null });
+      expect(before.rounds.get('rd_1')?.view.status).toBe('in_flight');
+    });
+
+    it('When the round fails, Then its view carries why; When it times out or is interrupted, Then its view says that', () => {
+      const failed = given(enabled(), started('rd_1'), { type: 'round.failed', data: { round_id: 'rd_1', reason: 'the brain crashed' } });
+      expect(failed.rounds.get('rd_1')?.view).toMatchObject({ status: 'failed', failure: 'the brain crashed', summary: null });
+      expect(given(enabled(), started('rd_1'), { type: 'round.timed_out', data: { round_id: 'rd_1' } }).rounds.get('rd_1')?.view.status).toBe('timed_out');
+      expect(given(enabled(), started('rd_1'), { type: 'round.interrupted', data: { round_id: 'rd_1', reasons: [reason] } }).rounds.get('rd_1')?.view.status).toBe('interrupted');
+    });
+
+    it('Given a journal written before a close interrupted the round in flight, When supervision.disabled folds alone, Then the round reads interrupted', () => {
+      expect(given(enabled(), started('rd_1'), disabled()).rounds.get('rd_1')?.view).toMatchObject({ status: 'interrupted', ended_at: '2026-11-25T10:00:00.002Z' });
+    });
+
+    it('Given ended rounds, When their retention passes, Then they leave memory, the round in flight stays, and nothing left is the same state', () => {
+      const s = given(enabled(), started('rd_1'), completed('rd_1'), started('rd_2'));
+      // rd_1 ended at T0 + 2.
+      expect([...forgetExpired(s, T0 + 2 + 999, 1000).rounds.keys()]).toEqual(['rd_1', 'rd_2']);
+      expect(forgetExpired(s, T0 + 2 + 999, 1000)).toBe(s);
+      expect([...forgetExpired(s, T0 + 2 + 1000, 1000).rounds.keys()]).toEqual(['rd_2']);
+      expect([...forgetExpired(s, T0 + 10 ** 9, Infinity).rounds.keys()]).toEqual(['rd_1', 'rd_2']);
+    });
+
+    it('Given a round that left memory, When it is completed, Then it is refused as round_not_found', () => {
+      const s = forgetExpired(given(enabled(), started('rd_1'), completed('rd_1')), T0 + 10_000, 1000);
+      expect(when(s, { type: 'complete_round', round_id: 'rd_1' }).error).toEqual({ code: 'round_not_found', message: 'no round rd_1' });
+    });
+  });
+
+  describe('stall cooldowns, as the state holds them', () => {
+    const stallOf = (session_id: string, kind: string, cooldown_until: number): SupervisionJournalEvent => ({
+      type: 'supervision.stall_detected',
+      data: { session_id, kind, stalled_for_s: 900, cooldown_until },
+    });
+
+    it('When a stall is journaled, Then its (session, kind) cools down until the time it names', () => {
+      expect([...given(enabled(), stallOf('cs_1', 'pending_decision', T0 + 60_000)).cooldowns]).toEqual([['cs_1:pending_decision', T0 + 60_000]]);
+    });
+
+    it('Given a cooldown that ran out, When the next stall is journaled, Then the one run out leaves with it', () => {
+      const s = given(enabled(), stallOf('cs_1', 'pending_decision', T0 + 1), stallOf('cs_2', 'pending_handling', T0 + 60_000));
+      // The second stall folds at T0 + 2, after the first cooldown ran out.
+      expect([...s.cooldowns]).toEqual([['cs_2:pending_handling', T0 + 60_000]]);
+    });
+
+    it('When cooldowns run out with time, Then forgetExpired lets them go', () => {
+      const s = given(enabled(), stallOf('cs_1', 'pending_decision', T0 + 10_000));
+      expect(forgetExpired(s, T0 + 9_999, Infinity).cooldowns.size).toBe(1);
+      expect(forgetExpired(s, T0 + 10_000, Infinity).cooldowns.size).toBe(0);
+    });
+  });
+
+  it('Given the events decided one command after another, When they are folded again (a restart), Then the same state comes back, rounds and cooldowns included', () => {
     const journal: SupervisionJournalEvent[] = [];
     let s = initialSupervisionState();
     const commands: SupervisionCommand[] = [
-      { type: 'set_scope', mode: 'except' },
-      { type: 'enable', started_by: 'user', max_turns: 2 },
+      { type: 'set_scope', scope: scope('except', ['w1']) },
+      { type: 'enable', started_by: 'user', max_turns: 3 },
       { type: 'start_round', round: round('rd_1') },
-      { type: 'complete_round', round_id: 'rd_1', known: 'in_flight' },
+      { type: 'complete_round', round_id: 'rd_1', summary: 'done' },
+      { type: 'detect_stall', session_id: 'cs_2', kind: 'pending_decision', stalled_for_s: 900, cooldown_until: T0 + 60_000 },
       { type: 'start_round', round: round('rd_2') },
-      { type: 'time_out_round', round_id: 'rd_2' },
+      { type: 'fail_round', round_id: 'rd_2', reason: 'crashed' },
+      { type: 'start_round', round: round('rd_3') },
+      { type: 'time_out_round', round_id: 'rd_3' },
     ];
     for (const cmd of commands) {
-      for (const e of decide(cmd, s).events) {
-        s = evolve(s, { ...e, at: T0 + journal.length });
+      const d = decide(cmd, s);
+      expect(d.error).toBeUndefined();
+      for (const e of d.events) {
         journal.push(e);
+        s = evolve(s, { ...e, at: T0 + journal.length - 1, seq: journal.length });
       }
     }
     const replayed = given(...journal);
-    expect(replayed.scope_mode).toBe('except');
+    expect({ ...replayed, machine: null }).toEqual({ ...s, machine: null });
     expect({ value: replayed.machine.value, context: replayed.machine.context }).toEqual({ value: s.machine.value, context: s.machine.context });
-    expect(replayed.machine.context).toMatchObject({ closed_reason: 'max_turns', turns_used: 2 });
+    expect(replayed.machine.context).toMatchObject({ closed_reason: 'max_turns', turns_used: 3 });
+    expect([...replayed.rounds.values()].map((r) => [r.view.id, r.view.status])).toEqual([
+      ['rd_1', 'completed'],
+      ['rd_2', 'failed'],
+      ['rd_3', 'timed_out'],
+    ]);
+    expect(replayed.cooldowns.get('cs_2:pending_decision')).toBe(T0 + 60_000);
+    expect(replayed.last_event_at).toBe(T0 + journal.length - 1);
   });
 });

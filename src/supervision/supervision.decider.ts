@@ -1,14 +1,18 @@
 import { SnapshotFrom, initialTransition, transition } from 'xstate';
-import { ScopeMode, ToolScopeMode } from './supervision-scope';
+import { JournalEvent } from '../journal/journal.port';
+import { RoundHistory, foldRounds, forgetEndedRounds } from './round-history';
+import { StallKind, cooldownKey, dropExpiredCooldowns } from './stall-watchdog';
+import { ScopeMode, ScopeSession, ToolScopeMode, planScope } from './supervision-scope';
 import { SupervisionErrorCode } from './supervision.errors';
 import { SupervisionEventMap, SupervisionJournalType, toMachineEvent } from './supervision.events';
-import { ClosedReason, MAX_TURNS_LIMIT, RoundInFlight, RoundOutcome, StartedBy, supervisionMachine, taskHintProblem } from './supervision.machine';
+import { ClosedReason, MAX_TURNS_LIMIT, RoundInFlight, StartedBy, supervisionMachine, taskHintProblem } from './supervision.machine';
 
 /**
  * Supervision's rules, pure: decide() judges a command against the state and answers the events to journal (stream
  * `supervision`) or why it is refused; evolve() folds a journaled event into the state. The machine is the state's
- * shape (off → on: idle ⇄ in_round): evolve moves it with the machine's own transition, so replay and live commands
- * fold the same way. The service loads, decides, appends and does the effects (timers, delivery, the sessions' scope).
+ * shape (off → on: idle ⇄ in_round): evolve moves it with the machine's own transition, and folds the rounds and the
+ * stall cooldowns beside it, so replay and live commands fold the same way. The service loads, decides, appends and
+ * does the effects (timers, delivery, the sessions' scope).
  */
 
 export type SupervisionSnapshot = SnapshotFrom<typeof supervisionMachine>;
@@ -17,23 +21,42 @@ export interface SupervisionState {
   machine: SupervisionSnapshot;
   /** The last scope mode set other than invert: under `only`, sessions created later are not supervised. */
   scope_mode: ToolScopeMode;
+  /** The rounds in memory, in the order they started (ended ones leave after their retention: forgetExpired). */
+  rounds: RoundHistory;
+  /** Until when (epoch ms) each (session, stall kind) may not fire again, by cooldownKey. */
+  cooldowns: ReadonlyMap<string, number>;
+  /** When the newest supervision event was journaled (epoch ms): supervision was last known current then. */
+  last_event_at: number;
+}
+
+/** A journaled supervision event as evolve folds it: `at` in epoch ms, `seq` its place in the journal. */
+export interface FoldedEvent {
+  type: string;
+  data: unknown;
+  at: number;
+  seq: number;
 }
 
 export type SupervisionJournalEvent = { [K in SupervisionJournalType]: { type: K; data: SupervisionEventMap[K] } }[SupervisionJournalType];
 
-/** What the caller knows of a round a command names: its status, or null when no round of that id is known. */
-export type KnownRound = 'in_flight' | RoundOutcome | null;
+/** A scope to set: the mode, the sessions it names (ids or aliases), and the sessions as the directory has them now. */
+export interface ScopeRequest {
+  mode: ScopeMode;
+  session_ids: readonly string[];
+  sessions: readonly ScopeSession[];
+}
 
 export type SupervisionCommand =
-  | { type: 'enable'; started_by: StartedBy; task_hint?: string; max_turns?: number; round_now?: boolean }
+  /** With a scope, the scope is set in the same decision (and its exclusions are written with it). */
+  | { type: 'enable'; started_by: StartedBy; task_hint?: string; max_turns?: number; round_now?: boolean; scope?: ScopeRequest }
   | { type: 'disable'; reason: ClosedReason; summary?: string }
   /** finish_supervision: off with the wrap-up. */
   | { type: 'finish'; summary?: string }
-  | { type: 'set_scope'; mode: ScopeMode }
+  | { type: 'set_scope'; scope: ScopeRequest }
   | { type: 'start_round'; round: RoundInFlight }
-  | { type: 'complete_round'; round_id: string; summary?: string; known: KnownRound }
+  | { type: 'complete_round'; round_id: string; summary?: string }
   /** Delivering the round to the brain failed. */
-  | { type: 'fail_round'; round_id: string; reason: string; known: KnownRound }
+  | { type: 'fail_round'; round_id: string; reason: string }
   /** The round's deadline passed. */
   | { type: 'time_out_round'; round_id: string }
   /** A restart found supervision on: the round in flight was cut off with the process. */
@@ -48,7 +71,7 @@ export interface SupervisionRefusal {
 export type SupervisionDecision = { events: SupervisionJournalEvent[]; error?: undefined } | { events: []; error: SupervisionRefusal };
 
 export function initialSupervisionState(): SupervisionState {
-  return { machine: initialTransition(supervisionMachine)[0], scope_mode: 'all' };
+  return { machine: initialTransition(supervisionMachine)[0], scope_mode: 'all', rounds: new Map(), cooldowns: new Map(), last_event_at: 0 };
 }
 
 export const isOn = (s: SupervisionState): boolean => s.machine.matches('on');
@@ -71,15 +94,29 @@ function close(s: SupervisionState, reason: ClosedReason, summary?: string): Sup
 
 /** A round's end, and then off (max_turns) when that round was the last turn: no further round could start. */
 function endRound(s: SupervisionState, end: SupervisionJournalEvent): SupervisionJournalEvent[] {
-  const after = fold(s, [end]);
-  const c = after.machine.context;
-  return isOn(after) && c.turns_used >= c.max_turns ? [end, ...close(after, 'max_turns')] : [end];
+  const ev = toMachineEvent(end.type, end.data, s.machine.context.changed_at);
+  const after = ev ? transition(supervisionMachine, s.machine, ev)[0] : s.machine;
+  const c = after.context;
+  return after.matches('on') && c.turns_used >= c.max_turns ? [end, { type: 'supervision.disabled', data: { reason: 'max_turns' } }] : [end];
 }
 
-function roundEndRefusal(s: SupervisionState, id: string, known: KnownRound): SupervisionDecision | null {
-  if (known === null) return refuse('round_not_found', `no round ${id}`);
-  if (s.machine.context.round?.id !== id) return refuse('round_already_ended', `round ${id} is already ${known === 'in_flight' ? 'ended' : known}`);
+/** Why a round named by a command cannot be ended now: none of that id in memory, or it ended already. */
+function roundEndRefusal(s: SupervisionState, id: string): SupervisionDecision | null {
+  const held = s.rounds.get(id);
+  if (!held) return refuse('round_not_found', `no round ${id}`);
+  if (s.machine.context.round?.id !== id) return refuse('round_already_ended', `round ${id} is already ${held.view.status === 'in_flight' ? 'ended' : held.view.status}`);
   return null;
+}
+
+/**
+ * The scope's event: the rule for sessions created later (invert keeps the rule it finds), journaled when the rule
+ * changes or the scope changes a session's exclusion (those changes are written with it, on the sessions' streams).
+ */
+function scopeEvents(s: SupervisionState, scope: ScopeRequest): SupervisionDecision {
+  const plan = planScope(scope.mode, scope.session_ids, scope.sessions);
+  if ('error' in plan) return refuse(plan.error.code, plan.error.message);
+  const mode = plan.mode === 'invert' ? s.scope_mode : plan.mode;
+  return { events: mode !== s.scope_mode || plan.changes.length > 0 ? [{ type: 'supervision.scope_set', data: { mode } }] : [] };
 }
 
 export function decide(cmd: SupervisionCommand, s: SupervisionState): SupervisionDecision {
@@ -92,13 +129,15 @@ export function decide(cmd: SupervisionCommand, s: SupervisionState): Supervisio
       // Checked here too: /supervise in the chat and the tools reach this without the DTO.
       const hintProblem = taskHintProblem(cmd.task_hint);
       if (hintProblem) return refuse('invalid_input', hintProblem);
+      const scope = cmd.scope ? scopeEvents(s, cmd.scope) : { events: [] };
+      if (scope.error) return scope;
       const data: SupervisionEventMap['supervision.enabled'] = {
         started_by: cmd.started_by,
         ...(cmd.task_hint !== undefined ? { task_hint: cmd.task_hint } : {}),
         ...(cmd.max_turns !== undefined ? { max_turns: cmd.max_turns } : {}),
         ...(cmd.round_now ? { round_now: true as const } : {}),
       };
-      return { events: [{ type: 'supervision.enabled', data }] };
+      return { events: [...scope.events, { type: 'supervision.enabled', data }] };
     }
     case 'disable':
       return { events: isOn(s) ? close(s, cmd.reason, cmd.summary) : [] };
@@ -106,8 +145,7 @@ export function decide(cmd: SupervisionCommand, s: SupervisionState): Supervisio
       // Refused when off: the summary would be dropped unseen.
       return isOn(s) ? { events: close(s, 'finished', cmd.summary) } : offRefusal(s, 'post a wrap-up with reply_to_human');
     case 'set_scope':
-      // invert flips the sessions named and leaves the rule for sessions created later as it was.
-      return { events: cmd.mode === 'invert' || cmd.mode === s.scope_mode ? [] : [{ type: 'supervision.scope_set', data: { mode: cmd.mode } }] };
+      return scopeEvents(s, cmd.scope);
     case 'start_round':
       if (!isOn(s)) return offRefusal(s, 'no round starts');
       if (c.round) return refuse('round_in_flight', `round ${c.round.id} is in flight; one round at a time`);
@@ -115,12 +153,12 @@ export function decide(cmd: SupervisionCommand, s: SupervisionState): Supervisio
       return { events: [{ type: 'round.started', data: { round: cmd.round } }] };
     case 'complete_round':
       return (
-        roundEndRefusal(s, cmd.round_id, cmd.known) ?? {
+        roundEndRefusal(s, cmd.round_id) ?? {
           events: endRound(s, { type: 'round.completed', data: { round_id: cmd.round_id, ...(cmd.summary ? { summary: cmd.summary } : {}) } }),
         }
       );
     case 'fail_round':
-      return roundEndRefusal(s, cmd.round_id, cmd.known) ?? { events: endRound(s, { type: 'round.failed', data: { round_id: cmd.round_id, reason: cmd.reason } }) };
+      return roundEndRefusal(s, cmd.round_id) ?? { events: endRound(s, { type: 'round.failed', data: { round_id: cmd.round_id, reason: cmd.reason } }) };
     case 'time_out_round':
       // A deadline that fires after its round ended has nothing to end.
       return { events: c.round?.id === cmd.round_id ? endRound(s, { type: 'round.timed_out', data: { round_id: cmd.round_id } }) : [] };
@@ -137,13 +175,34 @@ export function decide(cmd: SupervisionCommand, s: SupervisionState): Supervisio
   }
 }
 
-/** Folds one journaled event (`at` in epoch ms) into the state. */
-export function evolve(s: SupervisionState, e: { type: string; data: unknown; at: number }): SupervisionState {
-  if (e.type === 'supervision.scope_set') return { ...s, scope_mode: (e.data as SupervisionEventMap['supervision.scope_set']).mode };
+/** Folds one journaled event into the state: the machine, the rounds, the cooldowns, the scope rule. */
+export function evolve(s: SupervisionState, e: FoldedEvent): SupervisionState {
+  const base = { ...s, last_event_at: e.at };
+  if (e.type === 'supervision.scope_set') return { ...base, scope_mode: (e.data as SupervisionEventMap['supervision.scope_set']).mode };
+  if (e.type === 'supervision.stall_detected') {
+    const st = e.data as SupervisionEventMap['supervision.stall_detected'];
+    // The cooldowns run out by now leave with it: those of sessions that stalled once are not kept for ever.
+    const cooldowns = new Map(s.cooldowns);
+    dropExpiredCooldowns(cooldowns, e.at);
+    return { ...base, cooldowns: cooldowns.set(cooldownKey(st.session_id, st.kind as StallKind), st.cooldown_until) };
+  }
   const ev = toMachineEvent(e.type, e.data, e.at);
-  return ev ? { ...s, machine: transition(supervisionMachine, s.machine, ev)[0] } : s;
+  const machine = ev ? transition(supervisionMachine, s.machine, ev)[0] : s.machine;
+  return { ...base, machine, rounds: foldRounds(s.rounds, e, machine.context) };
 }
 
-function fold(s: SupervisionState, events: readonly SupervisionJournalEvent[]): SupervisionState {
-  return events.reduce((acc, e) => evolve(acc, { ...e, at: acc.machine.context.changed_at }), s);
+/** evolve over an event as the journal stores it: the fold of the command path and of replay. */
+export const evolveStored = (s: SupervisionState, e: JournalEvent): SupervisionState => evolve(s, { type: e.type, data: e.data, at: Date.parse(e.at), seq: e.seq });
+
+/**
+ * What leaves memory with time rather than with an event: rounds ended at least `retentionMs` before `now`, and
+ * stall cooldowns run out by then. The journal keeps both; the same state when nothing leaves.
+ */
+export function forgetExpired(s: SupervisionState, now: number, retentionMs: number): SupervisionState {
+  const rounds = forgetEndedRounds(s.rounds, now, retentionMs);
+  const expired = [...s.cooldowns.values()].some((until) => until <= now);
+  if (rounds === s.rounds && !expired) return s;
+  const cooldowns = new Map(s.cooldowns);
+  dropExpiredCooldowns(cooldowns, now);
+  return { ...s, rounds, cooldowns };
 }

@@ -14,7 +14,10 @@ export interface SupervisionEventMap {
   /** The driver's delivery failed: the reason says how (a crashed brain, a failed webhook, a command that could not spawn). */
   'round.failed': { round_id: string; reason: string };
   'supervision.stall_detected': { session_id: string; kind: string; stalled_for_s: number; cooldown_until: number };
-  /** A scope mode other than invert: it decides whether sessions created later are supervised. */
+  /**
+   * A scope set: the rule for sessions created later (a mode other than invert; an invert keeps the rule it found). The
+   * sessions' exclusions it changes are appended with it, in the same atomic append, on their own streams.
+   */
   'supervision.scope_set': { mode: ToolScopeMode };
 }
 

@@ -96,9 +96,9 @@ describe('main-brain drivers with real processes and a real HTTP endpoint', () =
     const [round] = await waitFor(() => (svc.listRounds().length ? svc.listRounds() : undefined), { what: 'the round' });
     // And a journal that refuses the service's appends to the supervision stream (a foreign write no longer would: the
     // service follows other writers and decides again on a conflict)
-    const append = journal.append.bind(journal);
-    const refusal = jest.spyOn(journal, 'append').mockImplementation((stream, events, options) =>
-      stream === 'supervision' ? Promise.reject(new JournalError('journal_closed', 'the journal refuses supervision appends (test)')) : append(stream, events, options),
+    const appendAll = journal.appendAll.bind(journal);
+    const refusal = jest.spyOn(journal, 'appendAll').mockImplementation((writes, options) =>
+      writes.some((w) => w.stream === 'supervision') ? Promise.reject(new JournalError('journal_closed', 'the journal refuses supervision appends (test)')) : appendAll(writes, options),
     );
     try {
       // When the brain exits

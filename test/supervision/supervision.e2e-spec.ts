@@ -216,6 +216,30 @@ describe('autonomous supervision over HTTP with real command workers', () => {
     expect((await req('POST', '/coding-sessions/supervision-scope', { mode: 'sideways', session_ids: [] })).status).toBe(400);
   });
 
+  it('enables with a scope in one append: the scope, the enable and each session\'s exclusion, and the session takes later commands', async () => {
+    const [a, b] = await Promise.all([startWorker(), startWorker()]);
+    const head = t.app.get<Journal>(JOURNAL).head().seq;
+    const res = await t.inject({
+      method: 'POST',
+      url: '/api/v1/session-os/main-brain/tools/enable_supervision',
+      payload: { task_hint: 'go', scope_mode: 'only', scope_session_ids: [a.alias] },
+      headers: t.auth('main_brain'),
+    });
+    expect(res.statusCode).toBe(200);
+    const written = (await t.app.get<Journal>(JOURNAL).readAll(head)).filter((e) => e.stream === 'supervision' || e.type === 'session.exclusion_changed');
+    // Who changed the session's exclusion is the brain that set the scope.
+    expect(written.map((e) => [e.seq - written[0].seq, e.stream, e.type, e.meta.actor])).toEqual([
+      [0, 'supervision', 'supervision.scope_set', 'system'],
+      [1, 'supervision', 'supervision.enabled', 'system'],
+      [2, `session-${b.id}`, 'session.exclusion_changed', 'main_brain'],
+    ]);
+    expect(written[2].data).toMatchObject({ excluded: true });
+    expect((await req('GET', `/coding-sessions/${b.id}`)).body.excluded).toBe(true);
+    // The session adopted the version its exclusion was written at: its next command appends after it.
+    expect((await signal(b.id, { type: 'report_progress', status: 'working' })).status).toBe(200);
+    expect((await req('GET', `/coding-sessions/${b.id}`)).body.excluded).toBe(true);
+  });
+
   it('shows the scope mode (the last set other than invert) in the state object and supervision_status', async () => {
     const [a, b] = await Promise.all([startWorker(), startWorker()]);
     const brainStatus = async () => (await t.inject({ method: 'POST', url: '/api/v1/session-os/main-brain/tools/supervision_status', payload: {}, headers: t.auth('main_brain') })).json().result;
@@ -296,9 +320,9 @@ describe('supervision work nobody waits for, when the journal refuses it', () =>
    */
   const refuseSupervisionAppends = () => {
     const journal = t.app.get<Journal>(JOURNAL);
-    const append = journal.append.bind(journal);
-    jest.spyOn(journal, 'append').mockImplementation((stream, events, options) =>
-      stream === 'supervision' ? Promise.reject(new JournalError('journal_closed', 'the journal refuses supervision appends (test)')) : append(stream, events, options),
+    const appendAll = journal.appendAll.bind(journal);
+    jest.spyOn(journal, 'appendAll').mockImplementation((writes, options) =>
+      writes.some((w) => w.stream === 'supervision') ? Promise.reject(new JournalError('journal_closed', 'the journal refuses supervision appends (test)')) : appendAll(writes, options),
     );
   };
   const CONFLICT = /: the journal refuses supervision appends \(test\)$/;

@@ -1,8 +1,13 @@
+import { BehaviorSubject } from 'rxjs';
 import { EventBus } from '../../src/bus/event-bus';
+import { soleNode } from '../../src/cluster/node-directory.port';
+import { LeaseState } from '../../src/cluster/lease.rules';
+import { SupervisorLease } from '../../src/cluster/supervisor-lease.port';
 import { openLevelJournal } from '../../src/journal/journal.factory';
 import { Journal } from '../../src/journal/journal.port';
 import { RoundDriver } from '../../src/supervision/round-driver.port';
 import { SUPERVISION_STREAM, SupervisionService, SupervisionSettings } from '../../src/supervision/supervision.service';
+import { CapturedLogger } from '../support/captured-logger';
 import { MemorySessionDirectory } from '../support/memory-session-directory';
 import { tempDir } from '../support/temp-dir';
 import { waitFor } from '../support/wait-for';
@@ -17,8 +22,9 @@ describe('supervision service over a real journal', () => {
   let sessions: MemorySessionDirectory;
   let svc: SupervisionService;
 
-  const boot = async (settings: Partial<SupervisionSettings> = {}, driver?: RoundDriver) => {
-    svc = new SupervisionService(bus, journal, sessions, { debounce_ms: 30, restore_ttl_s: 900, round_timeout_s: 600, ...settings }, Date.now, ids, driver);
+  const boot = async (settings: Partial<SupervisionSettings> = {}, driver?: RoundDriver, lease?: SupervisorLease) => {
+    const cluster = lease ? { lease, nodes: soleNode('local') } : undefined;
+    svc = new SupervisionService(bus, journal, sessions, { debounce_ms: 30, restore_ttl_s: 900, round_timeout_s: 600, ...settings }, Date.now, ids, driver, cluster);
     await svc.start();
   };
 
@@ -275,6 +281,91 @@ describe('supervision service over a real journal', () => {
     for (const s of sessions.sessions) s.recoverable = false;
     await boot();
     expect(svc.status().autonomous).toMatchObject({ enabled: false, closed_reason: 'no_recoverable_worker' });
+  });
+
+  it('refuses the commands of its own logic once its own clock says the lease ran out: the deadline passes, and no timeout is journaled', async () => {
+    // Given a leader whose round is in flight
+    svc.stop();
+    let held: LeaseState = { role: 'leader', term: 1, until: Infinity };
+    const lease: SupervisorLease = { holder: 'local', state: () => held, changes$: new BehaviorSubject(held).asObservable(), start: async () => undefined, stop: async () => undefined };
+    await boot({ round_timeout_s: 1 }, undefined, lease);
+    await svc.enable({}, 'user', 'test');
+    await sessions.emit('cs_a', 'session.blocked', { reason: 'x' });
+    const [round] = await waitFor(() => (inFlight().length ? inFlight() : undefined), { what: 'a round in flight' });
+    const logs = CapturedLogger.capture();
+    try {
+      // When its lease runs out by its own clock, before the change is told
+      held = { role: 'follower', holder: 'other', term: 2 };
+      // Then the timeout at the deadline is refused as not_supervisor, and the round stays in flight as the journal has it
+      const error = await waitFor(() => logs.messages('error', 'supervision').find((m) => m.startsWith(`round ${round.id}: `)), { what: 'the refused timeout' });
+      expect(error).toBe(`round ${round.id}: its deadline passed, but recording the timeout failed: time_out_round: this node does not hold the supervisor lease`);
+      expect(svc.getRound(round.id).status).toBe('in_flight');
+      expect((await journal.readStream(SUPERVISION_STREAM)).map((e) => e.type)).toEqual(['supervision.enabled', 'round.started']);
+    } finally {
+      logs.release();
+    }
+  });
+
+  describe('a scope with the enable, in one append', () => {
+    /** The stream's events as [type, data], and the seqs the scope, the enable and the exclusion landed at. */
+    const stream = async (name: string) => (await journal.readStream(name)).map((e) => ({ seq: e.seq, type: e.type, data: e.data, actor: e.meta.actor }));
+
+    it('given sessions that do not move, enable with a scope is decided once, and the scope, the enable and the exclusion are one append', async () => {
+      const writes = jest.spyOn(sessions, 'exclusionWrite');
+      await svc.enable({ task_hint: 'ship', scope_mode: 'except', scope_session_ids: ['cs_b'] }, 'user', 'alice');
+      expect(writes.mock.calls).toEqual([['cs_b', true, 'alice']]);
+      const [scope, enabled] = await stream(SUPERVISION_STREAM);
+      const [excluded] = await stream('session-cs_b');
+      expect([scope.type, enabled.type, excluded]).toEqual([
+        'supervision.scope_set',
+        'supervision.enabled',
+        { seq: enabled.seq + 1, type: 'session.exclusion_changed', data: { at: expect.any(Number), excluded: true }, actor: 'alice' },
+      ]);
+      expect(svc.status().autonomous).toMatchObject({ enabled: true, scope: { mode: 'except', excluded: ['cs_b'] } });
+    });
+
+    it('given a session stream that moves between the decision and the append, then the enable is decided again, and both writes land together after it', async () => {
+      const real = sessions.exclusionWrite.bind(sessions);
+      const writes = jest.spyOn(sessions, 'exclusionWrite').mockImplementation((id, excluded, actor) => {
+        // The worker reports as the scope is decided: its event reaches the journal first.
+        if (writes.mock.calls.length === 1) void sessions.emit(id, 'session.progress', { status: 'working' });
+        return real(id, excluded, actor);
+      });
+      await svc.enable({ scope_mode: 'except', scope_session_ids: ['cs_b'] }, 'user', 'alice');
+      // Decided again until the directory has the stream's new version (its apply step may land after the first retry).
+      expect(writes.mock.calls.length).toBeGreaterThanOrEqual(2);
+      const [scope, enabled] = await stream(SUPERVISION_STREAM);
+      expect((await stream('session-cs_b')).map((e) => [e.seq, e.type])).toEqual([
+        [scope.seq - 1, 'session.progress'],
+        [enabled.seq + 1, 'session.exclusion_changed'],
+      ]);
+      expect(sessions.get('cs_b')?.excluded).toBe(true);
+    });
+
+    it('given a session stream another writer keeps ahead of the directory, then the conflict is answered and neither write lands', async () => {
+      // Appended behind the directory's back: every decision names a version the stream has left.
+      await journal.append('session-cs_b', [{ type: 'session.progress', data: { status: 'working' } }]);
+      await expect(svc.enable({ scope_mode: 'except', scope_session_ids: ['cs_b'] }, 'user', 'alice')).rejects.toMatchObject({ code: 'journal_conflict' });
+      expect(await journal.readStream(SUPERVISION_STREAM)).toEqual([]);
+      expect((await stream('session-cs_b')).map((e) => e.type)).toEqual(['session.progress']);
+      expect([svc.status(), sessions.get('cs_b')?.excluded]).toEqual([{ autonomous: null }, false]);
+    });
+
+    it('given scope set over REST or a tool, then its exclusions land in the same append as the scope, also when the rule stays as it was', async () => {
+      await svc.setScope('except', ['cs_a'], 'rest');
+      await svc.setScope('except', ['cs_b'], 'rest');
+      const scopes = (await stream(SUPERVISION_STREAM)).map((e) => [e.seq, e.data]);
+      expect(scopes).toEqual([
+        [1, { mode: 'except' }],
+        [3, { mode: 'except' }],
+      ]);
+      // The first scope excludes cs_a; the second includes cs_a again and excludes cs_b: each right after its scope.
+      expect((await stream('session-cs_a')).map((e) => [e.seq, e.data])).toEqual([
+        [2, expect.objectContaining({ excluded: true })],
+        [4, expect.objectContaining({ excluded: false })],
+      ]);
+      expect((await stream('session-cs_b')).map((e) => e.seq)).toEqual([5]);
+    });
   });
 
   describe('stall watchdog', () => {

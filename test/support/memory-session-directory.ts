@@ -1,4 +1,5 @@
 import { EventBus } from '../../src/bus/event-bus';
+import { SideWrite } from '../../src/journal/command-handler';
 import { SessionDirectory, SessionHolder, SessionView } from '../../src/supervision/session-directory.port';
 
 /**
@@ -11,6 +12,8 @@ export class MemorySessionDirectory implements SessionDirectory {
   /** Output lines by session id, as the sessions module's logs would hold them. */
   readonly outputs = new Map<string, string[]>();
   newSessionsExcluded = false;
+  /** Each session stream's version as this directory last wrote it (0: not written yet). */
+  private readonly versions = new Map<string, number>();
 
   constructor(private readonly bus: EventBus) {}
 
@@ -41,9 +44,18 @@ export class MemorySessionDirectory implements SessionDirectory {
     this.newSessionsExcluded = excluded;
   }
 
-  async setExcluded(id: string, excluded: boolean): Promise<void> {
-    const s = this.sessions.find((x) => x.id === id)!;
-    s.excluded = excluded;
+  exclusionWrite(id: string, excluded: boolean, actor: string): SideWrite | null {
+    const s = this.sessions.find((x) => x.id === id);
+    if (!s || s.excluded === excluded) return null;
+    return {
+      stream: `session-${id}`,
+      expectedVersion: this.versions.get(id) ?? 0,
+      events: [{ type: 'session.exclusion_changed', data: { at: Date.now(), excluded }, meta: { actor } }],
+      apply: (r) => {
+        s.excluded = excluded;
+        this.versions.set(id, r.version);
+      },
+    };
   }
 
   async emit(id: string, type: string, data: Record<string, unknown>): Promise<void> {
@@ -59,6 +71,11 @@ export class MemorySessionDirectory implements SessionDirectory {
       }
     };
     // Applied once durable and before publication, as the session registry does.
-    await this.bus.emit(`session-${id}`, [{ type, data } as never], { apply });
+    await this.bus.emit(`session-${id}`, [{ type, data } as never], {
+      apply: (r) => {
+        apply();
+        this.versions.set(id, r.version);
+      },
+    });
   }
 }

@@ -1,0 +1,89 @@
+import { pastRetention } from '../common/retention-queue';
+import { RoundView } from './round.view';
+import { roundPrompt } from './round-prompt';
+import { RoundOutcome, SupervisionContext } from './supervision.machine';
+import { ROUND_OUTCOME, RoundEndType, SupervisionEventMap } from './supervision.events';
+
+/** A round as supervision's state holds it: its view, and the seq of its round.started (its place in the list, and what its cursor names). */
+export interface HeldRound {
+  seq: number;
+  view: RoundView;
+}
+
+/**
+ * The rounds in memory, in the order they started: the one in flight, and ended ones until their retention has passed.
+ * Never changed in place: a fold answers a new map (an ended round's view is a new object too), so a state handed
+ * out stays as it was.
+ */
+export type RoundHistory = ReadonlyMap<string, HeldRound>;
+
+const iso = (at: number) => new Date(at).toISOString();
+
+/**
+ * Folds one journaled event into the rounds; `context` is the machine's context after the event (a round's turn and
+ * prompt are taken from it as the round starts). Events that concern no round leave the same map.
+ */
+export function foldRounds(rounds: RoundHistory, e: { type: string; data: unknown; at: number; seq: number }, context: SupervisionContext): RoundHistory {
+  if (e.type === 'round.started') {
+    const { round } = e.data as SupervisionEventMap['round.started'];
+    const view: RoundView = {
+      id: round.id,
+      turn: context.turns_used,
+      status: 'in_flight',
+      started_at: iso(round.started_at),
+      deadline_at: iso(round.deadline_at),
+      ended_at: null,
+      reasons: round.reasons,
+      prompt: roundPrompt({
+        round_id: round.id,
+        reasons: round.reasons,
+        evidence: round.evidence,
+        task_hint: context.task_hint,
+        turns_used: context.turns_used,
+        max_turns: context.max_turns,
+      }),
+      summary: null,
+      failure: null,
+    };
+    return new Map(rounds).set(round.id, { seq: e.seq, view });
+  }
+  if (e.type === 'supervision.disabled') {
+    // Journals written before a close interrupted the round in flight: the view ends it all the same.
+    const open = [...rounds.values()].filter((r) => r.view.status === 'in_flight');
+    return open.reduce((acc, r) => ended(acc, r, 'interrupted', e.at), rounds);
+  }
+  if (!Object.hasOwn(ROUND_OUTCOME, e.type)) return rounds;
+  const status = ROUND_OUTCOME[e.type as RoundEndType];
+  const d = e.data as { round_id: string; summary?: unknown; reason?: unknown };
+  const held = rounds.get(d.round_id);
+  if (!held || held.view.status !== 'in_flight') return rounds;
+  return ended(rounds, held, status, e.at, typeof d.summary === 'string' ? d.summary : null, status === 'failed' ? String(d.reason) : null);
+}
+
+function ended(rounds: RoundHistory, held: HeldRound, status: RoundOutcome, at: number, summary: string | null = null, failure: string | null = null): RoundHistory {
+  return new Map(rounds).set(held.view.id, { seq: held.seq, view: { ...held.view, status, ended_at: iso(at), summary, failure } });
+}
+
+const endedAt = (r: HeldRound): number | null => (r.view.ended_at === null ? null : Date.parse(r.view.ended_at));
+
+/** The rounds less those ended at least `retentionMs` before `now` (the journal keeps them); the same map when none is. */
+export function forgetEndedRounds(rounds: RoundHistory, now: number, retentionMs: number): RoundHistory {
+  const due = [...rounds.values()].filter((r) => {
+    const at = endedAt(r);
+    return at !== null && pastRetention(at, retentionMs, now);
+  });
+  if (due.length === 0) return rounds;
+  const kept = new Map(rounds);
+  for (const r of due) kept.delete(r.view.id);
+  return kept;
+}
+
+/** When the next ended round leaves memory (epoch ms), or null when none will. */
+export function nextRoundForgotten(rounds: RoundHistory, retentionMs: number): number | null {
+  let first: number | null = null;
+  for (const r of rounds.values()) {
+    const at = endedAt(r);
+    if (at !== null && (first === null || at < first)) first = at;
+  }
+  return first === null || !Number.isFinite(retentionMs) ? null : first + retentionMs;
+}
