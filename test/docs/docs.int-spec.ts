@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 import { KNOBS } from '../../src/config/config.schema';
-import { ERROR_STATUSES } from '../../src/http/http-errors';
+import { ERROR_STATUSES } from '../../src/app.errors';
 import { CONFIGURATION_PAGE, CONFIG_FILE_VARIABLE, readDefaultsYaml, withConfigTable } from './config-reference';
 import { REPO_ROOT, anchorsOf, brokenBecause, docFiles, markdownLines, relativeLinks, slug } from './markdown';
 
