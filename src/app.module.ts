@@ -8,6 +8,7 @@ import { ConfigModule } from './config/config.module';
 import { DashboardModule } from './dashboard/dashboard.module';
 import { BrainstemConfig } from './config/config.schema';
 import { HealthController } from './http/health.controller';
+import { ReadinessController } from './http/readiness.controller';
 import { JournalModule } from './journal/journal.module';
 import { Journal } from './journal/journal.port';
 import { ProfilesModule } from './profiles/profiles.module';
@@ -37,7 +38,7 @@ export class AppModule {
         McpModule,
         DashboardModule,
       ],
-      controllers: [HealthController],
+      controllers: [HealthController, ReadinessController],
     };
   }
 }
