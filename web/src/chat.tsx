@@ -4,24 +4,7 @@ import { useAction } from './action';
 import { api, token } from './api';
 import { followStream } from './sse';
 import { report, sessions } from './store';
-import { JournalEvent } from './types';
-
-interface ChatMessage {
-  seq: number;
-  at: string;
-  role: 'user' | 'brain' | 'system' | 'worker';
-  kind: string;
-  text: string;
-  session_id: string | null;
-  turn_id?: string;
-  confirmation_id?: string;
-  answer_to?: number;
-}
-
-interface Confirmation {
-  id: string;
-  status: string;
-}
+import { ChatMessage, Confirmation, JournalEvent } from './types';
 
 const withMessage = (list: readonly ChatMessage[], m: ChatMessage): ChatMessage[] =>
   list.some((x) => x.seq === m.seq) ? [...list] : [...list, m].sort((a, b) => a.seq - b.seq);

@@ -3,23 +3,7 @@ import { useEffect } from 'preact/hooks';
 import { useAction } from './action';
 import { api } from './api';
 import { errorText } from './error-text';
-import { JournalEvent } from './types';
-
-/** src/journal/journal.port.ts VerifyReport. */
-interface VerifyReport {
-  ok: boolean;
-  head_seq: number;
-  head_hash: string;
-  checked: number;
-  first_bad_seq?: number;
-  error?: string;
-}
-
-interface EventsPage {
-  events: JournalEvent[];
-  next_after_seq: number | null;
-  head_seq: number;
-}
+import { EventsPage, VerifyReport } from './types';
 
 function Verify() {
   const report = useSignal<VerifyReport | null>(null);

@@ -18,6 +18,8 @@ const profileRuntimes = (): readonly string[] => settings.value?.profile_runtime
 
 /** The profiles' UI icon names, drawn as a text glyph (no emoji: a machine without an emoji font shows boxes); an unknown name shows as a plain mark. */
 const ICONS: Record<string, string> = { layout: '▦', brain: '✺', users: '☻', server: '▤', shield: '◈', eye: '◉', code: '⌨', book: '▥', search: '⌕' };
+/** A malformed profile (listed with its error) has no document, so no icon. */
+const iconOf = (p: ProfileItem): string | undefined => (p.error === null ? p.icon : undefined);
 
 const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
@@ -85,8 +87,8 @@ export function ProfilesView() {
             {profiles.value.map((p) => (
               <li key={p.id}>
                 <button type="button" class="profile-item" aria-pressed={current?.id === p.id} onClick={() => open(p)}>
-                  <span class="icon" aria-hidden="true" title={p.icon}>
-                    {ICONS[p.icon ?? ''] ?? '◆'}
+                  <span class="icon" aria-hidden="true" title={iconOf(p)}>
+                    {ICONS[iconOf(p) ?? ''] ?? '◆'}
                   </span>
                   <span class="title">{p.name ?? p.id}</span>
                   <span class="chip">{p.source}</span>
@@ -148,7 +150,7 @@ function Editor(props: {
   reload: () => Promise<unknown>;
 }) {
   const { editing, draft, scope, selected, act } = props;
-  const lint = useSignal<LintResult | null>(null);
+  const lint = useSignal<LintShown | null>(null);
   const saved = useSignal<string | null>(null);
   const yaml = useSignal<string | null>(null);
   const asYaml = useSignal(false);
@@ -160,7 +162,7 @@ function Editor(props: {
     const timer = setTimeout(() => {
       api<LintResult>('/agent-profiles/lint', { method: 'POST', body: { document: draft.value, scope: scope.value } }).then(
         (r) => (lint.value = r),
-        (e) => (lint.value = { valid: false, errors: [{ path: '', code: 'request', message: messageOf(e) }], warnings: [] }),
+        (e) => (lint.value = { errors: [{ path: '', message: messageOf(e) }], warnings: [] }),
       );
     }, 300);
     return () => clearTimeout(timer);
@@ -458,8 +460,12 @@ function JsonField(props: { label: string; value: unknown; readOnly: boolean; on
   );
 }
 
-function Findings({ lint }: { lint: LintResult | null }) {
-  const item = (f: LintFinding, kind: 'error' | 'warning') => (
+type FindingShown = Pick<LintFinding, 'path' | 'message'>;
+/** What the lint panel lists: the service's findings, or, when the lint request itself failed, that failure as an error. */
+type LintShown = { errors: FindingShown[]; warnings: FindingShown[] };
+
+function Findings({ lint }: { lint: LintShown | null }) {
+  const item = (f: FindingShown, kind: 'error' | 'warning') => (
     <li key={`${kind}${f.path}${f.message}`} class={kind}>
       <strong>{kind}</strong> {f.path ? <code>{f.path}</code> : null} {f.message}
     </li>

@@ -2,15 +2,9 @@ import { useSignal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
 import { api } from './api';
 import { errorText } from './error-text';
+import { ProfileItem } from './profile-draft';
 import { settings } from './store';
 import { Session } from './types';
-
-
-/** A profile as the list gives it; a malformed one has no name and cannot be used. */
-interface ProfileItem {
-  id: string;
-  name: string | null;
-}
 
 /** Starts a session (POST /coding-sessions): runtime, profile, cwd and prompt; the command runtime takes a command and its arguments. */
 export function StartSessionForm({ onStarted }: { onStarted: (s: Session) => void }) {
