@@ -2,6 +2,7 @@ import { useSignal } from '@preact/signals';
 import { useEffect, useRef } from 'preact/hooks';
 import { useAction } from './action';
 import { api, token } from './api';
+import { ErrorAlert } from './error-alert';
 import { followStream } from './sse';
 import { report, sessions } from './store';
 import { ChatMessage, Confirmation, JournalEvent } from './types';
@@ -115,11 +116,7 @@ export function ChatView() {
             }}
           />
         </label>
-        {error.value ? (
-          <p class="error" role="alert">
-            {error.value}
-          </p>
-        ) : null}
+        <ErrorAlert message={error.value} />
         <button type="submit" class="primary" disabled={busy.value}>
           Send to the main brain
         </button>
@@ -150,11 +147,7 @@ function AnswerForm({ question, onSent }: { question: ChatMessage; onSent: (m: C
         <input value={text.value} onInput={(e) => (text.value = e.currentTarget.value)} />
       </label>
       <button type="submit">Send the answer</button>
-      {error.value ? (
-        <p class="error" role="alert">
-          {error.value}
-        </p>
-      ) : null}
+      <ErrorAlert message={error.value} />
     </form>
   );
 }
@@ -176,11 +169,7 @@ function Gate({ id, onDone }: { id: string; onDone: () => void }) {
       <button type="button" disabled={busy.value} onClick={() => void decide('refuse')}>
         Refuse
       </button>
-      {error.value ? (
-        <p class="error" role="alert">
-          {error.value}
-        </p>
-      ) : null}
+      <ErrorAlert message={error.value} />
     </div>
   );
 }

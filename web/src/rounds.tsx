@@ -1,5 +1,6 @@
 import { useSignal, useSignalEffect } from '@preact/signals';
 import { api } from './api';
+import { ErrorAlert } from './error-alert';
 import { errorText } from './error-text';
 import { autonomous } from './store';
 import { RoundView } from './types';
@@ -24,11 +25,7 @@ export function RoundsTimeline() {
   return (
     <section aria-labelledby="rounds-title">
       <h3 id="rounds-title">Rounds</h3>
-      {error.value ? (
-        <p class="error" role="alert">
-          {error.value}
-        </p>
-      ) : null}
+      <ErrorAlert message={error.value} />
       {list !== null && list.length === 0 ? <p class="muted">No round yet.</p> : null}
       <ol class="timeline">
         {(list ?? []).map((r) => (

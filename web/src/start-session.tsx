@@ -1,6 +1,7 @@
 import { useSignal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
 import { api } from './api';
+import { ErrorAlert } from './error-alert';
 import { errorText } from './error-text';
 import { ProfileItem } from './profile-draft';
 import { settings } from './store';
@@ -118,11 +119,7 @@ export function StartSessionForm({ onStarted }: { onStarted: (s: Session) => voi
           Started {started.value.alias} ({started.value.id}).
         </p>
       ) : null}
-      {error.value ? (
-        <p class="error" role="alert">
-          {error.value}
-        </p>
-      ) : null}
+      <ErrorAlert message={error.value} />
     </form>
   );
 }
