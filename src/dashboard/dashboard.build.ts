@@ -41,7 +41,7 @@ export async function buildDashboard(outdir: string): Promise<string[]> {
  * The bundle's inputs (paths relative to the package root, as esbuild lists them) that are the service's own source:
  * the page may import its types, which esbuild erases, never its code.
  */
-export function serverCodeIn(inputs: readonly string[]): string[] {
+function serverCodeIn(inputs: readonly string[]): string[] {
   return inputs.filter((input) => input.split(/[\\/]/)[0] === 'src');
 }
 
