@@ -1,11 +1,13 @@
 // npm run bench:cluster [events] — event propagation between Brainstem nodes sharing a PostgreSQL journal: two real
 // service processes (nodes a and b) on a throwaway cluster (fsync on), an event appended on a through its REST API,
-// timed until a's own SSE shows it (the same-node baseline) and until b's SSE does. Prints figures, asserts nothing.
+// timed until a's own SSE shows it (the same-node baseline) and until b's SSE does. Every call carries the user's
+// credential and must answer the status it should (an SSE 200), else the bench stops. Prints figures.
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { startPgCluster } from '../test/support/pg-cluster';
+import { callApi } from './api-call';
 import { ServiceProcess, startService } from '../test/support/service-process';
 import { tempDir } from '../test/support/temp-dir';
 import { WORKERS, WorkerReaper } from '../test/support/workers';
@@ -62,13 +64,8 @@ async function main(): Promise<void> {
       services.push(await startService({ BRAINSTEM_JOURNAL_URL: db.url, BRAINSTEM_JOURNAL_DIR: dirs[i].path, BRAINSTEM_NODE_ID: id }));
     }
     const [a, b] = services;
-    const call = async (method: string, path: string, body: unknown) => {
-      const res = await fetch(`${a.url}/api/v1${path}`, { method, headers: { ...a.auth, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-      if (!res.ok) throw new Error(`${method} ${path} answered ${res.status}: ${await res.text()}`);
-      return res.json() as Promise<{ id: string; pid: number | null }>;
-    };
     // A quiet worker of a's, whose exclusion flag each request flips: one event per request, appended on a.
-    const session = await call('POST', '/coding-sessions', { runtime: 'command', command: process.execPath, args: [resolve(WORKERS, 'quiet.js')], cwd: tmpdir() });
+    const session = await callApi<{ id: string; pid: number | null }>(a, 'POST', '/coding-sessions', 201, { runtime: 'command', command: process.execPath, args: [resolve(WORKERS, 'quiet.js')], cwd: tmpdir() });
     reaper.track(session.pid);
     const filter = `/api/v1/events/stream?stream=session-${session.id}&type=session.exclusion_changed`;
     const onA = await sseTimes(`${a.url}${filter}`, a.auth);
@@ -77,7 +74,7 @@ async function main(): Promise<void> {
     const otherNode: number[] = [];
     for (let i = 0; i < WARMUP + EVENTS; i++) {
       const t0 = performance.now();
-      await call('PATCH', `/coding-sessions/${session.id}/supervision`, { excluded: i % 2 === 0 });
+      await callApi(a, 'PATCH', `/coding-sessions/${session.id}/supervision`, 200, { excluded: i % 2 === 0 });
       await Promise.all([onA.next(i + 1), onB.next(i + 1)]);
       if (i < WARMUP) continue;
       sameNode.push(onA.times[i] - t0);

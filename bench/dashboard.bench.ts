@@ -2,12 +2,14 @@
 // 1,000 live sessions (a process-less runtime), 100 of them waiting on a question. Measures, from navigation:
 // the first view (the attention list rendered), then a click answered (the Sessions view with its rows), and the
 // long tasks (PerformanceObserver 'longtask') of the load and of N seconds (default 60) of 100 journaled events/s
-// with the Sessions view open. Prints figures, asserts nothing.
+// with the Sessions view open. The bench's own calls carry the user's or a worker's credential and must answer the status
+// they should; every API answer the page gets must be a 200 (the page sends the token): else the bench stops. Prints figures.
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { buildDashboard } from '../src/dashboard/dashboard.build';
 import { RuntimeCatalog } from '../src/sessions/runtimes/runtime-catalog';
+import type { Page } from 'playwright-core';
 import { launchBrowser } from '../test/support/chromium';
 import { InertRuntime } from '../test/support/inert-runtime';
 import { tempDir } from '../test/support/temp-dir';
@@ -64,12 +66,23 @@ async function main(): Promise<void> {
     }
     await blankCtx.close();
 
+    // What the page's own calls were answered: anything but 200 means the figures measured a refusal, not the page.
+    const refused: string[] = [];
+    const watch = (page: Page): void => {
+      page.on('response', (res) => {
+        if (res.url().startsWith(`${t.url}/api/`) && res.status() !== 200) refused.push(`${res.request().method()} ${res.url().slice(t.url.length)} answered ${res.status()}`);
+      });
+    };
+    const noneRefused = (when: string): void => {
+      if (refused.length > 0) throw new Error(`${when}, the page's API calls were refused: ${refused.slice(0, 5).join('; ')}${refused.length > 5 ? ` and ${refused.length - 5} more` : ''}`);
+    };
     const runs: Array<{ first: number; click: number; firstTasks: number[]; tasks: number[] }> = [];
     let kept: { ctx: Awaited<ReturnType<typeof browser.newContext>>; page: Awaited<ReturnType<Awaited<ReturnType<typeof browser.newContext>>['newPage']>> } | null = null;
     for (let run = 0; run < 3; run++) {
       const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
       await ctx.addInitScript(`sessionStorage.setItem('brainstem.token', ${JSON.stringify(t.token)});${OBSERVE_LONG_TASKS}`);
       const page = await ctx.newPage();
+      watch(page);
       const t0 = performance.now();
       await page.goto(`${t.url}/`);
       await page.getByRole('heading', { name: `Needs attention (${ASKING})` }).waitFor();
@@ -85,6 +98,7 @@ async function main(): Promise<void> {
       if (run < 2) await ctx.close();
       else kept = { ctx, page };
     }
+    noneRefused('loading the page and the click');
     const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
     console.log(`blank page navigation (baseline)     median ${med(blankRuns).toFixed(0)} ms of ${blankRuns.length}`);
     console.log(`first view (attention list rendered) median ${med(runs.map((r) => r.first)).toFixed(0)} ms of ${runs.length} (${runs.map((r) => r.first.toFixed(0)).join(', ')})`);
@@ -113,7 +127,10 @@ async function main(): Promise<void> {
     await new Promise((r) => setTimeout(r, 2000));
     const tasks = await page.evaluate(() => (globalThis as unknown as Window).__longTasks.slice());
     // The tab title counts the sessions waiting: it shows whether the page kept up with the events.
-    const listed = (await t.inject({ method: 'GET', url: `/api/v1/coding-sessions?limit=${SESSIONS}` })).json().sessions as Array<{ pending: unknown }>;
+    noneRefused('during the events');
+    const list = await t.inject({ method: 'GET', url: `/api/v1/coding-sessions?limit=${SESSIONS}` });
+    if (list.statusCode !== 200) throw new Error(`list answered ${list.statusCode}: ${list.body}`);
+    const listed = list.json().sessions as Array<{ pending: unknown }>;
     const waiting = listed.filter((s) => s.pending !== null).length;
     console.log(`after the run the page's title is "${await page.title()}"; the service has ${waiting} sessions waiting`);
     console.log(`${sent} events in ${elapsed.toFixed(1)} s (${(sent / elapsed).toFixed(0)}/s), Sessions view open: ${summary(tasks)}`);

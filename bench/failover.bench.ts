@@ -2,7 +2,8 @@
  * Failover time: two service processes on one PostgreSQL journal (a throwaway cluster, fsync on), supervision on with a
  * round in flight on the leader; the leader is killed (SIGKILL) and the clock runs until the other node has taken the
  * lease and a round has started there (its restore wakes the interrupted round's reasons at once). Each kill starts
- * from a fresh database and fresh nodes, so every sample is the same scenario. p50 and p99 over the kills.
+ * from a fresh database and fresh nodes, so every sample is the same scenario. p50 and p99 over the kills. Every call
+ * carries the user's credential and must answer the status it should, else the bench stops.
  *
  *   npm run bench:failover [-- --kills 20 --ttl 6]
  */
@@ -10,10 +11,11 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Pool } from 'pg';
 import { startPgCluster } from '../test/support/pg-cluster';
-import { ServiceProcess, callService, startService } from '../test/support/service-process';
+import { ServiceProcess, startService } from '../test/support/service-process';
 import { tempDir } from '../test/support/temp-dir';
 import { waitFor } from '../test/support/wait-for';
 import { WORKERS, WorkerReaper } from '../test/support/workers';
+import { callApi } from './api-call';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -29,7 +31,6 @@ function percentile(samples: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }
 
-const call = (svc: ServiceProcess, method: string, path: string, body?: object): Promise<Json> => callService<Json>(svc, method, path, body);
 
 async function main(): Promise<void> {
   const cluster = await startPgCluster({ durable: true });
@@ -58,7 +59,7 @@ async function main(): Promise<void> {
           return svc;
         };
         const worker = async (svc: ServiceProcess) => {
-          const s = await call(svc, 'POST', '/coding-sessions', { cwd: dir.path, command: process.execPath, args: [join(WORKERS, 'quiet.js')] });
+          const s = await callApi<Json>(svc, 'POST', '/coding-sessions', 201, { cwd: dir.path, command: process.execPath, args: [join(WORKERS, 'quiet.js')] });
           reaper.track(s.pid);
           return s;
         };
@@ -71,8 +72,8 @@ async function main(): Promise<void> {
         const b = await boot('b');
         const wa = await worker(a);
         await worker(b);
-        await call(a, 'POST', '/session-os/main-brain/autonomous', { enabled: true, max_turns: 100 });
-        await call(a, 'POST', `/coding-sessions/${wa.id}/signals`, { type: 'ask_human', question: 'go?' });
+        await callApi(a, 'POST', '/session-os/main-brain/autonomous', 200, { enabled: true, max_turns: 100 });
+        await callApi(a, 'POST', `/coding-sessions/${wa.id}/signals`, 200, { type: 'ask_human', question: 'go?' });
         await waitFor(async () => (await roundsStartedAfter(0)) === 1, { timeoutMs: 60_000, what: 'a round in flight on a' });
         const head = Number((await pool.query('SELECT seq FROM brainstem_head')).rows[0].seq);
 

@@ -1,6 +1,7 @@
 // npm run bench:start — from the command to the first answer of /api/v1/health: `npm start` with nothing changed since
 // the last build and with a source touched, beside the start as it was (tsc before every start) and the bare service
-// (node on the built tree) in the same run, interleaved. Prints figures, asserts nothing.
+// (node on the built tree) in the same run, interleaved. The health check's first answer must be 200 (it is sent with the
+// user's token, which it checks when sent), else the bench stops. Prints figures.
 import { spawn } from 'node:child_process';
 import { utimesSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -21,12 +22,16 @@ function freePort(): Promise<number> {
   });
 }
 
+/** False while nothing listens; once the service answers, its answer must be a 200. */
 async function healthy(url: string): Promise<boolean> {
+  let res: Response;
   try {
-    return (await fetch(url, { headers: { authorization: `Bearer ${TOKEN}` } })).ok;
+    res = await fetch(url, { headers: { authorization: `Bearer ${TOKEN}` } });
   } catch {
     return false;
   }
+  if (res.status !== 200) throw new Error(`GET ${url} answered ${res.status}, expected 200: ${(await res.text()).slice(0, 500)}`);
+  return true;
 }
 
 /** Milliseconds from spawning the command to a 200 from /api/v1/health. */

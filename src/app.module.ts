@@ -10,6 +10,7 @@ import { DashboardModule } from './dashboard/dashboard.module';
 import { ErrorStatuses } from './http/http-errors';
 import { HealthController } from './health.controller';
 import { BrainstemConfig } from './config/config.schema';
+import { ReadinessController } from './http/readiness.controller';
 import { JournalModule } from './journal/journal.module';
 import { Journal } from './journal/journal.port';
 import { ProfilesModule } from './profiles/profiles.module';
@@ -40,7 +41,7 @@ export class AppModule {
         McpModule,
         DashboardModule,
       ],
-      controllers: [HealthController],
+      controllers: [HealthController, ReadinessController],
     };
   }
 }

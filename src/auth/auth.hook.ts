@@ -4,6 +4,7 @@ import { ErrorStatuses } from '../http/http-errors';
 import { isApiDescription } from '../http/openapi';
 import { Credentials } from './credentials';
 import { HostPolicy, hostAllowed, originAllowed } from './host-policy';
+import { isLivenessCheck } from '../http/liveness';
 import { Principal } from './principal';
 
 declare module 'fastify' {
@@ -30,7 +31,8 @@ export function localPortOf(request: FastifyRequest): number | null {
 
 /**
  * Before routing reaches any handler (REST, /mcp, static files): the Host and Origin checks, then the
- * credential (the API description excepted: isApiDescription). Identity comes from the bearer token alone; what each principal may do is decided where it is
+ * credential (the API description excepted: isApiDescription; and, when none is sent, the liveness check and the
+ * dashboard's static files). Identity comes from the bearer token alone; what each principal may do is decided where it is
  * used (the route guard, the MCP endpoint).
  */
 export function installAuth(fastify: FastifyInstance, options: AuthOptions): void {
@@ -64,7 +66,7 @@ function refuse(request: FastifyRequest, options: AuthOptions): DomainError | nu
   // The API description states no secret; its page asks for the token to try a call (the Authorize button).
   if (isApiDescription(request.method, request.routeOptions.url)) return null;
   const header = request.headers.authorization;
-  if (header === undefined && isPublic(request, options.publicPaths)) return null;
+  if (header === undefined && (isLivenessCheck(request.method, request.routeOptions.url) || isPublic(request, options.publicPaths))) return null;
   if (header === undefined) {
     if (options.anonymousIsUser) {
       request.principal = { kind: 'user' };

@@ -3,6 +3,7 @@ import { Reflector } from '@nestjs/core';
 import { FastifyRequest } from 'fastify';
 import { DomainError } from '../common/domain-error';
 import { SessionsService } from '../sessions/sessions.service';
+import { isLivenessCheck } from '../http/liveness';
 import { PrincipalKind, describePrincipal } from './principal';
 
 const ALSO_ALLOWED = 'brainstem:also-allowed';
@@ -28,8 +29,11 @@ export class PrincipalsGuard implements CanActivate {
   canActivate(context: ExecutionContext): boolean {
     const request = context.switchToHttp().getRequest<FastifyRequest & { params: Record<string, string> }>();
     const principal = request.principal;
-    // The authentication hook answered already; a request without a principal never gets here.
-    if (!principal) throw new DomainError('unauthorized', 'missing credential');
+    // The authentication hook answered already; only the liveness check gets here without a principal (src/http/liveness.ts).
+    if (!principal) {
+      if (isLivenessCheck(request.method, request.routeOptions.url)) return true;
+      throw new DomainError('unauthorized', 'missing credential');
+    }
     if (principal.kind === 'user') return true;
     const targets = [context.getHandler(), context.getClass()];
     const allowed = this.reflector.getAllAndOverride<PrincipalKind[] | undefined>(ALSO_ALLOWED, targets) ?? [];

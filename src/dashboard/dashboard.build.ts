@@ -23,14 +23,26 @@ export async function buildDashboard(outdir: string): Promise<string[]> {
     legalComments: 'none',
     define: { 'process.env.NODE_ENV': '"production"' },
     metafile: true,
+    // Inputs are listed relative to it.
+    absWorkingDir: packageRoot(),
     logLevel: 'warning',
   });
+  const server = serverCodeIn(Object.keys(result.metafile.inputs));
+  if (server.length > 0) throw new Error(`the dashboard bundle took the service's code (${server.join(', ')}): the page imports the service's types only, with import type`);
   const outputs = Object.keys(result.metafile.outputs).map((p) => basename(p));
   const script = outputs.find((f) => f.endsWith('.js'));
   const style = outputs.find((f) => f.endsWith('.css'));
   if (!script || !style) throw new Error(`the dashboard build made ${outputs.join(', ')}: expected a script and a stylesheet`);
   writeFileSync(join(outdir, 'index.html'), indexHtml(script, style));
   return ['index.html', ...outputs];
+}
+
+/**
+ * The bundle's inputs (paths relative to the package root, as esbuild lists them) that are the service's own source:
+ * the page may import its types, which esbuild erases, never its code.
+ */
+function serverCodeIn(inputs: readonly string[]): string[] {
+  return inputs.filter((input) => input.split(/[\\/]/)[0] === 'src');
 }
 
 const indexHtml = (script: string, style: string): string => `<!doctype html>

@@ -5,6 +5,7 @@ import { ModulesContainer } from '@nestjs/core';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { SchemaObject, SchemaRegistry, dtoRef, dtoSchema } from '../common/dto-schema';
 import { ErrorStatusTable } from './http-errors';
+import { isLivenessCheck } from './liveness';
 
 export const OPENAPI_JSON_PATH = '/api/v1/openapi.json';
 export const OPENAPI_PAGE_PATH = '/api/v1/docs';
@@ -126,7 +127,9 @@ const json = (schema: SchemaObject) => ({ required: true, content: { 'applicatio
 export function buildOpenApiDocument(app: INestApplication, prefix: string, version: string, statuses: ErrorStatusTable): OpenAPIObject {
   const config = new DocumentBuilder()
     .setTitle('Brainstem')
-    .setDescription('Runs AI coding sessions and supervises them. Every route takes `Authorization: Bearer <token>`; the user token is in the api-token file of the data directory.')
+    .setDescription(
+      'Runs AI coding sessions and supervises them. Every route but the liveness check (GET /api/v1/health) takes `Authorization: Bearer <token>`; the user token is in the api-token file of the data directory.',
+    )
     .setVersion(version)
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'opaque' }, 'bearer')
     .addSecurityRequirements('bearer')
@@ -142,6 +145,8 @@ export function buildOpenApiDocument(app: INestApplication, prefix: string, vers
       if (!route) continue;
       describeOperation(path, operation, route, registry);
       Object.assign(operation.responses, errorResponses(errors));
+      // Open without a credential: no security requirement overrides the document's bearer one.
+      if (isLivenessCheck(route.method, route.url)) operation.security = [];
     }
   }
   document.paths['/mcp'] = mcpPath(errorResponses(errors));

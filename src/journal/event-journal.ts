@@ -738,6 +738,10 @@ export class EventJournal implements Journal {
     return { stream: snap.stream, version: snap.version, seq: snap.seq, at: snap.at, state: snap.state };
   }
 
+  isOpen(): boolean {
+    return !this.closed;
+  }
+
   /** Waits for queued appends to be written, then closes the storage. */
   async close(): Promise<void> {
     if (this.closed) return;

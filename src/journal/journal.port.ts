@@ -128,6 +128,8 @@ export interface Journal extends JournalReader {
   follow(apply: (event: JournalEvent) => void): () => void;
   /** Reads (applies and publishes) what other writers of a shared journal appended up to now; a no-op for a single writer. */
   catchUp(): Promise<void>;
+  /** Whether it takes appends: true from open until close() is called. */
+  isOpen(): boolean;
   close(): Promise<void>;
 }
 

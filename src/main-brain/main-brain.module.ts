@@ -8,6 +8,7 @@ import { EventBus } from '../bus/event-bus';
 import { CONFIG } from '../config/config.module';
 import { BrainstemConfig } from '../config/config.schema';
 import { ServiceUrl } from '../config/service-url';
+import { BRAIN_READINESS, BrainReadinessSource } from '../http/readiness.controller';
 import { Journal } from '../journal/journal.port';
 import { JOURNAL } from '../journal/journal.tokens';
 import { PROCESS_RUNNER, ProcessRunner } from '../sessions/runtimes/process-runner';
@@ -103,8 +104,15 @@ const newId = () => randomBytes(6).toString('hex');
         return host;
       },
     },
+    {
+      provide: BRAIN_READINESS,
+      inject: [SupervisionService, BRAIN_HOST],
+      useFactory: (supervision: SupervisionService, brain: BrainHost | null): BrainReadinessSource => ({
+        brain: () => ({ driver: supervision.driverName, hosted: brain !== null, runtime: brain?.runtime ?? null, connected: brain ? brain.active : null }),
+      }),
+    },
   ],
-  exports: [ToolRegistry, ChatService, BRAIN_HOST],
+  exports: [ToolRegistry, ChatService, BRAIN_HOST, BRAIN_READINESS],
 })
 export class MainBrainModule implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('main-brain');

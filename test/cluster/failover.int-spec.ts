@@ -106,6 +106,9 @@ describePg('supervision failover between nodes sharing a PostgreSQL journal', ()
     const spare = await startWorker(a);
     const wb = await startWorker(b);
     const wc = await startWorker(c);
+    // Each node's readiness says where it stands on the lease.
+    expect((await call(a, 'GET', '/ready')).lease).toEqual({ node: 'a', role: 'leader', term: 1 });
+    expect((await call(b, 'GET', '/ready')).lease).toEqual({ node: 'b', role: 'follower', term: 1 });
 
     // Commands taken by followers: decided against their followed state, appended; the leader reacts.
     await call(b, 'POST', '/session-os/main-brain/autonomous', { enabled: true, task_hint: 'keep shipping', max_turns: 10 });
@@ -128,6 +131,11 @@ describePg('supervision failover between nodes sharing a PostgreSQL journal', ()
     const leader = taken.holder === 'b' ? b : c;
     const other = taken.holder === 'b' ? c : b;
     const leaderWorker = taken.holder === 'b' ? wb : wc;
+    const otherId = taken.holder === 'b' ? 'c' : 'b';
+    await waitFor(async () => (await call(leader, 'GET', '/ready')).lease.role === 'leader', { timeoutMs: LONG, what: 'the new leader to know it leads' });
+    expect((await call(leader, 'GET', '/ready')).lease).toEqual({ node: taken.holder, role: 'leader', term: 2 });
+    await waitFor(async () => (await call(other, 'GET', '/ready')).lease.term === 2, { timeoutMs: LONG, what: 'the other node to know the new term' });
+    expect((await call(other, 'GET', '/ready')).lease).toEqual({ node: otherId, role: 'follower', term: 2 });
 
     // The round in flight ends as a restart ends it (interrupted), and its reasons wake the next round on the new leader.
     const r3 = await newRound(leader, [r1.id, r2.id]);

@@ -70,7 +70,7 @@ describe('no anonymous door', () => {
   const t = useTestApp({}, { listen: true });
 
   it.each([
-    ['GET', '/api/v1/health'],
+    ['GET', '/api/v1/ready'],
     ['GET', '/api/v1/coding-sessions'],
     ['POST', '/api/v1/coding-sessions'],
     ['GET', '/api/v1/journal/events'],
@@ -152,6 +152,8 @@ describe('BRAINSTEM_AUTH=off (explicit, loopback only)', () => {
 
   it('lets a request without a credential act as the user, still checks Host, and still refuses a wrong credential', async () => {
     expect((await t.rawInject({ method: 'GET', url: '/api/v1/auth/whoami' })).json()).toEqual({ principal: { kind: 'user' } });
+    expect((await t.rawInject({ method: 'GET', url: '/api/v1/ready' })).statusCode).toBe(200);
+    expect((await t.rawInject({ method: 'GET', url: '/api/v1/health' })).json()).toEqual({ status: 'ok' });
     expect((await t.rawInject({ method: 'GET', url: '/api/v1/health', headers: { host: 'attacker.example' } })).statusCode).toBe(403);
     expect((await t.rawInject({ method: 'GET', url: '/api/v1/health', headers: { authorization: 'Bearer wrong' } })).statusCode).toBe(401);
   });

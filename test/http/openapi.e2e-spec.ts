@@ -24,6 +24,7 @@ interface Operation {
   parameters?: Parameter[];
   requestBody?: { content: Record<string, { schema: Schema }> };
   responses: Record<string, { description: string; content?: Record<string, { schema: Schema }> }>;
+  security?: Array<Record<string, string[]>>;
 }
 interface Document {
   openapi: string;
@@ -90,9 +91,12 @@ describe('the OpenAPI document', () => {
     }
   });
 
-  it('declares bearer authentication for every operation', () => {
+  it('declares bearer authentication for every operation but the liveness check, which it lists open', () => {
     expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
     expect(doc.security).toEqual([{ bearer: [] }]);
+    const open = operations().filter(({ op }) => op.security !== undefined);
+    expect(open.map(({ path, method, op }) => ({ path, method, security: op.security }))).toEqual([{ path: '/api/v1/health', method: 'get', security: [] }]);
+    expect(doc.paths['/api/v1/ready'].get).toBeDefined();
   });
 
   it('gives every operation the error responses of every status, the code an enum of that status’s codes', () => {
@@ -182,7 +186,7 @@ describe('serving the API description', () => {
       ['POST', OPENAPI_JSON_PATH],
       ['GET', '/api/v1/openapi.yaml'],
       ['GET', '/api/v1/docsx'],
-      ['GET', '/api/v1/health'],
+      ['GET', '/api/v1/ready'],
       ['GET', '/api/v1/coding-sessions'],
     ] as const) {
       const res = await t.rawInject({ method, url });

@@ -192,9 +192,11 @@ describe('the service as a real process', () => {
       const path = join(dir.path, 'api-token');
       expect(svc.output()).toContain(`Brainstem listening on ${svc.url} (user token: ${path}; main brain token: ${join(dir.path, 'brain-token')})`);
       expect(statSync(path).mode & 0o777).toBe(0o600);
-      expect((await fetch(`${svc.url}/api/v1/health`)).status).toBe(401);
+      expect((await fetch(`${svc.url}/api/v1/ready`)).status).toBe(401);
       const token = readFileSync(path, 'utf8').trim();
-      expect((await fetch(`${svc.url}/api/v1/health`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+      expect((await fetch(`${svc.url}/api/v1/ready`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+      // The liveness check alone answers without it, for monitors and probes.
+      expect((await fetch(`${svc.url}/api/v1/health`)).status).toBe(200);
     } finally {
       svc.child.kill('SIGTERM');
       await svc.exited;
@@ -202,7 +204,7 @@ describe('the service as a real process', () => {
     const off = await startService({ BRAINSTEM_JOURNAL_DIR: dir.path, BRAINSTEM_PLUGINS: '', BRAINSTEM_AUTH: 'off' });
     try {
       expect(off.output()).toContain('BRAINSTEM_AUTH=off: a request without a credential acts as the user');
-      expect((await fetch(`${off.url}/api/v1/health`)).status).toBe(200);
+      expect((await fetch(`${off.url}/api/v1/ready`)).status).toBe(200);
     } finally {
       off.child.kill('SIGTERM');
       await off.exited;

@@ -77,12 +77,12 @@ describe('the service log, stdout not a terminal', () => {
 
   it('replaces an X-Request-Id that is not plain short text by its own, and logs a refused request too', async () => {
     const s = await start();
-    const res = await fetch(`${s.url}/api/v1/health`, { headers: { 'x-request-id': 'forged "id" with spaces' } });
+    const res = await fetch(`${s.url}/api/v1/ready`, { headers: { 'x-request-id': 'forged "id" with spaces' } });
     expect(res.status).toBe(401);
     const id = res.headers.get('x-request-id');
     expect(id).toMatch(/^[0-9a-f-]{36}$/);
-    const line = await waitFor(() => logLines(s).find((l) => l.req?.url === '/api/v1/health'));
-    expect(line).toEqual(expect.objectContaining({ req: { id, method: 'GET', url: '/api/v1/health' }, res: { status: 401 } }));
+    const line = await waitFor(() => logLines(s).find((l) => l.req?.url === '/api/v1/ready'));
+    expect(line).toEqual(expect.objectContaining({ req: { id, method: 'GET', url: '/api/v1/ready' }, res: { status: 401 } }));
   });
 
   it('logs nothing at info with BRAINSTEM_LOG_LEVEL=warn but the line announcing where it listens', async () => {

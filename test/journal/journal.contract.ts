@@ -298,8 +298,10 @@ export function journalContract(name: string, makeHarness: () => Promise<Journal
       });
     });
 
-    it('refuses appends after close', async () => {
+    it('refuses appends after close, and says it is no longer open', async () => {
+      expect(journal.isOpen()).toBe(true);
       await journal.close();
+      expect(journal.isOpen()).toBe(false);
       await expect(journal.append('x', [ev('x.y')])).rejects.toMatchObject({ code: 'journal_closed' });
       journal = await harness.open();
     });

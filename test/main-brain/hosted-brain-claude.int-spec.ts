@@ -122,6 +122,8 @@ function lastUserText(request: MessagesRequest): string {
     // The reply is posted as it comes; the turn's end is journaled just after it.
     await waitFor(async () => (await conversation(app)).turn_in_flight === null);
     expect(await conversation(app)).toMatchObject({ runtime: 'claude-code', turns: 2, turn_in_flight: null });
+    // Hosted here: this node holds the (embedded) lease and runs the conversation.
+    expect((await app.inject({ method: 'GET', url: '/api/v1/ready' })).json().brain).toEqual({ driver: 'agent', hosted: true, runtime: 'claude-code', connected: true });
   });
 
   it('wakes a round in the same conversation; the brain unblocks the worker through send_to_session, and its last words are the summary', async () => {

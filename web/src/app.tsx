@@ -3,6 +3,7 @@ import { useEffect } from 'preact/hooks';
 import { setToken, token } from './api';
 import { AttentionView } from './attention';
 import { ChatView } from './chat';
+import { ErrorAlert } from './error-alert';
 import { JournalView } from './journal';
 import { NotifyButton, useAttentionNotifications } from './notify';
 import { ProfilesView } from './profiles';
@@ -63,14 +64,11 @@ function Dashboard() {
           Forget token
         </button>
       </header>
-      {lastError.value ? (
-        <p class="error" role="alert">
-          {lastError.value}{' '}
-          <button type="button" onClick={() => (lastError.value = null)}>
-            Dismiss
-          </button>
-        </p>
-      ) : null}
+      <ErrorAlert message={lastError.value}>
+        <button type="button" onClick={() => (lastError.value = null)}>
+          Dismiss
+        </button>
+      </ErrorAlert>
       <nav aria-label="Views">
         {(Object.keys(ROUTES) as Route[]).map((r) => (
           <a key={r} href={r} aria-current={route.value === r ? 'page' : undefined}>

@@ -2,6 +2,7 @@ import { useSignal } from '@preact/signals';
 import { useEffect, useRef } from 'preact/hooks';
 import { useAction } from './action';
 import { api } from './api';
+import { ErrorAlert } from './error-alert';
 import { readableInput } from './readable-input';
 import { attention, now, putFresh, stallThresholdS } from './store';
 import { PermissionRequest, Session } from './types';
@@ -93,11 +94,7 @@ function PermissionCard({ session, request, position }: { session: Session; requ
         {position ? <span class="muted"> · {position}</span> : null}
       </p>
       <InputView request={request} />
-      {error.value ? (
-        <p class="error" role="alert">
-          {error.value}
-        </p>
-      ) : null}
+      <ErrorAlert message={error.value} />
       {denying.value ? (
         <form
           class="deny"
@@ -152,11 +149,7 @@ export function Reply({ session, action = `Send to ${session.alias}` }: { sessio
       <button type="submit" disabled={busy.value}>
         {action}
       </button>
-      {error.value ? (
-        <p class="error" role="alert">
-          {error.value}
-        </p>
-      ) : null}
+      <ErrorAlert message={error.value} />
     </form>
   );
 }

@@ -2,26 +2,10 @@ import { useSignal } from '@preact/signals';
 import { useEffect, useRef } from 'preact/hooks';
 import { useAction } from './action';
 import { api, token } from './api';
+import { ErrorAlert } from './error-alert';
 import { followStream } from './sse';
 import { report, sessions } from './store';
-import { JournalEvent } from './types';
-
-interface ChatMessage {
-  seq: number;
-  at: string;
-  role: 'user' | 'brain' | 'system' | 'worker';
-  kind: string;
-  text: string;
-  session_id: string | null;
-  turn_id?: string;
-  confirmation_id?: string;
-  answer_to?: number;
-}
-
-interface Confirmation {
-  id: string;
-  status: string;
-}
+import { ChatMessage, Confirmation, JournalEvent } from './types';
 
 const withMessage = (list: readonly ChatMessage[], m: ChatMessage): ChatMessage[] =>
   list.some((x) => x.seq === m.seq) ? [...list] : [...list, m].sort((a, b) => a.seq - b.seq);
@@ -132,11 +116,7 @@ export function ChatView() {
             }}
           />
         </label>
-        {error.value ? (
-          <p class="error" role="alert">
-            {error.value}
-          </p>
-        ) : null}
+        <ErrorAlert message={error.value} />
         <button type="submit" class="primary" disabled={busy.value}>
           Send to the main brain
         </button>
@@ -167,11 +147,7 @@ function AnswerForm({ question, onSent }: { question: ChatMessage; onSent: (m: C
         <input value={text.value} onInput={(e) => (text.value = e.currentTarget.value)} />
       </label>
       <button type="submit">Send the answer</button>
-      {error.value ? (
-        <p class="error" role="alert">
-          {error.value}
-        </p>
-      ) : null}
+      <ErrorAlert message={error.value} />
     </form>
   );
 }
@@ -193,11 +169,7 @@ function Gate({ id, onDone }: { id: string; onDone: () => void }) {
       <button type="button" disabled={busy.value} onClick={() => void decide('refuse')}>
         Refuse
       </button>
-      {error.value ? (
-        <p class="error" role="alert">
-          {error.value}
-        </p>
-      ) : null}
+      <ErrorAlert message={error.value} />
     </div>
   );
 }

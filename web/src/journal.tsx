@@ -2,24 +2,9 @@ import { useSignal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
 import { useAction } from './action';
 import { api } from './api';
+import { ErrorAlert } from './error-alert';
 import { errorText } from './error-text';
-import { JournalEvent } from './types';
-
-/** src/journal/journal.port.ts VerifyReport. */
-interface VerifyReport {
-  ok: boolean;
-  head_seq: number;
-  head_hash: string;
-  checked: number;
-  first_bad_seq?: number;
-  error?: string;
-}
-
-interface EventsPage {
-  events: JournalEvent[];
-  next_after_seq: number | null;
-  head_seq: number;
-}
+import { EventsPage, VerifyReport } from './types';
 
 function Verify() {
   const report = useSignal<VerifyReport | null>(null);
@@ -39,17 +24,8 @@ function Verify() {
           Chain ok: {r.checked} events checked, head seq {r.head_seq}, hash <code>{r.head_hash}</code>
         </p>
       ) : null}
-      {r && !r.ok ? (
-        <p role="alert" class="error">
-          Chain broken at seq {r.first_bad_seq ?? '?'}
-          {r.error ? `: ${r.error}` : ''} (head seq {r.head_seq})
-        </p>
-      ) : null}
-      {error.value ? (
-        <p class="error" role="alert">
-          {error.value}
-        </p>
-      ) : null}
+      <ErrorAlert message={r && !r.ok ? `Chain broken at seq ${r.first_bad_seq ?? '?'}${r.error ? `: ${r.error}` : ''} (head seq ${r.head_seq})` : null} />
+      <ErrorAlert message={error.value} />
       <button type="button" disabled={busy.value} onClick={() => void run()}>
         Verify the journal again
       </button>
@@ -117,11 +93,7 @@ function Browser() {
         </label>
         <button type="submit">Show the events</button>
       </form>
-      {error.value ? (
-        <p class="error" role="alert">
-          {error.value}
-        </p>
-      ) : null}
+      <ErrorAlert message={error.value} />
       {p ? (
         <>
           <p class="muted">

@@ -1,9 +1,25 @@
-/** A line-by-line diff of two texts (longest common subsequence), for the apply preview. Pure. */
+import { diffArrays } from 'diff';
 
-export type DiffLine = { kind: 'same' | 'add' | 'del'; text: string };
+/**
+ * Line diffs for the page, on jsdiff (Myers' algorithm): a list of lines, each kept, added or removed, with its line
+ * numbers, which a unified view shows as it is and a side-by-side view pairs up (sideBySide). Pure.
+ */
 
-/** Past this many cells of the LCS table the middle is shown as all removed, then all added: still true, just coarser. */
-const MAX_CELLS = 4_000_000;
+export type DiffLine = {
+  kind: 'same' | 'add' | 'del';
+  text: string;
+  /** 1-based line number in the text before; null for an added line. */
+  oldLine: number | null;
+  /** 1-based line number in the text after; null for a removed line. */
+  newLine: number | null;
+};
+
+/**
+ * Past this many edits between the texts' differing middles, Myers' search stops (its work grows with the square of the
+ * edits: 2,000 lines rewritten whole took about 0.1 s to give up at this bound, 0.5 s at 2,000), and the middle is shown
+ * as all removed, then all added: still true, just coarser. The ends the texts share stay kept.
+ */
+export const MAX_EDITS = 1000;
 
 export function splitLines(text: string): string[] {
   if (text === '') return [];
@@ -12,8 +28,8 @@ export function splitLines(text: string): string[] {
   return lines;
 }
 
-/** `before` null (no file yet) diffs as empty: every line of `after` is added. */
-export function lineDiff(before: string | null, after: string): DiffLine[] {
+/** `before` null (no file yet) diffs as empty: every line of `after` is added. A final newline or none makes no difference. */
+export function lineDiff(before: string | null, after: string, maxEdits: number = MAX_EDITS): DiffLine[] {
   const a = splitLines(before ?? '');
   const b = splitLines(after);
   let start = 0;
@@ -24,31 +40,45 @@ export function lineDiff(before: string | null, after: string): DiffLine[] {
     endA--;
     endB--;
   }
-  const same = (lines: string[]): DiffLine[] => lines.map((text) => ({ kind: 'same', text }));
-  return [...same(a.slice(0, start)), ...middle(a.slice(start, endA), b.slice(start, endB)), ...same(a.slice(endA))];
+  const out: DiffLine[] = [];
+  let oldLine = 0;
+  let newLine = 0;
+  const same = (text: string) => out.push({ kind: 'same', text, oldLine: ++oldLine, newLine: ++newLine });
+  const del = (text: string) => out.push({ kind: 'del', text, oldLine: ++oldLine, newLine: null });
+  const add = (text: string) => out.push({ kind: 'add', text, oldLine: null, newLine: ++newLine });
+  a.slice(0, start).forEach(same);
+  const midA = a.slice(start, endA);
+  const midB = b.slice(start, endB);
+  const changes = midA.length > 0 && midB.length > 0 ? diffArrays(midA, midB, { maxEditLength: maxEdits }) : undefined;
+  if (changes) {
+    for (const change of changes) change.value.forEach(change.added ? add : change.removed ? del : same);
+  } else {
+    midA.forEach(del);
+    midB.forEach(add);
+  }
+  a.slice(endA).forEach(same);
+  return out;
 }
 
-function middle(a: string[], b: string[]): DiffLine[] {
-  const del = (text: string): DiffLine => ({ kind: 'del', text });
-  const add = (text: string): DiffLine => ({ kind: 'add', text });
-  if (a.length * b.length > MAX_CELLS) return [...a.map(del), ...b.map(add)];
-  // lcs[i][j]: the longest common subsequence of a[i..] and b[j..].
-  const lcs = Array.from({ length: a.length + 1 }, () => new Uint32Array(b.length + 1));
-  for (let i = a.length - 1; i >= 0; i--) {
-    for (let j = b.length - 1; j >= 0; j--) lcs[i][j] = a[i] === b[j] ? lcs[i + 1][j + 1] + 1 : Math.max(lcs[i + 1][j], lcs[i][j + 1]);
-  }
-  const out: DiffLine[] = [];
+/** One row of a side-by-side view: the line before on the left, the line after on the right; null where a side has none. */
+export type DiffRow = { left: DiffLine | null; right: DiffLine | null };
+
+/** Pairs a diff's lines for a side-by-side view: kept lines face themselves, removed lines face the lines added in their place. */
+export function sideBySide(lines: readonly DiffLine[]): DiffRow[] {
+  const rows: DiffRow[] = [];
   let i = 0;
-  let j = 0;
-  while (i < a.length && j < b.length) {
-    if (a[i] === b[j]) {
-      out.push({ kind: 'same', text: a[i] });
+  while (i < lines.length) {
+    const line = lines[i];
+    if (line.kind === 'same') {
+      rows.push({ left: line, right: line });
       i++;
-      j++;
-    } else if (lcs[i + 1][j] >= lcs[i][j + 1]) out.push(del(a[i++]));
-    else out.push(add(b[j++]));
+      continue;
+    }
+    const dels: DiffLine[] = [];
+    const adds: DiffLine[] = [];
+    while (i < lines.length && lines[i].kind === 'del') dels.push(lines[i++]);
+    while (i < lines.length && lines[i].kind === 'add') adds.push(lines[i++]);
+    for (let k = 0; k < Math.max(dels.length, adds.length); k++) rows.push({ left: dels[k] ?? null, right: adds[k] ?? null });
   }
-  while (i < a.length) out.push(del(a[i++]));
-  while (j < b.length) out.push(add(b[j++]));
-  return out;
+  return rows;
 }

@@ -1,52 +1,12 @@
+import type { ProfileItem as ListedProfile } from '../../src/profiles/profiles.service';
 import { JsonObject } from './types';
 
-/** The profile shapes the page reads (src/profiles/profiles.service.ts, apply/profile-applier.ts, profile.lint.ts). */
-export interface ProfileItem extends JsonObject {
-  id: string;
-  name: string | null;
-  source: 'builtin' | 'user' | 'import';
-  locked: boolean;
-  scope: 'shared' | 'personal';
-  is_default: boolean;
-  error: string | null;
-  icon?: string;
-  description?: string;
-}
-
-export interface LintFinding {
-  path: string;
-  code: string;
-  message: string;
-}
-
-export interface LintResult {
-  valid: boolean;
-  errors: LintFinding[];
-  warnings: LintFinding[];
-}
-
-export interface PreviewFile {
-  path: string;
-  content: string;
-  current: string | null;
-  current_too_large?: true;
-  action: 'create' | 'update' | 'unchanged' | 'drift' | 'remove' | 'kept';
-  reason?: string;
-}
-
-export interface Preview {
-  runtime: string;
-  runtime_source: string;
-  dir: string;
-  files: PreviewFile[];
-  warnings: Array<{ message: string }>;
-  errors: LintFinding[];
-}
-
-export interface Binding {
-  project_dir: string;
-  profile_id: string;
-}
+/** The profile shapes the page reads, imported from the service (types only). */
+export type { LintFinding, LintResult } from '../../src/profiles/profile.lint';
+export type { PreviewResult as Preview } from '../../src/profiles/apply/profile-applier';
+export type { ProjectBinding as Binding } from '../../src/profiles/profiles.service';
+/** A profile as GET /agent-profiles lists it, read as a JSON object too (a draft is made of its document's keys). */
+export type ProfileItem = ListedProfile & JsonObject;
 
 /** What the service adds to a profile beside its document: left out of a draft, which is the document alone. */
 const NOT_DOCUMENT = ['id', 'created_at', 'updated_at', 'source', 'locked', 'owner_pack_id', 'scope', 'is_default', 'error', 'warnings'];

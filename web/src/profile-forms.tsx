@@ -1,5 +1,6 @@
 import { useSignal } from '@preact/signals';
 import { ComponentChildren } from 'preact';
+import { ErrorAlert } from './error-alert';
 import { envOf, envText, fieldOf, freshKey, listOf, renamedAt, textOf } from './profile-draft';
 import { JsonObject } from './types';
 
@@ -231,11 +232,7 @@ function McpServerRow(props: {
             }
           }}
         />
-        {problem ? (
-          <span class="error" role="alert">
-            {problem}
-          </span>
-        ) : null}
+        <ErrorAlert message={problem} inline />
       </Labelled>
       <Labelled caption="Type">
         <Select

@@ -1,6 +1,8 @@
 import { Signal, useSignal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
 import { ApiError, api, apiText } from './api';
+import { ErrorAlert } from './error-alert';
+import { errorText } from './error-text';
 import { lineDiff } from './line-diff';
 import { dump, load } from 'js-yaml';
 import { Binding, LintFinding, LintResult, Preview, ProfileItem, documentOf, draftOfYamlDocument, mergePatchOf, valueAt, withValue, yamlDocumentOf } from './profile-draft';
@@ -18,8 +20,8 @@ const profileRuntimes = (): readonly string[] => settings.value?.profile_runtime
 
 /** The profiles' UI icon names, drawn as a text glyph (no emoji: a machine without an emoji font shows boxes); an unknown name shows as a plain mark. */
 const ICONS: Record<string, string> = { layout: '▦', brain: '✺', users: '☻', server: '▤', shield: '◈', eye: '◉', code: '⌨', book: '▥', search: '⌕' };
-
-const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+/** A malformed profile (listed with its error) has no document, so no icon. */
+const iconOf = (p: ProfileItem): string | undefined => (p.error === null ? p.icon : undefined);
 
 /** Saves text as a file: a link to a blob URL (same origin, so the page's CSP allows it), clicked and let go. */
 async function download(name: string, text: Promise<string>): Promise<void> {
@@ -53,7 +55,7 @@ export function ProfilesView() {
   };
   const act = (work: () => Promise<unknown>) => () => {
     error.value = null;
-    work().catch((e) => (error.value = messageOf(e)));
+    work().catch((e) => (error.value = errorText(e)));
   };
   const open = (p: ProfileItem): void => {
     editing.value = { id: p.id, locked: p.locked };
@@ -66,7 +68,7 @@ export function ProfilesView() {
   };
 
   useEffect(() => {
-    load().catch((e) => (error.value = messageOf(e)));
+    load().catch((e) => (error.value = errorText(e)));
   }, []);
 
   const current = editing.value;
@@ -74,19 +76,15 @@ export function ProfilesView() {
   return (
     <section aria-labelledby="profiles-title">
       <h2 id="profiles-title">Profiles</h2>
-      {error.value ? (
-        <p class="error" role="alert">
-          {error.value}
-        </p>
-      ) : null}
+      <ErrorAlert message={error.value} />
       <div class="profiles">
         <div>
           <ul class="profile-list" aria-label="Profiles">
             {profiles.value.map((p) => (
               <li key={p.id}>
                 <button type="button" class="profile-item" aria-pressed={current?.id === p.id} onClick={() => open(p)}>
-                  <span class="icon" aria-hidden="true" title={p.icon}>
-                    {ICONS[p.icon ?? ''] ?? '◆'}
+                  <span class="icon" aria-hidden="true" title={iconOf(p)}>
+                    {ICONS[iconOf(p) ?? ''] ?? '◆'}
                   </span>
                   <span class="title">{p.name ?? p.id}</span>
                   <span class="chip">{p.source}</span>
@@ -148,7 +146,7 @@ function Editor(props: {
   reload: () => Promise<unknown>;
 }) {
   const { editing, draft, scope, selected, act } = props;
-  const lint = useSignal<LintResult | null>(null);
+  const lint = useSignal<LintShown | null>(null);
   const saved = useSignal<string | null>(null);
   const yaml = useSignal<string | null>(null);
   const asYaml = useSignal(false);
@@ -160,7 +158,7 @@ function Editor(props: {
     const timer = setTimeout(() => {
       api<LintResult>('/agent-profiles/lint', { method: 'POST', body: { document: draft.value, scope: scope.value } }).then(
         (r) => (lint.value = r),
-        (e) => (lint.value = { valid: false, errors: [{ path: '', code: 'request', message: messageOf(e) }], warnings: [] }),
+        (e) => (lint.value = { errors: [{ path: '', message: errorText(e) }], warnings: [] }),
       );
     }, 300);
     return () => clearTimeout(timer);
@@ -358,7 +356,7 @@ function YamlEditor(props: { draft: JsonObject; readOnly: boolean; onChange: (dr
           try {
             parsed = draftOfYamlDocument(load(text.value));
           } catch (err) {
-            parsed = { ok: false, error: messageOf(err).split('\n')[0] };
+            parsed = { ok: false, error: errorText(err).split('\n')[0] };
           }
           if (parsed.ok) {
             problem.value = null;
@@ -366,11 +364,7 @@ function YamlEditor(props: { draft: JsonObject; readOnly: boolean; onChange: (dr
           } else problem.value = `not valid YAML: ${parsed.error}`;
         }}
       />
-      {problem.value ? (
-        <span class="error" role="alert">
-          {problem.value}
-        </span>
-      ) : null}
+      <ErrorAlert message={problem.value} inline />
     </label>
   );
 }
@@ -449,17 +443,21 @@ function JsonField(props: { label: string; value: unknown; readOnly: boolean; on
             props.onChange(JSON.parse(text.value));
             problem.value = null;
           } catch (err) {
-            problem.value = `not JSON: ${messageOf(err)}`;
+            problem.value = `not JSON: ${errorText(err)}`;
           }
         }}
       />
-      {problem.value ? <span class="error">{problem.value}</span> : null}
+      <ErrorAlert message={problem.value} inline />
     </label>
   );
 }
 
-function Findings({ lint }: { lint: LintResult | null }) {
-  const item = (f: LintFinding, kind: 'error' | 'warning') => (
+type FindingShown = Pick<LintFinding, 'path' | 'message'>;
+/** What the lint panel lists: the service's findings, or, when the lint request itself failed, that failure as an error. */
+type LintShown = { errors: FindingShown[]; warnings: FindingShown[] };
+
+function Findings({ lint }: { lint: LintShown | null }) {
+  const item = (f: FindingShown, kind: 'error' | 'warning') => (
     <li key={`${kind}${f.path}${f.message}`} class={kind}>
       <strong>{kind}</strong> {f.path ? <code>{f.path}</code> : null} {f.message}
     </li>
@@ -537,13 +535,11 @@ function ApplyPanel({ id, act }: { id: string; act: Act }) {
           </button>
         ) : null}
       </div>
+      <ErrorAlert message={drift.value} />
       {drift.value ? (
-        <div class="error" role="alert">
-          <p>{drift.value}</p>
-          <button type="button" class="danger" onClick={act(() => apply(true))}>
-            Apply anyway (force)
-          </button>
-        </div>
+        <button type="button" class="danger" onClick={act(() => apply(true))}>
+          Apply anyway (force)
+        </button>
       ) : null}
       {done.value ? <p role="status">{done.value}</p> : null}
       {preview.value ? (

@@ -1,30 +1,19 @@
 import { useSignal, useSignalEffect } from '@preact/signals';
 import { api } from './api';
+import { ErrorAlert } from './error-alert';
 import { errorText } from './error-text';
 import { autonomous } from './store';
-
-/** src/supervision/round.view.ts, as the page reads it. */
-interface Round {
-  id: string;
-  turn: number;
-  status: string;
-  started_at: string;
-  ended_at: string | null;
-  reasons: { session_id: string; alias: string; trigger: string; state: string | null; message: string | null }[];
-  prompt: string;
-  summary: string | null;
-  failure: string | null;
-}
+import { RoundView } from './types';
 
 const PAGE = 20;
 
 /** The main brain's rounds, newest first: fetched again whenever supervision moves (a round starts or ends). */
 export function RoundsTimeline() {
-  const rounds = useSignal<Round[] | null>(null);
+  const rounds = useSignal<RoundView[] | null>(null);
   const error = useSignal<string | null>(null);
   useSignalEffect(() => {
     void autonomous.value;
-    api<{ rounds: Round[] }>(`/session-os/main-brain/rounds?limit=${PAGE}`).then(
+    api<{ rounds: RoundView[] }>(`/session-os/main-brain/rounds?limit=${PAGE}`).then(
       (r) => {
         rounds.value = r.rounds;
         error.value = null;
@@ -36,11 +25,7 @@ export function RoundsTimeline() {
   return (
     <section aria-labelledby="rounds-title">
       <h3 id="rounds-title">Rounds</h3>
-      {error.value ? (
-        <p class="error" role="alert">
-          {error.value}
-        </p>
-      ) : null}
+      <ErrorAlert message={error.value} />
       {list !== null && list.length === 0 ? <p class="muted">No round yet.</p> : null}
       <ol class="timeline">
         {(list ?? []).map((r) => (

@@ -2,6 +2,7 @@ import { Signal, computed, signal, useSignal, useSignalEffect } from '@preact/si
 import { useAction } from './action';
 import { useEffect } from 'preact/hooks';
 import { api, token } from './api';
+import { ErrorAlert } from './error-alert';
 import { appendOutput, tailText } from './output-tail';
 import { StreamStatus, followStream } from './sse';
 import { Reply, StateChip } from './attention';
@@ -134,11 +135,7 @@ function ScopeActions({ preview }: { preview: Signal<Flip[] | null> }) {
           </div>
         </div>
       ) : null}
-      {error.value ? (
-        <p class="error" role="alert">
-          {error.value}
-        </p>
-      ) : null}
+      <ErrorAlert message={error.value} />
     </div>
   );
 }
@@ -218,11 +215,7 @@ function SessionRow({ session: s }: { session: Session }) {
           </button>
         ) : null}
       </div>
-      {error.value ? (
-        <p class="error" role="alert">
-          {error.value}
-        </p>
-      ) : null}
+      <ErrorAlert message={error.value} />
       {open.value ? (
         <div class="details">
           {s.pending?.kind === 'question' ? <blockquote class="question">{s.pending.question}</blockquote> : null}

@@ -1,16 +1,11 @@
 import { useSignal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
 import { api } from './api';
+import { ErrorAlert } from './error-alert';
 import { errorText } from './error-text';
+import { ProfileItem } from './profile-draft';
 import { settings } from './store';
 import { Session } from './types';
-
-
-/** A profile as the list gives it; a malformed one has no name and cannot be used. */
-interface ProfileItem {
-  id: string;
-  name: string | null;
-}
 
 /** Starts a session (POST /coding-sessions): runtime, profile, cwd and prompt; the command runtime takes a command and its arguments. */
 export function StartSessionForm({ onStarted }: { onStarted: (s: Session) => void }) {
@@ -124,11 +119,7 @@ export function StartSessionForm({ onStarted }: { onStarted: (s: Session) => voi
           Started {started.value.alias} ({started.value.id}).
         </p>
       ) : null}
-      {error.value ? (
-        <p class="error" role="alert">
-          {error.value}
-        </p>
-      ) : null}
+      <ErrorAlert message={error.value} />
     </form>
   );
 }

@@ -1,5 +1,6 @@
 import { useSignal } from '@preact/signals';
 import { api } from './api';
+import { ErrorAlert } from './error-alert';
 import { RoundsTimeline } from './rounds';
 import { autonomous, report } from './store';
 import { Autonomous } from './types';
@@ -51,11 +52,7 @@ export function SupervisionView() {
             </label>
           </div>
         )}
-        {error.value ? (
-          <p class="error" role="alert">
-            {error.value}
-          </p>
-        ) : null}
+        <ErrorAlert message={error.value} />
         {state ? (
           <dl class="facts">
             <dt>Turns used</dt>

@@ -1,5 +1,6 @@
 import { useSignal } from '@preact/signals';
 import { checkToken, setToken } from './api';
+import { ErrorAlert } from './error-alert';
 
 /** Asks for the user's token once per tab; it is checked before it is kept. */
 export function TokenPrompt() {
@@ -31,11 +32,7 @@ export function TokenPrompt() {
           Paste the token printed by <code>npx brainstem token</code>. It is kept in this tab only.
         </p>
         <input id="token" type="password" autocomplete="off" value={value.value} onInput={(e) => (value.value = e.currentTarget.value)} autofocus />
-        {error.value ? (
-          <p class="error" role="alert">
-            {error.value}
-          </p>
-        ) : null}
+        <ErrorAlert message={error.value} />
         <button type="submit" class="primary" disabled={busy.value}>
           Open the dashboard
         </button>

@@ -111,6 +111,11 @@ export class BrainHost {
     return this.agent.runtime;
   }
 
+  /** Whether the conversation runs on this node now: started (this node holds the supervisor lease) and not stopped. */
+  get active(): boolean {
+    return this.sub !== null && !this.closed;
+  }
+
   /**
    * Rebuilds the conversation from the journal; a turn the last run left unfinished ends failed, and its messages wait
    * again. Also after stop() (this node lost the supervisor lease, and holds it again): the journal, which the node that
