@@ -1,5 +1,4 @@
 import { join } from 'node:path';
-import { EventBus } from '../../bus/event-bus';
 import { DomainError } from '../../common/domain-error';
 import { AGENT_RUNTIMES } from '../../common/agent-runtimes';
 import { findExecutable } from '../../common/executable';
@@ -95,7 +94,6 @@ export class ProfileApplier {
   constructor(
     private readonly profiles: ProfilesService,
     private readonly fs: ApplyFs,
-    private readonly bus: EventBus,
     private readonly env: { serviceUrl: () => string; pathEnv: () => string; home: () => string },
   ) {}
 
@@ -287,6 +285,6 @@ export class ProfileApplier {
     runtime: string,
     result: { ok: boolean; files: ApplyResult['files']; error: string | null },
   ): Promise<void> {
-    await this.bus.emit(`profile-${id}`, [{ type: 'profile.applied', data: { id, trigger, dir, runtime, ...result } }]);
+    await this.profiles.recordApply(id, { trigger, dir, runtime, ...result });
   }
 }
