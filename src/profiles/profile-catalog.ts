@@ -14,6 +14,13 @@ export function profileIdOf(stream: string): string | null {
 
 export const isProfileStream = (stream: string): boolean => stream === INDEX_STREAM || stream.startsWith(PREFIX);
 
+/** The catalogue as a snapshot of stream `profiles` holds it: every stream's state, each with its version. */
+export interface CatalogSnapshot {
+  streams: ProfileStream[];
+  index: ProfilesIndex;
+  registered: string[];
+}
+
 /**
  * Every profile stream's state, folded with the decider's evolve and evolveIndex: at boot, on the service's own appends
  * and on other nodes' alike. Each stream's state is replaced, never changed, so a state handed out stays as it was.
@@ -22,7 +29,8 @@ export class ProfileCatalog {
   private readonly streams = new Map<string, ProfileStream>();
   private index: ProfilesIndex = emptyIndex();
   private readonly registered = new Set<string>();
-  private folded = 0;
+  /** Events folded since the last snapshot was taken. */
+  private unsnapshotted = 0;
 
   /** Folds an event of a profile stream; one the catalogue holds already (its version is not past the stream's) is skipped. */
   apply(e: StoredEvent & { stream: string }): void {
@@ -37,7 +45,29 @@ export class ProfileCatalog {
       if (e.version <= state.version) return;
       this.streams.set(id, evolve(state, e));
     }
-    this.folded++;
+    this.unsnapshotted++;
+  }
+
+  /** Takes the states a snapshot holds (before anything is folded). */
+  restore(snapshot: CatalogSnapshot): void {
+    for (const s of snapshot.streams) this.streams.set(s.id, s);
+    this.index = snapshot.index;
+    for (const id of snapshot.registered) this.registered.add(id);
+  }
+
+  /** The states to snapshot, and how many events they hold that no snapshot did. */
+  snapshot(): CatalogSnapshot {
+    this.unsnapshotted = 0;
+    return { streams: [...this.streams.values()], index: this.index, registered: [...this.registered] };
+  }
+
+  get sinceSnapshot(): number {
+    return this.unsnapshotted;
+  }
+
+  /** Ids of the streams the catalogue holds a state for (built-ins' included). */
+  streamIds(): string[] {
+    return [...this.streams.keys()];
   }
 
   stream(id: string): ProfileStream {
@@ -67,11 +97,6 @@ export class ProfileCatalog {
     return [...this.streams.keys()].filter((id) => !this.registered.has(id) && !BUILTIN_DOCS.has(id)).sort();
   }
 
-  /** Ids of the profile streams the index names. */
-  registeredIds(): string[] {
-    return [...this.registered];
-  }
-
   /** The default chosen (null: none, or deleted since). */
   defaultId(): string | null {
     return defaultOf(this.streams.values());
@@ -81,9 +106,9 @@ export class ProfileCatalog {
     return bindingsOf(this.index, (id) => this.streams.get(id));
   }
 
-  /** Whether no profile event was folded: the journal knows nothing of profiles. */
+  /** Whether the journal knows nothing of profiles. */
   get empty(): boolean {
-    return this.folded === 0;
+    return this.streams.size === 0 && this.index.version === 0;
   }
 
   /** The state file's contents: what the journal says, and the mtime each file had when it last agreed with the journal. */

@@ -40,24 +40,28 @@ export class ProfileFiles {
 
   /**
    * Looks at the files (all, or those named; a file named like a built-in is not read): forgets those gone, and reads
-   * those changed since they were last seen or never agreed with the journal. `version` tells each one's stream version.
+   * those changed since they were last seen or never agreed with the journal, handing each to `inspect` as it arrives
+   * (so its work overlaps the reads still under way). `version` tells each one's stream version before it is read.
    */
-  async scan(only: readonly string[] | undefined, version: (id: string) => number): Promise<ReadFile[]> {
+  async scan(only: readonly string[] | undefined, version: (id: string) => number, inspect: (file: ReadFile) => void): Promise<void> {
     const ids = only?.filter((id) => PROFILE_ID_PATTERN.test(id) && !BUILTIN_DOCS.has(id));
-    const listed = ids
-      ? (await Promise.all(ids.map(async (id) => ({ id, stamp: await this.store.stamp(id) })))).filter((f): f is { id: string; stamp: FileStamp } => f.stamp !== null)
-      : (await this.store.list()).filter((f) => !BUILTIN_DOCS.has(f.id));
-    const present = new Set(listed.map((f) => f.id));
+    // Nothing seen yet (boot): every file is read, and the read's own stat is stamp enough.
+    const listed: Array<{ id: string; stamp: FileStamp | null }> = ids
+      ? (await Promise.all(ids.map(async (id) => ({ id, stamp: await this.store.stamp(id) })))).filter((f) => f.stamp !== null)
+      : this.seen.size === 0
+        ? (await this.store.ids()).map((id) => ({ id, stamp: null }))
+        : await this.store.list();
+    const files = listed.filter((f) => !BUILTIN_DOCS.has(f.id));
+    const present = new Set(files.map((f) => f.id));
     for (const id of ids ?? [...this.seen.keys()]) if (!present.has(id)) this.seen.delete(id);
-    const stale = listed.filter((f) => !this.unchanged(f.id, f.stamp));
-    const read = await Promise.all(
+    const stale = files.filter((f) => f.stamp === null || !this.unchanged(f.id, f.stamp));
+    await Promise.all(
       stale.map(async (f) => {
         const observed_version = version(f.id);
         const file = await this.read(f.id);
-        return file && { ...file, observed_version };
+        if (file) inspect({ ...file, observed_version });
       }),
     );
-    return read.filter((f): f is ReadFile => f !== null);
   }
 
   /** Ids of the files the last scans found. */

@@ -1,6 +1,6 @@
 import { CommandStream, SideWrite, handleCommand } from '../journal/command-handler';
 import { Journal, JournalEvent, JournalReader } from '../journal/journal.port';
-import { ProfileCatalog, INDEX_STREAM, isProfileStream, profileStream } from './profile-catalog';
+import { CatalogSnapshot, ProfileCatalog, INDEX_STREAM, isProfileStream, profileStream } from './profile-catalog';
 import { BUILTIN_DOCS } from './profile-document';
 import { ProfileDecision, ProfileEvent, ProfileStream, ProfilesIndex, evolve, evolveIndex, registeredIds } from './profile.decider';
 
@@ -43,6 +43,11 @@ export class ProfileCommands {
     if (lead.kind === 'index') await handleCommand(this.journal, this.indexStream(), lead.decide, evolveIndex, options);
     else await handleCommand(this.journal, this.profileStream(lead.id), lead.decide, evolve, options);
     return all;
+  }
+
+  /** Looks up the version of a stream about to be begun, ahead of the append that would look each up in turn. */
+  async prepare(id: string): Promise<void> {
+    await this.journal.streamVersion(profileStream(id));
   }
 
   private decided(p: CommandPart): ProfileDecision {
@@ -107,24 +112,78 @@ export class ProfileCommands {
   }
 }
 
+/** Every this many profile events folded, the catalogue is snapshotted: boot reads the snapshot and what follows it. */
+export const SNAPSHOT_EVERY = 64;
+
 /**
- * The events of the profile streams the index registers, of stream `profiles` itself and of the built-ins' streams
- * (defaults and applies), in journal order: what boot folds.
+ * Folds the profile streams into the catalogue: the snapshot of stream `profiles` and what each stream holds past it;
+ * without a snapshot, every stream the index registers (`indexed`), else, for a journal from before the index, the
+ * whole journal.
  */
-export async function indexedProfileEvents(journal: JournalReader): Promise<JournalEvent[]> {
+export async function loadCatalog(journal: JournalReader, catalog: ProfileCatalog, indexed: boolean, warn: (message: string) => void): Promise<void> {
+  const snapshot = await journal.loadSnapshot<CatalogSnapshot>(INDEX_STREAM).catch((e: unknown) => {
+    warn(`the profiles snapshot cannot be used (${(e as Error).message}); the profile streams are read instead`);
+    return null;
+  });
+  let events: JournalEvent[];
+  if (snapshot) {
+    catalog.restore(snapshot.state);
+    events = await tailsAfter(journal, catalog);
+  } else events = indexed ? await indexedEvents(journal) : await allProfileEvents(journal);
+  for (const e of events.sort((a, b) => a.seq - b.seq)) catalog.apply(e);
+}
+
+/** The events past a restored snapshot: of stream `profiles`, of the streams it held, and of those registered since. */
+async function tailsAfter(journal: JournalReader, catalog: ProfileCatalog): Promise<JournalEvent[]> {
+  const index = await journal.readStream(INDEX_STREAM, catalog.indexState().version + 1);
+  const ids = new Set([...BUILTIN_DOCS.keys(), ...catalog.streamIds(), ...index.flatMap(registeredIds)]);
+  const tails = await Promise.all(
+    [...ids].map(async (id) => {
+      const known = catalog.stream(id).version;
+      return (await journal.streamVersion(profileStream(id))) > known ? journal.readStream(profileStream(id), known + 1) : [];
+    }),
+  );
+  return [...index, ...tails.flat()];
+}
+
+/** The events of stream `profiles`, of the profile streams it registers and of the built-ins' streams (defaults, applies). */
+async function indexedEvents(journal: JournalReader): Promise<JournalEvent[]> {
   const index = await journal.readStream(INDEX_STREAM);
   const ids = new Set([...BUILTIN_DOCS.keys(), ...index.flatMap(registeredIds)]);
   const streams = await Promise.all([...ids].map((id) => journal.readStream(profileStream(id))));
-  return [...index, ...streams.flat()].sort((a, b) => a.seq - b.seq);
+  return [...index, ...streams.flat()];
 }
 
-/** Every event of the profile streams in the whole journal, oldest first: read once for a journal written before the index. */
-export async function allProfileEvents(journal: JournalReader): Promise<JournalEvent[]> {
+/** Every event of the profile streams in the whole journal, oldest first. */
+async function allProfileEvents(journal: JournalReader): Promise<JournalEvent[]> {
   const events: JournalEvent[] = [];
   for (let after = 0; ; ) {
     const page = await journal.readAll(after, 1000);
     if (page.length === 0) return events;
     for (const e of page) if (isProfileStream(e.stream)) events.push(e);
     after = page[page.length - 1].seq;
+  }
+}
+
+/** Snapshots of the catalogue on stream `profiles`, taken one at a time. They only spare boot reads: a failure is logged. */
+export class CatalogSnapshots {
+  private writes: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly journal: Journal,
+    private readonly catalog: ProfileCatalog,
+    private readonly warn: (message: string) => void,
+  ) {}
+
+  /** Takes one when SNAPSHOT_EVERY events were folded since the last (`always`: when any was). */
+  save(always = false): Promise<void> {
+    const version = this.catalog.indexState().version;
+    const since = this.catalog.sinceSnapshot;
+    if (version === 0 || since === 0 || (!always && since < SNAPSHOT_EVERY)) return this.writes;
+    const state = this.catalog.snapshot();
+    this.writes = this.writes
+      .then(() => this.journal.saveSnapshot(INDEX_STREAM, { version, state }))
+      .catch((e: unknown) => this.warn(`profiles snapshot failed: ${(e as Error).message}`));
+    return this.writes;
   }
 }

@@ -4,7 +4,7 @@ import { ProfileCatalog, profileIdOf } from './profile-catalog';
 import { ProfileRecord, ProfileStatus, decide, decideIndex, parsedRecord, rememberParsed } from './profile.decider';
 import { BUILTIN_DOCS, ParsedFile, ROUTE_IDS, nameKey, newMeta, parseProfileText } from './profile-document';
 import { DiskFile, ProfileFiles, ReadFile } from './profile-files';
-import { CommandPart, ProfileCommands, allProfileEvents, indexedProfileEvents } from './profile-journal';
+import { CommandPart, ProfileCommands, loadCatalog } from './profile-journal';
 import { ProfileStore } from './profile.store';
 import { Entry, builtinEntry, entryOf } from './profile-views';
 import { ProfileMetadata, ProfilesState, parseProfilesState } from './profiles-state';
@@ -44,8 +44,8 @@ export class ProfileProjection {
   }
 
   /**
-   * Folds the journal into the catalogue: the streams the index registers, or, when the state file is from before the
-   * index (or missing, or damaged, which is set aside, never deleted), every profile event of the journal, once.
+   * Reads the state file (a damaged one is set aside, never deleted) and folds the journal into the catalogue: a state
+   * file from before the index (or none) has the whole journal read, once (loadCatalog).
    */
   async load(journal: JournalReader): Promise<void> {
     const text = await this.store.readState();
@@ -58,8 +58,7 @@ export class ProfileProjection {
     this.stateText = state ? text : null;
     this.bootState = state;
     this.bootMtimes = Object.fromEntries(Object.entries(state?.profiles ?? {}).map(([id, m]) => [id, m.file_mtime_ms]));
-    const events = state?.format === 2 ? await indexedProfileEvents(journal) : await allProfileEvents(journal);
-    for (const e of events) this.catalog.apply(e);
+    await loadCatalog(journal, this.catalog, state?.format === 2, (m) => this.logger.warn(m));
   }
 
   /**
@@ -71,7 +70,18 @@ export class ProfileProjection {
    */
   async reconcile(): Promise<void> {
     const adopting = this.catalog.empty;
-    const read = new Map((await this.files.scan(undefined, (id) => this.catalog.stream(id).version)).map((f) => [f.id, f]));
+    const read = new Map<string, ReadFile>();
+    const beginning: Array<Promise<void>> = [];
+    await this.files.scan(undefined, (id) => this.catalog.stream(id).version, (file) => {
+      read.set(file.id, file);
+      // Parsed as it arrives, while the other files are still being read: the first list needs every document.
+      const record = this.catalog.record(file.id);
+      if (record && agrees(record, file)) parsedRecord(record);
+      else if (file.text !== null) this.parseDisk(file.id, file.text);
+      // The stream a file the journal does not know begins is looked up now, beside the reads, not in the append.
+      if (!record && !this.catalog.isRegistered(file.id)) beginning.push(this.commands.prepare(file.id));
+    });
+    await Promise.all(beginning);
     const found: ReadFile[] = [];
     for (const [id, record] of [...this.catalog.records()]) {
       const file = read.get(id);
@@ -128,11 +138,13 @@ export class ProfileProjection {
   /** Looks at the files (all, or those named): answers those that differ from the journal, to notice. */
   async scan(only?: readonly string[]): Promise<ReadFile[]> {
     const found: ReadFile[] = [];
-    for (const file of await this.files.scan(only, (id) => this.catalog.stream(id).version)) {
+    await this.files.scan(only, (id) => this.catalog.stream(id).version, (file) => {
       const agreed = agrees(this.catalog.record(file.id), file);
       this.files.saw(file, agreed);
-      if (!agreed) found.push(file);
-    }
+      if (agreed) return;
+      if (file.text !== null) this.parseDisk(file.id, file.text);
+      found.push(file);
+    });
     return found;
   }
 
@@ -229,9 +241,19 @@ export class ProfileProjection {
     return entryOf(id, parsed, record ? { ...record.meta, updated_at: fileTime } : newMeta(fileTime, 'user', 'shared'));
   }
 
-  /** Names of the valid profiles there are, built-ins included: name key → id. */
+  /**
+   * Names of the valid profiles there are, built-ins included: name key → id. The journal's profiles count whether or
+   * not their file is written yet (another node's, a moment ago), as do files the journal has not taken yet.
+   */
   namesInUse(): Map<string, string> {
-    return new Map(this.entries().flatMap((e) => ('doc' in e ? [[nameKey(e.doc.name), e.id] as const] : [])));
+    const names = new Map(BUILTIN_PROFILES.map((t) => [nameKey(t.doc.name), t.id]));
+    const add = (id: string, parsed: ParsedFile) => 'doc' in parsed && names.set(nameKey(parsed.doc.name), id);
+    for (const [id, record] of this.catalog.records()) add(id, parsedRecord(record));
+    for (const id of this.files.ids()) {
+      const entry = this.files.agreed(id) ? null : this.entry(id);
+      if (entry && 'doc' in entry) add(id, entry);
+    }
+    return names;
   }
 
   /** Whether a new profile may take an id: not a built-in's, a route's, a file's or a profile's the journal holds. */

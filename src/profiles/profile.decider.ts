@@ -101,9 +101,9 @@ export function decide(cmd: ProfileCommand, state: ProfileStream): ProfileDecisi
     case 'import':
     case 'duplicate': {
       if (builtin) return refuse(locked(id));
+      if (cmd.names.has(nameKey(cmd.doc.name))) return refuse(nameTaken(cmd.doc.name));
+      // Another node took the id first (a name of the same slug): saving again picks the next id.
       if (profile) return refuse({ code: 'conflict', message: `profile ${id} exists already; save it again to get a new id`, details: { id } });
-      const taken = nameOwner(cmd.names, cmd.doc.name, id);
-      if (taken) return refuse(nameTaken(cmd.doc.name));
       const file = serialise(cmd.doc);
       if ('error' in file) return refuse({ code: 'invalid_input', message: file.error });
       const { doc, at } = cmd;

@@ -9,7 +9,7 @@ import { ProfileCatalog, isProfileStream } from './profile-catalog';
 import { ProfileCommand, decide, decideIndex, locked, malformed, notFound, updatedDocument } from './profile.decider';
 import { BUILTIN_DOCS, ProfileInput, fromApi, nameKey, schemaFinding, takeScope, validated } from './profile-document';
 import { ProfileProjection } from './profile-projection';
-import { CommandPart, ProfileCommands } from './profile-journal';
+import { CatalogSnapshots, CommandPart, ProfileCommands } from './profile-journal';
 import { METADATA_FIELDS, PROFILE_ID_PATTERN, ProfileDoc, ProfileScope, parseProfileDocument } from './profile.schema';
 import { slugify, uniqueId, uniqueName } from './profile.slug';
 import { ProfileStore } from './profile.store';
@@ -45,6 +45,7 @@ export class ProfilesService implements OnModuleInit, OnModuleDestroy {
   private readonly catalog = new ProfileCatalog();
   private readonly commands: ProfileCommands;
   private readonly disk: ProfileProjection;
+  private readonly snapshots: CatalogSnapshots;
   /** Commands, hand edits found and writes from other nodes' changes, one at a time. */
   private readonly queue = new SerialQueue();
   private loading: Promise<void> | null = null;
@@ -60,19 +61,23 @@ export class ProfilesService implements OnModuleInit, OnModuleDestroy {
   ) {
     this.commands = new ProfileCommands(journal, this.catalog);
     this.disk = new ProfileProjection(store, this.catalog, this.commands, this.logger);
+    this.snapshots = new CatalogSnapshots(journal, this.catalog, (m) => this.logger.warn(m));
   }
 
   /** Boot: the catalogue is folded from the journal and the files brought in line with it before anything is answered. */
-  onModuleInit(): Promise<void> {
-    return this.ready();
+  async onModuleInit(): Promise<void> {
+    await this.ready();
   }
 
-  onModuleDestroy(): void {
+  /** The next boot reads the snapshot taken here and nothing after it. */
+  async onModuleDestroy(): Promise<void> {
     this.unfollow?.();
+    if (this.loading) await this.snapshots.save(true);
   }
 
   async list(): Promise<ProfileList> {
-    await this.sync();
+    // A list that loaded the service answers from the files the load just read.
+    if (!(await this.ready())) await this.sync();
     const defaultId = this.defaultId();
     return { profiles: this.disk.entries().map((e) => viewOf(e, defaultId)), default_profile_id: defaultId };
   }
@@ -88,7 +93,7 @@ export class ProfilesService implements OnModuleInit, OnModuleDestroy {
       await this.disk.syncLocked();
       check?.(null, { doc, scope });
       const created = uniqueId(slugify(doc.name), this.disk.idTaken());
-      await this.decide(created, { type: 'create', doc, scope, at: this.now(), names: this.disk.namesInUse() });
+      await this.decide(created, () => ({ type: 'create', doc, scope, at: this.now(), names: this.disk.namesInUse() }));
       return created;
     });
     return this.afterSave(id);
@@ -136,7 +141,7 @@ export class ProfilesService implements OnModuleInit, OnModuleDestroy {
         await this.disk.syncLocked([id]);
         this.visible(id);
       }
-      await this.decide(id, { type: 'delete' });
+      await this.decide(id, () => ({ type: 'delete' }));
     });
   }
 
@@ -147,7 +152,7 @@ export class ProfilesService implements OnModuleInit, OnModuleDestroy {
       const names = this.disk.namesInUse();
       const doc: ProfileDoc = { ...source.doc, name: name ?? uniqueName(source.doc.name, (n) => names.has(nameKey(n)), ' (copy)') };
       const copy = uniqueId(`${id.slice(0, 59).replace(/-+$/, '')}-copy`, this.disk.idTaken());
-      await this.decide(copy, { type: 'duplicate', from: id, doc, scope: source.meta.scope, at: this.now(), names });
+      await this.decide(copy, () => ({ type: 'duplicate', from: id, doc, scope: source.meta.scope, at: this.now(), names: this.disk.namesInUse() }));
       return copy;
     });
     return this.savedView(copyId);
@@ -159,14 +164,14 @@ export class ProfilesService implements OnModuleInit, OnModuleDestroy {
         await this.disk.syncLocked([id]);
         this.visible(id);
       }
-      await this.decide(id, { type: 'set_default', previous: this.defaultId() });
+      await this.decide(id, () => ({ type: 'set_default', previous: this.defaultId() }));
     });
     return this.savedView(id);
   }
 
   /** Records what an apply did (ProfileApplier): journaled on the profile's stream like every change. */
   async recordApply(id: string, result: Extract<ProfileCommand, { type: 'record_apply' }>['result']): Promise<void> {
-    await this.change(() => this.decide(id, { type: 'record_apply', result }));
+    await this.change(() => this.decide(id, () => ({ type: 'record_apply', result })));
   }
 
   /** Lints in the profile's own scope, or in the scope asked for (built-ins are shared whatever is asked). */
@@ -196,7 +201,7 @@ export class ProfilesService implements OnModuleInit, OnModuleDestroy {
       const name = uniqueName(doc.name, (n) => names.has(nameKey(n)));
       if (name !== doc.name) warnings.push({ path: 'name', code: 'renamed', message: `the name "${doc.name}" is taken; imported as "${name}"` });
       const imported = uniqueId(slugify(name), this.disk.idTaken());
-      await this.decide(imported, { type: 'import', doc: { ...doc, name }, warnings: warnings.map((w) => w.code), at: this.now(), names });
+      await this.decide(imported, () => ({ type: 'import', doc: { ...doc, name }, warnings: warnings.map((w) => w.code), at: this.now(), names: this.disk.namesInUse() }));
       return imported;
     });
     return { profile: await this.savedView(id), warnings, lint: await this.lint(id) };
@@ -301,12 +306,18 @@ export class ProfilesService implements OnModuleInit, OnModuleDestroy {
 
   // ---- the command path ----
 
-  private ready(): Promise<void> {
-    this.loading ??= this.load().catch((e: unknown) => {
+  /** Loads once; answers whether this call did (the files were read just now). */
+  private async ready(): Promise<boolean> {
+    if (this.loading) {
+      await this.loading;
+      return false;
+    }
+    this.loading = this.load().catch((e: unknown) => {
       this.loading = null;
       throw e;
     });
-    return this.loading;
+    await this.loading;
+    return true;
   }
 
   /**
@@ -331,17 +342,25 @@ export class ProfilesService implements OnModuleInit, OnModuleDestroy {
   /** Another node's change: folded now, written to disk in turn. */
   private followed(e: JournalEvent): void {
     this.catalog.apply(e);
+    void this.snapshots.save();
     this.queue.run(() => this.disk.projectFollowed(e)).catch((err: unknown) => this.logger.error(`profiles: ${e.stream} could not be written to disk (${(err as Error).message})`));
   }
 
   private async change<T>(job: () => Promise<T>): Promise<T> {
     await this.ready();
-    return this.queue.run(job);
+    try {
+      return await this.queue.run(job);
+    } finally {
+      void this.snapshots.save();
+    }
   }
 
-  /** One command on one profile's stream, then its projection. Runs in the queue. */
-  private async decide(id: string, command: ProfileCommand): Promise<void> {
-    await this.commands.run([{ kind: 'profile', id, decide: (s) => decide(command, s) }], (stored) => this.disk.project(stored));
+  /**
+   * One command on one profile's stream, then its projection. Runs in the queue. The command is made anew for each
+   * decision: after another node's append, what it knows (names in use, the default) is taken again.
+   */
+  private async decide(id: string, command: () => ProfileCommand): Promise<void> {
+    await this.commands.run([{ kind: 'profile', id, decide: (s) => decide(command(), s) }], (stored) => this.disk.project(stored));
   }
 
   /** Looks at the files (all, or those named) and journals the hand edits found. */
