@@ -1,6 +1,6 @@
 import { DomainError } from '../common/domain-error';
 import { LintFinding } from './profile.lint';
-import { MetadataField, PROFILE_SCOPES, ProfileDoc, ProfileScope, ProfileSource, parseProfileDocument, toPlain } from './profile.schema';
+import { METADATA_FIELDS, MetadataField, PROFILE_SCOPES, ProfileDoc, ProfileScope, ProfileSource, parseProfileDocument, toPlain } from './profile.schema';
 import { dumpProfileYaml, parseProfileYaml } from './profile.yaml';
 import { ProfileMetadata } from './profiles-state';
 import { BUILTIN_PROFILES, BUILTIN_TEMPLATES_RELEASED_AT } from './templates';
@@ -81,4 +81,38 @@ export function fromApi(input: ProfileInput): Record<string, unknown> {
 /** Names compare without case and surrounding blanks. */
 export function nameKey(name: string): string {
   return name.trim().toLowerCase();
+}
+
+export type ImportNoteCode = 'default_cwd_dropped' | 'auto_apply_dir_dropped' | 'metadata_ignored' | 'renamed';
+
+/** What an import left out or changed, and why. */
+export interface ImportNote {
+  path: string;
+  code: ImportNoteCode;
+  message: string;
+}
+
+/** An exported file as a document to import, with what was left out of it and why. */
+export function importable(text: string): { doc: ProfileDoc; notes: ImportNote[] } {
+  const parsed = parseProfileYaml(text);
+  if (!parsed.ok) throw new DomainError('invalid_input', `yaml: ${parsed.error}`);
+  const raw = parsed.value;
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new DomainError('invalid_input', 'yaml: must be a mapping');
+  const notes: ImportNote[] = [];
+  const fields: Record<string, unknown> = { ...raw };
+  for (const key of METADATA_FIELDS) {
+    if (key in fields) {
+      delete fields[key];
+      notes.push({ path: key, code: 'metadata_ignored', message: `${key} is managed by the service and was ignored` });
+    }
+  }
+  // Both name directories of the machine the file came from; an auto_apply_dir kept would also have an imported
+  // file write hooks (commands) into a project here before anyone looked at it.
+  for (const key of ['default_cwd', 'auto_apply_dir'] as const) {
+    if (typeof fields[key] === 'string' && fields[key] !== '') {
+      notes.push({ path: key, code: `${key}_dropped`, message: `${key} is not imported; edit the profile to set one` });
+    }
+    delete fields[key];
+  }
+  return { doc: validated(fields), notes };
 }

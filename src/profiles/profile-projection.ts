@@ -5,6 +5,7 @@ import { ProfileRecord, ProfileStatus, decide, decideIndex, parsedRecord, rememb
 import { BUILTIN_DOCS, ParsedFile, ROUTE_IDS, nameKey, newMeta, parseProfileText } from './profile-document';
 import { DiskFile, ProfileFiles, ReadFile } from './profile-files';
 import { CommandPart, ProfileCommands, loadCatalog } from './profile-journal';
+import { PROFILE_ID_PATTERN } from './profile.schema';
 import { ProfileStore } from './profile.store';
 import { Entry, builtinEntry, entryOf } from './profile-views';
 import { ProfileMetadata, ProfilesState, parseProfilesState } from './profiles-state';
@@ -239,6 +240,19 @@ export class ProfileProjection {
     const parsed = seen.text === null ? { error: seen.unreadable ?? 'unreadable' } : this.parseDisk(id, seen.text);
     const fileTime = new Date(seen.stamp.mtimeMs).toISOString();
     return entryOf(id, parsed, record ? { ...record.meta, updated_at: fileTime } : newMeta(fileTime, 'user', 'shared'));
+  }
+
+  /** A profile as the files were last seen, built-ins from the code; null when there is none. */
+  profile(id: string): Entry | null {
+    if (!PROFILE_ID_PATTERN.test(id)) return null;
+    const builtin = BUILTIN_DOCS.get(id);
+    return builtin ? builtinEntry(id, builtin) : this.entry(id);
+  }
+
+  /** The default profile: the one the journal says was chosen while it has a file, else the built-in default. */
+  defaultId(): string {
+    const chosen = this.catalog.defaultId();
+    return chosen && this.profile(chosen) ? chosen : DEFAULT_PROFILE_ID;
   }
 
   /**

@@ -1,6 +1,6 @@
 import { LintResult } from './profile.lint';
 import { MetadataField, ProfileDoc, ProfileScope, Runtime } from './profile.schema';
-import { BUILTIN_META, ParsedFile } from './profile-document';
+import { BUILTIN_META, ImportNote, ParsedFile } from './profile-document';
 import { ProfileMetadata } from './profiles-state';
 
 /** What the service answers about profiles, and what callers hand it. Pure. */
@@ -46,11 +46,11 @@ export interface ProfileList {
   default_profile_id: string;
 }
 
-export type ImportNoteCode = 'default_cwd_dropped' | 'auto_apply_dir_dropped' | 'metadata_ignored' | 'renamed';
+export type { ImportNoteCode } from './profile-document';
 
 export interface ImportResult {
   profile: ProfileView;
-  warnings: Array<{ path: string; code: ImportNoteCode; message: string }>;
+  warnings: ImportNote[];
   lint: LintResult;
 }
 

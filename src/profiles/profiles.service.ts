@@ -3,38 +3,24 @@ import { existsSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { DomainError } from '../common/domain-error';
 import { SerialQueue } from '../common/serial-queue';
+import { Refusal } from '../journal/command-handler';
 import { Journal, JournalEvent } from '../journal/journal.port';
 import { LintResult, lintProfile } from './profile.lint';
 import { ProfileCatalog, isProfileStream } from './profile-catalog';
-import { ProfileCommand, decide, decideIndex, locked, malformed, notFound, updatedDocument } from './profile.decider';
-import { BUILTIN_DOCS, ProfileInput, fromApi, nameKey, schemaFinding, takeScope, validated } from './profile-document';
+import { ProfileCommand, ProfileDecision, ProfileStream, decide, decideIndex, malformed, notFound, updatedDocument } from './profile.decider';
+import { BUILTIN_DOCS, ProfileInput, fromApi, importable, nameKey, schemaFinding, takeScope, validated } from './profile-document';
 import { ProfileProjection } from './profile-projection';
 import { CatalogSnapshots, CommandPart, ProfileCommands } from './profile-journal';
-import { METADATA_FIELDS, PROFILE_ID_PATTERN, ProfileDoc, ProfileScope, parseProfileDocument } from './profile.schema';
+import { MetadataField, PROFILE_ID_PATTERN, ProfileDoc, ProfileScope, parseProfileDocument } from './profile.schema';
 import { slugify, uniqueId, uniqueName } from './profile.slug';
 import { ProfileStore } from './profile.store';
-import { dumpProfileYaml, parseProfileYaml } from './profile.yaml';
-import { Entry, ImportResult, ProfileItem, ProfileList, ProfileView, ProjectBinding, SaveCheck, SavedListener, SavedProfile, ValidEntry, builtinEntry, validView, viewOf } from './profile-views';
-import { DEFAULT_PROFILE_ID } from './templates';
+import { dumpProfileYaml } from './profile.yaml';
+import { Entry, ImportResult, ProfileItem, ProfileList, ProfileView, ProjectBinding, SaveCheck, SavedListener, SavedProfile, ValidEntry, validView, viewOf } from './profile-views';
 
 export type Clock = () => Date;
 
-export type { ProfileMetadata } from './profiles-state';
-export type { ProfileInput } from './profile-document';
-export type {
-  ImportNoteCode,
-  ImportResult,
-  MalformedProfileView,
-  ProfileItem,
-  ProfileList,
-  ProfileSide,
-  ProfileView,
-  ProjectBinding,
-  SaveCheck,
-  SavedListener,
-  SavedProfile,
-  SaveWarning,
-} from './profile-views';
+// The types other modules take from here.
+export type { ProfileItem, ProfileView, SaveCheck, SavedProfile } from './profile-views';
 
 /**
  * Agent Profiles: built-ins from the code, user profiles from the journal (`profile-<id>`, folded by the decider's
@@ -105,18 +91,23 @@ export class ProfilesService implements OnModuleInit, OnModuleDestroy {
     const renaming = typeof changes.name === 'string';
     await this.change(async () => {
       // A rename is checked against every name: every file is looked at first.
-      await this.disk.syncLocked(renaming ? undefined : [id]);
-      this.visible(id);
-      await this.commands.run([{ kind: 'profile', id, decide: (s) => {
-        // The check judges the update as it would be saved, before the name is checked (as a create's is).
-        const updated = check && s.profile ? updatedDocument(s, changes) : null;
-        if (check && s.profile && updated && 'doc' in updated) {
-          check({ id, doc: updated.before, scope: s.profile.meta.scope }, { doc: updated.doc, scope: scope ?? s.profile.meta.scope });
-        }
-        return decide({ type: 'update', changes, scope, at: this.now(), names: this.disk.namesInUse() }, s);
-      } }], (stored) => this.disk.project(stored));
+      if (renaming) await this.disk.syncLocked();
+      await this.visible(id);
+      await this.commands.run([{ kind: 'profile', id, decide: (s) => this.checkedUpdate(s, changes, scope, check) }], (stored) => this.disk.project(stored));
     });
     return this.afterSave(id);
+  }
+
+  /**
+   * The update decided, after the save check judged it as it would be saved (the document merged and valid), before
+   * the name is checked, as a create's is.
+   */
+  private checkedUpdate(s: ProfileStream, changes: Record<string, unknown>, scope: ProfileScope | undefined, check?: SaveCheck): ProfileDecision {
+    if (check && s.profile) {
+      const updated = updatedDocument(s, changes);
+      if ('doc' in updated) check({ id: s.id, doc: updated.before, scope: s.profile.meta.scope }, { doc: updated.doc, scope: scope ?? s.profile.meta.scope });
+    }
+    return decide({ type: 'update', changes, scope, at: this.now(), names: this.disk.namesInUse() }, s);
   }
 
   onSaved(listener: SavedListener): void {
@@ -137,10 +128,7 @@ export class ProfilesService implements OnModuleInit, OnModuleDestroy {
 
   async remove(id: string): Promise<void> {
     await this.change(async () => {
-      if (!BUILTIN_DOCS.has(id)) {
-        await this.disk.syncLocked([id]);
-        this.visible(id);
-      }
+      await this.visible(id);
       await this.decide(id, () => ({ type: 'delete' }));
     });
   }
@@ -148,7 +136,7 @@ export class ProfilesService implements OnModuleInit, OnModuleDestroy {
   async duplicate(id: string, name?: string | null): Promise<ProfileView> {
     const copyId = await this.change(async () => {
       await this.disk.syncLocked();
-      const source = this.validNow(id);
+      const source = asValid(this.disk.profile(id) ?? raise(notFound(id)));
       const names = this.disk.namesInUse();
       const doc: ProfileDoc = { ...source.doc, name: name ?? uniqueName(source.doc.name, (n) => names.has(nameKey(n)), ' (copy)') };
       const copy = uniqueId(`${id.slice(0, 59).replace(/-+$/, '')}-copy`, this.disk.idTaken());
@@ -160,10 +148,7 @@ export class ProfilesService implements OnModuleInit, OnModuleDestroy {
 
   async setDefault(id: string): Promise<ProfileView> {
     await this.change(async () => {
-      if (!BUILTIN_DOCS.has(id)) {
-        await this.disk.syncLocked([id]);
-        this.visible(id);
-      }
+      await this.visible(id);
       await this.decide(id, () => ({ type: 'set_default', previous: this.defaultId() }));
     });
     return this.savedView(id);
@@ -188,12 +173,11 @@ export class ProfilesService implements OnModuleInit, OnModuleDestroy {
   lintDraft(document: ProfileInput, scope: ProfileScope = 'shared'): LintResult {
     const parsed = parseProfileDocument(fromApi(document));
     if (!parsed.ok) return { valid: false, errors: parsed.errors.map(schemaFinding), warnings: [] };
-    const { doc, metadataKeys } = parsed;
-    return lintProfile(doc, { shared: scope === 'shared', metadataKeys, skillFileExists: (p) => existsSync(join(this.skillDir(doc, p), 'SKILL.md')) });
+    return this.lintDoc(parsed.doc, parsed.metadataKeys, scope === 'shared');
   }
 
   async importYaml(text: string, check?: SaveCheck): Promise<ImportResult> {
-    const { doc, warnings } = importable(text);
+    const { doc, notes: warnings } = importable(text);
     check?.(null, { doc, scope: 'shared' });
     const id = await this.change(async () => {
       await this.disk.syncLocked();
@@ -254,14 +238,10 @@ export class ProfilesService implements OnModuleInit, OnModuleDestroy {
 
   // ---- reading ----
 
+  /** A profile as its file is now (its hand edit journaled first). */
   private async entry(id: string): Promise<Entry> {
-    if (!PROFILE_ID_PATTERN.test(id)) throw domainError(notFound(id));
-    const builtin = BUILTIN_DOCS.get(id);
-    if (builtin) return builtinEntry(id, builtin);
-    await this.sync([id]);
-    const entry = this.disk.entry(id);
-    if (!entry) throw domainError(notFound(id));
-    return entry;
+    if (PROFILE_ID_PATTERN.test(id) && !BUILTIN_DOCS.has(id)) await this.sync([id]);
+    return this.disk.profile(id) ?? raise(notFound(id));
   }
 
   /** A profile that parsed; malformed files cannot be copied, exported or applied. */
@@ -269,38 +249,32 @@ export class ProfilesService implements OnModuleInit, OnModuleDestroy {
     return asValid(await this.entry(id));
   }
 
-  /** As valid(), inside the queue, on what the last look at the files found. */
-  private validNow(id: string): ValidEntry {
-    if (!PROFILE_ID_PATTERN.test(id)) throw domainError(notFound(id));
-    const builtin = BUILTIN_DOCS.get(id);
-    const entry = builtin ? builtinEntry(id, builtin) : this.disk.entry(id);
-    if (!entry) throw domainError(notFound(id));
-    return asValid(entry);
-  }
-
-  /** A user profile must have its file to be used (one deleted by hand is gone until the next start writes it back). */
-  private visible(id: string): void {
-    if (!BUILTIN_DOCS.has(id) && this.disk.entry(id) === null) throw domainError(BUILTIN_DOCS.has(id) ? locked(id) : notFound(id));
+  /** In the queue: a user profile must have its file to be changed (one deleted by hand is gone until the next start writes it back). */
+  private async visible(id: string): Promise<void> {
+    if (BUILTIN_DOCS.has(id)) return;
+    await this.disk.syncLocked([id]);
+    if (!this.disk.profile(id)) raise(notFound(id));
   }
 
   private lintEntry(entry: ValidEntry, scope?: ProfileScope): LintResult {
-    const { doc, metadataKeys, meta } = entry;
-    const shared = meta.source === 'builtin' || (scope ?? meta.scope) === 'shared';
+    return this.lintDoc(entry.doc, entry.metadataKeys, entry.meta.source === 'builtin' || (scope ?? entry.meta.scope) === 'shared');
+  }
+
+  private lintDoc(doc: ProfileDoc, metadataKeys: MetadataField[], shared: boolean): LintResult {
     return lintProfile(doc, { shared, metadataKeys, skillFileExists: (p) => existsSync(join(this.skillDir(doc, p), 'SKILL.md')) });
   }
 
   private defaultId(): string {
-    const chosen = this.catalog.defaultId();
-    return chosen && (BUILTIN_DOCS.has(chosen) || this.disk.entry(chosen) !== null) ? chosen : DEFAULT_PROFILE_ID;
+    return this.disk.defaultId();
   }
 
-  private async savedView(id: string): Promise<ProfileView> {
-    return validView(this.validNow(id), this.defaultId());
+  private savedView(id: string): ProfileView {
+    return validView(asValid(this.disk.profile(id) ?? raise(notFound(id))), this.defaultId());
   }
 
   private async afterSave(id: string): Promise<SavedProfile> {
-    const view = await this.savedView(id);
-    const warnings = this.savedListener && view.auto_apply_dir ? await this.savedListener(id, this.validNow(id).doc) : [];
+    const view = this.savedView(id);
+    const warnings = this.savedListener && view.auto_apply_dir ? await this.savedListener(id, asValid(this.disk.profile(id) ?? raise(notFound(id))).doc) : [];
     return { ...view, warnings };
   }
 
@@ -376,35 +350,10 @@ export class ProfilesService implements OnModuleInit, OnModuleDestroy {
 }
 
 function asValid(entry: Entry): ValidEntry {
-  if ('error' in entry) throw domainError(malformed(entry.id, entry.error));
+  if ('error' in entry) raise(malformed(entry.id, entry.error));
   return entry;
 }
 
-function domainError(r: { code: DomainError['code']; message: string; details?: Record<string, unknown> }): DomainError {
-  return new DomainError(r.code, r.message, r.details);
-}
-
-/** An exported file as a document to import, with what was left out of it and why. */
-function importable(text: string): { doc: ProfileDoc; warnings: ImportResult['warnings'] } {
-  const parsed = parseProfileYaml(text);
-  if (!parsed.ok) throw new DomainError('invalid_input', `yaml: ${parsed.error}`);
-  const raw = parsed.value;
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new DomainError('invalid_input', 'yaml: must be a mapping');
-  const warnings: ImportResult['warnings'] = [];
-  const fields: Record<string, unknown> = { ...raw };
-  for (const key of METADATA_FIELDS) {
-    if (key in fields) {
-      delete fields[key];
-      warnings.push({ path: key, code: 'metadata_ignored', message: `${key} is managed by the service and was ignored` });
-    }
-  }
-  // Both name directories of the machine the file came from; an auto_apply_dir kept would also have an imported
-  // file write hooks (commands) into a project here before anyone looked at it.
-  for (const key of ['default_cwd', 'auto_apply_dir'] as const) {
-    if (typeof fields[key] === 'string' && fields[key] !== '') {
-      warnings.push({ path: key, code: `${key}_dropped`, message: `${key} is not imported; edit the profile to set one` });
-    }
-    delete fields[key];
-  }
-  return { doc: validated(fields), warnings };
+function raise(refusal: Refusal): never {
+  throw new DomainError(refusal.code, refusal.message, refusal.details);
 }

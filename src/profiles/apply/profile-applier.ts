@@ -5,7 +5,8 @@ import { findExecutable } from '../../common/executable';
 import { EMIT_RUNTIMES, EmitResult, EmitRuntime, EmitWarning, SkillFiles, emitProfile } from '../emitters';
 import { LintFinding, LintResult } from '../profile.lint';
 import { ProfileDoc, Runtime } from '../profile.schema';
-import { ProfilesService, SaveWarning } from '../profiles.service';
+import { SaveWarning } from '../profile-views';
+import { ProfilesService } from '../profiles.service';
 import { ApplyFs } from './apply-fs.port';
 import {
   ApplyManifest,
