@@ -15,6 +15,7 @@ import { dumpProfileYaml } from '../src/profiles/profile.yaml';
 import { ProfilesService } from '../src/profiles/profiles.service';
 import { BUILTIN_TEMPLATES } from '../src/profiles/templates';
 import { tempDir } from '../test/support/temp-dir';
+import { gc } from './gc';
 import { startTestApp } from '../test/support/test-app';
 
 const PROFILES = Number(process.argv[2] ?? 1000);
@@ -91,45 +92,39 @@ async function main(): Promise<void> {
   report('raw: readdir + readFile + yaml load (baseline)', await sample(LIST_RUNS, () => rawReadAll(dir)));
 
   // A cold list: a new service loads (journal, then files) and answers its first list. Each cold run follows a raw
-  // read and parse of the same files, so both see the same machine; the ratio is of their medians.
-  // First sight: a journal that never saw these files, so each is journaled as a hand edit (one append).
+  // read and parse of the same files, both after a full collection, so both see the same machine and a settled heap;
+  // the ratio is of their medians. Between runs the service stops gracefully (it snapshots its catalogue).
   let journal: EventJournal | null = null;
+  let running: ProfilesService | null = null;
   const service = (j: EventJournal) => new ProfilesService(new FsProfileStore(dir), j, () => new Date(), { home: homedir() });
   const rawBeside: number[] = [];
-  const coldList = async (s: ProfilesService) => {
-    const listed = await s.list();
+  const coldList = async () => {
+    running = service(journal as unknown as EventJournal);
+    const listed = await running.list();
     if (listed.profiles.length !== PROFILES + BUILTIN_TEMPLATES.length + 1) throw new Error(`listed ${listed.profiles.length} profiles`);
   };
-  const firstSight = await sample(
-    COLD_RUNS,
-    () => coldList(service(journal as EventJournal)),
-    async (i) => {
-      await journal?.close();
-      await rm(stateFile, { force: true });
-      journal = await openLevelJournal(join(root.path, `journal-${i}`), { sync: true });
-      rawBeside.push(...(await sample(1, () => rawReadAll(dir))));
-    },
-  );
-  // Restart: the service stops (a graceful stop: it snapshots its catalogue) and a new one reads the journal and files.
-  let running = service(journal as unknown as EventJournal);
-  await running.list();
-  const restart = await sample(
-    COLD_RUNS,
-    async () => {
-      running = service(journal as unknown as EventJournal);
-      await coldList(running);
-    },
-    async () => {
-      await running.onModuleDestroy();
-      rawBeside.push(...(await sample(1, () => rawReadAll(dir))));
-    },
-  );
+  const settle = async () => {
+    await running?.onModuleDestroy();
+    await gc();
+    rawBeside.push(...(await sample(1, () => rawReadAll(dir))));
+    await gc();
+  };
+  // First sight: a journal that never saw these files (and no state file), so each is journaled as a hand edit.
+  const firstSight = await sample(COLD_RUNS, coldList, async (i) => {
+    await settle();
+    await journal?.close();
+    await rm(stateFile, { force: true });
+    journal = await openLevelJournal(join(root.path, `journal-${i}`), { sync: true });
+  });
+  // Restart: the journal of the last run holds every file.
+  const restart = await sample(COLD_RUNS, coldList, settle);
   const raw = report('raw read and parse, once before each cold list', rawBeside);
   const coldFirst = report('list, cold, first sight (1,000 hand edits journaled)', firstSight);
   const coldRestart = report('list, cold, restart (the journal holds every file)', restart);
   ratio('  first sight:', coldFirst, raw);
   ratio('  restart:', coldRestart, raw);
 
+  await (running as ProfilesService | null)?.onModuleDestroy();
   const warm = service(journal as unknown as EventJournal);
   await warm.list();
   report('list, warm (stat per file, nothing read)', await sample(LIST_RUNS, () => warm.list()));

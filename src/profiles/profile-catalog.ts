@@ -14,8 +14,12 @@ export function profileIdOf(stream: string): string | null {
 
 export const isProfileStream = (stream: string): boolean => stream === INDEX_STREAM || stream.startsWith(PREFIX);
 
+/** The shape of the snapshot's states: a snapshot of another shape is not used (the streams are read instead). */
+export const SNAPSHOT_FORMAT = 1;
+
 /** The catalogue as a snapshot of stream `profiles` holds it: every stream's state, each with its version. */
 export interface CatalogSnapshot {
+  format: typeof SNAPSHOT_FORMAT;
   streams: ProfileStream[];
   index: ProfilesIndex;
   registered: string[];
@@ -58,7 +62,7 @@ export class ProfileCatalog {
   /** The states to snapshot, and how many events they hold that no snapshot did. */
   snapshot(): CatalogSnapshot {
     this.unsnapshotted = 0;
-    return { streams: [...this.streams.values()], index: this.index, registered: [...this.registered] };
+    return { format: SNAPSHOT_FORMAT, streams: [...this.streams.values()], index: this.index, registered: [...this.registered] };
   }
 
   get sinceSnapshot(): number {

@@ -1,6 +1,6 @@
 import { CommandStream, SideWrite, handleCommand } from '../journal/command-handler';
 import { Journal, JournalEvent, JournalReader } from '../journal/journal.port';
-import { CatalogSnapshot, ProfileCatalog, INDEX_STREAM, isProfileStream, profileStream } from './profile-catalog';
+import { CatalogSnapshot, INDEX_STREAM, ProfileCatalog, SNAPSHOT_FORMAT, isProfileStream, profileStream } from './profile-catalog';
 import { BUILTIN_DOCS } from './profile-document';
 import { ProfileDecision, ProfileEvent, ProfileStream, ProfilesIndex, evolve, evolveIndex, registeredIds } from './profile.decider';
 
@@ -121,10 +121,13 @@ export const SNAPSHOT_EVERY = 64;
  * whole journal.
  */
 export async function loadCatalog(journal: JournalReader, catalog: ProfileCatalog, indexed: boolean, warn: (message: string) => void): Promise<void> {
-  const snapshot = await journal.loadSnapshot<CatalogSnapshot>(INDEX_STREAM).catch((e: unknown) => {
-    warn(`the profiles snapshot cannot be used (${(e as Error).message}); the profile streams are read instead`);
-    return null;
-  });
+  const snapshot = await journal
+    .loadSnapshot<CatalogSnapshot>(INDEX_STREAM)
+    .then((s) => (s?.state.format === SNAPSHOT_FORMAT ? s : null))
+    .catch((e: unknown) => {
+      warn(`the profiles snapshot cannot be used (${(e as Error).message}); the profile streams are read instead`);
+      return null;
+    });
   let events: JournalEvent[];
   if (snapshot) {
     catalog.restore(snapshot.state);
