@@ -20,6 +20,8 @@ export const SNAPSHOT_FORMAT = 1;
 /** The catalogue as a snapshot of stream `profiles` holds it: every stream's state, each with its version. */
 export interface CatalogSnapshot {
   format: typeof SNAPSHOT_FORMAT;
+  /** The journal's head when it was taken: every profile event up to it is in it. */
+  head: number;
   streams: ProfileStream[];
   index: ProfilesIndex;
   registered: string[];
@@ -59,10 +61,10 @@ export class ProfileCatalog {
     for (const id of snapshot.registered) this.registered.add(id);
   }
 
-  /** The states to snapshot, and how many events they hold that no snapshot did. */
-  snapshot(): CatalogSnapshot {
+  /** The states to snapshot, taken when the journal's head is `head`. */
+  snapshot(head: number): CatalogSnapshot {
     this.unsnapshotted = 0;
-    return { format: SNAPSHOT_FORMAT, streams: [...this.streams.values()], index: this.index, registered: [...this.registered] };
+    return { format: SNAPSHOT_FORMAT, head, streams: [...this.streams.values()], index: this.index, registered: [...this.registered] };
   }
 
   get sinceSnapshot(): number {

@@ -116,7 +116,7 @@ export class ProfileCommands {
 export const SNAPSHOT_EVERY = 64;
 
 /**
- * Folds the profile streams into the catalogue: the snapshot of stream `profiles` and what each stream holds past it;
+ * Folds the profile streams into the catalogue: the snapshot of stream `profiles` and what was journaled past it;
  * without a snapshot, every stream the index registers (`indexed`), else, for a journal from before the index, the
  * whole journal.
  */
@@ -131,8 +131,11 @@ export async function loadCatalog(journal: JournalReader, catalog: ProfileCatalo
   let events: JournalEvent[];
   if (snapshot) {
     catalog.restore(snapshot.state);
-    events = await tailsAfter(journal, catalog);
-  } else events = indexed ? await indexedEvents(journal) : await allProfileEvents(journal);
+    // What followed the snapshot: the journal's events since (after a graceful stop, a few), unless there are more of
+    // them than looking up each stream's version costs.
+    const behind = journal.head().seq - snapshot.state.head;
+    events = behind <= Math.max(1000, 4 * snapshot.state.streams.length) ? await profileEventsAfter(journal, snapshot.state.head) : await tailsAfter(journal, catalog);
+  } else events = indexed ? await indexedEvents(journal) : await profileEventsAfter(journal, 0);
   for (const e of events.sort((a, b) => a.seq - b.seq)) catalog.apply(e);
 }
 
@@ -157,14 +160,14 @@ async function indexedEvents(journal: JournalReader): Promise<JournalEvent[]> {
   return [...index, ...streams.flat()];
 }
 
-/** Every event of the profile streams in the whole journal, oldest first. */
-async function allProfileEvents(journal: JournalReader): Promise<JournalEvent[]> {
+/** Every event of the profile streams journaled after `after`, oldest first (0: the whole journal). */
+async function profileEventsAfter(journal: JournalReader, after: number): Promise<JournalEvent[]> {
   const events: JournalEvent[] = [];
-  for (let after = 0; ; ) {
-    const page = await journal.readAll(after, 1000);
+  for (let seq = after; ; ) {
+    const page = await journal.readAll(seq, 1000);
     if (page.length === 0) return events;
     for (const e of page) if (isProfileStream(e.stream)) events.push(e);
-    after = page[page.length - 1].seq;
+    seq = page[page.length - 1].seq;
   }
 }
 
@@ -183,7 +186,7 @@ export class CatalogSnapshots {
     const version = this.catalog.indexState().version;
     const since = this.catalog.sinceSnapshot;
     if (version === 0 || since === 0 || (!always && since < SNAPSHOT_EVERY)) return this.writes;
-    const state = this.catalog.snapshot();
+    const state = this.catalog.snapshot(this.journal.head().seq);
     this.writes = this.writes
       .then(() => this.journal.saveSnapshot(INDEX_STREAM, { version, state }))
       .catch((e: unknown) => this.warn(`profiles snapshot failed: ${(e as Error).message}`));

@@ -79,6 +79,7 @@ describe('Agent Profiles from a journal and a directory written before profile s
     await first.create({ name: 'Moved On', description: 'before' });
     await first.onModuleDestroy();
     expect(await journal.loadSnapshot('profiles')).not.toBeNull();
+    const snapshotHead = journal.head().seq;
     // And, after it, what another writer journaled: an update, and a new profile registered with its first event
     await journal.append('profile-moved-on', [{ type: 'profile.updated', data: { id: 'moved-on', fields: ['description'], text: 'version: 1\nname: Moved On\ndescription: after\n' } }]);
     await journal.appendAll([
@@ -86,12 +87,18 @@ describe('Agent Profiles from a journal and a directory written before profile s
       { stream: 'profiles', events: [{ type: 'profile.registered', data: { ids: ['new-one'] } }] },
     ]);
 
-    // When the service starts again (the streams it reads noted)
+    // When the service starts again (what it reads noted)
     const read: string[] = [];
     const readStream = journal.readStream.bind(journal);
     journal.readStream = (stream, ...rest) => {
       read.push(stream);
       return readStream(stream, ...rest);
+    };
+    const readFrom: number[] = [];
+    const readAll = journal.readAll.bind(journal);
+    journal.readAll = (after, limit) => {
+      readFrom.push(after ?? 0);
+      return readAll(after, limit);
     };
     const list = await service(journal).list();
 
@@ -103,8 +110,32 @@ describe('Agent Profiles from a journal and a directory written before profile s
     ]);
     expect(readFileSync(join(dir, 'moved-on.yaml'), 'utf8')).toBe('version: 1\nname: Moved On\ndescription: after\n');
     expect(readFileSync(join(dir, 'new-one.yaml'), 'utf8')).toBe('version: 1\nname: New One\n');
-    // And it read only what follows the snapshot: nothing of the stream that did not move
-    expect(read).not.toContain('profile-kept');
-    expect(read).toEqual(expect.arrayContaining(['profiles', 'profile-moved-on', 'profile-new-one']));
+    // And it read only what the journal holds past the snapshot: no stream, and no event before it
+    expect(read).toEqual([]);
+    expect(Math.min(...readFrom)).toBe(snapshotHead);
+  });
+
+  it('Given a snapshot and more journaled after it than reading each profile stream costs, Then boot reads the streams that moved, and only those', async () => {
+    // Given a profile saved and a stop (a snapshot), then much else journaled, and an update of the profile among it
+    journal = await openLevelJournal(join(root.path, 'journal'));
+    const first = service(journal);
+    await first.create({ name: 'Busy', description: 'before' });
+    await first.create({ name: 'Still' });
+    await first.onModuleDestroy();
+    await journal.append('elsewhere', Array.from({ length: 1500 }, (_, i) => ({ type: 'other.event', data: { i } })));
+    await journal.append('profile-busy', [{ type: 'profile.updated', data: { id: 'busy', fields: ['description'], text: 'version: 1\nname: Busy\ndescription: after\n' } }]);
+
+    // When the service starts again (the streams it reads noted)
+    const read: string[] = [];
+    const readStream = journal.readStream.bind(journal);
+    journal.readStream = (stream, ...rest) => {
+      read.push(stream);
+      return readStream(stream, ...rest);
+    };
+    const profiles = service(journal);
+
+    // Then the update is there, read from the one stream that moved
+    expect(await profiles.get('busy')).toMatchObject({ description: 'after' });
+    expect(read.filter((s) => s.startsWith('profile-'))).toEqual(['profile-busy']);
   });
 });
