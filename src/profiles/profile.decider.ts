@@ -119,10 +119,8 @@ export function decide(cmd: ProfileCommand, state: ProfileStream): ProfileDecisi
       if (!profile) return refuse(notFound(id));
       return { events: [{ type: 'profile.deleted', data: { id } }] };
     case 'set_default': {
-      if (!builtin) {
-        const problem = usable(state);
-        if (problem) return refuse(problem);
-      }
+      const found = builtin ? null : documentOf(state);
+      if (found && 'code' in found) return refuse(found);
       return { events: [{ type: 'profile.default_set', data: { id, previous: cmd.previous } }] };
     }
     case 'notice_edit': {
@@ -245,11 +243,6 @@ export function documentOf(state: ProfileStream): { doc: ProfileDoc } | Refusal 
   if (!profile) return notFound(id);
   const parsed = parsedRecord(profile);
   return 'error' in parsed ? malformed(id, parsed.error) : { doc: parsed.doc };
-}
-
-function usable(state: ProfileStream): Refusal | null {
-  const found = documentOf(state);
-  return 'code' in found ? found : null;
 }
 
 /** Parsed once per record: records are immutable, so the same record always parses the same. */
