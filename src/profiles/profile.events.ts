@@ -1,4 +1,5 @@
 import { ProfileDoc, ProfileScope } from './profile.schema';
+import { ProfileMetadata } from './profiles-state';
 
 /** The profiles' events on the bus. */
 export interface ProfileEventMap {
@@ -16,9 +17,16 @@ export interface ProfileEventMap {
   /**
    * A file that differs from what the journal says it holds, taken as it is: its text (null when it cannot be read:
    * over the size limit, not a regular file), its document when it parses, else the error. `at` is the file's mtime.
+   * `meta`: what the directory's state file kept of a profile the journal did not know (a directory brought to
+   * another journal), so it keeps its creation time, source and scope.
    */
-  'profile.edited_on_disk': { id: string; text: string | null; doc: ProfileDoc | null; error: string | null; at: string };
+  'profile.edited_on_disk': { id: string; text: string | null; doc: ProfileDoc | null; error: string | null; at: string; meta?: ProfileMetadata };
   'profile.project_bound': { project_dir: string; profile_id: string | null };
+  /**
+   * On stream `profiles`: the profiles whose streams (`profile-<id>`) begin, journaled with their first event, so a
+   * node finds every profile stream by reading this one.
+   */
+  'profile.registered': { ids: string[] };
   'profile.applied': {
     id: string;
     trigger: 'api' | 'auto_apply';

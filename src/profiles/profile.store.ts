@@ -21,6 +21,8 @@ export interface ProfileStore {
   readonly dir: string;
   /** Every `<id>.yaml` whose name is a valid id; empty when the directory does not exist yet. */
   list(): Promise<Array<{ id: string; stamp: FileStamp }>>;
+  /** As list(), without the stamps: for a caller that reads every file anyway. */
+  ids(): Promise<string[]>;
   stamp(id: string): Promise<FileStamp | null>;
   read(id: string): Promise<StoredFile | null>;
   /** Atomic: readers see the old or the new file, never a partial one. */
@@ -38,7 +40,7 @@ const YAML_EXT = '.yaml';
 export class FsProfileStore implements ProfileStore {
   constructor(readonly dir: string) {}
 
-  async list(): Promise<Array<{ id: string; stamp: FileStamp }>> {
+  async ids(): Promise<string[]> {
     let names: string[];
     try {
       names = await readdir(this.dir);
@@ -46,7 +48,11 @@ export class FsProfileStore implements ProfileStore {
       if (isNotFound(e)) return [];
       throw e;
     }
-    const ids = names.filter((n) => n.endsWith(YAML_EXT)).map((n) => n.slice(0, -YAML_EXT.length)).filter((id) => PROFILE_ID_PATTERN.test(id));
+    return names.filter((n) => n.endsWith(YAML_EXT)).map((n) => n.slice(0, -YAML_EXT.length)).filter((id) => PROFILE_ID_PATTERN.test(id));
+  }
+
+  async list(): Promise<Array<{ id: string; stamp: FileStamp }>> {
+    const ids = await this.ids();
     const stamps = await Promise.all(ids.map(async (id) => ({ id, stamp: await this.stamp(id) })));
     return stamps.filter((s): s is { id: string; stamp: FileStamp } => s.stamp !== null);
   }

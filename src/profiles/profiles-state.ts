@@ -14,8 +14,13 @@ export interface StoredMetadata extends ProfileMetadata {
   file_mtime_ms: number;
 }
 
-/** The profiles dir's state file: default profile, project bindings, and metadata the service manages. */
+/**
+ * The profiles dir's state file, a projection of the journal written after each change: default profile, project
+ * bindings, and metadata the service manages. `format` 2 says the journal registers every profile stream on stream
+ * `profiles`; a file without it was written before, and the service then reads the whole journal once.
+ */
 export interface ProfilesState {
+  format?: 2;
   default_profile_id: string | null;
   project_bindings: Record<string, string>;
   profiles: Record<string, StoredMetadata>;
@@ -41,6 +46,7 @@ export function parseProfilesState(text: string): ParsedState {
   }
   if (!isRecord(value)) return { ok: false, error: 'not a JSON object' };
   const state = { ...emptyProfilesState(), ...value };
+  if (state.format !== undefined && state.format !== 2) return { ok: false, error: 'format: must be 2 or absent' };
   if (state.default_profile_id !== null && !isId(state.default_profile_id)) return { ok: false, error: 'default_profile_id: must be a profile id or null' };
   if (!isRecord(state.project_bindings) || !Object.values(state.project_bindings).every(isId)) {
     return { ok: false, error: 'project_bindings: must map directories to profile ids' };
@@ -62,101 +68,4 @@ export function parseProfilesState(text: string): ParsedState {
     m.scope ??= 'shared';
   }
   return { ok: true, state: state as ProfilesState };
-}
-
-/** A journaled profile event, as replay sees it. */
-export interface ProfileHistoryEvent {
-  type: string;
-  at: string;
-  data: unknown;
-}
-
-/**
- * The state folded from the journal's profile events (every change is journaled): what a damaged state
- * file is rebuilt from. File times are unknown here (0), so each profile's file time counts as its last update.
- */
-export function rebuildProfilesState(history: Iterable<ProfileHistoryEvent>): ProfilesState {
-  const s = emptyProfilesState();
-  const created = (id: string, at: string, source: 'user' | 'import', scope: unknown) => {
-    s.profiles[id] = { created_at: at, updated_at: at, source, locked: false, owner_pack_id: null, scope: asScope(scope), file_mtime_ms: 0 };
-  };
-  for (const { type, at: committedAt, data } of history) {
-    if (!isRecord(data)) continue;
-    const id = typeof data.id === 'string' ? data.id : null;
-    // The service's own stamp when the event carries it (the commit time trails it by a few ms).
-    const at = typeof data.at === 'string' ? data.at : committedAt;
-    switch (type) {
-      case 'profile.created':
-      case 'profile.duplicated':
-        if (id) created(id, at, 'user', data.scope);
-        break;
-      case 'profile.imported':
-        if (id) created(id, at, 'import', 'shared');
-        break;
-      case 'profile.updated':
-        if (!id || !s.profiles[id]) break;
-        s.profiles[id].updated_at = at;
-        if (data.scope !== undefined) s.profiles[id].scope = asScope(data.scope);
-        break;
-      case 'profile.deleted':
-        if (!id) break;
-        delete s.profiles[id];
-        if (s.default_profile_id === id) s.default_profile_id = null;
-        for (const [dir, bound] of Object.entries(s.project_bindings)) if (bound === id) delete s.project_bindings[dir];
-        break;
-      case 'profile.edited_on_disk':
-        if (!id) break;
-        if (s.profiles[id]) s.profiles[id].updated_at = at;
-        else created(id, at, 'user', 'shared');
-        break;
-      case 'profile.default_set':
-        if (id) s.default_profile_id = id;
-        break;
-      case 'profile.project_bound':
-        if (typeof data.project_dir !== 'string') break;
-        if (typeof data.profile_id === 'string') s.project_bindings[data.project_dir] = data.profile_id;
-        else delete s.project_bindings[data.project_dir];
-        break;
-    }
-  }
-  return s;
-}
-
-/** What the journal says a profile's file holds; `text` is null when it cannot say (events from before documents were journaled, an unreadable hand edit). */
-export interface JournaledFile {
-  text: string | null;
-  error: string | null;
-}
-
-/**
- * Each live profile's file as the journal's profile events describe it: the text a change wrote, or the text a hand
- * edit left. Deleted profiles are absent. The text is carried beside the document because the journal stores data as
- * canonical JSON, which sorts keys: the document alone would not give back the file's order (an MCP server list's).
- */
-export function rebuildProfileFiles(history: Iterable<ProfileHistoryEvent>): Map<string, JournaledFile> {
-  const files = new Map<string, JournaledFile>();
-  for (const { type, data } of history) {
-    if (!isRecord(data) || typeof data.id !== 'string') continue;
-    const text = typeof data.text === 'string' ? data.text : null;
-    switch (type) {
-      case 'profile.created':
-      case 'profile.duplicated':
-      case 'profile.imported':
-      case 'profile.updated':
-        files.set(data.id, { text, error: null });
-        break;
-      case 'profile.edited_on_disk':
-        files.set(data.id, { text, error: typeof data.error === 'string' ? data.error : null });
-        break;
-      case 'profile.deleted':
-        files.delete(data.id);
-        break;
-    }
-  }
-  return files;
-}
-
-/** Events journaled before profiles had a scope carry none: those profiles were shared. */
-function asScope(value: unknown): ProfileScope {
-  return value === 'personal' ? 'personal' : 'shared';
 }

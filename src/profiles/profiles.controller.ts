@@ -13,7 +13,8 @@ import {
   ProjectBindingDto,
   UpdateProfileDto,
 } from './profile.dto';
-import { ImportResult, ProfileItem, ProfileList, ProfileView, ProfilesService, ProjectBinding, SavedProfile } from './profiles.service';
+import { ImportResult, ProfileItem, ProfileList, ProfileView, ProjectBinding, SavedProfile } from './profile-views';
+import { ProfilesService } from './profiles.service';
 
 @Controller('agent-profiles')
 export class ProfilesController {

@@ -1,11 +1,10 @@
 import { existsSync, readFileSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { EventBus } from '../../src/bus/event-bus';
 import { openLevelJournal } from '../../src/journal/journal.factory';
 import { Journal, JournalEvent } from '../../src/journal/journal.port';
 import { JOURNAL } from '../../src/journal/journal.tokens';
 import { FsProfileStore } from '../../src/profiles/profile.store';
-import { profileHistory } from '../../src/profiles/profiles.module';
 import { ProfilesService } from '../../src/profiles/profiles.service';
 import { tempDir } from '../support/temp-dir';
 import { TestApp, startTestApp } from '../support/test-app';
@@ -52,7 +51,7 @@ describe('Agent Profiles through the journal (real LevelDB, real profiles direct
   it('journals a change before writing its file: a change the journal refuses leaves no file, and no changed file', async () => {
     // Given the service on a real journal, with one profile saved
     const journal = await openLevelJournal(join(root.path, 'journal'));
-    const profiles = new ProfilesService(new FsProfileStore(dir), new EventBus(journal), () => new Date(), () => profileHistory(journal));
+    const profiles = new ProfilesService(new FsProfileStore(dir), journal, () => new Date(), { home: homedir() });
     await profiles.onModuleInit();
     await profiles.create({ name: 'Kept', description: 'first' });
     const kept = readFileSync(join(dir, 'kept.yaml'), 'utf8');

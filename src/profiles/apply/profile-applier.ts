@@ -1,12 +1,12 @@
 import { join } from 'node:path';
-import { EventBus } from '../../bus/event-bus';
 import { DomainError } from '../../common/domain-error';
 import { AGENT_RUNTIMES } from '../../common/agent-runtimes';
 import { findExecutable } from '../../common/executable';
 import { EMIT_RUNTIMES, EmitResult, EmitRuntime, EmitWarning, SkillFiles, emitProfile } from '../emitters';
 import { LintFinding, LintResult } from '../profile.lint';
 import { ProfileDoc, Runtime } from '../profile.schema';
-import { ProfilesService, SaveWarning } from '../profiles.service';
+import { SaveWarning } from '../profile-views';
+import { ProfilesService } from '../profiles.service';
 import { ApplyFs } from './apply-fs.port';
 import {
   ApplyManifest,
@@ -95,7 +95,6 @@ export class ProfileApplier {
   constructor(
     private readonly profiles: ProfilesService,
     private readonly fs: ApplyFs,
-    private readonly bus: EventBus,
     private readonly env: { serviceUrl: () => string; pathEnv: () => string; home: () => string },
   ) {}
 
@@ -287,6 +286,6 @@ export class ProfileApplier {
     runtime: string,
     result: { ok: boolean; files: ApplyResult['files']; error: string | null },
   ): Promise<void> {
-    await this.bus.emit(`profile-${id}`, [{ type: 'profile.applied', data: { id, trigger, dir, runtime, ...result } }]);
+    await this.profiles.recordApply(id, { trigger, dir, runtime, ...result });
   }
 }
