@@ -1,10 +1,10 @@
-import type { ProfileItem as ListedProfile } from '../../src/profiles/profiles.service';
+import type { ProfileItem as ListedProfile } from '../../src/profiles/profile-views';
 import { JsonObject } from './types';
 
 /** The profile shapes the page reads, imported from the service (types only). */
 export type { LintFinding, LintResult } from '../../src/profiles/profile.lint';
 export type { PreviewResult as Preview } from '../../src/profiles/apply/profile-applier';
-export type { ProjectBinding as Binding } from '../../src/profiles/profiles.service';
+export type { ProjectBinding as Binding } from '../../src/profiles/profile-views';
 /** A profile as GET /agent-profiles lists it, read as a JSON object too (a draft is made of its document's keys). */
 export type ProfileItem = ListedProfile & JsonObject;
 
