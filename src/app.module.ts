@@ -1,6 +1,8 @@
 import { DynamicModule, Module } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
 import { AuthModule } from './auth/auth.module';
 import { Credentials } from './auth/credentials';
+import { PrincipalsGuard } from './auth/principals.guard';
 import { NODE_DIRECTORY, NodeDirectory } from './cluster/node-directory.port';
 import { SUPERVISOR_LEASE, SupervisorLease } from './cluster/supervisor-lease.port';
 import { BusModule } from './bus/bus.module';
@@ -38,6 +40,8 @@ export class AppModule {
         DashboardModule,
       ],
       controllers: [HealthController],
+      // The guard every REST route passes: it tells a worker's credential by its session (WORKER_SESSIONS, from SessionsModule).
+      providers: [{ provide: APP_GUARD, useClass: PrincipalsGuard }],
     };
   }
 }
