@@ -1,3 +1,4 @@
+import { homedir } from 'node:os';
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { AuthModule } from './auth/auth.module';
@@ -16,6 +17,7 @@ import { ProfilesModule } from './profiles/profiles.module';
 import { MainBrainModule } from './main-brain/main-brain.module';
 import { McpModule } from './mcp/mcp.module';
 import { SessionsModule } from './sessions/sessions.module';
+import { SESSION_HOST, SessionHost } from './sessions/session.ports';
 import { WorkflowsModule } from './workflows/workflows.module';
 
 @Module({})
@@ -28,6 +30,8 @@ export class AppModule {
           { provide: Credentials, useValue: credentials },
           { provide: NODE_DIRECTORY, useValue: nodes },
           { provide: SUPERVISOR_LEASE, useValue: lease },
+          // What the service was started in, read here once: the sessions are handed it as configuration.
+          { provide: SESSION_HOST, useValue: { env: { ...process.env }, home: homedir(), cwd: process.cwd() } satisfies SessionHost },
         ]),
         JournalModule.forRoot(journal),
         AuthModule,

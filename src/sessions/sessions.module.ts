@@ -1,4 +1,3 @@
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { Module } from '@nestjs/common';
 import { WORKER_SESSIONS } from '../auth/worker-sessions.port';
@@ -66,8 +65,6 @@ function sessionProfiles(profiles: ProfilesService, applier: ProfileApplier): Se
     { provide: CLOCK, useValue: systemClock },
     { provide: ID_GENERATOR, useValue: randomIds },
     { provide: PROCESS_RUNNER, useFactory: () => new NodeProcessRunner() },
-    // What the service was started in, read here once: the slice is handed it as configuration.
-    { provide: SESSION_HOST, useFactory: (): SessionHost => ({ env: { ...process.env }, home: homedir(), cwd: process.cwd() }) },
     {
       provide: WORKER_ENDPOINT,
       useFactory: (url: ServiceUrl, credentials: Credentials): WorkerEndpoint => ({ url: () => url.get(), token: (id) => credentials.workerToken(id) }),
@@ -127,6 +124,6 @@ function sessionProfiles(profiles: ProfilesService, applier: ProfileApplier): Se
     RuntimeVersionCheck,
     { provide: SESSION_DIRECTORY, useFactory: (sessions: SessionsService) => sessions.directory(), inject: [SessionsService] },
   ],
-  exports: [SessionsService, RuntimeCatalog, SESSION_DIRECTORY, PROCESS_RUNNER, WORKER_SESSIONS, SESSION_HOST],
+  exports: [SessionsService, RuntimeCatalog, SESSION_DIRECTORY, PROCESS_RUNNER, WORKER_SESSIONS],
 })
 export class SessionsModule {}

@@ -2,12 +2,15 @@ import { IncomingMessage, Server, ServerResponse, createServer } from 'node:http
 import { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { DomainError } from '../../src/common/domain-error';
+import { CommandStream, handleCommand } from '../../src/journal/command-handler';
 import { EventJournal } from '../../src/journal/event-journal';
 import { MemoryStorage } from '../../src/journal/memory.storage';
+import { SessionCommands } from '../../src/sessions/session.commands';
 import { systemClock, randomIds } from '../../src/sessions/session.ports';
 import { SessionRegistry } from '../../src/sessions/session.registry';
 import { toStatus } from '../../src/sessions/session.status';
 import { SessionsSlice, sessionsSlice } from '../../src/sessions/sessions.slice';
+import { SessionDirectory } from '../../src/supervision/session-directory.port';
 import { ClaudeCodeRuntime } from '../../src/sessions/runtimes/claude-code.runtime';
 import { CommandRuntime } from '../../src/sessions/runtimes/command.runtime';
 import { NodeProcessRunner } from '../../src/sessions/runtimes/process-runner';
@@ -166,6 +169,31 @@ describe('the sessions slice without the app: a real journal, real worker proces
 
     await expect(service.create({ cwd: dir.path, profile_id: 'broken' })).rejects.toMatchObject({ code: 'profile_has_errors', details: { errors: [{ path: 'skills[0]' }] } });
     expect(workspace.configs.size).toBe(1);
+    await service.stop(s.id, 0);
+  });
+
+  it("given another stream's command that excludes a session, then the session's exclusion is appended in the same batch at its version and adopted; unchanged, then no write", async () => {
+    const { service } = await start();
+    const s = await service.create({ cwd: dir.path, command: process.execPath, args: [join(WORKERS, 'quiet.js')] });
+    reaper.track(s.pid);
+    // Supervision's port names exclusionWrite with its own change; the directory has it already.
+    const directory = service.directory() as SessionDirectory & Pick<SessionCommands, 'exclusionWrite'>;
+    let version = 0;
+    const scope: CommandStream<null> = { name: 'scope-test', current: () => ({ state: null, version }), adopt: (_s, v) => (version = v) };
+    await handleCommand(journal, scope, () => ({ events: [{ type: 'scope.set', data: {} }] }), (x) => x, {
+      meta: { actor: 'supervision' },
+      alongside: () => [directory.exclusionWrite(s.id, true, 'supervision')!],
+    });
+    expect(service.status(s.id).excluded).toBe(true);
+    const all = await journal.readAll();
+    const batch = all.slice(-2).map((e) => [e.stream, e.type, e.meta.actor]);
+    expect(batch).toEqual([
+      ['scope-test', 'scope.set', 'supervision'],
+      [`session-${s.id}`, 'session.exclusion_changed', 'supervision'],
+    ]);
+    expect(slice.registry.get(s.id).version).toBe(all[all.length - 1].version);
+    expect(directory.exclusionWrite(s.id, true, 'supervision')).toBeNull();
+    expect(directory.exclusionWrite('cs_unknown', true, 'supervision')).toBeNull();
     await service.stop(s.id, 0);
   });
 });
