@@ -39,8 +39,8 @@ export class SessionSetup {
     // The validation pipe lets null through an optional field; like JSON clients mean it, it is read as absent.
     const requestedCwd = dto.cwd ?? null;
     const profile = await this.profiles.resolve({ profile_id: dto.profile_id ?? null, cwd: requestedCwd });
-    const facts = { id: profile.id, default_cwd: profile.doc.default_cwd || null, deny: sessionDenyRules(profile.doc) };
-    const cwd = sessionCwd(requestedCwd, facts);
+    const profileFacts = { id: profile.id, default_cwd: profile.doc.default_cwd || null, deny: sessionDenyRules(profile.doc) };
+    const cwd = sessionCwd(requestedCwd, profileFacts);
     const dir = 'path' in cwd && (await this.workspace.isDirectory(cwd.path)) ? cwd.path : null;
     const env = dto.env ?? {};
     const command = dto.command ?? undefined;
@@ -53,7 +53,7 @@ export class SessionSetup {
         id,
         title: dto.title ?? '',
         cwd: requestedCwd,
-        profile: facts,
+        profile: profileFacts,
         cwd_is_directory: dir !== null,
         runtime,
         profile_config: configured?.fact ?? null,

@@ -52,23 +52,25 @@ export class SessionCommands {
     const keepsEnv = Object.keys(body.env).length > 0;
     if (keepsEnv) await this.registry.envs.save(body.id, body.env);
     try {
-      await this.registry.creations.run(() =>
-        handleCommand(
+      await this.registry.creations.run(() => {
+        // Decided and numbered on the same reading of stream `sessions`, in each attempt.
+        let numbered = this.registry.nextAlias(body.id);
+        return handleCommand(
           this.journal,
           this.registry.newStream(body.id),
-          (state) =>
-            decideRecords(
-              { ...body, type: 'create', at: this.clock.now(), alias: this.registry.nextAlias(body.id).alias, live_sessions: this.registry.liveCount() },
-              state,
-            ),
+          (state) => {
+            numbered = this.registry.nextAlias(body.id);
+            const command: CreateSession = { ...body, type: 'create', at: this.clock.now(), alias: numbered.alias, live_sessions: this.registry.liveCount() };
+            return decideRecords(command, state);
+          },
           this.registry.evolveStored(body.env),
           {
             encode: encodeRecord,
-            alongside: ([created]) => [this.registry.numbering(created)],
+            alongside: () => [this.registry.numbering(numbered)],
             afterAppend: ({ stored }) => this.registry.appended(this.registry.get(body.id), stored),
           },
-        ),
-      );
+        );
+      });
     } catch (e) {
       if (keepsEnv) await this.registry.envs.remove(body.id).catch(() => undefined);
       throw e;

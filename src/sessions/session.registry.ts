@@ -12,7 +12,7 @@ import { AliasIndex, NO_ALIASES, evolveAliases, numberSession } from './session-
 import { SessionActor } from './session.actor';
 import { evolve } from './session.decider';
 import { SessionEnvStore } from './session-env.store';
-import { SESSIONS_STREAM, SessionAliasAssignedData, SessionEvent, SessionRecord, decodeRecord, sessionStream } from './session.events';
+import { SESSIONS_STREAM, SessionAliasAssignedData, SessionEvent, decodeRecord, sessionStream } from './session.events';
 import { SessionSnapshot, StoredSession, stateOf, storeSession } from './session.machine';
 import { SessionIndex, readIndex, rebuildSession } from './session-replay';
 
@@ -223,11 +223,8 @@ export class SessionRegistry {
     return numberSession(this.aliases, sessionId);
   }
 
-  /** The numbering of a session, appended with its creation at the version of stream `sessions` it was decided on. */
-  numbering(created: SessionRecord): SideWrite {
-    if (created.type !== 'session.created') throw new Error(`a session is numbered with its creation, not ${created.type}`);
-    const { id, alias } = created.input;
-    const data: SessionAliasAssignedData = { session_id: id, alias, number: Number(alias.slice(1)) };
+  /** A session's numbering, appended with its creation at the version of stream `sessions` it was decided on. */
+  numbering(data: SessionAliasAssignedData): SideWrite {
     return {
       stream: SESSIONS_STREAM,
       expectedVersion: this.indexVersion,
