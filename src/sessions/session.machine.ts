@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import { SnapshotFrom, and, assign, initialTransition, setup, transition } from 'xstate';
 import {
   Attachment,
@@ -252,14 +253,25 @@ export function stateOf(snapshot: SessionSnapshot): SessionState {
 }
 
 /**
+ * The transition last taken from each snapshot. Snapshots are immutable and the machine is pure, so the next snapshot
+ * is a function of the two: the command path takes each transition twice (deciding what a fact changes, then applying
+ * the fact as stored), and xstate's public transition() builds a throwaway actor every time, which made a command
+ * several times dearer (bench:sessions). Held weakly: it goes with the snapshot.
+ */
+const taken = new WeakMap<SessionSnapshot, { event: SessionEvent; next: SessionSnapshot }>();
+
+/**
  * The next snapshot if the machine accepts the event (some transition is enabled), else null. Through xstate's public,
  * pure transition(): it answers the actions to execute instead of running them, and the session machine only assigns,
  * so an action to execute would break replay's purity: refused.
  */
 export function nextSnapshot(snapshot: SessionSnapshot, event: SessionEvent): SessionSnapshot | null {
   if (!snapshot.can(event)) return null;
+  const last = taken.get(snapshot);
+  if (last && isDeepStrictEqual(last.event, event)) return last.next;
   const [next, actions] = transition(sessionMachine, snapshot, event);
   if (actions.length > 0) throw new Error(`session machine action ${actions[0].type} has an effect; the machine must stay pure`);
+  taken.set(snapshot, { event, next });
   return next;
 }
 
