@@ -1,7 +1,10 @@
+import { homedir } from 'node:os';
 import { DynamicModule, Module } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
 import { errorStatuses } from './app.errors';
 import { AuthModule } from './auth/auth.module';
 import { Credentials } from './auth/credentials';
+import { PrincipalsGuard } from './auth/principals.guard';
 import { NODE_DIRECTORY, NodeDirectory } from './cluster/node-directory.port';
 import { SUPERVISOR_LEASE, SupervisorLease } from './cluster/supervisor-lease.port';
 import { BusModule } from './bus/bus.module';
@@ -17,6 +20,7 @@ import { ProfilesModule } from './profiles/profiles.module';
 import { MainBrainModule } from './main-brain/main-brain.module';
 import { McpModule } from './mcp/mcp.module';
 import { SessionsModule } from './sessions/sessions.module';
+import { SESSION_HOST, SessionHost } from './sessions/session.ports';
 import { WorkflowsModule } from './workflows/workflows.module';
 
 @Module({})
@@ -30,6 +34,8 @@ export class AppModule {
           { provide: NODE_DIRECTORY, useValue: nodes },
           { provide: SUPERVISOR_LEASE, useValue: lease },
           { provide: ErrorStatuses, useValue: errorStatuses },
+          // What the service was started in, read here once: the sessions are handed it as configuration.
+          { provide: SESSION_HOST, useValue: { env: { ...process.env }, home: homedir(), cwd: process.cwd() } satisfies SessionHost },
         ]),
         JournalModule.forRoot(journal),
         AuthModule,
@@ -42,6 +48,8 @@ export class AppModule {
         DashboardModule,
       ],
       controllers: [HealthController, ReadinessController],
+      // The guard every REST route passes: it tells a worker's credential by its session (WORKER_SESSIONS, from SessionsModule).
+      providers: [{ provide: APP_GUARD, useClass: PrincipalsGuard }],
     };
   }
 }

@@ -1,10 +1,10 @@
-import { CanActivate, ExecutionContext, Injectable, SetMetadata } from '@nestjs/common';
+import { CanActivate, ExecutionContext, Inject, Injectable, SetMetadata } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { FastifyRequest } from 'fastify';
 import { DomainError } from '../common/domain-error';
-import { SessionsService } from '../sessions/sessions.service';
 import { isLivenessCheck } from '../http/liveness';
 import { PrincipalKind, describePrincipal } from './principal';
+import { WORKER_SESSIONS, WorkerSessions } from './worker-sessions.port';
 
 const ALSO_ALLOWED = 'brainstem:also-allowed';
 const OWN_SESSION_PARAM = 'brainstem:own-session-param';
@@ -23,7 +23,7 @@ export const OwnSessionParam = (param: string) => SetMetadata(OWN_SESSION_PARAM,
 export class PrincipalsGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
-    private readonly sessions: SessionsService,
+    @Inject(WORKER_SESSIONS) private readonly sessions: WorkerSessions,
   ) {}
 
   canActivate(context: ExecutionContext): boolean {

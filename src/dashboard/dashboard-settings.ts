@@ -1,6 +1,8 @@
+import type { SessionRuntimeOption } from '../sessions/runtimes/runtime-option';
+
 /**
- * What the page needs to know of the service's configuration (GET /dashboard/settings). Plain types, no imports:
- * the page (web/src) imports them too, so the two cannot drift.
+ * What the page needs to know of the service's configuration (GET /dashboard/settings). Plain types, and type imports
+ * of plain types only: the page (web/src) imports them too, so the two cannot drift.
  */
 export interface DashboardSettings {
   /** When a wait counts as stalled. */
@@ -9,12 +11,4 @@ export interface DashboardSettings {
   session_runtimes: SessionRuntimeOption[];
   /** The runtimes a profile can target (its `target_runtime`). */
   profile_runtimes: string[];
-}
-
-export interface SessionRuntimeOption {
-  name: string;
-  /** Takes a command and its arguments (the command runtime). */
-  takes_command: boolean;
-  /** Whether its executable is on the service's PATH now; `auto` and command runtimes are always. */
-  installed: boolean;
 }

@@ -6,7 +6,7 @@ import { HostPolicy, allowedHostValues, allowedOriginValues } from '../auth/host
 import { Principal, describePrincipal } from '../auth/principal';
 import { DomainError } from '../common/domain-error';
 import { ErrorStatuses, errorBody } from '../http/http-errors';
-import { SessionsService } from '../sessions/sessions.service';
+import { WorkerSessions } from '../auth/worker-sessions.port';
 import { McpDeps, McpIdentity, createMcpServer } from './mcp-server.factory';
 
 export const MCP_PATH = '/mcp';
@@ -20,7 +20,7 @@ const logger = new Logger('mcp');
  * session runs); the user's or the brain's is the main brain. The X-Brainstem-Session header is a hint that must
  * agree with the credential; it never makes anyone a worker.
  */
-export function identify(principal: Principal, header: string | string[] | undefined, sessions: SessionsService): McpIdentity {
+export function identify(principal: Principal, header: string | string[] | undefined, sessions: WorkerSessions): McpIdentity {
   const values = header === undefined ? [] : Array.isArray(header) ? header : [header];
   if (values.length > 1 || (values.length === 1 && !values[0].trim())) throw new DomainError('invalid_input', 'X-Brainstem-Session: must be one session id (cs_…)');
   const hint = values.length === 1 ? values[0].trim() : undefined;
@@ -53,7 +53,7 @@ export interface McpHttp {
  * 405, as the SDK's stateless pattern does; the SDK client then simply goes on without the stream.
  * Registered on Fastify directly (the MCP transport writes the raw response), behind the authentication hook.
  */
-export function installMcpEndpoint(fastify: FastifyInstance, sessions: SessionsService, deps: McpDeps, http: McpHttp): void {
+export function installMcpEndpoint(fastify: FastifyInstance, sessions: WorkerSessions, deps: McpDeps, http: McpHttp): void {
   fastify.post(MCP_PATH, (request, reply) => handle(request, reply, sessions, deps, http));
   fastify.route({
     method: ['GET', 'DELETE'],
@@ -67,7 +67,7 @@ export function installMcpEndpoint(fastify: FastifyInstance, sessions: SessionsS
   });
 }
 
-async function handle(request: FastifyRequest, reply: FastifyReply, sessions: SessionsService, deps: McpDeps, { policy, statuses }: McpHttp): Promise<void> {
+async function handle(request: FastifyRequest, reply: FastifyReply, sessions: WorkerSessions, deps: McpDeps, { policy, statuses }: McpHttp): Promise<void> {
   let identity: McpIdentity;
   try {
     // The authentication hook has refused any request without a principal.

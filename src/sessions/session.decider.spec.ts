@@ -1,5 +1,6 @@
-import { SessionCommand, SessionDecision, WorkerSignal, decide, evolve } from './session.decider';
-import { SessionEvent, SessionInput } from './session.events';
+import { CreateSession, SessionCommand, SessionDecision, WorkerSignal, decide, decideRecords, evolve, sessionCwd } from './session.decider';
+import { NO_ALIASES, evolveAliases, numberSession } from './session-aliases';
+import { SessionEvent, SessionFact, SessionInput } from './session.events';
 import { SessionSnapshot, createSession, stateOf } from './session.machine';
 
 const T = 5_000;
@@ -22,6 +23,7 @@ const input = (over: Partial<SessionInput> = {}): SessionInput => ({
 
 type Given = SessionEvent extends infer E ? (E extends SessionEvent ? Omit<E, 'at'> : never) : never;
 type When = SessionCommand extends infer C ? (C extends SessionCommand ? Omit<C, 'at'> : never) : never;
+type Then = SessionFact extends infer E ? (E extends SessionFact ? Omit<E, 'at'> : never) : never;
 
 const started: Given = { type: 'session.started', pid: 42, pid_start_time: '777', idle: false };
 const turnEnded: Given = { type: 'session.turn_ended', result: 'done' };
@@ -35,12 +37,12 @@ function given(events: Given[], over: Partial<SessionInput> = {}): SessionSnapsh
 }
 
 /** When this command, at T. */
-function when(state: SessionSnapshot, command: When): SessionDecision {
+function when(state: SessionSnapshot | null, command: When): SessionDecision {
   return decide({ ...command, at: T } as SessionCommand, state);
 }
 
 /** Then these events (stamped T). */
-function thenEvents(decision: SessionDecision, ...events: Given[]): void {
+function thenEvents(decision: SessionDecision, ...events: Then[]): void {
   expect(decision).toEqual({ events: events.map((e) => ({ ...e, at: T })) });
 }
 
@@ -54,6 +56,179 @@ const resolve = (over: Partial<Extract<When, { type: 'resolve_permission' }>> = 
 });
 
 describe('session decide/evolve', () => {
+  describe('create', () => {
+    const create = (over: Partial<CreateSession> = {}): When => ({
+      type: 'create',
+      id: 'cs_new',
+      alias: 'w7',
+      node: 'n1',
+      title: 'fix the build',
+      cwd: '/repo/../work',
+      profile: { id: 'coding-assistant', default_cwd: null, deny: ['Bash(rm *)'] },
+      cwd_is_directory: true,
+      runtime: { name: 'claude-code', command: null },
+      profile_config: { args: ['--settings', '/cfg/settings.json'], env: { OPENCODE_CONFIG: '/cfg/opencode.json' } },
+      args: ['--verbose'],
+      env: { API_KEY: 'k' },
+      excluded: false,
+      live_sessions: 2,
+      max_sessions: 3,
+      ...over,
+    });
+
+    it('Given no session, When a request passes every rule, Then it is created with its alias, resolved cwd, runtime, profile and env', () => {
+      thenEvents(when(null, create()), {
+        type: 'session.created',
+        input: {
+          id: 'cs_new',
+          alias: 'w7',
+          title: 'fix the build',
+          runtime: 'claude-code',
+          profile_id: 'coding-assistant',
+          cwd: '/work',
+          command: null,
+          args: ['--verbose'],
+          profile_args: ['--settings', '/cfg/settings.json'],
+          profile_env: { OPENCODE_CONFIG: '/cfg/opencode.json' },
+          permission_deny: ['Bash(rm *)'],
+          env: { API_KEY: 'k' },
+          excluded: false,
+          created_at: T,
+          node: 'n1',
+        },
+      });
+    });
+
+    it("Given a request without a cwd, Then the profile's default_cwd; without either, Then cwd_required", () => {
+      const d = when(null, create({ cwd: null, profile: { id: 'p', default_cwd: '/home/dev/app', deny: [] } }));
+      expect('events' in d && d.events[0].type === 'session.created' && d.events[0].input.cwd).toBe('/home/dev/app');
+      expect(when(null, create({ cwd: null, profile: { id: 'p', default_cwd: '', deny: [] } }))).toEqual({
+        error: { code: 'cwd_required', message: 'cwd: required (profile p has no default_cwd)' },
+      });
+    });
+
+    it('Given a relative cwd, Then cwd_not_absolute naming where it came from', () => {
+      expect(when(null, create({ cwd: 'src' }))).toEqual({ error: { code: 'cwd_not_absolute', message: 'cwd: must be an absolute path, not "src"' } });
+      expect(when(null, create({ cwd: null, profile: { id: 'p', default_cwd: 'app', deny: [] } }))).toEqual({
+        error: { code: 'cwd_not_absolute', message: 'default_cwd of profile p: must be an absolute path, not "app"' },
+      });
+    });
+
+    it('Given a cwd that is not a directory, Then cwd_not_a_directory, before any runtime is judged', () => {
+      expect(when(null, create({ cwd: '/gone', cwd_is_directory: false, runtime: null, profile_config: null }))).toEqual({
+        error: { code: 'cwd_not_a_directory', message: 'cwd: /gone does not exist or is not a directory' },
+      });
+    });
+
+    it('Given the runtime cannot be chosen, Then the refusal the catalog gave', () => {
+      const refusal = { code: 'runtime_not_installed' as const, message: 'runtime codex: executable codex is not on PATH' };
+      expect(when(null, create({ runtime: { refusal }, profile_config: null }))).toEqual({ error: refusal });
+    });
+
+    it('Given a command runtime, Then the resolved command is kept and no profile flags', () => {
+      const d = when(null, create({ runtime: { name: 'command', command: '/usr/bin/node' }, profile_config: null }));
+      expect('events' in d && d.events[0].type === 'session.created' && d.events[0].input).toMatchObject({ runtime: 'command', command: '/usr/bin/node', profile_args: [] });
+    });
+
+    it('Given a profile with lint errors, Then profile_has_errors with the findings', () => {
+      const errors = [{ path: 'tools.mcp[0]', message: 'unknown server' }, { path: '', message: 'skill x is missing' }];
+      expect(when(null, create({ profile_config: { errors } }))).toEqual({
+        error: {
+          code: 'profile_has_errors',
+          message: 'profile coding-assistant has 2 error(s), so the session was not started: tools.mcp[0]: unknown server; (profile): skill x is missing',
+          details: { errors },
+        },
+      });
+    });
+
+    it('Given the node runs as many live sessions as it may, Then max_sessions_reached; one fewer, Then created', () => {
+      expect(when(null, create({ live_sessions: 3 }))).toEqual({ error: { code: 'max_sessions_reached', message: 'at most 3 live coding sessions (BRAINSTEM_MAX_SESSIONS)' } });
+      expect(when(null, create({ live_sessions: 2 }))).toMatchObject({ events: [{ type: 'session.created' }] });
+    });
+
+    it('Given a session with the id already, Then conflict', () => {
+      expect(when(given([]), create())).toMatchObject({ error: { code: 'conflict' } });
+    });
+
+    it('sessionCwd: the request\'s cwd, normalised, else the default; refused when missing or relative', () => {
+      expect(sessionCwd('/a/./b/', { id: 'p', default_cwd: '/d' })).toEqual({ path: '/a/b', source: 'cwd' });
+      expect(sessionCwd(null, { id: 'p', default_cwd: '/d' })).toEqual({ path: '/d', source: 'default_cwd of profile p' });
+      expect(sessionCwd(null, { id: 'p', default_cwd: null })).toMatchObject({ error: { code: 'cwd_required' } });
+    });
+  });
+
+  describe('launch', () => {
+    const launch = (over: Partial<Extract<When, { type: 'launch' }>> = {}): When => ({
+      type: 'launch',
+      spawn: { pid: 7, pid_start_time: '9', idle: false },
+      prompt: null,
+      worker: 'ready',
+      ...over,
+    });
+
+    it('Given a new session, When its worker started, Then started; a second launch records nothing', () => {
+      thenEvents(when(given([]), launch()), { type: 'session.started', pid: 7, pid_start_time: '9', idle: false });
+      thenEvents(when(given([started]), launch()));
+    });
+
+    it('When it started with a prompt and the worker can take it, Then the prompt is dispatched with the start', () => {
+      thenEvents(when(given([]), launch({ prompt: 'hello' })), { type: 'session.started', pid: 7, pid_start_time: '9', idle: false }, { type: 'session.message_dispatched', text: 'hello' });
+      // An idle runtime waits for its first instruction: the prompt is that.
+      thenEvents(
+        when(given([]), launch({ prompt: 'hello', spawn: { pid: 7, pid_start_time: '9', idle: true } })),
+        { type: 'session.started', pid: 7, pid_start_time: '9', idle: true },
+        { type: 'session.message_dispatched', text: 'hello' },
+      );
+    });
+
+    it('When the worker cannot take the prompt, or a stop was requested while it started, Then only the start', () => {
+      thenEvents(when(given([]), launch({ prompt: 'hello', worker: 'stdin_closed' })), { type: 'session.started', pid: 7, pid_start_time: '9', idle: false });
+      thenEvents(when(given([{ type: 'session.stop_requested', deadline_at: 9_000 }]), launch({ prompt: 'hello' })), {
+        type: 'session.started',
+        pid: 7,
+        pid_start_time: '9',
+        idle: false,
+      });
+    });
+
+    it('When nothing ran, Then exited spawn_failed; Given it exited already, Then nothing', () => {
+      thenEvents(when(given([]), launch({ spawn: null, prompt: 'hello' })), { type: 'session.exited', code: null, signal: null, reason: 'spawn_failed' });
+      thenEvents(when(given([exited]), launch()));
+    });
+
+    it('Given no session, Then not_found', () => {
+      expect(when(null, launch())).toMatchObject({ error: { code: 'not_found' } });
+    });
+  });
+
+  describe('decideRecords: what the stream records', () => {
+    it('Then each fact is followed by the state change it makes, caused by it; a creation and a fact that keeps the state have none', () => {
+      const records = decideRecords({ type: 'launch', at: T, spawn: { pid: 7, pid_start_time: null, idle: true }, prompt: 'go', worker: 'ready' }, given([]));
+      expect(records).toEqual({
+        events: [
+          { type: 'session.started', at: T, pid: 7, pid_start_time: null, idle: true },
+          { type: 'session.state_changed', at: T, from: 'starting', to: 'pending_handling', cause: 'session.started' },
+          { type: 'session.message_dispatched', at: T, text: 'go' },
+          { type: 'session.state_changed', at: T, from: 'pending_handling', to: 'working', cause: 'session.message_dispatched' },
+        ],
+      });
+      expect(decideRecords({ type: 'signal', at: T, signal: { type: 'report_progress', status: 'working' } }, given([started])).events).toHaveLength(1);
+    });
+
+    it('Then a refusal records nothing', () => {
+      expect(decideRecords({ type: 'request_stop', at: T, deadline_at: 1 }, given([started, exited]))).toMatchObject({ events: [], error: { code: 'session_exited' } });
+    });
+  });
+
+  describe('aliases (stream `sessions`)', () => {
+    it('Given aliases numbered, When a session is numbered, Then the next one; folded, the count moves on, never back', () => {
+      expect(numberSession(NO_ALIASES, 'cs_a')).toEqual({ session_id: 'cs_a', alias: 'w1', number: 1 });
+      const index = evolveAliases(NO_ALIASES, { type: 'session.alias_assigned', data: { session_id: 'cs_a', alias: 'w5', number: 5 } });
+      expect(numberSession(index, 'cs_b')).toEqual({ session_id: 'cs_b', alias: 'w6', number: 6 });
+      expect(evolveAliases(index, { type: 'session.alias_assigned', data: { session_id: 'cs_c', alias: 'w2', number: 2 } })).toBe(index);
+    });
+  });
+
   describe('dispatch_message', () => {
     const dispatch = (worker: 'ready' | 'detached' | 'stdin_closed' = 'ready'): When => ({ type: 'dispatch_message', text: 'go on', worker });
 
@@ -202,11 +377,6 @@ describe('session decide/evolve', () => {
   });
 
   describe('what the service and runtimes report', () => {
-    it('record_start: started once; a second start is ignored', () => {
-      const start: When = { type: 'record_start', pid: 7, pid_start_time: '9', idle: true };
-      thenEvents(when(given([]), start), { type: 'session.started', pid: 7, pid_start_time: '9', idle: true });
-      thenEvents(when(given([started]), start));
-    });
 
     it('record_recovery: recovered; record_lost: exited lost_on_restart, or stopped when a stop was requested', () => {
       thenEvents(when(given([started]), { type: 'record_recovery', attachment: 'detached', pid: 42, pid_start_time: '777', resumed: false }), {
@@ -270,6 +440,12 @@ describe('session decide/evolve', () => {
       expect(s.context.pending).toEqual({ kind: 'permission', request_id: 'r1', tool: 'Bash', input: { command: 'npm test' } });
       const unchanged = evolve(s, { type: 'session.message_dispatched', at: T, text: 'x' });
       expect(unchanged).toBe(s);
+    });
+
+    it('folds a creation into a new session starting at its time; on no session, any other event leaves none', () => {
+      const created = evolve(null, { type: 'session.created', at: 1_000, input: input() });
+      expect([stateOf(created), created.context.alias, created.context.state_since]).toEqual(['starting', 'w1', 1_000]);
+      expect(evolve(null, { type: 'session.started', at: 2_000, pid: 1, pid_start_time: null, idle: false })).toBeNull();
     });
   });
 });

@@ -1,6 +1,7 @@
 import { posix } from 'node:path';
+import { DomainErrorCode } from '../common/domain-error';
+import { Decision } from '../journal/command-handler';
 import { deniedBy } from '../profiles/permission-rules';
-import { SessionErrorCode } from './session.errors';
 import {
   Attachment,
   JsonObject,
@@ -8,15 +9,20 @@ import {
   ProgressStatus,
   SessionEvent,
   SessionEventOf,
+  SessionCreated,
+  SessionFact,
+  SessionInput,
+  SessionRecord,
   pendingPermission,
 } from './session.events';
-import { SessionSnapshot, nextSnapshot, stateOf } from './session.machine';
+import { SessionSnapshot, createSession, nextSnapshot, stateOf } from './session.machine';
 
 /**
- * A coding session's rules, pure: decide() judges a command against the session's state and answers the events
- * to journal, or why the command is refused; evolve() folds an event into the state through the session machine's
- * transitions (the one source of the state), as replay does. The service loads the session, decides, journals
- * the events and only then acts on the worker. Time comes in the command (`at`), as every event carries it.
+ * A coding session's rules, pure: decide() judges a command against the session's state (null before it is created)
+ * and answers the events to journal, or why the command is refused; evolve() folds an event into the state through
+ * the session machine's transitions (the one source of the state), as replay does. The service gathers the facts a
+ * command needs (time, the worker's reach, what a spawn gave), decides, journals the events and only then acts on the
+ * worker. Time comes in the command (`at`), as every event carries it.
  */
 
 /** Whether the worker can take a message now: its handle says, the state cannot (a restart detaches it, a worker may close stdin). */
@@ -34,8 +40,57 @@ export type WorkerSignal =
   | { type: 'turn_ended'; result?: string }
   | { type: 'permission_request'; tool: string; input?: JsonObject; request_id: string };
 
+/** Why no runtime can run the request (the catalog's answer), or the one that will and its resolved command. */
+export type RuntimeFact = { name: string; command: string | null } | { refusal: SessionRefusal };
+
+/** A finding that keeps a profile from being applied: where, and what. */
+export interface ProfileFinding {
+  path: string;
+  message: string;
+}
+
+/** The session's profile emitted for its runtime: the flags and env the worker gets it by, or why it cannot be applied. */
+export type ProfileConfigFact = { args: string[]; env?: Record<string, string> } | { errors: readonly ProfileFinding[] };
+
+/**
+ * A new session, with the facts its rules need. Each fact is looked up only when the ones before it allow: a runtime is
+ * chosen in a directory, a profile is emitted for a runtime.
+ */
+export interface CreateSession {
+  type: 'create';
+  at: number;
+  id: string;
+  /** The alias the index of sessions numbers it with (stream `sessions`). */
+  alias: string;
+  /** The node that runs its worker. */
+  node: string;
+  title: string;
+  /** The request's cwd; null for the profile's default_cwd. */
+  cwd: string | null;
+  /** The session's profile: named, else bound to the cwd, else the default. `deny`: its deny rules now. */
+  profile: { id: string; default_cwd: string | null; deny: string[] };
+  /** Whether the directory sessionCwd() picks is one. */
+  cwd_is_directory: boolean;
+  /** The runtime chosen for the request in that directory; null when there was no directory to look in. */
+  runtime: RuntimeFact | null;
+  /** The profile as that runtime takes it; null for runtimes that take none (command, gemini-cli), or none chosen. */
+  profile_config: ProfileConfigFact | null;
+  args: string[];
+  env: Record<string, string>;
+  excluded: boolean;
+  /** The node's live sessions, and how many it may run (BRAINSTEM_MAX_SESSIONS). */
+  live_sessions: number;
+  max_sessions: number;
+}
+
 export type SessionCommand =
-  /** A message for the worker (the user's, the main brain's, or the create's prompt). */
+  | CreateSession
+  /**
+   * The worker was started (the create's launch): what the spawn gave, null when nothing ran; the create's prompt goes
+   * to it with its start when the worker can take it (`worker`), as a message would.
+   */
+  | { type: 'launch'; at: number; spawn: { pid: number | null; pid_start_time: string | null; idle: boolean } | null; prompt: string | null; worker: WorkerReach }
+  /** A message for the worker (the user's or the main brain's). */
   | { type: 'dispatch_message'; at: number; text: string; worker: WorkerReach }
   /**
    * An answer to the pending permission request named by `request_id`, else the oldest. `profile_deny`: the deny rules
@@ -47,7 +102,6 @@ export type SessionCommand =
   | { type: 'set_excluded'; at: number; excluded: boolean }
   | { type: 'request_stop'; at: number; deadline_at: number }
   /** What the service and the runtimes report of the worker: facts, so a state that does not take one ignores it. */
-  | { type: 'record_start'; at: number; pid: number | null; pid_start_time: string | null; idle: boolean }
   | { type: 'record_recovery'; at: number; attachment: Attachment; pid: number | null; pid_start_time: string | null; resumed: boolean }
   /** After a restart, no worker to re-attach or resume. */
   | { type: 'record_lost'; at: number }
@@ -58,17 +112,28 @@ export type SessionCommand =
   | { type: 'report_exit'; at: number; code: number | null; signal: string | null; spawn_failed: boolean };
 
 export interface SessionRefusal {
-  code: SessionErrorCode;
+  code: DomainErrorCode;
   message: string;
   details?: Record<string, unknown>;
 }
 
-export type SessionDecision = { events: SessionEvent[] } | { error: SessionRefusal };
+export type SessionDecision = { events: SessionFact[] } | { error: SessionRefusal };
 
-export function decide(command: SessionCommand, state: SessionSnapshot): SessionDecision {
+export function decide(command: SessionCommand, state: SessionSnapshot | null): SessionDecision {
+  if (command.type === 'create') return decideCreate(command, state);
+  if (state === null) return refuse('not_found', `no coding session to take ${command.type}`);
   const c = state.context;
   const { at } = command;
   switch (command.type) {
+    case 'launch': {
+      if (command.spawn === null) return fact(state, { type: 'session.exited', at, code: null, signal: null, reason: 'spawn_failed' });
+      const started: SessionEvent = { type: 'session.started', at, ...command.spawn };
+      // Launched once: a second launch, or one after the session ended, records nothing.
+      if (!state.can(started) || command.prompt === null) return fact(state, started);
+      // The prompt is a message like any other, judged on the started session; one it cannot take is not sent.
+      const prompt = decide({ type: 'dispatch_message', at, text: command.prompt, worker: command.worker }, evolve(state, started));
+      return { events: 'error' in prompt ? [started] : [started, ...prompt.events] };
+    }
     case 'dispatch_message': {
       const refused = exited(state) ?? stopping(state, 'takes no more messages');
       if (refused) return refused;
@@ -111,8 +176,6 @@ export function decide(command: SessionCommand, state: SessionSnapshot): Session
     case 'request_stop':
       // A repeated stop journals nothing: the service signals again and waits for the same deadline.
       return exited(state) ?? (c.stop_deadline_at !== null ? { events: [] } : fact(state, { type: 'session.stop_requested', at, deadline_at: command.deadline_at }));
-    case 'record_start':
-      return fact(state, { type: 'session.started', at, pid: command.pid, pid_start_time: command.pid_start_time, idle: command.idle });
     case 'record_recovery':
       return fact(state, { type: 'session.recovered', at, attachment: command.attachment, pid: command.pid, pid_start_time: command.pid_start_time, resumed: command.resumed });
     case 'record_lost':
@@ -128,9 +191,87 @@ export function decide(command: SessionCommand, state: SessionSnapshot): Session
   }
 }
 
-/** The next state: the machine's transition; an event it does not take leaves the state as it was (decide never answers one). */
-export function evolve(state: SessionSnapshot, event: SessionEvent): SessionSnapshot {
-  return nextSnapshot(state, event) ?? state;
+/**
+ * The directory a session starts in: the request's cwd, else its profile's default_cwd; absolute, since relative to
+ * what the caller cannot see (the service's own directory) it would be guessed. `source` names where it came from.
+ */
+export function sessionCwd(requested: string | null, profile: { id: string; default_cwd: string | null }): { path: string; source: string } | { error: SessionRefusal } {
+  const cwd = requested ?? (profile.default_cwd || null);
+  if (cwd === null) return refuse('cwd_required', `cwd: required (profile ${profile.id} has no default_cwd)`);
+  const source = requested !== null ? 'cwd' : `default_cwd of profile ${profile.id}`;
+  if (!posix.isAbsolute(cwd)) return refuse('cwd_not_absolute', `${source}: must be an absolute path, not ${JSON.stringify(cwd)}`);
+  return { path: posix.resolve(cwd), source };
+}
+
+/**
+ * Everything is judged before anything is written: the cwd, the runtime, the profile's findings (a profile with lint
+ * errors or a missing skill cannot be applied faithfully, so the session is refused rather than started without it),
+ * then the node's cap on live sessions.
+ */
+function decideCreate(command: CreateSession, state: SessionSnapshot | null): SessionDecision {
+  if (state !== null) return refuse('conflict', `coding session ${command.id} exists already`);
+  const cwd = sessionCwd(command.cwd, command.profile);
+  if ('error' in cwd) return cwd;
+  const shown = command.cwd ?? command.profile.default_cwd;
+  if (!command.cwd_is_directory || command.runtime === null) return refuse('cwd_not_a_directory', `${cwd.source}: ${shown} does not exist or is not a directory`);
+  if ('refusal' in command.runtime) return { error: command.runtime.refusal };
+  const config = command.profile_config;
+  if (config !== null && 'errors' in config) {
+    const findings = config.errors.map((f) => `${f.path || '(profile)'}: ${f.message}`).join('; ');
+    const n = config.errors.length;
+    return refuse('profile_has_errors', `profile ${command.profile.id} has ${n} error(s), so the session was not started: ${findings}`, { errors: config.errors });
+  }
+  if (command.live_sessions >= command.max_sessions) {
+    return refuse('max_sessions_reached', `at most ${command.max_sessions} live coding sessions (BRAINSTEM_MAX_SESSIONS)`);
+  }
+  const input: SessionInput = {
+    id: command.id,
+    alias: command.alias,
+    title: command.title,
+    runtime: command.runtime.name,
+    profile_id: command.profile.id,
+    cwd: cwd.path,
+    command: command.runtime.command,
+    args: command.args,
+    profile_args: config?.args ?? [],
+    ...(config?.env ? { profile_env: config.env } : {}),
+    permission_deny: command.profile.deny,
+    env: command.env,
+    excluded: command.excluded,
+    created_at: command.at,
+    node: command.node,
+  };
+  return { events: [{ type: 'session.created', at: command.at, input }] };
+}
+
+/**
+ * The next state: a creation starts the session, then the machine's transitions; an event the state does not take
+ * leaves it as it was (decide never answers one). Replay, other nodes' events and the command path all fold with it.
+ */
+export function evolve(state: SessionSnapshot | null, event: SessionCreated): SessionSnapshot;
+export function evolve(state: SessionSnapshot, event: SessionFact): SessionSnapshot;
+export function evolve(state: SessionSnapshot | null, event: SessionFact): SessionSnapshot | null;
+export function evolve(state: SessionSnapshot | null, event: SessionFact): SessionSnapshot | null {
+  if (event.type === 'session.created') return state ?? createSession(event.input);
+  return state && (nextSnapshot(state, event) ?? state);
+}
+
+/**
+ * The command's decision as the session's stream records it: each fact, followed by the state change it makes (a
+ * `session.state_changed` record for consumers, derived, so replay skips it).
+ */
+export function decideRecords(command: SessionCommand, state: SessionSnapshot | null): Decision<SessionRecord> {
+  const decision = decide(command, state);
+  if ('error' in decision) return { events: [], error: decision.error };
+  const records: SessionRecord[] = [];
+  let s = state;
+  for (const f of decision.events) {
+    const next = evolve(s, f);
+    records.push(f);
+    if (s && next && f.type !== 'session.created' && stateOf(s) !== stateOf(next)) records.push({ type: 'session.state_changed', at: f.at, from: stateOf(s), to: stateOf(next), cause: f.type });
+    s = next;
+  }
+  return { events: records };
 }
 
 function exitReason(state: SessionSnapshot, report: SessionCommandOf<'report_exit'>): SessionEventOf<'session.exited'>['reason'] {
@@ -160,7 +301,7 @@ function signalEvent(signal: WorkerSignal, at: number): SessionEvent {
   }
 }
 
-function refuse(code: SessionErrorCode, message: string, details?: Record<string, unknown>): { error: SessionRefusal } {
+export function refuse(code: DomainErrorCode, message: string, details?: Record<string, unknown>): { error: SessionRefusal } {
   return { error: details === undefined ? { code, message } : { code, message, details } };
 }
 

@@ -95,6 +95,19 @@ export type SessionEventType = keyof SessionEventData;
 export type SessionEvent = { [K in SessionEventType]: { type: K } & SessionEventData[K] }[SessionEventType];
 export type SessionEventOf<K extends SessionEventType> = Extract<SessionEvent, { type: K }>;
 
+/**
+ * A session's creation as the decider answers it and evolve folds it: its whole input, env values included (the
+ * journal keeps only their names, see createdData). `at` is its created_at.
+ */
+export interface SessionCreated {
+  type: 'session.created';
+  at: number;
+  input: SessionInput;
+}
+
+/** What the session decider decides and its evolve folds: the creation, then the machine's events. */
+export type SessionFact = SessionCreated | SessionEvent;
+
 /** Journaled beside the facts for consumers (supervision); derived, so replay skips it. */
 export interface SessionStateChangedData {
   at: number;
@@ -172,4 +185,36 @@ const FACT_TYPES: ReadonlySet<string> = new Set<SessionEventType>([
 export function fromJournalEvent(type: string, data: unknown): SessionEvent | null {
   if (!FACT_TYPES.has(type)) return null;
   return { type, ...(data as object) } as SessionEvent;
+}
+
+/** Every record a session's stream holds: its facts, and the state changes derived from them. */
+export type SessionRecord = SessionFact | ({ type: 'session.state_changed' } & SessionStateChangedData);
+
+/** A record as the journal stores it. */
+export function encodeRecord(record: SessionRecord): SessionJournalRecord {
+  switch (record.type) {
+    case 'session.created':
+      return { type: record.type, data: createdData(record.input) };
+    case 'session.state_changed': {
+      const { type, ...data } = record;
+      return { type, data };
+    }
+    default:
+      return toJournalEvent(record);
+  }
+}
+
+export type SessionJournalRecord =
+  | SessionJournalEvent
+  | { type: 'session.created'; data: SessionCreatedData }
+  | { type: 'session.state_changed'; data: SessionStateChangedData };
+
+/**
+ * A stored record back as a fact, or null for a derived one. `env`: the creation's env values, kept outside the
+ * journal; `node`: the node a session created before nodes is taken as (the reader's own).
+ */
+export function decodeRecord(e: { type: string; data: unknown }, context: { env: Record<string, string> | null; node: string }): SessionFact | null {
+  if (e.type !== 'session.created') return fromJournalEvent(e.type, e.data);
+  const input = inputFromCreated(e.data as SessionCreatedData, context.env);
+  return { type: 'session.created', at: input.created_at, input: input.node === undefined ? { ...input, node: context.node } : input };
 }

@@ -43,6 +43,17 @@ describe('session machine', () => {
     expect(actor.getSnapshot().status).toBe('active');
   });
 
+  it('given the same event from the same snapshot again (a decision, then its stored record), then the same next snapshot, taken once', () => {
+    const s = createSession(input());
+    const first = nextSnapshot(s, { type: 'session.started', at: 2_000, pid: 42, pid_start_time: '777', idle: false });
+    // As the journal hands it back: equal, not the same object, its keys in another order.
+    const again = nextSnapshot(s, { idle: false, pid_start_time: '777', pid: 42, at: 2_000, type: 'session.started' } as SessionEvent);
+    expect(again).toBe(first);
+    const other = nextSnapshot(s, { type: 'session.started', at: 2_001, pid: 42, pid_start_time: '777', idle: false });
+    expect(other).not.toBe(first);
+    expect(other?.context.updated_at).toBe(2_001);
+  });
+
   it('given a new session, it is starting since its creation', () => {
     const s = createSession(input());
     expect(stateOf(s)).toBe('starting');

@@ -1,4 +1,5 @@
-import { ActorScope, SnapshotFrom, and, assign, createActor, initialTransition, setup } from 'xstate';
+import { isDeepStrictEqual } from 'node:util';
+import { SnapshotFrom, and, assign, initialTransition, setup, transition } from 'xstate';
 import {
   Attachment,
   ExitReason,
@@ -197,8 +198,8 @@ export const sessionMachine = setup({
   },
 }).createMachine({
   id: 'session',
-  // xstate's own transition() and getNextSnapshot() build a throwaway actor without input on every call
-  // (nextSnapshot() avoids them); a placeholder, never adopted, keeps that from throwing a TypeError each time.
+  // xstate's transition() builds a throwaway actor without input on every call; a placeholder, never adopted, keeps
+  // that from throwing a TypeError each time (caught by xstate, it made every step several times dearer).
   context: ({ input }) => (input === undefined ? INERT_CONTEXT : contextFor(input)),
   initial: 'starting',
   states: {
@@ -252,30 +253,26 @@ export function stateOf(snapshot: SessionSnapshot): SessionState {
 }
 
 /**
- * The scope every step runs in: what xstate's transition() builds afresh per call (an actor and a system),
- * built once, since the session machine only assigns. An executable action would break replay purity: refused.
+ * The transition last taken from each snapshot. Snapshots are immutable and the machine is pure, so the next snapshot
+ * is a function of the two: the command path takes each transition twice (deciding what a fact changes, then applying
+ * the fact as stored), and xstate's public transition() builds a throwaway actor every time, which made a command
+ * several times dearer (bench:sessions). Held weakly: it goes with the snapshot.
  */
-const pureScope = ((): ActorScope<SessionSnapshot, SessionEvent> => {
-  const self = createActor(sessionMachine, { input: INERT_INPUT });
-  return {
-    self,
-    id: '',
-    sessionId: '',
-    logger: () => undefined,
-    defer: () => undefined,
-    emit: () => undefined,
-    system: self.system,
-    stopChild: () => undefined,
-    actionExecutor: (action) => {
-      throw new Error(`session machine action ${action.type} has an effect; the machine must stay pure`);
-    },
-  };
-})();
+const taken = new WeakMap<SessionSnapshot, { event: SessionEvent; next: SessionSnapshot }>();
 
-/** The next snapshot if the machine accepts the event (some transition is enabled), else null. */
+/**
+ * The next snapshot if the machine accepts the event (some transition is enabled), else null. Through xstate's public,
+ * pure transition(): it answers the actions to execute instead of running them, and the session machine only assigns,
+ * so an action to execute would break replay's purity: refused.
+ */
 export function nextSnapshot(snapshot: SessionSnapshot, event: SessionEvent): SessionSnapshot | null {
   if (!snapshot.can(event)) return null;
-  return sessionMachine.transition(snapshot, event, pureScope);
+  const last = taken.get(snapshot);
+  if (last && isDeepStrictEqual(last.event, event)) return last.next;
+  const [next, actions] = transition(sessionMachine, snapshot, event);
+  if (actions.length > 0) throw new Error(`session machine action ${actions[0].type} has an effect; the machine must stay pure`);
+  taken.set(snapshot, { event, next });
+  return next;
 }
 
 /** `env` holds the values kept outside the journal; snapshots written before that carry their own. */

@@ -23,3 +23,23 @@ export const randomIds: IdGenerator = {
   sessionId: () => `cs_${suffix(12)}`,
   requestId: () => `perm_${suffix(9)}`,
 };
+
+/**
+ * What the service was started in, handed to sessions as configuration rather than read from the process: the
+ * environment workers inherit (without credentials, see inheritedEnv), the home `~/` means in a profile's rules when a
+ * worker's env sets none, and the directory relative lookups start from.
+ */
+export interface SessionHost {
+  env: Readonly<Record<string, string | undefined>>;
+  home: string;
+  cwd: string;
+}
+
+/** How a worker reaches the service: its URL (known once the service listens) and the worker's own credential. */
+export interface WorkerEndpoint {
+  url(): string;
+  token(sessionId: string): string;
+}
+
+export const SESSION_HOST = Symbol('SessionHost');
+export const WORKER_ENDPOINT = Symbol('WorkerEndpoint');

@@ -1,28 +1,20 @@
 import { Logger } from '@nestjs/common';
-import { EventBus } from '../bus/event-bus';
-import { NewDomainEvent } from '../bus/domain-event';
 import { DomainError } from '../common/domain-error';
 import { mapBounded } from '../common/map-bounded';
 import { pastRetention } from '../common/retention-queue';
 import { RetentionSweeper } from '../common/retention-sweeper';
+import { SerialQueue } from '../common/serial-queue';
 import { NodeDirectory, soleNode } from '../cluster/node-directory.port';
-import { Journal, JournalConflictError, JournalEvent } from '../journal/journal.port';
+import { CommandStream, Evolve, SideWrite } from '../journal/command-handler';
+import { Journal, JournalEvent } from '../journal/journal.port';
 import { SessionHolder } from '../supervision/session-directory.port';
+import { AliasIndex, NO_ALIASES, evolveAliases, numberSession } from './session-aliases';
 import { SessionActor } from './session.actor';
+import { evolve } from './session.decider';
 import { SessionEnvStore } from './session-env.store';
-import {
-  SESSIONS_STREAM,
-  SessionAliasAssignedData,
-  SessionCreatedData,
-  SessionEvent,
-  SessionInput,
-  createdData,
-  fromJournalEvent,
-  inputFromCreated,
-  sessionStream,
-  toJournalEvent,
-} from './session.events';
-import { SessionSnapshot, StoredSession, createSession, nextSnapshot, restoreSession, stateOf, storeSession } from './session.machine';
+import { SESSIONS_STREAM, SessionAliasAssignedData, SessionEvent, decodeRecord, sessionStream } from './session.events';
+import { SessionSnapshot, StoredSession, stateOf, storeSession } from './session.machine';
+import { SessionIndex, readIndex, rebuildSession } from './session-replay';
 
 /** Every this many events of a session stream, its state is snapshotted so boot replays only the tail. */
 export const SNAPSHOT_EVERY = 64;
@@ -36,12 +28,6 @@ export const REBUILD_WIDTH = 8;
 /** Every this many aliases assigned, the index of sessions in memory is snapshotted: boot reads only the tail after it. */
 export const INDEX_SNAPSHOT_EVERY = 64;
 
-/** The snapshot of stream `sessions`: the aliases numbered so far, and each session in memory with its retention clock (null while live). */
-interface SessionIndex {
-  alias_count: number;
-  sessions: Array<[string, number | null]>;
-}
-
 export interface RetentionOptions {
   /** How long an exited session stays in memory; absent keeps every session. */
   retention_s?: number;
@@ -54,27 +40,19 @@ export interface RetentionOptions {
 export type ForeignSessionEvent = (actor: SessionActor, event: SessionEvent, before: SessionSnapshot) => void;
 
 /**
- * Appends of an alias that another node's numbering beat, before the create fails: a node creating many sessions at
- * once can win many rounds in a row, so the loser goes on until that backlog is through.
- */
-const ALIAS_ATTEMPTS = 100;
-
-/**
- * The session actors, rebuilt from the journal on boot (snapshot + tail, through the pure machine, so
- * replay never re-runs a side effect). Every accepted event is appended to `session-<id>`, the actor adopts
- * it once durable, and only then does the bus publish it: a subscriber reading the registry sees the new state.
- * The `sessions` stream numbers aliases, which are never reused; its snapshot indexes the sessions in memory, so boot rebuilds those and the ones numbered after it, not
- * every session that ever was. An exited session leaves memory once its retention has passed (unless a holder
- * still needs it); the journal keeps it. Env values stay out of the journal, in the SessionEnvStore, from
- * before the session is journaled until it exits.
+ * The session actors, rebuilt from the journal on boot (snapshot + tail, folded by the decider's evolve, so replay
+ * never re-runs a side effect), and the streams the command path decides on: each session's `session-<id>`, and
+ * `sessions`, which numbers aliases (never reused) and whose snapshot indexes the sessions in memory, so boot rebuilds
+ * those and the ones numbered after it, not every session that ever was. An exited session leaves memory once its
+ * retention has passed (unless a holder still needs it); the journal keeps it. Env values stay out of the journal, in
+ * the SessionEnvStore, from before the session is journaled until it exits.
  */
 export class SessionRegistry {
   private readonly actors = new Map<string, SessionActor>();
   private readonly byAlias = new Map<string, SessionActor>();
-  /** Sessions numbered whose creation is not journaled yet: the index must name them. */
-  private readonly numbered = new Set<string>();
-  private aliasCount = 0;
-  private aliasQueue: Promise<unknown> = Promise.resolve();
+  private aliases: AliasIndex = NO_ALIASES;
+  /** Creations, one at a time: each numbers its alias at the version of stream `sessions` the one before it left. */
+  readonly creations = new SerialQueue();
   private readonly logger = new Logger('sessions');
   private readonly retention: RetentionSweeper;
   private readonly holders: SessionHolder[] = [];
@@ -92,8 +70,7 @@ export class SessionRegistry {
 
   constructor(
     private readonly journal: Journal,
-    private readonly bus: EventBus,
-    private readonly envs: SessionEnvStore,
+    readonly envs: SessionEnvStore,
     private readonly options: RetentionOptions = {},
   ) {
     this.now = options.now ?? Date.now;
@@ -108,23 +85,20 @@ export class SessionRegistry {
     this.unfollow = this.journal.follow((e) => (this.followed ? this.followed.push(e) : this.applyFollowed(e)));
     // One directory read, not one file read per session: most sessions in a long history have exited.
     const stored = new Set(await this.envs.list());
-    const index = await this.journal.loadSnapshot<SessionIndex>(SESSIONS_STREAM);
-    const clocks = new Map<string, number | null>(index?.state.sessions ?? []);
-    this.aliasCount = index?.state.alias_count ?? 0;
-    this.indexVersion = this.indexSaved = index?.version ?? 0;
-    for (const e of await this.journal.readStream(SESSIONS_STREAM, this.indexVersion + 1)) {
-      this.indexVersion = e.version;
-      if (e.type !== 'session.alias_assigned') continue;
-      const { session_id, number } = e.data as unknown as SessionAliasAssignedData;
-      this.aliasCount = Math.max(this.aliasCount, number);
-      clocks.set(session_id, null);
-    }
+    const index = await readIndex(this.journal);
+    this.aliases = index.aliases;
+    this.indexVersion = index.version;
+    this.indexSaved = index.snapshotVersion;
     // Sessions past retention when the index was written are not rebuilt: only the journal has them now.
     const now = this.now();
-    const wanted = [...clocks].filter(([, since]) => since === null || !pastRetention(since, this.retention.queue.retentionMs, now));
+    const wanted = [...index.clocks].filter(([, since]) => since === null || !pastRetention(since, this.retention.queue.retentionMs, now));
+    const warn = (m: string) => this.logger.warn(m);
     const rebuilt = await mapBounded(wanted, REBUILD_WIDTH, async ([id, since]) => {
-      const actor = await this.rebuild(id, stored.has(id) ? await this.envs.load(id) : null);
-      return actor && { actor, since: actor.live ? null : (since ?? actor.context.state_since) };
+      const env = stored.has(id) ? await this.envs.load(id) : null;
+      const r = await rebuildSession(this.journal, id, { env, node: this.nodes.self }, warn);
+      if (!r) return null;
+      const actor = new SessionActor(r.snapshot, r.version);
+      return { actor, since: actor.live ? null : (since ?? actor.context.state_since) };
     });
     const kept = rebuilt.filter((r) => r !== null).sort((a, b) => aliasNumber(a.actor) - aliasNumber(b.actor));
     for (const { actor } of kept) this.add(actor);
@@ -163,29 +137,6 @@ export class SessionRegistry {
     await this.indexWrites;
   }
 
-  /** Numbers the alias, then journals the session's creation. */
-  async create(input: Omit<SessionInput, 'alias'>): Promise<SessionActor> {
-    const alias = await this.assignAlias(input.id);
-    const full: SessionInput = { ...input, alias };
-    const hasEnv = Object.keys(full.env).length > 0;
-    let actor: SessionActor | undefined;
-    try {
-      if (hasEnv) await this.envs.save(full.id, full.env);
-      await this.bus.emit(sessionStream(input.id), [{ type: 'session.created', data: createdData(full) }], {
-        expectedVersion: 'no_stream',
-        apply: (res) => {
-          actor = new SessionActor(createSession(full), res.version);
-          this.add(actor);
-        },
-      });
-    } catch (e) {
-      this.numbered.delete(full.id);
-      if (hasEnv) await this.envs.remove(full.id).catch(() => undefined);
-      throw e;
-    }
-    return actor as SessionActor;
-  }
-
   /** Whether this node runs the session's worker (a session created before nodes belongs to whichever reads it). */
   owns(actor: SessionActor): boolean {
     return (actor.context.node ?? this.nodes.self) === this.nodes.self;
@@ -222,7 +173,7 @@ export class SessionRegistry {
     const s = this.options.retention_s;
     const why = `exited sessions leave memory ${s} s after they exit (BRAINSTEM_RETENTION_S); the journal keeps their events (stream session-<id>)`;
     const alias = /^w([1-9]\d{0,14})$/i.exec(ref);
-    if (s !== undefined && alias && Number(alias[1]) <= this.aliasCount) return `coding session ${ref.toLowerCase()} is no longer in memory: ${why}`;
+    if (s !== undefined && alias && Number(alias[1]) <= this.aliases.alias_count) return `coding session ${ref.toLowerCase()} is no longer in memory: ${why}`;
     return `no coding session ${JSON.stringify(ref)}${s === undefined ? '' : ` (${why})`}`;
   }
 
@@ -238,25 +189,61 @@ export class SessionRegistry {
     return n;
   }
 
-  /**
-   * Journals the event (with a state_changed record when the state moves) and adopts the next
-   * snapshot; false, with nothing journaled, when the machine does not accept it. Call inside actor.run.
-   */
-  async apply(actor: SessionActor, event: SessionEvent, actorName = 'brainstem'): Promise<boolean> {
-    const next = nextSnapshot(actor.snapshot, event);
-    if (!next) return false;
-    const from = actor.state;
-    const to = stateOf(next);
-    const meta = { actor: actorName };
-    const events: NewDomainEvent[] = [{ ...toJournalEvent(event), meta }];
-    if (from !== to) events.push({ type: 'session.state_changed', data: { at: event.at, from, to, cause: event.type }, meta });
-    const res = await this.bus.emit(sessionStream(actor.id), events, { expectedVersion: actor.version, apply: (r) => actor.adopt(next, r.version) });
-    if (to === 'exited' && from !== 'exited') {
-      this.retention.ended(actor.id, event.at);
-      await this.envs.remove(actor.id).catch((e: unknown) => this.logger.warn(`env of ${actor.id} not removed: ${(e as Error).message}`));
-    }
-    if (Math.floor(res.version / SNAPSHOT_EVERY) > Math.floor((res.version - events.length) / SNAPSHOT_EVERY)) this.snapshot(actor);
-    return true;
+  /** A session's stream as the command path decides on it: the actor's state, which adopts what is appended. */
+  streamOf(actor: SessionActor): CommandStream<SessionSnapshot | null> {
+    return {
+      name: sessionStream(actor.id),
+      current: () => ({ state: actor.snapshot, version: actor.version }),
+      adopt: (state, version) => actor.adopt(state as SessionSnapshot, version),
+    };
+  }
+
+  /** The stream of a session being created (none yet): its actor joins the registry as its creation is applied. */
+  newStream(id: string): CommandStream<SessionSnapshot | null> {
+    return {
+      name: sessionStream(id),
+      current: () => ({ state: this.actors.get(id)?.snapshot ?? null, version: this.actors.get(id)?.version ?? 0 }),
+      adopt: (state, version) => {
+        if (state) this.add(new SessionActor(state, version));
+      },
+    };
+  }
+
+  /** The fold of a session's stored records: the decider's evolve. `env`: the values of a creation being appended. */
+  evolveStored(env: Record<string, string> | null = null): Evolve<SessionSnapshot | null> {
+    const context = { env, node: this.nodes.self };
+    return (state, e) => {
+      const fact = decodeRecord(e, context);
+      return fact ? evolve(state, fact) : state;
+    };
+  }
+
+  /** The alias stream `sessions` gives the session now. */
+  nextAlias(sessionId: string): SessionAliasAssignedData {
+    return numberSession(this.aliases, sessionId);
+  }
+
+  /** A session's numbering, appended with its creation at the version of stream `sessions` it was decided on. */
+  numbering(data: SessionAliasAssignedData): SideWrite {
+    return {
+      stream: SESSIONS_STREAM,
+      expectedVersion: this.indexVersion,
+      events: [{ type: 'session.alias_assigned', data }],
+      apply: (res) => {
+        for (const e of res.events) this.aliases = evolveAliases(this.aliases, e);
+        this.indexVersion = res.version;
+      },
+    };
+  }
+
+  /** After the command path appended a session's records: its retention, its env values, its snapshot and the index's. */
+  async appended(actor: SessionActor, stored: readonly JournalEvent[]): Promise<void> {
+    if (this.indexVersion - this.indexSaved >= INDEX_SNAPSHOT_EVERY) this.saveIndex();
+    if (Math.floor(actor.version / SNAPSHOT_EVERY) > Math.floor((actor.version - stored.length) / SNAPSHOT_EVERY)) this.snapshot(actor);
+    const exit = stored.find((e) => e.type === 'session.exited');
+    if (!exit) return;
+    this.retention.ended(actor.id, (exit.data as { at: number }).at);
+    await this.envs.remove(actor.id).catch((e: unknown) => this.logger.warn(`env of ${actor.id} not removed: ${(e as Error).message}`));
   }
 
   private snapshot(actor: SessionActor): void {
@@ -267,79 +254,40 @@ export class SessionRegistry {
   }
 
   /**
-   * Numbers the session: at the version of stream `sessions` this registry has seen, so two nodes never number
-   * two sessions alike; another node's numbering that came first is followed (a conflict), and the next number tried.
-   */
-  private assignAlias(sessionId: string): Promise<string> {
-    const run = this.aliasQueue.then(async () => {
-      for (let attempt = 1; ; attempt++) {
-        const number = this.aliasCount + 1;
-        const alias = `w${number}`;
-        const data: SessionAliasAssignedData = { session_id: sessionId, alias, number };
-        try {
-          await this.bus.emit(SESSIONS_STREAM, [{ type: 'session.alias_assigned', data }], {
-            expectedVersion: this.indexVersion,
-            apply: (res) => {
-              this.aliasCount = number;
-              this.indexVersion = res.version;
-              this.numbered.add(sessionId);
-            },
-          });
-        } catch (e) {
-          if (!(e instanceof JournalConflictError) || attempt >= ALIAS_ATTEMPTS) throw e;
-          await this.journal.catchUp();
-          continue;
-        }
-        if (this.indexVersion - this.indexSaved >= INDEX_SNAPSHOT_EVERY) this.saveIndex();
-        return alias;
-      }
-    });
-    this.aliasQueue = run.catch(() => undefined);
-    return run;
-  }
-
-  /**
-   * An event another node appended, applied as boot's replay applies it (the same pure machine, no effect), before
-   * it is published: the numbering of stream `sessions`, a session created elsewhere, or the next event of one in
-   * memory. Events this registry already holds (read by load()) are skipped by their version.
+   * An event another node appended, folded as boot's replay folds it (the same evolve, no effect), before it is
+   * published: the numbering of stream `sessions`, a session created elsewhere, or the next event of one in memory.
+   * Events this registry already holds (read by load(), or appended here) are skipped by their version.
    */
   private applyFollowed(e: JournalEvent): void {
     if (e.stream === SESSIONS_STREAM) {
       if (e.version <= this.indexVersion) return;
       this.indexVersion = e.version;
-      if (e.type === 'session.alias_assigned') this.aliasCount = Math.max(this.aliasCount, (e.data as unknown as SessionAliasAssignedData).number);
+      this.aliases = evolveAliases(this.aliases, e);
       return;
     }
     if (!e.stream.startsWith('session-')) return;
     const id = e.stream.slice('session-'.length);
     const actor = this.actors.get(id);
-    if (e.type === 'session.created') {
-      if (actor) return;
-      this.add(new SessionActor(createSession(this.withNode(inputFromCreated(e.data as unknown as SessionCreatedData, null))), e.version));
+    const fact = decodeRecord(e, { env: null, node: this.nodes.self });
+    if (fact?.type === 'session.created') {
+      if (!actor) this.add(new SessionActor(evolve(null, fact), e.version));
       return;
     }
     // A session not in memory: it left after its retention (or was never rebuilt, being past it); the journal keeps it.
     if (!actor || e.version <= actor.version) return;
     if (e.version !== actor.version + 1) this.logger.warn(`${e.stream}: followed version ${e.version} after ${actor.version}`);
-    const event = fromJournalEvent(e.type, e.data);
     const before = actor.snapshot;
-    const next = event ? nextSnapshot(before, event) : null;
-    if (event && !next) this.logger.warn(`${e.stream}@${e.version}: ${e.type} from another node not accepted in ${stateOf(before)}, skipped`);
-    actor.adopt(next ?? before, e.version);
-    if (!event || !next) return;
-    if (stateOf(before) !== 'exited' && stateOf(next) === 'exited') this.retention.ended(actor.id, event.at);
+    const event = fact && before.can(fact) ? fact : null;
+    if (fact && !event) this.logger.warn(`${e.stream}@${e.version}: ${e.type} from another node not accepted in ${stateOf(before)}, skipped`);
+    actor.adopt(event ? evolve(before, event) : before, e.version);
+    if (!event) return;
+    if (stateOf(before) !== 'exited' && actor.state === 'exited') this.retention.ended(actor.id, event.at);
     if (this.owns(actor)) for (const h of this.foreignHandlers) h(actor, event, before);
-  }
-
-  /** A session's input names its node; one created before nodes is taken as this node's. */
-  private withNode(input: SessionInput): SessionInput {
-    return input.node === undefined ? { ...input, node: this.nodes.self } : input;
   }
 
   private add(actor: SessionActor): void {
     this.actors.set(actor.id, actor);
     this.byAlias.set(actor.context.alias, actor);
-    this.numbered.delete(actor.id);
   }
 
   /** Lets the sessions go, except those a holder still needs: their retention starts again. */
@@ -367,34 +315,11 @@ export class SessionRegistry {
     const version = this.indexVersion;
     const sessions: SessionIndex['sessions'] = [];
     for (const a of this.actors.values()) sessions.push([a.id, a.live ? null : (this.retention.queue.clockOf(a.id) ?? a.context.state_since)]);
-    for (const id of this.numbered) sessions.push([id, null]);
-    const state: SessionIndex = { alias_count: this.aliasCount, sessions };
+    const state: SessionIndex = { alias_count: this.aliases.alias_count, sessions };
     this.indexSaved = version;
     this.indexWrites = this.indexWrites
       .then(() => this.journal.saveSnapshot(SESSIONS_STREAM, { version, state }))
       .catch((e: unknown) => this.logger.warn(`index snapshot failed: ${(e as Error).message}`));
-  }
-
-  /** `env`: the values kept outside the journal, if any. */
-  private async rebuild(id: string, env: Record<string, string> | null): Promise<SessionActor | null> {
-    const stream = sessionStream(id);
-    const snap = await this.journal.loadSnapshot<StoredSession>(stream);
-    let snapshot: SessionSnapshot | null = snap ? restoreSession(snap.state, env) : null;
-    let version = snap?.version ?? 0;
-    for (const e of await this.journal.readStream(stream, version + 1)) {
-      version = e.version;
-      if (e.type === 'session.created') {
-        snapshot = createSession(this.withNode(inputFromCreated(e.data as unknown as SessionCreatedData, env)));
-        continue;
-      }
-      const event = fromJournalEvent(e.type, e.data);
-      if (!event || !snapshot) continue;
-      const next = nextSnapshot(snapshot, event);
-      if (next) snapshot = next;
-      else this.logger.warn(`replay of ${stream}@${e.version}: ${e.type} not accepted in ${stateOf(snapshot)}, skipped`);
-    }
-    // An alias whose creation never reached the journal (crash in between) names no session.
-    return snapshot ? new SessionActor(snapshot, version) : null;
   }
 }
 

@@ -1,19 +1,28 @@
-import { BusModule } from '../bus/bus.module';
 import { join } from 'node:path';
 import { Module } from '@nestjs/common';
-import { EventBus } from '../bus/event-bus';
+import { WORKER_SESSIONS } from '../auth/worker-sessions.port';
+import { Credentials } from '../auth/credentials';
+import { BusModule } from '../bus/bus.module';
+import { DomainError } from '../common/domain-error';
 import { CONFIG } from '../config/config.module';
 import { BrainstemConfig } from '../config/config.schema';
+import { ServiceUrl } from '../config/service-url';
 import { NODE_DIRECTORY, NodeDirectory } from '../cluster/node-directory.port';
 import { Journal } from '../journal/journal.port';
 import { JOURNAL } from '../journal/journal.tokens';
+import { ProfileApplier } from '../profiles/apply/profile-applier';
 import { ProfilesModule } from '../profiles/profiles.module';
+import { ProfilesService } from '../profiles/profiles.service';
 import { SESSION_DIRECTORY } from '../supervision/session-directory.port';
-import { CLOCK, ID_GENERATOR, randomIds, systemClock } from './session.ports';
 import { FileSessionEnvStore } from './session-env.store';
+import { SESSION_PROFILES, SessionProfiles, sessionDenyRules } from './session-profiles.port';
+import { CLOCK, Clock, ID_GENERATOR, IdGenerator, SESSION_HOST, SessionHost, WORKER_ENDPOINT, WorkerEndpoint, randomIds, systemClock } from './session.ports';
 import { SessionRegistry } from './session.registry';
+import { FileSessionWorkspace } from './session-workspace.files';
+import { SESSION_WORKSPACE, SessionWorkspace } from './session-workspace.port';
 import { SessionsController } from './sessions.controller';
 import { SessionsService } from './sessions.service';
+import { SessionsSlice, sessionsSlice } from './sessions.slice';
 import { ClaudeCodeRuntime } from './runtimes/claude-code.runtime';
 import { codexProtocol } from './runtimes/codex.runtime';
 import { CommandRuntime } from './runtimes/command.runtime';
@@ -24,6 +33,31 @@ import { RuntimeCatalog } from './runtimes/runtime-catalog';
 import { RuntimeVersionCheck } from './runtimes/runtime-version.check';
 import { PerTurnRuntime } from './runtimes/turn-conversation';
 
+const SESSIONS_SLICE = Symbol('SessionsSlice');
+
+/** The profile-resolver port over the profiles feature: the same calls the sessions made of it directly before. */
+function sessionProfiles(profiles: ProfilesService, applier: ProfileApplier): SessionProfiles {
+  return {
+    resolve: async (request) => {
+      const id = await profiles.resolveForSession(request);
+      try {
+        return { id, doc: (await profiles.forApply(id)).doc };
+      } catch (e) {
+        if (e instanceof DomainError && e.code === 'not_found') throw new DomainError('unknown_profile', `profile_id: no profile ${id}`);
+        throw e;
+      }
+    },
+    emission: async (id, runtime, projectDir) => {
+      const { doc, emitted, errors } = await applier.emission(id, runtime, projectDir);
+      return { doc, files: emitted.files, errors };
+    },
+    denyRules: async (id) => {
+      const profile = await profiles.get(id).catch(() => null);
+      return profile && profile.error === null ? sessionDenyRules(profile) : null;
+    },
+  };
+}
+
 @Module({
   imports: [BusModule, ProfilesModule],
   controllers: [SessionsController],
@@ -32,25 +66,64 @@ import { PerTurnRuntime } from './runtimes/turn-conversation';
     { provide: ID_GENERATOR, useValue: randomIds },
     { provide: PROCESS_RUNNER, useFactory: () => new NodeProcessRunner() },
     {
+      provide: WORKER_ENDPOINT,
+      useFactory: (url: ServiceUrl, credentials: Credentials): WorkerEndpoint => ({ url: () => url.get(), token: (id) => credentials.workerToken(id) }),
+      inject: [ServiceUrl, Credentials],
+    },
+    { provide: SESSION_PROFILES, useFactory: sessionProfiles, inject: [ProfilesService, ProfileApplier] },
+    { provide: SESSION_WORKSPACE, useFactory: (config: BrainstemConfig) => new FileSessionWorkspace(join(config.journal.dir, 'session-config')), inject: [CONFIG] },
+    {
       provide: RuntimeCatalog,
-      useFactory: (runner: ProcessRunner) =>
-        new RuntimeCatalog([
-          new CommandRuntime(runner),
-          new ClaudeCodeRuntime(runner),
-          ...[codexProtocol, geminiProtocol, opencodeProtocol].map((protocol) => new PerTurnRuntime(protocol, runner)),
-        ]),
-      inject: [PROCESS_RUNNER],
+      useFactory: (runner: ProcessRunner, host: SessionHost) =>
+        new RuntimeCatalog(
+          [
+            new CommandRuntime(runner),
+            new ClaudeCodeRuntime(runner),
+            ...[codexProtocol, geminiProtocol, opencodeProtocol].map((protocol) => new PerTurnRuntime(protocol, runner)),
+          ],
+          host.cwd,
+        ),
+      inject: [PROCESS_RUNNER, SESSION_HOST],
     },
     {
-      provide: SessionRegistry,
-      useFactory: (journal: Journal, bus: EventBus, config: BrainstemConfig, nodes: NodeDirectory) =>
-        new SessionRegistry(journal, bus, new FileSessionEnvStore(join(config.journal.dir, 'session-env')), { retention_s: config.retention_s, nodes }),
-      inject: [JOURNAL, EventBus, CONFIG, NODE_DIRECTORY],
+      provide: SESSIONS_SLICE,
+      useFactory: (
+        config: BrainstemConfig,
+        journal: Journal,
+        nodes: NodeDirectory,
+        runtimes: RuntimeCatalog,
+        runner: ProcessRunner,
+        profiles: SessionProfiles,
+        workspace: SessionWorkspace,
+        host: SessionHost,
+        endpoint: WorkerEndpoint,
+        clock: Clock,
+        ids: IdGenerator,
+      ): SessionsSlice =>
+        sessionsSlice({
+          journal,
+          runtimes,
+          runner,
+          profiles,
+          workspace,
+          envs: new FileSessionEnvStore(join(config.journal.dir, 'session-env')),
+          host,
+          endpoint,
+          clock,
+          ids,
+          logsDir: join(config.journal.dir, 'session-logs'),
+          max_sessions: config.sessions.max_sessions,
+          retention_s: config.retention_s,
+          nodes,
+        }),
+      inject: [CONFIG, JOURNAL, NODE_DIRECTORY, RuntimeCatalog, PROCESS_RUNNER, SESSION_PROFILES, SESSION_WORKSPACE, SESSION_HOST, WORKER_ENDPOINT, CLOCK, ID_GENERATOR],
     },
-    SessionsService,
+    { provide: SessionRegistry, useFactory: (slice: SessionsSlice) => slice.registry, inject: [SESSIONS_SLICE] },
+    { provide: SessionsService, useFactory: (slice: SessionsSlice) => slice.service, inject: [SESSIONS_SLICE] },
+    { provide: WORKER_SESSIONS, useExisting: SessionsService },
     RuntimeVersionCheck,
     { provide: SESSION_DIRECTORY, useFactory: (sessions: SessionsService) => sessions.directory(), inject: [SessionsService] },
   ],
-  exports: [SessionsService, RuntimeCatalog, SESSION_DIRECTORY, PROCESS_RUNNER],
+  exports: [SessionsService, RuntimeCatalog, SESSION_DIRECTORY, PROCESS_RUNNER, WORKER_SESSIONS],
 })
 export class SessionsModule {}

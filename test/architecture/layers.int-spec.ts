@@ -40,18 +40,6 @@ const IMPLEMENTS: Readonly<Record<string, readonly string[]>> = {
   sessions: ['supervision/session-directory.port.ts'],
 };
 
-/**
- * Known upward imports, each to be removed by the change named beside it. An entry that no longer matches an import
- * fails the check, so the list only shrinks: delete the entry once its import is gone.
- */
-const KNOWN_EXCEPTIONS: ReadonlyArray<{ import: string; why: string }> = [
-  // Issue 34, item 4: the global guard is to read the two look-ups through a narrow worker-session port.
-  { import: 'auth/auth.module.ts → sessions/sessions.module.ts', why: 'the auth guard needs SessionsService' },
-  { import: 'auth/principals.guard.ts → sessions/sessions.service.ts', why: 'the auth guard looks up workers in SessionsService' },
-  // Issue 34, item 5: the runtime option type moves to src/sessions (done in the sessions refactor).
-  { import: 'sessions/runtimes/runtime-catalog.ts → dashboard/dashboard-settings.ts', why: 'the runtime option type lives in dashboard' },
-];
-
 type Place = { folder: string; layer: number };
 
 const folderOf = (file: string) => (file.includes('/') ? file.slice(0, file.indexOf('/')) : '.');
@@ -139,13 +127,7 @@ describe('layers: imports point down (madge over src/)', () => {
     expect(peerOrder(PEERS)).not.toBeNull();
   });
 
-  it('has no upward import beyond the known exceptions', () => {
-    const known = new Set(KNOWN_EXCEPTIONS.map((e) => e.import));
-    expect(violations.filter((v) => !known.has(v.slice(0, v.indexOf(':'))))).toEqual([]);
-  });
-
-  it('lists only known exceptions that still exist (delete an entry once its import is gone)', () => {
-    const found = new Set(violations.map((v) => v.slice(0, v.indexOf(':'))));
-    expect(KNOWN_EXCEPTIONS.filter((e) => !found.has(e.import)).map((e) => e.import)).toEqual([]);
+  it('has no upward import', () => {
+    expect(violations).toEqual([]);
   });
 });

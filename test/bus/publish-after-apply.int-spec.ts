@@ -3,8 +3,10 @@ import { Subscription } from 'rxjs';
 import { EventBus } from '../../src/bus/event-bus';
 import { openLevelJournal } from '../../src/journal/journal.factory';
 import { Journal } from '../../src/journal/journal.port';
+import { SessionActor } from '../../src/sessions/session.actor';
 import { FileSessionEnvStore } from '../../src/sessions/session-env.store';
 import { SessionRegistry } from '../../src/sessions/session.registry';
+import { SessionStore, sessionStore } from '../support/session-store';
 import { tempDir } from '../support/temp-dir';
 
 /** What a subscriber saw in the registry while handling one event. */
@@ -21,6 +23,7 @@ describe('the bus publishes an event only after its emitter applied it (real Lev
   let dir: ReturnType<typeof tempDir>;
   let journal: Journal;
   let bus: EventBus;
+  let store: SessionStore;
   let registry: SessionRegistry;
   let sub: Subscription;
   const seen: Seen[] = [];
@@ -29,7 +32,8 @@ describe('the bus publishes an event only after its emitter applied it (real Lev
     dir = tempDir('brainstem-publish-');
     journal = await openLevelJournal(join(dir.path, 'journal'));
     bus = new EventBus(journal);
-    registry = new SessionRegistry(journal, bus, new FileSessionEnvStore(join(dir.path, 'session-env')));
+    store = sessionStore(journal, new FileSessionEnvStore(join(dir.path, 'session-env')));
+    registry = store.registry;
     await registry.load();
     seen.length = 0;
     // The subscriber reads the session directory inside its handler.
@@ -54,15 +58,14 @@ describe('the bus publishes an event only after its emitter applied it (real Lev
     dir.remove();
   });
 
-  const create = (id: string) =>
-    registry.create({ id, title: '', runtime: 'command', profile_id: null, cwd: dir.path, command: null, args: [], env: {}, excluded: false, created_at: 1 });
+  const create = (id: string) => store.create({ id, cwd: dir.path });
+  const exit = (a: SessionActor) => a.run(() => store.commands.execute(a, { type: 'report_exit', code: 0, signal: null, spawn_failed: false }));
 
   it('given a session created, started, ending a turn and exiting, then on every event the registry already holds the state that event describes', async () => {
     const actor = await create('cs_publishorder');
-    const apply = (event: Parameters<SessionRegistry['apply']>[1]) => actor.run(() => registry.apply(actor, event));
-    expect(await apply({ type: 'session.started', at: 2, pid: null, pid_start_time: null, idle: false })).toBe(true);
-    expect(await apply({ type: 'session.turn_ended', at: 3, result: 'done' })).toBe(true);
-    expect(await apply({ type: 'session.exited', at: 4, code: 0, signal: null, reason: 'exited' })).toBe(true);
+    await store.start(actor);
+    await actor.run(() => store.commands.execute(actor, { type: 'report_turn_ended', result: 'done', superseded: false }));
+    await exit(actor);
 
     expect(seen.map((s) => [s.type, s.to ?? null])).toEqual([
       ['session.created', null],
@@ -85,12 +88,12 @@ describe('the bus publishes an event only after its emitter applied it (real Lev
 
   it('given two sessions exiting in one group commit, then each exit is published with both already exited in the registry', async () => {
     const actors = await Promise.all(['cs_groupexit1', 'cs_groupexit2'].map(create));
-    await Promise.all(actors.map((a) => a.run(() => registry.apply(a, { type: 'session.started', at: 2, pid: null, pid_start_time: null, idle: false }))));
+    await Promise.all(actors.map((a) => store.start(a)));
     seen.length = 0;
     const live: number[] = [];
     const counting = bus.ofType('session.exited').subscribe(() => live.push(registry.list().filter((a) => a.live).length));
     try {
-      await Promise.all(actors.map((a) => a.run(() => registry.apply(a, { type: 'session.exited', at: 3, code: 0, signal: null, reason: 'exited' }))));
+      await Promise.all(actors.map(exit));
     } finally {
       counting.unsubscribe();
     }

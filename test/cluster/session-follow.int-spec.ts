@@ -2,12 +2,11 @@ import { join } from 'node:path';
 import { EventBus } from '../../src/bus/event-bus';
 import { NodeDirectory } from '../../src/cluster/node-directory.port';
 import { EventJournal } from '../../src/journal/event-journal';
-import { JournalConflictError } from '../../src/journal/journal.port';
 import { openPgJournal } from '../../src/journal/journal.factory';
 import { FileSessionEnvStore } from '../../src/sessions/session-env.store';
-import { SessionEvent } from '../../src/sessions/session.events';
 import { SessionRegistry } from '../../src/sessions/session.registry';
 import { PgCluster, PgDatabase, startPgCluster, pgDescribe } from '../support/pg-cluster';
+import { SessionStore, sessionStore } from '../support/session-store';
 import { tempDir } from '../support/temp-dir';
 import { waitFor } from '../support/wait-for';
 
@@ -19,6 +18,7 @@ interface Node {
   journal: EventJournal;
   bus: EventBus;
   registry: SessionRegistry;
+  store: SessionStore;
   /** Events other nodes appended to this node's sessions, as the registry handed them over for their effect. */
   effects: Array<{ session: string; type: string }>;
 }
@@ -33,15 +33,15 @@ describePg("session registries of two nodes on one PostgreSQL journal follow eac
   const start = async (id: string, follow = true): Promise<Node> => {
     const journal = await openPgJournal(db.url, { follow });
     const bus = new EventBus(journal);
-    const registry = new SessionRegistry(journal, bus, new FileSessionEnvStore(join(dir.path, id)), { nodes: everyoneUp(id) });
-    const node: Node = { journal, bus, registry, effects: [] };
+    const store = sessionStore(journal, new FileSessionEnvStore(join(dir.path, id)), { nodes: everyoneUp(id) });
+    const registry = store.registry;
+    const node: Node = { journal, bus, registry, store, effects: [] };
     registry.onForeignEvent((actor, event) => node.effects.push({ session: actor.id, type: event.type }));
     await registry.load();
     nodes.push(node);
     return node;
   };
-  const create = (n: Node, id: string) =>
-    n.registry.create({ id, title: id, runtime: 'command', profile_id: null, cwd: dir.path, command: null, args: [], env: {}, excluded: false, created_at: 1, node: n.registry.nodes.self });
+  const create = (n: Node, id: string) => n.store.create({ id, title: id, cwd: dir.path });
 
   beforeAll(async () => {
     cluster = await startPgCluster();
@@ -80,9 +80,8 @@ describePg("session registries of two nodes on one PostgreSQL journal follow eac
       seenOnB.push({ type: e.type, version: e.version, held: actor?.version ?? null, state: actor?.state ?? null });
     });
     const actor = await create(a, 'cs_a');
-    const apply = (event: SessionEvent) => actor.run(() => a.registry.apply(actor, event));
-    await apply({ type: 'session.started', at: 2, pid: null, pid_start_time: null, idle: false });
-    await apply({ type: 'session.turn_ended', at: 3, result: 'done' });
+    await a.store.start(actor);
+    await actor.run(() => a.store.commands.execute(actor, { type: 'report_turn_ended', result: 'done', superseded: false }));
     await waitFor(() => seenOnB.length === 5, { what: 'b to publish the five events' });
     expect(seenOnB.map((s) => [s.type, s.version])).toEqual([
       ['session.created', 1],
@@ -97,23 +96,40 @@ describePg("session registries of two nodes on one PostgreSQL journal follow eac
     expect(b.effects).toEqual([]);
   });
 
-  it("when b, behind, appends to a's session, then it conflicts holding a's event by then; decided again it succeeds, and a is handed b's event for its effect", async () => {
+  it("when b, behind, commands a's session, then its append conflicts, it catches up with a's events and decides again on them, and a is handed b's event for its effect", async () => {
     const [a, b] = [await start('a'), await start('b', false)];
     const onA = await create(a, 'cs_own');
     await b.registry.catchUp();
     const onB = b.registry.get('cs_own');
     expect([onB.version, onB.state]).toEqual([1, 'starting']);
-    await onA.run(() => a.registry.apply(onA, { type: 'session.started', at: 2, pid: null, pid_start_time: null, idle: false }));
-    // b has not read a's start: its append at version 1 finds the head moved, reads a's events, and conflicts.
-    // (An exclusion: taken in every state, so the stale state accepts it too and the conflict is the journal's.)
-    const exclude: SessionEvent = { type: 'session.exclusion_changed', at: 3, excluded: true };
-    await expect(onB.run(() => b.registry.apply(onB, exclude))).rejects.toBeInstanceOf(JournalConflictError);
-    expect([onB.version, onB.state, onB.context.excluded]).toEqual([3, 'working', false]);
-    const message: SessionEvent = { type: 'session.message_dispatched', at: 4, text: 'hi' };
-    expect(await onB.run(() => b.registry.apply(onB, message))).toBe(true);
-    await waitFor(() => a.effects.length === 1, { what: "a to be handed b's message" });
-    expect(a.effects).toEqual([{ session: 'cs_own', type: 'session.message_dispatched' }]);
-    expect([onA.version, onA.state]).toEqual([onB.version, 'working']);
+    await a.store.start(onA);
+    // b has not read a's start: it decides the message on a session still starting (refused there), catches up with
+    // a's events, and decides again on the working session.
+    expect([onB.version, onB.state]).toEqual([1, 'starting']);
+    await onB.run(() => b.store.commands.execute(onB, { type: 'dispatch_message', text: 'hi', worker: 'ready' }));
+    expect([onB.version, onB.state]).toEqual([4, 'working']);
+    await onA.run(() => a.store.commands.execute(onA, { type: 'report_turn_ended', result: null, superseded: false }));
+    // b has not read the turn's end: an exclusion is taken in every state, so the stale state accepts it, its append at
+    // version 4 conflicts, and it is decided again at 6.
+    expect(onB.version).toBe(4);
+    await onB.run(() => b.store.commands.execute(onB, { type: 'set_excluded', excluded: true }));
+    const types = (await b.journal.readStream('session-cs_own')).map((e) => `${e.type}@${e.version}`);
+    expect(types).toEqual([
+      'session.created@1',
+      'session.started@2',
+      'session.state_changed@3',
+      'session.message_dispatched@4',
+      'session.turn_ended@5',
+      'session.state_changed@6',
+      'session.exclusion_changed@7',
+    ]);
+    await waitFor(() => a.effects.length === 2, { what: "a to be handed b's two events" });
+    expect(a.effects).toEqual([
+      { session: 'cs_own', type: 'session.message_dispatched' },
+      { session: 'cs_own', type: 'session.exclusion_changed' },
+    ]);
+    expect([onA.version, onA.state, onA.context.excluded]).toEqual([onB.version, 'pending_handling', true]);
     expect(b.effects).toEqual([]);
   });
+
 });

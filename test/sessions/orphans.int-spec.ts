@@ -1,9 +1,8 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { EventBus } from '../../src/bus/event-bus';
 import { openLevelJournal } from '../../src/journal/journal.factory';
 import { FileSessionEnvStore } from '../../src/sessions/session-env.store';
-import { SessionRegistry } from '../../src/sessions/session.registry';
+import { sessionStore } from '../support/session-store';
 import { tempDir } from '../support/temp-dir';
 import { TestApp, startTestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
@@ -24,19 +23,13 @@ describe('a worker spawned just before a crash, before its start was journaled (
   it('given a session journaled as created only, and its worker running, when the service boots, then the worker is found by its session id and killed, and the session is lost_on_restart', async () => {
     // What the crashed service left: the creation journaled, the worker spawned with its session id, no start.
     const journal = await openLevelJournal(journalDir);
-    const registry = new SessionRegistry(journal, new EventBus(journal), new FileSessionEnvStore(join(journalDir, 'session-env')));
-    await registry.load();
-    const created = await registry.create({
+    const store = sessionStore(journal, new FileSessionEnvStore(join(journalDir, 'session-env')));
+    await store.registry.load();
+    const created = await store.create({
       id: 'cs_crashedwhilestarting',
-      title: '',
-      runtime: 'command',
-      profile_id: null,
       cwd: dir.path,
-      command: process.execPath,
+      runtime: { name: 'command', command: process.execPath },
       args: [join(WORKERS, 'quiet.js')],
-      env: {},
-      excluded: false,
-      created_at: Date.now(),
     });
     await journal.close();
     const orphan = spawn(process.execPath, [join(WORKERS, 'quiet.js')], {

@@ -1,15 +1,8 @@
-import { DomainError } from '../../common/domain-error';
 import { AGENT_RUNTIMES } from '../../common/agent-runtimes';
 import { findExecutable } from '../../common/executable';
-import { SessionRuntimeOption } from '../../dashboard/dashboard-settings';
+import { RuntimeFact, SessionRefusal } from '../session.decider';
+import { SessionRuntimeOption } from './runtime-option';
 import { SessionRuntime } from './runtime.port';
-
-
-export interface RuntimeChoice {
-  runtime: SessionRuntime;
-  /** The resolved executable of a command runtime; null for agent runtimes. */
-  command: string | null;
-}
 
 export interface RuntimeRequest {
   runtime?: string;
@@ -18,11 +11,15 @@ export interface RuntimeRequest {
   pathEnv: string;
 }
 
-/** The runtimes the service can run, and the rules that pick one for a request (all failures are 400s). */
+/** The runtimes the service can run, and the rules that pick one for a request (all refusals are 400s). */
 export class RuntimeCatalog {
   private readonly runtimes = new Map<string, SessionRuntime>();
 
-  constructor(runtimes: SessionRuntime[]) {
+  /** `lookupDir`: where a relative entry of PATH is looked in (the service's working directory). */
+  constructor(
+    runtimes: SessionRuntime[],
+    private readonly lookupDir = '/',
+  ) {
     for (const r of runtimes) this.register(r);
   }
 
@@ -40,30 +37,36 @@ export class RuntimeCatalog {
     const named = [...this.runtimes.values()].map((r) => ({
       name: r.name,
       takes_command: r.takesCommand,
-      installed: r.takesCommand || !r.executable || findExecutable(r.executable, pathEnv, process.cwd()) !== null,
+      installed: r.takesCommand || !r.executable || findExecutable(r.executable, pathEnv, this.lookupDir) !== null,
     }));
     return [{ name: 'auto', takes_command: false, installed: true }, ...named];
   }
 
-  choose(req: RuntimeRequest): RuntimeChoice {
+  /** The runtime for the request, with its command resolved on `pathEnv`; or why none can run it. */
+  choose(req: RuntimeRequest): RuntimeFact {
     let name = req.runtime ?? (req.command !== undefined ? 'command' : 'auto');
-    if (name === 'auto') name = req.command !== undefined ? 'command' : this.firstInstalled(req);
-    const runtime = this.runtimes.get(name);
-    if (!runtime) throw new DomainError('unknown_runtime', `runtime: unknown runtime ${JSON.stringify(name)} (known: auto, ${[...this.runtimes.keys()].join(', ')})`);
-    if (runtime.takesCommand) {
-      if (req.command === undefined) throw new DomainError('command_required', `command: required for the ${name} runtime`);
-      const command = findExecutable(req.command, req.pathEnv, req.cwd);
-      if (!command) throw new DomainError('command_not_executable', `command: ${JSON.stringify(req.command)} is not an executable on PATH`);
-      return { runtime, command };
+    if (name === 'auto') {
+      if (req.command !== undefined) name = 'command';
+      else {
+        const found = AGENT_RUNTIMES.find((a) => findExecutable(a.executable, req.pathEnv, req.cwd) !== null);
+        if (!found) return refusal('runtime_not_installed', `runtime auto: none of ${AGENT_RUNTIMES.map((a) => a.executable).join(', ')} is on PATH`);
+        name = found.name;
+      }
     }
-    if (req.command !== undefined) throw new DomainError('command_not_taken', `command: only the command runtime takes a command, not ${name}`);
-    if (runtime.executable && !findExecutable(runtime.executable, req.pathEnv, req.cwd)) throw new DomainError('runtime_not_installed', `runtime ${name}: executable ${runtime.executable} is not on PATH`);
-    return { runtime, command: null };
+    const runtime = this.runtimes.get(name);
+    if (!runtime) return refusal('unknown_runtime', `runtime: unknown runtime ${JSON.stringify(name)} (known: auto, ${[...this.runtimes.keys()].join(', ')})`);
+    if (runtime.takesCommand) {
+      if (req.command === undefined) return refusal('command_required', `command: required for the ${name} runtime`);
+      const command = findExecutable(req.command, req.pathEnv, req.cwd);
+      if (!command) return refusal('command_not_executable', `command: ${JSON.stringify(req.command)} is not an executable on PATH`);
+      return { name, command };
+    }
+    if (req.command !== undefined) return refusal('command_not_taken', `command: only the command runtime takes a command, not ${name}`);
+    if (runtime.executable && !findExecutable(runtime.executable, req.pathEnv, req.cwd)) return refusal('runtime_not_installed', `runtime ${name}: executable ${runtime.executable} is not on PATH`);
+    return { name, command: null };
   }
+}
 
-  private firstInstalled(req: RuntimeRequest): string {
-    const found = AGENT_RUNTIMES.find((a) => findExecutable(a.executable, req.pathEnv, req.cwd) !== null);
-    if (!found) throw new DomainError('runtime_not_installed', `runtime auto: none of ${AGENT_RUNTIMES.map((a) => a.executable).join(', ')} is on PATH`);
-    return found.name;
-  }
+function refusal(code: SessionRefusal['code'], message: string): RuntimeFact {
+  return { refusal: { code, message } };
 }

@@ -1,7 +1,8 @@
 import { execFile } from 'node:child_process';
-import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { findExecutable } from '../../common/executable';
 import { AGENT_RUNTIMES } from '../../common/agent-runtimes';
+import { SESSION_HOST, SessionHost } from '../session.ports';
 import { versionWarning } from './runtime-versions';
 
 /** How long a runtime gets to print its version (a node CLI loading cold on a busy machine is slow). */
@@ -17,9 +18,11 @@ export class RuntimeVersionCheck implements OnApplicationBootstrap, OnApplicatio
   private readonly logger = new Logger('RuntimeVersions');
   private readonly stop = new AbortController();
 
+  constructor(@Inject(SESSION_HOST) private readonly host: SessionHost) {}
+
   onApplicationBootstrap(): void {
     for (const { name, executable } of AGENT_RUNTIMES) {
-      const path = findExecutable(executable, process.env.PATH ?? '', process.cwd());
+      const path = findExecutable(executable, this.host.env.PATH ?? '', this.host.cwd);
       if (path) void this.probe(name, path);
     }
   }

@@ -1,0 +1,28 @@
+import type { EmittedFile } from '../profiles/emitters/emitter.types';
+import type { ProfileDoc } from '../profiles/profile.schema';
+import type { ProfileFinding } from './session.decider';
+
+/** The runtimes a session's profile reaches by flags and files of its own (gemini-cli has no per-run way to take one). */
+export type ConfiguredRuntime = 'claude-code' | 'codex' | 'opencode';
+
+export const CONFIGURED_RUNTIMES: readonly string[] = ['claude-code', 'codex', 'opencode'] satisfies ConfiguredRuntime[];
+
+/** What sessions need of Agent Profiles; the sessions module wires it to the profiles feature. */
+export interface SessionProfiles {
+  /**
+   * The profile a session runs with: the one named, else the one bound to the cwd or its nearest ancestor, else the
+   * default. Refused (unknown_profile) when it does not exist or does not parse.
+   */
+  resolve(request: { profile_id: string | null; cwd: string | null }): Promise<{ id: string; doc: ProfileDoc }>;
+  /** The profile emitted for a runtime in a project directory, and the findings that keep it from being applied as it is. */
+  emission(profileId: string, runtime: ConfiguredRuntime, projectDir: string): Promise<{ doc: ProfileDoc; files: readonly EmittedFile[]; errors: readonly ProfileFinding[] }>;
+  /** The profile's deny rules now (sessionDenyRules); null when it cannot be read. */
+  denyRules(profileId: string): Promise<string[] | null>;
+}
+
+export const SESSION_PROFILES = Symbol('SessionProfiles');
+
+/** The rules a session's worker runs denied: the profile's permissions.deny, then its tools.deny. */
+export function sessionDenyRules(doc: Pick<ProfileDoc, 'permissions' | 'tools'>): string[] {
+  return [...doc.permissions.deny, ...(doc.tools.deny ?? [])];
+}

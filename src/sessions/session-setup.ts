@@ -1,0 +1,96 @@
+import { SessionFile, SessionWorkspace } from './session-workspace.port';
+import { CONFIGURED_RUNTIMES, ConfiguredRuntime, SessionProfiles, sessionDenyRules } from './session-profiles.port';
+import { CreateSessionDto } from './session.dto';
+import { CreateBody } from './session.commands';
+import { ProfileConfigFact, RuntimeFact, sessionCwd } from './session.decider';
+import { SessionHost } from './session.ports';
+import { claudeSessionConfig } from './runtimes/claude-code-profile';
+import { codexSessionArgs } from './runtimes/codex-profile';
+import { opencodeSessionConfig } from './runtimes/opencode-profile';
+import { RuntimeCatalog } from './runtimes/runtime-catalog';
+
+/** A create's facts, and the files its runtime reads the profile from (written before it is journaled). */
+export interface SessionPlan {
+  body: Omit<CreateBody, 'node' | 'excluded'>;
+  files: readonly SessionFile[];
+}
+
+/**
+ * What a session needs from outside before its commands are decided: its profile, whether its directory is one, the
+ * runtime that will run it, the profile as that runtime takes it; and, for a permission answer, the profile's deny
+ * rules now and the service's home. Facts only: the rules that judge them are the session decider's.
+ */
+export class SessionSetup {
+  constructor(
+    private readonly profiles: SessionProfiles,
+    private readonly workspace: SessionWorkspace,
+    private readonly runtimes: RuntimeCatalog,
+    private readonly host: SessionHost,
+    private readonly limits: { max_sessions: number },
+  ) {}
+
+  /** The home `~/` in a profile's rule means when the worker's env sets none. */
+  get home(): string {
+    return this.host.home;
+  }
+
+  /** Each fact is looked up only when the ones before it allow: a runtime is chosen in a directory, a profile emitted for a runtime. */
+  async plan(dto: CreateSessionDto, id: string): Promise<SessionPlan> {
+    // The validation pipe lets null through an optional field; like JSON clients mean it, it is read as absent.
+    const requestedCwd = dto.cwd ?? null;
+    const profile = await this.profiles.resolve({ profile_id: dto.profile_id ?? null, cwd: requestedCwd });
+    const profileFacts = { id: profile.id, default_cwd: profile.doc.default_cwd || null, deny: sessionDenyRules(profile.doc) };
+    const cwd = sessionCwd(requestedCwd, profileFacts);
+    const dir = 'path' in cwd && (await this.workspace.isDirectory(cwd.path)) ? cwd.path : null;
+    const env = dto.env ?? {};
+    const command = dto.command ?? undefined;
+    // A request with a command runs it, whatever runtime the profile targets.
+    const runtimeName = dto.runtime ?? (command === undefined ? profile.doc.runtime : undefined);
+    const runtime: RuntimeFact | null = dir === null ? null : this.runtimes.choose({ runtime: runtimeName, command, cwd: dir, pathEnv: env.PATH ?? this.host.env.PATH ?? '' });
+    const configured = dir !== null && runtime !== null && 'name' in runtime ? await this.profileConfig(runtime.name, profile.id, dir, id) : null;
+    return {
+      body: {
+        id,
+        title: dto.title ?? '',
+        cwd: requestedCwd,
+        profile: profileFacts,
+        cwd_is_directory: dir !== null,
+        runtime,
+        profile_config: configured?.fact ?? null,
+        args: dto.args ?? [],
+        env,
+        max_sessions: this.limits.max_sessions,
+      },
+      files: configured?.files ?? [],
+    };
+  }
+
+  /** The profile's deny rules now; null when it cannot be read (then it allows nothing). */
+  profileDeny(profileId: string | null): Promise<string[] | null> {
+    return profileId === null ? Promise.resolve([]) : this.profiles.denyRules(profileId);
+  }
+
+  writeConfig(id: string, files: readonly SessionFile[]): Promise<void> {
+    return this.workspace.writeConfig(id, files);
+  }
+
+  removeConfig(id: string): Promise<void> {
+    return this.workspace.removeConfig(id);
+  }
+
+  /**
+   * Agent runtimes get the session's profile by flags, so starting a session never writes to the user's repo:
+   * claude-code's point at files in the session's config directory (the workspace's), codex's are `-c` overrides,
+   * opencode's config file there is named by OPENCODE_CONFIG and its agent by `--agent`. Gemini CLI has no per-run
+   * way to take settings, so its sessions only record their profile.
+   */
+  private async profileConfig(runtime: string, profileId: string, cwd: string, id: string): Promise<{ fact: ProfileConfigFact; files: readonly SessionFile[] } | null> {
+    if (!CONFIGURED_RUNTIMES.includes(runtime)) return null;
+    const { doc, files: emitted, errors } = await this.profiles.emission(profileId, runtime as ConfiguredRuntime, cwd);
+    if (errors.length) return { fact: { errors }, files: [] };
+    if (runtime === 'codex') return { fact: { args: codexSessionArgs(doc, emitted) }, files: [] };
+    const dir = this.workspace.configDir(id);
+    const { files, args, env } = runtime === 'opencode' ? opencodeSessionConfig(doc, profileId, emitted, dir) : claudeSessionConfig(doc, emitted, dir);
+    return { fact: { args, ...(env ? { env } : {}) }, files };
+  }
+}

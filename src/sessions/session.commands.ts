@@ -1,0 +1,120 @@
+import { DomainError } from '../common/domain-error';
+import { SideWrite, handleCommand } from '../journal/command-handler';
+import { Journal } from '../journal/journal.port';
+import { SessionActor } from './session.actor';
+import { CreateSession, SessionCommand, decideRecords } from './session.decider';
+import { SessionFact, SessionRecord, encodeRecord, sessionStream } from './session.events';
+import { Clock } from './session.ports';
+import { SessionRegistry } from './session.registry';
+
+/** A command as callers give it: the command path stamps its time. */
+export type CommandBody<C extends SessionCommand = SessionCommand> = C extends SessionCommand ? Omit<C, 'at'> : never;
+
+/** A creation as callers give it: its alias and the node's live count are read when it is decided. */
+export type CreateBody = Omit<CreateSession, 'type' | 'at' | 'alias' | 'live_sessions'>;
+
+const isFact = (r: SessionRecord): r is SessionFact => r.type !== 'session.state_changed';
+
+/**
+ * The sessions' commands on the one command path (handleCommand): decided by the session decider on the state the
+ * registry holds, appended at the stream's version with the state changes they make, adopted, then published; on a
+ * conflict with another node, caught up and decided again. Effects on workers are the callers', after this returns.
+ */
+export class SessionCommands {
+  constructor(
+    private readonly journal: Journal,
+    private readonly registry: SessionRegistry,
+    private readonly clock: Clock,
+  ) {}
+
+  now(): number {
+    return this.clock.now();
+  }
+
+  /** Decides the command on the session's state and journals what it decided; a refusal throws. Call inside actor.run. */
+  async execute(actor: SessionActor, body: CommandBody, by = 'brainstem'): Promise<SessionFact[]> {
+    const { events } = await handleCommand(
+      this.journal,
+      this.registry.streamOf(actor),
+      (state) => decideRecords({ ...body, at: this.clock.now() } as SessionCommand, state),
+      this.registry.evolveStored(),
+      { encode: encodeRecord, meta: { actor: by }, afterAppend: ({ stored }) => this.registry.appended(actor, stored) },
+    );
+    return events.filter(isFact);
+  }
+
+  /**
+   * Numbers and creates a session in one append: its `session.created` and the alias stream `sessions` gives it, each
+   * at its stream's version, so no alias is ever left without its session. Creations are decided one at a time, each
+   * on the live count the one before it left. Env values are stored (outside the journal) before it is journaled.
+   */
+  async create(body: CreateBody): Promise<SessionActor> {
+    const keepsEnv = Object.keys(body.env).length > 0;
+    if (keepsEnv) await this.registry.envs.save(body.id, body.env);
+    try {
+      await this.registry.creations.run(() => {
+        // Decided and numbered on the same reading of stream `sessions`, in each attempt.
+        let numbered = this.registry.nextAlias(body.id);
+        return handleCommand(
+          this.journal,
+          this.registry.newStream(body.id),
+          (state) => {
+            numbered = this.registry.nextAlias(body.id);
+            const command: CreateSession = { ...body, type: 'create', at: this.clock.now(), alias: numbered.alias, live_sessions: this.registry.liveCount() };
+            return decideRecords(command, state);
+          },
+          this.registry.evolveStored(body.env),
+          {
+            encode: encodeRecord,
+            alongside: () => [this.registry.numbering(numbered)],
+            afterAppend: ({ stored }) => this.registry.appended(this.registry.get(body.id), stored),
+          },
+        );
+      });
+    } catch (e) {
+      if (keepsEnv) await this.registry.envs.remove(body.id).catch(() => undefined);
+      throw e;
+    }
+    return this.registry.get(body.id);
+  }
+
+  /**
+   * A session's exclusion change as a write beside another stream's (supervision's scope): at the session stream's
+   * version, adopted when the batch is applied. Null when nothing changes (already so, or no such session).
+   */
+  exclusionWrite(id: string, excluded: boolean, by: string): SideWrite | null {
+    const actor = this.registry.find(id);
+    if (!actor) return null;
+    const decision = decideRecords({ type: 'set_excluded', at: this.clock.now(), excluded }, actor.snapshot);
+    if (decision.error || decision.events.length === 0) return null;
+    const evolve = this.registry.evolveStored();
+    return {
+      stream: sessionStream(actor.id),
+      expectedVersion: actor.version,
+      events: decision.events.map((e) => ({ ...encodeRecord(e), meta: { actor: by } })),
+      apply: (res) => actor.adopt(res.events.reduce(evolve, actor.snapshot) as NonNullable<typeof actor.snapshot>, res.version),
+    };
+  }
+
+  /**
+   * A session to command. One of another node's is decided here against the state this node follows, and its events
+   * appended: the owner performs the effect when it applies them (its registry's foreign events); refused while the
+   * owner is down, since nothing would act on them.
+   */
+  async commandable(idOrAlias: string): Promise<SessionActor> {
+    const actor = this.registry.get(idOrAlias);
+    if (this.registry.owns(actor)) return actor;
+    const nodes = this.registry.nodes;
+    const owner = this.registry.ownerOf(actor);
+    // Judged down from the last periodic read: heard again first, so a node that has just joined is not refused.
+    if (!nodes.isUp(owner)) await nodes.refresh().catch(() => undefined);
+    if (!nodes.isUp(owner)) {
+      throw new DomainError(
+        'owner_unavailable',
+        `session ${actor.context.alias} runs on node ${owner}, which has not been heard from within its lease (BRAINSTEM_NODE_LEASE_TTL_S): nothing would act on the command`,
+        { node: owner },
+      );
+    }
+    return actor;
+  }
+}
