@@ -39,7 +39,7 @@ async function main(): Promise<void> {
   let n = 0;
   const svc = new SupervisionService(bus, journal, sessions, { debounce_ms: DEBOUNCE_MS, restore_ttl_s: 900, round_timeout_s: 600 }, Date.now, () => String(++n));
   await svc.start();
-  // max_turns is capped at 1,000 (seed): a run with more rounds re-enables supervision when it closes.
+  // max_turns is capped at 1,000 (docs/architecture/decisions.md#the-supervision-state-object): a run with more rounds re-enables supervision when it closes.
   await svc.enable({ max_turns: MAX_TURNS }, 'user', 'bench');
   let supervisions = 1;
 

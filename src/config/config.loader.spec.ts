@@ -69,7 +69,7 @@ describe('configuration', () => {
     expect(problemsOf(() => build({ BRAINSTEM_JOURNAL_URL: 'mysql://db/b' }))).toEqual(['BRAINSTEM_JOURNAL_URL: expected a postgres:// or postgresql:// URL']);
   });
 
-  it('accepts a negative watchdog interval (the seed: 0 or less disables it)', () => {
+  it('accepts a negative watchdog interval (0 or less disables it)', () => {
     expect(build({ BRAINSTEM_SUPERVISION_STALL_WATCHDOG_INTERVAL_S: '-1' }).supervision.stall_watchdog_interval_s).toBe(-1);
   });
 

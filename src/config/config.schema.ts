@@ -72,7 +72,7 @@ export const KNOBS: readonly Knob[] = [
   { path: 'node.lease_ttl_s', env: 'BRAINSTEM_NODE_LEASE_TTL_S', kind: 'int', min: 1, max: 3600 },
   { path: 'supervision.debounce_ms', env: 'BRAINSTEM_SUPERVISION_DEBOUNCE_MS', kind: 'int', min: 0, max: 3_600_000 },
   { path: 'supervision.restore_ttl_s', env: 'BRAINSTEM_SUPERVISION_RESTORE_TTL_S', kind: 'int', min: 0, max: INT32 },
-  // The seed: 0 or less disables the watchdog, so negative intervals are valid.
+  // docs/architecture/decisions.md#environment-defaults: 0 or less disables the watchdog, so negative intervals are valid.
   { path: 'supervision.stall_watchdog_interval_s', env: 'BRAINSTEM_SUPERVISION_STALL_WATCHDOG_INTERVAL_S', kind: 'int', min: -INT32, max: TIMER_S },
   { path: 'supervision.stall_threshold_s', env: 'BRAINSTEM_SUPERVISION_STALL_THRESHOLD_S', kind: 'int', min: 0, max: INT32 },
   { path: 'supervision.stall_cooldown_s', env: 'BRAINSTEM_SUPERVISION_STALL_COOLDOWN_S', kind: 'int', min: 0, max: INT32 },

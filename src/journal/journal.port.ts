@@ -11,7 +11,7 @@ export interface EventMeta {
   causation_seq: number | null;
 }
 
-/** One event as stored and published: the envelope of DESIGN.md. */
+/** One event as stored and published: the envelope of docs/architecture/decisions.md#the-journal-envelope. */
 export interface JournalEvent<TType extends string = string, TData = JsonValue> {
   seq: number;
   stream: string;

@@ -69,7 +69,7 @@ function summary(p: ProfileItem) {
   return { id: p.id, name: p.name, description: p.description, target_runtime: p.target_runtime, source: p.source, locked: p.locked, is_default: p.is_default };
 }
 
-/** Where every query term occurs, over the seed's search fields: name, description, instructions. */
+/** Where every query term occurs, over the search fields: name, description, instructions. */
 function searchFields(p: ProfileView, terms: string[]): string[] | null {
   const fields: Record<'name' | 'description' | 'instructions', string> = {
     name: p.name,
@@ -278,7 +278,7 @@ async function profileGate(profiles: ProfilesService, applier: ProfileApplier, a
   return `Save ${which} (${a.action}) with what only the user may allow: ${save.problems.join('; ')}.`;
 }
 
-/** The main brain's manage_agent_profile: the seed's actions over the same ProfilesService as the REST API. */
+/** The main brain's manage_agent_profile: the actions of docs/architecture/decisions.md#tools over the same ProfilesService as the REST API. */
 export function registerProfileTools(registry: ToolRegistry, profiles: ProfilesService, applier: ProfileApplier): void {
   registry.register<ProfileToolArgs>({
     name: 'manage_agent_profile',

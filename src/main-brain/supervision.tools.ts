@@ -37,7 +37,7 @@ class ReadChatArgs {
   @IsOptional() @IsInt() @Min(1) @Max(MAX_READ_CHAT) limit?: number;
 }
 
-/** The seed's main-brain supervision tools, plus complete_round, reply_to_human and read_chat. */
+/** The main brain's supervision tools (docs/architecture/decisions.md#tools), plus complete_round, reply_to_human and read_chat. */
 export function registerSupervisionTools(registry: ToolRegistry, supervision: SupervisionService, chat: ChatService): void {
   registry.register<EnableSupervisionArgs>({
     name: 'enable_supervision',

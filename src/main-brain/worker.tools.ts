@@ -48,7 +48,7 @@ function callerSession(sessions: SessionsService, ctx: ToolContext, named: strin
   return ctx.session_id;
 }
 
-/** The seed's worker tools: each one is a signal on the caller's own session (same path as POST …/signals). */
+/** The worker tools (docs/architecture/decisions.md#tools): each one is a signal on the caller's own session (same path as POST …/signals). */
 export function registerWorkerTools(registry: ToolRegistry, sessions: SessionsService, bus: EventBus): void {
   const signal = async (named: string | undefined, ctx: ToolContext, body: Signal) => {
     const s = await sessions.signal(callerSession(sessions, ctx, named), body);
@@ -65,7 +65,7 @@ export function registerWorkerTools(registry: ToolRegistry, sessions: SessionsSe
     handler: (a, ctx) => signal(a.session, ctx, { type: 'report_progress', status: a.status, ...(a.message !== undefined ? { message: a.message } : {}) }),
   });
 
-  // The one-text-field signals: the field named as in the seed (reason, question, query) and the DTO.
+  // The one-text-field signals: the field named as docs/architecture/decisions.md#tools names it (reason, question, query) and the DTO.
   const textSignals: Array<{ name: string; field: string; args: new () => object; description: string; toSignal: (text: string) => Signal }> = [
     {
       name: 'notify_blocked',

@@ -22,7 +22,7 @@ import { SupervisionService } from '../supervision/supervision.service';
 /** Who is on the other end of an MCP connection: decided by the transport's identity, never by tool arguments. */
 export type McpIdentity = { kind: 'main_brain' } | { kind: 'worker'; session_id: string; alias: string };
 
-/** The reserved MCP server name the profile emitters inject (DESIGN.md). */
+/** The reserved MCP server name the profile emitters inject (docs/architecture/decisions.md#names). */
 export const MCP_SERVER_NAME = 'brainstem';
 
 export const RESOURCE_STATUS = 'brainstem://supervision/status';

@@ -214,7 +214,7 @@ describe('secret detection', () => {
 });
 
 describe('built-in templates', () => {
-  it('are the 8 seed slugs; they and the main brain\'s profile lint clean as shared profiles', () => {
+  it('are the 8 built-in slugs; they and the main brain\'s profile lint clean as shared profiles', () => {
     expect(BUILTIN_TEMPLATES.map((t) => t.id)).toEqual([
       'coding-assistant', 'code-reviewer', 'researcher', 'security-auditor',
       'frontend-developer', 'documentation-writer', 'devops-engineer', 'pair-programmer',

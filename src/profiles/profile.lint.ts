@@ -40,7 +40,7 @@ export interface LintContext {
   skillFileExists: (skillPath: string) => boolean;
 }
 
-/** The service's own MCP server name (DESIGN.md): profiles must not reuse it. */
+/** The service's own MCP server name (docs/architecture/decisions.md#names): profiles must not reuse it. */
 export const RESERVED_MCP_SERVER = 'brainstem';
 
 export const KNOWN_BUILTIN_TOOLS: readonly string[] = [

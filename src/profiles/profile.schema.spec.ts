@@ -8,8 +8,8 @@ const parse = (text: string) => {
 };
 
 describe('profile schema', () => {
-  it('applies the seed defaults to a minimal document', () => {
-    // Given a document with only a name; When parsed; Then every default of the seed is filled in
+  it('applies the document defaults to a minimal document', () => {
+    // Given a document with only a name; When parsed; Then every default of docs/architecture/decisions.md#agent-profile-document is filled in
     expect(parse('name: Minimal\n')).toEqual({
       ok: true,
       metadataKeys: [],

@@ -22,8 +22,8 @@ import { inheritedKeyProblem } from '../common/inherited-key';
 import { describeValidationErrors } from '../common/validation-errors';
 
 /**
- * The one Agent Profile schema (seed: "Agent Profile document (YAML)"). The same classes validate YAML
- * files, REST bodies and imports; `normalizeDocument` applies the seed's defaults on read. Pure: no Nest, no fs.
+ * The one Agent Profile schema (docs/architecture/decisions.md#agent-profile-document). The same classes validate YAML
+ * files, REST bodies and imports; `normalizeDocument` applies the defaults of docs/architecture/decisions.md#agent-profile-document on read. Pure: no Nest, no fs.
  */
 
 export const RUNTIMES = ['auto', 'claude-code', 'codex', 'gemini-cli', 'opencode'] as const;
@@ -199,7 +199,7 @@ export class HookHandler {
   timeout?: number;
 }
 
-/** Only the three events the seed supports: any other key is an unknown field (400). */
+/** Only the three supported hook events: any other key is an unknown field (400). */
 export class HooksConfig {
   @IsOptional() @IsArray() @ValidateNested({ each: true }) @Type(() => HookHandler) @ArrayMaxSize(100)
   SessionStart?: HookHandler[];
@@ -335,7 +335,7 @@ export function toPlain(value: unknown): unknown {
   return value;
 }
 
-/** The seed's defaults, in the seed's field order (which is also the order written to disk). */
+/** The defaults of docs/architecture/decisions.md#agent-profile-document, in its field order (which is also the order written to disk). */
 export function normalizeDocument(d: Partial<ProfileDoc> & { name: string }): ProfileDoc {
   const permissions: Partial<ProfileDoc['permissions']> = d.permissions ?? {};
   const hooks: ProfileDoc['hooks'] = {};

@@ -1,14 +1,14 @@
 import { SessionActor } from './session.actor';
 import { ExitReason, LastProgress, Pending, PermissionRequest, SessionState } from './session.events';
 
-/** The seed's display labels for the three states that wake the main brain. */
+/** The display labels (docs/architecture/decisions.md#session-states) for the three states that wake the main brain. */
 export const STATE_LABELS: Partial<Record<SessionState, string>> = {
   pending_handling: '待处理',
   pending_authorization: '待授权',
   pending_decision: '待拍板',
 };
 
-/** The session status object of DESIGN.md, plus the exit signal and whether the worker is detached. */
+/** The session status object of docs/architecture/decisions.md#the-session-status-object, plus the exit signal and whether the worker is detached. */
 export interface SessionStatus {
   id: string;
   alias: string;

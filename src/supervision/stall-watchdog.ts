@@ -1,6 +1,6 @@
 import { EMPTY, Observable, SchedulerLike, asyncScheduler, timer } from 'rxjs';
 
-/** States that need handling; a supervised session that stays in one too long has stalled (seed: Events). */
+/** States that need handling; a supervised session that stays in one too long has stalled (docs/architecture/decisions.md#what-wakes-the-main-brain). */
 export const STALL_KINDS = ['pending_handling', 'pending_authorization', 'pending_decision'] as const;
 export type StallKind = (typeof STALL_KINDS)[number];
 

@@ -29,7 +29,7 @@ describe('wake triggers', () => {
     ['completed', 'progress_completed'],
     ['blocked', 'progress_blocked'],
     ['needs_review', 'progress_needs_review'],
-  ])('given report_progress with status %s, then it wakes the brain as %s (seed: Events table)', (status, trigger) => {
+  ])('given report_progress with status %s, then it wakes the brain as %s (the table of what wakes the brain)', (status, trigger) => {
     const what = classifySessionEvent(event('session.progress', { status, message: 'parser done' }), () => ({ ...view, state: 'working' }));
     expect(what).toEqual(trigger === null ? null : { kind: 'wake', reason: { session_id: 'cs_a', alias: 'w1', trigger, state: 'working', message: 'parser done' } });
   });

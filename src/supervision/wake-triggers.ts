@@ -20,7 +20,7 @@ const text = (v: unknown): string | null => (typeof v === 'string' && v.length >
 const turnResult = (v: unknown): string | null => (typeof v === 'string' && v.trim() ? clipTurnResult(v) : null);
 
 /**
- * Maps a session event to what it means for supervision (seed: Events table): a wake-up reason, a worker
+ * Maps a session event to what it means for supervision (docs/architecture/decisions.md#what-wakes-the-main-brain): a wake-up reason, a worker
  * exit (a check or a convergence close, decided by the caller), or nothing (heartbeats, request_context).
  * Only supervised (not excluded) sessions count. Events are published after the directory applied them, so
  * the session's state is the one the event brought it to (or newer).

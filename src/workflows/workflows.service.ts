@@ -31,7 +31,7 @@ export interface StartRunRequest {
 }
 
 /**
- * Tracks workflow runs (the pipeline engine that advances nodes is elsewhere); their rules, the seed's auto_supervise
+ * Tracks workflow runs (the pipeline engine that advances nodes is elsewhere); their rules, auto_supervise (docs/architecture/decisions.md#workflow-runs-and-auto_supervise)
  * among them, are workflow.decider.ts. Each run is stream workflow-<id>; the `workflows` stream registers them, and its snapshot
  * indexes the runs in memory, so boot reads those and the ones registered after it. A converged run leaves memory
  * once its retention has passed (the journal keeps it); a running one keeps the sessions it names in memory.

@@ -415,7 +415,7 @@ describe('Agent Profile preview and apply (HTTP, real temp dirs)', () => {
     expect((await apply(missing, { runtime: 'claude-code', dir })).statusCode).toBe(422);
   });
 
-  it('finds a skill named without a path in ~/.claude/skills first, then in the project (the seed: personal, then project level)', async () => {
+  it('finds a skill named without a path in ~/.claude/skills first, then in the project (personal, then project level)', async () => {
     // Given a skill of one name at both levels, and one only in the project
     const dir = target();
     const home = join(work.path, 'home');

@@ -50,7 +50,7 @@ describe('Agent Profile REST', () => {
       expect(body.profiles[0]).not.toHaveProperty('runtime');
     });
 
-    it('gives the seed key defaults to the code reviewer', async () => {
+    it('gives the code reviewer its key defaults', async () => {
       const res = await get(`${API}/code-reviewer`);
       expect(res.statusCode).toBe(200);
       const p = res.json();

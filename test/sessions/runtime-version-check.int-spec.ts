@@ -41,7 +41,7 @@ describe('the agent runtimes found at start', () => {
     }, { timeoutMs: 30000, what: 'the version warnings' });
     expect(warnings.sort()).toEqual([
       `claude-code 2.0.5 is older than tested (2.1.197 to 2.1.332); update it (${join(bin.path, 'claude')})`,
-      `codex: its version could not be read (--version printed "no version here"); tested with 0.169.0 (${join(bin.path, 'codex')})`,
+      `codex: its version could not be read (--version printed "no version here"); tested with 0.169.0 to 0.171.0 (${join(bin.path, 'codex')})`,
     ]);
   }, 60000);
 });

@@ -85,7 +85,7 @@ describe('autonomous supervision over HTTP with real command workers', () => {
     const [first] = await waitFor(async () => ((await inFlight()).length ? inFlight() : undefined), { what: 'the first round' });
     await signal(b.id, { type: 'ask_human', question: 'Which region?' });
     await signal(c.id, { type: 'report_progress', status: 'needs_review', message: 'PR ready' });
-    // The worker's question is in the main chat too, for the human (seed: Events table, ask_human).
+    // The worker's question is in the main chat too, for the human (ask_human wakes the brain and goes to the chat).
     const question = await waitFor(async () => ((await req('GET', '/session-os/main-brain/messages')).body.messages as Json[]).find((m) => m.kind === 'question'), { what: 'the question in the chat' });
     expect(question).toMatchObject({ role: 'worker', kind: 'question', text: 'Which region?', session_id: b.id });
     // Past the window while the round is in flight: the triggers wait, they are not lost.

@@ -44,7 +44,7 @@ describe('supervision service over a real journal', () => {
 
   const inFlight = () => svc.listRounds().filter((r) => r.status === 'in_flight');
 
-  it('is null until first enabled, then reports the seed state object', async () => {
+  it('is null until first enabled, then reports the supervision state object', async () => {
     expect(svc.status()).toEqual({ autonomous: null });
     await svc.enable({ task_hint: 'ship', max_turns: 10 }, 'user', 'test');
     expect(svc.status().autonomous).toMatchObject({ enabled: true, turns_used: 0, max_turns: 10, task_hint: 'ship', started_by: 'user' });

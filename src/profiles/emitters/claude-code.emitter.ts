@@ -46,7 +46,7 @@ export function emitClaudeCode(profile: ProfileDoc, ctx: EmitContext): EmitResul
   return { files, warnings: warnings.list };
 }
 
-/** The model: `model.model`, else the first fallback (seed: this emitter uses the first fallback). */
+/** The model: `model.model`, else the first fallback (this emitter uses the first fallback: docs/architecture/decisions.md#runtime-mapping). */
 export function claudeModel(profile: ProfileDoc, warnings?: Warnings): string | undefined {
   const [first, ...rest] = profile.model.fallback ?? [];
   if (rest.length) warnings?.add('fallback_ignored', `claude-code uses only the first fallback model; ${rest.join(', ')} ignored`);

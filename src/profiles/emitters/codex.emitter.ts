@@ -34,7 +34,7 @@ const MODE_MAP: Record<PermissionMode, { approval_policy: ApprovalPolicy; sandbo
 };
 
 /**
- * codex: instructions, reasoning effort and MCP (seed). `.codex/config.toml` and a marked block in `AGENTS.md`;
+ * codex: instructions, reasoning effort and MCP (docs/architecture/decisions.md#runtime-mapping). `.codex/config.toml` and a marked block in `AGENTS.md`;
  * allow/deny/ask rules on the profile's MCP servers become their approval settings; the built-in tool
  * allowlist, other fine-grained rules and hooks are not mapped (warned).
  */

@@ -12,7 +12,7 @@ export const BUILTIN_TEMPLATES_RELEASED_AT = '2026-11-22T00:00:00.000Z';
 /** Guard rails every template that may run shell commands shares. */
 export const DESTRUCTIVE_COMMANDS = ['Bash(rm -rf *)', 'Bash(git push *)', 'Bash(git push --force *)', 'Bash(git reset --hard *)'];
 
-/** Fills the fields a template leaves at the seed's defaults. */
+/** Fills the fields a template leaves at the document's defaults (docs/architecture/decisions.md#agent-profile-document). */
 export function template(id: string, doc: Omit<ProfileDoc, 'version' | 'skills' | 'hooks' | 'auto_apply_dir' | 'default_cwd' | 'model'> & Partial<ProfileDoc>): BuiltinTemplate {
   return { id, doc: { version: 2, model: {}, skills: [], hooks: {}, auto_apply_dir: '', default_cwd: '', ...doc } };
 }

@@ -11,7 +11,7 @@ import { securityAuditor } from './security-auditor';
 
 export { BUILTIN_TEMPLATES_RELEASED_AT, BuiltinTemplate } from './builtin-template';
 
-/** The seed's built-in templates, in the seed's order. */
+/** The built-in templates, in the order of docs/architecture/decisions.md#built-in-templates. */
 export const BUILTIN_TEMPLATES: readonly BuiltinTemplate[] = [
   codingAssistant,
   codeReviewer,

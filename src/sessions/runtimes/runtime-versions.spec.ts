@@ -39,7 +39,7 @@ describe('versionWarning', () => {
   });
 
   it('given a newer codex, then the warning asks for problems to be reported', () => {
-    expect(versionWarning('codex', 'codex-cli 0.170.0')).toBe('codex 0.170.0 is newer than tested (0.169.0); report problems');
+    expect(versionWarning('codex', 'codex-cli 0.172.0')).toBe('codex 0.172.0 is newer than tested (0.169.0 to 0.171.0); report problems');
   });
 
   it('given output with no version, then the warning quotes it', () => {

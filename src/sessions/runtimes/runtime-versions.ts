@@ -9,7 +9,7 @@ export interface TestedRange {
 
 export const TESTED_VERSIONS: Readonly<Record<string, TestedRange>> = {
   'claude-code': { oldest: '2.1.197', newest: '2.1.332' },
-  codex: { oldest: '0.169.0', newest: '0.169.0' },
+  codex: { oldest: '0.169.0', newest: '0.171.0' },
   'gemini-cli': { oldest: '0.61.0', newest: '0.61.0' },
   opencode: { oldest: '1.18.33', newest: '1.18.33' },
 };
