@@ -376,6 +376,51 @@ describe('session decide/evolve', () => {
     });
   });
 
+  describe('hold and release', () => {
+    const heldForLoop: Given = { type: 'session.held', reason: 'loop', detail: 'Bash(npm test) failed 5 times' };
+    const hold: When = { type: 'hold', reason: 'budget', detail: '10,000 tokens reached' };
+
+    it('Given a live session, When it is held, Then held, in the state it was in', () => {
+      const s = given([started, turnEnded]);
+      thenEvents(when(s, hold), { type: 'session.held', reason: 'budget', detail: '10,000 tokens reached' });
+      const after = evolve(s, { type: 'session.held', at: T, reason: 'budget', detail: '10,000 tokens reached' });
+      expect(stateOf(after)).toBe('pending_handling');
+      expect(after.context.held).toEqual({ reason: 'budget', detail: '10,000 tokens reached', since: T });
+    });
+
+    it('Given a held session, When it is held again, Then nothing: the first hold stands', () => {
+      thenEvents(when(given([started, heldForLoop]), hold));
+    });
+
+    it('Given a held session, When a message comes, Then session_held naming why; a deny still goes through, an allow does not', () => {
+      const s = given([started, heldForLoop]);
+      expect(when(s, { type: 'dispatch_message', text: 'go on', worker: 'ready' })).toEqual({
+        error: {
+          code: 'session_held',
+          message: 'session w1 is held for a loop that persisted (Bash(npm test) failed 5 times): takes no more messages until the user releases it',
+          details: { reason: 'loop' },
+        },
+      });
+      const asking = given([started, heldForLoop, permission('r1')]);
+      expect(when(asking, resolve())).toMatchObject({ error: { code: 'session_held' } });
+      thenEvents(when(asking, resolve({ decision: 'deny' })), { type: 'session.permission_resolved', request_id: 'r1', decision: 'deny', reason: null });
+    });
+
+    it('Given a held session, When it is released, Then released, and messages go through again; Given one not held, Then nothing', () => {
+      const s = given([started, turnEnded, heldForLoop]);
+      thenEvents(when(s, { type: 'release', by: 'user' }), { type: 'session.released', by: 'user' });
+      const released = evolve(s, { type: 'session.released', at: T, by: 'user' });
+      expect(released.context.held).toBeNull();
+      thenEvents(when(released, { type: 'dispatch_message', text: 'go on', worker: 'ready' }), { type: 'session.message_dispatched', text: 'go on' });
+      thenEvents(when(given([started]), { type: 'release', by: 'user' }));
+    });
+
+    it('Given an exited session, Then a hold records nothing, and the exit ended any hold', () => {
+      thenEvents(when(given([started, exited]), hold));
+      expect(given([started, heldForLoop, exited]).context.held).toBeNull();
+    });
+  });
+
   describe('what the service and runtimes report', () => {
 
     it('record_recovery: recovered; record_lost: exited lost_on_restart, or stopped when a stop was requested', () => {

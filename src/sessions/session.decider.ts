@@ -5,6 +5,7 @@ import { deniedBy } from '../profiles/permission-rules';
 import {
   Attachment,
   JsonObject,
+  HoldReason,
   PermissionDecision,
   ProgressStatus,
   SessionEvent,
@@ -101,6 +102,10 @@ export type SessionCommand =
   | { type: 'signal'; at: number; signal: WorkerSignal }
   | { type: 'set_excluded'; at: number; excluded: boolean }
   | { type: 'request_stop'; at: number; deadline_at: number }
+  /** No more turns until released (a loop that persisted, a budget reached); a session already held stays held as it was. */
+  | { type: 'hold'; at: number; reason: HoldReason; detail: string }
+  /** Lets messages reach the worker again; `by` names who released it (the user, a raised budget). */
+  | { type: 'release'; at: number; by: string }
   /** What the service and the runtimes report of the worker: facts, so a state that does not take one ignores it. */
   | { type: 'record_recovery'; at: number; attachment: Attachment; pid: number | null; pid_start_time: string | null; resumed: boolean }
   /** After a restart, no worker to re-attach or resume. */
@@ -135,7 +140,7 @@ export function decide(command: SessionCommand, state: SessionSnapshot | null): 
       return { events: 'error' in prompt ? [started] : [started, ...prompt.events] };
     }
     case 'dispatch_message': {
-      const refused = exited(state) ?? stopping(state, 'takes no more messages');
+      const refused = exited(state) ?? stopping(state, 'takes no more messages') ?? held(state, 'takes no more messages');
       if (refused) return refused;
       if (command.worker !== 'ready') {
         const why = command.worker === 'detached' ? 'is detached after a restart' : 'closed its stdin';
@@ -151,6 +156,9 @@ export function decide(command: SessionCommand, state: SessionSnapshot | null): 
         const which = command.request_id === undefined ? '' : ` ${command.request_id}`;
         return refuse('permission_not_pending', `session ${c.alias} has no pending permission request${which}`, command.request_id === undefined ? undefined : { request_id: command.request_id });
       }
+      // An allow would let the held turn go on; a deny only ends what it asked.
+      const heldRefusal = command.decision === 'allow' ? held(state, 'its turn does not go on') : null;
+      if (heldRefusal) return heldRefusal;
       if (command.decision === 'allow' && c.profile_id !== null) {
         // The rules the session started with and those its profile has now: an edit may add denies, never take them away.
         if (command.profile_deny === null) {
@@ -176,6 +184,10 @@ export function decide(command: SessionCommand, state: SessionSnapshot | null): 
     case 'request_stop':
       // A repeated stop journals nothing: the service signals again and waits for the same deadline.
       return exited(state) ?? (c.stop_deadline_at !== null ? { events: [] } : fact(state, { type: 'session.stop_requested', at, deadline_at: command.deadline_at }));
+    case 'hold':
+      return c.held !== null ? { events: [] } : fact(state, { type: 'session.held', at, reason: command.reason, detail: command.detail });
+    case 'release':
+      return c.held === null ? { events: [] } : fact(state, { type: 'session.released', at, by: command.by });
     case 'record_recovery':
       return fact(state, { type: 'session.recovered', at, attachment: command.attachment, pid: command.pid, pid_start_time: command.pid_start_time, resumed: command.resumed });
     case 'record_lost':
@@ -307,6 +319,14 @@ export function refuse(code: DomainErrorCode, message: string, details?: Record<
 
 function exited(state: SessionSnapshot): { error: SessionRefusal } | null {
   return stateOf(state) === 'exited' ? refuse('session_exited', `session ${state.context.alias} has exited`, { state: 'exited' }) : null;
+}
+
+/** A held session takes nothing that would give its worker another turn, until it is released. */
+function held(state: SessionSnapshot, what: string): { error: SessionRefusal } | null {
+  const h = state.context.held;
+  if (h === null) return null;
+  const why = h.reason === 'loop' ? 'a loop that persisted' : 'its budget';
+  return refuse('session_held', `session ${state.context.alias} is held for ${why} (${h.detail}): ${what} until the user releases it`, { reason: h.reason });
 }
 
 /** A message written to a worker that is being stopped would be journaled as dispatched and never read. */

@@ -3,6 +3,7 @@ declare module '../common/domain-error' {
     session_exited: 409;
     session_not_started: 409;
     session_stopping: 409;
+    session_held: 409;
     permission_pending: 409;
     permission_not_pending: 409;
     message_not_deliverable: 409;
@@ -24,7 +25,7 @@ declare module '../common/domain-error' {
 
 /**
  * The coding sessions' error codes and their statuses. State rules (409): the session has exited, its worker has not
- * started yet, it is being stopped, a permission request is pending (messages wait), none (or not the named one) is
+ * started yet, it is being stopped, it is held (a loop or a budget: released by the user), a permission request is pending (messages wait), none (or not the named one) is
  * pending, the worker cannot take a message (detached after a restart, stdin closed), a worker's permission_prompt
  * call went away before its request was answered. 403: a profile's deny rule (or an unreadable profile) refuses an
  * allow. 429: BRAINSTEM_MAX_SESSIONS live sessions. 400: a create whose profile, runtime, command or cwd cannot be used.
@@ -34,6 +35,7 @@ export const SESSION_ERRORS = {
   session_exited: 409,
   session_not_started: 409,
   session_stopping: 409,
+  session_held: 409,
   permission_pending: 409,
   permission_not_pending: 409,
   message_not_deliverable: 409,

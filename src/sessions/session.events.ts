@@ -10,6 +10,18 @@ export type ExitReason = 'exited' | 'signaled' | 'stopped' | 'lost_on_restart' |
 /** attached: the service holds the worker's pipes; detached: alive after a restart, reachable only by signals. */
 export type Attachment = 'none' | 'attached' | 'detached';
 export type PermissionDecision = 'allow' | 'deny';
+/**
+ * Why a session is held (it gets no more turns until released): a loop that persisted after the brain was woken for
+ * it, or a budget reached. Held sessions keep their state; a release lets messages reach the worker again.
+ */
+export type HoldReason = 'loop' | 'budget';
+
+export interface Hold {
+  reason: HoldReason;
+  /** What the user reads: which loop or which budget, in plain words. */
+  detail: string;
+  since: number;
+}
 
 export type JsonObject = { [key: string]: unknown };
 
@@ -87,6 +99,9 @@ export interface SessionEventData {
   'session.stop_requested': { at: number; deadline_at: number };
   'session.recovered': { at: number; attachment: Attachment; pid: number | null; pid_start_time: string | null; resumed: boolean };
   'session.exited': { at: number; code: number | null; signal: string | null; reason: ExitReason };
+  'session.held': { at: number; reason: HoldReason; detail: string };
+  /** by: who released it (the user, or the budget that was raised). */
+  'session.released': { at: number; by: string };
 }
 
 export type SessionEventType = keyof SessionEventData;
@@ -179,6 +194,8 @@ const FACT_TYPES: ReadonlySet<string> = new Set<SessionEventType>([
   'session.stop_requested',
   'session.recovered',
   'session.exited',
+  'session.held',
+  'session.released',
 ]);
 
 /** A journaled record back as a machine event, or null for derived records (state_changed, created). */

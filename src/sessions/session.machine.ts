@@ -3,6 +3,7 @@ import { SnapshotFrom, and, assign, initialTransition, setup, transition } from 
 import {
   Attachment,
   ExitReason,
+  Hold,
   LastProgress,
   Pending,
   PermissionRequest,
@@ -34,6 +35,8 @@ export interface SessionContext extends SessionInput {
   exit_reason: ExitReason | null;
   /** When SIGKILL follows an unanswered SIGTERM: a timestamp, so a restart can re-arm it. */
   stop_deadline_at: number | null;
+  /** Held: no message reaches the worker until it is released. Orthogonal to the state. */
+  held: Hold | null;
 }
 
 const at = ({ event }: { event: SessionEvent }): number => event.at;
@@ -47,6 +50,8 @@ const REPORTS = {
   'session.runtime_session_assigned': { actions: ['runtimeSession', 'touch'] },
   'session.exclusion_changed': { actions: ['exclusion', 'touch'] },
   'session.stop_requested': { actions: ['stopRequested', 'touch'] },
+  'session.held': { actions: ['held', 'touch'] },
+  'session.released': { actions: ['released', 'touch'] },
   'session.exited': { target: 'exited', actions: ['exited', 'touch'] },
 } as const;
 
@@ -89,6 +94,7 @@ function contextFor(input: SessionInput): SessionContext {
     exit_signal: null,
     exit_reason: null,
     stop_deadline_at: null,
+    held: null,
   };
 }
 
@@ -173,6 +179,11 @@ export const sessionMachine = setup({
       const e = of(event, 'session.exclusion_changed');
       return e ? { excluded: e.excluded } : {};
     }),
+    held: assign(({ event }) => {
+      const e = of(event, 'session.held');
+      return e ? { held: { reason: e.reason, detail: e.detail, since: e.at } } : {};
+    }),
+    released: assign({ held: null }),
     stopRequested: assign(({ event }) => {
       const e = of(event, 'session.stop_requested');
       return e ? { stop_deadline_at: e.deadline_at } : {};
@@ -192,6 +203,7 @@ export const sessionMachine = setup({
             pending: null,
             queued_permissions: [],
             stop_deadline_at: null,
+            held: null,
           }
         : {};
     }),
@@ -279,9 +291,10 @@ export function nextSnapshot(snapshot: SessionSnapshot, event: SessionEvent): Se
 export function restoreSession(stored: StoredSession, env: Record<string, string> | null = null): SessionSnapshot {
   // Snapshots written before permissions queued have no queue.
   const queued_permissions = stored.context.queued_permissions ?? [];
-  // Nor a turn's result.
+  // Nor a turn's result, nor a hold.
   const last_result = stored.context.last_result ?? null;
-  return sessionMachine.resolveState({ value: stored.value, context: { ...stored.context, queued_permissions, last_result, env: env ?? stored.context.env } });
+  const held = stored.context.held ?? null;
+  return sessionMachine.resolveState({ value: stored.value, context: { ...stored.context, queued_permissions, last_result, held, env: env ?? stored.context.env } });
 }
 
 /** Snapshots are journal storage too, so they leave out the env values, as `session.created` does. */

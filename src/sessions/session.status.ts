@@ -1,5 +1,5 @@
 import { SessionActor } from './session.actor';
-import { ExitReason, LastProgress, Pending, PermissionRequest, SessionState } from './session.events';
+import { ExitReason, HoldReason, LastProgress, Pending, PermissionRequest, SessionState } from './session.events';
 
 /** The display labels (docs/architecture/decisions.md#session-states) for the three states that wake the main brain. */
 export const STATE_LABELS: Partial<Record<SessionState, string>> = {
@@ -32,6 +32,8 @@ export interface SessionStatus {
   pending: Pending | null;
   /** Permission requests behind the pending one, oldest first. */
   queued_permissions: PermissionRequest[];
+  /** Held: no message reaches the worker until the user releases it (POST …/release). */
+  held: { reason: HoldReason; detail: string; since: string } | null;
   created_at: string;
   updated_at: string;
 }
@@ -62,6 +64,7 @@ export function toStatus(actor: SessionActor): SessionStatus {
     last_progress: c.last_progress ? { ...c.last_progress, at: iso(c.last_progress.at) } : null,
     pending: c.pending,
     queued_permissions: c.queued_permissions,
+    held: c.held ? { reason: c.held.reason, detail: c.held.detail, since: iso(c.held.since) } : null,
     created_at: iso(c.created_at),
     updated_at: iso(c.updated_at),
   };

@@ -63,6 +63,13 @@ export class SessionsController {
     return this.sessions.stop(id, dto.grace_ms ?? undefined);
   }
 
+  /** The user's: a held session (a loop, a budget) takes messages again. */
+  @Post(':id/release')
+  @HttpCode(200)
+  release(@Param('id') id: string): Promise<SessionStatus> {
+    return this.sessions.release(id);
+  }
+
   @Patch(':id/supervision')
   supervision(@Param('id') id: string, @Body() dto: SupervisionDto): Promise<SessionStatus> {
     return this.sessions.setSupervision(id, dto.excluded);

@@ -6,7 +6,7 @@ import { SessionDirectory, SessionView } from '../supervision/session-directory.
 import { SessionActor } from './session.actor';
 import { SessionCommands } from './session.commands';
 import { CreateSessionDto, ListSessionsQueryDto, parseSignal } from './session.dto';
-import { JsonObject, PermissionDecision, SessionFact, pendingPermission } from './session.events';
+import { HoldReason, JsonObject, PermissionDecision, SessionFact, pendingPermission } from './session.events';
 import { DEFAULT_TAIL, OutputStreamMessage, SessionOutput } from './session-output';
 import { IdGenerator } from './session.ports';
 import { SessionRegistry, aliasNumber } from './session.registry';
@@ -162,6 +162,23 @@ export class SessionsService implements WorkerSessions, OnApplicationBootstrap, 
   async setSupervision(idOrAlias: string, excluded: boolean): Promise<SessionStatus> {
     await this.setExcluded(idOrAlias, excluded);
     return this.status(idOrAlias);
+  }
+
+  /**
+   * Holds the session: no message reaches its worker until it is released (a loop that persisted after the brain was
+   * woken for it, a budget reached). A session held already stays held as it was.
+   */
+  async hold(idOrAlias: string, reason: HoldReason, detail: string, by = 'brainstem'): Promise<SessionStatus> {
+    const actor = await this.commands.commandable(idOrAlias);
+    await actor.run(() => this.commands.execute(actor, { type: 'hold', reason, detail }, by));
+    return toStatus(actor);
+  }
+
+  /** Lets messages reach the worker again; nothing happens to a session that is not held. */
+  async release(idOrAlias: string, by = 'user'): Promise<SessionStatus> {
+    const actor = await this.commands.commandable(idOrAlias);
+    await actor.run(() => this.commands.execute(actor, { type: 'release', by }, by));
+    return toStatus(actor);
   }
 
   /** SIGTERM to the worker's process group, SIGKILL at the deadline; answers once the session is exited. */

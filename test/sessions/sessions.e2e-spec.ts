@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { Journal } from '../../src/journal/journal.port';
 import { JOURNAL } from '../../src/journal/journal.tokens';
-import { DEFAULT_STOP_GRACE_MS } from '../../src/sessions/sessions.service';
+import { DEFAULT_STOP_GRACE_MS, SessionsService } from '../../src/sessions/sessions.service';
 import { tempDir } from '../support/temp-dir';
 import { TestApp, startTestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
@@ -130,7 +130,7 @@ describe('coding sessions over HTTP: bad input and limits', () => {
       expect(ask.body.node).toBe('local');
       expect(Object.keys(ask.body).sort()).toEqual(
         ['id', 'alias', 'title', 'runtime', 'profile_id', 'cwd', 'node', 'state', 'state_label', 'state_since', 'excluded', 'supervised', 'pid', 'detached',
-          'exit_code', 'exit_signal', 'exit_reason', 'last_progress', 'pending', 'queued_permissions', 'created_at', 'updated_at'].sort(),
+          'exit_code', 'exit_signal', 'exit_reason', 'last_progress', 'pending', 'queued_permissions', 'held', 'created_at', 'updated_at'].sort(),
       );
       const ctx = await post(`/${id}/signals`, { type: 'request_context', query: 'where is the spec?' });
       expect(ctx.body.state).toBe('pending_decision');
@@ -152,6 +152,21 @@ describe('coding sessions over HTTP: bad input and limits', () => {
       const long = await post(`/${id}/messages`, { text: 'x'.repeat(65 * 1024) });
       expect(long.status).toBe(400);
       expect(long.body.message).toBe('text: must be at most 65536 bytes (64 KiB)');
+    });
+
+    it('given a held session, refuses messages with 409 session_held until the user releases it; no worker may release it', async () => {
+      const held = await t.app.get(SessionsService).hold(id, 'loop', 'Bash(npm test) failed 5 times');
+      expect(held.held).toEqual({ reason: 'loop', detail: 'Bash(npm test) failed 5 times', since: expect.any(String) });
+      const refused = await post(`/${id}/messages`, { text: 'try again' });
+      expect(refused).toMatchObject({ status: 409, body: { code: 'session_held', details: { reason: 'loop' } } });
+      const byWorker = await t.inject({ method: 'POST', url: `/api/v1/coding-sessions/${id}/release`, headers: t.auth({ worker: id }) });
+      expect(byWorker.statusCode).toBe(403);
+      const released = await post(`/${id}/release`, {});
+      expect(released).toMatchObject({ status: 200, body: { held: null } });
+      expect((await post(`/${id}/messages`, { text: 'try again' })).status).toBe(200);
+      const types = (await journal.readStream(`session-${id}`)).map((e) => e.type);
+      expect(types.slice(-3)).toEqual(['session.released', 'session.message_dispatched', 'session.state_changed']);
+      expect((await post(`/${id}/release`, {})).status).toBe(200);
     });
 
     it('holds a tool to the same 64 KiB of UTF-8 as the REST body, journaling nothing', async () => {

@@ -22,6 +22,7 @@ const session = (over: Partial<Session>): Session => ({
   last_progress: null,
   pending: null,
   queued_permissions: [],
+  held: null,
   created_at: '2026-01-01T00:00:00.000Z',
   updated_at: '2026-01-01T00:00:00.000Z',
   ...over,
