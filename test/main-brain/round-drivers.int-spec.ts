@@ -40,7 +40,7 @@ describe('main-brain drivers with real processes and a real HTTP endpoint', () =
   const boot = async (driver: RoundDriver, roundTimeoutS = 600) => {
     journal = await openMemoryJournal();
     const bus = new EventBus(journal);
-    sessions = new MemorySessionDirectory(bus);
+    sessions = new MemorySessionDirectory(journal);
     sessions.add('cs_a');
     sessions.add('cs_b');
     svc = new SupervisionService(bus, journal, sessions, { debounce_ms: 20, restore_ttl_s: 900, round_timeout_s: roundTimeoutS }, Date.now, () => String(++n), driver);
