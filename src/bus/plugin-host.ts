@@ -98,7 +98,7 @@ export class PluginHost {
   }
 
   /** Loads the plugins at `paths`, relative ones from `cwd` (the directory the service was started in). */
-  async loadAll(paths: readonly string[], cwd = process.cwd()): Promise<void> {
+  async loadAll(paths: readonly string[], cwd: string): Promise<void> {
     await this.open();
     for (const p of paths) await this.load(isAbsolute(p) ? p : resolve(cwd, p));
   }
