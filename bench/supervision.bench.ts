@@ -34,7 +34,7 @@ async function main(): Promise<void> {
   const dir = tempDir('bench-supervision-');
   const journal = await openLevelJournal(dir.path, { sync: true });
   const bus = new EventBus(journal);
-  const sessions = new MemorySessionDirectory(bus);
+  const sessions = new MemorySessionDirectory(journal);
   for (let i = 0; i < SESSIONS; i++) sessions.add(`cs_${String(i).padStart(6, '0')}`);
   let n = 0;
   const svc = new SupervisionService(bus, journal, sessions, { debounce_ms: DEBOUNCE_MS, restore_ttl_s: 900, round_timeout_s: 600 }, Date.now, () => String(++n));

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { homedir } from 'node:os';
 import type { IncomingMessage } from 'node:http';
 import { Logger, LoggerService } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
@@ -15,6 +16,7 @@ import { PgLeaseStore } from './cluster/pg-lease.store';
 import { SUPERVISOR_LEASE_NAME, SupervisorLease, heldLease } from './cluster/supervisor-lease.port';
 import { hostPolicy } from './auth/host-policy';
 import { BrainstemConfig } from './config/config.schema';
+import { ServiceHost } from './config/service-host';
 import { defaultDashboardDir } from './dashboard/dashboard.paths';
 import { dashboardPaths, serveDashboard } from './dashboard/dashboard.static';
 import { AllExceptionsFilter } from './http/all-exceptions.filter';
@@ -37,6 +39,8 @@ export interface AppOptions {
   requestLog?: PinoLogger;
   /** The built dashboard (tests build their own); otherwise dist/web of this package. */
   dashboardDir?: string;
+  /** What the service runs in (tests give their own); otherwise this process's environment, home and directory. */
+  host?: ServiceHost;
 }
 
 export const API_PREFIX = 'api/v1';
@@ -48,6 +52,11 @@ export const API_PREFIX = 'api/v1';
 function supervisorLease(config: BrainstemConfig, configuredJournal: boolean): SupervisorLease {
   if (!config.journal.url || !configuredJournal) return heldLease(config.node.id);
   return new LeaseKeeper(new PgLeaseStore(config.journal.url, config.node.lease_ttl_s * 1000), SUPERVISOR_LEASE_NAME, config.node.id, config.node.lease_ttl_s * 1000, Date.now);
+}
+
+/** The one read of the process's environment, home and directory: the features are handed it as configuration. */
+function processHost(): ServiceHost {
+  return { env: { ...process.env }, home: homedir(), cwd: process.cwd() };
 }
 
 /** Builds the whole service; the journal is opened and verified before any route exists. */
@@ -88,7 +97,7 @@ export async function createApp(config: BrainstemConfig, options: AppOptions = {
   const lease = supervisorLease(config, options.journal === undefined);
   await lease.start();
   try {
-    const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, journal, credentials, nodes, lease), adapter, {
+    const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, journal, credentials, nodes, lease, options.host ?? processHost()), adapter, {
       logger: options.logger,
       abortOnError: false,
     });

@@ -1,4 +1,3 @@
-import { homedir } from 'node:os';
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { errorStatuses } from './app.errors';
@@ -9,6 +8,7 @@ import { NODE_DIRECTORY, NodeDirectory } from './cluster/node-directory.port';
 import { SUPERVISOR_LEASE, SupervisorLease } from './cluster/supervisor-lease.port';
 import { BusModule } from './bus/bus.module';
 import { ConfigModule } from './config/config.module';
+import { SERVICE_HOST, ServiceHost } from './config/service-host';
 import { DashboardModule } from './dashboard/dashboard.module';
 import { ErrorStatuses } from './http/http-errors';
 import { HealthController } from './health.controller';
@@ -20,12 +20,11 @@ import { ProfilesModule } from './profiles/profiles.module';
 import { MainBrainModule } from './main-brain/main-brain.module';
 import { McpModule } from './mcp/mcp.module';
 import { SessionsModule } from './sessions/sessions.module';
-import { SESSION_HOST, SessionHost } from './sessions/session.ports';
 import { WorkflowsModule } from './workflows/workflows.module';
 
 @Module({})
 export class AppModule {
-  static forRoot(config: BrainstemConfig, journal: Journal, credentials: Credentials, nodes: NodeDirectory, lease: SupervisorLease): DynamicModule {
+  static forRoot(config: BrainstemConfig, journal: Journal, credentials: Credentials, nodes: NodeDirectory, lease: SupervisorLease, host: ServiceHost): DynamicModule {
     return {
       module: AppModule,
       imports: [
@@ -34,8 +33,7 @@ export class AppModule {
           { provide: NODE_DIRECTORY, useValue: nodes },
           { provide: SUPERVISOR_LEASE, useValue: lease },
           { provide: ErrorStatuses, useValue: errorStatuses },
-          // What the service was started in, read here once: the sessions are handed it as configuration.
-          { provide: SESSION_HOST, useValue: { env: { ...process.env }, home: homedir(), cwd: process.cwd() } satisfies SessionHost },
+          { provide: SERVICE_HOST, useValue: host },
         ]),
         JournalModule.forRoot(journal),
         AuthModule,

@@ -1,25 +1,17 @@
 import { Observable, filter } from 'rxjs';
-import { AppendOptions, AppendResult, Journal } from '../journal/journal.port';
-import { DomainEvent, DomainEventOf, DomainEventType, NewDomainEvent } from './domain-event';
+import { Journal } from '../journal/journal.port';
+import { DomainEvent, DomainEventOf, DomainEventType } from './domain-event';
 
 /**
- * The one event bus. It publishes exactly what the journal committed, in seq order, each event after its
- * emitter applied it: command → decide → append → apply → publish. Nothing is published that was not durably
- * appended first.
+ * The one event bus, the reading side of the journal. It publishes exactly what the journal committed, in seq order,
+ * each event after its appender applied it: command → decide → append → apply → publish (the appends go through
+ * handleCommand, src/journal/command-handler.ts). Nothing is published that was not durably appended first.
  */
 export class EventBus {
   readonly events$: Observable<DomainEvent>;
 
-  constructor(private readonly journal: Journal) {
+  constructor(journal: Journal) {
     this.events$ = journal.committed$ as Observable<DomainEvent>;
-  }
-
-  /**
-   * Appends to the journal, runs the emitter's apply step (options.apply: its state takes the events), then publishes;
-   * resolves once the events are durable and applied.
-   */
-  emit(stream: string, events: readonly NewDomainEvent[], options?: AppendOptions): Promise<AppendResult> {
-    return this.journal.append(stream, events, options);
   }
 
   ofType<K extends DomainEventType>(...types: K[]): Observable<DomainEventOf<K>> {

@@ -2,9 +2,12 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { isAbsolute, resolve } from 'node:path';
 import { Observable, Subject, Subscription, config as rxjsConfig } from 'rxjs';
 import { BrainstemConfig } from '../config/config.schema';
-import { JournalReader } from '../journal/journal.port';
+import { SerialQueue } from '../common/serial-queue';
+import { CommandStream, handleCommand } from '../journal/command-handler';
+import { Journal, JournalReader } from '../journal/journal.port';
 import { DomainEvent } from './domain-event';
 import { EventBus } from './event-bus';
+import { PluginCommand, PluginsState, decide, evolve } from './plugin.decider';
 
 export interface PluginLogger {
   log(message: string): void;
@@ -33,6 +36,8 @@ interface LoadedPlugin {
   journalSubs: Subscription;
   failed: boolean;
 }
+
+export const PLUGINS_STREAM = 'plugins';
 
 /** How long register() may take before the plugin is failed (a register that never settles must not hold the boot). */
 const PLUGIN_REGISTER_TIMEOUT_MS = 10_000;
@@ -64,10 +69,14 @@ export function claimPluginError(err: unknown): boolean {
 export class PluginHost {
   private readonly plugins: LoadedPlugin[] = [];
   private readonly previousHandler = rxjsConfig.onUnhandledError;
+  /** The version of stream `plugins` the host's appends name: its own, and those other nodes' appends moved it to. */
+  private version = 0;
+  private unfollow: (() => void) | null = null;
+  private readonly reports = new SerialQueue();
 
   constructor(
     private readonly bus: EventBus,
-    private readonly journal: JournalReader,
+    private readonly journal: Journal,
     private readonly config: Readonly<BrainstemConfig>,
     private readonly logger: PluginLogger,
     private readonly registerTimeoutMs = PLUGIN_REGISTER_TIMEOUT_MS,
@@ -88,8 +97,30 @@ export class PluginHost {
     return this.plugins.map(({ name, path, failed }) => ({ name, path, failed }));
   }
 
-  async loadAll(paths: readonly string[], cwd = process.cwd()): Promise<void> {
+  /** Loads the plugins at `paths`, relative ones from `cwd` (the directory the service was started in). */
+  async loadAll(paths: readonly string[], cwd: string): Promise<void> {
+    await this.open();
     for (const p of paths) await this.load(isAbsolute(p) ? p : resolve(cwd, p));
+  }
+
+  /** Follows the stream (nodes sharing the journal journal their plugins on it too), then reads its version. */
+  private async open(): Promise<void> {
+    if (this.unfollow) return;
+    this.unfollow = this.journal.follow((e) => {
+      if (e.stream === PLUGINS_STREAM) this.version = Math.max(this.version, e.version);
+    });
+    this.version = Math.max(this.version, await this.journal.streamVersion(PLUGINS_STREAM));
+  }
+
+  private readonly stream: CommandStream<PluginsState> = {
+    name: PLUGINS_STREAM,
+    current: () => ({ state: null, version: this.version }),
+    adopt: (_state, version) => (this.version = version),
+  };
+
+  /** What the host saw of a plugin, journaled through the one command path, one report at a time. */
+  private report(cmd: PluginCommand): Promise<unknown> {
+    return this.reports.run(() => handleCommand(this.journal, this.stream, () => decide(cmd), evolve));
   }
 
   private async load(path: string): Promise<void> {
@@ -122,7 +153,7 @@ export class PluginHost {
         clearTimeout(timer);
       }
       if (!plugin.failed) {
-        await this.bus.emit('plugins', [{ type: 'plugin.loaded', data: { name: plugin.name, path } }]);
+        await this.report({ type: 'report_loaded', name: plugin.name, path });
         this.logger.log(`plugin ${plugin.name} loaded from ${path}`);
       }
     } catch (err) {
@@ -139,12 +170,12 @@ export class PluginHost {
     plugin.journalSubs.unsubscribe();
     const error = (err as Error)?.message ?? String(err);
     this.logger.error(`plugin ${plugin.name} failed and was disabled: ${error}`);
-    await this.bus
-      .emit('plugins', [{ type: 'plugin.failed', data: { name: plugin.name, path: plugin.path, error } }])
-      .catch((e) => this.logger.error(`could not journal plugin.failed: ${(e as Error).message}`));
+    await this.report({ type: 'report_failed', name: plugin.name, path: plugin.path, error }).catch((e) => this.logger.error(`could not journal plugin.failed: ${(e as Error).message}`));
   }
 
   close(): void {
+    this.unfollow?.();
+    this.unfollow = null;
     for (const p of this.plugins) {
       p.feed.unsubscribe();
       // A failed plugin's subject is already unsubscribed (closed): completing it would throw.

@@ -2,26 +2,12 @@ import { Logger } from '@nestjs/common';
 import { Observable, Subject, Subscription, filter, map, merge } from 'rxjs';
 import { EventBus } from '../bus/event-bus';
 import { DomainError } from '../common/domain-error';
+import { SerialQueue } from '../common/serial-queue';
 import { SseMessage, SseResume, sseEvents } from '../journal/audit';
+import { CommandStream, handleCommand } from '../journal/command-handler';
 import { Fence, Journal, JournalEvent } from '../journal/journal.port';
 import { AutonomousView, SupervisionService } from '../supervision/supervision.service';
-import { taskHintProblem } from '../supervision/supervision.machine';
-
-export type ChatRole = 'user' | 'brain' | 'system' | 'worker';
-/** `activity`: a tool call of the hosted brain, shown compactly. */
-export type ChatKind = 'message' | 'command' | 'question' | 'notice' | 'wrap_up' | 'confirmation' | 'activity';
-
-export interface ChatEventMap {
-  /**
-   * `confirmation_id` on a human-gate message (kind confirmation) only; `turn_id` on what the hosted brain said or did in
-   * a turn; `answer_to` on the user's answer to a worker's question (its seq; session_id is then the worker's).
-   */
-  'chat.message': { role: ChatRole; kind: ChatKind; text: string; session_id: string | null; confirmation_id?: string; turn_id?: string; answer_to?: number };
-}
-
-declare module '../bus/domain-event' {
-  interface DomainEventMap extends ChatEventMap {}
-}
+import { ChatCommand, ChatEventMap, ChatKind, ChatRole, ChatState, decide, evolveChat, initialChatState, superviseCommand } from './chat.decider';
 
 /** A piece of the hosted brain's text as it is produced: streamed, not journaled (the complete message is). */
 export interface ChatDelta {
@@ -45,27 +31,26 @@ export interface ChatMessage {
 }
 
 export const CHAT_STREAM = 'chat';
-const SUPERVISE = /^\/supervise(?:\s+([\s\S]*))?$/;
 const WATCHED = new Set<string>(['supervision.disabled', 'session.asked_human']);
 /** Messages kept in memory for listing; the journal keeps them all. */
 const KEEP = 2000;
 
-const CLOSE_NOTICE: Record<string, string> = {
-  max_turns: 'Supervision closed: the turn cap was reached.',
-  converged: 'Supervision closed: no supervised worker is left (converged).',
-  workflow_converged: 'Supervision closed: the workflow run that started it converged.',
-  disabled: 'Supervision turned off.',
-  restore_expired: 'Supervision was not restored after the restart: its snapshot was older than the restore TTL.',
-  no_recoverable_worker: 'Supervision was not restored after the restart: no supervised worker survived.',
-};
-
-/** The main chat between the human and the main brain; workers' questions and supervision notices land here. */
+/**
+ * The main chat between the human and the main brain; workers' questions and supervision notices land here. Every
+ * message is a command of the chat's decider, appended at the stream's version; the stream is shared by the nodes of a
+ * shared journal, so what they post is followed into the state and the list.
+ */
 export class ChatService {
   private messages: ChatMessage[] = [];
+  private state: ChatState = initialChatState;
+  /** The stream's version the state is at: commands append at it. */
+  private version = 0;
   private sub: Subscription | null = null;
   private unfollow: (() => void) | null = null;
   /** Seqs of watched events other nodes appended: the node that appended one posts what it says, not this one. */
   private readonly foreign = new Set<number>();
+  /** One command at a time: each is decided at the version the one before it left. */
+  private readonly queue = new SerialQueue();
   private readonly logger = new Logger('chat');
   private readonly deltas = new Subject<ChatDelta>();
   readonly deltas$: Observable<ChatDelta> = this.deltas.asObservable();
@@ -78,20 +63,22 @@ export class ChatService {
   ) {}
 
   async start(): Promise<void> {
-    // Messages posted on other nodes (a shared journal) join the list as they arrive, from before it is read.
-    const early: ChatMessage[] = [];
+    // What other nodes (a shared journal) post joins the state and the list as it arrives, from before it is read.
+    const early: JournalEvent[] = [];
     let loaded = false;
     this.unfollow = this.journal.follow((e) => {
-      if (e.stream === CHAT_STREAM && e.type === 'chat.message') {
-        if (loaded) this.keep(toMessage(e));
-        else early.push(toMessage(e));
+      if (e.stream === CHAT_STREAM) {
+        if (loaded) this.fold(e);
+        else early.push(e);
       } else if (WATCHED.has(e.type)) this.foreign.add(e.seq);
     });
-    const version = await this.journal.streamVersion(CHAT_STREAM);
-    const events = await this.journal.readStream(CHAT_STREAM, Math.max(1, version - KEEP + 1));
-    this.messages = events.map(toMessage);
+    const head = await this.journal.streamVersion(CHAT_STREAM);
+    const from = Math.max(1, head - KEEP + 1);
+    this.version = from - 1;
+    for (const e of await this.journal.readStream(CHAT_STREAM, from)) this.fold(e);
+    this.version = Math.max(this.version, head);
     loaded = true;
-    for (const m of early) if (m.seq > (this.messages[this.messages.length - 1]?.seq ?? 0)) this.keep(m);
+    for (const e of early) this.fold(e);
     this.sub = this.bus.events$
       .pipe(filter((e) => WATCHED.has(e.type)))
       .subscribe((e) => {
@@ -116,37 +103,33 @@ export class ChatService {
   /** A message from the human or the brain; `/supervise [goal]` from the human enables supervision and runs a round. */
   async post(text: string, role: 'user' | 'brain', actor: string, answerTo?: number): Promise<{ message: ChatMessage; autonomous?: AutonomousView | null }> {
     if (answerTo !== undefined) return this.answer(answerTo, text);
-    const command = role === 'user' ? SUPERVISE.exec(text.trim()) : null;
-    const goal = command?.[1]?.trim() || undefined;
-    // Refused before the command is posted, so a goal supervision would refuse leaves no trace in the chat.
-    const problem = taskHintProblem(goal);
-    if (problem) throw new DomainError('invalid_input', `/supervise: the goal becomes the ${problem}`);
-    const message = await this.append(role, command ? 'command' : 'message', text, null);
-    if (!command) return { message };
-    return { message, ...(await this.supervision.supervise(goal, actor)) };
+    const message = await this.command({ type: 'post', role, text });
+    if (message.kind !== 'command') return { message };
+    return { message, ...(await this.supervision.supervise(superviseCommand(text)?.goal, actor)) };
   }
 
   /**
-   * The user's answer to a worker's question (the chat message at seq `questionSeq`): delivered to that worker, then
-   * posted, so the chat shows only answers that reached it.
+   * The user's answer to a worker's question (the chat message at seq `questionSeq`): decided, delivered to that
+   * worker, then appended (decided again), so the chat shows only answers that reached it.
    */
   async answer(questionSeq: number, text: string): Promise<{ message: ChatMessage }> {
-    const question = this.messages.find((m) => m.seq === questionSeq) ?? (await this.fromJournal(questionSeq));
-    if (!question || question.kind !== 'question' || question.session_id === null) {
-      throw new DomainError('question_not_found', `answer_to: no worker's question at chat seq ${questionSeq}`);
-    }
-    await this.deliverAnswer(question.session_id, text);
-    return { message: await this.append('user', 'message', text, question.session_id, { answer_to: questionSeq }) };
+    const cmd: ChatCommand = { type: 'answer', question_seq: questionSeq, text };
+    // In the queue, so no command in flight adopts a state from before the question was recalled.
+    await this.queue.run(() => this.recall(questionSeq));
+    const decision = decide(cmd, this.state);
+    if (decision.error) throw new DomainError(decision.error.code, decision.error.message);
+    await this.deliverAnswer(decision.events[0].data.session_id as string, text);
+    return { message: await this.command(cmd) };
   }
 
   /** What the hosted brain said (kind message) or did (kind activity) in a turn. */
   postBrain(kind: 'message' | 'activity', text: string, turnId: string): Promise<ChatMessage> {
     // Only the lease holder hosts the brain: what a stale one would still say is fenced off.
-    return this.append('brain', kind, text, null, { turn_id: turnId }, this.supervision.fence());
+    return this.command({ type: 'brain', kind, text, turn_id: turnId }, this.supervision.fence());
   }
 
   postNotice(text: string): Promise<ChatMessage> {
-    return this.append('system', 'notice', text, null);
+    return this.command({ type: 'notice', text });
   }
 
   /** The chat as SSE: its messages from the journal (resumable by seq), and the brain's deltas live, without an id. */
@@ -161,27 +144,33 @@ export class ChatService {
 
   /** The human gate's messages: a call waiting for the user, and what became of it. */
   postConfirmation(text: string, confirmationId: string): Promise<ChatMessage> {
-    return this.append('system', 'confirmation', text, null, { confirmation_id: confirmationId });
+    return this.command({ type: 'confirmation', text, confirmation_id: confirmationId });
   }
 
-  private async append(
-    role: ChatRole,
-    kind: ChatKind,
-    text: string,
-    sessionId: string | null,
-    extra: Pick<ChatMessage, 'confirmation_id' | 'turn_id' | 'answer_to'> = {},
-    fence?: Fence,
-  ): Promise<ChatMessage> {
-    const data = { role, kind, text, session_id: sessionId, ...extra };
-    let message: ChatMessage | undefined;
-    await this.bus.emit(CHAT_STREAM, [{ type: 'chat.message', data } as never], {
-      fence,
-      apply: ({ events }) => {
-        message = toMessage(events[0]);
-        this.keep(message);
-      },
+  private readonly chatStream: CommandStream<ChatState> = {
+    name: CHAT_STREAM,
+    current: () => ({ state: this.state, version: this.version }),
+    adopt: (state, version, stored) => {
+      this.state = state;
+      this.version = version;
+      for (const e of stored) this.keep(toMessage(e));
+    },
+  };
+
+  /** The one command path: decided against the state, appended at the stream's version, applied; the message it posted. */
+  private command(cmd: ChatCommand, fence?: Fence): Promise<ChatMessage> {
+    return this.queue.run(async () => {
+      const { stored } = await handleCommand(this.journal, this.chatStream, (state) => decide(cmd, state), evolveChat, { fence });
+      return toMessage(stored[0]);
     });
-    return message as ChatMessage;
+  }
+
+  /** An event of the stream another node appended (or read at boot): into the state and the list, once. */
+  private fold(e: JournalEvent): void {
+    if (e.version <= this.version) return;
+    this.state = evolveChat(this.state, e);
+    this.version = e.version;
+    if (e.type === 'chat.message') this.keep(toMessage(e));
   }
 
   private keep(message: ChatMessage): void {
@@ -189,10 +178,14 @@ export class ChatService {
     if (this.messages.length > KEEP) this.messages.splice(0, this.messages.length - KEEP);
   }
 
-  /** A message older than those kept in memory. */
-  private async fromJournal(seq: number): Promise<ChatMessage | null> {
+  /**
+   * A question the state does not hold (older than the messages read at boot, or posted on another node and not
+   * followed yet) is read from the journal: a stored question of the stream, folded as any other.
+   */
+  private async recall(seq: number): Promise<void> {
+    if (this.state.questions.has(seq) || !Number.isSafeInteger(seq) || seq < 1) return;
     const [e] = await this.journal.readAll(seq - 1, 1);
-    return e && e.stream === CHAT_STREAM && e.type === 'chat.message' ? toMessage(e) : null;
+    if (e?.seq === seq && e.stream === CHAT_STREAM) this.state = evolveChat(this.state, e);
   }
 
   private async onEvent(e: JournalEvent): Promise<void> {
@@ -201,12 +194,10 @@ export class ChatService {
       // Every node follows the close; the supervisor alone posts it, fenced, so the chat has it once.
       const fence = this.supervision.fence();
       if (!fence) return;
-      const summary = typeof d.summary === 'string' ? d.summary : null;
-      if (d.reason === 'finished') await this.append('brain', summary ? 'wrap_up' : 'notice', summary ?? 'Supervision finished.', null, {}, fence);
-      else await this.append('system', 'notice', CLOSE_NOTICE[d.reason as string] ?? `Supervision closed: ${String(d.reason)}.`, null, {}, fence);
+      await this.command({ type: 'close', reason: String(d.reason), summary: typeof d.summary === 'string' ? d.summary : null }, fence);
     } else if (e.type === 'session.asked_human' && typeof d.question === 'string') {
       const sessionId = typeof d.session_id === 'string' ? d.session_id : e.stream.replace(/^session-/, '');
-      await this.append('worker', 'question', d.question, sessionId);
+      await this.command({ type: 'ask', session_id: sessionId, question: d.question });
     }
   }
 }

@@ -7,6 +7,7 @@ import { Credentials } from '../auth/credentials';
 import { EventBus } from '../bus/event-bus';
 import { CONFIG } from '../config/config.module';
 import { BrainstemConfig } from '../config/config.schema';
+import { SERVICE_HOST, ServiceHost } from '../config/service-host';
 import { ServiceUrl } from '../config/service-url';
 import { BRAIN_READINESS, BrainReadinessSource } from '../http/readiness.controller';
 import { Journal } from '../journal/journal.port';
@@ -80,7 +81,7 @@ const newId = () => randomBytes(6).toString('hex');
     },
     {
       provide: BRAIN_HOST,
-      inject: [CONFIG, EventBus, JOURNAL, ChatService, SupervisionService, SessionsService, ProfilesService, ConfirmationsService, Credentials, ServiceUrl, PROCESS_RUNNER],
+      inject: [CONFIG, EventBus, JOURNAL, ChatService, SupervisionService, SessionsService, ProfilesService, ConfirmationsService, Credentials, ServiceUrl, PROCESS_RUNNER, SERVICE_HOST],
       useFactory: async (
         config: BrainstemConfig,
         bus: EventBus,
@@ -93,13 +94,14 @@ const newId = () => randomBytes(6).toString('hex');
         credentials: Credentials,
         url: ServiceUrl,
         runner: ProcessRunner,
+        serviceHost: ServiceHost,
       ): Promise<BrainHost | null> => {
-        const choice = chooseBrainDriver(config.main_brain.driver, config.main_brain.runtime, process.env.PATH ?? '', process.cwd());
+        const choice = chooseBrainDriver(config.main_brain.driver, config.main_brain.runtime, serviceHost.env.PATH ?? '', serviceHost.cwd);
         if (choice.driver !== 'agent') {
-          supervision.useDriver(createRoundDriver({ ...config, main_brain: { ...config.main_brain, driver: choice.driver } }, url, credentials));
+          supervision.useDriver(createRoundDriver({ ...config, main_brain: { ...config.main_brain, driver: choice.driver } }, url, credentials, serviceHost.env));
           return null;
         }
-        const host = await createBrainHost({ config, runtime: choice.runtime, bus, journal, chat, supervision, sessions, profiles, confirmations, credentials, url, runner, now: Date.now, newId });
+        const host = await createBrainHost({ config, runtime: choice.runtime, bus, journal, chat, supervision, sessions, profiles, confirmations, credentials, url, runner, env: serviceHost.env, now: Date.now, newId });
         supervision.useDriver(host.driver);
         return host;
       },

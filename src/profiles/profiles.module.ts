@@ -1,6 +1,6 @@
-import { homedir } from 'node:os';
 import { Module } from '@nestjs/common';
 import { CONFIG } from '../config/config.module';
+import { SERVICE_HOST, ServiceHost } from '../config/service-host';
 import { ServiceUrl } from '../config/service-url';
 import { NodeApplyFs } from './apply/node-apply-fs';
 import { ProfileApplier } from './apply/profile-applier';
@@ -21,21 +21,21 @@ export const PROFILES_CLOCK = Symbol('ProfilesClock');
     { provide: PROFILES_CLOCK, useValue: (() => new Date()) satisfies Clock },
     {
       provide: ProfilesService,
-      useFactory: (store: ProfileStore, journal: Journal, clock: Clock) => new ProfilesService(store, journal, clock, { home: homedir() }),
-      inject: [PROFILE_STORE, JOURNAL, PROFILES_CLOCK],
+      useFactory: (store: ProfileStore, journal: Journal, clock: Clock, host: ServiceHost) => new ProfilesService(store, journal, clock, { home: host.home }),
+      inject: [PROFILE_STORE, JOURNAL, PROFILES_CLOCK, SERVICE_HOST],
     },
     {
       provide: ProfileApplier,
-      useFactory: (profiles: ProfilesService, url: ServiceUrl) => {
+      useFactory: (profiles: ProfilesService, url: ServiceUrl, host: ServiceHost) => {
         const applier = new ProfileApplier(profiles, new NodeApplyFs(), {
           serviceUrl: () => url.get(),
-          pathEnv: () => process.env.PATH ?? '',
-          home: () => process.env.HOME || homedir(),
+          pathEnv: () => host.env.PATH ?? '',
+          home: () => host.home,
         });
         profiles.onSaved((id, doc) => applier.autoApply(id, doc));
         return applier;
       },
-      inject: [ProfilesService, ServiceUrl],
+      inject: [ProfilesService, ServiceUrl, SERVICE_HOST],
     },
   ],
   exports: [ProfilesService, ProfileApplier],

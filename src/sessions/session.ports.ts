@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { SERVICE_HOST, ServiceHost } from '../config/service-host';
 
 /** Time as an input: the machine never reads a clock, the service stamps events with this one. */
 export interface Clock {
@@ -25,15 +26,11 @@ export const randomIds: IdGenerator = {
 };
 
 /**
- * What the service was started in, handed to sessions as configuration rather than read from the process: the
- * environment workers inherit (without credentials, see inheritedEnv), the home `~/` means in a profile's rules when a
- * worker's env sets none, and the directory relative lookups start from.
+ * What the service was started in, as the sessions read it (see ServiceHost): the environment workers inherit (without
+ * credentials), the home `~/` means in a profile's rules when a worker's env sets none, the directory relative lookups
+ * start from.
  */
-export interface SessionHost {
-  env: Readonly<Record<string, string | undefined>>;
-  home: string;
-  cwd: string;
-}
+export type SessionHost = ServiceHost;
 
 /** How a worker reaches the service: its URL (known once the service listens) and the worker's own credential. */
 export interface WorkerEndpoint {
@@ -41,5 +38,6 @@ export interface WorkerEndpoint {
   token(sessionId: string): string;
 }
 
-export const SESSION_HOST = Symbol('SessionHost');
+/** The sessions' name for SERVICE_HOST: one value, provided by the app's composition. */
+export const SESSION_HOST = SERVICE_HOST;
 export const WORKER_ENDPOINT = Symbol('WorkerEndpoint');

@@ -80,7 +80,7 @@ describe('plugins', () => {
   it('fails a plugin whose register() never settles, after the register timeout, and goes on', async () => {
     const host = new PluginHost(t.app.get(EventBus), journal, t.config, new Logger('plugins-test'), 200);
     try {
-      await host.loadAll([fixture('never-registers.plugin.js')]);
+      await host.loadAll([fixture('never-registers.plugin.js')], __dirname);
       expect(host.loaded).toEqual([{ name: 'never-registers', path: fixture('never-registers.plugin.js'), failed: true }]);
       const failed = (await journal.readStream('plugins')).find((e) => e.type === 'plugin.failed' && (e.data as { name: string }).name === 'never-registers');
       expect((failed?.data as { error: string }).error).toBe('register() did not finish within 200 ms');

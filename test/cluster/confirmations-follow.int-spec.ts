@@ -45,7 +45,7 @@ describePg('confirmations of the human gate on two nodes sharing a journal, in p
     const journal = await openPgJournal(db.url, { follow: true });
     journals.push(journal);
     const bus = new EventBus(journal);
-    const sessions = new MemorySessionDirectory(bus);
+    const sessions = new MemorySessionDirectory(journal);
     const supervision = new SupervisionService(bus, journal, sessions, { debounce_ms: 30, restore_ttl_s: 900, round_timeout_s: 600 }, Date.now, ids, undefined, {
       lease: fixedLease(id, state),
       nodes: soleNode(id),

@@ -217,6 +217,35 @@ describePg('three Brainstem nodes on one PostgreSQL journal (real processes)', (
     );
     expect(await questions()).toBe(1);
 
+    // The user answers that question on b, which followed it: the answer is posted naming it and reaches a's worker.
+    const question = ((await api('b', 'GET', '/session-os/main-brain/messages')).json.messages as Json[]).find((m) => m.kind === 'question' && m.text === 'ship it?') as Json;
+    const answered = await api('b', 'POST', '/session-os/main-brain/messages', { text: 'ship it now', answer_to: question.seq });
+    expect(answered.status).toBe(201);
+    expect(answered.json.message).toMatchObject({ role: 'user', session_id: idOf('a'), answer_to: question.seq });
+    await waitFor(async () => ((await api('a', 'GET', `/coding-sessions/${idOf('a')}/output`)).json.lines as string[]).includes('got: ship it now'), {
+      ...LONG,
+      what: "a's worker to get the answer given on b",
+    });
+
+    // The three nodes post to the chat at once, racing on its stream: every post is answered (a loser decides again
+    // after the winner's message), the stream's versions run without a gap, and every node lists the posts in seq order.
+    const chatBurst = Array.from({ length: 9 }, (_, i) => ({ via: ['a', 'b', 'c'][i % 3], text: `chat burst ${i}` }));
+    const chatPosts = await Promise.all(chatBurst.map((m) => api(m.via, 'POST', '/session-os/main-brain/messages', { text: m.text })));
+    expect(chatPosts.map((r) => r.status)).toEqual(chatBurst.map(() => 201));
+    const bySeq = chatPosts.map((r) => r.json.message as Json).sort((x, y) => x.seq - y.seq).map((m) => m.text);
+    const versions = (await db.sql(`SELECT version FROM brainstem_events WHERE stream = 'chat' ORDER BY seq`)).map((r) => Number(r.version));
+    expect(versions).toEqual(versions.map((_, i) => i + 1));
+    for (const id of ['a', 'b', 'c']) {
+      const listed = await waitFor(
+        async () => {
+          const texts = ((await api(id, 'GET', '/session-os/main-brain/messages')).json.messages as Json[]).map((m) => m.text as string).filter((t) => t.startsWith('chat burst '));
+          return texts.length === chatBurst.length && texts;
+        },
+        { ...LONG, what: `node ${id}'s chat to list the burst` },
+      );
+      expect(listed).toEqual(bySeq);
+    }
+
     // Node c dies (SIGKILL): once its heartbeat is past the TTL, a refuses a command for c's session, naming c.
     const c = nodes.get('c') as Node;
     c.closeSse();

@@ -45,7 +45,7 @@ describePg('supervision on two nodes sharing a journal, in process', () => {
     const journal = await openPgJournal(db.url, { follow });
     journals.push(journal);
     const bus = new EventBus(journal);
-    const sessions = new MemorySessionDirectory(bus);
+    const sessions = new MemorySessionDirectory(journal);
     sessions.add(`cs_${id}`);
     const svc = new SupervisionService(bus, journal, sessions, { debounce_ms: 30, restore_ttl_s: 900, round_timeout_s: 600 }, Date.now, ids, undefined, {
       lease: fixedLease(id, state),

@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { RUNTIMES } from '../../src/profiles/profile.schema';
 import { RuntimeCatalog } from '../../src/sessions/runtimes/runtime-catalog';
@@ -92,5 +92,26 @@ describe('a service whose dashboard is not built', () => {
     const refused = await t.rawInject({ method: 'GET', url: '/?toString=1' });
     expect(refused.statusCode).toBe(400);
     expect(refused.json()).toEqual(expect.objectContaining({ statusCode: 400, code: 'invalid_input', message: expect.stringContaining('toString') }));
+  });
+});
+
+describe("the runtimes the page offers are found on the PATH of the service's host", () => {
+  const dirs = tempDir('brainstem-host-');
+  const bin = join(dirs.path, 'bin');
+  const t = useTestApp({}, {
+    dashboardDir: () => join(dirs.path, 'web'),
+    // Only claude on the PATH the service was started with, whatever the test process's PATH holds.
+    host: { env: { PATH: bin }, home: dirs.path, cwd: dirs.path },
+  });
+  beforeAll(() => {
+    mkdirSync(bin);
+    symlinkSync(resolve(__dirname, '../fixtures/bin/claude'), join(bin, 'claude'));
+  });
+  afterAll(() => dirs.remove());
+
+  it('Given a host whose PATH has claude alone, When the page asks for its settings, Then claude-code is installed and codex is not', async () => {
+    const runtimes = (await t.inject({ method: 'GET', url: '/api/v1/dashboard/settings' })).json().session_runtimes as Array<{ name: string; installed: boolean }>;
+    expect(runtimes.find((r) => r.name === 'claude-code')?.installed).toBe(true);
+    expect(runtimes.find((r) => r.name === 'codex')?.installed).toBe(false);
   });
 });

@@ -1,20 +1,33 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { tmpdir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import { delimiter, resolve } from 'node:path';
 import { call, httpClient } from '../mcp/mcp-client';
-import { TestApp, TestPrincipal, startTestApp } from '../support/test-app';
+import { TestPrincipal } from '../support/test-app';
 import { tempDir } from '../support/temp-dir';
+import { useTestApp } from '../support/use-test-app';
 import { waitFor } from '../support/wait-for';
 import { FAKE_BIN, WORKERS, WorkerReaper } from '../support/workers';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 describe("the main brain's eyes: round evidence, read_session_output, read_chat and start_session", () => {
-  let t: TestApp;
   let brain: Client;
   const reaper = new WorkerReaper();
   const cwd = tempDir('brain-eyes-cwd-');
-  const path = process.env.PATH;
+  // The brain cannot pass env: the service's own PATH finds the fake claude.
+  const host = { env: { ...process.env, PATH: `${FAKE_BIN}${delimiter}${process.env.PATH}` }, home: homedir(), cwd: process.cwd() };
+  const t = useTestApp(
+    { BRAINSTEM_SUPERVISION_DEBOUNCE_MS: '200' },
+    {
+      listen: true,
+      each: true,
+      host,
+      beforeClose: async () => {
+        await brain.close();
+        reaper.killAll();
+      },
+    },
+  );
 
   const req = async (method: 'GET' | 'POST', url: string, payload?: unknown, who: TestPrincipal = 'user') => {
     const res = await t.rawInject({ method, url: `/api/v1${url}`, headers: t.auth(who), ...(payload !== undefined ? { payload: payload as Json } : {}) });
@@ -35,24 +48,11 @@ describe("the main brain's eyes: round evidence, read_session_output, read_chat 
   };
   const rounds = async () => (await req('GET', '/session-os/main-brain/rounds')).body.rounds as Json[];
 
-  beforeAll(() => {
-    // The brain cannot pass env: the service's own PATH finds the fake claude.
-    process.env.PATH = `${FAKE_BIN}${delimiter}${path}`;
-  });
-  afterAll(() => {
-    process.env.PATH = path;
-    cwd.remove();
-  });
+  afterAll(() => cwd.remove());
   beforeEach(async () => {
-    t = await startTestApp({ BRAINSTEM_SUPERVISION_DEBOUNCE_MS: '200' }, { listen: true });
     brain = await httpClient(t.url, { token: t.tokenOf('main_brain') });
     // The project the brain works in is one the user bound: starting sessions there needs no confirmation.
     expect((await req('POST', '/agent-profiles/project-binding', { project_dir: cwd.path, profile_id: 'coding-assistant' })).status).toBe(200);
-  });
-  afterEach(async () => {
-    await brain.close();
-    reaper.killAll();
-    await t.close();
   });
 
   it("carries a worker's turn result into the round prompt (not None), and worker text fenced as data it cannot leave", async () => {

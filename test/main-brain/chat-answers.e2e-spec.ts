@@ -1,6 +1,6 @@
 import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
-import { TestApp, startTestApp } from '../support/test-app';
+import { useTestApp } from '../support/use-test-app';
 import { waitFor } from '../support/wait-for';
 import { WORKERS, WorkerReaper } from '../support/workers';
 
@@ -8,15 +8,8 @@ const BASE = '/api/v1/session-os/main-brain';
 type Json = Record<string, unknown>;
 
 describe("the main chat: a worker's question, answered by the user", () => {
-  let t: TestApp;
   const reaper = new WorkerReaper();
-  beforeAll(async () => {
-    t = await startTestApp({}, { listen: true });
-  });
-  afterAll(async () => {
-    reaper.killAll();
-    await t.close();
-  });
+  const t = useTestApp({}, { listen: true, beforeClose: () => reaper.killAll() });
 
   const chat = async () => (await t.inject({ method: 'GET', url: `${BASE}/messages` })).json().messages as Json[];
   const post = (payload: object) => t.inject({ method: 'POST', url: `${BASE}/messages`, payload });

@@ -1,6 +1,7 @@
 import { readFileSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { ServiceHost } from '../../src/config/service-host';
 import { BrainHost } from '../../src/main-brain/agent/brain-host';
 import { BRAIN_HOST } from '../../src/main-brain/main-brain.tokens';
 import { Journal } from '../../src/journal/journal.port';
@@ -10,7 +11,7 @@ import { openSse } from '../support/sse';
 import { tempDir } from '../support/temp-dir';
 import { TestApp, startTestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
-import { WORKERS, WorkerReaper } from '../support/workers';
+import { WORKERS, WorkerReaper, stopProcessesOfHome } from '../support/workers';
 
 /**
  * The hosted main brain on a real `claude` against a fake Anthropic API: one conversation across chat turns, rounds and
@@ -36,8 +37,9 @@ function lastUserText(request: MessagesRequest): string {
   jest.setTimeout(240_000);
   const reaper = new WorkerReaper();
   const dirs = { bin: tempDir('brainstem-brain-bin-'), home: tempDir('brainstem-brain-home-'), data: tempDir('brainstem-brain-data-') };
-  const saved = { ...process.env };
   let api: FakeAnthropicApi;
+  /** What the service runs in: the brain's claude inherits its environment, which points it at the fake API. */
+  let host: ServiceHost;
   let t: TestApp | null = null;
   /** What the model does when the brain's turn carries `marker` (the last user text contains it). */
   let script: Array<[string, (request: MessagesRequest) => ModelReply]> = [];
@@ -50,15 +52,16 @@ function lastUserText(request: MessagesRequest): string {
       return found ? found[1](request) : { text: 'Noted.' };
     });
     api.releaseAll();
-    // The brain's claude inherits the service's environment: these point it at the fake API.
-    Object.assign(process.env, {
+    const env = {
+      ...process.env,
       PATH: `${dirs.bin.path}:${process.env.PATH}`,
       HOME: dirs.home.path,
       ANTHROPIC_BASE_URL: await api.start(),
       ANTHROPIC_API_KEY: 'sk-ant-fake',
       CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
       MCP_TIMEOUT: '60000',
-    });
+    };
+    host = { env, home: dirs.home.path, cwd: process.cwd() };
   });
   /** Where this test's model requests begin. */
   let firstRequest = 0;
@@ -72,8 +75,9 @@ function lastUserText(request: MessagesRequest): string {
     t = null;
   });
   afterAll(async () => {
-    process.env = saved;
     await api.close();
+    // The services have closed: a brain's claude still writing into the home is stopped before it is removed.
+    await stopProcessesOfHome(dirs.home.path);
     for (const d of Object.values(dirs)) d.remove();
   });
 
@@ -81,7 +85,7 @@ function lastUserText(request: MessagesRequest): string {
   const start = async (journal = join(dirs.data.path, `j-${Date.now()}`)): Promise<{ t: TestApp; journal: string }> => {
     t = await startTestApp(
       { BRAINSTEM_MAIN_BRAIN_DRIVER: 'agent', BRAINSTEM_MAIN_BRAIN_RUNTIME: 'claude-code', BRAINSTEM_JOURNAL_DIR: journal, BRAINSTEM_MAIN_BRAIN_ROUND_TIMEOUT_S: '120' },
-      { listen: true },
+      { listen: true, host },
     );
     return { t, journal };
   };

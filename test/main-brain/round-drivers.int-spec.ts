@@ -6,6 +6,7 @@ import { join, resolve } from 'node:path';
 import { EventBus } from '../../src/bus/event-bus';
 import { openMemoryJournal } from '../../src/journal/journal.factory';
 import { Journal, JournalError } from '../../src/journal/journal.port';
+import { inheritedEnv } from '../../src/auth/child-env';
 import { Credentials } from '../../src/auth/credentials';
 import { ServiceUrl } from '../../src/config/service-url';
 import { commandDriver } from '../../src/main-brain/drivers/command.driver';
@@ -28,6 +29,8 @@ const isAlive = (pid: number) => {
   }
 };
 const brain = (f: string) => `${process.execPath} ${resolve(__dirname, '../fixtures/brains', f)}`;
+/** A command brain's environment as the service gives it: its own environment (without credentials) and `env`. */
+const serviceEnv = (env: Record<string, string>) => () => ({ ...inheritedEnv(process.env), ...env });
 
 describe('main-brain drivers with real processes and a real HTTP endpoint', () => {
   let journal: Journal;
@@ -40,7 +43,7 @@ describe('main-brain drivers with real processes and a real HTTP endpoint', () =
   const boot = async (driver: RoundDriver, roundTimeoutS = 600) => {
     journal = await openMemoryJournal();
     const bus = new EventBus(journal);
-    sessions = new MemorySessionDirectory(bus);
+    sessions = new MemorySessionDirectory(journal);
     sessions.add('cs_a');
     sessions.add('cs_b');
     svc = new SupervisionService(bus, journal, sessions, { debounce_ms: 20, restore_ttl_s: 900, round_timeout_s: roundTimeoutS }, Date.now, () => String(++n), driver);
@@ -54,7 +57,7 @@ describe('main-brain drivers with real processes and a real HTTP endpoint', () =
   });
 
   it('command: runs the brain with the prompt on stdin; the round ends at its exit with its output as summary', async () => {
-    await boot(commandDriver(brain('echo-brain.js'), () => ({ BRAINSTEM_URL: 'http://127.0.0.1:4820' })));
+    await boot(commandDriver(brain('echo-brain.js'), serviceEnv({ BRAINSTEM_URL: 'http://127.0.0.1:4820' })));
     await sessions.emit('cs_a', 'session.blocked', { reason: 'x' });
     await sessions.emit('cs_b', 'session.asked_human', { question: 'y' });
     const [round] = await waitFor(() => (svc.listRounds()[0]?.status === 'completed' ? svc.listRounds() : undefined), { what: 'the round to complete' });
@@ -64,23 +67,17 @@ describe('main-brain drivers with real processes and a real HTTP endpoint', () =
   it("command: the brain Brainstem starts holds its own credential and never the user's token the service was started with", async () => {
     const credentials = new Credentials(new MemoryCredentialStore(), { configuredUserToken: 'the-users-token' });
     const config = testConfig({ BRAINSTEM_MAIN_BRAIN_DRIVER: 'command', BRAINSTEM_MAIN_BRAIN_COMMAND: 'echo "${BRAINSTEM_API_TOKEN:-no-user-token} $BRAINSTEM_TOKEN"' });
-    const saved = process.env.BRAINSTEM_API_TOKEN;
-    process.env.BRAINSTEM_API_TOKEN = 'the-users-token';
-    try {
-      await boot(createRoundDriver(config, new ServiceUrl('http://127.0.0.1:4820'), credentials));
-      await sessions.emit('cs_a', 'session.blocked', { reason: 'x' });
-      const [round] = await waitFor(() => (svc.listRounds()[0]?.status === 'completed' ? svc.listRounds() : undefined), { what: 'the round to complete' });
-      expect(round.summary).toBe(`no-user-token ${credentials.brainToken()}`);
-      expect(credentials.authenticate(credentials.brainToken())).toEqual({ kind: 'main_brain' });
-    } finally {
-      if (saved === undefined) delete process.env.BRAINSTEM_API_TOKEN;
-      else process.env.BRAINSTEM_API_TOKEN = saved;
-    }
+    // The service's environment holds the user's token.
+    await boot(createRoundDriver(config, new ServiceUrl('http://127.0.0.1:4820'), credentials, { ...process.env, BRAINSTEM_API_TOKEN: 'the-users-token' }));
+    await sessions.emit('cs_a', 'session.blocked', { reason: 'x' });
+    const [round] = await waitFor(() => (svc.listRounds()[0]?.status === 'completed' ? svc.listRounds() : undefined), { what: 'the round to complete' });
+    expect(round.summary).toBe(`no-user-token ${credentials.brainToken()}`);
+    expect(credentials.authenticate(credentials.brainToken())).toEqual({ kind: 'main_brain' });
   });
 
   it('command: a brain that never exits is killed when its round times out', async () => {
     const pidFile = join(tmpdir(), `brainstem-brain-${process.pid}-${Date.now()}.pid`);
-    await boot(commandDriver(brain('hanging-brain.js'), () => ({ PID_FILE: pidFile })), 1);
+    await boot(commandDriver(brain('hanging-brain.js'), serviceEnv({ PID_FILE: pidFile })), 1);
     await sessions.emit('cs_a', 'session.blocked', { reason: 'x' });
     const pid = await waitFor(() => existsSync(pidFile) && Number(readFileSync(pidFile, 'utf8')), { what: 'the brain to start' });
     await waitFor(() => svc.listRounds()[0]?.status === 'timed_out', { what: 'the timeout' });
@@ -91,7 +88,7 @@ describe('main-brain drivers with real processes and a real HTTP endpoint', () =
   it('command: a round the brain ended whose end cannot be journaled is logged with the round, and the service keeps answering', async () => {
     // Given a brain that exits once a gate file appears
     const gate = join(tmpdir(), `brainstem-gate-${process.pid}-${Date.now()}`);
-    await boot(commandDriver(`cat >/dev/null; while [ ! -e '${gate}' ]; do sleep 0.05; done; echo handled`, () => ({})));
+    await boot(commandDriver(`cat >/dev/null; while [ ! -e '${gate}' ]; do sleep 0.05; done; echo handled`, serviceEnv({})));
     await sessions.emit('cs_a', 'session.blocked', { reason: 'x' });
     const [round] = await waitFor(() => (svc.listRounds().length ? svc.listRounds() : undefined), { what: 'the round' });
     // And a journal that refuses the service's appends to the supervision stream (a foreign write no longer would: the
@@ -127,7 +124,7 @@ describe('main-brain drivers with real processes and a real HTTP endpoint', () =
     });
     const startBrain = async (env: Record<string, string>, roundTimeoutS = 600, graceMs?: number) => {
       made.push(env);
-      await boot(commandDriver(brain('finishing-brain.js'), () => env, { graceMs }), roundTimeoutS);
+      await boot(commandDriver(brain('finishing-brain.js'), serviceEnv(env), { graceMs }), roundTimeoutS);
       await sessions.emit('cs_a', 'session.blocked', { reason: 'x' });
       return waitFor(() => existsSync(env.PID_FILE) && Number(readFileSync(env.PID_FILE, 'utf8')), { what: 'the brain to start' });
     };

@@ -1,17 +1,20 @@
 import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { Journal } from '../../src/journal/journal.port';
 import { JOURNAL } from '../../src/journal/journal.tokens';
 import { tempDir } from '../support/temp-dir';
-import { TestApp, startTestApp } from '../support/test-app';
+import { useTestApp } from '../support/use-test-app';
 
 const API = '/api/v1/agent-profiles';
 const FAKE_BIN = resolve(__dirname, '../fixtures/bin');
 
 describe('Agent Profile preview and apply (HTTP, real temp dirs)', () => {
-  let t: TestApp;
+  /** The environment and home the service runs in: tests change what is on its PATH and where its home is. */
+  const host = { env: { ...process.env } as Record<string, string | undefined>, home: homedir(), cwd: process.cwd() };
+  const t = useTestApp({}, { host });
   let work: { path: string; remove: () => void };
   let n = 0;
   /** A fresh, empty target directory per test. */
@@ -21,12 +24,10 @@ describe('Agent Profile preview and apply (HTTP, real temp dirs)', () => {
     return dir;
   };
 
-  beforeAll(async () => {
-    t = await startTestApp();
+  beforeAll(() => {
     work = tempDir('brainstem-apply-');
   });
-  afterAll(async () => {
-    await t.close();
+  afterAll(() => {
     work.remove();
   });
 
@@ -75,19 +76,19 @@ describe('Agent Profile preview and apply (HTTP, real temp dirs)', () => {
 
   it('resolves runtime auto to the first installed runtime and says so', async () => {
     const dir = target();
-    const saved = process.env.PATH;
+    const saved = host.env.PATH;
     try {
       // Given only the fake claude on PATH
-      process.env.PATH = FAKE_BIN;
+      host.env.PATH = FAKE_BIN;
       const res = await preview('coding-assistant', { dir });
       // Then auto resolves to claude-code
       expect(res.json()).toMatchObject({ runtime: 'claude-code', runtime_source: 'auto' });
       // And with nothing on PATH, auto is a 400 that names the executables looked for
-      process.env.PATH = work.path;
+      host.env.PATH = work.path;
       const none = await preview('coding-assistant', { dir });
       expect(none.json()).toMatchObject({ statusCode: 422, code: 'runtime_not_found', message: expect.stringContaining('claude, codex, gemini, opencode') });
     } finally {
-      process.env.PATH = saved;
+      host.env.PATH = saved;
     }
   });
 
@@ -427,8 +428,8 @@ describe('Agent Profile preview and apply (HTTP, real temp dirs)', () => {
     skill(dir, 'both', 'project\n');
     skill(dir, 'project-only', 'project only\n');
     const id = (await post(API, { name: 'Skill Levels', target_runtime: 'claude-code', skills: [{ name: 'both' }, { name: 'project-only' }] })).json().id as string;
-    const saved = process.env.HOME;
-    process.env.HOME = home;
+    const saved = host.home;
+    host.home = home;
     try {
       // When previewing; Then the personal skill wins, which would overwrite the project's own copy (so it is drift)
       const files = (await preview(id, { dir })).json().files as Array<{ path: string; content: string; action: string; reason?: string }>;
@@ -439,7 +440,7 @@ describe('Agent Profile preview and apply (HTTP, real temp dirs)', () => {
       const again = (await preview(id, { dir })).json().files as Array<{ path: string; content: string; action: string }>;
       expect(again.find((f) => f.path === '.claude/skills/both/SKILL.md')).toMatchObject({ content: 'project\n', action: 'unchanged' });
     } finally {
-      process.env.HOME = saved;
+      host.home = saved;
     }
   });
 

@@ -2,22 +2,16 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, utimesSync, writeFile
 import { join } from 'node:path';
 import { ProfilesService } from '../../src/profiles/profiles.service';
 import { tempDir } from '../support/temp-dir';
-import { TestApp, startTestApp } from '../support/test-app';
+import { startTestApp } from '../support/test-app';
+import { useTestApp } from '../support/use-test-app';
 
 const API = '/api/v1/agent-profiles';
 
 describe('Agent Profile files on disk', () => {
   const root = tempDir('brainstem-profiles-int-');
   const dir = join(root.path, 'custom', 'profiles');
-  let t: TestApp;
-
-  beforeAll(async () => {
-    t = await startTestApp({ BRAINSTEM_PROFILES_DIR: dir });
-  });
-  afterAll(async () => {
-    await t.close();
-    root.remove();
-  });
+  const t = useTestApp({ BRAINSTEM_PROFILES_DIR: dir });
+  afterAll(() => root.remove());
 
   const get = (url: string) => t.inject({ method: 'GET', url });
   const post = (url: string, payload?: object) => t.inject({ method: 'POST', url, ...(payload ? { payload } : {}) });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { load } from 'js-yaml';
 import { Journal } from '../../src/journal/journal.port';
 import { JOURNAL } from '../../src/journal/journal.tokens';
-import { TestApp, startTestApp } from '../support/test-app';
+import { useTestApp } from '../support/use-test-app';
 
 const API = '/api/v1/agent-profiles';
 const BUILTIN_IDS = [
@@ -20,14 +20,12 @@ const BUILTIN_IDS = [
 ];
 
 describe('Agent Profile REST', () => {
-  let t: TestApp;
   let dir: string;
 
-  beforeAll(async () => {
-    t = await startTestApp();
+  const t = useTestApp();
+  beforeAll(() => {
     dir = t.config.profiles.dir;
   });
-  afterAll(() => t.close());
 
   const get = (url: string) => t.inject({ method: 'GET', url });
   const post = (url: string, payload?: object) => t.inject({ method: 'POST', url, ...(payload ? { payload } : {}) });

@@ -8,9 +8,9 @@ import { FakeAnthropicApi, MessagesRequest, ModelReply } from '../support/fake-a
 import { ServiceProcess, startService } from '../support/service-process';
 import { sessionCalls } from '../support/session-calls';
 import { tempDir } from '../support/temp-dir';
-import { TestApp, startTestApp } from '../support/test-app';
+import { useTestApp } from '../support/use-test-app';
 import { waitFor } from '../support/wait-for';
-import { WORKERS, WorkerReaper } from '../support/workers';
+import { WORKERS, WorkerReaper, stopProcessesOfHome } from '../support/workers';
 
 /**
  * What the fake claude stands for, checked against a real `claude` talking to a fake model API: queued
@@ -33,21 +33,21 @@ const claudeEnv = (baseUrl: string, home: string, bin?: string): Record<string, 
 });
 
 (REAL_CLAUDE ? describe : describe.skip)('claude-code sessions with a real claude', () => {
-  let t: TestApp;
   let api: FakeAnthropicApi;
   const reaper = new WorkerReaper();
   const dirs = { bin: tempDir('brainstem-claude-bin-'), home: tempDir('brainstem-claude-home-'), cwd: tempDir('brainstem-cwd-') };
 
-  beforeAll(async () => {
+  beforeAll(() => {
     symlinkSync(REAL_CLAUDE!, join(dirs.bin.path, 'claude'));
-    t = await startTestApp({}, { listen: true });
   });
+  const t = useTestApp({}, { listen: true });
   afterEach(async () => {
     reaper.killAll();
     await api?.close();
   });
   afterAll(async () => {
-    await t.close();
+    // The service has closed: every claude still writing into the home is stopped before it is removed.
+    await stopProcessesOfHome(dirs.home.path);
     for (const d of Object.values(dirs)) d.remove();
   });
 
@@ -270,15 +270,13 @@ const claudeEnv = (baseUrl: string, home: string, bin?: string): Record<string, 
  * agent file was found and parsed (the "agent" setting makes its body the system prompt).
  */
 (REAL_CLAUDE ? describe : describe.skip)('profiles applied for claude-code, read by a real claude', () => {
-  let t: TestApp;
   const home = tempDir('brainstem-claude-home-');
   const work = tempDir('brainstem-claude-apply-');
 
-  beforeAll(async () => {
-    t = await startTestApp({}, { listen: true });
-  });
+  const t = useTestApp({}, { listen: true });
   afterAll(async () => {
-    await t.close();
+    // A `claude doctor` left waiting under a closed terminal may still be writing into the home: stopped first.
+    await stopProcessesOfHome(home.path);
     home.remove();
     work.remove();
   });
@@ -413,11 +411,11 @@ const claudeEnv = (baseUrl: string, home: string, bin?: string): Record<string, 
  * blocks, a round wakes the brain, the brain's model tells the worker what to do and completes the round.
  */
 (REAL_CLAUDE ? describe : describe.skip)('a real claude as the main brain', () => {
-  let t: TestApp;
   const api = new FakeAnthropicApi((n, request) => brainReply(request));
   const reaper = new WorkerReaper();
   const dirs = { bin: tempDir('brainstem-claude-bin-'), home: tempDir('brainstem-claude-home-'), cwd: tempDir('brainstem-cwd-') };
   let worker = '';
+  let brain = '';
 
   /** The brain's model: tell the blocked worker, then complete the round named in the prompt, then stop. */
   function brainReply(request: MessagesRequest): ModelReply {
@@ -439,13 +437,16 @@ const claudeEnv = (baseUrl: string, home: string, bin?: string): Record<string, 
     // The command driver runs the brain through sh -c with the service's environment: the fake API's goes in front.
     const assignments = Object.entries(claudeEnv(await api.start(), dirs.home.path, dirs.bin.path)).map(([k, v]) => `${k}='${v}'`);
     api.releaseAll();
-    const brain = `${assignments.join(' ')} claude -p --mcp-config '${mcpConfig}' --allowedTools 'mcp__brainstem__*'`;
-    t = await startTestApp({ BRAINSTEM_MAIN_BRAIN_DRIVER: 'command', BRAINSTEM_MAIN_BRAIN_COMMAND: brain, BRAINSTEM_SUPERVISION_DEBOUNCE_MS: '50' }, { listen: true });
+    brain = `${assignments.join(' ')} claude -p --mcp-config '${mcpConfig}' --allowedTools 'mcp__brainstem__*'`;
+  });
+  const t = useTestApp(() => ({ BRAINSTEM_MAIN_BRAIN_DRIVER: 'command', BRAINSTEM_MAIN_BRAIN_COMMAND: brain, BRAINSTEM_SUPERVISION_DEBOUNCE_MS: '50' }), {
+    listen: true,
+    beforeClose: () => reaper.killAll(),
   });
   afterAll(async () => {
-    reaper.killAll();
-    await t.close();
     await api.close();
+    // A round's brain is ended by the closing service, and may still be writing into the home: stopped first.
+    await stopProcessesOfHome(dirs.home.path);
     for (const d of Object.values(dirs)) d.remove();
   });
 

@@ -6,7 +6,7 @@ import { BUILTIN_TEMPLATES } from '../../src/profiles/templates';
 import { FakeOpenAiApi, ResponsesReply, ResponsesRequest } from '../support/fake-openai-api';
 import { sessionCalls } from '../support/session-calls';
 import { tempDir } from '../support/temp-dir';
-import { TestApp, startTestApp } from '../support/test-app';
+import { useTestApp } from '../support/use-test-app';
 import { AgentHomes } from '../support/workers';
 
 /**
@@ -19,24 +19,22 @@ import { AgentHomes } from '../support/workers';
 const REAL_CODEX = process.env.BRAINSTEM_REAL_CODEX;
 
 (REAL_CODEX ? describe : describe.skip)('codex sessions with a real codex', () => {
-  let t: TestApp;
   let api: FakeOpenAiApi;
   const homes = new AgentHomes();
   const bin = tempDir('brainstem-codex-bin-');
   const cwd = tempDir('brainstem-cwd-');
 
-  beforeAll(async () => {
+  beforeAll(() => {
     symlinkSync(REAL_CODEX!, join(bin.path, 'codex'));
-    // The profile's own MCP server in the rule checks is this service's /mcp reached with no credential (the main
-    // brain's tools), which takes BRAINSTEM_AUTH=off. Workers still send their own credential, and a wrong one is refused.
-    t = await startTestApp({ BRAINSTEM_AUTH: 'off' }, { listen: true });
   });
+  // The profile's own MCP server in the rule checks is this service's /mcp reached with no credential (the main
+  // brain's tools), which takes BRAINSTEM_AUTH=off. Workers still send their own credential, and a wrong one is refused.
+  const t = useTestApp({ BRAINSTEM_AUTH: 'off' }, { listen: true });
   afterEach(async () => {
     homes.cleanUp();
     await api?.close();
   });
-  afterAll(async () => {
-    await t.close();
+  afterAll(() => {
     bin.remove();
     cwd.remove();
   });

@@ -6,6 +6,7 @@ import { SessionRegistry } from '../../src/sessions/session.registry';
 import { SessionsService } from '../../src/sessions/sessions.service';
 import { tempDir } from '../support/temp-dir';
 import { TestApp, startTestApp } from '../support/test-app';
+import { useTestApp } from '../support/use-test-app';
 import { waitFor } from '../support/wait-for';
 import { AgentHomes, FAKE_BIN, isAlive } from '../support/workers';
 
@@ -15,16 +16,9 @@ type Status = Record<string, unknown> & { id: string; alias: string; state: stri
 describe('codex sessions: one `codex exec --json` process per turn, resumed by thread id', () => {
   const cwd = tempDir('brainstem-codex-cwd-');
   const homes = new AgentHomes();
-  let t: TestApp;
-
-  beforeAll(async () => {
-    t = await startTestApp({}, { listen: true });
-  });
+  const t = useTestApp({}, { listen: true });
   afterEach(() => homes.cleanUp());
-  afterAll(async () => {
-    await t.close();
-    cwd.remove();
-  });
+  afterAll(() => cwd.remove());
 
   /** A fresh CODEX_HOME per session: the fake keeps its threads and the pids of its turns there. */
   function codexEnv(extra: Record<string, string> = {}): { env: Record<string, string>; home: string } {

@@ -7,7 +7,8 @@ import { BUILTIN_TEMPLATES } from '../../src/profiles/templates';
 import { FakeGeminiApi, GeminiReply } from '../support/fake-gemini-api';
 import { sessionCalls } from '../support/session-calls';
 import { tempDir } from '../support/temp-dir';
-import { TestApp, startTestApp } from '../support/test-app';
+import { useTestApp } from '../support/use-test-app';
+import { stopProcessesOfHome } from '../support/workers';
 
 /**
  * What the fake gemini stands for, checked against a real `gemini` talking to a fake Gemini API: headless turns,
@@ -24,23 +25,23 @@ const BUILTIN_TOOL = /^(read_file|write_file|replace|run_shell_command|glob|grep
 const PLAN_MODE_TOOLS = ['read_file', 'glob', 'grep_search', 'list_directory', 'google_web_search'];
 
 (REAL_GEMINI ? describe : describe.skip)('gemini-cli with a real gemini', () => {
-  let t: TestApp;
   let api: FakeGeminiApi;
   const bin = tempDir('brainstem-gemini-bin-');
   const home = tempDir('brainstem-gemini-home-');
   const work = tempDir('brainstem-gemini-work-');
 
-  beforeAll(async () => {
+  beforeAll(() => {
     symlinkSync(REAL_GEMINI!, join(bin.path, 'gemini'));
     mkdirSync(join(home.path, '.gemini'));
     writeFileSync(join(home.path, '.gemini', 'settings.json'), JSON.stringify({ security: { auth: { selectedType: 'gemini-api-key' } } }));
-    // The profile's own MCP server in the rule checks is this service's /mcp reached with no credential (the main
-    // brain's tools), which takes BRAINSTEM_AUTH=off. Workers still send their own credential, and a wrong one is refused.
-    t = await startTestApp({ BRAINSTEM_AUTH: 'off' }, { listen: true });
   });
+  // The profile's own MCP server in the rule checks is this service's /mcp reached with no credential (the main
+  // brain's tools), which takes BRAINSTEM_AUTH=off. Workers still send their own credential, and a wrong one is refused.
+  const t = useTestApp({ BRAINSTEM_AUTH: 'off' }, { listen: true });
   afterEach(async () => api?.close());
   afterAll(async () => {
-    await t.close();
+    // The service has closed: a gemini still writing into the home is stopped before it is removed.
+    await stopProcessesOfHome(home.path);
     for (const d of [bin, home, work]) d.remove();
   });
 

@@ -6,7 +6,8 @@ import { BUILTIN_TEMPLATES } from '../../src/profiles/templates';
 import { FakeAnthropicApi, MessagesRequest, ModelReply } from '../support/fake-anthropic-api';
 import { sessionCalls } from '../support/session-calls';
 import { tempDir } from '../support/temp-dir';
-import { TestApp, startTestApp } from '../support/test-app';
+import { useTestApp } from '../support/use-test-app';
+import { stopProcessesOfHome } from '../support/workers';
 
 /**
  * What the fake opencode stands for, checked against a real `opencode` whose anthropic provider points at a fake
@@ -19,21 +20,21 @@ const REAL_OPENCODE = process.env.BRAINSTEM_REAL_OPENCODE;
 const MODEL = 'claude-sonnet-4-5';
 
 (REAL_OPENCODE ? describe : describe.skip)('opencode sessions with a real opencode', () => {
-  let t: TestApp;
   let api: FakeAnthropicApi;
   const bin = tempDir('brainstem-opencode-bin-');
   const home = tempDir('brainstem-opencode-home-');
   const cwd = tempDir('brainstem-cwd-');
 
-  beforeAll(async () => {
+  beforeAll(() => {
     symlinkSync(REAL_OPENCODE!, join(bin.path, 'opencode'));
-    // The profile's own MCP server in the rule checks is this service's /mcp reached with no credential (the main
-    // brain's tools), which takes BRAINSTEM_AUTH=off. Workers still send their own credential, and a wrong one is refused.
-    t = await startTestApp({ BRAINSTEM_AUTH: 'off' }, { listen: true });
   });
+  // The profile's own MCP server in the rule checks is this service's /mcp reached with no credential (the main
+  // brain's tools), which takes BRAINSTEM_AUTH=off. Workers still send their own credential, and a wrong one is refused.
+  const t = useTestApp({ BRAINSTEM_AUTH: 'off' }, { listen: true });
   afterEach(async () => api?.close());
   afterAll(async () => {
-    await t.close();
+    // The service has closed: an opencode still writing into the home is stopped before it is removed.
+    await stopProcessesOfHome(home.path);
     for (const d of [bin, home, cwd]) d.remove();
   });
 

@@ -1,6 +1,6 @@
 import { openSse } from '../support/sse';
 import { tempDir } from '../support/temp-dir';
-import { TestApp, startTestApp } from '../support/test-app';
+import { useTestApp } from '../support/use-test-app';
 import { WorkerReaper } from '../support/workers';
 
 /**
@@ -18,18 +18,10 @@ lines.on('line', () => {
 `;
 
 describe('a session output stream with a real worker', () => {
-  let t: TestApp;
   const reaper = new WorkerReaper();
   const cwd = tempDir('brainstem-cwd-');
-
-  beforeAll(async () => {
-    t = await startTestApp({}, { listen: true });
-  });
-  afterAll(async () => {
-    reaper.killAll();
-    await t.close();
-    cwd.remove();
-  });
+  const t = useTestApp({}, { listen: true, beforeClose: () => reaper.killAll() });
+  afterAll(() => cwd.remove());
 
   it('Given a worker writing a UTF-8 character split across two writes, When the output is streamed, Then the character arrives whole', async () => {
     const started = await t.inject({ method: 'POST', url: '/api/v1/coding-sessions', payload: { cwd: cwd.path, command: process.execPath, args: ['-e', SPLIT_WRITER] } });

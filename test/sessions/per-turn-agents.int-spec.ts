@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import { Journal } from '../../src/journal/journal.port';
 import { JOURNAL } from '../../src/journal/journal.tokens';
 import { tempDir } from '../support/temp-dir';
-import { TestApp, startTestApp } from '../support/test-app';
+import { useTestApp } from '../support/use-test-app';
 import { waitFor } from '../support/wait-for';
 import { AgentHomes, FAKE_BIN, isAlive } from '../support/workers';
 
@@ -52,16 +52,9 @@ const AGENTS: Agent[] = [
 describe.each(AGENTS)('$runtime sessions: one headless process per turn, resumed by session id', (agent) => {
   const cwd = tempDir(`brainstem-${agent.executable}-cwd-`);
   const homes = new AgentHomes();
-  let t: TestApp;
-
-  beforeAll(async () => {
-    t = await startTestApp({}, { listen: true });
-  });
+  const t = useTestApp({}, { listen: true });
   afterEach(() => homes.cleanUp());
-  afterAll(async () => {
-    await t.close();
-    cwd.remove();
-  });
+  afterAll(() => cwd.remove());
 
   function agentEnv(): { env: Record<string, string>; home: string } {
     const home = homes.create(`brainstem-${agent.executable}-home-`);

@@ -4,7 +4,7 @@ import { Journal } from '../../src/journal/journal.port';
 import { JOURNAL } from '../../src/journal/journal.tokens';
 import { ToolRegistry } from '../../src/main-brain/tool-registry';
 import { tempDir } from '../support/temp-dir';
-import { TestApp, startTestApp } from '../support/test-app';
+import { useTestApp } from '../support/use-test-app';
 import { WORKERS, WorkerReaper } from '../support/workers';
 
 type Request = { request_id: string; tool: string; input: { command?: string } };
@@ -35,22 +35,17 @@ const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
  * interleaving with requests arriving and other decisions.
  */
 describe('permission decisions on a session whose profile denies', () => {
-  let t: TestApp;
   let profileId: string;
   const reaper = new WorkerReaper();
   const cwd = tempDir('brainstem-perm-cwd-');
   const quiet = { command: process.execPath, args: [join(WORKERS, 'quiet.js')] };
 
+  const t = useTestApp({}, { beforeClose: () => reaper.killAll() });
   beforeAll(async () => {
-    t = await startTestApp();
     profileId = await createProfile('Guarded', DENIES);
   });
   afterEach(() => reaper.killAll());
-  afterAll(async () => {
-    reaper.killAll();
-    await t.close();
-    cwd.remove();
-  });
+  afterAll(() => cwd.remove());
 
   async function createProfile(name: string, deny: string[]): Promise<string> {
     const res = await t.inject({ method: 'POST', url: '/api/v1/agent-profiles', payload: { name, permissions: { deny } } });

@@ -1,16 +1,15 @@
 import { chmodSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { CapturedLogger } from '../support/captured-logger';
 import { tempDir } from '../support/temp-dir';
-import { TestApp, startTestApp } from '../support/test-app';
+import { useTestApp } from '../support/use-test-app';
 import { waitFor } from '../support/wait-for';
 
 /** The start-up check of the agent runtimes' versions, against real executables on the service's PATH. */
 describe('the agent runtimes found at start', () => {
   const bin = tempDir('brainstem-version-bin-');
-  const path = process.env.PATH;
-  let logs: CapturedLogger;
-  let t: TestApp;
+  const logs = new CapturedLogger();
 
   /** An executable `name` in the test's bin directory that prints `output` when asked its version. */
   function fake(name: string, output: string): void {
@@ -19,18 +18,14 @@ describe('the agent runtimes found at start', () => {
     chmodSync(file, 0o755);
   }
 
-  beforeAll(async () => {
+  beforeAll(() => {
     fake('claude', '2.0.5 (Claude Code)');
     fake('codex', 'no version here');
-    process.env.PATH = `${bin.path}:${path}`;
-    // Given to the app as it is created: the probes start while it boots.
-    logs = new CapturedLogger();
-    t = await startTestApp({}, { logger: logs });
   });
-  afterAll(async () => {
-    await t.close();
+  // The logger is given to the app as it is created: the probes start while it boots, on the PATH it was started with.
+  useTestApp({}, { logger: logs, host: { env: { ...process.env, PATH: `${bin.path}:${process.env.PATH}` }, home: homedir(), cwd: process.cwd() } });
+  afterAll(() => {
     logs.release();
-    process.env.PATH = path;
     bin.remove();
   });
 

@@ -7,6 +7,7 @@ import { ProfilesService } from '../../src/profiles/profiles.service';
 import { CLAUDE_ARGS } from '../../src/sessions/runtimes/claude-code.runtime';
 import { tempDir } from '../support/temp-dir';
 import { TestApp, startTestApp } from '../support/test-app';
+import { useTestApp } from '../support/use-test-app';
 import { call, httpClient } from '../mcp/mcp-client';
 import { waitFor } from '../support/wait-for';
 import { AgentHomes, FAKE_BIN, WORKERS, WorkerReaper } from '../support/workers';
@@ -15,7 +16,6 @@ type Status = { id: string; cwd: string; runtime: string; profile_id: string | n
 
 /** Sessions start with their profile: the fake claude reports the argv it was started with. */
 describe('coding sessions started with their profile', () => {
-  let t: TestApp;
   const reaper = new WorkerReaper();
   const cwd = tempDir('brainstem-profile-cwd-');
   const other = tempDir('brainstem-profile-other-');
@@ -24,15 +24,9 @@ describe('coding sessions started with their profile', () => {
   const quiet = { command: process.execPath, args: [join(WORKERS, 'quiet.js')] };
   let argvFiles = 0;
 
-  beforeAll(async () => {
-    t = await startTestApp({}, { listen: true });
-  });
+  const t = useTestApp({}, { listen: true, beforeClose: () => reaper.killAll() });
   afterEach(() => reaper.killAll());
-  afterAll(async () => {
-    reaper.killAll();
-    await t.close();
-    [cwd, other, scratch].forEach((d) => d.remove());
-  });
+  afterAll(() => [cwd, other, scratch].forEach((d) => d.remove()));
 
   const request = async (method: 'POST' | 'GET', url: string, payload?: object) => {
     const res = await t.inject({ method, url: `/api/v1${url}`, payload });

@@ -3,26 +3,21 @@ import { Journal } from '../../src/journal/journal.port';
 import { JOURNAL } from '../../src/journal/journal.tokens';
 import { DEFAULT_STOP_GRACE_MS, SessionsService } from '../../src/sessions/sessions.service';
 import { tempDir } from '../support/temp-dir';
-import { TestApp, startTestApp } from '../support/test-app';
+import { useTestApp } from '../support/use-test-app';
 import { waitFor } from '../support/wait-for';
 import { FAKE_BIN, WORKERS, WorkerReaper } from '../support/workers';
 
 describe('coding sessions over HTTP: bad input and limits', () => {
-  let t: TestApp;
   let journal: Journal;
   const reaper = new WorkerReaper();
   const cwd = tempDir('brainstem-cwd-');
   const quiet = { command: process.execPath, args: [join(WORKERS, 'quiet.js')] };
 
-  beforeAll(async () => {
-    t = await startTestApp({ BRAINSTEM_MAX_SESSIONS: '2' }, { listen: true });
+  const t = useTestApp({ BRAINSTEM_MAX_SESSIONS: '2' }, { listen: true, beforeClose: () => reaper.killAll() });
+  beforeAll(() => {
     journal = t.app.get<Journal>(JOURNAL);
   });
-  afterAll(async () => {
-    reaper.killAll();
-    await t.close();
-    cwd.remove();
-  });
+  afterAll(() => cwd.remove());
 
   const post = async (url: string, payload: unknown) => {
     const res = await t.inject({ method: 'POST', url: `/api/v1/coding-sessions${url}`, payload: payload as object });

@@ -3,26 +3,18 @@ import { join } from 'node:path';
 import { Journal } from '../../src/journal/journal.port';
 import { JOURNAL } from '../../src/journal/journal.tokens';
 import { tempDir } from '../support/temp-dir';
-import { TestApp, startTestApp } from '../support/test-app';
+import { useTestApp } from '../support/use-test-app';
 import { waitFor } from '../support/wait-for';
 import { FAKE_BIN, WORKERS, WorkerReaper, isAlive } from '../support/workers';
 
 type Status = Record<string, unknown> & { id: string; alias: string; state: string; pid: number | null; queued_permissions: Array<{ request_id: string }> };
 
 describe('coding sessions with real worker processes', () => {
-  let t: TestApp;
   const reaper = new WorkerReaper();
   const cwd = tempDir('brainstem-cwd-');
-
-  beforeAll(async () => {
-    t = await startTestApp({}, { listen: true });
-  });
+  const t = useTestApp({}, { listen: true, beforeClose: () => reaper.killAll() });
   afterEach(() => reaper.killAll());
-  afterAll(async () => {
-    reaper.killAll();
-    await t.close();
-    cwd.remove();
-  });
+  afterAll(() => cwd.remove());
 
   async function call(method: 'GET' | 'POST' | 'PATCH', url: string, payload?: object): Promise<{ status: number; body: Status & { lines?: string[] } }> {
     const res = await t.inject({ method, url: `/api/v1/coding-sessions${url}`, payload });

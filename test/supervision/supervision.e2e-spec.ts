@@ -6,7 +6,8 @@ import { Journal, JournalError } from '../../src/journal/journal.port';
 import { JOURNAL } from '../../src/journal/journal.tokens';
 import { CapturedLogger } from '../support/captured-logger';
 import { openSse, readSse } from '../support/sse';
-import { TestApp, startTestApp } from '../support/test-app';
+import { TestApp } from '../support/test-app';
+import { useTestApp } from '../support/use-test-app';
 import { waitFor } from '../support/wait-for';
 import { WORKERS, WorkerReaper } from '../support/workers';
 
@@ -28,21 +29,14 @@ function calls(app: () => TestApp, reaper: WorkerReaper) {
 }
 
 describe('autonomous supervision over HTTP with real command workers', () => {
-  let t: TestApp;
   const reaper = new WorkerReaper();
+  const t = useTestApp({ BRAINSTEM_SUPERVISION_DEBOUNCE_MS: '200' }, { listen: true, each: true, beforeClose: () => reaper.killAll() });
 
   const { req, startWorker } = calls(() => t, reaper);
   const rounds = async () => (await req('GET', '/session-os/main-brain/rounds')).body.rounds as Json[];
   const inFlight = async () => (await rounds()).filter((r) => r.status === 'in_flight');
   const signal = (id: string, body: Json) => req('POST', `/coding-sessions/${id}/signals`, body);
 
-  beforeEach(async () => {
-    t = await startTestApp({ BRAINSTEM_SUPERVISION_DEBOUNCE_MS: '200' }, { listen: true });
-  });
-  afterEach(async () => {
-    reaper.killAll();
-    await t.close();
-  });
 
   it('answers null before supervision was ever enabled, and validates POST autonomous', async () => {
     expect((await req('GET', '/session-os/main-brain/autonomous')).body).toEqual({ autonomous: null });
@@ -309,9 +303,18 @@ describe('autonomous supervision over HTTP with real command workers', () => {
 });
 
 describe('supervision work nobody waits for, when the journal refuses it', () => {
-  let t: TestApp;
   let logs: CapturedLogger;
   const reaper = new WorkerReaper();
+  const t = useTestApp(
+    {
+      BRAINSTEM_SUPERVISION_DEBOUNCE_MS: '20',
+      BRAINSTEM_MAIN_BRAIN_ROUND_TIMEOUT_S: '3',
+      BRAINSTEM_SUPERVISION_STALL_WATCHDOG_INTERVAL_S: '1',
+      BRAINSTEM_SUPERVISION_STALL_WATCHDOG_STARTUP_DELAY_S: '0',
+      BRAINSTEM_SUPERVISION_STALL_THRESHOLD_S: '1',
+    },
+    { each: true, beforeClose: () => reaper.killAll() },
+  );
 
   const { req, startWorker } = calls(() => t, reaper);
   /**
@@ -330,21 +333,10 @@ describe('supervision work nobody waits for, when the journal refuses it', () =>
   const logged = (start: string) =>
     waitFor(() => logs.messages('error', 'supervision').find((m) => m.startsWith(start)), { what: `an error logged starting "${start}"` });
 
-  beforeEach(async () => {
-    t = await startTestApp({
-      BRAINSTEM_SUPERVISION_DEBOUNCE_MS: '20',
-      BRAINSTEM_MAIN_BRAIN_ROUND_TIMEOUT_S: '3',
-      BRAINSTEM_SUPERVISION_STALL_WATCHDOG_INTERVAL_S: '1',
-      BRAINSTEM_SUPERVISION_STALL_WATCHDOG_STARTUP_DELAY_S: '0',
-      BRAINSTEM_SUPERVISION_STALL_THRESHOLD_S: '1',
-    });
+  beforeEach(() => {
     logs = CapturedLogger.capture();
   });
-  afterEach(async () => {
-    logs.release();
-    reaper.killAll();
-    await t.close();
-  });
+  afterEach(() => logs.release());
 
   it('logs a round that cannot start, a stall and a convergence close that cannot be recorded, each with its session, and keeps answering', async () => {
     // Given supervision on over a worker, and a journal that refuses the service's next appends to the supervision stream
@@ -381,9 +373,9 @@ describe('supervision work nobody waits for, when the journal refuses it', () =>
 });
 
 describe('a round whose delivery to the brain fails, over HTTP', () => {
-  let t: TestApp;
   let logs: CapturedLogger;
   let brain: Server;
+  let url = '';
   let answer = { status: 502, body: 'bad gateway' };
   const reaper = new WorkerReaper();
 
@@ -396,14 +388,18 @@ describe('a round whose delivery to the brain fails, over HTTP', () => {
       request.on('end', () => res.writeHead(answer.status, { 'content-type': 'application/json' }).end(answer.body));
     });
     await new Promise<void>((r) => brain.listen(0, '127.0.0.1', r));
-    const url = `http://127.0.0.1:${(brain.address() as AddressInfo).port}/brain`;
-    t = await startTestApp({ BRAINSTEM_SUPERVISION_DEBOUNCE_MS: '20', BRAINSTEM_MAIN_BRAIN_DRIVER: 'webhook', BRAINSTEM_MAIN_BRAIN_WEBHOOK_URL: url }, { listen: true });
+    url = `http://127.0.0.1:${(brain.address() as AddressInfo).port}/brain`;
+  });
+  const t = useTestApp(() => ({ BRAINSTEM_SUPERVISION_DEBOUNCE_MS: '20', BRAINSTEM_MAIN_BRAIN_DRIVER: 'webhook', BRAINSTEM_MAIN_BRAIN_WEBHOOK_URL: url }), {
+    listen: true,
+    each: true,
+    beforeClose: () => reaper.killAll(),
+  });
+  beforeEach(() => {
     logs = CapturedLogger.capture();
   });
   afterEach(async () => {
     logs.release();
-    reaper.killAll();
-    await t.close();
     await new Promise((r) => brain.close(r));
   });
 

@@ -32,7 +32,7 @@ describe('supervision service over a real journal', () => {
     dir = tempDir('brainstem-sup-');
     journal = await openLevelJournal(dir.path);
     bus = new EventBus(journal);
-    sessions = new MemorySessionDirectory(bus);
+    sessions = new MemorySessionDirectory(journal);
     for (const id of ['cs_a', 'cs_b', 'cs_c', 'cs_d', 'cs_e']) sessions.add(id);
     await boot();
   });
@@ -82,13 +82,13 @@ describe('supervision service over a real journal', () => {
     await svc.enable({}, 'user', 'test');
     // As the sessions module journals it: the signal and its state change in one append, published once the
     // directory has adopted the new state.
-    await bus.emit(
+    await journal.append(
       'session-cs_b',
       [
         { type: 'session.asked_human', data: { question: 'Which DB?' } },
         { type: 'session.state_changed', data: { from: 'working', to: 'pending_decision', cause: 'session.asked_human' } },
-      ] as never,
-      { apply: () => Object.assign(sessions.sessions.find((s) => s.id === 'cs_b')!, { state: 'pending_decision' }) },
+      ],
+      { expectedVersion: 'no_stream', apply: () => Object.assign(sessions.sessions.find((s) => s.id === 'cs_b')!, { state: 'pending_decision' }) },
     );
     const [round] = await waitFor(() => (svc.listRounds().length ? svc.listRounds() : undefined), { what: 'a round' });
     expect(round.reasons).toEqual([{ session_id: 'cs_b', alias: 'w2', trigger: 'ask_human', state: 'pending_decision', message: 'Which DB?' }]);

@@ -1,5 +1,5 @@
-import { EventBus } from '../../src/bus/event-bus';
 import { SideWrite } from '../../src/journal/command-handler';
+import { Journal } from '../../src/journal/journal.port';
 import { SessionDirectory, SessionHolder, SessionView } from '../../src/supervision/session-directory.port';
 
 /**
@@ -15,7 +15,7 @@ export class MemorySessionDirectory implements SessionDirectory {
   /** Each session stream's version as this directory last wrote it (0: not written yet). */
   private readonly versions = new Map<string, number>();
 
-  constructor(private readonly bus: EventBus) {}
+  constructor(private readonly journal: Journal) {}
 
   list(): SessionView[] {
     return this.sessions.map((s) => ({ ...s }));
@@ -71,7 +71,7 @@ export class MemorySessionDirectory implements SessionDirectory {
       }
     };
     // Applied once durable and before publication, as the session registry does.
-    await this.bus.emit(`session-${id}`, [{ type, data } as never], {
+    await this.journal.append(`session-${id}`, [{ type, data }], {
       apply: (r) => {
         apply();
         this.versions.set(id, r.version);

@@ -2,6 +2,7 @@ import { LoggerService } from '@nestjs/common';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createApp } from '../../src/app.factory';
 import { BrainstemConfig } from '../../src/config/config.schema';
+import { ServiceHost } from '../../src/config/service-host';
 import { ServiceUrl } from '../../src/config/service-url';
 import { Credentials } from '../../src/auth/credentials';
 import type { InjectOptions } from 'fastify';
@@ -36,6 +37,8 @@ export interface TestAppOptions {
   /** Receives the service's log from its creation on (what it logs while starting included); else it is silent. */
   logger?: LoggerService;
   dashboardDir?: string;
+  /** What the service runs in (its environment, home and directory); by default this process's, read at the start. */
+  host?: ServiceHost;
 }
 
 /** The whole service in-process on a real LevelDB journal in a temp dir (and a temp profiles dir), removed on close. */
@@ -48,7 +51,7 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
     BRAINSTEM_API_TOKEN: TEST_USER_TOKEN,
     ...env,
   });
-  const app = await createApp(config, { logger: options.logger ?? false, dashboardDir: options.dashboardDir });
+  const app = await createApp(config, { logger: options.logger ?? false, dashboardDir: options.dashboardDir, host: options.host });
   let url = '';
   if (options.listen) {
     await app.listen({ host: '127.0.0.1', port: 0 });

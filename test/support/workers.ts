@@ -1,6 +1,7 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { tempDir } from './temp-dir';
+import { waitFor } from './wait-for';
 
 export const WORKERS = resolve(__dirname, '../fixtures/workers');
 export const FAKE_BIN = resolve(__dirname, '../fixtures/bin');
@@ -33,6 +34,37 @@ export function isAlive(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/** The HOME in a process's environment; null when it cannot be read (gone, or another user's). */
+function homeOf(pid: number): string | null {
+  try {
+    const entry = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').find((kv) => kv.startsWith('HOME='));
+    return entry === undefined ? null : entry.slice('HOME='.length);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Kills every process running with `home` as its HOME, and waits until they are gone. A CLI writes its state there
+ * until it exits (a session's claude, a brain the service started for a round, a `claude doctor` under script(1), and
+ * whatever they started, which inherit that HOME): stopped first, none of them adds files while the directory is removed.
+ */
+export async function stopProcessesOfHome(home: string): Promise<void> {
+  const users = () =>
+    readdirSync('/proc')
+      .filter((d) => /^\d+$/.test(d))
+      .map(Number)
+      .filter((pid) => pid !== process.pid && homeOf(pid) === home && isAlive(pid));
+  for (const pid of users()) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+  await waitFor(() => users().length === 0, { what: `the processes with HOME=${home} to exit` });
 }
 
 /**

@@ -1,13 +1,9 @@
-import { TestApp, startTestApp } from '../support/test-app';
+import { useTestApp } from '../support/use-test-app';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 describe('workflow runs over HTTP', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp();
-  });
-  afterAll(() => t.close());
+  const t = useTestApp();
 
   const req = async (method: 'GET' | 'POST', url: string, payload?: Json) => {
     const res = await t.inject({ method, url: `/api/v1${url}`, ...(payload ? { payload } : {}) });

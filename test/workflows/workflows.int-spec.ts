@@ -20,7 +20,7 @@ describe('workflow runs and auto_supervise over a real journal', () => {
   const boot = async () => {
     journal = await openLevelJournal(dir.path);
     bus = new EventBus(journal);
-    sessions = new MemorySessionDirectory(bus);
+    sessions = new MemorySessionDirectory(journal);
     sessions.add('cs_a');
     supervision = new SupervisionService(bus, journal, sessions, { debounce_ms: 20, restore_ttl_s: 900, round_timeout_s: 600 }, Date.now, ids);
     await supervision.start();

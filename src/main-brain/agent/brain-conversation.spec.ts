@@ -1,10 +1,12 @@
 import {
+  BrainCommand,
   BrainEvent,
   BrainState,
   ConversationPolicy,
   RECENT_KEPT,
   brainTurnPrompt,
   conversationToStart,
+  decideBrain,
   evolveBrain,
   initialBrainState,
   keptSummary,
@@ -50,6 +52,56 @@ describe('the brain conversation', () => {
     it(`given more than ${RECENT_KEPT} turns, then only the last ${RECENT_KEPT} texts are kept`, () => {
       const events = Array.from({ length: RECENT_KEPT + 3 }, (_, i) => ended(`t${i}`, `decision ${i}`, null));
       expect(fold(events).recent).toEqual(Array.from({ length: RECENT_KEPT }, (_, i) => `decision ${i + 3}`));
+    });
+  });
+
+  describe('decideBrain', () => {
+    /** Decides, and folds what was decided as the journal would store it at `at`. */
+    const step = (state: BrainState, cmd: BrainCommand, at = 10) => {
+      const d = decideBrain(cmd, state);
+      return { state: d.events.map((e) => ({ ...e, at }) as BrainEvent).reduce(evolveBrain, state), events: d.events, error: d.error };
+    };
+    const startTurn = (id: string, chat: number[] = []): BrainCommand => ({ type: 'start_turn', turn_id: id, round_id: null, chat_seqs: chat });
+    const endTurn = (id: string): BrainCommand => ({ type: 'end_turn', turn_id: id, outcome: 'completed', text: 'Done.', reason: null, context_tokens: 900 });
+
+    it('given a conversation, when a turn starts and ends, then each is journaled as it was commanded', () => {
+      const s = fold([started(), identified('c-1')]);
+      const t = step(s, startTurn('t1', [4]));
+      expect(t.events).toEqual([{ type: 'brain.turn_started', data: { turn_id: 't1', round_id: null, chat_seqs: [4] } }]);
+      const e = step(t.state, endTurn('t1'));
+      expect(e.events).toEqual([{ type: 'brain.turn_ended', data: { turn_id: 't1', outcome: 'completed', text: 'Done.', reason: null, context_tokens: 900 } }]);
+      expect(e.state).toMatchObject({ turn: null, turns: 1, context_tokens: 900, recent: ['Done.'] });
+    });
+
+    it('given a turn still open (its end could not be journaled), when the next starts, then the open one ends failed first', () => {
+      const s = fold([started(), turn('t1', [3])]);
+      const { events, state } = step(s, startTurn('t2', [5]));
+      expect(events.map((e) => [e.type, (e.data as { turn_id: string }).turn_id])).toEqual([
+        ['brain.turn_ended', 't1'],
+        ['brain.turn_started', 't2'],
+      ]);
+      expect(events[0].data).toMatchObject({ outcome: 'failed', text: null });
+      expect(state.turn?.turn_id).toBe('t2');
+    });
+
+    it('given no turn in flight by that id, when it is ended, then it is refused and nothing is journaled', () => {
+      for (const s of [fold([started()]), fold([started(), turn('t1', [])])]) {
+        const { events, error } = step(s, endTurn('t9'));
+        expect(events).toEqual([]);
+        expect(error).toMatchObject({ code: 'conflict', message: expect.stringContaining('t9 is not in flight') });
+      }
+    });
+
+    it('given a conversation known by its id, when the runtime names it again, then nothing is journaled; a new id is', () => {
+      const s = fold([started(), identified('c-1')]);
+      expect(step(s, { type: 'identify_conversation', conversation_id: 'c-1' }).events).toEqual([]);
+      expect(step(s, { type: 'identify_conversation', conversation_id: 'c-2' }).state.conversation_id).toBe('c-2');
+    });
+
+    it('given a new conversation, then it is journaled with its runtime, reason and summary, and the summary seeds the next turn', () => {
+      const { events, state } = step(fold([started(), identified('c-1')]), { type: 'start_conversation', runtime: 'codex', reason: 'runtime_changed', summary: 'Kept.' });
+      expect(events).toEqual([{ type: 'brain.conversation_started', data: { runtime: 'codex', reason: 'runtime_changed', summary: 'Kept.' } }]);
+      expect(state).toMatchObject({ runtime: 'codex', conversation_id: null, seed: 'Kept.' });
     });
   });
 

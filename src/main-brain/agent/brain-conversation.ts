@@ -1,3 +1,5 @@
+import { Decision } from '../../journal/command-handler';
+import { JournalEvent } from '../../journal/journal.port';
 import { quoteWorkerData } from '../../supervision/round-prompt';
 
 /** Why the brain's conversation is a new one. */
@@ -76,6 +78,44 @@ export function evolveBrain(state: BrainState, event: BrainEvent): BrainState {
       const { text, context_tokens } = event.data;
       const recent = text ? [...state.recent, text.slice(0, RECENT_MAX_CHARS)].slice(-RECENT_KEPT) : state.recent;
       return { ...next, turn: null, recent, context_tokens: context_tokens ?? state.context_tokens };
+    }
+  }
+}
+
+/** Folds a stored event of stream `main-brain`: the fold of boot, of following and of the command path alike. */
+export const evolveStoredBrain = (state: BrainState, e: JournalEvent): BrainState => evolveBrain(state, { type: e.type, data: e.data, at: Date.parse(e.at) } as BrainEvent);
+
+/** What the host journals of its conversation and turns, as commands. */
+export type BrainCommand =
+  | { type: 'start_conversation'; runtime: string; reason: ConversationReason; summary: string | null }
+  | { type: 'identify_conversation'; conversation_id: string }
+  | { type: 'start_turn'; turn_id: string; round_id: string | null; chat_seqs: number[] }
+  | { type: 'end_turn'; turn_id: string; outcome: BrainTurnOutcome; text: string | null; reason: string | null; context_tokens: number | null };
+
+/** An event decided, before the journal stores it (and stamps its time). */
+export type BrainDecided = { [K in BrainEventType]: { type: K; data: BrainEventMap[K] } }[BrainEventType];
+
+/**
+ * The host's commands judged against the conversation: a turn ends only while it is in flight; a turn that starts
+ * while another is still open (its end could not be journaled) ends that one failed first, so every turn journaled
+ * has its end; a conversation already known by its id is not identified again.
+ */
+export function decideBrain(cmd: BrainCommand, state: BrainState): Decision<BrainDecided> {
+  switch (cmd.type) {
+    case 'start_conversation':
+      return { events: [{ type: 'brain.conversation_started', data: { runtime: cmd.runtime, reason: cmd.reason, summary: cmd.summary } }] };
+    case 'identify_conversation':
+      return { events: state.conversation_id === cmd.conversation_id ? [] : [{ type: 'brain.conversation_identified', data: { conversation_id: cmd.conversation_id } }] };
+    case 'start_turn': {
+      const open: BrainDecided[] = state.turn
+        ? [{ type: 'brain.turn_ended', data: { turn_id: state.turn.turn_id, outcome: 'failed', text: null, reason: 'its end was not journaled before the next turn started', context_tokens: null } }]
+        : [];
+      return { events: [...open, { type: 'brain.turn_started', data: { turn_id: cmd.turn_id, round_id: cmd.round_id, chat_seqs: cmd.chat_seqs } }] };
+    }
+    case 'end_turn': {
+      if (state.turn?.turn_id !== cmd.turn_id) return { events: [], error: { code: 'conflict', message: `the brain's turn ${cmd.turn_id} is not in flight: nothing to end` } };
+      const { turn_id, outcome, text, reason, context_tokens } = cmd;
+      return { events: [{ type: 'brain.turn_ended', data: { turn_id, outcome, text, reason, context_tokens } }] };
     }
   }
 }

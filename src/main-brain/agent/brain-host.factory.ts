@@ -35,6 +35,8 @@ export interface BrainHostDeps {
   credentials: Credentials;
   url: ServiceUrl;
   runner: ProcessRunner;
+  /** The service's environment, which the brain's runtime inherits (without credentials). */
+  env: Readonly<Record<string, string | undefined>>;
   now: () => number;
   newId: () => string;
 }
@@ -82,7 +84,7 @@ export async function createBrainHost(d: BrainHostDeps): Promise<BrainHost> {
   const launch = (): BrainLaunch => ({
     cwd,
     // The brain's own credential, never the user's; Brainstem tools loaded up front, not deferred behind a search.
-    env: { ...inheritedEnv(), BRAINSTEM_URL: d.url.get(), [TOKEN_ENV]: d.credentials.brainToken(), ENABLE_TOOL_SEARCH: 'false' },
+    env: { ...inheritedEnv(d.env), BRAINSTEM_URL: d.url.get(), [TOKEN_ENV]: d.credentials.brainToken(), ENABLE_TOOL_SEARCH: 'false' },
     mcp_url: `${d.url.get()}/mcp`,
     instructions: claudeSystemPrompt(doc),
     model: claudeModel(doc) ?? null,

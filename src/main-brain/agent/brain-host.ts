@@ -3,6 +3,7 @@ import { Subscription, filter } from 'rxjs';
 import { EventBus } from '../../bus/event-bus';
 import { DomainError } from '../../common/domain-error';
 import { SerialQueue } from '../../common/serial-queue';
+import { CommandStream, handleCommand } from '../../journal/command-handler';
 import { Fence, Journal, JournalEvent } from '../../journal/journal.port';
 import { JsonObject } from '../../sessions/session.events';
 import { RoundDriver } from '../../supervision/round-driver.port';
@@ -10,9 +11,7 @@ import { RoundView } from '../../supervision/round.view';
 import { ChatMessage, ChatService } from '../chat.service';
 import { BrainActivity, BrainAgent, BrainTurnEnd } from './brain-agent.port';
 import {
-  BrainEvent,
-  BrainEventMap,
-  BrainEventType,
+  BrainCommand,
   BrainState,
   ChatInput,
   ConversationReason,
@@ -20,7 +19,8 @@ import {
   brainTurnPrompt,
   conversationNotice,
   conversationToStart,
-  evolveBrain,
+  decideBrain,
+  evolveStoredBrain,
   initialBrainState,
   keptSummary,
 } from './brain-conversation';
@@ -78,6 +78,9 @@ const reasonOf = (e: unknown): string => (e instanceof Error ? e.message : Strin
  */
 export class BrainHost {
   private state: BrainState = initialBrainState;
+  /** The version of stream main-brain the state is at: the host's commands append at it. */
+  private version = 0;
+  private unfollow: (() => void) | null = null;
   private round: PendingRound | null = null;
   private chats: ChatInput[] = [];
   /** A user's message waits: the brain is woken for it. (Brainstem's own notices wait for the next turn.) */
@@ -122,16 +125,15 @@ export class BrainHost {
    * supervised meanwhile appended to, is the conversation's state, not what this host held before.
    */
   async start(): Promise<void> {
-    this.state = initialBrainState;
     this.round = null;
     this.chats = [];
     this.permissions.clear();
     this.booted = true;
     this.closed = false;
-    for (const e of await this.journal.readStream(BRAIN_STREAM)) this.state = evolveBrain(this.state, toBrainEvent(e));
+    await this.load();
     const unfinished = this.state.turn;
     if (unfinished) {
-      await this.append('brain.turn_ended', { turn_id: unfinished.turn_id, outcome: 'failed', text: null, reason: 'the service stopped during the turn', context_tokens: null });
+      await this.command({ type: 'end_turn', turn_id: unfinished.turn_id, outcome: 'failed', text: null, reason: 'the service stopped during the turn', context_tokens: null });
     }
     const again = new Set(unfinished?.chat_seqs ?? []);
     // A brain hosted for the first time starts from now: the chat before it was not addressed to it.
@@ -147,6 +149,8 @@ export class BrainHost {
 
   stop(): Promise<void> {
     this.closed = true;
+    this.unfollow?.();
+    this.unfollow = null;
     this.sub?.unsubscribe();
     return this.agent.close();
   }
@@ -258,14 +262,14 @@ export class BrainHost {
   private async attempt(turnId: string, round: PendingRound | null, chats: ChatInput[]): Promise<BrainTurnEnd> {
     if (this.running) this.running.turn_id = turnId;
     const prompt = brainTurnPrompt({ seed: this.state.seed, round: round ? { id: round.round.id, prompt: round.round.prompt } : null, chats });
-    await this.append('brain.turn_started', { turn_id: turnId, round_id: round?.round.id ?? null, chat_seqs: chats.map((c) => c.seq) });
+    await this.command({ type: 'start_turn', turn_id: turnId, round_id: round?.round.id ?? null, chat_seqs: chats.map((c) => c.seq) });
     let contextTokens: number | null = null;
     const posts = new SerialQueue();
     const post = (job: () => Promise<unknown>) => void posts.run(job).catch((e: unknown) => this.logger.error(`brain turn ${turnId}: ${reasonOf(e)}`));
     const end = await this.agent.turn(prompt, this.state.conversation_id, (a: BrainActivity) => {
       switch (a.kind) {
         case 'conversation':
-          post(() => this.append('brain.conversation_identified', { conversation_id: a.id }));
+          post(() => this.command({ type: 'identify_conversation', conversation_id: a.id }));
           break;
         case 'text_delta':
           this.chat.publishDelta({ turn_id: turnId, text: a.text });
@@ -289,7 +293,8 @@ export class BrainHost {
     });
     await posts.run(async () => undefined);
     const text = end.outcome === 'completed' ? end.text : null;
-    await this.append('brain.turn_ended', {
+    await this.command({
+      type: 'end_turn',
       turn_id: turnId,
       outcome: end.outcome,
       text: text === null ? null : text.slice(0, TURN_TEXT_KEPT),
@@ -301,7 +306,7 @@ export class BrainHost {
 
   private async newConversation(reason: ConversationReason): Promise<void> {
     const summary = reason === 'first' ? null : keptSummary({ reason, goal: this.surroundings.goal(), sessions: this.surroundings.openSessions(), recent: this.state.recent });
-    await this.append('brain.conversation_started', { runtime: this.agent.runtime, reason, summary });
+    await this.command({ type: 'start_conversation', runtime: this.agent.runtime, reason, summary });
     if (reason !== 'first') await this.notice(conversationNotice(reason));
   }
 
@@ -317,12 +322,45 @@ export class BrainHost {
     return this.chat.postNotice(text);
   }
 
-  private append<K extends BrainEventType>(type: K, data: BrainEventMap[K]): Promise<void> {
+  /**
+   * The stream from the journal, followed from before it is read: only the lease holder hosts the brain and appends,
+   * fenced, but whatever another node appended to it is in the state the next command is decided on.
+   */
+  private async load(): Promise<void> {
+    this.unfollow?.();
+    this.state = initialBrainState;
+    this.version = 0;
+    const early: JournalEvent[] = [];
+    let loaded = false;
+    this.unfollow = this.journal.follow((e) => {
+      if (e.stream !== BRAIN_STREAM) return;
+      if (loaded) this.fold(e);
+      else early.push(e);
+    });
+    for (const e of await this.journal.readStream(BRAIN_STREAM)) this.fold(e);
+    loaded = true;
+    for (const e of early) this.fold(e);
+  }
+
+  private fold(e: JournalEvent): void {
+    if (e.version <= this.version) return;
+    this.state = evolveStoredBrain(this.state, e);
+    this.version = e.version;
+  }
+
+  private readonly brainStream: CommandStream<BrainState> = {
+    name: BRAIN_STREAM,
+    current: () => ({ state: this.state, version: this.version }),
+    adopt: (state, version) => {
+      this.state = state;
+      this.version = version;
+    },
+  };
+
+  /** The one command path, one command at a time, fenced by the supervisor lease the brain is hosted under. */
+  private command(cmd: BrainCommand): Promise<void> {
     return this.appends.run(async () => {
-      await this.bus.emit(BRAIN_STREAM, [{ type, data } as never], {
-        fence: this.settings.fence?.(),
-        apply: ({ events }) => (this.state = evolveBrain(this.state, toBrainEvent(events[0]))),
-      });
+      await handleCommand(this.journal, this.brainStream, (state) => decideBrain(cmd, state), evolveStoredBrain, { fence: this.settings.fence?.() });
     });
   }
 }
@@ -343,8 +381,4 @@ function chatInput(m: ChatMessage): ChatInput | null {
 
 function toChat(e: JournalEvent): ChatMessage {
   return { seq: e.seq, at: e.at, ...(e.data as Omit<ChatMessage, 'seq' | 'at'>) };
-}
-
-function toBrainEvent(e: JournalEvent): BrainEvent {
-  return { type: e.type, data: e.data, at: Date.parse(e.at) } as BrainEvent;
 }

@@ -1,5 +1,4 @@
 import { spawn } from 'node:child_process';
-import { inheritedEnv } from '../../auth/child-env';
 import { RoundDriver } from '../../supervision/round-driver.port';
 import { RoundView } from '../../supervision/round.view';
 
@@ -9,7 +8,8 @@ const DEFAULT_GRACE_MS = 5000;
 
 /**
  * Runs the configured command once per round, in its own process group, with the round's prompt on
- * stdin and BRAINSTEM_URL / BRAINSTEM_ROUND_ID and the brain's own BRAINSTEM_TOKEN in its environment. The round ends when
+ * stdin and `env()` (the caller's: the service's environment, BRAINSTEM_URL and the brain's own BRAINSTEM_TOKEN) and
+ * BRAINSTEM_ROUND_ID as its environment. The round ends when
  * it exits; the tail of its stdout is the summary. A round that ends otherwise ends the whole group:
  * SIGTERM, then SIGKILL after `graceMs`. A brain that ended the round itself (complete_round) is still
  * waiting for that call's answer, so it gets `graceMs` to exit on its own before the SIGTERM.
@@ -23,7 +23,7 @@ export function commandDriver(command: string, env: () => Record<string, string>
         const child = spawn('/bin/sh', ['-c', command], {
           detached: true,
           stdio: ['pipe', 'pipe', 'pipe'],
-          env: { ...inheritedEnv(), ...env(), BRAINSTEM_ROUND_ID: round.id },
+          env: { ...env(), BRAINSTEM_ROUND_ID: round.id },
         });
         let out = '';
         const keep = (chunk: Buffer) => {

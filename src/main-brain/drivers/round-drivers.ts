@@ -1,3 +1,4 @@
+import { inheritedEnv } from '../../auth/child-env';
 import { Credentials } from '../../auth/credentials';
 import { TOKEN_ENV } from '../../profiles/emitters/emitter-support';
 import { claudeToolsUpFront } from '../../sessions/runtimes/claude-code.runtime';
@@ -7,13 +8,17 @@ import { RoundDriver, streamDriver } from '../../supervision/round-driver.port';
 import { commandDriver } from './command.driver';
 import { webhookDriver } from './webhook.driver';
 
-/** A driver for a brain the user brings (config validation guarantees its command or URL). */
-export function createRoundDriver(config: BrainstemConfig, url: ServiceUrl, credentials: Credentials): RoundDriver {
+/**
+ * A driver for a brain the user brings (config validation guarantees its command or URL); a command brain inherits
+ * `env`, the service's environment.
+ */
+export function createRoundDriver(config: BrainstemConfig, url: ServiceUrl, credentials: Credentials, env: Readonly<Record<string, string | undefined>>): RoundDriver {
   switch (config.main_brain.driver) {
     case 'command':
       // The brain's own credential: the main-brain tools, never the user's token. A claude brain gets them up front.
       return commandDriver(config.main_brain.command as string, () => ({
-        ...claudeToolsUpFront(process.env),
+        ...inheritedEnv(env),
+        ...claudeToolsUpFront(env),
         BRAINSTEM_URL: url.get(),
         [TOKEN_ENV]: credentials.brainToken(),
       }));
