@@ -36,8 +36,8 @@ export interface Parsed {
 }
 
 /**
- * Strict: an unknown flag, a flag without its value, or too many or too few positionals is an error naming what was
- * wrong (printed with the command's usage, exit 2), never silently ignored.
+ * Strict: an unknown flag, a flag without its value, or (unless --help is asked for) too many or too few positionals
+ * is an error naming what was wrong (printed with the command's usage, exit 2), never silently ignored.
  */
 export function parseCommand(args: readonly string[], options: Options, positionals: { min: number; max: number }): Parsed | { error: string } {
   let parsed: Parsed;
@@ -47,6 +47,7 @@ export function parseCommand(args: readonly string[], options: Options, position
     return { error: (e as Error).message.split('. ')[0] };
   }
   const n = parsed.positionals.length;
+  if (parsed.values.help) return parsed;
   if (n < positionals.min) return { error: 'missing argument' };
   if (n > positionals.max) return { error: `unexpected argument ${JSON.stringify(parsed.positionals[positionals.max])}` };
   return parsed;
