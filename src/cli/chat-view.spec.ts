@@ -28,6 +28,10 @@ describe('the chat as terminal text', () => {
     expect(v.message(message(1, { role: 'user', text: 'hello' })).text).toBe('');
     expect(v.message(message(2, { role: 'user', text: 'hello' })).text).toBe('you: hello\n');
     expect(v.message(message(2, { role: 'user', text: 'hello' })).text).toBe('');
+    // A line the service refused has no echo to skip: the same text posted elsewhere later is shown
+    v.sentByMe('again');
+    v.refused('again');
+    expect(v.message(message(3, { role: 'user', text: 'again' })).text).toBe('you: again\n');
   });
 
   it("names a worker's question by alias and says how to answer it; names a held call's id", () => {

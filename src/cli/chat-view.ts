@@ -27,6 +27,12 @@ export class ChatView {
     this.sent.push(text);
   }
 
+  /** A line the service refused: no echo of it will come. */
+  refused(text: string): void {
+    const i = this.sent.indexOf(text);
+    if (i >= 0) this.sent.splice(i, 1);
+  }
+
   /** Something else was written on the open line's behalf (ended it): the turn's next text starts a new line. */
   interrupt(): void {
     this.openTurn = null;

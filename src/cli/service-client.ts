@@ -70,7 +70,7 @@ export class ServiceClient {
   }
 
   /** A JSON request under /api/v1; the answer's body, or a ServiceError with the service's code and message. */
-  async call<T>(method: 'GET' | 'POST' | 'PATCH', path: string, body?: object): Promise<T> {
+  async call<T>(method: 'GET' | 'POST', path: string, body?: object): Promise<T> {
     const payload = body ? JSON.stringify(body) : undefined;
     const headers = payload ? { ...this.headers, 'content-type': 'application/json' } : this.headers;
     const { status, text } = await new Promise<{ status: number; text: string }>((resolve, reject) => {

@@ -62,7 +62,7 @@ describeInTerminal('the CLI in a terminal', () => {
     return s;
   };
 
-  it("chat: sends what is typed and shows the brain's reply; answers a worker's question, refuses a held call; Ctrl-D leaves", async () => {
+  it("chat: sends what is typed and shows the brain's reply; answers a worker's question, refuses and confirms held calls; Ctrl-D leaves", async () => {
     const t = cli('chat');
     await t.waitForScreen((s) => s.includes('chatting with the main brain'), 'the chat to open');
 
@@ -94,9 +94,25 @@ describeInTerminal('the CLI in a terminal', () => {
     t.typeLine(`/refuse ${id} keep it running`);
     await t.waitForScreen((s) => s.includes(`refused ${id}`), 'the refusal to be confirmed');
     expect(await callService(svc, 'GET', `/session-os/main-brain/confirmations/${id}`)).toMatchObject({ status: 'refused', reason: 'keep it running' });
+    // And when it asks again, /confirm runs it: the worker is stopped
+    const again = (await callService<{ result: { confirmation_id: string } }>(brain, 'POST', '/session-os/main-brain/tools/stop_session', { session: w.alias })).result.confirmation_id;
+    await t.waitForScreen((s) => s.includes(`gate (${again}): `), 'the second held call');
+    t.typeLine(`/confirm ${again}`);
+    await t.waitForScreen((s) => s.includes(`confirmed ${again}`), 'the confirmation');
+    expect(await callService(svc, 'GET', `/coding-sessions/${w.id}`)).toMatchObject({ state: 'exited', exit_reason: 'stopped' });
 
     t.press('C-d');
-    expect(await t.exited()).toEqual({ status: 0, signal: null });
+    expect(await t.exited()).toBe(0);
+  });
+
+  it('chat: Ctrl-C leaves it as Ctrl-D does, with what was typed on the line dropped', async () => {
+    const t = cli('chat');
+    await t.waitForScreen((s) => s.includes('chatting with the main brain'), 'the chat to open');
+    t.press('-l', 'half a line');
+    t.press('C-c');
+    expect(await t.exited()).toBe(0);
+    const messages = (await callService<{ messages: Array<{ text: string }> }>(svc, 'GET', '/session-os/main-brain/messages')).messages.map((m) => m.text);
+    expect(messages).not.toContain('half a line');
   });
 
   it("logs -f: shows the output's tail, then each line the worker writes as it writes it, until Ctrl-C", async () => {
@@ -115,6 +131,7 @@ describeInTerminal('the CLI in a terminal', () => {
     expect(t.screen().indexOf('got: before')).toBeLessThan(t.screen().indexOf('got: first live line'));
 
     t.press('C-c');
-    expect((await t.exited()).signal).toBe(2);
+    // Ended by SIGINT, as the shell reports it (128 + 2)
+    expect(await t.exited()).toBe(130);
   });
 });

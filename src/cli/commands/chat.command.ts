@@ -31,15 +31,23 @@ async function command(line: string, api: ServiceClient, view: ChatView): Promis
     return `refused ${arg}`;
   }
   if (word === '/answer' && /^\d+$/.test(arg) && text) {
-    // The answer is the user's own line, already on screen.
-    view.sentByMe(text);
-    await api.call('POST', `${CHAT}/messages`, { text, answer_to: Number(arg) });
+    await post(api, view, text, Number(arg));
     return null;
   }
   if (['/confirm', '/refuse', '/answer'].includes(word)) return `usage: ${HELP.split('\n').find((l) => l.trim().startsWith(word))?.trim()}`;
-  view.sentByMe(line);
-  await api.call('POST', `${CHAT}/messages`, { text: line });
+  await post(api, view, line);
   return null;
+}
+
+/** Posts a line the user typed (on screen already, so its echo is skipped), or an answer to a worker's question. */
+async function post(api: ServiceClient, view: ChatView, text: string, answerTo?: number): Promise<void> {
+  view.sentByMe(text);
+  try {
+    await api.call('POST', `${CHAT}/messages`, answerTo === undefined ? { text } : { text, answer_to: answerTo });
+  } catch (e) {
+    view.refused(text);
+    throw e;
+  }
 }
 
 /** One chat: the stream shown in order after the history, the user's lines sent, until they leave or the service goes. */
