@@ -9,8 +9,8 @@ import { CredentialFileError } from './auth/credential-files';
 import { Credentials } from './auth/credentials';
 import { createRootLogger, NestLogger } from './logging/root-logger';
 
-async function main(): Promise<void> {
-  const config = loadConfig();
+async function main(argv: readonly string[]): Promise<void> {
+  const config = loadConfig(process.env, argv);
   const terminal = process.stdout.isTTY === true;
   const log = createRootLogger(config.log_level, terminal);
   const nestLogger = new NestLogger(log);
@@ -66,9 +66,9 @@ async function main(): Promise<void> {
   else log.child({ context: 'brainstem' }, { level: 'info' }).info(listening);
 }
 
-/** Starts the service; a start that fails exits 1 with the reason. */
-export function bootstrap(): Promise<void> {
-  return main().catch((e: unknown) => {
+/** Starts the service with the command-line flags given; a start that fails exits 1 with the reason. */
+export function bootstrap(argv: readonly string[] = process.argv.slice(2)): Promise<void> {
+  return main(argv).catch((e: unknown) => {
     if (e instanceof ConfigError || e instanceof JournalError || e instanceof CredentialFileError) {
       process.stderr.write(`brainstem: ${e.message}\n`);
     } else {

@@ -1,23 +1,86 @@
+import { CliContext, EXIT } from './cli-context';
+import { approveCommand } from './commands/approve.command';
+import { chatCommand } from './commands/chat.command';
+import { Command, usageOf } from './commands/command';
+import { logsCommand } from './commands/logs.command';
+import { lsCommand } from './commands/ls.command';
+import { sendCommand } from './commands/send.command';
+import { serveCommand } from './commands/serve.command';
+import { showCommand } from './commands/show.command';
+import { startCommand } from './commands/start.command';
+import { statusCommand } from './commands/status.command';
+import { superviseCommand } from './commands/supervise.command';
 import { journalCli } from './journal.cli';
 import { mcpCli } from './mcp.cli';
 import { tokenCli } from './token.cli';
 
-const USAGE = `usage: brainstem <command>
-  journal verify|replay|tail --dir <path>   inspect a stopped journal (or --url postgres://… for one in PostgreSQL)
-  mcp [--url http://127.0.0.1:4820]         MCP on stdio, forwarded to the running service
-  token [--brain]                           print the user's (or the main brain's) token`;
+/** The commands that work on a stopped service or beside it: the journal on disk, MCP on stdio, the token file. */
+const LOCAL: readonly Command[] = [
+  {
+    name: 'journal',
+    synopsis: 'verify|replay|tail --dir <path>',
+    summary: 'inspect a stopped journal (or --url postgres://… for one in PostgreSQL)',
+    run: async (args, ctx) => journalCli(args, ctx.io, ctx.env),
+  },
+  { name: 'mcp', synopsis: '[--url <service URL>]', summary: 'MCP on stdio, forwarded to the running service', run: (args, ctx) => mcpCli(args, ctx.io, ctx.env) },
+  { name: 'token', synopsis: '[--brain]', summary: "print the user's (or the main brain's) token", run: async (args, ctx) => tokenCli(args, ctx.io, ctx.env) },
+];
 
-/** Entry point of the `brainstem` command. */
-export async function main(argv: readonly string[]): Promise<number> {
-  // A reader that has gone away (`| head`) wants no more: stop quietly, as command-line tools do.
-  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
-    if (e.code === 'EPIPE') process.exit(0);
-    throw e;
-  });
-  const io = { out: (l: string) => process.stdout.write(l + '\n'), err: (l: string) => process.stderr.write(l + '\n') };
-  if (argv[0] === 'journal') return journalCli(argv.slice(1), io);
-  if (argv[0] === 'mcp') return mcpCli(argv.slice(1), io);
-  if (argv[0] === 'token') return tokenCli(argv.slice(1), io);
-  io.err(USAGE);
-  return 2;
+export const COMMANDS: readonly Command[] = [
+  serveCommand,
+  statusCommand,
+  lsCommand,
+  showCommand,
+  logsCommand,
+  sendCommand,
+  approveCommand,
+  superviseCommand,
+  chatCommand,
+  startCommand,
+  ...LOCAL,
+];
+
+export function usage(): string {
+  return [
+    'usage: brainstem <command> [arguments]',
+    ...COMMANDS.flatMap((c) => [`  ${usageOf(c)}`, `      ${c.summary}`]),
+    '',
+    'The commands that call the service take --url (else BRAINSTEM_URL, else the configured host and port) and read your',
+    'token from BRAINSTEM_API_TOKEN or the data directory. Listings take --json. `brainstem <command> --help` for one.',
+    'Exit codes: 0 done, 1 the service refused (its code and message are printed) or the command failed, 2 bad usage,',
+    '3 the service could not be reached.',
+  ].join('\n');
+}
+
+const processContext = (): CliContext => ({
+  io: { out: (l) => process.stdout.write(l + '\n'), err: (l) => process.stderr.write(l + '\n') },
+  env: process.env,
+  cwd: process.cwd(),
+  stdin: process.stdin,
+  stdout: process.stdout,
+});
+
+/**
+ * Entry point of the `brainstem` command: the exit code, or null when the command keeps running (serve) and ends the
+ * process itself.
+ */
+export async function main(argv: readonly string[], ctx: CliContext = processContext()): Promise<number | null> {
+  const [name, ...args] = argv;
+  const command = COMMANDS.find((c) => c.name === name);
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    (name === undefined ? ctx.io.err : ctx.io.out)(usage());
+    return name === undefined ? EXIT.usage : EXIT.ok;
+  }
+  if (!command) {
+    ctx.io.err(`brainstem: unknown command ${JSON.stringify(name)}\n${usage()}`);
+    return EXIT.usage;
+  }
+  if (command !== serveCommand && ctx.stdout === process.stdout) {
+    // A reader that has gone away (`| head`) wants no more: stop quietly, as command-line tools do.
+    process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+      if (e.code === 'EPIPE') process.exit(0);
+      throw e;
+    });
+  }
+  return command.run(args, ctx);
 }

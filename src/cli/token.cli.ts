@@ -20,13 +20,19 @@ export function dataDirOf(env: NodeJS.ProcessEnv): string | null {
 }
 
 /**
- * The user's token for command-line clients: BRAINSTEM_API_TOKEN when set, else the api-token file the service
- * wrote in its data directory.
+ * The user's token for command-line clients and where it came from: BRAINSTEM_API_TOKEN when set, else the api-token
+ * file the service wrote in its data directory (token null when there is none).
  */
-export function userToken(env: NodeJS.ProcessEnv): string | null {
-  if (env.BRAINSTEM_API_TOKEN) return env.BRAINSTEM_API_TOKEN;
+export function userCredential(env: NodeJS.ProcessEnv): { token: string | null; from: string } {
+  if (env.BRAINSTEM_API_TOKEN) return { token: env.BRAINSTEM_API_TOKEN, from: 'BRAINSTEM_API_TOKEN' };
   const dir = dataDirOf(env);
-  return dir ? readSecret(join(dir, 'api-token')) : null;
+  if (dir === null) return { token: null, from: 'the data directory (the configuration is invalid)' };
+  const file = join(dir, 'api-token');
+  return { token: readSecret(file), from: file };
+}
+
+export function userToken(env: NodeJS.ProcessEnv): string | null {
+  return userCredential(env).token;
 }
 
 function readSecret(path: string): string | null {

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { ConfigError, buildConfig } from './config.loader';
+import { ConfigError, buildConfig, installedDataDir } from './config.loader';
 
 const yamlText = readFileSync(resolve(__dirname, '../../config/default.yaml'), 'utf8');
 const build = (env: Record<string, string> = {}, argv: string[] = [], yaml = yamlText) =>
@@ -145,5 +145,17 @@ describe('configuration', () => {
   it('refuses a token with surrounding whitespace, which no client header could match', () => {
     expect(problemsOf(() => build({ BRAINSTEM_API_TOKEN: 'tok ' }))).toEqual(['BRAINSTEM_API_TOKEN: must not start or end with whitespace']);
     expect(build({ BRAINSTEM_API_TOKEN: 'tok' }).server.api_token).toBe('tok');
+  });
+
+  it('given an installed package, keeps the data in the state directory instead of ./journal, unless the environment or a flag names one', () => {
+    const installed = (env: Record<string, string>, argv: string[] = []) =>
+      buildConfig({ yamlText, yamlName: 'default.yaml', env, argv, cwd: '/srv/app', home: '/home/me', dataDir: installedDataDir(env, '/home/me') });
+    expect(installed({}).journal.dir).toBe('/home/me/.brainstem/journal');
+    expect(installed({ XDG_STATE_HOME: '/home/me/.local/state' }).journal.dir).toBe('/home/me/.local/state/brainstem/journal');
+    // The XDG spec ignores a relative XDG_STATE_HOME.
+    expect(installed({ XDG_STATE_HOME: 'state' }).journal.dir).toBe('/home/me/.brainstem/journal');
+    expect(installed({ BRAINSTEM_JOURNAL_DIR: './j' }).journal.dir).toBe('/srv/app/j');
+    expect(installed({}, ['--journal-dir', '/data/j']).journal.dir).toBe('/data/j');
+    expect(installed({}).profiles.dir).toBe('/home/me/.brainstem/profiles');
   });
 });

@@ -3,6 +3,7 @@ import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { load } from 'js-yaml';
 import { splitHostPort } from '../common/host-port';
+import { isInstalledPackage } from '../common/package-root';
 import { BrainstemConfig, KNOBS, Knob, flagOf } from './config.schema';
 
 export class ConfigError extends Error {
@@ -20,6 +21,11 @@ export interface ConfigSources {
   argv: readonly string[];
   cwd: string;
   home: string;
+  /**
+   * Replaces the defaults file's `journal.dir` (the data directory), as an installed package does: see
+   * installedDataDir. The environment and flags still win.
+   */
+  dataDir?: string;
 }
 
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;
@@ -108,7 +114,8 @@ export function buildConfig(src: ConfigSources): BrainstemConfig {
   const out: Record<string, unknown> = {};
   for (const knob of KNOBS) {
     const flag = flagOf(knob);
-    const layers: Array<[string, unknown]> = [[`${src.yamlName} ${knob.path}`, getPath(yaml, knob.path)]];
+    const fromFile = knob.path === 'journal.dir' && src.dataDir !== undefined ? src.dataDir : getPath(yaml, knob.path);
+    const layers: Array<[string, unknown]> = [[`${src.yamlName} ${knob.path}`, fromFile]];
     if (src.env[knob.env] !== undefined) layers.push([knob.env, src.env[knob.env]]);
     if (flags.has(flag)) layers.push([flag, flags.get(flag)]);
     const [name, raw] = layers[layers.length - 1];
@@ -150,6 +157,16 @@ export function buildConfig(src: ConfigSources): BrainstemConfig {
   return cfg;
 }
 
+/**
+ * The data directory of an installed package (`npm install -g`): `$XDG_STATE_HOME/brainstem/journal` when XDG_STATE_HOME
+ * is an absolute path (the XDG spec ignores a relative one), else `~/.brainstem/journal`. A command started from any
+ * folder must not scatter journals into it, as the clone's `./journal` would.
+ */
+export function installedDataDir(env: Record<string, string | undefined>, home: string): string {
+  const state = env.XDG_STATE_HOME;
+  return join(state && isAbsolute(state) ? join(state, 'brainstem') : join(home, '.brainstem'), 'journal');
+}
+
 /** Reads the config file and the process environment. */
 export function loadConfig(
   env: Record<string, string | undefined> = process.env,
@@ -162,7 +179,9 @@ export function loadConfig(
   } catch (e) {
     throw new ConfigError([`BRAINSTEM_CONFIG: cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`]);
   }
-  const cfg = buildConfig({ yamlText, yamlName: file, env, argv, cwd: process.cwd(), home: homedir() });
+  // The package's own defaults name ./journal, the clone's; an installed package keeps its data in the user's home.
+  const dataDir = env.BRAINSTEM_CONFIG === undefined && isInstalledPackage() ? installedDataDir(env, homedir()) : undefined;
+  const cfg = buildConfig({ yamlText, yamlName: file, env, argv, cwd: process.cwd(), home: homedir(), dataDir });
   const problems = [
     ['BRAINSTEM_JOURNAL_DIR', cfg.journal.dir],
     ['BRAINSTEM_PROFILES_DIR', cfg.profiles.dir],

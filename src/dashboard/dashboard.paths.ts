@@ -1,13 +1,7 @@
-import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
+import { packageRoot } from '../common/package-root';
 
-/** The directory of the package this file belongs to: the same whether it runs compiled (dist/src/…) or from source (tests). */
-export function packageRoot(from: string = __dirname): string {
-  for (let dir = from; ; dir = dirname(dir)) {
-    if (existsSync(join(dir, 'package.json'))) return dir;
-    if (dirname(dir) === dir) throw new Error(`no package.json above ${from}`);
-  }
-}
+export { packageRoot };
 
 /** Where the build puts the page: dist/web of this package. */
 export const defaultDashboardDir = (): string => join(packageRoot(), 'dist', 'web');

@@ -29,6 +29,8 @@ const PEERS: Readonly<Record<string, readonly string[]>> = {
   'main-brain': ['auth', 'profiles', 'sessions', 'supervision'],
   mcp: ['auth', 'main-brain', 'sessions', 'supervision'],
   dashboard: ['profiles', 'sessions'],
+  // `brainstem serve` starts the service the composition root builds.
+  cli: ['.'],
 };
 
 /**

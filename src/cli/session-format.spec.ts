@@ -1,0 +1,84 @@
+import type { SessionStatus } from '../sessions/session.status';
+import type { AutonomousView } from '../supervision/supervision.view';
+import { ago, pendingSummary, sessionDetail, sessionTable, supervisionLine } from './session-format';
+
+const NOW = Date.parse('2026-11-22T21:45:00.000Z');
+const session = (s: Partial<SessionStatus>): SessionStatus => ({
+  id: 'cs_1',
+  alias: 'w1',
+  title: 'fix tests',
+  runtime: 'claude-code',
+  profile_id: 'coding-assistant',
+  cwd: '/src/app',
+  node: null,
+  state: 'working',
+  state_label: null,
+  state_since: '2026-11-22T21:40:00.000Z',
+  excluded: false,
+  supervised: true,
+  pid: 41234,
+  detached: false,
+  exit_code: null,
+  exit_signal: null,
+  exit_reason: null,
+  last_progress: null,
+  pending: null,
+  queued_permissions: [],
+  created_at: '2026-11-22T21:38:00.000Z',
+  updated_at: '2026-11-22T21:40:00.000Z',
+  ...s,
+});
+
+describe('sessions as terminal text', () => {
+  it('says how long ago in the largest whole unit', () => {
+    expect([0, 59, 60, 3599, 3600, 86400 * 3].map((s) => ago(new Date(NOW - s * 1000).toISOString(), NOW))).toEqual(['0s', '59s', '1m', '59m', '1h', '3d']);
+  });
+
+  it('says what a session waits for: the command or file of a permission, the question, the block', () => {
+    expect(pendingSummary({ kind: 'permission', request_id: 'r1', tool: 'Bash', input: { command: 'npm test' } })).toBe('permission Bash: npm test');
+    expect(pendingSummary({ kind: 'permission', request_id: 'r1', tool: 'Write', input: { file_path: 'a.ts', content: 'x' } })).toBe('permission Write: a.ts');
+    expect(pendingSummary({ kind: 'permission', request_id: 'r1', tool: 'Mcp', input: { n: 1 } })).toBe('permission Mcp: {"n":1}');
+    expect(pendingSummary({ kind: 'question', question: 'Which\ndatabase?' })).toBe('question: Which database?');
+    expect(pendingSummary({ kind: 'blocked', reason: 'x'.repeat(200) }, 20)).toBe(`blocked: ${'x'.repeat(10)}…`);
+  });
+
+  it('lists sessions in aligned columns, and says when there are none', () => {
+    const rows = sessionTable(
+      [
+        session({}),
+        session({ alias: 'w12', state: 'pending_authorization', state_since: '2026-11-22T21:44:30.000Z', title: 'a\x1b[2Jb', pending: { kind: 'permission', request_id: 'r', tool: 'Bash', input: { command: 'make' } } }),
+      ],
+      NOW,
+    );
+    expect(rows).toEqual([
+      'ALIAS  STATE                  RUNTIME      SINCE  TITLE      WAITS FOR',
+      'w1     working                claude-code  5m     fix tests',
+      'w12    pending_authorization  claude-code  30s    ab         permission Bash: make',
+    ]);
+    expect(sessionTable([], NOW)).toEqual(['no sessions']);
+  });
+
+  it('shows one session field by field, with its pending and queued requests and its exit', () => {
+    const lines = sessionDetail(
+      session({
+        state: 'exited',
+        exit_code: 7,
+        exit_reason: 'exited',
+        pending: { kind: 'permission', request_id: 'r1', tool: 'Bash', input: { command: 'make' } },
+        queued_permissions: [{ request_id: 'r2', tool: 'Read', input: { file_path: 'x' } }],
+      }),
+      NOW,
+    );
+    expect(lines).toContain('waits for   permission r1: Bash {"command":"make"}');
+    expect(lines).toContain('queued      permission r2: Read {"file_path":"x"}');
+    expect(lines).toContain('exit        exited, code 7');
+    expect(lines[0]).toBe('session     w1 (cs_1)');
+  });
+
+  it('says whether supervision is on, with its goal and turns, or off and why', () => {
+    const on: AutonomousView = { enabled: true, turns_used: 3, max_turns: 60, task_hint: 'ship it', started_by: 'user', closed_reason: null, summary: null, round_in_flight: null, scope: { mode: 'all', supervised: [], excluded: [] } };
+    expect(supervisionLine(null)).toBe('off (never turned on)');
+    expect(supervisionLine(on)).toBe('on: goal "ship it", 3 of 60 turns used');
+    expect(supervisionLine({ ...on, enabled: false, closed_reason: 'max_turns' })).toBe('off (max_turns)');
+  });
+});

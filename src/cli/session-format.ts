@@ -1,0 +1,64 @@
+import type { Pending } from '../sessions/session.events';
+import type { SessionStatus } from '../sessions/session.status';
+import type { AutonomousView } from '../supervision/supervision.view';
+import { columns, oneLine } from './terminal-text';
+
+/** How long ago, in the largest whole unit: `45s`, `3m`, `2h`, `4d`. */
+export function ago(iso: string, now: number): string {
+  const s = Math.max(0, Math.floor((now - Date.parse(iso)) / 1000));
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m`;
+  if (s < 86400) return `${Math.floor(s / 3600)}h`;
+  return `${Math.floor(s / 86400)}d`;
+}
+
+/** What the session waits for, in a few words: the permission's tool and command or file, the question, the block. */
+export function pendingSummary(pending: Pending | null, max = 80): string {
+  if (!pending) return '';
+  if (pending.kind === 'question') return oneLine(`question: ${pending.question}`, max);
+  if (pending.kind === 'blocked') return oneLine(`blocked: ${pending.reason}`, max);
+  const input = pending.input as Record<string, unknown>;
+  // The one field a person decides on, when the tool has one (Bash's command, Write's file); else the whole input.
+  const subject = ['command', 'file_path', 'path', 'url'].map((k) => input[k]).find((v) => typeof v === 'string');
+  return oneLine(`permission ${pending.tool}: ${typeof subject === 'string' ? subject : JSON.stringify(input)}`, max);
+}
+
+/** `brainstem ls`: one row per session, what it waits for last. */
+export function sessionTable(sessions: readonly SessionStatus[], now: number): string[] {
+  if (sessions.length === 0) return ['no sessions'];
+  const rows = sessions.map((s) => [s.alias, s.state, s.runtime, ago(s.state_since, now), oneLine(s.title, 40), pendingSummary(s.pending, 60)]);
+  return columns([['ALIAS', 'STATE', 'RUNTIME', 'SINCE', 'TITLE', 'WAITS FOR'], ...rows]);
+}
+
+/** `brainstem show`: every field a person reads, one per line. */
+export function sessionDetail(s: SessionStatus, now: number): string[] {
+  const rows: string[][] = [
+    ['session', `${s.alias} (${s.id})`],
+    ['title', s.title],
+    ['state', `${s.state}${s.state_label ? ` (${s.state_label})` : ''} for ${ago(s.state_since, now)}`],
+    ['runtime', `${s.runtime}${s.profile_id ? `, profile ${s.profile_id}` : ''}${s.node ? `, on node ${s.node}` : ''}`],
+    ['folder', s.cwd],
+    ['supervised', s.supervised ? 'yes' : 'no (excluded)'],
+    ['pid', s.pid === null ? '-' : `${s.pid}${s.detached ? ' (detached)' : ''}`],
+  ];
+  if (s.last_progress) {
+    rows.push(['progress', `${s.last_progress.status}${s.last_progress.message ? `: ${oneLine(s.last_progress.message, 100)}` : ''} (${ago(s.last_progress.at, now)} ago)`]);
+  }
+  if (s.pending?.kind === 'permission') {
+    rows.push(['waits for', `permission ${s.pending.request_id}: ${s.pending.tool} ${JSON.stringify(s.pending.input)}`]);
+  } else if (s.pending) rows.push(['waits for', pendingSummary(s.pending, 200)]);
+  for (const q of s.queued_permissions) rows.push(['queued', `permission ${q.request_id}: ${q.tool} ${JSON.stringify(q.input)}`]);
+  if (s.state === 'exited') {
+    rows.push(['exit', `${s.exit_reason ?? 'exited'}${s.exit_code !== null ? `, code ${s.exit_code}` : ''}${s.exit_signal ? `, signal ${s.exit_signal}` : ''}`]);
+  }
+  rows.push(['created', `${s.created_at} (${ago(s.created_at, now)} ago)`]);
+  return columns(rows);
+}
+
+/** Supervision in a line: on with its goal and turns, or off (and why it closed). */
+export function supervisionLine(a: AutonomousView | null): string {
+  if (a === null) return 'off (never turned on)';
+  if (!a.enabled) return `off${a.closed_reason ? ` (${a.closed_reason})` : ''}`;
+  const goal = a.task_hint ? `goal "${oneLine(a.task_hint, 60)}", ` : '';
+  return `on: ${goal}${a.turns_used} of ${a.max_turns} turns used${a.round_in_flight ? `, round ${a.round_in_flight} running` : ''}`;
+}

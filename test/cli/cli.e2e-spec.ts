@@ -1,0 +1,188 @@
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { delimiter, resolve } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { main } from '../../src/cli/main';
+import type { SessionStatus } from '../../src/sessions/session.status';
+import { TestApp, startTestApp } from '../support/test-app';
+import { tempDir } from '../support/temp-dir';
+import { waitFor } from '../support/wait-for';
+import { FAKE_BIN, WorkerReaper } from '../support/workers';
+
+interface Ran {
+  code: number | null;
+  out: string;
+  err: string;
+}
+
+/** `brainstem <args>` in this process, with exactly `env`; what it printed and its exit code. */
+async function brainstem(env: NodeJS.ProcessEnv, ...args: string[]): Promise<Ran> {
+  const ran = { out: '', err: '' };
+  const code = await main(args, {
+    io: { out: (l) => (ran.out += `${l}\n`), err: (l) => (ran.err += `${l}\n`) },
+    env,
+    cwd: process.cwd(),
+    stdin: new PassThrough(),
+    stdout: new PassThrough(),
+  });
+  return { code, ...ran };
+}
+
+/** A port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as { port: number };
+  await new Promise((r) => server.close(r));
+  return port;
+}
+
+/** The CLI against the real service (in-process, on a real port), its workers the fake claude. */
+describe('the brainstem CLI', () => {
+  const path = process.env.PATH;
+  const work = tempDir('brainstem-cli-work-');
+  const reaper = new WorkerReaper();
+  let t: TestApp;
+  let env: NodeJS.ProcessEnv;
+  const cli = (...args: string[]) => brainstem(env, ...args);
+  const json = async <T>(...args: string[]): Promise<T> => {
+    const r = await cli(...args, '--json');
+    if (r.code !== 0) throw new Error(`brainstem ${args.join(' ')} exited ${r.code}: ${r.err}`);
+    return JSON.parse(r.out) as T;
+  };
+  const show = (session: string) => json<SessionStatus>('show', session);
+  const stateOf = (session: string, state: string) => waitFor(async () => ((await show(session)).state === state ? show(session) : undefined), { what: `${session} to be ${state}` });
+  const output = async (session: string) => (await json<{ lines: string[] }>('logs', session, '-n', '200')).lines.join('\n');
+
+  beforeAll(async () => {
+    // The service finds the fake claude on its own PATH.
+    process.env.PATH = `${FAKE_BIN}${delimiter}${path}`;
+    t = await startTestApp({}, { listen: true });
+    env = { BRAINSTEM_URL: t.url, BRAINSTEM_API_TOKEN: t.token };
+  });
+  afterAll(async () => {
+    reaper.killAll();
+    await t.close();
+    process.env.PATH = path;
+    work.remove();
+  });
+
+  it('starts a worker, lists and shows it, approves and denies its permission requests, and sends it a message', async () => {
+    // Given no session
+    expect(await json('ls')).toEqual([]);
+
+    // When a worker is started whose first turn asks permission for a command
+    const started = await json<SessionStatus>('start', '--runtime', 'claude-code', '--cwd', work.path, '--title', 'build it', 'use a tool');
+    reaper.track(started.pid);
+    expect(started).toMatchObject({ alias: 'w1', runtime: 'claude-code', cwd: work.path, title: 'build it' });
+    // Then it is listed and shown waiting for that permission
+    const waiting = await stateOf('w1', 'pending_authorization');
+    expect(waiting.pending).toMatchObject({ kind: 'permission', tool: 'Bash', input: { command: 'npm run build' } });
+    expect((await json<SessionStatus[]>('ls', '--state', 'pending_authorization')).map((s) => s.alias)).toEqual(['w1']);
+    expect(await json('ls', '--state', 'exited')).toEqual([]);
+    const table = await cli('ls');
+    expect(table.out).toMatch(/^ALIAS +STATE +RUNTIME +SINCE +TITLE +WAITS FOR\nw1 +pending_authorization +claude-code +\d+s +build it +permission Bash: npm run build\n$/);
+    expect((await cli('show', 'w1')).out).toContain('waits for   permission req-1: Bash {"command":"npm run build"}');
+
+    // When it is approved, the tool runs and the turn ends
+    const allowed = await cli('approve', 'w1');
+    expect(allowed).toEqual({ code: 0, out: "allowed w1's permission Bash: npm run build; it is working\n", err: '' });
+    await stateOf('w1', 'pending_handling');
+    expect(await output('w1')).toContain('"result":"tool allow"');
+
+    // When it asks again and is denied with a reason
+    expect((await cli('send', 'w1', 'use a tool')).out).toBe('sent to w1; it is working\n');
+    await stateOf('w1', 'pending_authorization');
+    expect((await cli('approve', 'w1', '--deny', 'not on main')).out).toMatch(/^denied w1's permission Bash: npm run build; it is /);
+    await stateOf('w1', 'pending_handling');
+    expect(await output('w1')).toContain('"result":"tool deny"');
+
+    // And with nothing pending, approve prints the service's code and exits 1
+    expect(await cli('approve', 'w1')).toMatchObject({ code: 1, out: '', err: expect.stringMatching(/^brainstem approve: 409 permission_not_pending: /) });
+
+    // And a message is answered (the fake claude echoes it)
+    const sent = await json<SessionStatus>('send', 'w1', 'hello there');
+    expect(sent).toMatchObject({ alias: 'w1', state: 'working' });
+    await stateOf('w1', 'pending_handling');
+    expect(await output('w1')).toContain('"result":"echo: hello there"');
+  });
+
+  it('turns supervision on with a goal and off, and reports it in status', async () => {
+    const on = await json<{ enabled: boolean; task_hint: string; max_turns: number }>('supervise', 'on', '--goal', 'ship it', '--max-turns', '5');
+    expect(on).toMatchObject({ enabled: true, task_hint: 'ship it', max_turns: 5 });
+    const status = await json<{ url: string; supervision: { enabled: boolean }; ready: { journal: { open: boolean } } }>('status');
+    expect(status).toMatchObject({ url: t.url, supervision: { enabled: true, task_hint: 'ship it' }, ready: { journal: { open: true } } });
+    expect((await cli('status')).out).toMatch(/^supervision +on: goal "ship it", 0 of 5 turns used$/m);
+    expect(await cli('supervise', 'off')).toEqual({ code: 0, out: 'supervision off (disabled)\n', err: '' });
+    expect((await json<{ enabled: boolean }>('supervise', 'off')).enabled).toBe(false);
+  });
+
+  it("answers a missing session with the service's 404 code and message, exit 1", async () => {
+    for (const args of [['show', 'w99'], ['send', 'w99', 'hi'], ['approve', 'w99'], ['logs', 'w99'], ['logs', 'w99', '-f']]) {
+      const r = await cli(...args);
+      expect({ args, ...r }).toEqual({ args, code: 1, out: '', err: expect.stringMatching(new RegExp(`^brainstem ${args[0]}: 404 not_found: no coding session "w99"`)) });
+    }
+  });
+
+  it('prints the usage and exits 2 on an unknown command, an unknown flag, a missing or extra argument, a bad value', async () => {
+    const bad: string[][] = [
+      ['bogus'],
+      [],
+      ['ls', '--bogus'],
+      ['ls', 'extra'],
+      ['show'],
+      ['send', 'w1'],
+      ['logs', 'w1', '-n', '0'],
+      ['supervise', 'maybe'],
+      ['supervise', 'off', '--goal', 'x'],
+      ['supervise', 'on', '--max-turns', 'many'],
+      ['status', '--url'],
+      ['status', '--url', 'ftp://example.com'],
+      ['serve', '--no-such-setting', '1'],
+    ];
+    for (const args of bad) {
+      const r = await cli(...args);
+      expect({ args, code: r.code, out: r.out }).toEqual({ args, code: 2, out: '' });
+      expect(r.err).toContain('usage: brainstem');
+    }
+    expect((await cli('ls', '--bogus')).err).toMatch(/^brainstem ls: Unknown option '--bogus'\nusage: brainstem ls \[--state <state>\] \[--json\] \[--url <service URL>\]/);
+    // Asked for, the usage is no error
+    expect(await cli('--help')).toMatchObject({ code: 0, out: expect.stringContaining('brainstem chat'), err: '' });
+    expect(await cli('approve', '--help')).toMatchObject({ code: 0, out: expect.stringContaining('usage: brainstem approve <session> [--deny <reason>]') });
+  });
+
+  it('finds the service from the configuration and the token in the data directory; a wrong token is named; no service is exit 3', async () => {
+    // Given a service that generated its token into its data directory
+    const own = await startTestApp({ BRAINSTEM_API_TOKEN: '' }, { listen: true });
+    try {
+      const dataDir = own.config.journal.dir;
+      const port = new URL(own.url).port;
+      // When the CLI is given only the configuration (the data directory and the port)
+      const configured = { BRAINSTEM_JOURNAL_DIR: dataDir, BRAINSTEM_PORT: port, BRAINSTEM_PROFILES_DIR: own.config.profiles.dir };
+      const r = await brainstem(configured, 'status', '--json');
+      // Then it reaches the service with that token
+      expect(r.code).toBe(0);
+      expect(JSON.parse(r.out)).toMatchObject({ url: `http://127.0.0.1:${port}`, sessions: { total: 0 } });
+      // And a token that is not the service's is refused, saying where it came from
+      expect(await brainstem({ ...configured, BRAINSTEM_API_TOKEN: 'not-the-token' }, 'ls')).toMatchObject({
+        code: 1,
+        err: expect.stringMatching(/^brainstem ls: 401 unauthorized: .*\(the token came from BRAINSTEM_API_TOKEN\)/),
+      });
+    } finally {
+      await own.close();
+    }
+    // And where nothing listens, it says so and exits 3
+    const gone = await brainstem({ BRAINSTEM_URL: `http://127.0.0.1:${await closedPort()}` }, 'ls');
+    expect(gone).toMatchObject({ code: 3, out: '', err: expect.stringMatching(/^brainstem ls: no Brainstem service answers at http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\): start it with `brainstem serve`/) });
+  });
+
+  it('as a process: exits with the documented codes (2 bad usage, 3 no service, 1 refused, 0 done)', async () => {
+    const bin = resolve(__dirname, '../../bin/brainstem.js');
+    const exitOf = (args: string[], extra: NodeJS.ProcessEnv = {}) =>
+      new Promise<number | null>((done) => spawn(process.execPath, [bin, ...args], { env: { PATH: path, HOME: work.path, ...extra }, stdio: 'ignore' }).once('exit', done));
+    const port = await closedPort();
+    expect(await Promise.all([exitOf(['bogus']), exitOf(['ls', '--bogus']), exitOf(['ls', '--url', `http://127.0.0.1:${port}`]), exitOf(['show', 'w99', '--url', t.url], env), exitOf(['ls', '--url', t.url], env)])).toEqual([
+      2, 2, 3, 1, 0,
+    ]);
+  });
+});
