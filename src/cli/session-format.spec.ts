@@ -24,6 +24,7 @@ const session = (s: Partial<SessionStatus>): SessionStatus => ({
   last_progress: null,
   pending: null,
   queued_permissions: [],
+  held: null,
   created_at: '2026-11-22T21:38:00.000Z',
   updated_at: '2026-11-22T21:40:00.000Z',
   ...s,
