@@ -4,6 +4,7 @@ import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { load } from 'js-yaml';
 import { splitHostPort } from '../common/host-port';
 import { BrainstemConfig, KNOBS, Knob, flagOf } from './config.schema';
+import { notifyProblems } from './notify-config';
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -147,6 +148,8 @@ export function buildConfig(src: ConfigSources): BrainstemConfig {
   }
   const badHost = cfg.server.allowed_hosts.find((h) => splitHostPort(h.trim().toLowerCase()) === null);
   if (badHost !== undefined) throw new ConfigError([`BRAINSTEM_ALLOWED_HOSTS: not a host name or host:port: ${JSON.stringify(badHost)}`]);
+  const notify = notifyProblems(cfg.notify);
+  if (notify.length > 0) throw new ConfigError(notify);
   return cfg;
 }
 
