@@ -59,7 +59,7 @@ export class WebPushChannel implements NotificationChannel {
     const origin = new URL(sub.endpoint).origin;
     let res: Response;
     try {
-      res = await fetch(request.endpoint, { method: request.method, headers, body: request.body ?? undefined, signal: AbortSignal.timeout(SEND_TIMEOUT_MS) });
+      res = await fetch(request.endpoint, { method: request.method, headers, body: request.body ? new Uint8Array(request.body) : undefined, signal: AbortSignal.timeout(SEND_TIMEOUT_MS) });
     } catch (e) {
       throw new ChannelError(`push to ${origin} failed: ${(e as Error).message}`);
     }
