@@ -118,7 +118,7 @@ export function onTick(state: NotifierState, clock: Clock, settings: RuleSetting
 export function nextWake(state: NotifierState, clock: Clock, settings: RuleSettings): number | null {
   if (state.held) {
     const q = settings.quiet;
-    if (!q) return clock.now;
+    if (!q || !isQuiet(settings, clock.minute)) return clock.now;
     const minutes = (q.to - clock.minute + 1440) % 1440 || 1440;
     return clock.now + minutes * 60_000;
   }
