@@ -5,7 +5,8 @@ import { PushSubscriptionData } from './notification.events';
 import { PushSubscriptionDto } from './notifications.dto';
 import { NotificationsStore } from './notifications.store';
 
-export type PushDeviceView = Pick<PushSubscriptionData, 'id' | 'device' | 'origin'> & { push_service: string };
+/** A device as listed: its endpoint lets a page tell which entry is its own. */
+export type PushDeviceView = Pick<PushSubscriptionData, 'id' | 'device' | 'origin' | 'endpoint'> & { push_service: string };
 
 /** A device's id: the same device subscribing again (a new key, a renewed endpoint) is one device. */
 export const deviceIdOf = (endpoint: string): string => `ps_${createHash('sha256').update(endpoint).digest('base64url').slice(0, 16)}`;
@@ -51,7 +52,7 @@ export class PushDevicesService {
 }
 
 function view(s: PushSubscriptionData): PushDeviceView {
-  return { id: s.id, device: s.device, origin: s.origin, push_service: new URL(s.endpoint).origin };
+  return { id: s.id, device: s.device, origin: s.origin, endpoint: s.endpoint, push_service: new URL(s.endpoint).origin };
 }
 
 /** Push services are https; plain http only on a loopback address (a push service under test). */
