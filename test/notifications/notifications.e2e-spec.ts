@@ -204,6 +204,37 @@ describe('notifications, end to end over HTTP', () => {
     expect((await status(s.id)).pending).toMatchObject({ kind: 'permission' });
   });
 
+  it("a gate confirmation reaches the channels with Confirm and Refuse; its Refuse link refuses that call once", async () => {
+    // Given the main brain asking to stop a session, which the gate holds for the person
+    const s = await startAsking('Keep me running', 'sleep 1');
+    const asked = await http('POST', '/api/v1/session-os/main-brain/tools/stop_session', { session: s.alias }, t.auth('main_brain'));
+    expect(asked).toMatchObject({ status: 200, body: { result: { status: 'waiting_for_user' } } });
+    const confirmationId = (asked.body as { result: { confirmation_id: string } }).result.confirmation_id;
+    const hook = await waitFor(() => webhook.received.map((r) => r.body as WebhookBody).find((b) => b.kind === 'confirmation' && b.url.endsWith(confirmationId)), { what: 'the confirmation' });
+    expect(hook).toMatchObject({ session: null, title: 'The main brain waits for your confirmation (stop_session)' });
+    expect(hook.actions.map((a) => a.label)).toEqual(['Confirm', 'Refuse', 'Open']);
+    // When its Refuse link is used, the call is refused and the worker keeps running; a second use is refused
+    expect(await use(hook.actions[1].url)).toMatchObject({ status: 200, body: { action: 'refuse', target: { kind: 'confirmation', confirmation_id: confirmationId } } });
+    expect((await get(`/api/v1/session-os/main-brain/confirmations/${confirmationId}`)).body).toMatchObject({ status: 'refused', resolved_by: 'user' });
+    expect((await status(s.id)).state).not.toBe('exited');
+    expect(await use(hook.actions[1].url)).toMatchObject({ status: 409, body: { code: 'action_used' } });
+    expect(await use(hook.actions[0].url)).toMatchObject({ status: 409, body: { code: 'action_stale' } });
+  });
+
+  it('removes a device the push service dropped, and goes on with the others', async () => {
+    const key = (await get('/api/v1/notifications/push/key')).body as { public_key: string };
+    const dropped = await push.subscribe(key.public_key);
+    expect((await http('POST', '/api/v1/notifications/push/subscriptions', { endpoint: dropped.endpoint, keys: dropped.keys, device: 'old tablet' }, { ...t.auth(), origin: t.url })).status).toBe(201);
+    await push.expire(dropped.clientHash);
+    const s = await startAsking('After the tablet', 'true');
+    await pushFor(s.alias);
+    await waitFor(async () => {
+      const devices = ((await get('/api/v1/notifications/push/subscriptions')).body as { devices: Array<{ device: string }> }).devices;
+      return devices.every((d) => d.device !== 'old tablet') ? devices : undefined;
+    }, { what: 'the dropped device removed' });
+    expect((await journaled('notification.subscription_removed')).map((e) => e.data)).toContainEqual(expect.objectContaining({ reason: 'gone' }));
+  });
+
   it('refuses a push subscription from another origin, or from no page at all', async () => {
     const body = { endpoint: device.endpoint.replace(/[^/]+$/, 'other'), keys: device.keys };
     expect(await http('POST', '/api/v1/notifications/push/subscriptions', body, { ...t.auth(), origin: 'https://evil.example' })).toMatchObject({

@@ -52,7 +52,7 @@ export class TestPushService {
     const res = await fetch(`${this.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
     const text = await res.text();
     if (!res.ok) throw new Error(`push service ${path} answered ${res.status}: ${text}`);
-    return text === '' ? null : JSON.parse(text);
+    return (res.headers.get('content-type') ?? '').includes('json') ? JSON.parse(text) : text;
   }
 
   close(): Promise<void> {
