@@ -1,6 +1,7 @@
 import { COMMON_ERRORS } from './common/domain-error';
 import { ErrorStatusTable, ErrorStatuses } from './http/http-errors';
 import { MAIN_BRAIN_ERRORS } from './main-brain/main-brain.errors';
+import { NOTIFICATION_ERRORS } from './notifications/notifications.errors';
 import { PROFILE_ERRORS } from './profiles/profile.errors';
 import { SESSION_ERRORS } from './sessions/session.errors';
 import { SUPERVISION_ERRORS } from './supervision/supervision.errors';
@@ -14,6 +15,7 @@ export const ERROR_STATUSES: ErrorStatusTable = {
   ...SUPERVISION_ERRORS,
   ...WORKFLOW_ERRORS,
   ...MAIN_BRAIN_ERRORS,
+  ...NOTIFICATION_ERRORS,
 };
 
 /** The one instance the exception filter, the authentication hook, the dashboard's files and the MCP endpoint answer with. */

@@ -19,6 +19,7 @@ import { Journal } from './journal/journal.port';
 import { ProfilesModule } from './profiles/profiles.module';
 import { MainBrainModule } from './main-brain/main-brain.module';
 import { McpModule } from './mcp/mcp.module';
+import { NotificationsModule } from './notifications/notifications.module';
 import { SessionsModule } from './sessions/sessions.module';
 import { WorkflowsModule } from './workflows/workflows.module';
 
@@ -43,6 +44,7 @@ export class AppModule {
         MainBrainModule,
         WorkflowsModule,
         McpModule,
+        NotificationsModule,
         DashboardModule,
       ],
       controllers: [HealthController, ReadinessController],

@@ -24,6 +24,13 @@ export interface AuthOptions {
   statuses: ErrorStatuses;
 }
 
+/**
+ * The one route whose credential is in its path: an action link from a notification (a phone's notification cannot
+ * send a header). Its capability is checked here like any credential and makes an action principal, which the route
+ * guard lets through to this route alone (src/notifications/notifications.controller.ts).
+ */
+export const ACTION_ROUTE = '/api/v1/notifications/actions/:capability';
+
 /** The port the request came in on; null for an in-process request (inject), which has no socket. */
 export function localPortOf(request: FastifyRequest): number | null {
   return request.socket?.localPort ?? null;
@@ -65,6 +72,13 @@ function refuse(request: FastifyRequest, options: AuthOptions): DomainError | nu
   }
   // The API description states no secret; its page asks for the token to try a call (the Authorize button).
   if (isApiDescription(request.method, request.routeOptions.url)) return null;
+  if (request.routeOptions.url === ACTION_ROUTE) {
+    const capability = (request.params as Record<string, string | undefined>).capability ?? '';
+    const principal = options.credentials.authenticateAction(capability);
+    if (!principal) return new DomainError('unauthorized', 'this action link is not one this service made');
+    request.principal = principal;
+    return null;
+  }
   const header = request.headers.authorization;
   if (header === undefined && (isLivenessCheck(request.method, request.routeOptions.url) || isPublic(request, options.publicPaths))) return null;
   if (header === undefined) {

@@ -54,4 +54,20 @@ describe('credentials', () => {
     expect(store.values.get('brain-token')).toBe(token);
     expect(c.brainToken()).toBe(token);
   });
+
+  it('given an action capability, then its token proves an action principal on the action route only, and a changed id or MAC proves nothing', () => {
+    const c = new Credentials(new MemoryStore(), { configuredUserToken: null });
+    const token = c.actionToken('ac_abc');
+    expect(c.authenticateAction(token)).toEqual({ kind: 'action', capability_id: 'ac_abc' });
+    // Not a bearer token of any other route
+    expect(c.authenticate(token)).toBeNull();
+    const mac = token.slice(token.lastIndexOf('.') + 1);
+    expect(c.authenticateAction(`bsa_ac_abd.${mac}`)).toBeNull();
+    expect(c.authenticateAction(token.slice(0, -1) + (token.endsWith('A') ? 'B' : 'A'))).toBeNull();
+    expect(c.authenticateAction(c.workerToken('cs_1'))).toBeNull();
+    expect(c.authenticateAction('bsa_.x')).toBeNull();
+    expect(c.authenticateAction('bsa_ac/../x.y')).toBeNull();
+    // Another service's key proves nothing
+    expect(new Credentials(new MemoryStore(), { configuredUserToken: null }).authenticateAction(token)).toBeNull();
+  });
 });

@@ -10,11 +10,15 @@ export interface CredentialStore {
   pathOf(name: SecretName): string;
 }
 
-export type SecretName = 'api-token' | 'brain-token' | 'worker-key';
+/** vapid-keys: the Web Push key pair (JSON), kept here for the same reasons as the tokens. */
+export type SecretName = 'api-token' | 'brain-token' | 'worker-key' | 'action-key' | 'vapid-keys';
 
 const USER_PREFIX = 'bsu_';
 const BRAIN_PREFIX = 'bsb_';
 const WORKER_PREFIX = 'bsw_';
+const ACTION_PREFIX = 'bsa_';
+/** What a capability id may be: it is part of a URL path. */
+const CAPABILITY_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
 const randomToken = (prefix: string) => prefix + randomBytes(32).toString('base64url');
@@ -39,6 +43,7 @@ export class Credentials {
   private brain: string;
   private brainDigest: Buffer;
   private readonly workerKey: Buffer;
+  private readonly actionKey: Buffer;
 
   constructor(
     private readonly store: CredentialStore,
@@ -48,6 +53,7 @@ export class Credentials {
     this.brain = store.loadOrCreate('brain-token', () => randomToken(BRAIN_PREFIX));
     this.brainDigest = digest(this.brain);
     this.workerKey = Buffer.from(store.loadOrCreate('worker-key', () => randomBytes(32).toString('base64url')), 'utf8');
+    this.actionKey = Buffer.from(store.loadOrCreate('action-key', () => randomBytes(32).toString('base64url')), 'utf8');
   }
 
   /** Where the user's token is, for the start-up line: a file path, or the variable that set it. */
@@ -71,6 +77,25 @@ export class Credentials {
 
   workerToken(sessionId: string): string {
     return `${WORKER_PREFIX}${sessionId}.${this.workerMac(sessionId)}`;
+  }
+
+  /**
+   * An action link's credential: `bsa_<capability id>.<HMAC(action key, id)>`. It proves only that this service minted
+   * the id; what the id may do, until when and how often, is the notifications' journal's to say.
+   */
+  actionToken(capabilityId: string): string {
+    if (!CAPABILITY_ID.test(capabilityId)) throw new Error(`not a capability id: ${capabilityId}`);
+    return `${ACTION_PREFIX}${capabilityId}.${this.mac(this.actionKey, capabilityId)}`;
+  }
+
+  /** The action principal an action link's capability proves, or null. It is accepted on the action route alone (auth.hook.ts). */
+  authenticateAction(token: string): Principal | null {
+    if (!token.startsWith(ACTION_PREFIX)) return null;
+    const rest = token.slice(ACTION_PREFIX.length);
+    const cut = rest.lastIndexOf('.');
+    const id = rest.slice(0, Math.max(0, cut));
+    if (!CAPABILITY_ID.test(id)) return null;
+    return same(Buffer.from(rest.slice(cut + 1)), Buffer.from(this.mac(this.actionKey, id))) ? { kind: 'action', capability_id: id } : null;
   }
 
   /** The principal a bearer token proves, or null. Comparisons are constant-time. */
@@ -109,6 +134,10 @@ export class Credentials {
   }
 
   private workerMac(sessionId: string): string {
-    return createHmac('sha256', this.workerKey).update(sessionId).digest('base64url');
+    return this.mac(this.workerKey, sessionId);
+  }
+
+  private mac(key: Buffer, text: string): string {
+    return createHmac('sha256', key).update(text).digest('base64url');
   }
 }

@@ -63,6 +63,16 @@ describe('host policy', () => {
       expect(origins).not.toContain('https://localhost:4820');
     });
 
+    it("then a TLS proxy listed on port 443 is answered with the Host a browser sends it (no port), and only that name", () => {
+      const tls = hostPolicy('127.0.0.1', ['brainstem.example.ts.net:443']);
+      expect(hostAllowed(tls, 'brainstem.example.ts.net', 4820)).toBe(true);
+      expect(hostAllowed(tls, 'brainstem.example.ts.net:443', 4820)).toBe(true);
+      expect(hostAllowed(tls, 'brainstem.example.ts.net:4820', 4820)).toBe(false);
+      expect(hostAllowed(tls, 'other.example.ts.net', 4820)).toBe(false);
+      expect(originAllowed(tls, 'https://brainstem.example.ts.net', 4820)).toBe(true);
+      expect(allowedHostValues(tls, 4820)).toEqual(expect.arrayContaining(['brainstem.example.ts.net', 'brainstem.example.ts.net:443']));
+    });
+
     it("then the SDK's list holds every allowed Host value for the port", () => {
       expect(allowedHostValues(policy, 4820).sort()).toEqual(['127.0.0.1:4820', '[::1]:4820', '[::2]:4820', 'brainstem.test:4820', 'localhost:4820', 'proxy.test:8443'].sort());
     });

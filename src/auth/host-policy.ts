@@ -43,10 +43,16 @@ export function hostAllowed(policy: HostPolicy, host: string | undefined, port: 
   const split = splitHostPort(value);
   if (!split) return false;
   if (policy.hostPorts.has(value)) return true;
+  // A proxy on its scheme's default port (TLS on 443) passes on the browser's Host, which leaves that port out.
+  if (split.port === undefined && defaultPortEntry(policy, split.name)) return true;
   if (!policy.names.has(split.name)) return false;
   if (port === null) return true;
   // A client leaves out the scheme's default port.
   return split.port === undefined ? port === 80 : Number(split.port) === port;
+}
+
+function defaultPortEntry(policy: HostPolicy, name: string): boolean {
+  return policy.hostPorts.has(`${name}:443`) || policy.hostPorts.has(`${name}:80`);
 }
 
 /** A browser's Origin must be an http(s) origin on an allowed host; "null" and anything else is refused. */
@@ -66,7 +72,11 @@ export function originAllowed(policy: HostPolicy, origin: string, port: number |
 
 /** Host header values for the listening port, for the MCP SDK's own DNS-rebinding check. */
 export function allowedHostValues(policy: HostPolicy, port: number): string[] {
-  return [...[...policy.names].map((n) => `${n}:${port}`), ...(port === 80 ? policy.names : []), ...policy.hostPorts];
+  const portless = [...policy.hostPorts].flatMap((h) => {
+    const { name, port: p } = splitHostPort(h) as { name: string; port: string };
+    return p === '443' || p === '80' ? [name] : [];
+  });
+  return [...new Set([...[...policy.names].map((n) => `${n}:${port}`), ...(port === 80 ? policy.names : []), ...policy.hostPorts, ...portless])];
 }
 
 /** The Origin values originAllowed accepts for the listening port, for the same SDK check. */

@@ -5,6 +5,7 @@ import { load } from 'js-yaml';
 import { splitHostPort } from '../common/host-port';
 import { isInstalledPackage } from '../common/package-root';
 import { BrainstemConfig, KNOBS, Knob, flagOf } from './config.schema';
+import { notifyProblems } from './notify-config';
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -154,6 +155,8 @@ export function buildConfig(src: ConfigSources): BrainstemConfig {
   }
   const badHost = cfg.server.allowed_hosts.find((h) => splitHostPort(h.trim().toLowerCase()) === null);
   if (badHost !== undefined) throw new ConfigError([`BRAINSTEM_ALLOWED_HOSTS: not a host name or host:port: ${JSON.stringify(badHost)}`]);
+  const notify = notifyProblems(cfg.notify);
+  if (notify.length > 0) throw new ConfigError(notify);
   return cfg;
 }
 

@@ -1,5 +1,7 @@
 /** The typed configuration and the table of its knobs. Pure: no file or env access here. */
 
+import type { NotifyConfig } from './notify-config';
+
 /** `auto`: the hosted brain (`agent`) when an agent runtime is on PATH, else `stream`. */
 export type MainBrainDriver = 'auto' | 'agent' | 'stream' | 'command' | 'webhook';
 export type MainBrainRuntime = 'auto' | 'claude-code' | 'codex' | 'gemini-cli' | 'opencode';
@@ -41,6 +43,8 @@ export interface BrainstemConfig {
   retention_s: number;
   /** The least severe level logged. */
   log_level: LogLevel;
+  /** Notifications to the person (src/notifications): where they go and the rules that keep them few (notify-config.ts). */
+  notify: NotifyConfig;
 }
 
 type KnobKind =
@@ -89,6 +93,20 @@ export const KNOBS: readonly Knob[] = [
   // At least a second: a session a running workflow run holds is looked at again each retention period.
   { path: 'retention_s', env: 'BRAINSTEM_RETENTION_S', kind: 'int', min: 1, max: INT32 },
   { path: 'log_level', env: 'BRAINSTEM_LOG_LEVEL', kind: 'enum', values: LOG_LEVELS },
+  { path: 'notify.public_url', env: 'BRAINSTEM_PUBLIC_URL', kind: 'string', nullable: true },
+  { path: 'notify.kinds', env: 'BRAINSTEM_NOTIFY_KINDS', kind: 'list' },
+  { path: 'notify.quiet_hours', env: 'BRAINSTEM_NOTIFY_QUIET_HOURS', kind: 'string', nullable: true },
+  { path: 'notify.merge_window_s', env: 'BRAINSTEM_NOTIFY_MERGE_WINDOW_S', kind: 'int', min: 0, max: 86_400 },
+  { path: 'notify.digest_after', env: 'BRAINSTEM_NOTIFY_DIGEST_AFTER', kind: 'int', min: 1, max: 1000 },
+  { path: 'notify.rate_per_minute', env: 'BRAINSTEM_NOTIFY_RATE_PER_MINUTE', kind: 'int', min: 1, max: 600 },
+  { path: 'notify.action_ttl_s', env: 'BRAINSTEM_NOTIFY_ACTION_TTL_S', kind: 'int', min: 30, max: 86_400 },
+  { path: 'notify.web_push', env: 'BRAINSTEM_NOTIFY_WEB_PUSH', kind: 'bool' },
+  { path: 'notify.vapid_subject', env: 'BRAINSTEM_NOTIFY_VAPID_SUBJECT', kind: 'string' },
+  { path: 'notify.ntfy_url', env: 'BRAINSTEM_NOTIFY_NTFY_URL', kind: 'string', nullable: true },
+  { path: 'notify.ntfy_topic', env: 'BRAINSTEM_NOTIFY_NTFY_TOPIC', kind: 'string', nullable: true },
+  { path: 'notify.ntfy_token', env: 'BRAINSTEM_NOTIFY_NTFY_TOKEN', kind: 'string', nullable: true },
+  { path: 'notify.webhook_url', env: 'BRAINSTEM_NOTIFY_WEBHOOK_URL', kind: 'string', nullable: true },
+  { path: 'notify.webhook_format', env: 'BRAINSTEM_NOTIFY_WEBHOOK_FORMAT', kind: 'enum', values: ['brainstem', 'slack'] },
 ];
 
 /** The command-line flag of a knob: BRAINSTEM_JOURNAL_DIR -> --journal-dir. */

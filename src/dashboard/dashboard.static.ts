@@ -23,6 +23,9 @@ export const DASHBOARD_CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
+/** Files whose names do not change with their content (the pages, the service worker, the manifest, the icons): revalidated. */
+const UNHASHED = ['.html', '/sw.js', '.webmanifest', '.png', '.svg'];
+
 /** The URL paths of the built page (its index at `/` too); only `/` (which then says how to build it) when it is not built. */
 export function dashboardPaths(dir: string): Set<string> {
   if (!existsSync(dir)) return new Set(['/']);
@@ -60,7 +63,7 @@ export async function serveDashboard(fastify: FastifyInstance, dir: string, stat
         reply.header('content-security-policy', DASHBOARD_CSP);
         reply.header('x-content-type-options', 'nosniff');
         reply.header('referrer-policy', 'no-referrer');
-        reply.header('cache-control', path.endsWith('.html') ? 'no-cache' : 'public, max-age=31536000, immutable');
+        reply.header('cache-control', UNHASHED.some((end) => path.endsWith(end)) ? 'no-cache' : 'public, max-age=31536000, immutable');
       },
     });
   });

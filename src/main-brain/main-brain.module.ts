@@ -114,7 +114,7 @@ const newId = () => randomBytes(6).toString('hex');
       }),
     },
   ],
-  exports: [ToolRegistry, ChatService, BRAIN_HOST, BRAIN_READINESS],
+  exports: [ToolRegistry, ChatService, ConfirmationsService, BRAIN_HOST, BRAIN_READINESS],
 })
 export class MainBrainModule implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('main-brain');

@@ -13,7 +13,7 @@ const LAYERS: ReadonlyArray<{ name: string; folders: readonly string[] }> = [
   { name: 'event bus', folders: ['bus'] },
   { name: 'infrastructure', folders: ['cluster', 'logging'] },
   { name: 'http platform', folders: ['http'] },
-  { name: 'features', folders: ['auth', 'profiles', 'sessions', 'supervision', 'workflows', 'main-brain', 'mcp', 'dashboard'] },
+  { name: 'features', folders: ['auth', 'profiles', 'sessions', 'supervision', 'workflows', 'main-brain', 'mcp', 'notifications', 'dashboard'] },
   { name: 'composition', folders: ['.', 'cli'] },
 ];
 
@@ -28,6 +28,8 @@ const PEERS: Readonly<Record<string, readonly string[]>> = {
   workflows: ['sessions', 'supervision'],
   'main-brain': ['auth', 'profiles', 'sessions', 'supervision'],
   mcp: ['auth', 'main-brain', 'sessions', 'supervision'],
+  // Notifications watch what needs the person and act through the sessions and the human gate.
+  notifications: ['auth', 'sessions', 'supervision', 'main-brain'],
   dashboard: ['profiles', 'sessions'],
   // `brainstem serve` starts the service the composition root builds.
   cli: ['.'],

@@ -41,10 +41,10 @@ export interface DashboardHarness {
 }
 
 /**
- * Registers a browser spec's hooks: the page built once into a temp dir, the service serving it (with `env`), one
- * Chromium, and a fresh context and page per test.
+ * Registers a browser spec's hooks: the page built once into a temp dir, the service serving it (with `env`, or what
+ * `env()` answers when the service starts), one Chromium, and a fresh context and page per test.
  */
-export function dashboardHarness(options: { env?: Record<string, string>; viewport?: { width: number; height: number } } = {}): DashboardHarness {
+export function dashboardHarness(options: { env?: Record<string, string> | (() => Record<string, string>); viewport?: { width: number; height: number } } = {}): DashboardHarness {
   const web = tempDir('brainstem-web-');
   const state: { browser?: Browser; context?: BrowserContext; page?: Page } = {};
   beforeAll(() => buildDashboard(web.path));

@@ -28,8 +28,10 @@ describe('the dashboard is served by the service itself', () => {
     expect(page.headers['cache-control']).toBe('no-cache');
     // No inline script: the page loads its own hashed bundle only.
     expect(page.body).not.toMatch(/<script(?![^>]*\bsrc=)/);
-    const script = files.find((f) => f.endsWith('.js'));
+    const script = files.find((f) => f.startsWith('app-') && f.endsWith('.js'));
     expect(page.body).toContain(`src="/${script}"`);
+    // The service worker and the manifest keep their names, so they are revalidated rather than cached for good
+    for (const file of ['sw.js', 'manifest.webmanifest', 'action.html']) expect((await t.rawInject({ method: 'GET', url: `/${file}` })).headers['cache-control']).toBe('no-cache');
     for (const file of files) {
       const res = await t.rawInject({ method: 'GET', url: `/${file}` });
       expect(res.statusCode).toBe(200);

@@ -48,6 +48,20 @@ const MEANING: Record<string, string> = {
   BRAINSTEM_PLUGINS: 'Plugin module paths.',
   BRAINSTEM_RETENTION_S: 'How long exited sessions, ended rounds and converged workflow runs stay in memory and lists (the journal keeps them).',
   BRAINSTEM_LOG_LEVEL: 'The least severe level logged. The line saying where the service listens is written whatever the level.',
+  BRAINSTEM_PUBLIC_URL: "The base URL of the links in notifications (your reverse proxy or Tailscale name). Unset: the service's own URL.",
+  BRAINSTEM_NOTIFY_KINDS: 'Which kinds notify: `permission`, `question`, `blocked`, `stall`, `loop`, `budget`, `brain_question`, `confirmation`. Empty: all.',
+  BRAINSTEM_NOTIFY_QUIET_HOURS: '`HH:MM-HH:MM` in local time: nothing is sent; then one notification says what still waits.',
+  BRAINSTEM_NOTIFY_MERGE_WINDOW_S: "A session's notifications within this window are one notification, updated once at its end.",
+  BRAINSTEM_NOTIFY_DIGEST_AFTER: 'When more sessions than this wait, one digest is sent instead of one notification each.',
+  BRAINSTEM_NOTIFY_RATE_PER_MINUTE: 'Sends per channel per minute at most; the latest of each notification waits for its turn.',
+  BRAINSTEM_NOTIFY_ACTION_TTL_S: 'How long an action link (Allow, Deny, Confirm, Refuse) works.',
+  BRAINSTEM_NOTIFY_WEB_PUSH: 'Web Push to the devices subscribed from the dashboard.',
+  BRAINSTEM_NOTIFY_VAPID_SUBJECT: 'The contact push services see with the VAPID key: `mailto:` or `https:`.',
+  BRAINSTEM_NOTIFY_NTFY_URL: 'An ntfy server (`https://ntfy.sh` or your own). Needs `BRAINSTEM_NOTIFY_NTFY_TOPIC`.',
+  BRAINSTEM_NOTIFY_NTFY_TOPIC: 'The ntfy topic: 1 to 64 letters, digits, `-` or `_`.',
+  BRAINSTEM_NOTIFY_NTFY_TOKEN: 'An ntfy access token, when the topic needs one.',
+  BRAINSTEM_NOTIFY_WEBHOOK_URL: 'Each notification is POSTed here as JSON.',
+  BRAINSTEM_NOTIFY_WEBHOOK_FORMAT: "`slack`: the shape of a Slack incoming webhook instead of Brainstem's.",
 };
 
 function valueAt(doc: unknown, path: string): unknown {

@@ -140,6 +140,15 @@ describe('the service as a real process', () => {
     expect(p.output()).toContain('BRAINSTEM_SUPERVISION_STALL_COOLDOWN_S: expected an integer in 0..');
   });
 
+  it('refuses to start on a malformed notifier URL or ntfy topic, naming it', async () => {
+    const url = spawnService({ BRAINSTEM_JOURNAL_DIR: dir.path, BRAINSTEM_NOTIFY_WEBHOOK_URL: 'hooks.example/brainstem' });
+    expect(await url.exited).toBe(1);
+    expect(url.output()).toContain('BRAINSTEM_NOTIFY_WEBHOOK_URL: expected an http(s) URL, got "hooks.example/brainstem"');
+    const topic = spawnService({ BRAINSTEM_JOURNAL_DIR: dir.path, BRAINSTEM_NOTIFY_NTFY_URL: 'https://ntfy.sh', BRAINSTEM_NOTIFY_NTFY_TOPIC: 'my topic' });
+    expect(await topic.exited).toBe(1);
+    expect(topic.output()).toContain('BRAINSTEM_NOTIFY_NTFY_TOPIC: expected 1 to 64 letters, digits, - or _, got "my topic"');
+  });
+
   it('refuses to start when a data directory is a file or cannot be created, naming the variable', async () => {
     const file = join(dir.path, 'a-file');
     writeFileSync(file, 'x');

@@ -5,6 +5,7 @@ import { AttentionView } from './attention';
 import { ChatView } from './chat';
 import { ErrorAlert } from './error-alert';
 import { JournalView } from './journal';
+import { NotificationsView } from './notifications';
 import { NotifyButton, useAttentionNotifications } from './notify';
 import { ProfilesView } from './profiles';
 import { SessionsView } from './sessions';
@@ -20,9 +21,14 @@ const ROUTES = {
   '#/chat': 'Main chat',
   '#/profiles': 'Profiles',
   '#/journal': 'Journal',
+  '#/notifications': 'Notifications',
 } as const;
 type Route = keyof typeof ROUTES;
-const routeOf = (hash: string): Route => (hash in ROUTES ? (hash as Route) : '#/');
+/** A route may carry a query after `?` (a notification links to `#/?session=cs_…`): the view reads it (cardParam). */
+const routeOf = (hash: string): Route => {
+  const path = hash.split('?')[0];
+  return path in ROUTES ? (path as Route) : '#/';
+};
 const route = signal<Route>(routeOf(location.hash));
 window.addEventListener('hashchange', () => (route.value = routeOf(location.hash)));
 
@@ -84,6 +90,7 @@ function Dashboard() {
         {route.value === '#/sessions' ? <SessionsView /> : null}
         {route.value === '#/journal' ? <JournalView /> : null}
         {route.value === '#/profiles' ? <ProfilesView /> : null}
+        {route.value === '#/notifications' ? <NotificationsView /> : null}
       </main>
     </div>
   );

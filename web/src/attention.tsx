@@ -185,8 +185,18 @@ function Waiting({ session }: { session: Session }) {
   );
 }
 
+/** The session a notification's link names (`#/?session=cs_…`): its card is scrolled to and marked. */
+function linkedSession(): string | null {
+  const query = location.hash.split('?')[1];
+  return query ? new URLSearchParams(query).get('session') : null;
+}
+
 export function AttentionView() {
   const items = attention.value;
+  const linked = linkedSession();
+  useEffect(() => {
+    if (linked) document.querySelector(`[data-session="${CSS.escape(linked)}"]`)?.scrollIntoView({ block: 'center' });
+  }, [linked, items.length]);
   return (
     <section aria-labelledby="attention-title">
       <h2 id="attention-title">Needs attention ({items.length})</h2>
@@ -194,7 +204,7 @@ export function AttentionView() {
       <ol class="queue">
         {items.map((s) => (
           <li key={s.id}>
-            <article class="card" aria-label={`${s.alias} ${s.state}`} data-session={s.id}>
+            <article class={s.id === linked ? 'card highlight' : 'card'} aria-label={`${s.alias} ${s.state}`} data-session={s.id}>
               <header>
                 <strong class="alias">{s.alias}</strong>
                 <span class="title">{s.title}</span>

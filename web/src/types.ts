@@ -12,5 +12,8 @@ export type { AutonomousView as Autonomous } from '../../src/supervision/supervi
 export type { RoundView } from '../../src/supervision/round.view';
 export type { ChatMessage } from '../../src/main-brain/chat.service';
 export type { Confirmation } from '../../src/main-brain/confirmation.decider';
+export type { ChannelView, EffectiveRules } from '../../src/notifications/notifications.service';
+export type { PushDeviceView } from '../../src/notifications/push-devices.service';
+export type { NotificationKind } from '../../src/config/notify-config';
 
 export const NEEDS_ATTENTION: readonly SessionState[] = ['pending_handling', 'pending_authorization', 'pending_decision'];
