@@ -1,7 +1,7 @@
 import { DomainError } from '../common/domain-error';
 import { SerialQueue } from '../common/serial-queue';
-import { CommandStream, handleCommand } from '../journal/command-handler';
-import { Journal, JournalEvent } from '../journal/journal.port';
+import { FollowedStream } from '../journal/followed-stream';
+import { Journal } from '../journal/journal.port';
 import { ChatService } from './chat.service';
 import {
   Confirmation,
@@ -35,17 +35,15 @@ export type ConfirmedRunner = (tool: string, args: Record<string, unknown>) => P
  * the pending ones; a call confirmed before a crash is never run again.
  */
 export class ConfirmationsService {
-  private state: ConfirmationsState = new Map();
-  /** The stream's version the state is at: commands append at it, so on a shared journal a confirmation is decided once. */
-  private version = 0;
-  private unfollow: (() => void) | null = null;
+  /** Commands append at its version, so on a shared journal a confirmation is decided once. */
+  private readonly stream: FollowedStream<ConfirmationsState>;
   /** One command at a time, so a confirmation is decided once: two confirms cannot both run the call. */
   private readonly queue = new SerialQueue();
   /** Confirmed calls that are not registry tools (the hosted brain's own permission requests). */
   private readonly runners = new Map<string, (args: Record<string, unknown>) => unknown>();
 
   constructor(
-    private readonly journal: Journal,
+    journal: Journal,
     private readonly chat: ChatService,
     private readonly runConfirmed: ConfirmedRunner,
     /** Whether runConfirmed knows the tool (a registry tool). */
@@ -53,40 +51,18 @@ export class ConfirmationsService {
     private readonly now: () => number,
     private readonly newId: () => string,
     private readonly ttlMs: number,
-  ) {}
+  ) {
+    this.stream = new FollowedStream<ConfirmationsState>(journal, CONFIRMATIONS_STREAM, new Map(), evolveStored);
+  }
 
   /** Rebuilds from the journal, then follows what other nodes sharing it append (from before it reads). */
-  async start(): Promise<void> {
-    const early: JournalEvent[] = [];
-    let loaded = false;
-    this.unfollow = this.journal.follow((e) => {
-      if (e.stream !== CONFIRMATIONS_STREAM) return;
-      if (loaded) this.fold(e);
-      else early.push(e);
-    });
-    for (const e of await this.journal.readStream(CONFIRMATIONS_STREAM)) this.fold(e);
-    loaded = true;
-    for (const e of early) this.fold(e);
+  start(): Promise<void> {
+    return this.stream.start();
   }
 
   stop(): void {
-    this.unfollow?.();
+    this.stream.stop();
   }
-
-  private fold(e: JournalEvent): void {
-    if (e.version <= this.version) return;
-    this.state = evolveStored(this.state, e);
-    this.version = e.version;
-  }
-
-  private readonly stream: CommandStream<ConfirmationsState> = {
-    name: CONFIRMATIONS_STREAM,
-    current: () => ({ state: this.state, version: this.version }),
-    adopt: (state, version) => {
-      this.state = state;
-      this.version = version;
-    },
-  };
 
   /** Runs confirmed requests named `tool` with `run` instead of the tool registry. */
   runWith(tool: string, run: (args: Record<string, unknown>) => unknown): void {
@@ -95,11 +71,11 @@ export class ConfirmationsService {
 
   list(status?: ConfirmationStatus): Confirmation[] {
     const now = this.now();
-    return [...this.state.values()].map((c) => this.view(c, now)).filter((c) => status === undefined || c.status === status);
+    return [...this.stream.state.values()].map((c) => this.view(c, now)).filter((c) => status === undefined || c.status === status);
   }
 
   get(id: string): Confirmation {
-    const c = this.state.get(id);
+    const c = this.stream.state.get(id);
     if (!c) throw new DomainError('confirmation_not_found', `no confirmation ${id}`);
     return this.view(c, this.now());
   }
@@ -118,7 +94,7 @@ export class ConfirmationsService {
 
   /** Runs the held call now; its result or error is journaled and posted to the chat, and answered here. */
   async confirm(id: string, by: string): Promise<Confirmation> {
-    const held = this.state.get(id);
+    const held = this.stream.state.get(id);
     // The hosted brain's own requests run on the node hosting it: another node sharing the journal cannot run them.
     if (held && !this.runners.has(held.tool) && !this.knows(held.tool)) {
       throw new DomainError('not_supervisor', `confirmation ${id} (${held.tool}) runs on the node that supervises and hosts the main brain: confirm it there`);
@@ -147,15 +123,15 @@ export class ConfirmationsService {
    */
   private command(cmd: ConfirmationCommand): Promise<Confirmation> {
     return this.queue.run(async () => {
-      await handleCommand(this.journal, this.stream, (state) => decide(cmd, state), evolveStored, {
+      await this.stream.handle((state) => decide(cmd, state), {
         afterAppend: async ({ events }) => {
           for (const e of events) {
-            const text = confirmationNotice(this.state.get(e.data.id) as Confirmation, e);
+            const text = confirmationNotice(this.stream.state.get(e.data.id) as Confirmation, e);
             if (text !== null) await this.chat.postConfirmation(text, e.data.id);
           }
         },
       });
-      return this.view(this.state.get(cmd.id) as Confirmation, this.now());
+      return this.view(this.stream.state.get(cmd.id) as Confirmation, this.now());
     });
   }
 

@@ -3,7 +3,7 @@ import { Subscription, filter } from 'rxjs';
 import { EventBus } from '../../bus/event-bus';
 import { DomainError } from '../../common/domain-error';
 import { SerialQueue } from '../../common/serial-queue';
-import { CommandStream, handleCommand } from '../../journal/command-handler';
+import { FollowedStream } from '../../journal/followed-stream';
 import { Fence, Journal, JournalEvent } from '../../journal/journal.port';
 import { JsonObject } from '../../sessions/session.events';
 import { RoundDriver } from '../../supervision/round-driver.port';
@@ -77,10 +77,11 @@ const reasonOf = (e: unknown): string => (e instanceof Error ? e.message : Strin
  * starts, seeded with the summary Brainstem keeps. The brain's text reaches the chat as it is produced.
  */
 export class BrainHost {
-  private state: BrainState = initialBrainState;
-  /** The version of stream main-brain the state is at: the host's commands append at it. */
-  private version = 0;
-  private unfollow: (() => void) | null = null;
+  /**
+   * Stream main-brain, followed: only the lease holder hosts the brain and appends, fenced, but whatever another node
+   * appended to it is in the state the next command is decided on.
+   */
+  private readonly stream: FollowedStream<BrainState>;
   private round: PendingRound | null = null;
   private chats: ChatInput[] = [];
   /** A user's message waits: the brain is woken for it. (Brainstem's own notices wait for the next turn.) */
@@ -98,7 +99,7 @@ export class BrainHost {
 
   constructor(
     private readonly bus: EventBus,
-    private readonly journal: Journal,
+    journal: Journal,
     private readonly chat: ChatService,
     private readonly agent: BrainAgent,
     private readonly surroundings: BrainSurroundings,
@@ -108,7 +109,13 @@ export class BrainHost {
     private readonly newId: () => string,
     /** Settles once the service listens: the brain's MCP server is reachable only then. */
     private readonly ready: Promise<unknown> = Promise.resolve(),
-  ) {}
+  ) {
+    this.stream = new FollowedStream(journal, BRAIN_STREAM, initialBrainState, evolveStoredBrain);
+  }
+
+  private get state(): BrainState {
+    return this.stream.state;
+  }
 
   get runtime(): string {
     return this.agent.runtime;
@@ -130,7 +137,7 @@ export class BrainHost {
     this.permissions.clear();
     this.booted = true;
     this.closed = false;
-    await this.load();
+    await this.stream.start();
     const unfinished = this.state.turn;
     if (unfinished) {
       await this.command({ type: 'end_turn', turn_id: unfinished.turn_id, outcome: 'failed', text: null, reason: 'the service stopped during the turn', context_tokens: null });
@@ -149,8 +156,7 @@ export class BrainHost {
 
   stop(): Promise<void> {
     this.closed = true;
-    this.unfollow?.();
-    this.unfollow = null;
+    this.stream.stop();
     this.sub?.unsubscribe();
     return this.agent.close();
   }
@@ -322,45 +328,10 @@ export class BrainHost {
     return this.chat.postNotice(text);
   }
 
-  /**
-   * The stream from the journal, followed from before it is read: only the lease holder hosts the brain and appends,
-   * fenced, but whatever another node appended to it is in the state the next command is decided on.
-   */
-  private async load(): Promise<void> {
-    this.unfollow?.();
-    this.state = initialBrainState;
-    this.version = 0;
-    const early: JournalEvent[] = [];
-    let loaded = false;
-    this.unfollow = this.journal.follow((e) => {
-      if (e.stream !== BRAIN_STREAM) return;
-      if (loaded) this.fold(e);
-      else early.push(e);
-    });
-    for (const e of await this.journal.readStream(BRAIN_STREAM)) this.fold(e);
-    loaded = true;
-    for (const e of early) this.fold(e);
-  }
-
-  private fold(e: JournalEvent): void {
-    if (e.version <= this.version) return;
-    this.state = evolveStoredBrain(this.state, e);
-    this.version = e.version;
-  }
-
-  private readonly brainStream: CommandStream<BrainState> = {
-    name: BRAIN_STREAM,
-    current: () => ({ state: this.state, version: this.version }),
-    adopt: (state, version) => {
-      this.state = state;
-      this.version = version;
-    },
-  };
-
   /** The one command path, one command at a time, fenced by the supervisor lease the brain is hosted under. */
   private command(cmd: BrainCommand): Promise<void> {
     return this.appends.run(async () => {
-      await handleCommand(this.journal, this.brainStream, (state) => decideBrain(cmd, state), evolveStoredBrain, { fence: this.settings.fence?.() });
+      await this.stream.handle((state) => decideBrain(cmd, state), { fence: this.settings.fence?.() });
     });
   }
 }
