@@ -1,6 +1,7 @@
 import { OnApplicationBootstrap, OnApplicationShutdown, OnModuleDestroy } from '@nestjs/common';
 import { Observable } from 'rxjs';
 import { WorkerSessions } from '../auth/worker-sessions.port';
+import { DomainError } from '../common/domain-error';
 import { pageOf } from '../common/page';
 import { SessionDirectory, SessionView } from '../supervision/session-directory.port';
 import { SessionActor } from './session.actor';
@@ -17,6 +18,12 @@ import { SessionWorkers } from './session-workers';
 export { OutputStreamMessage } from './session-output';
 
 export const DEFAULT_STOP_GRACE_MS = 5000;
+
+/** A permission request a profile's deny answered as it arrived: which, the rule and why; null for any other event. */
+function deniedOnArrival(event: SessionFact | undefined): { request_id: string; rule: string; reason: string } | null {
+  if (event?.type !== 'session.permission_resolved' || event.by !== 'profile') return null;
+  return { request_id: event.request_id, rule: event.rule ?? '', reason: event.reason ?? '' };
+}
 /** After SIGKILL, how long a stop request waits for the exit before answering anyway. */
 const KILL_SETTLE_MS = 5000;
 
@@ -134,23 +141,36 @@ export class SessionsService implements WorkerSessions, OnApplicationBootstrap, 
     return toStatus(actor);
   }
 
-  /** `body` is validated here, the one place every signal passes (REST, worker tools, the permission prompt). */
+  /**
+   * `body` is validated here, the one place every signal passes (REST, worker tools, the permission prompt). A
+   * permission request a profile's deny matches is journaled as denied, and the caller gets 403 denied_by_profile
+   * naming the rule: it is never pending.
+   */
   async signal(idOrAlias: string, body: unknown): Promise<SessionStatus> {
-    return (await this.signalled(idOrAlias, body)).status;
+    const { status, event } = await this.signalled(idOrAlias, body);
+    const denial = deniedOnArrival(event);
+    if (denial) throw new DomainError('denied_by_profile', `${status.alias}'s permission request ${denial.request_id}: ${denial.reason}`, { ...denial, profile_id: status.profile_id });
+    return status;
   }
 
-  /** A permission_request signal that also names the request it raised (others may be pending before it). */
-  async requestPermission(idOrAlias: string, tool: string, input: JsonObject): Promise<{ status: SessionStatus; request_id: string }> {
+  /**
+   * A permission_request signal that also names the request it raised (others may be pending before it), and, when a
+   * profile's deny matched it as it arrived, why it was denied at once.
+   */
+  async requestPermission(idOrAlias: string, tool: string, input: JsonObject): Promise<{ status: SessionStatus; request_id: string; denied: string | null }> {
     const { status, event } = await this.signalled(idOrAlias, { type: 'permission_request', tool, input });
-    if (event.type !== 'session.permission_requested') throw new Error(`a permission_request signal became ${event.type}`);
-    return { status, request_id: event.request_id };
+    if (event.type !== 'session.permission_requested' && event.type !== 'session.permission_resolved') throw new Error(`a permission_request signal became ${event.type}`);
+    return { status, request_id: event.request_id, denied: deniedOnArrival(event)?.reason ?? null };
   }
 
   private async signalled(idOrAlias: string, body: unknown): Promise<{ status: SessionStatus; event: SessionFact }> {
     const parsed = parseSignal(body);
-    const signal = parsed.type === 'permission_request' ? { ...parsed, request_id: this.ids.requestId() } : parsed;
     const actor = await this.commands.commandable(idOrAlias);
-    const [event] = await actor.run(() => this.commands.execute(actor, { type: 'signal', signal }, 'worker'));
+    const [event] = await actor.run(async () => {
+      // Judged in the mailbox by the deny rules as they are now: a request that one matches is denied as it arrives.
+      const signal = parsed.type === 'permission_request' ? { ...parsed, request_id: this.ids.requestId(), deny: await this.setup.denyFacts(actor.context.profile_id) } : parsed;
+      return this.commands.execute(actor, { type: 'signal', signal }, 'worker');
+    });
     return { status: toStatus(actor), event };
   }
 
