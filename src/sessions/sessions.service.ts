@@ -7,7 +7,8 @@ import { SessionDirectory, SessionView } from '../supervision/session-directory.
 import { SessionActor } from './session.actor';
 import { SessionCommands } from './session.commands';
 import { CreateSessionDto, ListSessionsQueryDto, parseSignal } from './session.dto';
-import { HoldReason, JsonObject, PermissionDecision, SessionFact, pendingPermission } from './session.events';
+import { HoldReason, JsonObject, Pending, PermissionDecision, SessionFact, pendingPermission } from './session.events';
+import { attentionSince } from './session.machine';
 import { DEFAULT_TAIL, OutputStreamMessage, SessionOutput } from './session-output';
 import { IdGenerator } from './session.ports';
 import { SessionRegistry, aliasNumber } from './session.registry';
@@ -18,6 +19,14 @@ import { SessionWorkers } from './session-workers';
 export { OutputStreamMessage } from './session-output';
 
 export const DEFAULT_STOP_GRACE_MS = 5000;
+
+/** What a session's pending says it waits on, as supervision reads it. */
+function waitingOn(p: Pending | null): SessionView['waiting_on'] {
+  if (p === null) return null;
+  if (p.kind === 'question') return { kind: 'question', text: p.question };
+  if (p.kind === 'blocked') return { kind: 'blocked', text: p.reason };
+  return { kind: 'permission', text: p.tool };
+}
 
 /** A permission request a profile's deny answered as it arrived: which, the rule and why; null for any other event. */
 function deniedOnArrival(event: SessionFact | undefined): { request_id: string; rule: string; reason: string } | null {
@@ -243,6 +252,8 @@ export class SessionsService implements WorkerSessions, OnApplicationBootstrap, 
       recoverable: a.live,
       ...(a.context.node ? { node: a.context.node } : {}),
       last_result: a.context.last_result,
+      waiting_on: waitingOn(a.context.pending),
+      attention_since: attentionSince(a.context),
     });
     // Built apart and then returned, so it may hold more than the port names yet (exclusionWrite).
     const directory = {

@@ -8,6 +8,7 @@ import { NodeDirectory, soleNode } from '../cluster/node-directory.port';
 import { SupervisorLease, heldLease } from '../cluster/supervisor-lease.port';
 import { SideWrite } from '../journal/command-handler';
 import { Fence, Journal, JournalEvent } from '../journal/journal.port';
+import { attentionReasons } from './attention';
 import { RoundDriver, streamDriver } from './round-driver.port';
 import { roundEvidence } from './round-prompt';
 import { RoundRunner } from './round-runner';
@@ -111,8 +112,10 @@ export class SupervisionService {
         execute: (cmd) => this.execute(cmd),
         resumed: (reasons) => {
           this.runner.start();
-          // The interrupted round's reasons are not lost: they wake the next round.
+          // The interrupted round's reasons are not lost: they wake the next round, with every session waiting now
+          // (a trigger the leaderless window swallowed included).
           for (const r of reasons) this.runner.trigger(r);
+          this.wakeForAttention();
         },
         steppedDown: () => this.runner.stop(),
       },
@@ -322,9 +325,18 @@ export class SupervisionService {
     if (Object.hasOwn(ROUND_OUTCOME, e.type)) this.runner.ended((e.data as { round_id: string }).round_id, ROUND_OUTCOME[e.type as RoundEndType]);
     if (!this.isOn()) return this.runner.stop();
     if (!this.leadership.isLeader()) return;
+    const wasRunning = this.runner.running;
     this.runner.start();
     const enabled = e.type === 'supervision.enabled' ? (e.data as SupervisionEventMap['supervision.enabled']) : null;
+    // Turned on (by any path: the switch, the tool, /supervise, a workflow): the sessions waiting already wake the
+    // first round. /supervise's round, which starts at once, takes them with it.
+    if (enabled && (!wasRunning || enabled.round_now)) this.wakeForAttention();
     if (enabled?.round_now) this.runner.trigger(SYSTEM_REASON('initial', enabled.task_hint ?? null), true);
+  }
+
+  /** Every supervised session that waits on someone now is a trigger, merged with the others within the debounce. */
+  private wakeForAttention(): void {
+    for (const r of attentionReasons(this.sessions.list())) this.runner.trigger(r);
   }
 
   /** One round for these reasons, started on the command path: its view, or null when there is nothing to start. */

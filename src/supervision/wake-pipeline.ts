@@ -71,7 +71,11 @@ export function wakeRounds<T>(
     const flush$ = merge(
       collected$.pipe(
         filter((t) => !immediate(t)),
-        debounce(() => timer(window(), scheduler)),
+        // Past the max wait, a trigger flushes at once (a timer of 0 would still wait for the next tick).
+        debounce(() => {
+          const wait = window();
+          return wait > 0 ? timer(wait, scheduler) : of(0);
+        }),
       ),
       collected$.pipe(filter(immediate)),
       kick$,
