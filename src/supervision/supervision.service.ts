@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { Subscription } from 'rxjs';
+import { Observable, Subscription, defer, finalize } from 'rxjs';
 import { EventBus } from '../bus/event-bus';
 import { DomainError } from '../common/domain-error';
 import { PageRequest, pageOf } from '../common/page';
@@ -7,6 +7,7 @@ import { SerialQueue } from '../common/serial-queue';
 import { NodeDirectory, soleNode } from '../cluster/node-directory.port';
 import { SupervisorLease, heldLease } from '../cluster/supervisor-lease.port';
 import { SideWrite } from '../journal/command-handler';
+import { SseMessage, SseResume, sseEvents } from '../journal/audit';
 import { Fence, Journal, JournalEvent } from '../journal/journal.port';
 import { attentionReasons } from './attention';
 import { RoundDriver, streamDriver } from './round-driver.port';
@@ -79,10 +80,12 @@ export class SupervisionService {
   private readonly runner: RoundRunner;
   private readonly watchdog: StallScanner;
   private busSub: Subscription | null = null;
+  /** Clients following the rounds stream on this node now (a brain the user brings, with the stream driver). */
+  private listeners = 0;
 
   constructor(
     private readonly bus: EventBus,
-    journal: Journal,
+    private readonly journal: Journal,
     private readonly sessions: SessionDirectory,
     private readonly settings: SupervisionSettings,
     private readonly now: () => number,
@@ -139,6 +142,19 @@ export class SupervisionService {
   /** The driver rounds go to (GET /main-brain/conversation names it). */
   get driverName(): string {
     return this.driver.name;
+  }
+
+  /** How many clients follow the rounds stream on this node now. */
+  get roundListeners(): number {
+    return this.listeners;
+  }
+
+  /** GET …/rounds/stream: the round events, resumable by seq; each client following it is counted while it does. */
+  roundStream(resume: SseResume): Observable<SseMessage> {
+    return defer(() => {
+      this.listeners++;
+      return sseEvents(this.journal, resume, isRoundEvent).pipe(finalize(() => this.listeners--));
+    });
   }
 
   /** Rebuilds from the journal, then follows it; holding the lease, it leads. */
