@@ -11,6 +11,7 @@ export type { EventsPage } from '../../src/journal/audit';
 export type { AutonomousView as Autonomous } from '../../src/supervision/supervision.service';
 export type { RoundView } from '../../src/supervision/round.view';
 export type { ChatMessage } from '../../src/main-brain/chat.service';
+export type { BrainPresence } from '../../src/main-brain/brain-presence';
 export type { Confirmation } from '../../src/main-brain/confirmation.decider';
 
 export const NEEDS_ATTENTION: readonly SessionState[] = ['pending_handling', 'pending_authorization', 'pending_decision'];
