@@ -99,6 +99,20 @@ describe('LeaseKeeper', () => {
     expect(b.state()).toMatchObject({ role: 'leader', term: 2 });
   });
 
+  it('given the leader killed between renewals, when its lease runs out, then the follower takes it right then, not up to a renewal period later', async () => {
+    const a = keeper('a');
+    const b = keeper('b');
+    await a.start();
+    await b.start();
+    await a.stop();
+    // Its last renewal was 500 ms in: the lease runs to TTL + 500, off the follower's claim period.
+    store.row = { holder: 'a', term: 1, expires_at: TTL + 500 };
+    await clock.advance(TTL + 499);
+    expect(b.state()).toEqual({ role: 'follower', holder: 'a', term: 1 });
+    await clock.advance(1);
+    expect(b.state()).toMatchObject({ role: 'leader', term: 2 });
+  });
+
   it('given renewals that fail, when the leader own lease time passes, then it turns follower at its expiry, before asking again', async () => {
     const a = keeper('a');
     const seen = roles(a);

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { BehaviorSubject, Observable, distinctUntilChanged } from 'rxjs';
-import { LeaseState, afterClaim, renewEveryMs, stillLeading } from './lease.rules';
+import { ClaimDecision, LeaseState, afterClaim, nextClaimInMs, stillLeading } from './lease.rules';
 import { LeaseStore, SupervisorLease } from './supervisor-lease.port';
 
 /** Runs fn after ms; answers a cancel. Injected so specs run the keeper in virtual time. */
@@ -15,7 +15,7 @@ const sameState = (a: LeaseState, b: LeaseState) => a.role === b.role && a.term 
 
 /**
  * Keeps claiming a lease in a LeaseStore: renews it every ttl/3 while held, tries to take it as often while another
- * holds it. The holder counts its lease from when it sent the claim, and turns follower the moment that runs out
+ * holds it, and as the other's lease runs out if that is sooner. The holder counts its lease from when it sent the claim, and turns follower the moment that runs out
  * without a renewal (a failed or slow claim, a process stopped and continued), before it asks the store again.
  */
 export class LeaseKeeper implements SupervisorLease {
@@ -65,8 +65,9 @@ export class LeaseKeeper implements SupervisorLease {
   private async tick(): Promise<void> {
     this.lapseIfExpired();
     const sentAt = this.now();
+    let decision: ClaimDecision | null = null;
     try {
-      const decision = await this.store.claim(this.name, this.holder, this.ttlMs);
+      decision = await this.store.claim(this.name, this.holder, this.ttlMs);
       if (this.stopped) return;
       const next = afterClaim(decision, sentAt, this.ttlMs);
       // Answered after its own expiry (the process stalled meanwhile): the store may have moved on, so it is not held.
@@ -76,7 +77,7 @@ export class LeaseKeeper implements SupervisorLease {
       this.lapseIfExpired();
     }
     if (this.stopped) return;
-    this.cancelTick = this.schedule(renewEveryMs(this.ttlMs), () => void this.tick());
+    this.cancelTick = this.schedule(nextClaimInMs(decision, this.ttlMs), () => void this.tick());
   }
 
   private set(next: LeaseState): void {

@@ -1,4 +1,4 @@
-import { afterClaim, decideClaim, renewEveryMs, stillLeading } from './lease.rules';
+import { ClaimDecision, afterClaim, decideClaim, nextClaimInMs, renewEveryMs, stillLeading } from './lease.rules';
 
 const TTL = 6000;
 
@@ -12,7 +12,7 @@ describe('lease rules', () => {
   });
 
   it('given a running lease held by another, when a node claims, then it is refused and told the holder and term', () => {
-    expect(decideClaim({ holder: 'a', term: 3, expires_at: 5000 }, 'b', 4999, TTL)).toEqual({ kind: 'refused', holder: 'a', term: 3, expires_at: 5000 });
+    expect(decideClaim({ holder: 'a', term: 3, expires_at: 5000 }, 'b', 4999, TTL)).toEqual({ kind: 'refused', holder: 'a', term: 3, expires_at: 5000, remaining_ms: 1 });
   });
 
   it('given an expired lease held by another, when a node claims at its expiry, then it acquires the next term', () => {
@@ -31,11 +31,20 @@ describe('lease rules', () => {
   });
 
   it('given a refused claim, then the node is a follower of the holder', () => {
-    expect(afterClaim({ kind: 'refused', holder: 'a', term: 7, expires_at: 1 }, 0, TTL)).toEqual({ role: 'follower', holder: 'a', term: 7 });
+    expect(afterClaim({ kind: 'refused', holder: 'a', term: 7, expires_at: 1, remaining_ms: 1 }, 0, TTL)).toEqual({ role: 'follower', holder: 'a', term: 7 });
     expect(stillLeading({ role: 'follower', holder: 'a', term: 7 }, 0)).toBe(false);
   });
 
   it('renews three times per ttl', () => {
     expect(renewEveryMs(6000)).toBe(2000);
+  });
+
+  it('given a refusal, then the follower claims again as the holder lease runs out when that is sooner than a renewal period; else, and after a grant or a failure, a renewal period later', () => {
+    const refused = (remaining_ms: number): ClaimDecision => ({ kind: 'refused', holder: 'a', term: 1, expires_at: 0, remaining_ms });
+    expect(nextClaimInMs(refused(5000), 6000)).toBe(2000);
+    expect(nextClaimInMs(refused(1234.5), 6000)).toBe(1235);
+    expect(nextClaimInMs(refused(0.2), 6000)).toBe(1);
+    expect(nextClaimInMs({ kind: 'renew', term: 1, expires_at: 0 }, 6000)).toBe(2000);
+    expect(nextClaimInMs(null, 6000)).toBe(2000);
   });
 });

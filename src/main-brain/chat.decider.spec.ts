@@ -26,6 +26,15 @@ describe('chat decide/evolve', () => {
     expect(events).toEqual([{ type: 'chat.message', data: { role: 'user', kind: 'message', text: 'hello', session_id: null } }]);
   });
 
+  it("Given a user's message while no brain is connected, Then the notice saying so (and how to connect one) is posted right after it, in the same decision", () => {
+    const notice = 'No brain is connected: … Follow GET /api/v1/session-os/main-brain/rounds/stream …';
+    const { events } = step(initialChatState, { type: 'post', role: 'user', text: 'anyone there?', no_brain: notice }, 1);
+    expect(events).toEqual([
+      { type: 'chat.message', data: { role: 'user', kind: 'message', text: 'anyone there?', session_id: null } },
+      { type: 'chat.message', data: { role: 'system', kind: 'notice', text: notice, session_id: null } },
+    ]);
+  });
+
   it("Given the user's /supervise with a goal, Then it is posted as a command, and the goal is what follows it", () => {
     const { events } = step(initialChatState, { type: 'post', role: 'user', text: ' /supervise  ship the release ' }, 1);
     expect(events[0].data).toMatchObject({ role: 'user', kind: 'command' });

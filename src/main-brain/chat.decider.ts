@@ -34,8 +34,11 @@ export interface ChatState {
 export const initialChatState: ChatState = { questions: new Map() };
 
 export type ChatCommand =
-  /** A message of the user's or the brain's; the user's `/supervise [goal]` is posted as a command. */
-  | { type: 'post'; role: 'user' | 'brain'; text: string }
+  /**
+   * A message of the user's or the brain's; the user's `/supervise [goal]` is posted as a command. `no_brain`: no brain
+   * is connected to read it, and the notice that says so (and how to connect one), posted right after it.
+   */
+  | { type: 'post'; role: 'user' | 'brain'; text: string; no_brain?: string }
   /** The user's answer to the worker's question at chat seq `question_seq`. */
   | { type: 'answer'; question_seq: number; text: string }
   /** What the hosted brain said (message) or did (activity) in a turn. */
@@ -75,7 +78,9 @@ export function decide(cmd: ChatCommand, state: ChatState): Decision<ChatEvent> 
       // Refused before the command is posted, so a goal supervision would refuse leaves no trace in the chat.
       const problem = command ? taskHintProblem(command.goal) : null;
       if (problem) return refuse({ code: 'invalid_input', message: `/supervise: the goal becomes the ${problem}` });
-      return said({ role: cmd.role, kind: command ? 'command' : 'message', text: cmd.text, session_id: null });
+      const posted = said({ role: cmd.role, kind: command ? 'command' : 'message', text: cmd.text, session_id: null });
+      if (cmd.no_brain === undefined) return posted;
+      return { events: [...posted.events, { type: 'chat.message', data: { role: 'system', kind: 'notice', text: cmd.no_brain, session_id: null } }] };
     }
     case 'answer': {
       const asker = state.questions.get(cmd.question_seq);

@@ -7,6 +7,7 @@ import { SseMessage, SseResume, sseEvents } from '../journal/audit';
 import { CommandStream, handleCommand } from '../journal/command-handler';
 import { Fence, Journal, JournalEvent } from '../journal/journal.port';
 import { AutonomousView, SupervisionService } from '../supervision/supervision.service';
+import { BrainPresence, noBrainNotice } from './brain-presence';
 import { ChatCommand, ChatEventMap, ChatKind, ChatRole, ChatState, decide, evolveChat, initialChatState, superviseCommand } from './chat.decider';
 
 /** A piece of the hosted brain's text as it is produced: streamed, not journaled (the complete message is). */
@@ -54,6 +55,8 @@ export class ChatService {
   private readonly logger = new Logger('chat');
   private readonly deltas = new Subject<ChatDelta>();
   readonly deltas$: Observable<ChatDelta> = this.deltas.asObservable();
+  /** Who reads the chat now; set by the main brain's module once the brain is chosen. */
+  private presence: (() => BrainPresence) | null = null;
 
   constructor(
     private readonly bus: EventBus,
@@ -96,6 +99,11 @@ export class ChatService {
     this.deltas.complete();
   }
 
+  /** Where the chat learns whether a brain reads it: a message posted while none does gets a notice saying so. */
+  usePresence(presence: () => BrainPresence): void {
+    this.presence = presence;
+  }
+
   list(limit = 200): ChatMessage[] {
     return this.messages.slice(-limit);
   }
@@ -103,7 +111,9 @@ export class ChatService {
   /** A message from the human or the brain; `/supervise [goal]` from the human enables supervision and runs a round. */
   async post(text: string, role: 'user' | 'brain', actor: string, answerTo?: number): Promise<{ message: ChatMessage; autonomous?: AutonomousView | null }> {
     if (answerTo !== undefined) return this.answer(answerTo, text);
-    const message = await this.command({ type: 'post', role, text });
+    // Judged as the message is posted: each message no brain is connected to read is followed by the notice.
+    const presence = role === 'user' ? this.presence?.() : undefined;
+    const message = await this.command({ type: 'post', role, text, ...(presence && !presence.connected ? { no_brain: noBrainNotice(presence) } : {}) });
     if (message.kind !== 'command') return { message };
     return { message, ...(await this.supervision.supervise(superviseCommand(text)?.goal, actor)) };
   }

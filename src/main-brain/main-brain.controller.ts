@@ -7,7 +7,8 @@ import { AlsoAllowed } from '../auth/principals.guard';
 import { BodyNote } from '../http/openapi';
 import { AutonomousView } from '../supervision/supervision.service';
 import { BrainConversationView, BrainHost } from './agent/brain-host';
-import { BRAIN_HOST } from './main-brain.tokens';
+import { BRAIN_HOST, BRAIN_PRESENCE } from './main-brain.tokens';
+import { BrainPresence } from './brain-presence';
 import { ChatDelta, ChatMessage, ChatService } from './chat.service';
 import { Confirmation } from './confirmation.decider';
 import { ConfirmationsService } from './confirmations.service';
@@ -26,7 +27,14 @@ export class MainBrainController {
     private readonly chat: ChatService,
     private readonly confirmations: ConfirmationsService,
     @Inject(BRAIN_HOST) private readonly brain: BrainHost | null,
+    @Inject(BRAIN_PRESENCE) private readonly presenceNow: () => BrainPresence,
   ) {}
+
+  /** Who reads the chat and the rounds now: the hosted brain (runtime, version, conversation) or the brain you bring, or none, and how to connect one. */
+  @Get('presence')
+  presence(): { presence: BrainPresence } {
+    return { presence: this.presenceNow() };
+  }
 
   /** The hosted brain's conversation (its runtime, conversation id, context size, what waits), or null when none is hosted. */
   @Get('conversation')

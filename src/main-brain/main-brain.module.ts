@@ -1,6 +1,7 @@
 import { BusModule } from '../bus/bus.module';
 import { Inject, Logger, Module, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { Subscription } from 'rxjs';
+import { NODE_DIRECTORY, NodeDirectory } from '../cluster/node-directory.port';
 import { SUPERVISOR_LEASE, SupervisorLease } from '../cluster/supervisor-lease.port';
 import { randomBytes } from 'node:crypto';
 import { Credentials } from '../auth/credentials';
@@ -13,6 +14,7 @@ import { BRAIN_READINESS, BrainReadinessSource } from '../http/readiness.control
 import { Journal } from '../journal/journal.port';
 import { JOURNAL } from '../journal/journal.tokens';
 import { PROCESS_RUNNER, ProcessRunner } from '../sessions/runtimes/process-runner';
+import { RuntimeVersionCheck } from '../sessions/runtimes/runtime-version.check';
 import { ProfileApplier } from '../profiles/apply/profile-applier';
 import { ProfilesModule } from '../profiles/profiles.module';
 import { ProfilesService } from '../profiles/profiles.service';
@@ -24,7 +26,8 @@ import { BrainHost } from './agent/brain-host';
 import { createBrainHost } from './agent/brain-host.factory';
 import { chooseBrainDriver } from './agent/brain-runtime';
 import { ChatService } from './chat.service';
-import { BRAIN_HOST } from './main-brain.tokens';
+import { BRAIN_HOST, BRAIN_PRESENCE } from './main-brain.tokens';
+import { BrainPresence, brainPresence } from './brain-presence';
 import { createRoundDriver } from './drivers/round-drivers';
 import { ConfirmationsService } from './confirmations.service';
 import { MainBrainController } from './main-brain.controller';
@@ -113,8 +116,33 @@ const newId = () => randomBytes(6).toString('hex');
         brain: () => ({ driver: supervision.driverName, hosted: brain !== null, runtime: brain?.runtime ?? null, connected: brain ? brain.active : null }),
       }),
     },
+    {
+      provide: BRAIN_PRESENCE,
+      inject: [SupervisionService, BRAIN_HOST, SUPERVISOR_LEASE, NODE_DIRECTORY, RuntimeVersionCheck, ChatService],
+      useFactory: (supervision: SupervisionService, brain: BrainHost | null, lease: SupervisorLease, nodes: NodeDirectory, versions: RuntimeVersionCheck, chat: ChatService) => {
+        const presence = (): BrainPresence => {
+          const held = lease.state();
+          const holder = held.role === 'leader' ? lease.holder : held.holder;
+          return brainPresence({
+            driver: supervision.driverName,
+            hosted: brain && {
+              runtime: brain.runtime,
+              version: versions.version(brain.runtime),
+              running_here: brain.active,
+              conversation_id: brain.active ? brain.view().conversation_id : null,
+            },
+            node: lease.holder,
+            lease_holder: holder,
+            lease_holder_up: holder !== null && nodes.isUp(holder),
+            round_listeners: supervision.roundListeners,
+          });
+        };
+        chat.usePresence(presence);
+        return presence;
+      },
+    },
   ],
-  exports: [ToolRegistry, ChatService, ConfirmationsService, BRAIN_HOST, BRAIN_READINESS],
+  exports: [ToolRegistry, ChatService, ConfirmationsService, BRAIN_HOST, BRAIN_READINESS, BRAIN_PRESENCE],
 })
 export class MainBrainModule implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('main-brain');

@@ -135,7 +135,9 @@ async function awaitPermission(
     .pipe(filter((e) => e.stream === stream))
     .subscribe(outcomes);
   try {
-    const { status, request_id: requestId } = await sessions.requestPermission(sessionId, tool, input);
+    const { status, request_id: requestId, denied } = await sessions.requestPermission(sessionId, tool, input);
+    // A profile's deny matched it as it arrived: denied at once, with the rule.
+    if (denied !== null) return { behavior: 'deny', message: denied };
     const gone$ = signal ? fromEvent(signal, 'abort') : NEVER;
     const outcome = signal?.aborted
       ? null

@@ -2,7 +2,7 @@ import { SessionFile, SessionWorkspace } from './session-workspace.port';
 import { CONFIGURED_RUNTIMES, ConfiguredRuntime, SessionProfiles, sessionDenyRules } from './session-profiles.port';
 import { CreateSessionDto } from './session.dto';
 import { CreateBody } from './session.commands';
-import { ProfileConfigFact, RuntimeFact, sessionCwd } from './session.decider';
+import { DenyFacts, ProfileConfigFact, RuntimeFact, sessionCwd } from './session.decider';
 import { SessionHost } from './session.ports';
 import { claudeSessionConfig } from './runtimes/claude-code-profile';
 import { codexSessionArgs } from './runtimes/codex-profile';
@@ -17,8 +17,8 @@ export interface SessionPlan {
 
 /**
  * What a session needs from outside before its commands are decided: its profile, whether its directory is one, the
- * runtime that will run it, the profile as that runtime takes it; and, for a permission answer, the profile's deny
- * rules now and the service's home. Facts only: the rules that judge them are the session decider's.
+ * runtime that will run it, the profile as that runtime takes it; and, for a permission request or answer, the
+ * profile's deny rules now and the service's home. Facts only: the rules that judge them are the session decider's.
  */
 export class SessionSetup {
   constructor(
@@ -68,6 +68,11 @@ export class SessionSetup {
   /** The profile's deny rules now; null when it cannot be read (then it allows nothing). */
   profileDeny(profileId: string | null): Promise<string[] | null> {
     return profileId === null ? Promise.resolve([]) : this.profiles.denyRules(profileId);
+  }
+
+  /** What a permission request is judged by as it arrives: the profile's deny rules now, and the service's home. */
+  async denyFacts(profileId: string | null): Promise<DenyFacts> {
+    return { profile_deny: await this.profileDeny(profileId), home: this.home };
   }
 
   writeConfig(id: string, files: readonly SessionFile[]): Promise<void> {

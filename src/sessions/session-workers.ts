@@ -9,6 +9,7 @@ import { SessionContext, SessionSnapshot } from './session.machine';
 import { SessionHost, WorkerEndpoint } from './session.ports';
 import { SessionOutput } from './session-output';
 import { SessionRegistry } from './session.registry';
+import { SessionSetup } from './session-setup';
 import { ProcessRunner } from './runtimes/process-runner';
 import { RuntimeCatalog } from './runtimes/runtime-catalog';
 import { LaunchSpec, RuntimeReport, RuntimeSink } from './runtimes/runtime.port';
@@ -45,6 +46,7 @@ export class SessionWorkers {
     private readonly runner: ProcessRunner,
     private readonly environment: WorkerEnvironment,
     private readonly output: SessionOutput,
+    private readonly setup: Pick<SessionSetup, 'denyFacts'>,
   ) {}
 
   /** After the registry loaded: the effects of other nodes' commands are performed here; this node's workers recovered. */
@@ -209,9 +211,14 @@ export class SessionWorkers {
         await this.commands.execute(actor, { type: 'report_turn_ended', result: report.result, superseded }, 'runtime');
         return;
       }
-      case 'permission_requested':
-        await this.commands.execute(actor, { type: 'report_permission_requested', request_id: report.request_id, tool: report.tool, input: report.input }, 'runtime');
+      case 'permission_requested': {
+        const { request_id, tool, input } = report;
+        const deny = await this.setup.denyFacts(actor.context.profile_id);
+        const [event] = await this.commands.execute(actor, { type: 'report_permission_requested', request_id, tool, input, deny }, 'runtime');
+        // Denied as it arrived (a profile's deny matched): the runtime is told so at once, with the rule.
+        if (event?.type === 'session.permission_resolved') this.answer(actor, { request_id, tool, input }, 'deny', event.reason);
         return;
+      }
       case 'exited': {
         // During a stop the SIGKILL still falls at the deadline: what the worker left in its group got the same SIGTERM.
         if (actor.killTimer && actor.context.stop_deadline_at === null) {

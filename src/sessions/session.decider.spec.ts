@@ -46,6 +46,9 @@ function thenEvents(decision: SessionDecision, ...events: Then[]): void {
   expect(decision).toEqual({ events: events.map((e) => ({ ...e, at: T })) });
 }
 
+/** The deny facts of a request as it arrives: the profile's rules now, and the service's home. */
+const deny = (profile_deny: string[] | null = []) => ({ profile_deny, home: '/home/service' });
+
 const resolve = (over: Partial<Extract<When, { type: 'resolve_permission' }>> = {}): When => ({
   type: 'resolve_permission',
   decision: 'allow',
@@ -342,7 +345,7 @@ describe('session decide/evolve', () => {
         [{ type: 'request_context', query: 'the spec' }, { type: 'session.context_requested', query: 'the spec' }],
         [{ type: 'turn_ended' }, { type: 'session.turn_ended', result: null }],
         [{ type: 'turn_ended', result: 'ok' }, { type: 'session.turn_ended', result: 'ok' }],
-        [{ type: 'permission_request', tool: 'Bash', request_id: 'pr_1' }, { type: 'session.permission_requested', request_id: 'pr_1', tool: 'Bash', input: {} }],
+        [{ type: 'permission_request', tool: 'Bash', request_id: 'pr_1', deny: deny() }, { type: 'session.permission_requested', request_id: 'pr_1', tool: 'Bash', input: {} }],
       ];
       for (const [sig, event] of cases) thenEvents(when(s, signal(sig)), event);
     });
@@ -357,6 +360,65 @@ describe('session decide/evolve', () => {
 
     it('Given an exited session, Then session_exited', () => {
       expect(when(given([started, exited]), signal({ type: 'report_progress', status: 'working' }))).toMatchObject({ error: { code: 'session_exited' } });
+    });
+  });
+
+  describe('a permission request as it arrives', () => {
+    const push = { command: 'git push origin main' };
+    const denied = (request_id: string, rule: string, from = 'coding-assistant'): Then => ({
+      type: 'session.permission_resolved',
+      request_id,
+      decision: 'deny',
+      reason: `profile ${from} denies Bash (rule ${rule}): a profile's deny always wins`,
+      by: 'profile',
+      rule,
+      tool: 'Bash',
+      input: push,
+    });
+    const asSignal = (request_id: string, profileDeny: string[] | null): When => ({
+      type: 'signal',
+      signal: { type: 'permission_request', tool: 'Bash', input: push, request_id, deny: deny(profileDeny) },
+    });
+    const asReport = (request_id: string, profileDeny: string[] | null): When => ({ type: 'report_permission_requested', request_id, tool: 'Bash', input: push, deny: deny(profileDeny) });
+
+    it("Given a working session, When a request arrives that its profile's deny matches now, Then it is denied at once with the rule, by the signal and by the runtime alike", () => {
+      const s = given([started]);
+      thenEvents(when(s, asSignal('pr_1', ['Bash(git push *)'])), denied('pr_1', 'Bash(git push *)'));
+      thenEvents(when(s, asReport('r1', ['Bash(git push *)'])), denied('r1', 'Bash(git push *)'));
+    });
+
+    it('Given a session that started with a deny rule, When a request it matches arrives (the profile since edited, or unreadable), Then it is denied at once', () => {
+      const s = given([started], { permission_deny: ['Bash(git push *)'] });
+      thenEvents(when(s, asSignal('pr_1', [])), denied('pr_1', 'Bash(git push *)'));
+      thenEvents(when(s, asReport('r1', null)), denied('r1', 'Bash(git push *)'));
+    });
+
+    it('Given a request denied at once, Then the session never waits on it: its state, what it waits on and its queue stay as they were', () => {
+      const working = given([started]);
+      const d = decideRecords({ ...asReport('r1', ['Bash(git push *)']), at: T } as SessionCommand, working);
+      // No state change is recorded: the session never was pending_authorization.
+      expect(d.events.map((e) => e.type)).toEqual(['session.permission_resolved']);
+      const after = evolve(working, d.events[0] as SessionFact);
+      expect([stateOf(after), after.context.pending, after.context.state_since]).toEqual(['working', null, working.context.state_since]);
+      // Behind another request: not queued either.
+      const asking = given([started, permission('r0')]);
+      const behind = evolve(asking, { ...(denied('r2', 'Bash(git push *)') as SessionEvent), at: T });
+      expect([stateOf(behind), behind.context.pending, behind.context.queued_permissions]).toEqual(['pending_authorization', asking.context.pending, []]);
+    });
+
+    it('Given no rule matches, or the profile cannot be read and the session started with none, Then the request is pending, to be answered', () => {
+      const s = given([started]);
+      const pending: Then = { type: 'session.permission_requested', request_id: 'pr_1', tool: 'Bash', input: push };
+      thenEvents(when(s, asSignal('pr_1', ['Bash(rm *)'])), pending);
+      thenEvents(when(s, asSignal('pr_1', null)), pending);
+      // A session without a profile has no deny rules.
+      thenEvents(when(given([started], { profile_id: null, permission_deny: ['Bash(git push *)'] }), asSignal('pr_1', [])), pending);
+    });
+
+    it('Given a worker not started, Then a request denied at once is refused as any state-changing signal, and a report records nothing', () => {
+      const s = given([]);
+      expect(when(s, asSignal('pr_1', ['Bash(git push *)']))).toMatchObject({ error: { code: 'session_not_started' } });
+      thenEvents(when(s, asReport('r1', ['Bash(git push *)'])));
     });
   });
 
@@ -440,7 +502,7 @@ describe('session decide/evolve', () => {
       thenEvents(when(s, { type: 'report_runtime_session', runtime_session_id: 'abc' }), { type: 'session.runtime_session_assigned', runtime_session_id: 'abc' });
       thenEvents(when(s, { type: 'report_turn_ended', result: 'r', superseded: false }), { type: 'session.turn_ended', result: 'r' });
       thenEvents(when(s, { type: 'report_turn_ended', result: null, superseded: true }), { type: 'session.turn_ended', result: null, superseded: true });
-      thenEvents(when(s, { type: 'report_permission_requested', request_id: 'r1', tool: 'Edit', input: { file_path: '/repo/a' } }), {
+      thenEvents(when(s, { type: 'report_permission_requested', request_id: 'r1', tool: 'Edit', input: { file_path: '/repo/a' }, deny: deny() }), {
         type: 'session.permission_requested',
         request_id: 'r1',
         tool: 'Edit',
@@ -469,7 +531,7 @@ describe('session decide/evolve', () => {
         { type: 'report_exit', code: 1, signal: null, spawn_failed: false },
         { type: 'report_turn_ended', result: null, superseded: false },
         { type: 'report_runtime_session', runtime_session_id: 'x' },
-        { type: 'report_permission_requested', request_id: 'r', tool: 'Bash', input: {} },
+        { type: 'report_permission_requested', request_id: 'r', tool: 'Bash', input: {}, deny: deny() },
         { type: 'record_recovery', attachment: 'attached', pid: 1, pid_start_time: null, resumed: true },
         { type: 'record_lost' },
       ] satisfies When[]) {

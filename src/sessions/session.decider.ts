@@ -7,6 +7,7 @@ import {
   JsonObject,
   HoldReason,
   PermissionDecision,
+  PermissionRequest,
   ProgressStatus,
   SessionEvent,
   SessionEventOf,
@@ -16,7 +17,7 @@ import {
   SessionRecord,
   pendingPermission,
 } from './session.events';
-import { SessionSnapshot, createSession, nextSnapshot, stateOf } from './session.machine';
+import { SessionContext, SessionSnapshot, createSession, nextSnapshot, stateOf } from './session.machine';
 
 /**
  * A coding session's rules, pure: decide() judges a command against the session's state (null before it is created)
@@ -30,8 +31,18 @@ import { SessionSnapshot, createSession, nextSnapshot, stateOf } from './session
 export type WorkerReach = 'ready' | 'detached' | 'stdin_closed';
 
 /**
+ * The deny rules a permission request is judged by: those of the session's profile now (null when it cannot be read),
+ * and the service's home, for `~/` in a rule when the worker's env sets none. Besides them, always, the rules the
+ * session started with.
+ */
+export interface DenyFacts {
+  profile_deny: string[] | null;
+  home: string;
+}
+
+/**
  * What a worker (or a runtime hook) reports, as POST /{id}/signals and the worker tools take it; a permission
- * request with the id the service gave it.
+ * request with the id the service gave it, and the deny rules it is judged by as it arrives.
  */
 export type WorkerSignal =
   | { type: 'report_progress'; status: ProgressStatus; message?: string }
@@ -39,7 +50,7 @@ export type WorkerSignal =
   | { type: 'ask_human'; question: string }
   | { type: 'request_context'; query: string }
   | { type: 'turn_ended'; result?: string }
-  | { type: 'permission_request'; tool: string; input?: JsonObject; request_id: string };
+  | { type: 'permission_request'; tool: string; input?: JsonObject; request_id: string; deny: DenyFacts };
 
 /** Why no runtime can run the request (the catalog's answer), or the one that will and its resolved command. */
 export type RuntimeFact = { name: string; command: string | null } | { refusal: SessionRefusal };
@@ -112,7 +123,8 @@ export type SessionCommand =
   | { type: 'record_lost'; at: number }
   | { type: 'report_runtime_session'; at: number; runtime_session_id: string }
   | { type: 'report_turn_ended'; at: number; result: string | null; superseded: boolean }
-  | { type: 'report_permission_requested'; at: number; request_id: string; tool: string; input: JsonObject }
+  /** A runtime's own permission request (claude's can_use_tool), judged by `deny` as it arrives. */
+  | { type: 'report_permission_requested'; at: number; request_id: string; tool: string; input: JsonObject; deny: DenyFacts }
   /** The worker's exit; `spawn_failed` when it never ran (no code, no signal). */
   | { type: 'report_exit'; at: number; code: number | null; signal: string | null; spawn_failed: boolean };
 
@@ -160,13 +172,10 @@ export function decide(command: SessionCommand, state: SessionSnapshot | null): 
       const heldRefusal = command.decision === 'allow' ? held(state, 'its turn does not go on') : null;
       if (heldRefusal) return heldRefusal;
       if (command.decision === 'allow' && c.profile_id !== null) {
-        // The rules the session started with and those its profile has now: an edit may add denies, never take them away.
         if (command.profile_deny === null) {
           return refuse('denied_by_profile', `cannot read profile ${c.profile_id} of ${c.alias}, so its permission request is not allowed`, { profile_id: c.profile_id });
         }
-        // `~/` in a rule is the worker's home: its HOME, as the service's launch spec sets it.
-        const home = [c.env.HOME, c.profile_env?.HOME, command.home].find((h): h is string => h !== undefined && posix.isAbsolute(h)) ?? '/';
-        const rule = deniedBy([...(c.permission_deny ?? []), ...command.profile_deny], request, { cwd: c.cwd, home });
+        const rule = profileRule(c, request, { profile_deny: command.profile_deny, home: command.home });
         if (rule !== null) {
           return refuse(
             'denied_by_profile',
@@ -177,8 +186,11 @@ export function decide(command: SessionCommand, state: SessionSnapshot | null): 
       }
       return userCommand(state, { type: 'session.permission_resolved', at, request_id: request.request_id, decision: command.decision, reason: command.reason }, 'a permission decision');
     }
-    case 'signal':
-      return exited(state) ?? userCommand(state, signalEvent(command.signal, at), `a ${command.signal.type} signal`);
+    case 'signal': {
+      const sig = command.signal;
+      const event = sig.type === 'permission_request' ? arrival(c, { request_id: sig.request_id, tool: sig.tool, input: sig.input ?? {} }, sig.deny, at) : signalEvent(sig, at);
+      return exited(state) ?? userCommand(state, event, `a ${sig.type} signal`);
+    }
     case 'set_excluded':
       return c.excluded === command.excluded ? { events: [] } : fact(state, { type: 'session.exclusion_changed', at, excluded: command.excluded });
     case 'request_stop':
@@ -197,7 +209,7 @@ export function decide(command: SessionCommand, state: SessionSnapshot | null): 
     case 'report_turn_ended':
       return fact(state, { type: 'session.turn_ended', at, result: command.result, ...(command.superseded ? { superseded: true as const } : {}) });
     case 'report_permission_requested':
-      return fact(state, { type: 'session.permission_requested', at, request_id: command.request_id, tool: command.tool, input: command.input });
+      return fact(state, arrival(c, { request_id: command.request_id, tool: command.tool, input: command.input }, command.deny, at));
     case 'report_exit':
       return fact(state, { type: 'session.exited', at, code: command.code, signal: command.signal, reason: exitReason(state, command) });
   }
@@ -296,7 +308,30 @@ function exitReason(state: SessionSnapshot, report: SessionCommandOf<'report_exi
 
 type SessionCommandOf<K extends SessionCommand['type']> = Extract<SessionCommand, { type: K }>;
 
-function signalEvent(signal: WorkerSignal, at: number): SessionEvent {
+/**
+ * The deny rule that matches a request, or null: the rules the session started with and those its profile has now
+ * (an edit may add denies, never take them away). A session without a profile has none.
+ */
+function profileRule(c: SessionContext, request: PermissionRequest, facts: { profile_deny: string[]; home: string }): string | null {
+  if (c.profile_id === null) return null;
+  // `~/` in a rule is the worker's home: its HOME, as the service's launch spec sets it.
+  const home = [c.env.HOME, c.profile_env?.HOME, facts.home].find((h): h is string => h !== undefined && posix.isAbsolute(h)) ?? '/';
+  return deniedBy([...(c.permission_deny ?? []), ...facts.profile_deny], request, { cwd: c.cwd, home });
+}
+
+/**
+ * A permission request as it arrives: pending, unless a profile's deny matches it; then it is answered deny at once,
+ * with the rule, and never offered for an allow that could only be refused. A profile that cannot be read leaves the
+ * request to be answered (its allow is refused then, its deny goes through), judged by the rules the session started with.
+ */
+function arrival(c: SessionContext, request: PermissionRequest, deny: DenyFacts, at: number): SessionEvent {
+  const rule = profileRule(c, request, { profile_deny: deny.profile_deny ?? [], home: deny.home });
+  if (rule === null) return { type: 'session.permission_requested', at, ...request };
+  const reason = `profile ${c.profile_id} denies ${request.tool} (rule ${rule}): a profile's deny always wins`;
+  return { type: 'session.permission_resolved', at, request_id: request.request_id, decision: 'deny', reason, by: 'profile', rule, tool: request.tool, input: request.input };
+}
+
+function signalEvent(signal: Exclude<WorkerSignal, { type: 'permission_request' }>, at: number): SessionEvent {
   switch (signal.type) {
     case 'report_progress':
       return { type: 'session.progress', at, status: signal.status, message: signal.message ?? null };
@@ -308,8 +343,6 @@ function signalEvent(signal: WorkerSignal, at: number): SessionEvent {
       return { type: 'session.context_requested', at, query: signal.query };
     case 'turn_ended':
       return { type: 'session.turn_ended', at, result: signal.result ?? null };
-    case 'permission_request':
-      return { type: 'session.permission_requested', at, request_id: signal.request_id, tool: signal.tool, input: signal.input ?? {} };
   }
 }
 

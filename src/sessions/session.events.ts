@@ -94,7 +94,21 @@ export interface SessionEventData {
    */
   'session.turn_ended': { at: number; result: string | null; superseded?: true };
   'session.permission_requested': { at: number; request_id: string; tool: string; input: JsonObject };
-  'session.permission_resolved': { at: number; request_id: string; decision: PermissionDecision; reason: string | null };
+  /**
+   * A request answered. One a profile's deny matched is denied as it arrives, never pending: `by: 'profile'`, the
+   * `rule` that matched, and the request's `tool` and `input` (no session.permission_requested records them); these
+   * are absent on every other answer.
+   */
+  'session.permission_resolved': {
+    at: number;
+    request_id: string;
+    decision: PermissionDecision;
+    reason: string | null;
+    by?: 'profile';
+    rule?: string;
+    tool?: string;
+    input?: JsonObject;
+  };
   'session.exclusion_changed': { at: number; excluded: boolean };
   'session.stop_requested': { at: number; deadline_at: number };
   'session.recovered': { at: number; attachment: Attachment; pid: number | null; pid_start_time: string | null; resumed: boolean };

@@ -1,6 +1,6 @@
 import { SessionEvent, SessionInput } from './session.events';
 import { createActor } from 'xstate';
-import { SessionSnapshot, createSession, nextSnapshot, restoreSession, sessionMachine, stateOf, storeSession } from './session.machine';
+import { SessionSnapshot, attentionSince, createSession, nextSnapshot, restoreSession, sessionMachine, stateOf, storeSession } from './session.machine';
 
 /** A simulated clock: every event is stamped by it, nothing reads real time. */
 function simulatedClock(start = 1_000) {
@@ -52,6 +52,41 @@ describe('session machine', () => {
     const other = nextSnapshot(s, { type: 'session.started', at: 2_001, pid: 42, pid_start_time: '777', idle: false });
     expect(other).not.toBe(first);
     expect(other?.context.updated_at).toBe(2_001);
+  });
+
+  it('given a session waiting, when what it waits on changes within the same state, then its state_since stays and its attention starts again then', () => {
+    const clock = simulatedClock();
+    let s = apply(createSession(input()), clock, started, { type: 'session.turn_ended', result: 'first' });
+    expect([stateOf(s), s.context.state_since, attentionSince(s.context)]).toEqual(['pending_handling', 1_000, 1_000]);
+    // A second turn result, a new blocked reason: the state keeps its start, what it waits on is new.
+    clock.advance(5_000);
+    s = apply(s, clock, { type: 'session.turn_ended', result: 'second' });
+    expect([s.context.state_since, attentionSince(s.context)]).toEqual([1_000, 6_000]);
+    clock.advance(1_000);
+    s = apply(s, clock, { type: 'session.blocked', reason: 'no key' });
+    expect([s.context.state_since, attentionSince(s.context)]).toEqual([1_000, 7_000]);
+    // A new question, a request queued behind another: the same.
+    clock.advance(1_000);
+    s = apply(s, clock, { type: 'session.asked_human', question: 'which db?' });
+    expect([stateOf(s), s.context.state_since, attentionSince(s.context)]).toEqual(['pending_decision', 8_000, 8_000]);
+    clock.advance(1_000);
+    s = apply(s, clock, { type: 'session.asked_human', question: 'and which port?' });
+    expect(attentionSince(s.context)).toBe(9_000);
+    clock.advance(1_000);
+    s = apply(s, clock, { type: 'session.permission_requested', request_id: 'r1', tool: 'Bash', input: {} });
+    clock.advance(1_000);
+    s = apply(s, clock, { type: 'session.permission_requested', request_id: 'r2', tool: 'Edit', input: {} });
+    expect([stateOf(s), s.context.state_since, attentionSince(s.context)]).toEqual(['pending_authorization', 10_000, 11_000]);
+    // Progress changes nothing it waits on.
+    clock.advance(1_000);
+    expect(attentionSince(apply(s, clock, { type: 'session.progress', status: 'working', message: null }).context)).toBe(11_000);
+  });
+
+  it('given a snapshot written before waiting_since was kept, then what it waits on began with its state', () => {
+    const s = apply(createSession(input()), simulatedClock(3_000), started);
+    const { waiting_since: _dropped, ...old } = storeSession(s).context;
+    const restored = restoreSession({ value: 'working', context: old as SessionSnapshot['context'] });
+    expect(restored.context.waiting_since).toBe(s.context.state_since);
   });
 
   it('given a new session, it is starting since its creation', () => {

@@ -29,6 +29,12 @@ export interface SessionContext extends SessionInput {
    */
   queued_permissions: PermissionRequest[];
   state_since: number;
+  /**
+   * When what the session waits on last changed without a change of state: a new question, a new blocked reason, a
+   * new turn result, a new permission request while it waits already. What it waits on began at the later of this and
+   * state_since (attentionSince).
+   */
+  waiting_since: number;
   updated_at: number;
   exit_code: number | null;
   exit_signal: string | null;
@@ -61,13 +67,15 @@ const REPORTS = {
  */
 const LIVE = {
   ...REPORTS,
-  'session.blocked': { target: 'pending_handling', actions: ['blocked', 'touch'] },
-  'session.asked_human': { target: 'pending_decision', actions: ['askedHuman', 'touch'] },
+  'session.blocked': { target: 'pending_handling', actions: ['blocked', 'waitChanged', 'touch'] },
+  'session.asked_human': { target: 'pending_decision', actions: ['askedHuman', 'waitChanged', 'touch'] },
   'session.turn_ended': [
     { guard: 'supersededTurn', actions: ['turnResult', 'touch'] },
-    { target: 'pending_handling', actions: ['turnResult', 'clearPending', 'touch'] },
+    { target: 'pending_handling', actions: ['turnResult', 'clearPending', 'waitChanged', 'touch'] },
   ],
-  'session.permission_requested': { target: 'pending_authorization', actions: ['permissionRequested', 'touch'] },
+  'session.permission_requested': { target: 'pending_authorization', actions: ['permissionRequested', 'waitChanged', 'touch'] },
+  // Denied by the profile as it arrived: recorded, never pending, and the state stays as it was.
+  'session.permission_resolved': { guard: 'deniedOnArrival', actions: 'touch' },
   // A resumed runtime restarts between turns: it waits for an instruction, its old prompt is gone.
   'session.recovered': [
     { guard: 'resumedRuntime', target: 'pending_handling', actions: ['recovered', 'clearPending', 'touch'] },
@@ -89,6 +97,7 @@ function contextFor(input: SessionInput): SessionContext {
     pending: null,
     queued_permissions: [],
     state_since: input.created_at,
+    waiting_since: input.created_at,
     updated_at: input.created_at,
     exit_code: null,
     exit_signal: null,
@@ -129,11 +138,13 @@ export const sessionMachine = setup({
     hasQueuedPermission: ({ context }) => context.queued_permissions.length > 0,
     resumedRuntime: ({ event }) => event.type === 'session.recovered' && event.resumed,
     supersededTurn: ({ event }) => event.type === 'session.turn_ended' && event.superseded === true,
+    deniedOnArrival: ({ event }) => event.type === 'session.permission_resolved' && event.by === 'profile',
     startsIdle: ({ event }) => event.type === 'session.started' && event.idle,
   },
   actions: {
     touch: assign({ updated_at: at }),
     enter: assign({ state_since: at }),
+    waitChanged: assign({ waiting_since: at }),
     clearPending: assign({ pending: null, queued_permissions: [] }),
     started: assign(({ event }) => {
       const e = of(event, 'session.started');
@@ -236,8 +247,9 @@ export const sessionMachine = setup({
       entry: 'enter',
       on: {
         ...LIVE,
-        'session.permission_requested': { actions: ['queuePermission', 'touch'] },
+        'session.permission_requested': { actions: ['queuePermission', 'waitChanged', 'touch'] },
         'session.permission_resolved': [
+          { guard: 'deniedOnArrival', actions: 'touch' },
           { guard: and(['isCurrentPermission', 'hasQueuedPermission']), actions: ['nextPermission', 'touch'] },
           { guard: 'isCurrentPermission', target: 'working', actions: ['clearPending', 'touch'] },
           { guard: 'isQueuedPermission', actions: ['dropQueuedPermission', 'touch'] },
@@ -262,6 +274,11 @@ export function createSession(input: SessionInput): SessionSnapshot {
 
 export function stateOf(snapshot: SessionSnapshot): SessionState {
   return snapshot.value as SessionState;
+}
+
+/** When what the session waits on began: entering its state, or a later change of what it waits on within it. */
+export function attentionSince(c: Pick<SessionContext, 'state_since' | 'waiting_since'>): number {
+  return Math.max(c.state_since, c.waiting_since);
 }
 
 /**
@@ -294,7 +311,9 @@ export function restoreSession(stored: StoredSession, env: Record<string, string
   // Nor a turn's result, nor a hold.
   const last_result = stored.context.last_result ?? null;
   const held = stored.context.held ?? null;
-  return sessionMachine.resolveState({ value: stored.value, context: { ...stored.context, queued_permissions, last_result, held, env: env ?? stored.context.env } });
+  // Nor when what it waits on last changed: from the state's start, as it was then.
+  const waiting_since = stored.context.waiting_since ?? stored.context.state_since;
+  return sessionMachine.resolveState({ value: stored.value, context: { ...stored.context, queued_permissions, last_result, held, waiting_since, env: env ?? stored.context.env } });
 }
 
 /** Snapshots are journal storage too, so they leave out the env values, as `session.created` does. */

@@ -124,6 +124,6 @@ function sessionProfiles(profiles: ProfilesService, applier: ProfileApplier): Se
     RuntimeVersionCheck,
     { provide: SESSION_DIRECTORY, useFactory: (sessions: SessionsService) => sessions.directory(), inject: [SessionsService] },
   ],
-  exports: [SessionsService, RuntimeCatalog, SESSION_DIRECTORY, PROCESS_RUNNER, WORKER_SESSIONS],
+  exports: [SessionsService, RuntimeCatalog, SESSION_DIRECTORY, PROCESS_RUNNER, WORKER_SESSIONS, RuntimeVersionCheck],
 })
 export class SessionsModule {}

@@ -1,12 +1,14 @@
 import { OnApplicationBootstrap, OnApplicationShutdown, OnModuleDestroy } from '@nestjs/common';
 import { Observable } from 'rxjs';
 import { WorkerSessions } from '../auth/worker-sessions.port';
+import { DomainError } from '../common/domain-error';
 import { pageOf } from '../common/page';
 import { SessionDirectory, SessionView } from '../supervision/session-directory.port';
 import { SessionActor } from './session.actor';
 import { SessionCommands } from './session.commands';
 import { CreateSessionDto, ListSessionsQueryDto, parseSignal } from './session.dto';
-import { HoldReason, JsonObject, PermissionDecision, SessionFact, pendingPermission } from './session.events';
+import { HoldReason, JsonObject, Pending, PermissionDecision, SessionFact, pendingPermission } from './session.events';
+import { attentionSince } from './session.machine';
 import { DEFAULT_TAIL, OutputStreamMessage, SessionOutput } from './session-output';
 import { IdGenerator } from './session.ports';
 import { SessionRegistry, aliasNumber } from './session.registry';
@@ -17,6 +19,20 @@ import { SessionWorkers } from './session-workers';
 export { OutputStreamMessage } from './session-output';
 
 export const DEFAULT_STOP_GRACE_MS = 5000;
+
+/** What a session's pending says it waits on, as supervision reads it. */
+function waitingOn(p: Pending | null): SessionView['waiting_on'] {
+  if (p === null) return null;
+  if (p.kind === 'question') return { kind: 'question', text: p.question };
+  if (p.kind === 'blocked') return { kind: 'blocked', text: p.reason };
+  return { kind: 'permission', text: p.tool };
+}
+
+/** A permission request a profile's deny answered as it arrived: which, the rule and why; null for any other event. */
+function deniedOnArrival(event: SessionFact | undefined): { request_id: string; rule: string; reason: string } | null {
+  if (event?.type !== 'session.permission_resolved' || event.by !== 'profile') return null;
+  return { request_id: event.request_id, rule: event.rule ?? '', reason: event.reason ?? '' };
+}
 /** After SIGKILL, how long a stop request waits for the exit before answering anyway. */
 const KILL_SETTLE_MS = 5000;
 
@@ -134,23 +150,36 @@ export class SessionsService implements WorkerSessions, OnApplicationBootstrap, 
     return toStatus(actor);
   }
 
-  /** `body` is validated here, the one place every signal passes (REST, worker tools, the permission prompt). */
+  /**
+   * `body` is validated here, the one place every signal passes (REST, worker tools, the permission prompt). A
+   * permission request a profile's deny matches is journaled as denied, and the caller gets 403 denied_by_profile
+   * naming the rule: it is never pending.
+   */
   async signal(idOrAlias: string, body: unknown): Promise<SessionStatus> {
-    return (await this.signalled(idOrAlias, body)).status;
+    const { status, event } = await this.signalled(idOrAlias, body);
+    const denial = deniedOnArrival(event);
+    if (denial) throw new DomainError('denied_by_profile', `${status.alias}'s permission request ${denial.request_id}: ${denial.reason}`, { ...denial, profile_id: status.profile_id });
+    return status;
   }
 
-  /** A permission_request signal that also names the request it raised (others may be pending before it). */
-  async requestPermission(idOrAlias: string, tool: string, input: JsonObject): Promise<{ status: SessionStatus; request_id: string }> {
+  /**
+   * A permission_request signal that also names the request it raised (others may be pending before it), and, when a
+   * profile's deny matched it as it arrived, why it was denied at once.
+   */
+  async requestPermission(idOrAlias: string, tool: string, input: JsonObject): Promise<{ status: SessionStatus; request_id: string; denied: string | null }> {
     const { status, event } = await this.signalled(idOrAlias, { type: 'permission_request', tool, input });
-    if (event.type !== 'session.permission_requested') throw new Error(`a permission_request signal became ${event.type}`);
-    return { status, request_id: event.request_id };
+    if (event.type !== 'session.permission_requested' && event.type !== 'session.permission_resolved') throw new Error(`a permission_request signal became ${event.type}`);
+    return { status, request_id: event.request_id, denied: deniedOnArrival(event)?.reason ?? null };
   }
 
   private async signalled(idOrAlias: string, body: unknown): Promise<{ status: SessionStatus; event: SessionFact }> {
     const parsed = parseSignal(body);
-    const signal = parsed.type === 'permission_request' ? { ...parsed, request_id: this.ids.requestId() } : parsed;
     const actor = await this.commands.commandable(idOrAlias);
-    const [event] = await actor.run(() => this.commands.execute(actor, { type: 'signal', signal }, 'worker'));
+    const [event] = await actor.run(async () => {
+      // Judged in the mailbox by the deny rules as they are now: a request that one matches is denied as it arrives.
+      const signal = parsed.type === 'permission_request' ? { ...parsed, request_id: this.ids.requestId(), deny: await this.setup.denyFacts(actor.context.profile_id) } : parsed;
+      return this.commands.execute(actor, { type: 'signal', signal }, 'worker');
+    });
     return { status: toStatus(actor), event };
   }
 
@@ -223,6 +252,8 @@ export class SessionsService implements WorkerSessions, OnApplicationBootstrap, 
       recoverable: a.live,
       ...(a.context.node ? { node: a.context.node } : {}),
       last_result: a.context.last_result,
+      waiting_on: waitingOn(a.context.pending),
+      attention_since: attentionSince(a.context),
     });
     // Built apart and then returned, so it may hold more than the port names yet (exclusionWrite).
     const directory = {

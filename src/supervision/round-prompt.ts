@@ -117,7 +117,7 @@ export function roundPrompt(input: RoundPromptInput): string {
       const system = r.session_id === '-';
       const who = system ? '-' : `${r.alias} (${r.session_id})`;
       const what = TRIGGER_TEXT[r.trigger] ?? r.trigger;
-      const state = r.state ? ` [state: ${r.state}]` : '';
+      const state = r.state ? ` [state: ${r.state}${r.since ? `, waiting since ${r.since}` : ''}]` : '';
       const head = `  - ${who} ${what}${state}`;
       if (!r.message) return [head];
       if (system || SERVICE_MESSAGES.has(r.trigger)) return [`${head}\n    says: ${r.message}`];

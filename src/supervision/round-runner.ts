@@ -23,6 +23,12 @@ export interface RoundRunnerOptions {
   scheduler?: SchedulerLike;
 }
 
+/**
+ * The longest a trigger waits for its round, in debounce windows: a session that signals more often than the window
+ * (a worker reporting every second) must not hold back the round of everyone waiting.
+ */
+export const MAX_WAIT_WINDOWS = 3;
+
 interface Trigger {
   reason: WakeReason;
   immediate: boolean;
@@ -70,6 +76,7 @@ export class RoundRunner {
     if (this.pipeline) return;
     this.pipeline = wakeRounds(this.triggers, (batch) => this.run(batch.map((t) => t.reason)), {
       debounceMs: this.options.debounce_ms,
+      maxWaitMs: MAX_WAIT_WINDOWS * this.options.debounce_ms,
       key: (t) => `${t.reason.session_id}:${t.reason.trigger}`,
       immediate: (t) => t.immediate,
       scheduler: this.scheduler,

@@ -16,6 +16,10 @@ export interface SessionView {
   node?: string;
   /** What the worker's latest turn reported as its result; null when it reported none (or no turn ended yet). */
   last_result: string | null;
+  /** What a waiting session waits on: a question, a permission request (its tool), a blocked reason; null otherwise. */
+  waiting_on: { kind: 'question' | 'permission' | 'blocked'; text: string } | null;
+  /** Epoch ms when what it waits on began: entering its state, or a later change within it (a new question, a new turn result). */
+  attention_since: number;
 }
 
 /** Keeps exited sessions in memory past their retention while it needs them (a running workflow run naming them). */

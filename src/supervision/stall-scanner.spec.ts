@@ -18,6 +18,8 @@ const session = (over: Partial<SessionView>): SessionView => ({
   active: true,
   recoverable: true,
   last_result: null,
+  waiting_on: null,
+  attention_since: over.state_since ?? T0,
   ...over,
 });
 

@@ -32,6 +32,8 @@ describe('supervised workers alive on any node', () => {
     active: true,
     recoverable: true,
     last_result: null,
+    waiting_on: null,
+    attention_since: 0,
     ...over,
   });
   const nodes = { self: 'b', isUp: (n: string) => n === 'b' || n === 'c' };

@@ -1,21 +1,16 @@
-import { Body, Controller, Get, Headers, HttpCode, Inject, Param, Post, Query, Sse } from '@nestjs/common';
+import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Sse } from '@nestjs/common';
 import { Observable } from 'rxjs';
 import { AlsoAllowed } from '../auth/principals.guard';
-import { SseMessage, sseEvents } from '../journal/audit';
-import { JournalReader } from '../journal/journal.port';
-import { JOURNAL } from '../journal/journal.tokens';
+import { SseMessage } from '../journal/audit';
 import { CompleteRoundDto, AutonomousDto, RoundStreamQueryDto, RoundsQueryDto, ScopeDto } from './supervision.dto';
 import { RoundView } from './round.view';
-import { AutonomousView, ScopeResult, SupervisionService, isRoundEvent } from './supervision.service';
+import { AutonomousView, ScopeResult, SupervisionService } from './supervision.service';
 
 type Status = { autonomous: AutonomousView | null };
 
 @Controller()
 export class SupervisionController {
-  constructor(
-    private readonly supervision: SupervisionService,
-    @Inject(JOURNAL) private readonly journal: JournalReader,
-  ) {}
+  constructor(private readonly supervision: SupervisionService) {}
 
   @Get('session-os/main-brain/autonomous')
   @AlsoAllowed('main_brain')
@@ -44,7 +39,7 @@ export class SupervisionController {
   @Sse('session-os/main-brain/rounds/stream')
   @AlsoAllowed('main_brain')
   roundStream(@Query() q: RoundStreamQueryDto, @Headers('last-event-id') lastEventId?: string): Observable<SseMessage> {
-    return sseEvents(this.journal, { lastEventId, afterSeq: q.after_seq }, isRoundEvent);
+    return this.supervision.roundStream({ lastEventId, afterSeq: q.after_seq });
   }
 
   @Get('session-os/main-brain/rounds/:id')

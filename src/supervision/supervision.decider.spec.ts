@@ -259,6 +259,34 @@ describe('supervision decide/evolve', () => {
     });
   });
 
+  describe('what rounds covered', () => {
+    const naming = (id: string, at: number, ...sessions: string[]): SupervisionJournalEvent => ({
+      type: 'round.started',
+      data: { round: { id, started_at: at, deadline_at: at + 60_000, reasons: sessions.map((s) => ({ ...reason, session_id: s })) } },
+    });
+
+    it('Given rounds that named sessions, Then each session is covered by the last round naming it, from its start; the system reason covers none', () => {
+      const s = given(enabled(), naming('rd_1', T0, 'cs_1', 'cs_2', '-'), completed('rd_1'), naming('rd_2', T0 + 50, 'cs_2'));
+      expect([...s.covered]).toEqual([
+        ['cs_1', { at: T0, round_id: 'rd_1' }],
+        ['cs_2', { at: T0 + 50, round_id: 'rd_2' }],
+      ]);
+    });
+
+    it.each([
+      ['failed', { type: 'round.failed', data: { round_id: 'rd_2', reason: 'the webhook answered 500' } }],
+      ['interrupted', { type: 'round.interrupted', data: { round_id: 'rd_2', reasons: [] } }],
+    ] as Array<[string, SupervisionJournalEvent]>)('Given a round that %s, Then the sessions it covered count as unseen again; those other rounds covered stay covered', (_how, end) => {
+      const s = given(enabled(), naming('rd_1', T0, 'cs_1'), completed('rd_1'), naming('rd_2', T0 + 50, 'cs_2'), end);
+      expect([...s.covered.keys()]).toEqual(['cs_1']);
+    });
+
+    it('Given rounds past their retention, When they leave memory, Then what they covered leaves with them; the round in flight still covers', () => {
+      const s = given(enabled(), naming('rd_1', T0, 'cs_1'), completed('rd_1'), naming('rd_2', T0 + 5, 'cs_2'));
+      expect([...forgetExpired(s, T0 + 2 + 1000, 1000).covered.keys()]).toEqual(['cs_2']);
+    });
+  });
+
   describe('rounds, as the state holds them', () => {
     it('Given supervision on with a goal, When a round starts, Then its view is in the state: in flight, its turn, its seq and the prompt the brain reads', () => {
       const s = given(enabled({ task_hint: 'ship it', max_turns: 3 }), started('rd_1'));

@@ -1,5 +1,6 @@
 import { SnapshotFrom, initialTransition, transition } from 'xstate';
 import { JournalEvent } from '../journal/journal.port';
+import { Coverage, coverRound, forgetCoverage, uncover } from './attention';
 import { RoundHistory, foldRounds, forgetEndedRounds } from './round-history';
 import { StallKind, cooldownKey, dropExpiredCooldowns } from './stall-watchdog';
 import { ScopeMode, ScopeSession, ToolScopeMode, planScope } from './supervision-scope';
@@ -25,6 +26,8 @@ export interface SupervisionState {
   rounds: RoundHistory;
   /** Until when (epoch ms) each (session, stall kind) may not fire again, by cooldownKey. */
   cooldowns: ReadonlyMap<string, number>;
+  /** By session: the round whose reasons last named it (what GET …/autonomous lists as pending is what none covered since). */
+  covered: ReadonlyMap<string, Coverage>;
   /** When the newest supervision event was journaled (epoch ms): supervision was last known current then. */
   last_event_at: number;
 }
@@ -71,7 +74,7 @@ export interface SupervisionRefusal {
 export type SupervisionDecision = { events: SupervisionJournalEvent[]; error?: undefined } | { events: []; error: SupervisionRefusal };
 
 export function initialSupervisionState(): SupervisionState {
-  return { machine: initialTransition(supervisionMachine)[0], scope_mode: 'all', rounds: new Map(), cooldowns: new Map(), last_event_at: 0 };
+  return { machine: initialTransition(supervisionMachine)[0], scope_mode: 'all', rounds: new Map(), cooldowns: new Map(), covered: new Map(), last_event_at: 0 };
 }
 
 export const isOn = (s: SupervisionState): boolean => s.machine.matches('on');
@@ -188,21 +191,29 @@ export function evolve(s: SupervisionState, e: FoldedEvent): SupervisionState {
   }
   const ev = toMachineEvent(e.type, e.data, e.at);
   const machine = ev ? transition(supervisionMachine, s.machine, ev)[0] : s.machine;
-  return { ...base, machine, rounds: foldRounds(s.rounds, e, machine.context) };
+  return { ...base, machine, rounds: foldRounds(s.rounds, e, machine.context), covered: foldCoverage(s.covered, e) };
+}
+
+/** A round that started covers the sessions it names; one that failed or was cut off may not have reached the brain. */
+function foldCoverage(covered: ReadonlyMap<string, Coverage>, e: FoldedEvent): ReadonlyMap<string, Coverage> {
+  if (e.type === 'round.started') return coverRound(covered, (e.data as SupervisionEventMap['round.started']).round);
+  if (e.type === 'round.failed' || e.type === 'round.interrupted') return uncover(covered, (e.data as { round_id: string }).round_id);
+  return covered;
 }
 
 /** evolve over an event as the journal stores it: the fold of the command path and of replay. */
 export const evolveStored = (s: SupervisionState, e: JournalEvent): SupervisionState => evolve(s, { type: e.type, data: e.data, at: Date.parse(e.at), seq: e.seq });
 
 /**
- * What leaves memory with time rather than with an event: rounds ended at least `retentionMs` before `now`, and
- * stall cooldowns run out by then. The journal keeps both; the same state when nothing leaves.
+ * What leaves memory with time rather than with an event: rounds ended at least `retentionMs` before `now` (and the
+ * coverage they gave), and stall cooldowns run out by then. The journal keeps them all; the same state when nothing leaves.
  */
 export function forgetExpired(s: SupervisionState, now: number, retentionMs: number): SupervisionState {
   const rounds = forgetEndedRounds(s.rounds, now, retentionMs);
+  const covered = forgetCoverage(s.covered, rounds);
   const expired = [...s.cooldowns.values()].some((until) => until <= now);
-  if (rounds === s.rounds && !expired) return s;
+  if (rounds === s.rounds && covered === s.covered && !expired) return s;
   const cooldowns = new Map(s.cooldowns);
   dropExpiredCooldowns(cooldowns, now);
-  return { ...s, rounds, cooldowns };
+  return { ...s, rounds, cooldowns, covered };
 }

@@ -22,11 +22,13 @@ export interface WakeReason {
   trigger: string;
   state: string | null;
   message: string | null;
+  /** For a session that waits on someone: since when (ISO), what it waits on began. Absent otherwise, and in rounds journaled before. */
+  since?: string;
 }
 
 /** A reason with its keys in sorted order: a round carries hundreds, and journaling then needs no sorting copy. */
 export function wakeReason(r: WakeReason): WakeReason {
-  return { alias: r.alias, message: r.message, session_id: r.session_id, state: r.state, trigger: r.trigger };
+  return { alias: r.alias, message: r.message, session_id: r.session_id, ...(r.since !== undefined ? { since: r.since } : {}), state: r.state, trigger: r.trigger };
 }
 
 export interface RoundInFlight {

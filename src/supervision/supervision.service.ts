@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { Subscription } from 'rxjs';
+import { Observable, Subscription, defer, finalize } from 'rxjs';
 import { EventBus } from '../bus/event-bus';
 import { DomainError } from '../common/domain-error';
 import { PageRequest, pageOf } from '../common/page';
@@ -7,7 +7,9 @@ import { SerialQueue } from '../common/serial-queue';
 import { NodeDirectory, soleNode } from '../cluster/node-directory.port';
 import { SupervisorLease, heldLease } from '../cluster/supervisor-lease.port';
 import { SideWrite } from '../journal/command-handler';
+import { SseMessage, SseResume, sseEvents } from '../journal/audit';
 import { Fence, Journal, JournalEvent } from '../journal/journal.port';
+import { attentionReasons } from './attention';
 import { RoundDriver, streamDriver } from './round-driver.port';
 import { roundEvidence } from './round-prompt';
 import { RoundRunner } from './round-runner';
@@ -78,10 +80,12 @@ export class SupervisionService {
   private readonly runner: RoundRunner;
   private readonly watchdog: StallScanner;
   private busSub: Subscription | null = null;
+  /** Clients following the rounds stream on this node now (a brain the user brings, with the stream driver). */
+  private listeners = 0;
 
   constructor(
     private readonly bus: EventBus,
-    journal: Journal,
+    private readonly journal: Journal,
     private readonly sessions: SessionDirectory,
     private readonly settings: SupervisionSettings,
     private readonly now: () => number,
@@ -111,8 +115,10 @@ export class SupervisionService {
         execute: (cmd) => this.execute(cmd),
         resumed: (reasons) => {
           this.runner.start();
-          // The interrupted round's reasons are not lost: they wake the next round.
+          // The interrupted round's reasons are not lost: they wake the next round, with every session waiting now
+          // (a trigger the leaderless window swallowed included).
           for (const r of reasons) this.runner.trigger(r);
+          this.wakeForAttention();
         },
         steppedDown: () => this.runner.stop(),
       },
@@ -136,6 +142,19 @@ export class SupervisionService {
   /** The driver rounds go to (GET /main-brain/conversation names it). */
   get driverName(): string {
     return this.driver.name;
+  }
+
+  /** How many clients follow the rounds stream on this node now. */
+  get roundListeners(): number {
+    return this.listeners;
+  }
+
+  /** GET …/rounds/stream: the round events, resumable by seq; each client following it is counted while it does. */
+  roundStream(resume: SseResume): Observable<SseMessage> {
+    return defer(() => {
+      this.listeners++;
+      return sseEvents(this.journal, resume, isRoundEvent).pipe(finalize(() => this.listeners--));
+    });
   }
 
   /** Rebuilds from the journal, then follows it; holding the lease, it leads. */
@@ -322,9 +341,18 @@ export class SupervisionService {
     if (Object.hasOwn(ROUND_OUTCOME, e.type)) this.runner.ended((e.data as { round_id: string }).round_id, ROUND_OUTCOME[e.type as RoundEndType]);
     if (!this.isOn()) return this.runner.stop();
     if (!this.leadership.isLeader()) return;
+    const wasRunning = this.runner.running;
     this.runner.start();
     const enabled = e.type === 'supervision.enabled' ? (e.data as SupervisionEventMap['supervision.enabled']) : null;
+    // Turned on (by any path: the switch, the tool, /supervise, a workflow): the sessions waiting already wake the
+    // first round. /supervise's round, which starts at once, takes them with it.
+    if (enabled && (!wasRunning || enabled.round_now)) this.wakeForAttention();
     if (enabled?.round_now) this.runner.trigger(SYSTEM_REASON('initial', enabled.task_hint ?? null), true);
+  }
+
+  /** Every supervised session that waits on someone now is a trigger, merged with the others within the debounce. */
+  private wakeForAttention(): void {
+    for (const r of attentionReasons(this.sessions.list())) this.runner.trigger(r);
   }
 
   /** One round for these reasons, started on the command path: its view, or null when there is nothing to start. */

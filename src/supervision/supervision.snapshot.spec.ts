@@ -27,22 +27,26 @@ describe('supervision snapshot', () => {
 
   it('Given a state, When it is stored, Then it has the shape snapshots on disk already have', () => {
     const stored = storeSupervision(given(...history), T0 + 5000);
-    expect(Object.keys(stored).sort()).toEqual(['context', 'cooldowns', 'last_event_at', 'rounds', 'scope_mode', 'value']);
+    expect(Object.keys(stored).sort()).toEqual(['context', 'cooldowns', 'covered', 'last_event_at', 'rounds', 'scope_mode', 'value']);
     expect(stored).toMatchObject({
       value: { on: 'idle' },
       cooldowns: [['cs_1:pending_decision', T0 + 600_000]],
       last_event_at: T0 + 4000,
       scope_mode: 'except',
+      covered: [['cs_1', { at: T0 + 2000, round_id: 'rd_1' }]],
       rounds: [{ seq: 3, round: { id: 'rd_1', status: 'completed', summary: 'done', failure: null, ended_at: new Date(T0 + 3000).toISOString() } }],
     });
   });
 
-  it('Given a snapshot written before rounds could fail and before the scope mode was kept, When it is restored, Then failure reads null and the scope all', () => {
+  it('Given a snapshot written before rounds could fail, before the scope mode and coverage were kept, When it is restored, Then failure reads null, the scope all, nothing covered', () => {
     const stored = JSON.parse(JSON.stringify(storeSupervision(given(...history.slice(1, 4)), T0 + 5000))) as StoredSupervision;
     delete stored.scope_mode;
+    delete stored.covered;
     for (const r of stored.rounds) delete r.round.failure;
     const back = restoreSupervision(stored, T0 + 5000, Infinity);
     expect(back.scope_mode).toBe('all');
+    // Nor what rounds covered: every session waiting shows as pending until a round names it.
+    expect(back.covered.size).toBe(0);
     expect(back.rounds.get('rd_1')?.view).toMatchObject({ status: 'completed', failure: null });
   });
 
@@ -50,6 +54,7 @@ describe('supervision snapshot', () => {
     const stored = storeSupervision(given(...history), T0 + 5000);
     const back = restoreSupervision(stored, T0 + 600_000, 60_000);
     expect([...back.rounds.keys()]).toEqual([]);
+    expect(back.covered.size).toBe(0);
     expect(back.cooldowns.size).toBe(0);
     // Stored with cooldowns already run out: those are not written.
     expect(storeSupervision(given(...history), T0 + 600_000).cooldowns).toEqual([]);

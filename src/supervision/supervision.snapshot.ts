@@ -1,3 +1,4 @@
+import { Coverage } from './attention';
 import { HeldRound } from './round-history';
 import { RoundView } from './round.view';
 import { ToolScopeMode } from './supervision-scope';
@@ -17,6 +18,8 @@ export interface StoredSupervision {
   last_event_at: number;
   /** The last scope mode set other than invert; absent in snapshots written before it was kept. */
   scope_mode?: ToolScopeMode;
+  /** By session, the round that last named it; absent in snapshots written before it was kept. */
+  covered?: Array<[string, Coverage]>;
 }
 
 /** The state as a snapshot stores it; cooldowns run out by `now` are left out. */
@@ -28,6 +31,7 @@ export function storeSupervision(s: SupervisionState, now: number): StoredSuperv
     cooldowns: [...s.cooldowns].filter(([, until]) => until > now),
     last_event_at: s.last_event_at,
     scope_mode: s.scope_mode,
+    covered: [...s.covered],
   };
 }
 
@@ -39,6 +43,7 @@ export function restoreSupervision(stored: StoredSupervision, now: number, reten
     scope_mode: stored.scope_mode ?? 'all',
     rounds,
     cooldowns: new Map(stored.cooldowns),
+    covered: new Map(stored.covered ?? []),
     last_event_at: stored.last_event_at,
   };
   return forgetExpired(state, now, retentionMs);

@@ -1,3 +1,4 @@
+import { PendingAttention, pendingAttention } from './attention';
 import { SessionView } from './session-directory.port';
 import { ScopeMode, ToolScopeMode } from './supervision-scope';
 import { SupervisionState, isOn } from './supervision.decider';
@@ -8,6 +9,8 @@ export type AutonomousView = Pick<SupervisionContext, 'turns_used' | 'max_turns'
   enabled: boolean;
   round_in_flight: string | null;
   scope: ScopeView;
+  /** Supervised sessions that wait on someone and that no round has named since that began, the longest waiting first. */
+  pending: PendingAttention[];
 };
 
 /** Which sessions wake the brain: the rule for sessions created later (the last mode set other than invert) and the live sessions on each side. */
@@ -49,6 +52,7 @@ export function autonomousView(s: SupervisionState, sessions: readonly SessionVi
       summary: c.summary,
       round_in_flight: c.round?.id ?? null,
       scope: scopeView(s, sessions),
+      pending: pendingAttention(sessions, s.covered),
     },
   };
 }

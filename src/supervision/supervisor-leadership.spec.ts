@@ -39,6 +39,8 @@ const worker = (over: Partial<SessionView> = {}): SessionView => ({
   active: true,
   recoverable: true,
   last_result: null,
+  waiting_on: null,
+  attention_since: over.state_since ?? T0,
   ...over,
 });
 

@@ -63,6 +63,40 @@ describe('wake pipeline (virtual time)', () => {
     });
   });
 
+  it('given triggers that never pause for a whole window, when the max wait has passed since the first, then their round starts anyway', () => {
+    scheduler.run(({ hot, expectObservable }) => {
+      // A trigger every 2 frames, the window 3: a plain debounce would never fire. The max wait (6) bounds it.
+      const triggers = hot<T>('a-b-c-d-e-f-g-h-|', {
+        a: { s: 'w1', r: 'turn' },
+        b: { s: 'w1', r: 'turn' },
+        c: { s: 'w2', r: 'ask' },
+        d: { s: 'w1', r: 'turn' },
+        e: { s: 'w1', r: 'turn' },
+        f: { s: 'w1', r: 'turn' },
+        g: { s: 'w1', r: 'turn' },
+        h: { s: 'w1', r: 'turn' },
+      });
+      const out = wakeRounds(triggers, rounds(1), { debounceMs: 3, maxWaitMs: 6, key, scheduler });
+      // Round 1 at 6 takes a..d (w1 once, the latest); round 2's first trigger (e at 8) bounds it to 14, but h at 14
+      // is folded into it first (same frame), and the stream ends before anything else arrives.
+      expectObservable(out).toBe('------x-------y--', {
+        x: [
+          { s: 'w2', r: 'ask' },
+          { s: 'w1', r: 'turn' },
+        ],
+        y: [{ s: 'w1', r: 'turn' }],
+      });
+    });
+  });
+
+  it('given a burst that settles before the max wait, then the debounce alone decides, as without one', () => {
+    scheduler.run(({ hot, expectObservable }) => {
+      const triggers = hot<T>('a-b-------|', { a: { s: 'w1', r: 'ask' }, b: { s: 'w2', r: 'done' } });
+      const out = wakeRounds(triggers, rounds(1), { debounceMs: 3, maxWaitMs: 9, key, scheduler });
+      expectObservable(out).toBe('-----x----', { x: [{ s: 'w1', r: 'ask' }, { s: 'w2', r: 'done' }] });
+    });
+  });
+
   it('de-duplicates a (session, reason) within a round, keeping the latest', () => {
     scheduler.run(({ hot, expectObservable }) => {
       const triggers = hot<T>('abc------|', {

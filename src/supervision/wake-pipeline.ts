@@ -7,7 +7,7 @@ import {
   asyncScheduler,
   catchError,
   concat,
-  debounceTime,
+  debounce,
   defer,
   exhaustMap,
   filter,
@@ -17,11 +17,18 @@ import {
   merge,
   of,
   share,
+  timer,
 } from 'rxjs';
 
 export interface WakeOptions<T> {
   /** Window in which a burst of triggers merges into one round. */
   debounceMs: number;
+  /**
+   * The longest a trigger waits for its round, from the first one pending: triggers that never pause for a whole
+   * window (a worker signalling every second) would otherwise hold every round back, theirs and everyone else's.
+   * Absent: no bound.
+   */
+  maxWaitMs?: number;
   /** Triggers with the same key within one round are one reason (the latest wins). */
   key: (trigger: T) => string;
   /** Triggers that start a round without waiting for the window (e.g. /supervise's initial round). */
@@ -32,8 +39,8 @@ export interface WakeOptions<T> {
 /**
  * The wake pipeline: triggers → debounce → single-flight rounds. Emits each round's batch as it starts.
  *
- * Triggers accumulate in a pending set until a round takes them; `debounceTime` merges bursts and
- * `exhaustMap` keeps one round in flight. A flush that arrives while a round runs is dropped by
+ * Triggers accumulate in a pending set until a round takes them; a debounce merges bursts (cut short at the max
+ * wait after the first trigger pending) and `exhaustMap` keeps one round in flight. A flush that arrives while a round runs is dropped by
  * exhaustMap but its triggers stay pending, and the end of the round kicks the next one at once:
  * no trigger is lost. A round that fails still ends, releasing the lock.
  */
@@ -45,9 +52,13 @@ export function wakeRounds<T>(
   return defer(() => {
     const pending = new Map<string, T>();
     const kick$ = new Subject<void>();
+    const scheduler = options.scheduler ?? asyncScheduler;
+    /** When the oldest trigger still pending arrived. */
+    let firstAt = 0;
     const collected$ = triggers$.pipe(
       filter((t) => {
         const key = options.key(t);
+        if (pending.size === 0) firstAt = scheduler.now();
         pending.delete(key);
         pending.set(key, t);
         return true;
@@ -55,11 +66,16 @@ export function wakeRounds<T>(
       share(),
     );
     const immediate = options.immediate ?? (() => false);
-    const scheduler = options.scheduler ?? asyncScheduler;
+    const { debounceMs, maxWaitMs } = options;
+    const window = () => (maxWaitMs === undefined ? debounceMs : Math.min(debounceMs, Math.max(0, firstAt + maxWaitMs - scheduler.now())));
     const flush$ = merge(
       collected$.pipe(
         filter((t) => !immediate(t)),
-        debounceTime(options.debounceMs, scheduler),
+        // Past the max wait, a trigger flushes at once (a timer of 0 would still wait for the next tick).
+        debounce(() => {
+          const wait = window();
+          return wait > 0 ? timer(wait, scheduler) : of(0);
+        }),
       ),
       collected$.pipe(filter(immediate)),
       kick$,

@@ -3,7 +3,20 @@ import { EVIDENCE_MAX_BYTES } from './round-prompt';
 import { SessionView } from './session-directory.port';
 import { classifySessionEvent } from './wake-triggers';
 
-const view: SessionView = { id: 'cs_a', alias: 'w1', state: 'pending_authorization', state_since: 0, excluded: false, active: true, recoverable: false, last_result: null };
+const SINCE = Date.parse('2026-11-23T00:00:00.000Z');
+const view: SessionView = {
+  id: 'cs_a',
+  alias: 'w1',
+  state: 'pending_authorization',
+  state_since: SINCE,
+  excluded: false,
+  active: true,
+  recoverable: false,
+  last_result: null,
+  waiting_on: { kind: 'permission', text: 'Bash' },
+  attention_since: SINCE + 5_000,
+};
+const since = new Date(SINCE + 5_000).toISOString();
 const event = (type: string, data: JournalEvent['data']): JournalEvent => ({
   seq: 7,
   stream: 'session-cs_a',
@@ -20,7 +33,7 @@ describe('wake triggers', () => {
     const what = classifySessionEvent(event('session.permission_requested', { request_id: 'r2', tool: 'WebFetch', input: {} }), () => view);
     expect(what).toEqual({
       kind: 'wake',
-      reason: { session_id: 'cs_a', alias: 'w1', trigger: 'pending_authorization', state: 'pending_authorization', message: 'WebFetch' },
+      reason: { session_id: 'cs_a', alias: 'w1', trigger: 'pending_authorization', state: 'pending_authorization', message: 'WebFetch', since },
     });
   });
 
@@ -34,23 +47,37 @@ describe('wake triggers', () => {
     expect(what).toEqual(trigger === null ? null : { kind: 'wake', reason: { session_id: 'cs_a', alias: 'w1', trigger, state: 'working', message: 'parser done' } });
   });
 
-  it('given a turn that ended with a result and moved the session to 待处理, then it wakes the brain as 待处理 with the result as its message', () => {
+  it('given a turn that ended with a result, then it wakes the brain as 待处理 with the result as its message, and the state change it caused is not a second reason', () => {
     // Published after the directory applied it: the session is 待处理 and holds the turn's result.
-    const after = () => ({ ...view, state: 'pending_handling', last_result: 'All 12 tests pass.' });
-    const moved = event('session.state_changed', { at: 1, from: 'working', to: 'pending_handling', cause: 'session.turn_ended' });
-    expect(classifySessionEvent(moved, after)).toEqual({
+    const after = () => ({ ...view, state: 'pending_handling', last_result: 'All 12 tests pass.', waiting_on: null });
+    expect(classifySessionEvent(event('session.turn_ended', { at: 1, result: 'All 12 tests pass.' }), after)).toEqual({
       kind: 'wake',
-      reason: { session_id: 'cs_a', alias: 'w1', trigger: 'pending_handling', state: 'pending_handling', message: 'All 12 tests pass.' },
+      reason: { session_id: 'cs_a', alias: 'w1', trigger: 'pending_handling', state: 'pending_handling', message: 'All 12 tests pass.', since },
     });
-    // The turn's end itself wakes nothing: a turn superseded by a next one, or ending while 待处理 already, moves no state
-    expect(classifySessionEvent(event('session.turn_ended', { at: 1, result: 'x' }), after)).toBeNull();
+    expect(classifySessionEvent(event('session.state_changed', { at: 1, from: 'working', to: 'pending_handling', cause: 'session.turn_ended' }), after)).toBeNull();
     // A turn with no result wakes all the same, saying nothing
-    expect(classifySessionEvent(moved, () => ({ ...after(), last_result: null }))).toMatchObject({ kind: 'wake', reason: { message: null } });
+    expect(classifySessionEvent(event('session.turn_ended', { at: 1, result: null }), after)).toMatchObject({ kind: 'wake', reason: { message: null } });
+    // A turn a next one supersedes (the session works on) wakes no one
+    expect(classifySessionEvent(event('session.turn_ended', { at: 1, result: 'x', superseded: true }), () => ({ ...view, state: 'working' }))).toBeNull();
   });
 
+  it.each([
+    ['a second turn result', 'pending_handling', 'session.turn_ended', { result: 'Now 13 pass.' }, 'pending_handling', 'Now 13 pass.'],
+    ['a new blocked reason', 'pending_handling', 'session.blocked', { reason: 'no disk' }, 'notify_blocked', 'no disk'],
+    ['a new question', 'pending_decision', 'session.asked_human', { question: 'And the port?' }, 'ask_human', 'And the port?'],
+    ['a new permission request, queued', 'pending_authorization', 'session.permission_requested', { request_id: 'r3', tool: 'Edit', input: {} }, 'pending_authorization', 'Edit'],
+  ])(
+    'given a session that waits already, when %s comes (its state keeps its name, no state change), then it wakes the brain, saying since when',
+    (_what, state, type, data, trigger, message) => {
+      expect(classifySessionEvent(event(type, { at: 1, ...data }), () => ({ ...view, state }))).toEqual({
+        kind: 'wake',
+        reason: { session_id: 'cs_a', alias: 'w1', trigger, state, message, since },
+      });
+    },
+  );
+
   it('given a turn result past the bound, then the message keeps its head, marked as cut', () => {
-    const moved = event('session.state_changed', { at: 1, from: 'working', to: 'pending_handling', cause: 'session.turn_ended' });
-    const what = classifySessionEvent(moved, () => ({ ...view, state: 'pending_handling', last_result: 'é'.repeat(10_000) }));
+    const what = classifySessionEvent(event('session.turn_ended', { at: 1, result: 'é'.repeat(10_000) }), () => ({ ...view, state: 'pending_handling' }));
     const message = what?.reason.message ?? '';
     expect(message).toMatch(/\n\[cut: the first 4096 bytes; read_session_output gives it all\]$/);
     expect(Buffer.byteLength(message.split('\n')[0])).toBeLessThanOrEqual(EVIDENCE_MAX_BYTES);
@@ -62,7 +89,7 @@ describe('wake triggers', () => {
     const recovered = event('session.state_changed', { at: 1, from: 'working', to: 'pending_handling', cause: 'session.recovered' });
     expect(classifySessionEvent(recovered, () => ({ ...view, state: 'pending_handling' }))).toEqual({
       kind: 'wake',
-      reason: { session_id: 'cs_a', alias: 'w1', trigger: 'pending_handling', state: 'pending_handling', message: null },
+      reason: { session_id: 'cs_a', alias: 'w1', trigger: 'pending_handling', state: 'pending_handling', message: null, since },
     });
   });
 

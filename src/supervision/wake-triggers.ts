@@ -1,13 +1,17 @@
 import { JournalEvent } from '../journal/journal.port';
+import { NEEDS_ATTENTION } from './attention';
 import { clipTurnResult } from './round-prompt';
 import { WakeReason, wakeReason } from './supervision.machine';
 import { SessionView } from './session-directory.port';
 
 export type TriggerOrExit = { kind: 'wake'; reason: WakeReason } | { kind: 'exit'; session_id: string; reason: WakeReason } | null;
 
-const PENDING = new Set(['pending_handling', 'pending_authorization', 'pending_decision']);
-/** Signals that wake the brain on their own: the state change they cause is the same reason, not a second one. */
-const WAKING_SIGNALS = new Set(['session.permission_requested', 'session.blocked', 'session.asked_human']);
+/**
+ * Events that wake the brain on their own, also when the session waits already and its state's name stays the same
+ * (a new question, a new blocked reason, a new turn result, a new permission request): the state change they cause
+ * is the same reason, not a second one.
+ */
+const WAKING_SIGNALS = new Set(['session.permission_requested', 'session.blocked', 'session.asked_human', 'session.turn_ended']);
 const WAKING_PROGRESS = new Set(['completed', 'blocked', 'needs_review']);
 
 function sessionIdOf(e: JournalEvent): string | null {
@@ -30,16 +34,20 @@ export function classifySessionEvent(e: JournalEvent, session: (id: string) => S
   const s = id ? session(id) : undefined;
   if (!s || s.excluded) return null;
   const d = (e.data ?? {}) as Record<string, unknown>;
-  const reason = (trigger: string, message: string | null, state = s.state): WakeReason =>
-    wakeReason({ session_id: s.id, alias: s.alias, trigger, state, message });
+  // A session that waits in the state the reason names says since when (what it waits on began).
+  const since = (state: string | null) => (state === s.state && NEEDS_ATTENTION.has(state) ? { since: new Date(s.attention_since).toISOString() } : {});
+  const reason = (trigger: string, message: string | null, state: string | null = s.state): WakeReason =>
+    wakeReason({ session_id: s.id, alias: s.alias, trigger, state, message, ...since(state) });
   switch (e.type) {
-    // A turn's end wakes through the state change it causes (none when a next turn supersedes it, or the session is
-    // 待处理 already), carrying the turn's result.
+    // Entering a state that needs someone, for a reason no event below wakes for itself (a resumed runtime's restart).
     case 'session.state_changed': {
       const to = d.to;
-      if (typeof to !== 'string' || !PENDING.has(to) || WAKING_SIGNALS.has(String(d.cause))) return null;
-      return { kind: 'wake', reason: reason(to, d.cause === 'session.turn_ended' ? turnResult(s.last_result) : null, to) };
+      if (typeof to !== 'string' || !NEEDS_ATTENTION.has(to) || WAKING_SIGNALS.has(String(d.cause))) return null;
+      return { kind: 'wake', reason: reason(to, null, to) };
     }
+    // A turn's end wakes as 待处理 with its result, also a second one while 待处理 already; not one a next turn supersedes.
+    case 'session.turn_ended':
+      return d.superseded === true ? null : { kind: 'wake', reason: reason('pending_handling', turnResult(d.result), 'pending_handling') };
     case 'session.progress':
       return typeof d.status === 'string' && WAKING_PROGRESS.has(d.status)
         ? { kind: 'wake', reason: reason(`progress_${d.status}`, text(d.message)) }

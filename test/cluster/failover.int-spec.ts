@@ -13,6 +13,8 @@ const describePg = pgDescribe('failover.int-spec');
 
 /** Generous: the machine is shared and slow; the lease TTL is 2 s. */
 const LONG = 60_000;
+/** What a takeover's own work may take beyond the lease's expiry and the debounce: the claim, catching up, restoring, the round's append. */
+const TAKEOVER_WORK_MS = 500;
 
 /**
  * Nodes are real service processes on one database, with a 2 s lease TTL and the stream driver: the test is the brain,
@@ -152,6 +154,45 @@ describePg('supervision failover between nodes sharing a PostgreSQL journal', ()
     await waitFor(async () => (await autonomous(other))?.round_in_flight === r4.id, { timeoutMs: LONG, what: 'the follower to follow round 4' });
 
     expectNothingLostOrDoubled(await journalEvents(), [r1.id, r2.id, r3.id, r4.id]);
+  });
+
+  it('given triggers at the kill (-9) of the leader, one in its debounce and one in the leaderless window, then the new leader\'s first round names both, within the lease TTL plus the debounce', async () => {
+    // A debounce long enough that the trigger sent just before the kill is still waiting in the old leader's window.
+    const env = { BRAINSTEM_SUPERVISION_DEBOUNCE_MS: '1000' };
+    const a = await boot('a', env);
+    await holderIs(['a'], 1);
+    const b = await boot('b', env);
+    const [w1, w2] = [await startWorker(b), await startWorker(b)];
+    await call(a, 'POST', '/session-os/main-brain/autonomous', { enabled: true });
+    await waitFor(async () => (await autonomous(b))?.enabled, { timeoutMs: LONG, what: 'b to follow the enable' });
+    const turnEnded = (w: Json, result: string) => call(b, 'POST', `/coding-sessions/${w.id}/signals`, { type: 'turn_ended', result });
+
+    // w1's turn ends: journaled, and waiting in a's debounce when a is killed.
+    expect(await turnEnded(w1, 'w1 done')).toMatchObject({ state: 'pending_handling' });
+    const killedAt = Date.now();
+    a.child.kill('SIGKILL');
+    await a.exited;
+    // w2's turn ends while no node leads.
+    expect(await turnEnded(w2, 'w2 done')).toMatchObject({ state: 'pending_handling' });
+
+    await holderIs(['b'], 2);
+    const [round] = await waitFor(async () => {
+      const all = await rounds(b);
+      return all.length ? all : undefined;
+    }, { timeoutMs: LONG, what: "the new leader's first round" });
+    expect(round.reasons.map((r: Json) => [r.session_id, r.trigger, r.message])).toEqual([
+      [w1.id, 'pending_handling', 'w1 done'],
+      [w2.id, 'pending_handling', 'w2 done'],
+    ]);
+    // The lease runs out at most its TTL after the last renewal (before the kill), the new leader claims it as it runs
+    // out, then waits out the debounce: TTL + debounce, and what the takeover itself takes (the claim, catching up,
+    // restoring, journaling the round) on a loaded machine.
+    const took = Date.parse(round.started_at) - killedAt;
+    expect(took).toBeLessThanOrEqual(2000 + 1000 + TAKEOVER_WORK_MS);
+    // a never started a round: the one in the journal is b's.
+    const started = supervisionEvents(await journalEvents()).filter((e) => e.type === 'round.started');
+    expect(started.map((e) => (e.data as Json).round.id)).toEqual([round.id]);
+    expect((await autonomous(b)).pending).toEqual([]);
   });
 
   it('given a leader stopped (SIGSTOP) past its lease, when it is continued, then it appends no supervision event in its old term and follows the new leader', async () => {

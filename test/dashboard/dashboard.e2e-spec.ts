@@ -7,6 +7,7 @@ import { tempDir } from '../support/temp-dir';
 import { TestApp } from '../support/test-app';
 import { useTestApp } from '../support/use-test-app';
 import { waitFor } from '../support/wait-for';
+import { openSse } from '../support/sse';
 import { WORKERS, WorkerReaper } from '../support/workers';
 import { dashboardHarness, describeInBrowser, screenshot, signIn } from './browser';
 
@@ -223,6 +224,36 @@ describeInBrowser('the dashboard in Chromium', () => {
       await page.locator('.message.role-brain .text').filter({ hasText: 'w1 is running the tests; 3 failed so far.' }).waitFor();
       await page.locator('.message.draft').waitFor({ state: 'detached' });
       await screenshot(page, 'chat');
+    });
+  });
+
+  describe("the brain's presence", () => {
+    it('Given no brain connected, When the chat is open and a message is sent, Then the chat says no brain reads it and how to connect one; When a brain follows the rounds, Then it says who reads', async () => {
+      await signIn(page, t.url, t.token);
+      await page.getByRole('link', { name: 'Main chat' }).click();
+      const banner = page.getByRole('alert', { name: 'Who reads the messages' });
+      await banner.getByText('No brain is connected.').waitFor();
+      await banner.getByText("Follow GET /api/v1/session-os/main-brain/rounds/stream with the brain's token").waitFor();
+      await page.getByLabel('Message to the main brain').fill('is anyone there?');
+      await page.getByRole('button', { name: 'Send to the main brain' }).click();
+      // The message, and right after it the service's notice.
+      await page.locator('.messages > li').last().filter({ hasText: 'Nothing reads this message until a brain connects.' }).waitFor();
+      const last = await page.locator('.messages > li').evaluateAll((items) => items.slice(-2).map((li) => li.className));
+      expect(last).toEqual(['message role-user kind-message', 'message role-system kind-notice']);
+      await screenshot(page, 'chat-no-brain');
+
+      const brain = await openSse(`${t.url}/api/v1/session-os/main-brain/rounds/stream`, t.auth('main_brain'));
+      try {
+        await brain.take(1);
+        // Polled: the banner follows within its period.
+        const read = page.getByRole('status', { name: 'Who reads the messages' });
+        await read.getByText('a brain you bring (stream, 1 following the rounds)').waitFor({ timeout: 15_000 });
+        await screenshot(page, 'chat-brain-connected');
+        await page.getByRole('link', { name: 'Supervision' }).click();
+        await page.getByRole('status', { name: 'Who reads the messages' }).getByText('Read by').waitFor();
+      } finally {
+        brain.close();
+      }
     });
   });
 

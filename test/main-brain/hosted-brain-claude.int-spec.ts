@@ -128,6 +128,15 @@ function lastUserText(request: MessagesRequest): string {
     expect(await conversation(app)).toMatchObject({ runtime: 'claude-code', turns: 2, turn_in_flight: null });
     // Hosted here: this node holds the (embedded) lease and runs the conversation.
     expect((await app.inject({ method: 'GET', url: '/api/v1/ready' })).json().brain).toEqual({ driver: 'agent', hosted: true, runtime: 'claude-code', connected: true });
+    // Who reads the messages: this claude, by its version and its conversation (no notice was posted for either message).
+    const { conversation_id } = await conversation(app);
+    const presence = await waitFor(async () => {
+      const p = (await app.inject({ method: 'GET', url: `${BASE}/presence` })).json().presence as Json;
+      return p.version !== null ? p : undefined;
+    }, { what: "the runtime's version, read at start" });
+    expect(presence).toMatchObject({ connected: true, driver: 'agent', hosted: true, runtime: 'claude-code', version: expect.stringMatching(/^\d+\.\d+\.\d+$/), conversation_id, node: 'local', how_to_connect: null });
+    expect(presence.summary).toBe(`The hosted brain reads the messages: claude-code ${String(presence.version)} on this node, conversation ${String(conversation_id)}.`);
+    expect((await chat(app)).filter((m) => m.kind === 'notice')).toEqual([]);
   });
 
   it('wakes a round in the same conversation; the brain unblocks the worker through send_to_session, and its last words are the summary', async () => {

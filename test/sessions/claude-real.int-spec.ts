@@ -225,6 +225,55 @@ const claudeEnv = (baseUrl: string, home: string, bin?: string): Record<string, 
     120000,
   );
 
+  /** A profile whose deny rules are `deny`: its id. */
+  async function profileDenying(name: string, deny: string[]): Promise<string> {
+    const res = await t.inject({ method: 'POST', url: '/api/v1/agent-profiles', payload: { name, permissions: { deny } } });
+    expect(res.statusCode).toBe(201);
+    return res.json().id as string;
+  }
+
+  /** The session's permission events: each request denied as it arrived carries its rule, and none was ever pending. */
+  async function deniedOnArrival(id: string, rule: string, command: string): Promise<void> {
+    const all = await events(id);
+    expect(all.filter((e) => e.type.startsWith('session.permission_')).map((e) => [e.type, e.data])).toEqual([
+      ['session.permission_resolved', expect.objectContaining({ decision: 'deny', by: 'profile', rule, tool: 'Bash', input: { command } })],
+    ]);
+    expect(ofType(all, 'session.state_changed').map((d) => d.to)).not.toContain('pending_authorization');
+  }
+
+  it("given a session whose profile came to deny a command after it started, when claude asks to run it, then it is denied as it arrives and the model is told the rule", async () => {
+    const profileId = await profileDenying('Deploys Later Denied', []);
+    const id = await startClaude((n) => (n === 1 ? { tool: 'Bash', input: { command: 'make deploy' } } : { text: `reply ${n}` }), { profile_id: profileId });
+    // Claude started with the profile as it was: it asks Brainstem, whose rules are the profile's now.
+    expect((await t.inject({ method: 'PATCH', url: `/api/v1/agent-profiles/${profileId}`, payload: { permissions: { deny: ['Bash(make deploy)'] } } })).statusCode).toBe(200);
+    api.releaseAll();
+    await untilState(id, 'pending_handling');
+    await deniedOnArrival(id, 'Bash(make deploy)', 'make deploy');
+    const toolResult = JSON.stringify(api.requests[1].messages);
+    expect(toolResult).toContain('tool_result');
+    expect(toolResult).toContain('rule Bash(make deploy)');
+  }, 120000);
+
+  it('given claude run as a command worker with the permission_prompt tool, when it asks for a command its profile denies, then it is denied as it arrives and the command does not run', async () => {
+    const marker = join(dirs.cwd.path, 'deployed-denied-on-arrival');
+    const profileId = await profileDenying('No Touching', ['Bash(touch *)']);
+    const env = await fakeModel((n) => (n === 1 ? { tool: 'Bash', input: { command: `touch ${marker}` } } : { text: `reply ${n}` }));
+    api.releaseAll();
+    const mcpConfig = join(dirs.home.path, 'worker-mcp-denied.json');
+    writeFileSync(
+      mcpConfig,
+      JSON.stringify({ mcpServers: { brainstem: { type: 'http', url: `${t.url}/mcp`, headers: { 'X-Brainstem-Session': '${BRAINSTEM_SESSION_ID}', Authorization: 'Bearer ${BRAINSTEM_TOKEN}' } } } }),
+    );
+    const args = ['-p', 'deploy it', '--permission-prompt-tool', 'mcp__brainstem__permission_prompt', '--mcp-config', mcpConfig];
+    const started = await call('POST', '', { cwd: dirs.cwd.path, command: 'claude', args, env, profile_id: profileId });
+    expect(started.status).toBe(201);
+    reaper.track(started.body.pid);
+    await untilState(started.body.id, 'exited');
+    expect(existsSync(marker)).toBe(false);
+    await deniedOnArrival(started.body.id, 'Bash(touch *)', `touch ${marker}`);
+    expect(JSON.stringify(api.requests[api.requests.length - 1].messages)).toContain('rule Bash(touch *)');
+  }, 120000);
+
   it("given claude run as a command worker with Brainstem's stdio bridge as its MCP server, then the model's report_progress is recorded on the session", async () => {
     const report = { status: 'working', message: 'over stdio' };
     const env = await fakeModel((n) => (n === 1 ? { tool: 'mcp__brainstem__report_progress', input: report } : { text: `reply ${n}` }));

@@ -63,9 +63,11 @@ describe('permission decisions on a session whose profile denies', () => {
   const status = async (id: string): Promise<Status> => (await t.inject({ method: 'GET', url: `/api/v1/coding-sessions/${id}` })).json() as Status;
   const requestsOf = (s: Status): Request[] => (s.pending?.kind === 'permission' ? [s.pending, ...s.queued_permissions] : []);
 
-  async function ask(id: string, command: string): Promise<void> {
+  /** Raises a request: pending (200), or denied as it arrives when a deny rule matches it (403 denied_by_profile). */
+  async function ask(id: string, command: string, expected: 'pending' | 'denied' = 'pending'): Promise<Record<string, unknown>> {
     const res = await t.inject({ method: 'POST', url: `/api/v1/coding-sessions/${id}/signals`, payload: { type: 'permission_request', tool: 'Bash', input: { command } } });
-    expect(res.statusCode).toBe(200);
+    expect([res.statusCode, expected === 'pending' || res.json().code]).toEqual(expected === 'pending' ? [200, true] : [403, 'denied_by_profile']);
+    return res.json() as Record<string, unknown>;
   }
 
   async function decide(route: Route, session: string, decision: 'allow' | 'deny', requestId?: string): Promise<Outcome> {
@@ -90,8 +92,11 @@ describe('permission decisions on a session whose profile denies', () => {
     return `${res.statusCode} ${code}`;
   }
 
-  /** session.permission_resolved events with the command each answered. */
-  async function resolutions(id: string): Promise<Array<{ request_id: string; decision: string; command: string | undefined }>> {
+  /**
+   * session.permission_resolved events with the command each answered, and `by: 'profile'` for those denied as they
+   * arrived (which carry their request: no session.permission_requested was journaled for them).
+   */
+  async function resolutions(id: string): Promise<Array<{ request_id: string; decision: string; command: string | undefined; by?: string }>> {
     const events = await t.app.get<Journal>(JOURNAL).readStream(`session-${id}`);
     const commands = new Map<string, string | undefined>();
     for (const e of events) {
@@ -103,15 +108,21 @@ describe('permission decisions on a session whose profile denies', () => {
     return events
       .filter((e) => e.type === 'session.permission_resolved')
       .map((e) => {
-        const d = e.data as { request_id: string; decision: string };
-        return { request_id: d.request_id, decision: d.decision, command: commands.get(d.request_id) };
+        const d = e.data as { request_id: string; decision: string; by?: string; input?: { command?: string } };
+        return { request_id: d.request_id, decision: d.decision, command: d.input?.command ?? commands.get(d.request_id), ...(d.by ? { by: d.by } : {}) };
       });
+  }
+
+  /** The states the session went through (its state_changed records). */
+  async function states(id: string): Promise<string[]> {
+    const events = await t.app.get<Journal>(JOURNAL).readStream(`session-${id}`);
+    return events.filter((e) => e.type === 'session.state_changed').map((e) => (e.data as { to: string }).to);
   }
 
   it.each([
     ['the user and the main brain', ALL_ROUTES],
     ['the main brain alone', ['brain-rest', 'brain-registry'] as Route[]],
-  ])('%s allowing at once, without and with request ids, never allow a denied request', async (_who, routes) => {
+  ])('%s allowing at once, without and with request ids, never allow a denied request: those are denied as they arrive', async (_who, routes) => {
     const s = await start(profileId);
     const outcomes = new Map<Route, Outcome[]>(routes.map((r) => [r, []]));
     const record = (route: Route, o: Outcome) => outcomes.get(route)!.push(o);
@@ -121,7 +132,7 @@ describe('permission decisions on a session whose profile denies', () => {
     // Requests arrive in bursts of three (two denied around one allowed), each burst once the last is journaled.
     const requester = async () => {
       for (let i = 0; i < BURSTS; i++) {
-        await Promise.all([DENIED[i % DENIED.length], ALLOWED[i % ALLOWED.length], DENIED[(i + 1) % DENIED.length]].map((c) => ask(s.id, c)));
+        await Promise.all([DENIED[i % DENIED.length], ALLOWED[i % ALLOWED.length], DENIED[(i + 1) % DENIED.length]].map((c) => ask(s.id, c, isDenied(c) ? 'denied' : 'pending')));
       }
       raising = false;
     };
@@ -133,17 +144,16 @@ describe('permission decisions on a session whose profile denies', () => {
         await tick();
       }
     };
-    // Reads what is pending and answers each by its id: tries to allow every request (from each route in turn),
-    // then denies what was refused, as a user would.
+    // Reads what is pending and answers each by its id: tries to allow every request (from each route in turn), and
+    // notes any that a deny rule matches (none should ever be pending).
+    const offered: string[] = [];
     const decider = async () => {
-      const turns = { denied: 0, allowed: 0 };
+      let turn = 0;
       while (!(await settled())) {
         for (const r of requestsOf(await status(s.id))) {
-          const denied = isDenied(r.input.command);
-          const route = routes[turns[denied ? 'denied' : 'allowed']++ % routes.length];
-          const allowed = await decide(route, s.id, 'allow', r.request_id);
-          record(route, allowed);
-          if (allowed === 'refused') await decide('user', s.id, 'deny', r.request_id);
+          if (isDenied(r.input.command)) offered.push(r.request_id);
+          const route = routes[turn++ % routes.length];
+          record(route, await decide(route, s.id, 'allow', r.request_id));
         }
         await tick();
       }
@@ -152,24 +162,43 @@ describe('permission decisions on a session whose profile denies', () => {
 
     const resolved = await resolutions(s.id);
     expect(resolved.filter((r) => r.decision === 'allow' && isDenied(r.command))).toEqual([]);
-    // Every request was answered exactly once: the ones the profile denies denied, the others allowed.
+    // Every request was answered exactly once: the ones the profile denies by the profile as they arrived, the others allowed.
     expect(resolved).toHaveLength(BURSTS * 3);
     expect(new Set(resolved.map((r) => r.request_id)).size).toBe(BURSTS * 3);
-    for (const r of resolved) expect([r.command, r.decision]).toEqual([r.command, isDenied(r.command) ? 'deny' : 'allow']);
-    // Each route was refused at least once (the decider's allow of a denied request by id), and answered nothing else.
-    for (const route of routes) {
-      const seen = outcomes.get(route)!;
-      expect(seen).toContain('refused');
-      expect(seen.filter((o) => o !== 'answered' && o !== 'refused' && o !== 'none_pending')).toEqual([]);
-    }
+    for (const r of resolved) expect([r.command, r.decision, r.by]).toEqual([r.command, ...(isDenied(r.command) ? ['deny', 'profile'] : ['allow', undefined])]);
+    // None of them was ever offered for an allow, nor refused one: there was nothing to refuse.
+    expect(offered).toEqual([]);
+    // Every allow answered a request, or found it answered by another first: none was refused.
+    const seen = [...outcomes.values()].flat();
+    expect(seen.filter((o) => o === 'answered')).toHaveLength(BURSTS);
+    expect(seen.filter((o) => o !== 'answered' && o !== 'none_pending')).toEqual([]);
   });
 
-  it('names the rule in the refusal, on every route, and journals nothing for it', async () => {
+  it('denies a request its profile denies as it arrives: 403 naming the rule, journaled with it, and the session never waits on it', async () => {
     const s = await start(profileId);
+    const answer = await ask(s.id, 'rm -rf /tmp/x', 'denied');
+    expect(answer).toMatchObject({
+      statusCode: 403,
+      code: 'denied_by_profile',
+      message: `${s.alias}'s permission request ${String((answer.details as { request_id: string }).request_id)}: profile ${profileId} denies Bash (rule Bash(rm -rf *)): a profile's deny always wins`,
+      details: { rule: 'Bash(rm -rf *)', profile_id: profileId, request_id: expect.stringMatching(/.+/) },
+    });
+    expect(await resolutions(s.id)).toEqual([{ request_id: (answer.details as { request_id: string }).request_id, decision: 'deny', command: 'rm -rf /tmp/x', by: 'profile' }]);
+    const after = await status(s.id);
+    expect([after.state, after.pending, after.queued_permissions]).toEqual(['working', null, []]);
+    expect(await states(s.id)).not.toContain('pending_authorization');
+    // Nothing is pending to allow.
+    expect(await decide('user', s.id, 'allow')).toBe('none_pending');
+  });
+
+  it('names the rule when an allow is refused because the profile added the deny after the request arrived, on every route, and journals nothing for it', async () => {
+    const id = await createProfile('Tightened Later', []);
+    const s = await start(id);
     await ask(s.id, 'rm -rf /tmp/x');
+    expect((await t.inject({ method: 'PATCH', url: `/api/v1/agent-profiles/${id}`, payload: { permissions: { deny: ['Bash(rm -rf *)'] } } })).statusCode).toBe(200);
     const user = await t.inject({ method: 'POST', url: `/api/v1/coding-sessions/${s.id}/permission`, payload: { decision: 'allow' } });
     expect(user.statusCode).toBe(403);
-    expect(user.json()).toMatchObject({ code: 'denied_by_profile', message: expect.stringContaining(`profile ${profileId} denies Bash (rule Bash(rm -rf *))`) });
+    expect(user.json()).toMatchObject({ code: 'denied_by_profile', message: expect.stringContaining(`profile ${id} denies Bash (rule Bash(rm -rf *))`) });
     const brain = await t.inject({ method: 'POST', url: '/api/v1/session-os/main-brain/tools/resolve_permission', payload: { session: s.alias, decision: 'allow' } });
     expect(brain.statusCode).toBe(403);
     expect(brain.json()).toMatchObject({ code: 'denied_by_profile', message: expect.stringContaining('rule Bash(rm -rf *)') });
@@ -179,22 +208,18 @@ describe('permission decisions on a session whose profile denies', () => {
     expect((await resolutions(s.id)).map((r) => r.decision)).toEqual(['deny']);
   });
 
-  it("keeps the denies the session started with when its profile is loosened, and applies the profile's new ones", async () => {
+  it("keeps the denies the session started with when its profile is loosened, and applies the profile's new ones, as requests arrive", async () => {
     const id = await createProfile('Loosened Later', ['Bash(rm -rf *)']);
     const s = await start(id);
     expect((await t.inject({ method: 'PATCH', url: `/api/v1/agent-profiles/${id}`, payload: { permissions: { deny: ['Bash(curl *)'] } } })).statusCode).toBe(200);
-    await ask(s.id, 'rm -rf build');
-    expect(await decide('brain-rest', s.id, 'allow')).toBe('refused');
-    await decide('user', s.id, 'deny');
-    await ask(s.id, 'curl https://example.com');
-    expect(await decide('user', s.id, 'allow')).toBe('refused');
-    await decide('user', s.id, 'deny');
+    expect((await ask(s.id, 'rm -rf build', 'denied')).details).toMatchObject({ rule: 'Bash(rm -rf *)' });
+    expect((await ask(s.id, 'curl https://example.com', 'denied')).details).toMatchObject({ rule: 'Bash(curl *)' });
     await ask(s.id, 'ls');
     expect(await decide('user', s.id, 'allow')).toBe('answered');
-    expect((await resolutions(s.id)).map((r) => [r.command, r.decision])).toEqual([
-      ['rm -rf build', 'deny'],
-      ['curl https://example.com', 'deny'],
-      ['ls', 'allow'],
+    expect((await resolutions(s.id)).map((r) => [r.command, r.decision, r.by ?? 'user'])).toEqual([
+      ['rm -rf build', 'deny', 'profile'],
+      ['curl https://example.com', 'deny', 'profile'],
+      ['ls', 'allow', 'user'],
     ]);
   });
 

@@ -98,6 +98,27 @@ describe('coding sessions with real worker processes', () => {
     expect(events.find((e) => e.type === 'session.runtime_session_assigned')?.data).toMatchObject({ runtime_session_id: expect.stringMatching(/^fake-/) });
   });
 
+  it("given claude asks for a tool its profile denies, then the request is denied as it arrives: claude is told the rule, the journal has it, and the session never waits on it", async () => {
+    const profile = await t.inject({ method: 'POST', url: '/api/v1/agent-profiles', payload: { name: 'No Builds', permissions: { deny: ['Bash(npm run build)'] } } });
+    expect(profile.statusCode).toBe(201);
+    const profileId = profile.json().id as string;
+    const s = await start({ runtime: 'claude-code', env: { PATH: `${FAKE_BIN}:${process.env.PATH}` }, profile_id: profileId, prompt: 'use a tool' });
+    await until(s.id, 'the turn after the denial', (x) => x.state === 'pending_handling');
+    // The fake claude prints the answer it got: a deny, with the rule as its message.
+    const out = await call('GET', `/${s.id}/output?tail=50`);
+    const reason = `profile ${profileId} denies Bash (rule Bash(npm run build)): a profile's deny always wins`;
+    expect(out.body.lines!.some((l) => l.includes(`"tool deny: ${reason}"`))).toBe(true);
+    expect(out.body.lines!.some((l) => l.includes('"tool deny"'))).toBe(true);
+    const events = await t.app.get<Journal>(JOURNAL).readStream(`session-${s.id}`);
+    expect(events.filter((e) => e.type.startsWith('session.permission_')).map((e) => [e.type, e.data])).toEqual([
+      [
+        'session.permission_resolved',
+        { at: expect.any(Number), request_id: 'req-1', decision: 'deny', reason, by: 'profile', rule: 'Bash(npm run build)', tool: 'Bash', input: { command: 'npm run build' } },
+      ],
+    ]);
+    expect(events.filter((e) => e.type === 'session.state_changed').map((e) => (e.data as { to: string }).to)).toEqual(['working', 'pending_handling']);
+  });
+
   it('given claude asks for two permissions at once, then both are pending in order and each answer reaches claude', async () => {
     const s = await start({ runtime: 'claude-code', env: { PATH: `${FAKE_BIN}:${process.env.PATH}` }, prompt: 'use two tools at once' });
     const asking = await until(s.id, 'both permission requests', (x) => x.queued_permissions.length === 1);

@@ -138,10 +138,33 @@ describe('autonomous supervision over HTTP with real command workers', () => {
     expect((await signal(a.id, { type: 'turn_ended', result: 'All 12 tests pass.' })).status).toBe(200);
     // Then the round's reason carries it, and the prompt quotes it once, fenced as data
     const [round] = await waitFor(async () => ((await rounds()).length ? rounds() : undefined), { what: 'the round' });
-    expect(round.reasons).toEqual([{ session_id: a.id, alias: a.alias, trigger: 'pending_handling', state: 'pending_handling', message: 'All 12 tests pass.' }]);
-    expect(round.prompt).toContain(`${a.alias} (${a.id}) finished its turn and waits for handling (待处理) [state: pending_handling]; its turn result is quoted below`);
+    const since = (await req('GET', `/coding-sessions/${a.id}`)).body.state_since as string;
+    expect(round.reasons).toEqual([{ session_id: a.id, alias: a.alias, trigger: 'pending_handling', state: 'pending_handling', message: 'All 12 tests pass.', since }]);
+    expect(round.prompt).toContain(`${a.alias} (${a.id}) finished its turn and waits for handling (待处理) [state: pending_handling, waiting since ${since}]; its turn result is quoted below`);
     expect(round.prompt).toContain('    ```worker-data\n    All 12 tests pass.\n    ```');
     expect(round.prompt.split('All 12 tests pass.')).toHaveLength(2);
+  });
+
+  it('given a session already waiting, when supervision is switched on, then a round naming it starts within the debounce plus 1 s, by the service\'s own timestamps', async () => {
+    // Given a worker waiting in 待拍板 before supervision is on
+    const a = await startWorker();
+    const [b] = [await startWorker()];
+    expect((await signal(a.id, { type: 'ask_human', question: 'Which region?' })).body).toMatchObject({ state: 'pending_decision' });
+    const since = (await req('GET', `/coding-sessions/${a.id}`)).body.state_since as string;
+    // When the switch turns it on; Then it is pending (waiting, no round has named it yet)
+    const on = await req('POST', '/session-os/main-brain/autonomous', { enabled: true });
+    expect(on.body.autonomous.pending).toEqual([{ session_id: a.id, alias: a.alias, state: 'pending_decision', trigger: 'ask_human', since }]);
+    // And a round names it, with why and since when, and the working worker not at all
+    const [round] = await waitFor(async () => ((await rounds()).length ? rounds() : undefined), { what: 'the round' });
+    expect(round.reasons).toEqual([{ session_id: a.id, alias: a.alias, trigger: 'ask_human', state: 'pending_decision', message: 'Which region?', since }]);
+    expect(round.reasons.map((r: Json) => r.session_id)).not.toContain(b.id);
+    // Within the debounce (200 ms) plus 1 s of the switch, as the journal timed both
+    const enabled = (await req('GET', '/journal/events?stream=supervision&type=supervision.enabled')).body.events as Json[];
+    const took = Date.parse(round.started_at) - Date.parse(enabled[0].at);
+    expect(took).toBeGreaterThanOrEqual(200);
+    expect(took).toBeLessThanOrEqual(200 + 1000);
+    // Covered: nothing is pending any more
+    expect((await req('GET', '/session-os/main-brain/autonomous')).body.autonomous.pending).toEqual([]);
   });
 
   it('never wakes for an excluded session', async () => {

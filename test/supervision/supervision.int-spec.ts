@@ -91,7 +91,7 @@ describe('supervision service over a real journal', () => {
       { expectedVersion: 'no_stream', apply: () => Object.assign(sessions.sessions.find((s) => s.id === 'cs_b')!, { state: 'pending_decision' }) },
     );
     const [round] = await waitFor(() => (svc.listRounds().length ? svc.listRounds() : undefined), { what: 'a round' });
-    expect(round.reasons).toEqual([{ session_id: 'cs_b', alias: 'w2', trigger: 'ask_human', state: 'pending_decision', message: 'Which DB?' }]);
+    expect(round.reasons).toEqual([{ session_id: 'cs_b', alias: 'w2', trigger: 'ask_human', state: 'pending_decision', message: 'Which DB?', since: expect.any(String) }]);
   });
 
   it('never wakes for an excluded session, a working heartbeat or request_context', async () => {
@@ -374,13 +374,22 @@ describe('supervision service over a real journal', () => {
     it('wakes the brain for a session waiting past the threshold, and a restart neither re-fires early nor forgets the cooldown', async () => {
       svc.stop();
       sessions.sessions[1].state = 'pending_authorization';
-      sessions.sessions[1].state_since = Date.now() - 5000;
+      sessions.sessions[1].state_since = sessions.sessions[1].attention_since = Date.now() - 5000;
       await boot({ watchdog });
       await svc.enable({}, 'user', 'test');
-      const [round] = await waitFor(() => (svc.listRounds().length ? svc.listRounds() : undefined), { what: 'a stall round' });
-      expect(round.reasons).toEqual([
+      // Switched on with w2 waiting: the first round names it; the stall wakes the same round or the next.
+      const stalled = await waitFor(
+        async () => {
+          const found = svc.listRounds().find((r) => r.reasons.some((x) => x.trigger === 'stall'));
+          for (const open of found ? [] : inFlight()) await svc.completeRound(open.id);
+          return found;
+        },
+        { what: 'a stall round' },
+      );
+      expect(stalled.reasons.filter((x) => x.trigger === 'stall')).toEqual([
         { session_id: 'cs_b', alias: 'w2', trigger: 'stall', state: 'pending_authorization', message: expect.stringMatching(/^waiting \d+s in pending_authorization$/) },
       ]);
+      expect(svc.listRounds().at(-1)?.reasons[0]).toMatchObject({ session_id: 'cs_b', trigger: 'pending_authorization', since: new Date(sessions.sessions[1].state_since).toISOString() });
       svc.stop();
       await boot({ watchdog });
       expect(await svc.scanStalls()).toEqual([]);

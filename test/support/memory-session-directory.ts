@@ -27,7 +27,20 @@ export class MemorySessionDirectory implements SessionDirectory {
   }
 
   add(id: string, over: Partial<SessionView> = {}): SessionView {
-    const s: SessionView = { id, alias: `w${this.sessions.length + 1}`, state: 'working', state_since: Date.now(), excluded: this.newSessionsExcluded, active: true, recoverable: true, last_result: null, ...over };
+    const since = over.state_since ?? Date.now();
+    const s: SessionView = {
+      id,
+      alias: `w${this.sessions.length + 1}`,
+      state: 'working',
+      state_since: since,
+      excluded: this.newSessionsExcluded,
+      active: true,
+      recoverable: true,
+      last_result: null,
+      waiting_on: null,
+      attention_since: since,
+      ...over,
+    };
     this.sessions.push(s);
     return s;
   }
@@ -60,10 +73,21 @@ export class MemorySessionDirectory implements SessionDirectory {
 
   async emit(id: string, type: string, data: Record<string, unknown>): Promise<void> {
     const s = this.sessions.find((x) => x.id === id)!;
+    // What the sessions module's directory would say after the event: the state, and what a waiting session waits on.
     const apply = () => {
       if (type === 'session.state_changed') {
         s.state = data.to as string;
-        s.state_since = Date.now();
+        s.state_since = s.attention_since = Date.now();
+      }
+      const waits = { 'session.asked_human': ['question', data.question], 'session.blocked': ['blocked', data.reason], 'session.permission_requested': ['permission', data.tool] }[type];
+      if (waits) {
+        s.waiting_on = { kind: waits[0] as 'question' | 'blocked' | 'permission', text: String(waits[1]) };
+        s.attention_since = Date.now();
+      }
+      if (type === 'session.turn_ended' && !data.superseded) {
+        s.last_result = typeof data.result === 'string' ? data.result : null;
+        s.waiting_on = null;
+        s.attention_since = Date.now();
       }
       if (type === 'session.exited') {
         s.state = 'exited';

@@ -3,6 +3,7 @@ import { useEffect, useRef } from 'preact/hooks';
 import { useAction } from './action';
 import { api, token } from './api';
 import { ErrorAlert } from './error-alert';
+import { BrainPresenceBanner, refreshPresence } from './presence';
 import { followStream } from './sse';
 import { report, sessions } from './store';
 import { ChatMessage, Confirmation, JournalEvent } from './types';
@@ -75,12 +76,14 @@ export function ChatView() {
       const res = await api<{ message: ChatMessage }>('/session-os/main-brain/messages', { method: 'POST', body: { text: body } });
       messages.value = withMessage(messages.value, res.message);
       text.value = '';
+      await refreshPresence();
     });
   };
 
   return (
     <section aria-labelledby="chat-title" class="chat">
       <h2 id="chat-title">Main chat</h2>
+      <BrainPresenceBanner />
       <ol class="messages" aria-live="polite">
         {messages.value.map((m) => (
           <li key={m.seq} class={`message role-${m.role} kind-${m.kind}`} data-seq={m.seq}>

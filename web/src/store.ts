@@ -85,6 +85,8 @@ function onEvent(event: JournalEvent): void {
   if (event.stream.startsWith('session-')) {
     const id = event.stream.slice('session-'.length);
     debounced(event.stream, () => refreshSession(id));
+    // What waits unseen by the brain (autonomous.pending) moves with the sessions too.
+    if (autonomous.value !== null) debounced('supervision', loadAutonomous);
   } else if (event.stream === 'supervision') {
     debounced('supervision', loadAutonomous);
   }

@@ -1,6 +1,7 @@
 import { useSignal } from '@preact/signals';
 import { api } from './api';
 import { ErrorAlert } from './error-alert';
+import { BrainPresenceBanner } from './presence';
 import { RoundsTimeline } from './rounds';
 import { autonomous, report } from './store';
 import { Autonomous } from './types';
@@ -33,6 +34,7 @@ export function SupervisionView() {
   return (
     <section aria-labelledby="supervision-title">
       <h2 id="supervision-title">Supervision</h2>
+      <BrainPresenceBanner />
       <div class="card supervision">
         <div class="switch-row">
           <button type="button" role="switch" aria-checked={on} aria-label="Supervision" class={on ? 'switch on' : 'switch'} disabled={busy.value} onClick={() => void toggle().catch(report)}>
@@ -63,6 +65,8 @@ export function SupervisionView() {
             <dd>{state.task_hint ?? '—'}</dd>
             <dt>Round in flight</dt>
             <dd>{state.round_in_flight ?? 'none'}</dd>
+            <dt>Waiting, not yet in a round</dt>
+            <dd aria-label="Waiting, not yet in a round">{state.pending.length ? state.pending.map((p) => `${p.alias} (${p.state}, since ${p.since})`).join(', ') : 'none'}</dd>
             {state.closed_reason ? (
               <>
                 <dt>Closed</dt>

@@ -11,6 +11,7 @@ export type { EventsPage } from '../../src/journal/audit';
 export type { AutonomousView as Autonomous } from '../../src/supervision/supervision.service';
 export type { RoundView } from '../../src/supervision/round.view';
 export type { ChatMessage } from '../../src/main-brain/chat.service';
+export type { BrainPresence } from '../../src/main-brain/brain-presence';
 export type { Confirmation } from '../../src/main-brain/confirmation.decider';
 export type { ChannelView, EffectiveRules } from '../../src/notifications/notifications.service';
 export type { PushDeviceView } from '../../src/notifications/push-devices.service';

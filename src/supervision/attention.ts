@@ -1,0 +1,91 @@
+import { clipTurnResult } from './round-prompt';
+import { SessionView } from './session-directory.port';
+import { WakeReason, wakeReason } from './supervision.machine';
+
+/**
+ * Attention as a state, pure: which supervised sessions wait on someone now, why and since when, and which of them
+ * no round has covered since (docs/guide/supervision.md#attention-is-a-state). A round covers a session when its
+ * reasons name it; supervision's state keeps, per session, the round that last did.
+ */
+
+/** The states that need someone (docs/architecture/decisions.md#session-states). */
+export const NEEDS_ATTENTION: ReadonlySet<string> = new Set(['pending_handling', 'pending_authorization', 'pending_decision']);
+
+/** The round that last named a session, and when it started (epoch ms). */
+export interface Coverage {
+  at: number;
+  round_id: string;
+}
+
+/** A session GET …/autonomous lists as pending: it waits on someone, and no round has named it since that began. */
+export interface PendingAttention {
+  session_id: string;
+  alias: string;
+  state: string;
+  /** Why it waits, as a round's reason would say: pending_handling (a turn ended), notify_blocked, ask_human, pending_authorization. */
+  trigger: string;
+  /** Since when (ISO) what it waits on began. */
+  since: string;
+}
+
+const iso = (ms: number): string => new Date(ms).toISOString();
+
+/** Whether a supervised, live session waits on someone now. */
+export const needsAttention = (s: SessionView): boolean => s.active && !s.excluded && NEEDS_ATTENTION.has(s.state);
+
+/**
+ * Why a waiting session wakes the brain, as the change that brought it there would say it: its question, its blocked
+ * reason, the tool it asks for, or its last turn's result; with since when. Null for a session that waits on no one.
+ */
+export function attentionReason(s: SessionView): WakeReason | null {
+  if (!needsAttention(s)) return null;
+  const base = { session_id: s.id, alias: s.alias, state: s.state, since: iso(s.attention_since) };
+  const on = s.waiting_on;
+  if (s.state === 'pending_authorization') return wakeReason({ ...base, trigger: 'pending_authorization', message: on?.kind === 'permission' ? on.text : null });
+  if (s.state === 'pending_decision') return wakeReason({ ...base, trigger: 'ask_human', message: on?.kind === 'question' ? on.text : null });
+  if (on?.kind === 'blocked') return wakeReason({ ...base, trigger: 'notify_blocked', message: on.text });
+  return wakeReason({ ...base, trigger: 'pending_handling', message: s.last_result?.trim() ? clipTurnResult(s.last_result) : null });
+}
+
+/** Every supervised session waiting on someone now, each a reason for the next round. */
+export function attentionReasons(sessions: readonly SessionView[]): WakeReason[] {
+  return sessions.flatMap((s) => attentionReason(s) ?? []);
+}
+
+/** The sessions waiting on someone that no round has named since what they wait on began, the longest waiting first. */
+export function pendingAttention(sessions: readonly SessionView[], covered: ReadonlyMap<string, Coverage>): PendingAttention[] {
+  return sessions
+    .filter((s) => needsAttention(s) && (covered.get(s.id)?.at ?? -Infinity) < s.attention_since)
+    .sort((a, b) => a.attention_since - b.attention_since)
+    .flatMap((s) => {
+      const r = attentionReason(s);
+      return r ? [{ session_id: s.id, alias: s.alias, state: s.state, trigger: r.trigger, since: iso(s.attention_since) }] : [];
+    });
+}
+
+/**
+ * The coverage after a round started: each session its reasons name is covered from its start. A round that failed or
+ * was interrupted may never have reached the brain: what it covered is uncovered (`uncover`).
+ */
+export function coverRound(covered: ReadonlyMap<string, Coverage>, round: { id: string; started_at: number; reasons: readonly WakeReason[] }): ReadonlyMap<string, Coverage> {
+  const named = round.reasons.filter((r) => r.session_id !== '-');
+  if (named.length === 0) return covered;
+  const next = new Map(covered);
+  for (const r of named) next.set(r.session_id, { at: round.started_at, round_id: round.id });
+  return next;
+}
+
+/** The coverage less what one round covered (it failed, or was cut off): those sessions count as unseen again. */
+export function uncover(covered: ReadonlyMap<string, Coverage>, roundId: string): ReadonlyMap<string, Coverage> {
+  if (![...covered.values()].some((c) => c.round_id === roundId)) return covered;
+  return new Map([...covered].filter(([, c]) => c.round_id !== roundId));
+}
+
+/**
+ * The coverage less what rounds no longer in memory gave (they leave after their retention): a session waiting that
+ * long since a round named it shows as pending again.
+ */
+export function forgetCoverage(covered: ReadonlyMap<string, Coverage>, rounds: ReadonlyMap<string, unknown>): ReadonlyMap<string, Coverage> {
+  if ([...covered.values()].every((c) => rounds.has(c.round_id))) return covered;
+  return new Map([...covered].filter(([, c]) => rounds.has(c.round_id)));
+}
