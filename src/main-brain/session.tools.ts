@@ -9,6 +9,7 @@ import { AGENT_RUNTIMES } from '../common/agent-runtimes';
 import { MAX_OUTPUT_TAIL, MessageDto, OutputQueryDto, PermissionDto, SessionRef, SessionTitle, parseCreateSession } from '../sessions/session.dto';
 import { SessionsService } from '../sessions/sessions.service';
 import { SessionStatus } from '../sessions/session.status';
+import { DomainError } from '../common/domain-error';
 import { ToolRegistry } from './tool-registry';
 
 /** Sessions list_sessions answers by default: the live ones at the default cap (32), and room for the latest exits. */
@@ -65,6 +66,16 @@ function stopping(sessions: SessionsService, ref: string): string | null {
 }
 
 /**
+ * What releasing a session does, for the human gate: always asked, so the brain never releases a session Brainstem held
+ * (a loop that persisted, a budget reached) without the user, even one held between its call and the run.
+ */
+function releasing(sessions: SessionsService, ref: string): string {
+  const s = sessions.status(ref);
+  if (!s.held) return `Release session ${s.alias} (${s.id}): it is not held now, so nothing would change.`;
+  return `Release session ${s.alias} (${s.id}), held since ${s.held.since} for ${s.held.reason === 'loop' ? 'a loop' : 'its budget'} (${s.held.detail}): its worker takes messages and turns again.`;
+}
+
+/**
  * The main brain's hands on sessions. resolve_permission is refused, as the user's own answer would be, when it
  * allows what the session's profile denies (judged by SessionsService): supervision never widens permissions.
  */
@@ -107,6 +118,20 @@ export function registerSessionTools(registry: ToolRegistry, sessions: SessionsS
     parameters: SessionArgs,
     irreversible: (a) => stopping(sessions, a.session),
     handler: async (a) => brief(await sessions.stop(a.session)),
+  });
+
+  registry.register<{ session: string }>({
+    name: 'release_session',
+    audience: 'main_brain',
+    description:
+      'Release a session Brainstem held (it kept going round in circles, or reached its budget) so it takes turns again. ' +
+      'Only the user releases: the call answers waiting_for_user, and the user confirms or refuses it.',
+    parameters: SessionArgs,
+    irreversible: (a) => releasing(sessions, a.session),
+    handler: async (a, ctx) => {
+      if (!ctx.human) throw new DomainError('permission_denied', 'release_session: only the user releases a held session');
+      return brief(await sessions.release(a.session, 'user'));
+    },
   });
 }
 

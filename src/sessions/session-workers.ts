@@ -12,6 +12,7 @@ import { SessionRegistry } from './session.registry';
 import { ProcessRunner } from './runtimes/process-runner';
 import { RuntimeCatalog } from './runtimes/runtime-catalog';
 import { LaunchSpec, RuntimeReport, RuntimeSink } from './runtimes/runtime.port';
+import { SessionLoops } from './loops/session-loops';
 
 /** The complete environment of a session's worker. */
 export type WorkerEnvironment = (session: SessionContext) => Record<string, string>;
@@ -45,6 +46,7 @@ export class SessionWorkers {
     private readonly runner: ProcessRunner,
     private readonly environment: WorkerEnvironment,
     private readonly output: SessionOutput,
+    private readonly loops: SessionLoops,
   ) {}
 
   /** After the registry loaded: the effects of other nodes' commands are performed here; this node's workers recovered. */
@@ -78,6 +80,15 @@ export class SessionWorkers {
   /** A message journaled for the session: its worker gets it, when it runs here. */
   deliver(actor: SessionActor, text: string): void {
     if (this.registry.owns(actor)) actor.handle?.send(text);
+  }
+
+  /**
+   * A hold journaled for the session (a loop that persisted, a budget reached): the turn under way is interrupted where
+   * the runtime allows, when the worker runs here.
+   */
+  interrupt(actor: SessionActor): void {
+    if (!this.registry.owns(actor) || !actor.handle?.interrupt) return;
+    if (actor.handle.interrupt()) this.logger.log(`session ${actor.id}: held, its turn under way interrupted`);
   }
 
   /** A permission answer journaled for the session: its worker's runtime gets it, when it runs here. */
@@ -169,6 +180,7 @@ export class SessionWorkers {
   private onForeignEvent(actor: SessionActor, event: SessionEvent, before: SessionSnapshot): void {
     actor
       .run(async () => {
+        await this.loops.facts(actor, [event]);
         switch (event.type) {
           case 'session.message_dispatched':
             if (!actor.handle?.canReceive()) this.logger.warn(`session ${actor.id}: a message dispatched through another node found its worker unable to take it`);
@@ -181,6 +193,9 @@ export class SessionWorkers {
           }
           case 'session.stop_requested':
             await this.armStop(actor);
+            return;
+          case 'session.held':
+            this.interrupt(actor);
             return;
           default:
             return;
@@ -200,6 +215,9 @@ export class SessionWorkers {
 
   private async onReport(actor: SessionActor, report: RuntimeReport): Promise<void> {
     switch (report.kind) {
+      case 'activity':
+        await this.loops.activity(actor, report.activity);
+        return;
       case 'runtime_session':
         await this.commands.execute(actor, { type: 'report_runtime_session', runtime_session_id: report.runtime_session_id }, 'runtime');
         return;

@@ -166,11 +166,16 @@ export class SessionsService implements WorkerSessions, OnApplicationBootstrap, 
 
   /**
    * Holds the session: no message reaches its worker until it is released (a loop that persisted after the brain was
-   * woken for it, a budget reached). A session held already stays held as it was.
+   * woken for it, a budget reached), and its turn under way is interrupted where the runtime allows. A session held
+   * already stays held as it was.
    */
   async hold(idOrAlias: string, reason: HoldReason, detail: string, by = 'brainstem'): Promise<SessionStatus> {
     const actor = await this.commands.commandable(idOrAlias);
-    await actor.run(() => this.commands.execute(actor, { type: 'hold', reason, detail }, by));
+    await actor.run(async () => {
+      const facts = await this.commands.execute(actor, { type: 'hold', reason, detail }, by);
+      // Its turn under way is interrupted here when the worker runs here, else by its node as it applies the hold.
+      if (facts.some((f) => f.type === 'session.held')) this.workers.interrupt(actor);
+    });
     return toStatus(actor);
   }
 
@@ -240,6 +245,7 @@ export class SessionsService implements WorkerSessions, OnApplicationBootstrap, 
       excludeNewSessions: (excluded: boolean) => {
         this.newSessionsExcluded = excluded;
       },
+      hold: (id: string, reason: HoldReason, detail: string, by: string) => this.hold(id, reason, detail, by),
     };
     return directory;
   }

@@ -22,10 +22,13 @@ export interface WakeReason {
   trigger: string;
   state: string | null;
   message: string | null;
+  /** A loop's evidence: what the worker tried and what came back, its own text (quoted as data); absent for other triggers. */
+  evidence?: string;
 }
 
 /** A reason with its keys in sorted order: a round carries hundreds, and journaling then needs no sorting copy. */
 export function wakeReason(r: WakeReason): WakeReason {
+  if (r.evidence !== undefined) return { alias: r.alias, evidence: r.evidence, message: r.message, session_id: r.session_id, state: r.state, trigger: r.trigger };
   return { alias: r.alias, message: r.message, session_id: r.session_id, state: r.state, trigger: r.trigger };
 }
 

@@ -1,7 +1,7 @@
 import { HeldRound } from './round-history';
 import { RoundView } from './round.view';
 import { ToolScopeMode } from './supervision-scope';
-import { SupervisionSnapshot, SupervisionState, forgetExpired } from './supervision.decider';
+import { LoopWakes, SupervisionSnapshot, SupervisionState, forgetExpired } from './supervision.decider';
 import { SupervisionContext, supervisionMachine } from './supervision.machine';
 
 /**
@@ -17,6 +17,8 @@ export interface StoredSupervision {
   last_event_at: number;
   /** The last scope mode set other than invert; absent in snapshots written before it was kept. */
   scope_mode?: ToolScopeMode;
+  /** The loop wake-up counts by (session, pattern); absent in snapshots written before loops were detected. */
+  loop_wakes?: Array<[string, LoopWakes]>;
 }
 
 /** The state as a snapshot stores it; cooldowns run out by `now` are left out. */
@@ -28,6 +30,7 @@ export function storeSupervision(s: SupervisionState, now: number): StoredSuperv
     cooldowns: [...s.cooldowns].filter(([, until]) => until > now),
     last_event_at: s.last_event_at,
     scope_mode: s.scope_mode,
+    loop_wakes: [...s.loop_wakes],
   };
 }
 
@@ -39,6 +42,7 @@ export function restoreSupervision(stored: StoredSupervision, now: number, reten
     scope_mode: stored.scope_mode ?? 'all',
     rounds,
     cooldowns: new Map(stored.cooldowns),
+    loop_wakes: new Map(stored.loop_wakes ?? []),
     last_event_at: stored.last_event_at,
   };
   return forgetExpired(state, now, retentionMs);

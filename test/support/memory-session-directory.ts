@@ -44,6 +44,13 @@ export class MemorySessionDirectory implements SessionDirectory {
     this.newSessionsExcluded = excluded;
   }
 
+  /** The holds asked for, in order: this directory journals nothing for them. */
+  readonly holds: Array<{ id: string; reason: string; detail: string; by: string }> = [];
+
+  async hold(id: string, reason: 'loop', detail: string, by: string): Promise<void> {
+    this.holds.push({ id, reason, detail, by });
+  }
+
   exclusionWrite(id: string, excluded: boolean, actor: string): SideWrite | null {
     const s = this.sessions.find((x) => x.id === id);
     if (!s || s.excluded === excluded) return null;
