@@ -56,12 +56,15 @@ export class LoopEscalation {
     }
     if (decided.type !== 'supervision.loop_escalated') return;
     const { wakes } = decided.data;
+    let heldNow: boolean;
     try {
-      await this.sessions.hold(session_id, 'loop', `${loop.pattern} after ${wakes} wake-ups of the main brain: ${loop.summary}`, 'brainstem');
+      heldNow = await this.sessions.hold(session_id, 'loop', `${loop.pattern} after ${wakes} wake-ups of the main brain: ${loop.summary}`, 'brainstem');
     } catch (e) {
       this.log.error(`${alias} (${session_id}) kept looping (${loop.pattern}) after ${wakes} wake-ups, but holding it failed: ${reasonOf(e)}`);
       return;
     }
+    // Held already (another pattern of the same loop got there first, or its budget): the user was asked then.
+    if (!heldNow) return;
     if (!this.listener) {
       this.log.warn(`${alias} (${session_id}) is held for a loop, and no human gate is there to ask the user: release it with POST /api/v1/coding-sessions/${session_id}/release`);
       return;

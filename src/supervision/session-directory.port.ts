@@ -43,9 +43,9 @@ export interface SessionDirectory {
   excludeNewSessions(excluded: boolean): void;
   /**
    * Holds a session whose loop persisted (SessionsService.hold: no more turns until the user releases it, its turn
-   * under way interrupted); a session held already stays as it was.
+   * under way interrupted); a session held already stays as it was. Whether this call held it.
    */
-  hold(id: string, reason: 'loop', detail: string, by: string): Promise<unknown>;
+  hold(id: string, reason: 'loop', detail: string, by: string): Promise<boolean>;
 }
 
 export const SESSION_DIRECTORY = Symbol('SessionDirectory');

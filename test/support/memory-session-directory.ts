@@ -47,8 +47,10 @@ export class MemorySessionDirectory implements SessionDirectory {
   /** The holds asked for, in order: this directory journals nothing for them. */
   readonly holds: Array<{ id: string; reason: string; detail: string; by: string }> = [];
 
-  async hold(id: string, reason: 'loop', detail: string, by: string): Promise<void> {
+  async hold(id: string, reason: 'loop', detail: string, by: string): Promise<boolean> {
+    const first = !this.holds.some((h) => h.id === id);
     this.holds.push({ id, reason, detail, by });
+    return first;
   }
 
   exclusionWrite(id: string, excluded: boolean, actor: string): SideWrite | null {
