@@ -66,8 +66,7 @@ function remember<V>(map: Map<string, V>, key: string, value: V, max: number): v
   if (map.size > max) map.delete(map.keys().next().value as string);
 }
 
-function outcome(r: Result | null): string {
-  if (r === null) return 'no result yet';
+function outcome(r: Result): string {
   if (r.ok) return 'ok';
   return r.exit_code === null ? 'failed' : `failed with exit code ${r.exit_code}`;
 }
@@ -213,7 +212,7 @@ export class LoopDetector {
       count,
       since,
       call.sig,
-      `the same tool call with the same arguments ${count} times in a row; the last came back ${outcome(r)}`,
+      `the same tool call with the same arguments ${count} times in a row${r ? `; the last came back ${outcome(r)}` : ''}`,
       [`${count} × ${callText(call)}`, ...(r ? [resultText(r)] : [])].join('\n'),
     );
   }
