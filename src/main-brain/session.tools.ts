@@ -55,6 +55,8 @@ function brief(s: SessionStatus) {
     pending: s.pending,
     queued_permissions: s.queued_permissions,
     last_progress: s.last_progress,
+    held: s.held,
+    loop: s.loop ? { pattern: s.loop.pattern, count: s.loop.count, summary: s.loop.summary, detected_at: s.loop.detected_at } : null,
   };
 }
 
@@ -84,7 +86,8 @@ export function registerSessionTools(registry: ToolRegistry, sessions: SessionsS
     name: 'list_sessions',
     audience: 'main_brain',
     description:
-      'List coding sessions with their aliases (w1, w2, …), state (待处理/待授权/待拍板 labels), whether supervised, and what each waits for. ' +
+      'List coding sessions with their aliases (w1, w2, …), state (待处理/待授权/待拍板 labels), whether supervised, what each waits for, ' +
+      'whether Brainstem holds it, and the latest loop detected in it (going round in circles). ' +
       `Live sessions first, then exited ones, latest exit first; at most limit (default ${LIST_SESSIONS_LIMIT}), with how many more were omitted.`,
     parameters: ListSessionsArgs,
     handler: (a) => {

@@ -41,3 +41,8 @@ export function effectiveThresholds(service: LoopThresholds, profile: Partial<Lo
   for (const k of LOOP_THRESHOLD_KEYS) if (typeof profile[k] === 'number') out[k] = profile[k];
   return out;
 }
+
+/** Whether any pattern is on: with none, a session has no detector at all (nothing is even looked at). */
+export function detects(limits: LoopThresholds): boolean {
+  return limits.repeated_call > 0 || limits.alternation > 0 || limits.repeated_failure > 0 || limits.repeated_text > 0 || limits.no_progress_s > 0;
+}

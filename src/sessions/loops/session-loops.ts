@@ -5,7 +5,7 @@ import { SessionFact } from '../session.events';
 import { WorkerActivity } from '../runtimes/runtime.port';
 import { LoopDetector, LoopObservation } from './loop-detector';
 import { LoopPattern } from './loop-pattern';
-import { LoopThresholds, effectiveThresholds } from './loop-thresholds';
+import { LoopThresholds, detects, effectiveThresholds } from './loop-thresholds';
 
 /** Runs a session command (the command path, in the session's mailbox). */
 export type LoopCommand = (actor: SessionActor, body: CommandBody) => Promise<unknown>;
@@ -55,7 +55,8 @@ function signalObservation(fact: SessionFact): LoopObservation | null {
  */
 export class SessionLoops {
   private readonly logger = new Logger('sessions');
-  private readonly detectors = new Map<string, { detector: LoopDetector; limits: LoopThresholds }>();
+  /** null: every pattern is off for the session (its profile or the service's thresholds), so nothing is looked at. */
+  private readonly detectors = new Map<string, { detector: LoopDetector; limits: LoopThresholds } | null>();
 
   constructor(
     private readonly thresholds: LoopThresholds,
@@ -84,11 +85,12 @@ export class SessionLoops {
     const c = actor.context;
     if (!actor.live) return;
     let entry = this.detectors.get(actor.id);
-    if (!entry) {
+    if (entry === undefined) {
       const limits = effectiveThresholds(this.thresholds, c.loops);
-      entry = { detector: new LoopDetector(limits), limits };
+      entry = detects(limits) ? { detector: new LoopDetector(limits), limits } : null;
       this.detectors.set(actor.id, entry);
     }
+    if (entry === null) return;
     // A held session has been escalated already: its user decides; nothing more is detected until it is released.
     const quiet = (p: LoopPattern) => c.held !== null || (c.loop_cooldowns[p] ?? -Infinity) > o.at;
     const detection = entry.detector.observe(o, quiet);
