@@ -1,4 +1,6 @@
-// npm run bench:sessions [signals] — session actors under HTTP load, beside a raw baseline from the same run.
+// npm run bench:sessions [signals] [--no-loops] — session actors under HTTP load, beside a raw baseline from the same run.
+// --no-loops: every loop pattern off (BRAINSTEM_LOOP_*=0), so no session has a loop detector: the signals' figures
+// without it, to set beside a default run's (bench/README.md, Loops).
 // 1,000 live session actors (a process-less runtime), N signals (default 100,000) from 50 concurrent
 // keep-alive connections on a real listener (autocannon, in a worker thread so it does not share the
 // service's event loop). Every request carries a credential and every answer must be 200: anything else
@@ -12,7 +14,9 @@ import { RuntimeCatalog } from '../src/sessions/runtimes/runtime-catalog';
 import { InertRuntime } from '../test/support/inert-runtime';
 import { startTestApp } from '../test/support/test-app';
 
-const SIGNALS = Number(process.argv[2] ?? 100_000);
+const SIGNALS = Number(process.argv.slice(2).find((a) => /^\d+$/.test(a)) ?? 100_000);
+const NO_LOOPS = process.argv.includes('--no-loops');
+const LOOPS_OFF = { BRAINSTEM_LOOP_REPEATED_CALL: '0', BRAINSTEM_LOOP_ALTERNATION: '0', BRAINSTEM_LOOP_REPEATED_FAILURE: '0', BRAINSTEM_LOOP_REPEATED_TEXT: '0', BRAINSTEM_LOOP_NO_PROGRESS_S: '0' };
 const SESSIONS = 1000;
 const CLIENTS = 50;
 
@@ -49,9 +53,9 @@ const line = (label: string, r: LoadResult) =>
 
 async function main(): Promise<void> {
   const sync = process.env.BRAINSTEM_JOURNAL_SYNC ?? 'true';
-  const t = await startTestApp({ BRAINSTEM_MAX_SESSIONS: String(SESSIONS * 2), BRAINSTEM_JOURNAL_SYNC: sync }, { listen: true });
+  const t = await startTestApp({ BRAINSTEM_MAX_SESSIONS: String(SESSIONS * 2), BRAINSTEM_JOURNAL_SYNC: sync, ...(NO_LOOPS ? LOOPS_OFF : {}) }, { listen: true });
   t.app.get(RuntimeCatalog).register(new InertRuntime());
-  console.log(`sessions bench: ${SESSIONS} session actors, ${SIGNALS.toLocaleString('en-US')} signals, ${CLIENTS} concurrent HTTP clients (autocannon), journal fsync ${sync === 'true' ? 'on' : 'off'}`);
+  console.log(`sessions bench: ${SESSIONS} session actors, ${SIGNALS.toLocaleString('en-US')} signals, ${CLIENTS} concurrent HTTP clients (autocannon), journal fsync ${sync === 'true' ? 'on' : 'off'}, loop detection ${NO_LOOPS ? 'off' : 'on'}`);
   // The baseline: the cheapest route there is, with the user's credential checked as every request's is.
   const health = (total: number) => load({ url: t.url, method: 'GET', total, connections: CLIENTS, requests: [{ path: '/api/v1/health', token: t.token }], expect: 200 });
 

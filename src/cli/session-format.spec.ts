@@ -25,6 +25,7 @@ const session = (s: Partial<SessionStatus>): SessionStatus => ({
   pending: null,
   queued_permissions: [],
   held: null,
+  loop: null,
   created_at: '2026-11-22T21:38:00.000Z',
   updated_at: '2026-11-22T21:40:00.000Z',
   ...s,

@@ -27,6 +27,16 @@ export interface BrainstemConfig {
     stall_cooldown_s: number;
     stall_watchdog_startup_delay_s: number;
   };
+  /** When a worker counts as going round in circles, and what follows (docs/guide/loops.md); a profile's `loops:` overrides them. */
+  loops: {
+    repeated_call: number;
+    alternation: number;
+    repeated_failure: number;
+    repeated_text: number;
+    no_progress_s: number;
+    cooldown_s: number;
+    escalate_after: number;
+  };
   main_brain: {
     driver: MainBrainDriver;
     round_timeout_s: number;
@@ -81,6 +91,13 @@ export const KNOBS: readonly Knob[] = [
   { path: 'supervision.stall_threshold_s', env: 'BRAINSTEM_SUPERVISION_STALL_THRESHOLD_S', kind: 'int', min: 0, max: INT32 },
   { path: 'supervision.stall_cooldown_s', env: 'BRAINSTEM_SUPERVISION_STALL_COOLDOWN_S', kind: 'int', min: 0, max: INT32 },
   { path: 'supervision.stall_watchdog_startup_delay_s', env: 'BRAINSTEM_SUPERVISION_STALL_WATCHDOG_STARTUP_DELAY_S', kind: 'int', min: 0, max: TIMER_S },
+  { path: 'loops.repeated_call', env: 'BRAINSTEM_LOOP_REPEATED_CALL', kind: 'int', min: 0, max: 10_000 },
+  { path: 'loops.alternation', env: 'BRAINSTEM_LOOP_ALTERNATION', kind: 'int', min: 0, max: 10_000 },
+  { path: 'loops.repeated_failure', env: 'BRAINSTEM_LOOP_REPEATED_FAILURE', kind: 'int', min: 0, max: 10_000 },
+  { path: 'loops.repeated_text', env: 'BRAINSTEM_LOOP_REPEATED_TEXT', kind: 'int', min: 0, max: 10_000 },
+  { path: 'loops.no_progress_s', env: 'BRAINSTEM_LOOP_NO_PROGRESS_S', kind: 'int', min: 0, max: INT32 },
+  { path: 'loops.cooldown_s', env: 'BRAINSTEM_LOOP_COOLDOWN_S', kind: 'int', min: 0, max: INT32 },
+  { path: 'loops.escalate_after', env: 'BRAINSTEM_LOOP_ESCALATE_AFTER', kind: 'int', min: 0, max: 1000 },
   { path: 'main_brain.driver', env: 'BRAINSTEM_MAIN_BRAIN_DRIVER', kind: 'enum', values: ['auto', 'agent', 'stream', 'command', 'webhook'] },
   { path: 'main_brain.runtime', env: 'BRAINSTEM_MAIN_BRAIN_RUNTIME', kind: 'enum', values: ['auto', 'claude-code', 'codex', 'gemini-cli', 'opencode'] },
   { path: 'main_brain.profile', env: 'BRAINSTEM_MAIN_BRAIN_PROFILE', kind: 'string' },

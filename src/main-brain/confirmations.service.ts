@@ -14,6 +14,7 @@ import {
   evolveStored,
   statusAt,
 } from './confirmation.decider';
+import { HeldLoop } from '../supervision/loop-escalation';
 import { GatedCall } from './tool-registry';
 
 export const CONFIRMATIONS_STREAM = 'confirmations';
@@ -24,6 +25,18 @@ export interface WaitingForUser {
   confirmation_id: string;
   what: string;
   note: string;
+}
+
+/**
+ * What the user is asked when Brainstem holds a session whose loop persisted: a confirmation of release_session, so
+ * the user's confirm releases it and a refusal (or its expiry) leaves it held. Brainstem's words only: no worker text.
+ */
+export function loopHoldConfirmation(held: HeldLoop): GatedCall {
+  const description =
+    `Release session ${held.alias} (${held.session_id}), which Brainstem held: it kept going round in circles (${held.pattern}: ${held.summary}) ` +
+    `after the main brain was woken ${held.wakes} time(s) for it, and its turn was interrupted. Confirm to let it take turns again; ` +
+    'refuse to leave it held (you can still stop it, or release it later).';
+  return { tool: 'release_session', args: { session: held.session_id }, description, actor: 'brainstem' };
 }
 
 /** Runs a call the user confirmed (the tool registry, ungated). */

@@ -29,7 +29,7 @@ import { ChatService } from './chat.service';
 import { BRAIN_HOST, BRAIN_PRESENCE } from './main-brain.tokens';
 import { BrainPresence, brainPresence } from './brain-presence';
 import { createRoundDriver } from './drivers/round-drivers';
-import { ConfirmationsService } from './confirmations.service';
+import { ConfirmationsService, loopHoldConfirmation } from './confirmations.service';
 import { MainBrainController } from './main-brain.controller';
 import { registerProfileTools } from './profile.tools';
 import { registerSessionSightTools, registerSessionTools } from './session.tools';
@@ -67,8 +67,8 @@ const newId = () => randomBytes(6).toString('hex');
     },
     {
       provide: ConfirmationsService,
-      inject: [JOURNAL, ChatService, ToolRegistry],
-      useFactory: (journal: Journal, chat: ChatService, registry: ToolRegistry) => {
+      inject: [JOURNAL, ChatService, ToolRegistry, SupervisionService],
+      useFactory: (journal: Journal, chat: ChatService, registry: ToolRegistry, supervision: SupervisionService) => {
         const confirmations = new ConfirmationsService(
           journal,
           chat,
@@ -79,6 +79,8 @@ const newId = () => randomBytes(6).toString('hex');
           CONFIRMATION_TTL_MS,
         );
         registry.gateWith((call) => confirmations.request(call));
+        // A session held for a loop that persisted: the user is asked in the chat whether to release it.
+        supervision.onLoopHeld((held) => confirmations.request(loopHoldConfirmation(held)));
         return confirmations;
       },
     },

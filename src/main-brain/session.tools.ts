@@ -9,6 +9,7 @@ import { AGENT_RUNTIMES } from '../common/agent-runtimes';
 import { MAX_OUTPUT_TAIL, MessageDto, OutputQueryDto, PermissionDto, SessionRef, SessionTitle, parseCreateSession } from '../sessions/session.dto';
 import { SessionsService } from '../sessions/sessions.service';
 import { SessionStatus } from '../sessions/session.status';
+import { DomainError } from '../common/domain-error';
 import { ToolRegistry } from './tool-registry';
 
 /** Sessions list_sessions answers by default: the live ones at the default cap (32), and room for the latest exits. */
@@ -54,6 +55,8 @@ function brief(s: SessionStatus) {
     pending: s.pending,
     queued_permissions: s.queued_permissions,
     last_progress: s.last_progress,
+    held: s.held,
+    loop: s.loop ? { pattern: s.loop.pattern, count: s.loop.count, summary: s.loop.summary, detected_at: s.loop.detected_at } : null,
   };
 }
 
@@ -65,6 +68,16 @@ function stopping(sessions: SessionsService, ref: string): string | null {
 }
 
 /**
+ * What releasing a session does, for the human gate: always asked, so the brain never releases a session Brainstem held
+ * (a loop that persisted, a budget reached) without the user, even one held between its call and the run.
+ */
+function releasing(sessions: SessionsService, ref: string): string {
+  const s = sessions.status(ref);
+  if (!s.held) return `Release session ${s.alias} (${s.id}): it is not held now, so nothing would change.`;
+  return `Release session ${s.alias} (${s.id}), held since ${s.held.since} for ${s.held.reason === 'loop' ? 'a loop' : 'its budget'} (${s.held.detail}): its worker takes messages and turns again.`;
+}
+
+/**
  * The main brain's hands on sessions. resolve_permission is refused, as the user's own answer would be, when it
  * allows what the session's profile denies (judged by SessionsService): supervision never widens permissions.
  */
@@ -73,7 +86,8 @@ export function registerSessionTools(registry: ToolRegistry, sessions: SessionsS
     name: 'list_sessions',
     audience: 'main_brain',
     description:
-      'List coding sessions with their aliases (w1, w2, …), state (待处理/待授权/待拍板 labels), whether supervised, and what each waits for. ' +
+      'List coding sessions with their aliases (w1, w2, …), state (待处理/待授权/待拍板 labels), whether supervised, what each waits for, ' +
+      'whether Brainstem holds it, and the latest loop detected in it (going round in circles). ' +
       `Live sessions first, then exited ones, latest exit first; at most limit (default ${LIST_SESSIONS_LIMIT}), with how many more were omitted.`,
     parameters: ListSessionsArgs,
     handler: (a) => {
@@ -107,6 +121,20 @@ export function registerSessionTools(registry: ToolRegistry, sessions: SessionsS
     parameters: SessionArgs,
     irreversible: (a) => stopping(sessions, a.session),
     handler: async (a) => brief(await sessions.stop(a.session)),
+  });
+
+  registry.register<{ session: string }>({
+    name: 'release_session',
+    audience: 'main_brain',
+    description:
+      'Release a session Brainstem held (it kept going round in circles, or reached its budget) so it takes turns again. ' +
+      'Only the user releases: the call answers waiting_for_user, and the user confirms or refuses it.',
+    parameters: SessionArgs,
+    irreversible: (a) => releasing(sessions, a.session),
+    handler: async (a, ctx) => {
+      if (!ctx.human) throw new DomainError('permission_denied', 'release_session: only the user releases a held session');
+      return brief(await sessions.release(a.session, 'user'));
+    },
   });
 }
 

@@ -126,6 +126,20 @@ const CASES: Case[] = [
     failing: () => lint(profile({ runtime: 'codex', permissions: { mode: 'acceptEdits', allow: ['Bash(npm test)'], deny: [], ask: [] } })),
     passing: () => lint(profile({ runtime: 'claude-code', permissions: { mode: 'acceptEdits', allow: ['Bash(npm test)'], deny: [], ask: [] } })),
   },
+  {
+    rule: 'loops_off',
+    severity: 'warning',
+    path: 'loops',
+    failing: () => lint(profile({ loops: { repeated_call: 0, alternation: 0, repeated_failure: 0, repeated_text: 0, no_progress_s: 0 } })),
+    passing: () => lint(profile({ loops: { repeated_call: 0, alternation: 0, repeated_failure: 0, repeated_text: 0, no_progress_s: 1800 } })),
+  },
+  {
+    rule: 'loop_threshold_trivial',
+    severity: 'warning',
+    path: 'loops.repeated_call',
+    failing: () => lint(profile({ loops: { repeated_call: 1 } })),
+    passing: () => lint(profile({ loops: { repeated_call: 8 } })),
+  },
 ];
 
 describe('profile lint: every rule fails and passes', () => {

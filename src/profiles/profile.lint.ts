@@ -17,6 +17,8 @@ export type LintCode =
   | 'version_outdated'
   | 'metadata_ignored'
   | 'runtime_unsupported'
+  | 'loops_off'
+  | 'loop_threshold_trivial'
   | 'schema';
 
 export interface LintFinding {
@@ -118,7 +120,22 @@ export function lintProfile(doc: ProfileDoc, ctx: LintContext): LintResult {
   });
 
   lintRuntime(doc, warn);
+  lintLoops(doc, warn);
   return { valid: errors.length === 0, errors, warnings };
+}
+
+/** The patterns a `loops:` section can set, each a count or a time (docs/guide/loops.md). */
+const LOOP_PATTERN_FIELDS = ['repeated_call', 'alternation', 'repeated_failure', 'repeated_text', 'no_progress_s'] as const;
+/** Counts at which 1 fires on every call, failure or turn: any worker would be looping. */
+const LOOP_COUNT_FIELDS = ['repeated_call', 'alternation', 'repeated_failure', 'repeated_text'] as const;
+
+function lintLoops(doc: ProfileDoc, warn: Report): void {
+  const loops = doc.loops;
+  if (!loops) return;
+  if (LOOP_PATTERN_FIELDS.every((k) => loops[k] === 0)) warn('loops', 'loops_off', "every loop pattern is 0: this profile's workers are never noticed going round in circles");
+  for (const k of LOOP_COUNT_FIELDS) {
+    if (loops[k] === 1) warn(`loops.${k}`, 'loop_threshold_trivial', `1 counts every single ${k === 'repeated_text' ? 'turn' : k === 'repeated_failure' ? 'failure' : 'call'} as a loop; use 0 to turn the pattern off`);
+  }
 }
 
 type Report = (path: string, code: LintCode, message: string) => void;

@@ -62,6 +62,17 @@ describe('profile schema', () => {
     expect(!r.ok && r.errors.join('\n')).toContain(path);
   });
 
+  it('takes a loops section of whole numbers, and leaves it out of a document that has none', () => {
+    // Given loop thresholds; Then they are the profile's, and a document without them has no loops key at all
+    expect(parse('name: Patient\nloops:\n  repeated_call: 8\n  no_progress_s: 1800\n  escalate_after: 0\n')).toMatchObject({ ok: true, doc: { loops: { repeated_call: 8, no_progress_s: 1800, escalate_after: 0 } } });
+    expect(Object.keys((parse('name: Plain\n') as { doc: object }).doc)).not.toContain('loops');
+    // A negative, a fraction and an unknown pattern are refused, each by its path
+    for (const [line, path] of [['loops: {repeated_call: -1}', 'loops.repeated_call'], ['loops: {cooldown_s: 1.5}', 'loops.cooldown_s'], ['loops: {spinning: 3}', 'loops.spinning']]) {
+      const r = parse(`name: Bad\n${line}\n`);
+      expect(!r.ok && r.errors.join('\n')).toContain(path);
+    }
+  });
+
   it('rejects a missing or blank name', () => {
     const missing = parse('description: x\n');
     expect(!missing.ok && missing.errors).toContain('name: is required');

@@ -211,6 +211,33 @@ export class HooksConfig {
   PostToolUse?: HookHandler[];
 }
 
+/**
+ * When this profile's workers count as going round in circles (docs/guide/loops.md): each field overrides the service's
+ * BRAINSTEM_LOOP_* value for the profile's sessions; 0 turns a pattern (or escalate_after, the hold) off.
+ */
+export class LoopsConfig {
+  @IsOptional() @IsInt() @Min(0) @Max(10_000)
+  repeated_call?: number;
+
+  @IsOptional() @IsInt() @Min(0) @Max(10_000)
+  alternation?: number;
+
+  @IsOptional() @IsInt() @Min(0) @Max(10_000)
+  repeated_failure?: number;
+
+  @IsOptional() @IsInt() @Min(0) @Max(10_000)
+  repeated_text?: number;
+
+  @IsOptional() @IsInt() @Min(0) @Max(2_147_483_647)
+  no_progress_s?: number;
+
+  @IsOptional() @IsInt() @Min(0) @Max(2_147_483_647)
+  cooldown_s?: number;
+
+  @IsOptional() @IsInt() @Min(0) @Max(1000)
+  escalate_after?: number;
+}
+
 /** Fields shared by the YAML document and the REST bodies (which name the runtime `target_runtime`). */
 export abstract class ProfileFields {
   @IsOptional() @IsInt() @IsIn([1, 2])
@@ -247,6 +274,9 @@ export abstract class ProfileFields {
   @IsOptional() @IsString() @MaxLength(4096) @Matches(NO_NUL, { message: '$property must not contain NUL' })
   @Matches(ABSOLUTE_OR_EMPTY, { message: '$property must be an absolute path' })
   default_cwd?: string;
+
+  @IsOptional() @ValidateNested() @Type(() => LoopsConfig)
+  loops?: LoopsConfig;
 }
 
 /** The document as stored on disk and exported. Metadata keys are tolerated so hand-written files stay readable. */
@@ -305,6 +335,8 @@ export interface ProfileDoc {
   hooks: Partial<Record<HookEvent, Hook[]>>;
   auto_apply_dir: string;
   default_cwd: string;
+  /** Overrides of the service's loop thresholds; absent when the profile sets none. */
+  loops?: Partial<Record<keyof LoopsConfig, number>>;
 }
 
 export const HOOK_TIMEOUT_DEFAULT_S = 60;
@@ -362,5 +394,6 @@ export function normalizeDocument(d: Partial<ProfileDoc> & { name: string }): Pr
     hooks,
     auto_apply_dir: d.auto_apply_dir ?? '',
     default_cwd: d.default_cwd ?? '',
+    ...(d.loops && Object.keys(d.loops).length > 0 ? { loops: d.loops } : {}),
   };
 }

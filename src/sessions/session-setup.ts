@@ -39,7 +39,7 @@ export class SessionSetup {
     // The validation pipe lets null through an optional field; like JSON clients mean it, it is read as absent.
     const requestedCwd = dto.cwd ?? null;
     const profile = await this.profiles.resolve({ profile_id: dto.profile_id ?? null, cwd: requestedCwd });
-    const profileFacts = { id: profile.id, default_cwd: profile.doc.default_cwd || null, deny: sessionDenyRules(profile.doc) };
+    const profileFacts = { id: profile.id, default_cwd: profile.doc.default_cwd || null, deny: sessionDenyRules(profile.doc), ...(profile.doc.loops ? { loops: profile.doc.loops } : {}) };
     const cwd = sessionCwd(requestedCwd, profileFacts);
     const dir = 'path' in cwd && (await this.workspace.isDirectory(cwd.path)) ? cwd.path : null;
     const env = dto.env ?? {};

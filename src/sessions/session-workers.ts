@@ -13,6 +13,7 @@ import { SessionSetup } from './session-setup';
 import { ProcessRunner } from './runtimes/process-runner';
 import { RuntimeCatalog } from './runtimes/runtime-catalog';
 import { LaunchSpec, RuntimeReport, RuntimeSink } from './runtimes/runtime.port';
+import { SessionLoops } from './loops/session-loops';
 
 /** The complete environment of a session's worker. */
 export type WorkerEnvironment = (session: SessionContext) => Record<string, string>;
@@ -47,6 +48,7 @@ export class SessionWorkers {
     private readonly environment: WorkerEnvironment,
     private readonly output: SessionOutput,
     private readonly setup: Pick<SessionSetup, 'denyFacts'>,
+    private readonly loops: SessionLoops,
   ) {}
 
   /** After the registry loaded: the effects of other nodes' commands are performed here; this node's workers recovered. */
@@ -80,6 +82,15 @@ export class SessionWorkers {
   /** A message journaled for the session: its worker gets it, when it runs here. */
   deliver(actor: SessionActor, text: string): void {
     if (this.registry.owns(actor)) actor.handle?.send(text);
+  }
+
+  /**
+   * A hold journaled for the session (a loop that persisted, a budget reached): the turn under way is interrupted where
+   * the runtime allows, when the worker runs here.
+   */
+  interrupt(actor: SessionActor): void {
+    if (!this.registry.owns(actor) || !actor.handle?.interrupt) return;
+    if (actor.handle.interrupt()) this.logger.log(`session ${actor.id}: held, its turn under way interrupted`);
   }
 
   /** A permission answer journaled for the session: its worker's runtime gets it, when it runs here. */
@@ -171,6 +182,7 @@ export class SessionWorkers {
   private onForeignEvent(actor: SessionActor, event: SessionEvent, before: SessionSnapshot): void {
     actor
       .run(async () => {
+        await this.loops.facts(actor, [event]);
         switch (event.type) {
           case 'session.message_dispatched':
             if (!actor.handle?.canReceive()) this.logger.warn(`session ${actor.id}: a message dispatched through another node found its worker unable to take it`);
@@ -183,6 +195,9 @@ export class SessionWorkers {
           }
           case 'session.stop_requested':
             await this.armStop(actor);
+            return;
+          case 'session.held':
+            this.interrupt(actor);
             return;
           default:
             return;
@@ -202,6 +217,9 @@ export class SessionWorkers {
 
   private async onReport(actor: SessionActor, report: RuntimeReport): Promise<void> {
     switch (report.kind) {
+      case 'activity':
+        await this.loops.activity(actor, report.activity);
+        return;
       case 'runtime_session':
         await this.commands.execute(actor, { type: 'report_runtime_session', runtime_session_id: report.runtime_session_id }, 'runtime');
         return;

@@ -21,6 +21,9 @@ const isFact = (r: SessionRecord): r is SessionFact => r.type !== 'session.state
  * conflict with another node, caught up and decided again. Effects on workers are the callers', after this returns.
  */
 export class SessionCommands {
+  /** Shown the facts of each command journaled here on a session this node runs: its loop detector (session-loops.ts). */
+  private observer: ((actor: SessionActor, facts: readonly SessionFact[]) => Promise<void>) | null = null;
+
   constructor(
     private readonly journal: Journal,
     private readonly registry: SessionRegistry,
@@ -29,6 +32,10 @@ export class SessionCommands {
 
   now(): number {
     return this.clock.now();
+  }
+
+  observeWith(observer: (actor: SessionActor, facts: readonly SessionFact[]) => Promise<void>): void {
+    this.observer = observer;
   }
 
   /** Decides the command on the session's state and journals what it decided; a refusal throws. Call inside actor.run. */
@@ -40,7 +47,9 @@ export class SessionCommands {
       this.registry.evolveStored(),
       { encode: encodeRecord, meta: { actor: by }, afterAppend: ({ stored }) => this.registry.appended(actor, stored) },
     );
-    return events.filter(isFact);
+    const facts = events.filter(isFact);
+    if (this.observer && facts.length > 0 && this.registry.owns(actor)) await this.observer(actor, facts);
+    return facts;
   }
 
   /**

@@ -2,6 +2,7 @@ import { CreateSession, SessionCommand, SessionDecision, WorkerSignal, decide, d
 import { NO_ALIASES, evolveAliases, numberSession } from './session-aliases';
 import { SessionEvent, SessionFact, SessionInput } from './session.events';
 import { SessionSnapshot, createSession, stateOf } from './session.machine';
+import { LoopPattern } from './loops/loop-pattern';
 
 const T = 5_000;
 
@@ -480,6 +481,42 @@ describe('session decide/evolve', () => {
     it('Given an exited session, Then a hold records nothing, and the exit ended any hold', () => {
       thenEvents(when(given([started, exited]), hold));
       expect(given([started, heldForLoop, exited]).context.held).toBeNull();
+    });
+  });
+
+  describe('loops', () => {
+    const detection: { pattern: LoopPattern; count: number; since: number; signature: string; summary: string; evidence: string } = { pattern: 'repeated_call', count: 5, since: 3_000, signature: 'sig-1', summary: 'the same tool call with the same arguments 5 times in a row', evidence: '5 × Bash {"command":"npm test"}' };
+    const reportLoop = (over: Partial<typeof detection> = {}): When => ({ type: 'report_loop', detection: { ...detection, ...over }, cooldown_s: 300, escalate_after: 3 });
+    const loopDetected = (over: Partial<typeof detection> = {}): Extract<Given, { type: 'session.loop_detected' }> => ({ type: 'session.loop_detected', ...detection, ...over, cooldown_until: T + 300_000, escalate_after: 3 });
+
+    it('Given a working session, When its detector reports a loop, Then session.loop_detected with the cooldown end and the escalation threshold', () => {
+      thenEvents(when(given([started]), reportLoop()), loopDetected());
+    });
+
+    it('Given a loop detected, Then the session shows it and its pattern cools down until the cooldown end', () => {
+      const s = evolve(given([started]), { ...loopDetected(), at: T } as SessionEvent);
+      expect(s.context.loop).toEqual({ ...detection, at: T, until: T + 300_000 });
+      expect(s.context.loop_cooldowns).toEqual({ repeated_call: T + 300_000 });
+      expect(stateOf(s)).toBe('working');
+    });
+
+    it('Given the pattern cooling down, When the same pattern is reported again, Then nothing; When another pattern is, Then it is journaled', () => {
+      const cooling = given([started, { ...loopDetected(), cooldown_until: T + 1 }]);
+      thenEvents(when(cooling, reportLoop({ count: 9 })));
+      thenEvents(when(cooling, reportLoop({ pattern: 'repeated_failure' })), loopDetected({ pattern: 'repeated_failure' }));
+    });
+
+    it('Given the cooldown over, When the loop is reported again, Then it is journaled again', () => {
+      thenEvents(when(given([started, { ...loopDetected(), cooldown_until: T }]), reportLoop({ count: 40 })), loopDetected({ count: 40 }));
+    });
+
+    it('Given an exited session, When a loop is reported, Then nothing', () => {
+      thenEvents(when(given([started, exited]), reportLoop()));
+    });
+
+    it("Given a profile with loop thresholds, When a session is created with it, Then they are journaled with the session's input", () => {
+      const d = decide({ type: 'create', at: T, id: 'cs_l', alias: 'w2', node: 'n1', title: '', cwd: '/repo', profile: { id: 'p', default_cwd: null, deny: [], loops: { repeated_call: 8 } }, cwd_is_directory: true, runtime: { name: 'codex', command: null }, profile_config: null, args: [], env: {}, excluded: false, live_sessions: 0, max_sessions: 3 }, null);
+      expect('events' in d && d.events[0].type === 'session.created' && d.events[0].input.loops).toEqual({ repeated_call: 8 });
     });
   });
 

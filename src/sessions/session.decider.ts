@@ -18,6 +18,8 @@ import {
   pendingPermission,
 } from './session.events';
 import { SessionContext, SessionSnapshot, createSession, nextSnapshot, stateOf } from './session.machine';
+import { LoopDetection } from './loops/loop-detector';
+import { LoopThresholds } from './loops/loop-thresholds';
 
 /**
  * A coding session's rules, pure: decide() judges a command against the session's state (null before it is created)
@@ -79,8 +81,8 @@ export interface CreateSession {
   title: string;
   /** The request's cwd; null for the profile's default_cwd. */
   cwd: string | null;
-  /** The session's profile: named, else bound to the cwd, else the default. `deny`: its deny rules now. */
-  profile: { id: string; default_cwd: string | null; deny: string[] };
+  /** The session's profile: named, else bound to the cwd, else the default. `deny`: its deny rules now; `loops`: its loop thresholds. */
+  profile: { id: string; default_cwd: string | null; deny: string[]; loops?: Partial<LoopThresholds> };
   /** Whether the directory sessionCwd() picks is one. */
   cwd_is_directory: boolean;
   /** The runtime chosen for the request in that directory; null when there was no directory to look in. */
@@ -117,6 +119,11 @@ export type SessionCommand =
   | { type: 'hold'; at: number; reason: HoldReason; detail: string }
   /** Lets messages reach the worker again; `by` names who released it (the user, a raised budget). */
   | { type: 'release'; at: number; by: string }
+  /**
+   * The worker's loop detector found a loop (the node that runs the worker): journaled unless its pattern is cooling
+   * down for the session; the pattern then stays quiet for `cooldown_s`.
+   */
+  | { type: 'report_loop'; at: number; detection: LoopDetection; cooldown_s: number; escalate_after: number }
   /** What the service and the runtimes report of the worker: facts, so a state that does not take one ignores it. */
   | { type: 'record_recovery'; at: number; attachment: Attachment; pid: number | null; pid_start_time: string | null; resumed: boolean }
   /** After a restart, no worker to re-attach or resume. */
@@ -200,6 +207,13 @@ export function decide(command: SessionCommand, state: SessionSnapshot | null): 
       return c.held !== null ? { events: [] } : fact(state, { type: 'session.held', at, reason: command.reason, detail: command.detail });
     case 'release':
       return c.held === null ? { events: [] } : fact(state, { type: 'session.released', at, by: command.by });
+    case 'report_loop': {
+      const d = command.detection;
+      if ((c.loop_cooldowns[d.pattern] ?? -Infinity) > at) return { events: [] };
+      const cooldown_until = at + command.cooldown_s * 1000;
+      const { pattern, count, since, signature, summary, evidence } = d;
+      return fact(state, { type: 'session.loop_detected', at, pattern, count, since, signature, summary, evidence, cooldown_until, escalate_after: command.escalate_after });
+    }
     case 'record_recovery':
       return fact(state, { type: 'session.recovered', at, attachment: command.attachment, pid: command.pid, pid_start_time: command.pid_start_time, resumed: command.resumed });
     case 'record_lost':
@@ -262,6 +276,7 @@ function decideCreate(command: CreateSession, state: SessionSnapshot | null): Se
     permission_deny: command.profile.deny,
     env: command.env,
     excluded: command.excluded,
+    ...(command.profile.loops && Object.keys(command.profile.loops).length > 0 ? { loops: command.profile.loops } : {}),
     created_at: command.at,
     node: command.node,
   };

@@ -1,3 +1,6 @@
+import type { LoopPattern } from './loops/loop-pattern';
+import type { LoopThresholds } from './loops/loop-thresholds';
+
 /**
  * The facts a session journals (stream `session-<cs_id>`). Each one is also the event fed to the
  * session machine: `{type, ...data}`, so replay folds the stream through the same pure transitions.
@@ -24,6 +27,21 @@ export interface Hold {
 }
 
 export type JsonObject = { [key: string]: unknown };
+
+/**
+ * The latest loop detected in a session (session.loop_detected): shown on it until `until`, its cooldown's end. The
+ * summary is Brainstem's words; the evidence is the worker's text (at most 2 KiB), to be quoted as data.
+ */
+export interface LoopRecord {
+  pattern: LoopPattern;
+  count: number;
+  since: number;
+  at: number;
+  until: number;
+  signature: string;
+  summary: string;
+  evidence: string;
+}
 
 export interface PermissionRequest {
   request_id: string;
@@ -72,6 +90,8 @@ export interface SessionInput {
   permission_deny?: string[];
   env: Record<string, string>;
   excluded: boolean;
+  /** The profile's `loops:` overrides of the service's loop thresholds, as the session started with them; absent when none. */
+  loops?: Partial<LoopThresholds>;
   created_at: number;
   /**
    * The node that started the session: it runs (and after a restart recovers) the worker; other nodes follow the
@@ -116,6 +136,23 @@ export interface SessionEventData {
   'session.held': { at: number; reason: HoldReason; detail: string };
   /** by: who released it (the user, or the budget that was raised). */
   'session.released': { at: number; by: string };
+  /**
+   * The worker goes round in circles (docs/guide/loops.md): the pattern, how many times, since when, the loop's
+   * signature (the same while it is the same loop), Brainstem's summary and the worker's evidence (at most 2 KiB, data);
+   * the pattern stays quiet for the session until cooldown_until; escalate_after: the wake-ups of the main brain for
+   * this loop after which the session is held (0: never).
+   */
+  'session.loop_detected': {
+    at: number;
+    pattern: LoopPattern;
+    count: number;
+    since: number;
+    signature: string;
+    summary: string;
+    evidence: string;
+    cooldown_until: number;
+    escalate_after: number;
+  };
 }
 
 export type SessionEventType = keyof SessionEventData;
@@ -210,6 +247,7 @@ const FACT_TYPES: ReadonlySet<string> = new Set<SessionEventType>([
   'session.exited',
   'session.held',
   'session.released',
+  'session.loop_detected',
 ]);
 
 /** A journaled record back as a machine event, or null for derived records (state_changed, created). */

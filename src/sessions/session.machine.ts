@@ -5,6 +5,7 @@ import {
   ExitReason,
   Hold,
   LastProgress,
+  LoopRecord,
   Pending,
   PermissionRequest,
   SessionEvent,
@@ -43,6 +44,10 @@ export interface SessionContext extends SessionInput {
   stop_deadline_at: number | null;
   /** Held: no message reaches the worker until it is released. Orthogonal to the state. */
   held: Hold | null;
+  /** The latest loop detected; null when none was. */
+  loop: LoopRecord | null;
+  /** Until when (epoch ms) each loop pattern stays quiet for this session: journaled, so a restart keeps the cooldowns. */
+  loop_cooldowns: Partial<Record<LoopRecord['pattern'], number>>;
 }
 
 const at = ({ event }: { event: SessionEvent }): number => event.at;
@@ -58,6 +63,7 @@ const REPORTS = {
   'session.stop_requested': { actions: ['stopRequested', 'touch'] },
   'session.held': { actions: ['held', 'touch'] },
   'session.released': { actions: ['released', 'touch'] },
+  'session.loop_detected': { actions: ['loopDetected', 'touch'] },
   'session.exited': { target: 'exited', actions: ['exited', 'touch'] },
 } as const;
 
@@ -104,6 +110,8 @@ function contextFor(input: SessionInput): SessionContext {
     exit_reason: null,
     stop_deadline_at: null,
     held: null,
+    loop: null,
+    loop_cooldowns: {},
   };
 }
 
@@ -195,6 +203,12 @@ export const sessionMachine = setup({
       return e ? { held: { reason: e.reason, detail: e.detail, since: e.at } } : {};
     }),
     released: assign({ held: null }),
+    loopDetected: assign(({ context, event }) => {
+      const e = of(event, 'session.loop_detected');
+      if (!e) return {};
+      const { pattern, count, since, at, signature, summary, evidence, cooldown_until: until } = e;
+      return { loop: { pattern, count, since, at, until, signature, summary, evidence }, loop_cooldowns: { ...context.loop_cooldowns, [pattern]: until } };
+    }),
     stopRequested: assign(({ event }) => {
       const e = of(event, 'session.stop_requested');
       return e ? { stop_deadline_at: e.deadline_at } : {};
@@ -313,7 +327,10 @@ export function restoreSession(stored: StoredSession, env: Record<string, string
   const held = stored.context.held ?? null;
   // Nor when what it waits on last changed: from the state's start, as it was then.
   const waiting_since = stored.context.waiting_since ?? stored.context.state_since;
-  return sessionMachine.resolveState({ value: stored.value, context: { ...stored.context, queued_permissions, last_result, held, waiting_since, env: env ?? stored.context.env } });
+  // Nor loops.
+  const loop = stored.context.loop ?? null;
+  const loop_cooldowns = stored.context.loop_cooldowns ?? {};
+  return sessionMachine.resolveState({ value: stored.value, context: { ...stored.context, queued_permissions, last_result, held, waiting_since, loop, loop_cooldowns, env: env ?? stored.context.env } });
 }
 
 /** Snapshots are journal storage too, so they leave out the env values, as `session.created` does. */

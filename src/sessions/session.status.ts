@@ -1,5 +1,5 @@
 import { SessionActor } from './session.actor';
-import { ExitReason, HoldReason, LastProgress, Pending, PermissionRequest, SessionState } from './session.events';
+import { ExitReason, HoldReason, LastProgress, LoopRecord, Pending, PermissionRequest, SessionState } from './session.events';
 
 /** The display labels (docs/architecture/decisions.md#session-states) for the three states that wake the main brain. */
 export const STATE_LABELS: Partial<Record<SessionState, string>> = {
@@ -34,6 +34,11 @@ export interface SessionStatus {
   queued_permissions: PermissionRequest[];
   /** Held: no message reaches the worker until the user releases it (POST …/release). */
   held: { reason: HoldReason; detail: string; since: string } | null;
+  /**
+   * The latest loop detected (docs/guide/loops.md), or null: `until` is when its cooldown ends (the dashboard shows it
+   * as needing attention until then); the evidence is the worker's own text.
+   */
+  loop: (Pick<LoopRecord, 'pattern' | 'count' | 'summary' | 'evidence'> & { since: string; detected_at: string; until: string }) | null;
   created_at: string;
   updated_at: string;
 }
@@ -65,6 +70,7 @@ export function toStatus(actor: SessionActor): SessionStatus {
     pending: c.pending,
     queued_permissions: c.queued_permissions,
     held: c.held ? { reason: c.held.reason, detail: c.held.detail, since: iso(c.held.since) } : null,
+    loop: c.loop ? { pattern: c.loop.pattern, count: c.loop.count, summary: c.loop.summary, evidence: c.loop.evidence, since: iso(c.loop.since), detected_at: iso(c.loop.at), until: iso(c.loop.until) } : null,
     created_at: iso(c.created_at),
     updated_at: iso(c.updated_at),
   };

@@ -115,6 +115,7 @@ function sessionProfiles(profiles: ProfilesService, applier: ProfileApplier): Se
           max_sessions: config.sessions.max_sessions,
           retention_s: config.retention_s,
           nodes,
+          loops: config.loops,
         }),
       inject: [CONFIG, JOURNAL, NODE_DIRECTORY, RuntimeCatalog, PROCESS_RUNNER, SESSION_PROFILES, SESSION_WORKSPACE, SESSION_HOST, WORKER_ENDPOINT, CLOCK, ID_GENERATOR],
     },

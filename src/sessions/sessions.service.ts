@@ -195,12 +195,24 @@ export class SessionsService implements WorkerSessions, OnApplicationBootstrap, 
 
   /**
    * Holds the session: no message reaches its worker until it is released (a loop that persisted after the brain was
-   * woken for it, a budget reached). A session held already stays held as it was.
+   * woken for it, a budget reached), and its turn under way is interrupted where the runtime allows. A session held
+   * already stays held as it was.
    */
   async hold(idOrAlias: string, reason: HoldReason, detail: string, by = 'brainstem'): Promise<SessionStatus> {
+    return (await this.held(idOrAlias, reason, detail, by)).status;
+  }
+
+  /** The hold, and whether this call is the one that held the session (false: it was held already). */
+  private async held(idOrAlias: string, reason: HoldReason, detail: string, by: string): Promise<{ status: SessionStatus; now: boolean }> {
     const actor = await this.commands.commandable(idOrAlias);
-    await actor.run(() => this.commands.execute(actor, { type: 'hold', reason, detail }, by));
-    return toStatus(actor);
+    const now = await actor.run(async () => {
+      const facts = await this.commands.execute(actor, { type: 'hold', reason, detail }, by);
+      const held = facts.some((f) => f.type === 'session.held');
+      // Its turn under way is interrupted here when the worker runs here, else by its node as it applies the hold.
+      if (held) this.workers.interrupt(actor);
+      return held;
+    });
+    return { status: toStatus(actor), now };
   }
 
   /** Lets messages reach the worker again; nothing happens to a session that is not held. */
@@ -271,6 +283,7 @@ export class SessionsService implements WorkerSessions, OnApplicationBootstrap, 
       excludeNewSessions: (excluded: boolean) => {
         this.newSessionsExcluded = excluded;
       },
+      hold: async (id: string, reason: HoldReason, detail: string, by: string) => (await this.held(id, reason, detail, by)).now,
     };
     return directory;
   }

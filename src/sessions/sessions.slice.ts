@@ -11,6 +11,8 @@ import { SessionWorkers, workerEnvironment } from './session-workers';
 import { SessionWorkspace } from './session-workspace.port';
 import { SessionsService } from './sessions.service';
 import { ProcessRunner } from './runtimes/process-runner';
+import { SessionLoops } from './loops/session-loops';
+import { DEFAULT_LOOP_THRESHOLDS, LoopThresholds } from './loops/loop-thresholds';
 import { RuntimeCatalog } from './runtimes/runtime-catalog';
 
 /** Everything the sessions slice runs on: the journal, and one adapter per port. */
@@ -32,6 +34,8 @@ export interface SessionsSliceDeps {
   retention_s?: number;
   /** The nodes sharing the journal; alone on it when absent. */
   nodes?: NodeDirectory;
+  /** The service's loop thresholds (BRAINSTEM_LOOP_*); the defaults when absent. */
+  loops?: LoopThresholds;
 }
 
 export interface SessionsSlice {
@@ -46,8 +50,10 @@ export function sessionsSlice(deps: SessionsSliceDeps): SessionsSlice {
   const registry = new SessionRegistry(deps.journal, deps.envs, { retention_s: deps.retention_s, nodes: deps.nodes, now: () => deps.clock.now() });
   const commands = new SessionCommands(deps.journal, registry, deps.clock);
   const output = new SessionOutput(deps.logsDir);
+  const loops = new SessionLoops(deps.loops ?? DEFAULT_LOOP_THRESHOLDS, () => deps.clock.now(), (actor, body) => commands.execute(actor, body));
+  commands.observeWith((actor, facts) => loops.facts(actor, facts));
   const setup = new SessionSetup(deps.profiles, deps.workspace, deps.runtimes, deps.host, { max_sessions: deps.max_sessions });
-  const workers = new SessionWorkers(registry, commands, deps.runtimes, deps.runner, workerEnvironment(deps.host, deps.endpoint), output, setup);
+  const workers = new SessionWorkers(registry, commands, deps.runtimes, deps.runner, workerEnvironment(deps.host, deps.endpoint), output, setup, loops);
   const service = new SessionsService(registry, commands, workers, output, setup, deps.ids);
   return { registry, commands, workers, service };
 }

@@ -45,6 +45,11 @@ export interface SessionDirectory {
   outputTail(id: string, lines: number): string[];
   /** Whether sessions created from now on start excluded from supervision (scope `only`), unless their request says. */
   excludeNewSessions(excluded: boolean): void;
+  /**
+   * Holds a session whose loop persisted (SessionsService.hold: no more turns until the user releases it, its turn
+   * under way interrupted); a session held already stays as it was. Whether this call held it.
+   */
+  hold(id: string, reason: 'loop', detail: string, by: string): Promise<boolean>;
 }
 
 export const SESSION_DIRECTORY = Symbol('SessionDirectory');

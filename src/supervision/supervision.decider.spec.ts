@@ -228,6 +228,48 @@ describe('supervision decide/evolve', () => {
     });
   });
 
+  describe('take_loop', () => {
+    const loop = (over: Partial<{ signature: string; escalate_after: number; pattern: string }> = {}): SupervisionCommand => ({
+      type: 'take_loop',
+      session_id: 'cs_1',
+      pattern: 'repeated_call',
+      signature: 'sig-a',
+      escalate_after: 2,
+      ...over,
+    });
+    const woken = (wakes: number, signature = 'sig-a'): SupervisionJournalEvent => ({ type: 'supervision.loop_woken', data: { session_id: 'cs_1', pattern: 'repeated_call', signature, wakes } });
+
+    it('Given supervision on, When a loop is taken for the first time, Then it wakes the brain: loop_woken, wake-up 1', () => {
+      expect(when(given(enabled()), loop())).toEqual({ events: [woken(1)] });
+      expect(given(enabled(), woken(1)).loop_wakes.get('cs_1:repeated_call')).toEqual({ signature: 'sig-a', wakes: 1, at: T0 + 1 });
+    });
+
+    it('Given the brain woken escalate_after times for this loop, When it is taken again, Then it is escalated, and the count starts again after', () => {
+      expect(when(given(enabled(), woken(1)), loop())).toEqual({ events: [woken(2)] });
+      const escalated = when(given(enabled(), woken(1), woken(2)), loop());
+      expect(escalated).toEqual({ events: [{ type: 'supervision.loop_escalated', data: { session_id: 'cs_1', pattern: 'repeated_call', signature: 'sig-a', wakes: 2 } }] });
+      expect(given(enabled(), woken(1), woken(2), ...escalated.events).loop_wakes.size).toBe(0);
+    });
+
+    it('Given wake-ups for another loop of the same pattern (another signature), When this one is taken, Then its count starts at 1', () => {
+      expect(when(given(enabled(), woken(1, 'sig-old'), woken(2, 'sig-old')), loop())).toEqual({ events: [woken(1)] });
+    });
+
+    it('Given escalate_after 0, When the loop is taken again and again, Then it only ever wakes the brain', () => {
+      expect(when(given(enabled(), woken(1), woken(2), woken(3)), loop({ escalate_after: 0 }))).toEqual({ events: [woken(4)] });
+    });
+
+    it('Given supervision off, When a loop is taken, Then it is refused as supervision_off', () => {
+      expect(when(given(), loop()).error?.code).toBe('supervision_off');
+    });
+
+    it('Given wake-ups older than the retention, When memory is let go of, Then their counts leave (the journal keeps them)', () => {
+      const s = given(enabled(), woken(1));
+      expect(forgetExpired(s, T0 + 10_000, 5_000).loop_wakes.size).toBe(0);
+      expect(forgetExpired(s, T0 + 1_000, 5_000).loop_wakes.size).toBe(1);
+    });
+  });
+
   describe('detect_stall', () => {
     const stall = { type: 'detect_stall', session_id: 'cs_1', kind: 'waiting_permission', stalled_for_s: 300, cooldown_until: T0 + 600_000 } as const;
 

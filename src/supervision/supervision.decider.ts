@@ -1,4 +1,5 @@
 import { SnapshotFrom, initialTransition, transition } from 'xstate';
+import { pastRetention } from '../common/retention-queue';
 import { JournalEvent } from '../journal/journal.port';
 import { Coverage, coverRound, forgetCoverage, uncover } from './attention';
 import { RoundHistory, foldRounds, forgetEndedRounds } from './round-history';
@@ -28,6 +29,8 @@ export interface SupervisionState {
   cooldowns: ReadonlyMap<string, number>;
   /** By session: the round whose reasons last named it (what GET …/autonomous lists as pending is what none covered since). */
   covered: ReadonlyMap<string, Coverage>;
+  /** The wake-ups of the brain for each (session, loop pattern), by loopKey: the loop's signature, how many, the last one's time. */
+  loop_wakes: ReadonlyMap<string, LoopWakes>;
   /** When the newest supervision event was journaled (epoch ms): supervision was last known current then. */
   last_event_at: number;
 }
@@ -39,6 +42,14 @@ export interface FoldedEvent {
   at: number;
   seq: number;
 }
+
+export interface LoopWakes {
+  signature: string;
+  wakes: number;
+  at: number;
+}
+
+export const loopKey = (sessionId: string, pattern: string): string => `${sessionId}:${pattern}`;
 
 export type SupervisionJournalEvent = { [K in SupervisionJournalType]: { type: K; data: SupervisionEventMap[K] } }[SupervisionJournalType];
 
@@ -64,7 +75,12 @@ export type SupervisionCommand =
   | { type: 'time_out_round'; round_id: string }
   /** A restart found supervision on: the round in flight was cut off with the process. */
   | { type: 'resume' }
-  | { type: 'detect_stall'; session_id: string; kind: string; stalled_for_s: number; cooldown_until: number };
+  | { type: 'detect_stall'; session_id: string; kind: string; stalled_for_s: number; cooldown_until: number }
+  /**
+   * A loop detected in a supervised session (docs/guide/loops.md): it wakes the brain, unless the brain has been woken
+   * `escalate_after` times (not 0) for this very loop already, which escalates it (the session is held, the user asked).
+   */
+  | { type: 'take_loop'; session_id: string; pattern: string; signature: string; escalate_after: number };
 
 export interface SupervisionRefusal {
   code: SupervisionErrorCode | 'invalid_input';
@@ -74,7 +90,7 @@ export interface SupervisionRefusal {
 export type SupervisionDecision = { events: SupervisionJournalEvent[]; error?: undefined } | { events: []; error: SupervisionRefusal };
 
 export function initialSupervisionState(): SupervisionState {
-  return { machine: initialTransition(supervisionMachine)[0], scope_mode: 'all', rounds: new Map(), cooldowns: new Map(), covered: new Map(), last_event_at: 0 };
+  return { machine: initialTransition(supervisionMachine)[0], scope_mode: 'all', rounds: new Map(), cooldowns: new Map(), covered: new Map(), loop_wakes: new Map(), last_event_at: 0 };
 }
 
 export const isOn = (s: SupervisionState): boolean => s.machine.matches('on');
@@ -175,6 +191,14 @@ export function decide(cmd: SupervisionCommand, s: SupervisionState): Supervisio
       const { session_id, kind, stalled_for_s, cooldown_until } = cmd;
       return { events: [{ type: 'supervision.stall_detected', data: { session_id, kind, stalled_for_s, cooldown_until } }] };
     }
+    case 'take_loop': {
+      if (!isOn(s)) return offRefusal(s, 'loops wake no one');
+      const { session_id, pattern, signature } = cmd;
+      const known = s.loop_wakes.get(loopKey(session_id, pattern));
+      const wakes = known?.signature === signature ? known.wakes : 0;
+      if (cmd.escalate_after > 0 && wakes >= cmd.escalate_after) return { events: [{ type: 'supervision.loop_escalated', data: { session_id, pattern, signature, wakes } }] };
+      return { events: [{ type: 'supervision.loop_woken', data: { session_id, pattern, signature, wakes: wakes + 1 } }] };
+    }
   }
 }
 
@@ -188,6 +212,13 @@ export function evolve(s: SupervisionState, e: FoldedEvent): SupervisionState {
     const cooldowns = new Map(s.cooldowns);
     dropExpiredCooldowns(cooldowns, e.at);
     return { ...base, cooldowns: cooldowns.set(cooldownKey(st.session_id, st.kind as StallKind), st.cooldown_until) };
+  }
+  if (e.type === 'supervision.loop_woken' || e.type === 'supervision.loop_escalated') {
+    const l = e.data as SupervisionEventMap['supervision.loop_woken'];
+    const loop_wakes = new Map(s.loop_wakes);
+    if (e.type === 'supervision.loop_woken') loop_wakes.set(loopKey(l.session_id, l.pattern), { signature: l.signature, wakes: l.wakes, at: e.at });
+    else loop_wakes.delete(loopKey(l.session_id, l.pattern));
+    return { ...base, loop_wakes };
   }
   const ev = toMachineEvent(e.type, e.data, e.at);
   const machine = ev ? transition(supervisionMachine, s.machine, ev)[0] : s.machine;
@@ -206,14 +237,17 @@ export const evolveStored = (s: SupervisionState, e: JournalEvent): SupervisionS
 
 /**
  * What leaves memory with time rather than with an event: rounds ended at least `retentionMs` before `now` (and the
- * coverage they gave), and stall cooldowns run out by then. The journal keeps them all; the same state when nothing leaves.
+ * coverage they gave), stall cooldowns run out by then, and loop wake-up counts last moved that long ago (their
+ * sessions have long exited, or looped no more). The journal keeps them all; the same state when nothing leaves.
  */
 export function forgetExpired(s: SupervisionState, now: number, retentionMs: number): SupervisionState {
   const rounds = forgetEndedRounds(s.rounds, now, retentionMs);
   const covered = forgetCoverage(s.covered, rounds);
   const expired = [...s.cooldowns.values()].some((until) => until <= now);
-  if (rounds === s.rounds && covered === s.covered && !expired) return s;
+  const staleLoops = [...s.loop_wakes.values()].some((l) => pastRetention(l.at, retentionMs, now));
+  if (rounds === s.rounds && covered === s.covered && !expired && !staleLoops) return s;
   const cooldowns = new Map(s.cooldowns);
   dropExpiredCooldowns(cooldowns, now);
-  return { ...s, rounds, cooldowns, covered };
+  const loop_wakes = staleLoops ? new Map([...s.loop_wakes].filter(([, l]) => !pastRetention(l.at, retentionMs, now))) : s.loop_wakes;
+  return { ...s, rounds, cooldowns, covered, loop_wakes };
 }

@@ -15,6 +15,13 @@ export interface SupervisionEventMap {
   'round.failed': { round_id: string; reason: string };
   'supervision.stall_detected': { session_id: string; kind: string; stalled_for_s: number; cooldown_until: number };
   /**
+   * A loop detected in a supervised session woke the brain: the wake-ups for the same loop (same signature) so far. The
+   * loop escalation counts them: past the session's escalate_after, the next detection holds the session instead.
+   */
+  'supervision.loop_woken': { session_id: string; pattern: string; signature: string; wakes: number };
+  /** The loop persisted after `wakes` wake-ups: the session is held and the user asked (the count starts again after). */
+  'supervision.loop_escalated': { session_id: string; pattern: string; signature: string; wakes: number };
+  /**
    * A scope set: the rule for sessions created later (a mode other than invert; an invert keeps the rule it found). The
    * sessions' exclusions it changes are appended with it, in the same atomic append, on their own streams.
    */

@@ -24,11 +24,21 @@ export interface WakeReason {
   message: string | null;
   /** For a session that waits on someone: since when (ISO), what it waits on began. Absent otherwise, and in rounds journaled before. */
   since?: string;
+  /** A loop's evidence: what the worker tried and what came back, its own text (quoted as data); absent for other triggers. */
+  evidence?: string;
 }
 
 /** A reason with its keys in sorted order: a round carries hundreds, and journaling then needs no sorting copy. */
 export function wakeReason(r: WakeReason): WakeReason {
-  return { alias: r.alias, message: r.message, session_id: r.session_id, ...(r.since !== undefined ? { since: r.since } : {}), state: r.state, trigger: r.trigger };
+  return {
+    alias: r.alias,
+    ...(r.evidence !== undefined ? { evidence: r.evidence } : {}),
+    message: r.message,
+    session_id: r.session_id,
+    ...(r.since !== undefined ? { since: r.since } : {}),
+    state: r.state,
+    trigger: r.trigger,
+  };
 }
 
 export interface RoundInFlight {

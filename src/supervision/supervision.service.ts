@@ -15,6 +15,7 @@ import { roundEvidence } from './round-prompt';
 import { RoundRunner } from './round-runner';
 import { RoundView } from './round.view';
 import { SessionDirectory } from './session-directory.port';
+import { LoopEscalation, LoopHeldListener } from './loop-escalation';
 import { StallScanner } from './stall-scanner';
 import { Stall, WatchdogConfig } from './stall-watchdog';
 import { reasonOf } from './supervision-log';
@@ -61,7 +62,7 @@ export interface SupervisionCluster {
 export const soleSupervision = (self = 'local'): SupervisionCluster => ({ lease: heldLease(self), nodes: soleNode(self) });
 
 /** Commands only the lease holder's own logic makes: a follower never decides them. */
-const LEADER_ONLY = new Set<SupervisionCommand['type']>(['start_round', 'time_out_round', 'fail_round', 'resume', 'detect_stall']);
+const LEADER_ONLY = new Set<SupervisionCommand['type']>(['start_round', 'time_out_round', 'fail_round', 'resume', 'detect_stall', 'take_loop']);
 
 const SYSTEM_REASON = (trigger: string, message: string | null = null): WakeReason => wakeReason({ session_id: '-', alias: '-', trigger, state: null, message });
 
@@ -79,6 +80,7 @@ export class SupervisionService {
   private readonly leadership: SupervisorLeadership;
   private readonly runner: RoundRunner;
   private readonly watchdog: StallScanner;
+  private readonly loops: LoopEscalation;
   private busSub: Subscription | null = null;
   /** Clients following the rounds stream on this node now (a brain the user brings, with the stream driver). */
   private listeners = 0;
@@ -132,6 +134,20 @@ export class SupervisionService {
         wake: (reason) => this.runner.trigger(reason),
       },
     );
+    this.loops = new LoopEscalation(
+      sessions,
+      {
+        take: ({ reason, pattern, signature, escalate_after }) =>
+          this.queue.run(() => this.execute({ type: 'take_loop', session_id: reason.session_id, pattern, signature, escalate_after })),
+        wake: (reason) => this.runner.trigger(reason),
+      },
+      this.logger,
+    );
+  }
+
+  /** Who asks the user about a session held for a loop that persisted: the main brain's human gate. */
+  onLoopHeld(listener: LoopHeldListener): void {
+    this.loops.onHeld(listener);
   }
 
   /** How rounds reach the main brain, set by the main-brain module before supervision starts. */
@@ -377,6 +393,7 @@ export class SupervisionService {
     if (!this.leadership.isLeader() || !this.isOn()) return;
     const what = classifySessionEvent(e, (id) => this.sessions.get(id));
     if (!what) return;
+    if (what.kind === 'loop') return this.loops.take(what);
     // The directory has applied every event published so far (exits committed together included).
     if (what.kind === 'wake' || this.sessions.list().some((s) => s.active && !s.excluded)) return this.runner.trigger(what.reason);
     await this.disable('converged').catch((err: unknown) =>

@@ -2,7 +2,7 @@ import { Coverage } from './attention';
 import { HeldRound } from './round-history';
 import { RoundView } from './round.view';
 import { ToolScopeMode } from './supervision-scope';
-import { SupervisionSnapshot, SupervisionState, forgetExpired } from './supervision.decider';
+import { LoopWakes, SupervisionSnapshot, SupervisionState, forgetExpired } from './supervision.decider';
 import { SupervisionContext, supervisionMachine } from './supervision.machine';
 
 /**
@@ -20,6 +20,8 @@ export interface StoredSupervision {
   scope_mode?: ToolScopeMode;
   /** By session, the round that last named it; absent in snapshots written before it was kept. */
   covered?: Array<[string, Coverage]>;
+  /** The loop wake-up counts by (session, pattern); absent in snapshots written before loops were detected. */
+  loop_wakes?: Array<[string, LoopWakes]>;
 }
 
 /** The state as a snapshot stores it; cooldowns run out by `now` are left out. */
@@ -32,6 +34,7 @@ export function storeSupervision(s: SupervisionState, now: number): StoredSuperv
     last_event_at: s.last_event_at,
     scope_mode: s.scope_mode,
     covered: [...s.covered],
+    loop_wakes: [...s.loop_wakes],
   };
 }
 
@@ -44,6 +47,7 @@ export function restoreSupervision(stored: StoredSupervision, now: number, reten
     rounds,
     cooldowns: new Map(stored.cooldowns),
     covered: new Map(stored.covered ?? []),
+    loop_wakes: new Map(stored.loop_wakes ?? []),
     last_event_at: stored.last_event_at,
   };
   return forgetExpired(state, now, retentionMs);

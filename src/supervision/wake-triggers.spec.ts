@@ -97,4 +97,18 @@ describe('wake triggers', () => {
     const excluded = { ...view, excluded: true };
     expect(classifySessionEvent(event('session.permission_requested', { request_id: 'r2', tool: 'WebFetch', input: {} }), () => excluded)).toBeNull();
   });
+
+  it('given a loop detected in a supervised session, then a loop trigger: Brainstem\'s summary as the message, the worker\'s evidence apart, and what escalation needs', () => {
+    const data = { at: 1, pattern: 'repeated_failure', count: 5, since: 0, signature: 'sig', summary: 'the same call failed 5 times', evidence: 'Bash {"command":"make"}\n→ failed', cooldown_until: 2, escalate_after: 3 };
+    const what = classifySessionEvent(event('session.loop_detected', data), () => ({ ...view, state: 'working' }));
+    expect(what).toEqual({
+      kind: 'loop',
+      reason: { session_id: 'cs_a', alias: 'w1', trigger: 'loop_repeated_failure', state: 'working', message: 'the same call failed 5 times', evidence: 'Bash {"command":"make"}\n→ failed' },
+      pattern: 'repeated_failure',
+      signature: 'sig',
+      summary: 'the same call failed 5 times',
+      escalate_after: 3,
+    });
+    expect(classifySessionEvent(event('session.loop_detected', data), () => ({ ...view, excluded: true }))).toBeNull();
+  });
 });

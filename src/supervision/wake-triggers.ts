@@ -4,7 +4,17 @@ import { clipTurnResult } from './round-prompt';
 import { WakeReason, wakeReason } from './supervision.machine';
 import { SessionView } from './session-directory.port';
 
-export type TriggerOrExit = { kind: 'wake'; reason: WakeReason } | { kind: 'exit'; session_id: string; reason: WakeReason } | null;
+/** A loop detected in a supervised session: whether it wakes the brain or holds the session is the loop escalation's to decide. */
+export interface LoopTrigger {
+  kind: 'loop';
+  reason: WakeReason;
+  pattern: string;
+  signature: string;
+  summary: string;
+  escalate_after: number;
+}
+
+export type TriggerOrExit = { kind: 'wake'; reason: WakeReason } | { kind: 'exit'; session_id: string; reason: WakeReason } | LoopTrigger | null;
 
 /**
  * Events that wake the brain on their own, also when the session waits already and its state's name stays the same
@@ -61,6 +71,15 @@ export function classifySessionEvent(e: JournalEvent, session: (id: string) => S
       return { kind: 'wake', reason: reason('ask_human', text(d.question)) };
     case 'session.exited':
       return { kind: 'exit', session_id: s.id, reason: reason('worker_exited', text(d.reason), 'exited') };
+    // The summary is Brainstem's words; the evidence the worker's text, which the round quotes as data.
+    case 'session.loop_detected': {
+      const summary = text(d.summary) ?? 'a loop';
+      const evidence = typeof d.evidence === 'string' ? d.evidence : '';
+      const pattern = String(d.pattern);
+      const escalate_after = typeof d.escalate_after === 'number' ? d.escalate_after : 0;
+      const loop = wakeReason({ session_id: s.id, alias: s.alias, trigger: `loop_${pattern}`, state: s.state, message: summary, evidence });
+      return { kind: 'loop', reason: loop, pattern, signature: String(d.signature), summary, escalate_after };
+    }
     default:
       return null;
   }

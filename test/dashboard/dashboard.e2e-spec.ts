@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { Page } from 'playwright-core';
 import { ChatService } from '../../src/main-brain/chat.service';
 import { ToolRegistry } from '../../src/main-brain/tool-registry';
+import { SessionsService } from '../../src/sessions/sessions.service';
 import { DASHBOARD_CSP } from '../../src/dashboard/dashboard.static';
 import { tempDir } from '../support/temp-dir';
 import { TestApp } from '../support/test-app';
@@ -103,6 +104,35 @@ describeInBrowser('the dashboard in Chromium', () => {
       expect(resolved.events.map((e: { data: { request_id: string; decision: string } }) => [e.data.request_id, e.data.decision])).toEqual([[requestId, 'allow']]);
       // The token never travels in a URL.
       expect(requests.filter((u) => u.includes(t.token))).toEqual([]);
+    });
+
+    it('Given a worker that keeps reporting the same block, When the loop is detected and then the session held, Then its card says so, its evidence as text, and Release releases it', async () => {
+      await signIn(page, t.url, t.token);
+      const created = await t.inject({ method: 'POST', url: '/api/v1/coding-sessions', payload: { command: process.execPath, args: [join(WORKERS, 'interruptible.js')], cwd: cwd.path, title: 'blocked again' } });
+      expect(created.statusCode).toBe(201);
+      reaper.track(created.json().pid);
+      const { id, alias } = created.json() as Status;
+      // The command runtime's signals are what its loop detector reads: the same block, five times in a row.
+      for (let i = 0; i < 5; i++) {
+        const sent = await t.inject({ method: 'POST', url: `/api/v1/coding-sessions/${id}/signals`, headers: t.auth({ worker: id }), payload: { type: 'notify_blocked', reason: 'cannot find <b>fixtures</b>' } });
+        expect(sent.statusCode).toBe(200);
+      }
+      const card = page.locator(`[data-session="${id}"]`);
+      await card.getByText('going round in circles · repeated call').waitFor();
+      await card.getByText('the same tool call with the same arguments 5 times in a row', { exact: false }).waitFor();
+      await card.getByText('What it tried and what came back').click();
+      expect(await card.locator('pre.evidence').textContent()).toContain('notify_blocked {"reason":"cannot find <b>fixtures</b>"}');
+      expect(await card.locator('pre.evidence b').count()).toBe(0);
+
+      await t.app.get(SessionsService).hold(id, 'loop', 'repeated_call after 3 wake-ups of the main brain');
+      await card.getByText('repeated_call after 3 wake-ups of the main brain').waitFor();
+      // A command worker's turn is interrupted with SIGINT: this one stops its job and lives on.
+      await waitFor(async () => ((await t.inject({ method: 'GET', url: `/api/v1/coding-sessions/${id}/output` })).json().lines.includes('interrupted: the current job stopped') ? true : undefined), { what: 'the worker interrupted' });
+      expect((await status(id)).state).not.toBe('exited');
+      await screenshot(page, 'attention-loop-held');
+      await card.getByRole('button', { name: `Release ${alias}` }).click();
+      await waitFor(async () => ((await t.inject({ method: 'GET', url: `/api/v1/coding-sessions/${id}` })).json().held === null ? true : undefined), { what: 'the session released' });
+      await card.getByRole('button', { name: `Release ${alias}` }).waitFor({ state: 'detached' });
     });
 
     it('Given two requests waiting, When one is denied from the keyboard with a reason, Then exactly that one is denied and the other stays', async () => {

@@ -20,6 +20,7 @@ const MAIN_TOOLS = [
   'manage_agent_profile',
   'read_chat',
   'read_session_output',
+  'release_session',
   'reply_to_human',
   'resolve_permission',
   'send_to_session',

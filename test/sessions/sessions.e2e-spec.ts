@@ -125,7 +125,7 @@ describe('coding sessions over HTTP: bad input and limits', () => {
       expect(ask.body.node).toBe('local');
       expect(Object.keys(ask.body).sort()).toEqual(
         ['id', 'alias', 'title', 'runtime', 'profile_id', 'cwd', 'node', 'state', 'state_label', 'state_since', 'excluded', 'supervised', 'pid', 'detached',
-          'exit_code', 'exit_signal', 'exit_reason', 'last_progress', 'pending', 'queued_permissions', 'held', 'created_at', 'updated_at'].sort(),
+          'exit_code', 'exit_signal', 'exit_reason', 'last_progress', 'pending', 'queued_permissions', 'held', 'loop', 'created_at', 'updated_at'].sort(),
       );
       const ctx = await post(`/${id}/signals`, { type: 'request_context', query: 'where is the spec?' });
       expect(ctx.body.state).toBe('pending_decision');
@@ -150,6 +150,14 @@ describe('coding sessions over HTTP: bad input and limits', () => {
     });
 
     it('given a held session, refuses messages with 409 session_held until the user releases it; no worker may release it', async () => {
+      // The hold interrupts a command worker with SIGINT: this one stops its job and lives on (quiet.js would exit).
+      const created = await post('', { cwd: cwd.path, command: process.execPath, args: [join(WORKERS, 'interruptible.js')] });
+      expect(created.status).toBe(201);
+      reaper.track(created.body.pid);
+      const id = created.body.id;
+      const lines = async (): Promise<string[]> => (await t.inject({ method: 'GET', url: `/api/v1/coding-sessions/${id}/output` })).json().lines;
+      // Its SIGINT handler is in place once it says it is up.
+      await waitFor(async () => (await lines()).includes('interruptible up') || undefined, { what: 'the worker up' });
       const held = await t.app.get(SessionsService).hold(id, 'loop', 'Bash(npm test) failed 5 times');
       expect(held.held).toEqual({ reason: 'loop', detail: 'Bash(npm test) failed 5 times', since: expect.any(String) });
       const refused = await post(`/${id}/messages`, { text: 'try again' });
@@ -160,8 +168,11 @@ describe('coding sessions over HTTP: bad input and limits', () => {
       expect(released).toMatchObject({ status: 200, body: { held: null } });
       expect((await post(`/${id}/messages`, { text: 'try again' })).status).toBe(200);
       const types = (await journal.readStream(`session-${id}`)).map((e) => e.type);
-      expect(types.slice(-3)).toEqual(['session.released', 'session.message_dispatched', 'session.state_changed']);
+      // It was working when held: the message finds it working, with no change of state.
+      expect(types.slice(-2)).toEqual(['session.released', 'session.message_dispatched']);
       expect((await post(`/${id}/release`, {})).status).toBe(200);
+      expect(await lines()).toContain('interrupted: the current job stopped');
+      expect((await post(`/${id}/stop`, { grace_ms: 1000 })).body.state).toBe('exited');
     });
 
     it('holds a tool to the same 64 KiB of UTF-8 as the REST body, journaling nothing', async () => {

@@ -291,6 +291,7 @@ describe('autonomous supervision over HTTP with real command workers', () => {
         'manage_agent_profile',
         'read_chat',
         'read_session_output',
+        'release_session',
         'reply_to_human',
         'resolve_permission',
         'send_to_session',

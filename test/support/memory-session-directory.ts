@@ -57,6 +57,15 @@ export class MemorySessionDirectory implements SessionDirectory {
     this.newSessionsExcluded = excluded;
   }
 
+  /** The holds asked for, in order: this directory journals nothing for them. */
+  readonly holds: Array<{ id: string; reason: string; detail: string; by: string }> = [];
+
+  async hold(id: string, reason: 'loop', detail: string, by: string): Promise<boolean> {
+    const first = !this.holds.some((h) => h.id === id);
+    this.holds.push({ id, reason, detail, by });
+    return first;
+  }
+
   exclusionWrite(id: string, excluded: boolean, actor: string): SideWrite | null {
     const s = this.sessions.find((x) => x.id === id);
     if (!s || s.excluded === excluded) return null;

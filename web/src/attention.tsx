@@ -154,7 +154,48 @@ export function Reply({ session, action = `Send to ${session.alias}` }: { sessio
   );
 }
 
+/** A session Brainstem held (its loop persisted, or its budget ran out): no turns until the user releases it. */
+function Held({ session }: { session: Session }) {
+  const { busy, error, attempt } = useAction();
+  const held = session.held;
+  if (held === null) return null;
+  const release = async (): Promise<void> => {
+    await attempt(async () => {
+      putFresh(await api<Session>(`/coding-sessions/${encodeURIComponent(session.id)}/release`, { method: 'POST' }));
+    });
+  };
+  return (
+    <div class="held" role="status">
+      <p class="label">held for {held.reason === 'loop' ? 'a loop' : 'its budget'} since {new Date(held.since).toLocaleTimeString()}</p>
+      <p>{held.detail}</p>
+      <p class="muted">It takes no messages and no turns until you release it.</p>
+      <button type="button" class="primary" disabled={busy.value} onClick={() => void release()}>
+        Release {session.alias}
+      </button>
+      <ErrorAlert message={error.value} />
+    </div>
+  );
+}
+
+/** The loop detected in a session: Brainstem's summary, and what the worker tried and got back (its own text, shown as text). */
+function Loop({ session }: { session: Session }) {
+  const loop = session.loop;
+  if (loop === null || Date.parse(loop.until) <= now.value) return null;
+  return (
+    <div class="loop">
+      <p class="label">going round in circles · {loop.pattern.replace(/_/g, ' ')}</p>
+      <p>{loop.summary}</p>
+      <details>
+        <summary>What it tried and what came back</summary>
+        <pre class="evidence">{loop.evidence}</pre>
+      </details>
+    </div>
+  );
+}
+
 function Waiting({ session }: { session: Session }) {
+  // Held: messages and allows are refused until it is released (a deny would still go through, from its session page).
+  if (session.held !== null) return null;
   const p = session.pending;
   if (p === null) return <Reply session={session} />;
   if (p.kind === 'question') {
@@ -214,6 +255,8 @@ export function AttentionView() {
               <p class="meta muted">
                 {s.runtime} · <code>{s.cwd}</code>
               </p>
+              <Held session={s} />
+              <Loop session={s} />
               <Waiting session={s} />
             </article>
           </li>

@@ -7,6 +7,8 @@ const supported = typeof Notification !== 'undefined';
 const permission = signal<NotificationPermission | 'unsupported'>(supported ? Notification.permission : 'unsupported');
 
 const waitsOn = (s: Session): string => {
+  if (s.held) return `held: ${s.held.detail}`;
+  if (s.loop && s.state === 'working') return `going round in circles: ${s.loop.summary}`;
   const p = s.pending;
   if (p === null) return s.state;
   if (p.kind === 'question') return p.question;
@@ -23,7 +25,7 @@ export function useAttentionNotifications(): void {
   useSignalEffect(() => {
     const items = attention.value;
     if (!loaded.value) return;
-    const keys = items.map((s) => `${s.id}@${s.state_since}`);
+    const keys = items.map((s) => `${s.id}@${s.state_since}@${s.held?.since ?? ''}@${s.loop?.detected_at ?? ''}`);
     if (seen.current === null) {
       seen.current = new Set(keys);
       return;

@@ -2,7 +2,8 @@ import { computed, signal } from '@preact/signals';
 import { ApiError, api, setToken, token } from './api';
 import { StreamStatus, followStream } from './sse';
 import type { DashboardSettings } from '../../src/dashboard/dashboard-settings';
-import { Autonomous, JournalEvent, NEEDS_ATTENTION, Session } from './types';
+import { attentionSince, needsAttention } from './attention-queue';
+import { Autonomous, JournalEvent, Session } from './types';
 
 export const sessions = signal<ReadonlyMap<string, Session>>(new Map());
 /** The service's settings for the page (stall threshold, runtimes): loaded once at start. */
@@ -15,10 +16,15 @@ export const loaded = signal(false);
 /** The clock the ages are shown against, ticking once a second. */
 export const now = signal(Date.now());
 
-/** Sessions waiting on someone, oldest wait first. */
-export const attention = computed(() =>
-  [...sessions.value.values()].filter((s) => NEEDS_ATTENTION.includes(s.state)).sort((a, b) => a.state_since.localeCompare(b.state_since)),
-);
+/** Sessions waiting on someone (pending, held, or going round in circles), oldest wait first. */
+export const attention = computed(() => {
+  const at = now.value;
+  return [...sessions.value.values()]
+    .filter((s) => needsAttention(s, at))
+    .map((s) => ({ s, since: attentionSince(s, at) }))
+    .sort((a, b) => a.since.localeCompare(b.since))
+    .map(({ s }) => s);
+});
 
 /** Keeps the newer of two views of a session: a slow refetch must not undo what a later answer showed. */
 export function putFresh(session: Session): void {

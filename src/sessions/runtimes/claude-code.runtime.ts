@@ -3,7 +3,8 @@ import { clipToTextLimit } from '../session.dto';
 import { JsonObject, PermissionDecision } from '../session.events';
 import { LineSplitter, MAX_LINE_CHARS } from '../session-log';
 import { ProcessRunner, WorkerProcess } from './process-runner';
-import { LaunchSpec, Recovery, RecoverySpec, RuntimeSink, SessionRuntime, WorkerHandle } from './runtime.port';
+import { clipOutput } from '../loops/loop-text';
+import { LaunchSpec, Recovery, RecoverySpec, RuntimeSink, SessionRuntime, WorkerActivity, WorkerHandle } from './runtime.port';
 import { AttachedWorker } from './worker-handles';
 
 export const CLAUDE_ARGS = [
@@ -36,9 +37,44 @@ type StreamMessage = {
   result?: unknown;
   request_id?: unknown;
   request?: { subtype?: unknown; tool_name?: unknown; input?: unknown };
+  message?: { content?: unknown };
 };
 
 const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** How claude's Bash tool starts a failed command's result (2.1.33x): `Exit code 1` and then the output. */
+const EXIT_CODE = /^Exit code (\d+)/;
+
+/** A tool_result block's content: a text, or text blocks (images and the like say nothing here). */
+function resultText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content.map((b) => (isObject(b) && typeof b.text === 'string' ? b.text : '')).join('\n');
+}
+
+/**
+ * The tool calls an assistant message makes (its `tool_use` blocks) and what a user message brings back (its
+ * `tool_result` blocks), as the loop detector reads them.
+ */
+export function claudeActivity(msg: { type?: unknown; message?: { content?: unknown } }): WorkerActivity[] {
+  const content = msg.message?.content;
+  if (!Array.isArray(content) || (msg.type !== 'assistant' && msg.type !== 'user')) return [];
+  const out: WorkerActivity[] = [];
+  for (const block of content) {
+    if (!isObject(block)) continue;
+    const id = typeof block.id === 'string' ? block.id : null;
+    if (msg.type === 'assistant' && block.type === 'tool_use' && typeof block.name === 'string') {
+      out.push({ kind: 'tool_call', call_id: id, tool: block.name, input: isObject(block.input) ? block.input : {} });
+    } else if (msg.type === 'user' && block.type === 'tool_result') {
+      const output = resultText(block.content);
+      const failed = block.is_error === true;
+      const exit = failed ? EXIT_CODE.exec(output) : null;
+      const callId = typeof block.tool_use_id === 'string' ? block.tool_use_id : null;
+      out.push({ kind: 'tool_result', call_id: callId, ok: !failed, exit_code: exit ? Number(exit[1]) : null, output: clipOutput(output) });
+    }
+  }
+  return out;
+}
 
 /**
  * One long-lived `claude -p` process speaking stream-json: instructions are `user` messages on stdin;
@@ -91,6 +127,13 @@ class ClaudeWorker extends AttachedWorker {
     this.controlResponse({ subtype: 'success', request_id: requestId, response });
   }
 
+  /** Claude's own interrupt (what its SDK sends): the turn ends with a `result`, and messages it queued are dropped. */
+  override interrupt(): boolean {
+    if (!this.canReceive()) return false;
+    this.writeLine(JSON.stringify({ type: 'control_request', request_id: `interrupt-${randomUUID()}`, request: { subtype: 'interrupt', cancel_queued: true } }));
+    return true;
+  }
+
   private controlResponse(response: JsonObject): void {
     if (this.canReceive()) this.writeLine(JSON.stringify({ type: 'control_response', response }));
   }
@@ -128,6 +171,8 @@ class ClaudeWorker extends AttachedWorker {
     } else if (msg.type === 'user' && msg.isReplay === true && typeof msg.uuid === 'string') {
       const k = this.unechoed.get(msg.uuid);
       if (k !== undefined) this.takenUpTo(k);
+    } else if (msg.type === 'assistant' || msg.type === 'user') {
+      for (const activity of claudeActivity(msg)) this.sink.report({ kind: 'activity', activity });
     } else if (msg.type === 'result') {
       // Journaled, and shown to the brain: no larger than any text a request may carry.
       this.turnEnded(typeof msg.result === 'string' ? clipToTextLimit(msg.result) : null);

@@ -20,9 +20,19 @@ function toolOf(item: Record<string, unknown>): { name: string; input: JsonObjec
   return { name: item.type, input: Object.fromEntries(Object.entries(item).filter(([key]) => !NOT_INPUT.includes(key))) };
 }
 
+/** What an acting item came back with: codex marks a command that exited non-zero `failed`, with its exit code. */
+function resultOf(item: Record<string, unknown>): { ok: boolean; exit_code: number | null; output: string } {
+  const exit_code = typeof item.exit_code === 'number' ? item.exit_code : null;
+  const ok = item.status !== 'failed' && (exit_code === null || exit_code === 0);
+  if (typeof item.aggregated_output === 'string') return { ok, exit_code, output: item.aggregated_output };
+  if (isPlainObject(item.error) && typeof item.error.message === 'string') return { ok, exit_code, output: item.error.message };
+  return { ok, exit_code, output: item.result === undefined ? '' : JSON.stringify(item.result) };
+}
+
 /**
  * `codex exec --json` (JSONL): `thread.started` names the thread, `item.completed` carries the agent's
- * messages, `item.started` of any other item is something it does (a tool use), `turn.completed` has the
+ * messages, `item.started` of any other item is something it does (a tool use), its `item.completed` what came of
+ * it (a command's exit code and output; a file change names its files, not what it wrote), `turn.completed` has the
  * turn's token usage, `turn.failed` says why a turn failed. An `error` is often a retry under way ("Reconnecting... 1/5",
  * codex 0.169): it fails the turn only if nothing follows it. Later turns run `codex exec … resume <thread id> -`.
  * `codex exec` asks no permissions: the profile's approval_policy and sandbox_mode decide.
@@ -35,10 +45,14 @@ export const codexProtocol: TurnProtocol = {
   read(event: OutputEvent, turn: Turn): string | null {
     const { type, item, error, message } = event;
     if (type === 'thread.started' && typeof event.thread_id === 'string') return event.thread_id;
+    const itemId = isPlainObject(item) && typeof item.id === 'string' ? item.id : null;
     if (type === 'item.completed' && isPlainObject(item) && item.type === 'agent_message' && typeof item.text === 'string') turn.say(item.text);
     else if (type === 'item.started' && isPlainObject(item)) {
       const tool = toolOf(item);
-      if (tool) turn.toolUsed(tool.name, tool.input);
+      if (tool) turn.toolUsed(tool.name, tool.input, { id: itemId, opaque: item.type === 'file_change' });
+    } else if (type === 'item.completed' && isPlainObject(item) && toolOf(item)) {
+      const r = resultOf(item);
+      turn.toolResult(itemId, r.ok, r.exit_code, r.output);
     } else if (type === 'turn.failed' && isPlainObject(error) && typeof error.message === 'string') {
       if (error.message.includes(CONTEXT_FULL)) turn.contextFull();
       turn.fail(error.message);

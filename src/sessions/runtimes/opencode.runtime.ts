@@ -23,6 +23,14 @@ function toolFailure(part: unknown): string | null {
   return `${typeof part.tool === 'string' ? part.tool : 'a tool'}${typeof asked === 'string' ? ` (${asked})` : ''}: ${part.state.error}`;
 }
 
+/** What a finished tool call came back with: a bash command's exit code is in its metadata (`completed` all the same). */
+function resultOf(state: Record<string, unknown>): { ok: boolean; exit_code: number | null; output: string } | null {
+  if (state.status !== 'completed' && state.status !== 'error') return null;
+  const exit_code = isPlainObject(state.metadata) && typeof state.metadata.exit === 'number' ? state.metadata.exit : null;
+  const output = typeof state.output === 'string' ? state.output : typeof state.error === 'string' ? state.error : '';
+  return { ok: state.status === 'completed' && (exit_code === null || exit_code === 0), exit_code, output };
+}
+
 /** The input tokens of one model call, the context it held: opencode counts cached ones apart. */
 function contextTokens(part: unknown): number | null {
   if (!isPlainObject(part) || !isPlainObject(part.tokens) || typeof part.tokens.input !== 'number') return null;
@@ -33,7 +41,8 @@ function contextTokens(part: unknown): number | null {
 
 /**
  * `opencode run --format json` (JSON lines, each naming its `sessionID`), the message on a piped stdin: `text`
- * parts carry the answer (complete, not deltas), `tool_use` starts a new message, `step_finish` has the model
+ * parts carry the answer (complete, not deltas), `tool_use` starts a new message (and says what the call came back
+ * with: opencode reports a call once it is done), `step_finish` has the model
  * call's tokens, `error` says why a turn failed (a ContextOverflowError: the context window is exceeded),
  * and so does a tool call that failed when nothing follows it. Later turns add `--session <id>`. A headless run
  * asks no one: permissions that would ask are rejected (or, with `--auto` in args, approved).
@@ -46,7 +55,11 @@ export const opencodeProtocol: TurnProtocol = {
     const { type, part } = event;
     if (type === 'text' && isPlainObject(part) && typeof part.text === 'string') turn.say(part.text);
     else if (type === 'tool_use') {
-      turn.toolUsed(isPlainObject(part) && typeof part.tool === 'string' ? part.tool : 'a tool', isPlainObject(part) && isPlainObject(part.state) && isPlainObject(part.state.input) ? part.state.input : {});
+      const state = isPlainObject(part) && isPlainObject(part.state) ? part.state : {};
+      const callId = isPlainObject(part) && typeof part.callID === 'string' ? part.callID : null;
+      turn.toolUsed(isPlainObject(part) && typeof part.tool === 'string' ? part.tool : 'a tool', isPlainObject(state.input) ? state.input : {}, { id: callId });
+      const r = resultOf(state);
+      if (r) turn.toolResult(callId, r.ok, r.exit_code, r.output);
       const failed = toolFailure(part);
       if (failed) turn.troubled(failed);
     } else if (type === 'step_finish') {

@@ -1,7 +1,18 @@
 import { Attachment, JsonObject, PermissionDecision } from '../session.events';
 
+/**
+ * What a worker did, as its runtime's stream shows it: a tool call (with the call id the runtime gives it, if any) and
+ * what came back (ok or not, the exit code where the runtime says it, the output cut to ACTIVITY_OUTPUT_MAX_BYTES). Read
+ * by the loop detector on the node that runs the worker; never journaled, one event at a time (too much): only what the
+ * detector finds is. `opaque`: the runtime does not show the call's arguments (codex's file changes name only the files).
+ */
+export type WorkerActivity =
+  | { kind: 'tool_call'; call_id: string | null; tool: string; input: JsonObject; opaque?: true }
+  | { kind: 'tool_result'; call_id: string | null; ok: boolean; exit_code: number | null; output: string };
+
 /** What a worker reports to its session (beside its output, which goes to the session log). */
 export type RuntimeReport =
+  | { kind: 'activity'; activity: WorkerActivity }
   | { kind: 'runtime_session'; runtime_session_id: string }
   /** turn: how many of the turns given (turnsStarted) this end completes, from workers that count them. */
   | { kind: 'turn_ended'; result: string | null; turn?: number }
@@ -53,6 +64,12 @@ export interface WorkerHandle {
   signal(signal: NodeJS.Signals): boolean;
   /** Lets go of pipes and timers without touching the process (service shutdown). */
   release(): void;
+  /**
+   * Ends the turn under way, where the runtime allows, and keeps the worker (a session held for a loop): claude-code is
+   * sent its `interrupt` control request, a per-turn runtime's turn process is ended, a command worker gets SIGINT.
+   * False when there was nothing to interrupt.
+   */
+  interrupt?(): boolean;
 }
 
 export type Recovery = { handle: WorkerHandle; resumed: boolean } | null;

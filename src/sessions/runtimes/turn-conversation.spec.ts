@@ -1,7 +1,9 @@
+import { ACTIVITY_OUTPUT_MAX_BYTES } from '../loops/loop-text';
+import { claudeActivity } from './claude-code.runtime';
 import { codexProtocol } from './codex.runtime';
 import { geminiProtocol } from './gemini-cli.runtime';
 import { opencodeProtocol } from './opencode.runtime';
-import { LaunchSpec } from './runtime.port';
+import { LaunchSpec, WorkerActivity } from './runtime.port';
 import { Turn, TurnActivity } from './turn-conversation';
 
 const spec: LaunchSpec = { session_id: 'cs_1', cwd: '/w', command: null, args: ['--extra'], profile_args: ['-c', 'model="m"'], env: {} };
@@ -244,5 +246,79 @@ describe('the protocols, listened to', () => {
     const full = new Turn();
     opencodeProtocol.read({ type: 'error', sessionID: 'ses_1', error: { name: 'ContextOverflowError', data: { message: 'Session too large to compact - context exceeds model limit' } } }, full);
     expect(full.contextExceeded).toBe(true);
+  });
+});
+
+/** A turn whose worker hook keeps what it reports for the loop detector. */
+function watched(): { turn: Turn; activity: WorkerActivity[] } {
+  const activity: WorkerActivity[] = [];
+  return { turn: new Turn(undefined, (a) => activity.push(a)), activity };
+}
+
+describe("the protocols, as a worker's loop detector reads them", () => {
+  it('codex: a started item is a tool call by its id, its completed item what came back (a failed command with its exit code); a file change is opaque', () => {
+    const { turn, activity } = watched();
+    const make = { id: 'item_0', type: 'command_execution', command: "/bin/bash -lc 'make'" };
+    codexProtocol.read({ type: 'item.started', item: { ...make, aggregated_output: '', exit_code: null, status: 'in_progress' } }, turn);
+    codexProtocol.read({ type: 'item.completed', item: { ...make, aggregated_output: 'make: *** [all] Error 2\n', exit_code: 2, status: 'failed' } }, turn);
+    const change = { id: 'item_1', type: 'file_change', changes: [{ path: '/w/lib.js', kind: 'update' }] };
+    codexProtocol.read({ type: 'item.started', item: { ...change, status: 'in_progress' } }, turn);
+    codexProtocol.read({ type: 'item.completed', item: { ...change, status: 'completed' } }, turn);
+    codexProtocol.read({ type: 'item.completed', item: { id: 'item_2', type: 'agent_message', text: 'done' } }, turn);
+    expect(activity).toEqual([
+      { kind: 'tool_call', call_id: 'item_0', tool: 'command_execution', input: { command: "/bin/bash -lc 'make'" } },
+      { kind: 'tool_result', call_id: 'item_0', ok: false, exit_code: 2, output: 'make: *** [all] Error 2\n' },
+      { kind: 'tool_call', call_id: 'item_1', tool: 'file_change', input: { changes: [{ path: '/w/lib.js', kind: 'update' }] }, opaque: true },
+      { kind: 'tool_result', call_id: 'item_1', ok: true, exit_code: null, output: '' },
+    ]);
+  });
+
+  it('gemini: tool_use and tool_result by tool_id; an error result says its message (gemini says no exit code)', () => {
+    const { turn, activity } = watched();
+    geminiProtocol.read({ type: 'tool_use', tool_name: 'read_file', tool_id: 'r1', parameters: { file_path: 'missing.txt' } }, turn);
+    geminiProtocol.read({ type: 'tool_result', tool_id: 'r1', status: 'error', output: 'File not found.', error: { type: 'file_not_found', message: 'File not found: /w/missing.txt' } }, turn);
+    geminiProtocol.read({ type: 'tool_result', tool_id: 'r2', status: 'success' }, turn);
+    expect(activity).toEqual([
+      { kind: 'tool_call', call_id: 'r1', tool: 'read_file', input: { file_path: 'missing.txt' } },
+      { kind: 'tool_result', call_id: 'r1', ok: false, exit_code: null, output: 'File not found.' },
+      { kind: 'tool_result', call_id: 'r2', ok: true, exit_code: null, output: '' },
+    ]);
+  });
+
+  it('opencode: one tool_use part is the call and what came back; a bash exit code other than 0 fails it though opencode says completed', () => {
+    const { turn, activity } = watched();
+    const bash = { type: 'tool', tool: 'bash', callID: 'toolu_2', state: { status: 'completed', input: { command: 'npm test' }, output: '1 failed\n', metadata: { exit: 1 } } };
+    opencodeProtocol.read({ type: 'tool_use', sessionID: 'ses_1', part: bash }, turn);
+    opencodeProtocol.read({ type: 'tool_use', sessionID: 'ses_1', part: { type: 'tool', tool: 'read', callID: 'toolu_3', state: { status: 'error', input: { filePath: '/w/x' }, error: 'File not found: /w/x' } } }, turn);
+    expect(activity).toEqual([
+      { kind: 'tool_call', call_id: 'toolu_2', tool: 'bash', input: { command: 'npm test' } },
+      { kind: 'tool_result', call_id: 'toolu_2', ok: false, exit_code: 1, output: '1 failed\n' },
+      { kind: 'tool_call', call_id: 'toolu_3', tool: 'read', input: { filePath: '/w/x' } },
+      { kind: 'tool_result', call_id: 'toolu_3', ok: false, exit_code: null, output: 'File not found: /w/x' },
+    ]);
+  });
+
+  it('claude: an assistant message’s tool_use blocks are calls, a user message’s tool_result blocks what came back (Bash’s exit code read from its text)', () => {
+    const calls = claudeActivity({ type: 'assistant', message: { content: [{ type: 'text', text: 'Running it.' }, { type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: 'ls nope' } }] } });
+    const results = claudeActivity({
+      type: 'user',
+      message: { content: [{ type: 'tool_result', tool_use_id: 'toolu_1', is_error: true, content: 'Exit code 2\nls: cannot access nope' }, { type: 'tool_result', tool_use_id: 'toolu_2', content: [{ type: 'text', text: 'file body' }] }] },
+    });
+    expect([...calls, ...results]).toEqual([
+      { kind: 'tool_call', call_id: 'toolu_1', tool: 'Bash', input: { command: 'ls nope' } },
+      { kind: 'tool_result', call_id: 'toolu_1', ok: false, exit_code: 2, output: 'Exit code 2\nls: cannot access nope' },
+      { kind: 'tool_result', call_id: 'toolu_2', ok: true, exit_code: null, output: 'file body' },
+    ]);
+    expect(claudeActivity({ type: 'user', message: { content: 'a plain message' } })).toEqual([]);
+  });
+
+  it('given a huge output, then what is reported keeps its head and its tail within the bound', () => {
+    const { turn, activity } = watched();
+    turn.toolResult('c1', false, 1, `${'head '.repeat(5000)}MIDDLE${' tail'.repeat(5000)} 3 failed`);
+    const [r] = activity as Array<{ output: string }>;
+    expect(Buffer.byteLength(r.output)).toBeLessThanOrEqual(ACTIVITY_OUTPUT_MAX_BYTES);
+    expect(r.output.startsWith('head head')).toBe(true);
+    expect(r.output.endsWith('tail 3 failed')).toBe(true);
+    expect(r.output).not.toContain('MIDDLE');
   });
 });

@@ -4,10 +4,13 @@ import { JsonObject } from '../session.events';
 import { clipToTextLimit } from '../session.dto';
 import { LineSplitter, MAX_LINE_CHARS } from '../session-log';
 import { ProcessRunner, WorkerProcess } from './process-runner';
-import { LaunchSpec, Recovery, RecoverySpec, RuntimeSink, SessionRuntime, WorkerHandle } from './runtime.port';
+import { clipOutput } from '../loops/loop-text';
+import { LaunchSpec, Recovery, RecoverySpec, RuntimeSink, SessionRuntime, WorkerActivity, WorkerHandle } from './runtime.port';
 
 /** How long a finished turn waits for the rest of its output once the process exited (a descendant may hold the pipe). */
 export const OUTPUT_DRAIN_MS = 1000;
+/** How long an interrupted turn's process has to end on SIGINT before it gets SIGKILL. */
+export const INTERRUPT_GRACE_MS = 5000;
 
 export type OutputEvent = Record<string, unknown>;
 
@@ -32,7 +35,11 @@ export class Turn {
   private trouble: string | null = null;
   private overflowed = false;
 
-  constructor(private readonly on: (activity: TurnActivity) => void = () => undefined) {}
+  constructor(
+    private readonly on: (activity: TurnActivity) => void = () => undefined,
+    /** A worker's tool calls and results, for its loop detector. */
+    private readonly worker: (activity: WorkerActivity) => void = () => undefined,
+  ) {}
 
   /** A complete message replaces what came before; deltas extend the current one. */
   say(text: string, delta = false): void {
@@ -43,11 +50,21 @@ export class Turn {
     this.on(delta ? { kind: 'text_delta', text } : { kind: 'text', text });
   }
 
-  /** After a tool call the agent's next text is a new message: the answer is the last one. */
-  toolUsed(name?: string, input: JsonObject = {}): void {
+  /**
+   * After a tool call the agent's next text is a new message: the answer is the last one. `call`: the runtime's id for
+   * it (its result names it), and whether its arguments are hidden (opaque).
+   */
+  toolUsed(name?: string, input: JsonObject = {}, call: { id: string | null; opaque?: boolean } = { id: null }): void {
     this.flush();
     this.fresh = true;
-    if (name !== undefined) this.on({ kind: 'tool_use', name, input });
+    if (name === undefined) return;
+    this.on({ kind: 'tool_use', name, input });
+    this.worker({ kind: 'tool_call', call_id: call.id, tool: name, input, ...(call.opaque ? { opaque: true as const } : {}) });
+  }
+
+  /** What a tool call came back with: ok or not, its exit code where the runtime says it, its output. */
+  toolResult(callId: string | null, ok: boolean, exitCode: number | null, output: string): void {
+    this.worker({ kind: 'tool_result', call_id: callId, ok, exit_code: exitCode, output: clipOutput(output) });
   }
 
   /** The runtime said how many tokens the conversation's context holds. */
@@ -140,6 +157,8 @@ class TurnConversation implements WorkerHandle {
   /** Let go by a service shutting down: what the turn does next is no longer ours to report. */
   private released = false;
   private turns = 0;
+  /** The turn process being interrupted: its end is reported as an interrupted turn, and the conversation goes on. */
+  private interrupted: WorkerProcess | null = null;
 
   constructor(
     private readonly protocol: TurnProtocol,
@@ -184,6 +203,21 @@ class TurnConversation implements WorkerHandle {
     return false;
   }
 
+  /**
+   * Ends the turn under way (SIGINT to its process group, as Ctrl-C would, then SIGKILL after INTERRUPT_GRACE_MS) and
+   * drops the messages waiting for the next turn; the conversation goes on from its thread at the next message.
+   */
+  interrupt(): boolean {
+    const proc = this.proc;
+    this.queued = [];
+    if (this.ended || proc?.pid == null) return false;
+    this.interrupted = proc;
+    const pid = proc.pid;
+    const kill = setTimeout(() => this.proc === proc && this.runner.signalGroup(pid, 'SIGKILL'), INTERRUPT_GRACE_MS);
+    kill.unref();
+    return this.runner.signalGroup(pid, 'SIGINT');
+  }
+
   release(): void {
     this.released = true;
     if (!this.proc) return;
@@ -197,7 +231,7 @@ class TurnConversation implements WorkerHandle {
     const proc = this.runner.spawn({ command: this.protocol.executable, args, cwd: this.spec.cwd, env: this.spec.env });
     this.proc = proc;
     this.turns++;
-    const turn = new Turn();
+    const turn = new Turn(undefined, (activity) => this.sink.report({ kind: 'activity', activity }));
     const lines = new LineSplitter((line) => this.onLine(turn, line), MAX_LINE_CHARS);
     let outputEnded = false;
     let exit: { code: number | null; signal: string | null; error: Error | null } | null = null;
@@ -206,7 +240,7 @@ class TurnConversation implements WorkerHandle {
       if (!exit || this.proc !== proc || this.released) return;
       if (drain) clearTimeout(drain);
       this.proc = null;
-      this.turnEnded(turn, exit.code, exit.signal, exit.error);
+      this.turnEnded(turn, exit.code, exit.signal, exit.error, this.interrupted === proc);
     };
     proc.stdout.setEncoding('utf8');
     proc.stdout.on('data', (c: string) => {
@@ -241,7 +275,7 @@ class TurnConversation implements WorkerHandle {
     }
   }
 
-  private turnEnded(turn: Turn, code: number | null, signal: string | null, error: Error | null): void {
+  private turnEnded(turn: Turn, code: number | null, signal: string | null, error: Error | null, interrupted: boolean): void {
     // Stopped, unable to start, or failed before a thread existed: there is no conversation to continue.
     if (this.stopping || error || this.threadId === null) {
       this.end(code, signal, error);
@@ -251,7 +285,8 @@ class TurnConversation implements WorkerHandle {
       this.runTurn(this.queued.splice(0).join('\n\n'));
       return;
     }
-    this.sink.report({ kind: 'turn_ended', result: turn.result(this.protocol.runtime, code, signal), turn: this.turns });
+    const result = interrupted ? `${this.protocol.runtime} turn interrupted by Brainstem` : turn.result(this.protocol.runtime, code, signal);
+    this.sink.report({ kind: 'turn_ended', result, turn: this.turns });
   }
 
   private end(code: number | null, signal: string | null, error: Error | null): void {

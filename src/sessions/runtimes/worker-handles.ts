@@ -46,6 +46,11 @@ export class AttachedWorker implements WorkerHandle {
     return this.proc.pid !== null && this.runner.signalGroup(this.proc.pid, signal);
   }
 
+  /** A command has no turns Brainstem knows of: it gets SIGINT, as Ctrl-C would give it, and decides what that means. */
+  interrupt(): boolean {
+    return this.signal('SIGINT');
+  }
+
   release(): void {
     this.proc.stdin.destroy();
     this.proc.stdout.destroy();
@@ -94,6 +99,10 @@ export class DetachedWorker implements WorkerHandle {
 
   signal(signal: NodeJS.Signals): boolean {
     return this.runner.isAlive(this.pid, this.startTime) && this.runner.signalGroup(this.pid, signal);
+  }
+
+  interrupt(): boolean {
+    return this.signal('SIGINT');
   }
 
   release(): void {
