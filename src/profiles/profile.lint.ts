@@ -17,6 +17,7 @@ export type LintCode =
   | 'version_outdated'
   | 'metadata_ignored'
   | 'runtime_unsupported'
+  | 'worktree_copy_refused'
   | 'schema';
 
 export interface LintFinding {
@@ -117,11 +118,23 @@ export function lintProfile(doc: ProfileDoc, ctx: LintContext): LintResult {
     if (denied.has(tool)) warn(`tools.builtin[${i}]`, 'tool_allowed_and_denied', `${tool} is both allowed and denied (deny wins)`);
   });
 
+  lintWorktree(doc, error);
   lintRuntime(doc, warn);
   return { valid: errors.length === 0, errors, warnings };
 }
 
 type Report = (path: string, code: LintCode, message: string) => void;
+
+/** A worktree's setup command runs with the worker's environment: a secret belongs there, not in the profile. */
+function lintWorktree(doc: ProfileDoc, error: Report): void {
+  const setup = doc.worktree?.setup;
+  if (setup && looksLikeSecret(setup)) error('worktree.setup', 'inline_secret', 'looks like an inlined secret; reference an environment variable instead');
+  (doc.worktree?.copy ?? []).forEach((path, i) => {
+    if (path.split('/').filter((p) => p !== '' && p !== '.')[0] === '.git') {
+      error(`worktree.copy[${i}]`, 'worktree_copy_refused', "the repository's .git is never copied: it would cut the worktree off from its repository");
+    }
+  });
+}
 
 /** What each runtime cannot express (shared/runtime-formats.md); `auto` is linted as claude-code, the usual pick. */
 function lintRuntime(doc: ProfileDoc, warn: Report): void {
