@@ -73,6 +73,9 @@ describe('session decide/evolve', () => {
       excluded: false,
       live_sessions: 2,
       max_sessions: 3,
+      isolation: 'none',
+      work_tree: '/work',
+      worktree: null,
       ...over,
     });
 
@@ -95,6 +98,8 @@ describe('session decide/evolve', () => {
           excluded: false,
           created_at: T,
           node: 'n1',
+          isolation: 'none',
+          work_tree: '/work',
         },
       });
     });

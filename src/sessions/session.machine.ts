@@ -11,6 +11,7 @@ import {
   SessionInput,
   SessionState,
 } from './session.events';
+import { SessionWorktree, WorktreeEventType, foldWorktree, isWorktreeEvent } from './session-worktree';
 
 export interface SessionContext extends SessionInput {
   pid: number | null;
@@ -34,14 +35,30 @@ export interface SessionContext extends SessionInput {
   exit_reason: ExitReason | null;
   /** When SIGKILL follows an unanswered SIGTERM: a timestamp, so a restart can re-arm it. */
   stop_deadline_at: number | null;
+  /** The session's git worktree (isolation `worktree`); null without one. */
+  worktree: SessionWorktree | null;
 }
 
 const at = ({ event }: { event: SessionEvent }): number => event.at;
 const of = <K extends SessionEvent['type']>(event: SessionEvent, type: K): SessionEventOf<K> | null =>
   event.type === type ? (event as SessionEventOf<K>) : null;
 
+/** A worktree's facts, taken in every state: its merge or removal usually comes after the worker exited. */
+const WORKTREE_FACT = { actions: ['worktree', 'touch'] } as const;
+const WORKTREE = {
+  'session.worktree_created': WORKTREE_FACT,
+  'session.worktree_prepared': WORKTREE_FACT,
+  'session.worktree_op_requested': WORKTREE_FACT,
+  'session.worktree_merged': WORKTREE_FACT,
+  'session.worktree_removed': WORKTREE_FACT,
+  'session.worktree_op_failed': WORKTREE_FACT,
+  'session.worktree_cleanup_blocked': WORKTREE_FACT,
+  'session.worktree_missing': WORKTREE_FACT,
+} as const satisfies Record<WorktreeEventType, typeof WORKTREE_FACT>;
+
 /** What any state with a (possibly not yet started) worker accepts without changing state. */
 const REPORTS = {
+  ...WORKTREE,
   'session.progress': { actions: ['progress', 'touch'] },
   'session.context_requested': { actions: 'touch' },
   'session.runtime_session_assigned': { actions: ['runtimeSession', 'touch'] },
@@ -89,6 +106,7 @@ function contextFor(input: SessionInput): SessionContext {
     exit_signal: null,
     exit_reason: null,
     stop_deadline_at: null,
+    worktree: null,
   };
 }
 
@@ -173,6 +191,7 @@ export const sessionMachine = setup({
       const e = of(event, 'session.exclusion_changed');
       return e ? { excluded: e.excluded } : {};
     }),
+    worktree: assign(({ context, event }) => (isWorktreeEvent(event) ? { worktree: foldWorktree(context.worktree, event) } : {})),
     stopRequested: assign(({ event }) => {
       const e = of(event, 'session.stop_requested');
       return e ? { stop_deadline_at: e.deadline_at } : {};
@@ -232,7 +251,7 @@ export const sessionMachine = setup({
         ],
       },
     },
-    exited: { entry: 'enter', on: { 'session.exclusion_changed': { actions: ['exclusion', 'touch'] } } },
+    exited: { entry: 'enter', on: { ...WORKTREE, 'session.exclusion_changed': { actions: ['exclusion', 'touch'] } } },
   },
 });
 
@@ -279,9 +298,10 @@ export function nextSnapshot(snapshot: SessionSnapshot, event: SessionEvent): Se
 export function restoreSession(stored: StoredSession, env: Record<string, string> | null = null): SessionSnapshot {
   // Snapshots written before permissions queued have no queue.
   const queued_permissions = stored.context.queued_permissions ?? [];
-  // Nor a turn's result.
+  // Nor a turn's result, nor a worktree.
   const last_result = stored.context.last_result ?? null;
-  return sessionMachine.resolveState({ value: stored.value, context: { ...stored.context, queued_permissions, last_result, env: env ?? stored.context.env } });
+  const worktree = stored.context.worktree ?? null;
+  return sessionMachine.resolveState({ value: stored.value, context: { ...stored.context, queued_permissions, last_result, worktree, env: env ?? stored.context.env } });
 }
 
 /** Snapshots are journal storage too, so they leave out the env values, as `session.created` does. */

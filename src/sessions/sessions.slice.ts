@@ -1,4 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import { NodeDirectory } from '../cluster/node-directory.port';
+import { WorktreeGit } from '../worktrees/worktree-git.port';
 import { Journal } from '../journal/journal.port';
 import { SessionCommands } from './session.commands';
 import { SessionEnvStore } from './session-env.store';
@@ -10,6 +12,8 @@ import { SessionSetup } from './session-setup';
 import { SessionWorkers, workerEnvironment } from './session-workers';
 import { SessionWorkspace } from './session-workspace.port';
 import { SessionsService } from './sessions.service';
+import { SessionWorktreeSetup } from './session-worktree-setup';
+import { SessionWorktrees } from './session-worktrees';
 import { ProcessRunner } from './runtimes/process-runner';
 import { RuntimeCatalog } from './runtimes/runtime-catalog';
 
@@ -32,12 +36,21 @@ export interface SessionsSliceDeps {
   retention_s?: number;
   /** The nodes sharing the journal; alone on it when absent. */
   nodes?: NodeDirectory;
+  /** Git, for worktree isolation, and where the worktrees go (BRAINSTEM_WORKTREES_DIR). */
+  git: WorktreeGit;
+  worktrees_dir: string;
+  /** How long an operation taken for another node's session waits for that node to perform it. */
+  worktree_op_timeout_ms?: number;
 }
+
+/** An operation on a worktree waits this long for the node that owns the session, by default. */
+const WORKTREE_OP_TIMEOUT_MS = 120_000;
 
 export interface SessionsSlice {
   registry: SessionRegistry;
   commands: SessionCommands;
   workers: SessionWorkers;
+  worktrees: SessionWorktrees;
   service: SessionsService;
 }
 
@@ -46,8 +59,25 @@ export function sessionsSlice(deps: SessionsSliceDeps): SessionsSlice {
   const registry = new SessionRegistry(deps.journal, deps.envs, { retention_s: deps.retention_s, nodes: deps.nodes, now: () => deps.clock.now() });
   const commands = new SessionCommands(deps.journal, registry, deps.clock);
   const output = new SessionOutput(deps.logsDir);
-  const workers = new SessionWorkers(registry, commands, deps.runtimes, deps.runner, workerEnvironment(deps.host, deps.endpoint), output);
-  const setup = new SessionSetup(deps.profiles, deps.workspace, deps.runtimes, deps.host, { max_sessions: deps.max_sessions });
-  const service = new SessionsService(registry, commands, workers, output, setup, deps.ids);
-  return { registry, commands, workers, service };
+  const environment = workerEnvironment(deps.host, deps.endpoint);
+  const workers = new SessionWorkers(registry, commands, deps.runtimes, deps.runner, environment, output);
+  const isolation = new SessionWorktreeSetup(deps.git, deps.worktrees_dir, deps.runner);
+  const setup = new SessionSetup(deps.profiles, deps.workspace, deps.runtimes, deps.host, { max_sessions: deps.max_sessions }, isolation);
+  const retention_ms = deps.retention_s === undefined ? Infinity : deps.retention_s * 1000;
+  const worktrees = new SessionWorktrees(registry, commands, deps.git, isolation, environment, output, {
+    retention_ms,
+    // Often enough to follow a short retention, at most once a minute.
+    sweep_ms: Math.min(60_000, Math.max(1000, Number.isFinite(retention_ms) ? retention_ms : 60_000)),
+    op_timeout_ms: deps.worktree_op_timeout_ms ?? WORKTREE_OP_TIMEOUT_MS,
+    now: () => deps.clock.now(),
+    newOpId: () => `op_${randomBytes(6).toString('hex')}`,
+  });
+  // A session whose worktree is still on disk stays in memory: its work can still be merged, kept or discarded.
+  const worktreeKept = (id: string): boolean => {
+    const w = registry.find(id)?.context.worktree;
+    return w !== null && w !== undefined && w.state !== 'removed';
+  };
+  registry.holdWhile({ holds: worktreeKept, loaded: Promise.resolve() });
+  const service = new SessionsService(registry, commands, workers, output, setup, deps.ids, worktrees);
+  return { registry, commands, workers, worktrees, service };
 }

@@ -16,6 +16,8 @@ export interface SessionView {
   node?: string;
   /** What the worker's latest turn reported as its result; null when it reported none (or no turn ended yet). */
   last_result: string | null;
+  /** The git work tree the worker runs in (its worktree, or the checkout of its cwd); null outside git or unknown. */
+  work_tree?: string | null;
 }
 
 /** Keeps exited sessions in memory past their retention while it needs them (a running workflow run naming them). */

@@ -59,6 +59,8 @@ export interface DiffRequest {
  * CLI (worktree-git.ts); the rules it follows are the pure modules' (worktree-names, merge-plan, diff-page).
  */
 export interface WorktreeGit {
+  /** Reads git's version (at start): why it cannot be used, or null. */
+  check(): Promise<string | null>;
   /** Why git cannot be used (missing, too old), or null; as found at start. */
   problem(): string | null;
   /** The version found at start (`git version 2.39.5`), or null. */
