@@ -16,7 +16,9 @@ describe('sessions in worktrees of their own, over HTTP, with the real git CLI',
   beforeEach(() => {
     repo = gitRepo({ 'shared.txt': 'one\ntwo\nthree\n', 'README.md': 'hello\n' });
   });
-  afterEach(() => {
+  afterEach(async () => {
+    // Workers started in the background (while their worktree was prepared) are found by the sessions list.
+    for (const s of (await t.inject({ method: 'GET', url: '/api/v1/coding-sessions' })).json().sessions as Json[]) reaper.track(s.pid);
     reaper.killAll();
     repo.remove();
   });
