@@ -26,7 +26,7 @@ const PEERS: Readonly<Record<string, readonly string[]>> = {
   sessions: ['auth', 'profiles', 'worktrees'],
   supervision: ['auth', 'sessions'],
   workflows: ['sessions', 'supervision'],
-  'main-brain': ['auth', 'profiles', 'sessions', 'supervision'],
+  'main-brain': ['auth', 'profiles', 'sessions', 'supervision', 'worktrees'],
   mcp: ['auth', 'main-brain', 'sessions', 'supervision'],
   dashboard: ['profiles', 'sessions'],
 };

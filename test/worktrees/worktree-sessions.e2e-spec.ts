@@ -209,6 +209,12 @@ describe('sessions in worktrees of their own, over HTTP, with the real git CLI',
     expect(s3.warnings).toEqual([]);
     const listed = (await api('GET', '/coding-sessions')).body.sessions as Json[];
     expect(listed.find((s) => s.id === one.id)?.warnings).toHaveLength(1);
+    // The brain is told in its round's prompt.
+    await api('POST', '/session-os/main-brain/messages', { text: '/supervise keep them apart' });
+    const round = await waitFor(async () => ((await api('GET', '/session-os/main-brain/rounds')).body.rounds as Json[])[0], { what: 'a round' });
+    expect(round.prompt).toContain(`Parallel-safety warning`);
+    expect(round.prompt).toContain(`  - ${one.alias}, ${two.alias} in ${JSON.stringify(repo.path)}`);
+    await api('POST', '/session-os/main-brain/autonomous', { enabled: false });
     await stop(two.id);
     expect((await statusOf(one.id)).warnings).toEqual([]);
   });
