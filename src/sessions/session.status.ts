@@ -45,7 +45,8 @@ export interface SessionStatus {
   warnings: SessionWarning[];
 }
 
-type Timed<T, K extends keyof T> = Omit<T, K> & { [P in K]: string };
+/** Each member of T with its K fields as ISO text (distributed, so a union keeps its members apart). */
+type Timed<T, K extends keyof T> = T extends unknown ? Omit<T, K> & { [P in K]: string } : never;
 
 /** A worktree as the status shows it: its times as ISO text. */
 export type WorktreeStatus = Omit<SessionWorktree, 'created_at' | 'pending_op' | 'last_op' | 'merged' | 'removed'> & {

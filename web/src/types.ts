@@ -14,3 +14,5 @@ export type { ChatMessage } from '../../src/main-brain/chat.service';
 export type { Confirmation } from '../../src/main-brain/confirmation.decider';
 
 export const NEEDS_ATTENTION: readonly SessionState[] = ['pending_handling', 'pending_authorization', 'pending_decision'];
+export type { WorktreeDiff, PatchPage, DiffFile } from '../../src/worktrees/diff-page';
+export type { SessionWarning } from '../../src/sessions/session-warnings';
