@@ -1,6 +1,7 @@
 import { realpath } from 'node:fs/promises';
 import { relative } from 'node:path';
 import { DomainError } from '../common/domain-error';
+import { Limiter } from '../common/limiter';
 import { WorktreeGit } from '../worktrees/worktree-git.port';
 import { isInside, repositoryFolder } from '../worktrees/worktree-names';
 import { WorktreeRefusal, worktreeRefusal } from '../worktrees/worktree.errors';
@@ -51,12 +52,21 @@ const refused = (code: WorktreeRefusal['code'], message: string, details?: Recor
  * setup command run with the worker's environment, its output in the session's log.
  */
 export class SessionWorktreeSetup {
+  /**
+   * Checkouts at once: each writes the whole tree, so many at once on few cores only thrash (20 at once on 2 cores took
+   * longer in all than one after another, and every session waited for the last: npm run bench:worktrees).
+   */
+  private readonly checkouts: Limiter;
+
   constructor(
     private readonly git: WorktreeGit,
     /** Where worktrees go (BRAINSTEM_WORKTREES_DIR). */
     private readonly root: string,
     private readonly runner: ProcessRunner,
-  ) {}
+    checkoutsAtOnce: number,
+  ) {
+    this.checkouts = new Limiter(Math.max(1, checkoutsAtOnce));
+  }
 
   async plan(ask: IsolationAsk): Promise<IsolationPlan> {
     if (ask.isolation === 'none') {
@@ -135,7 +145,7 @@ export class SessionWorktreeSetup {
     const w = actor.context.worktree;
     if (!w) return null;
     try {
-      const { copied, missing } = await this.git.prepare({ repo: w.repo, path: w.path, copy: w.copy });
+      const { copied, missing } = await this.checkouts.run(() => this.git.prepare({ repo: w.repo, path: w.path, copy: w.copy }));
       log(`brainstem: worktree ${w.path} on branch ${w.branch} (from ${w.base_ref} ${w.base_sha.slice(0, 12)})`);
       if (copied.length) log(`brainstem: copied into the worktree: ${copied.join(', ')}`);
       if (missing.length) log(`brainstem: not in the checkout, not copied: ${missing.join(', ')}`);

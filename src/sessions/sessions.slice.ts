@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import { NodeDirectory } from '../cluster/node-directory.port';
 import { WorktreeGit } from '../worktrees/worktree-git.port';
 import { Journal } from '../journal/journal.port';
@@ -61,7 +62,7 @@ export function sessionsSlice(deps: SessionsSliceDeps): SessionsSlice {
   const output = new SessionOutput(deps.logsDir);
   const environment = workerEnvironment(deps.host, deps.endpoint);
   const workers = new SessionWorkers(registry, commands, deps.runtimes, deps.runner, environment, output);
-  const isolation = new SessionWorktreeSetup(deps.git, deps.worktrees_dir, deps.runner);
+  const isolation = new SessionWorktreeSetup(deps.git, deps.worktrees_dir, deps.runner, availableParallelism());
   const setup = new SessionSetup(deps.profiles, deps.workspace, deps.runtimes, deps.host, { max_sessions: deps.max_sessions }, isolation);
   const retention_ms = deps.retention_s === undefined ? Infinity : deps.retention_s * 1000;
   const worktrees = new SessionWorktrees(registry, commands, deps.git, isolation, environment, output, {
