@@ -1,5 +1,5 @@
 import { realpath } from 'node:fs/promises';
-import { relative } from 'node:path';
+import { isAbsolute, relative } from 'node:path';
 import { DomainError } from '../common/domain-error';
 import { Limiter } from '../common/limiter';
 import { WorktreeGit } from '../worktrees/worktree-git.port';
@@ -70,8 +70,7 @@ export class SessionWorktreeSetup {
 
   async plan(ask: IsolationAsk): Promise<IsolationPlan> {
     if (ask.isolation === 'none') {
-      const checkout = ask.dir !== null && this.git.problem() === null ? await this.git.checkoutOf(ask.dir) : null;
-      return { work_tree: checkout?.toplevel ?? null, request: null };
+      return { work_tree: ask.dir !== null && this.git.problem() === null ? await this.git.workTreeOf(ask.dir) : null, request: null };
     }
     if (ask.dir === null) return { work_tree: null, request: null };
     const problem = this.git.problem();
@@ -99,7 +98,7 @@ export class SessionWorktreeSetup {
   /** An existing worktree named by path, or an existing branch (with the worktree it is checked out in, if any). */
   private async reuse(repo: string, ask: IsolationAsk): Promise<WorktreeRequest['reuse'] | { refusal: WorktreeRefusal }> {
     if (ask.worktree !== undefined) {
-      const real = await realpath(ask.worktree).catch(() => null);
+      const real = isAbsolute(ask.worktree) ? await realpath(ask.worktree).catch(() => null) : null;
       const entry = real === null || real === repo ? undefined : (await this.git.worktrees(repo)).find((w) => w.path === real);
       if (!entry) return { refusal: worktreeRefusal('path_outside_tree', `worktree: ${ask.worktree} is not a worktree of the repository ${repo}`, { worktree: ask.worktree }) };
       if (entry.branch === null) return { refusal: worktreeRefusal('invalid_ref', `worktree: ${ask.worktree} has no branch checked out (its HEAD is detached)`, { worktree: ask.worktree }) };
@@ -153,6 +152,8 @@ export class SessionWorktreeSetup {
       return `the worktree's files could not be checked out: ${(e as Error).message}`;
     }
     if (!w.setup) return null;
+    // A stop while the files were checked out ended the session: nothing more runs for it.
+    if (!actor.live) return 'the session was stopped while its worktree was prepared';
     log(`brainstem: running the setup command: ${w.setup}`);
     const code = await this.runSetup(w.setup, actor.context.cwd, env, output);
     if (code.code === 0) return null;

@@ -66,6 +66,8 @@ export interface WorktreeGit {
   /** The version found at start (`git version 2.39.5`), or null. */
   version(): string | null;
   checkoutOf(dir: string): Promise<Checkout | null>;
+  /** The top folder of the checkout a directory is in (one git call, for every create), or null outside git. */
+  workTreeOf(dir: string): Promise<string | null>;
   /** The commit a ref (a branch, tag, sha, HEAD~1) names, or null when it names none. */
   resolveCommit(repo: string, ref: string): Promise<string | null>;
   /** Null when `name` is a valid branch name as written; else why not. */

@@ -39,10 +39,14 @@ export class CliWorktreeGit implements WorktreeGit {
     return this.found.version;
   }
 
-  async checkoutOf(dir: string): Promise<Checkout | null> {
+  async workTreeOf(dir: string): Promise<string | null> {
     const top = await this.git.spawn(['rev-parse', '--show-toplevel'], { cwd: dir });
-    if (top.code !== 0 || top.stdout.trim() === '') return null;
-    const toplevel = await realpath(top.stdout.trim());
+    return top.code !== 0 || top.stdout.trim() === '' ? null : realpath(top.stdout.trim());
+  }
+
+  async checkoutOf(dir: string): Promise<Checkout | null> {
+    const toplevel = await this.workTreeOf(dir);
+    if (toplevel === null) return null;
     const branch = await this.git.spawn(['symbolic-ref', '--quiet', '--short', 'HEAD'], { cwd: toplevel });
     const sha = await this.git.spawn(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'], { cwd: toplevel });
     return { toplevel, head_branch: branch.code === 0 ? branch.stdout.trim() : null, head_sha: sha.code === 0 ? sha.stdout.trim() : null };

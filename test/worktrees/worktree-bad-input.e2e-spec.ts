@@ -55,6 +55,7 @@ describe('worktree isolation refuses bad input, creating nothing', () => {
     ['a branch checked out in the main checkout', 409, 'branch_checked_out', { branch: 'main' }, /checked out in the main checkout/],
     ['a worktree path out of the tree', 400, 'path_outside_tree', { worktree: '/etc' }, /\/etc is not a worktree of the repository/],
     ['a worktree path that does not exist', 400, 'path_outside_tree', { worktree: '/no/such/dir' }, /not a worktree of the repository/],
+    ['a relative worktree path', 400, 'path_outside_tree', { worktree: '../elsewhere' }, /not a worktree of the repository/],
     ['the main checkout itself as a worktree to reuse', 400, 'path_outside_tree', { worktree: '<repo>' }, /is not a worktree of the repository/],
     ['base_ref without isolation', 400, 'invalid_input', { isolation: 'none', base_ref: 'main' }, /base_ref: only with isolation "worktree"/],
     ['an isolation that does not exist', 400, 'invalid_input', { isolation: 'container' }, /isolation/],
