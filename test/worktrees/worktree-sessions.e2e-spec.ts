@@ -72,6 +72,13 @@ describe('sessions in worktrees of their own, over HTTP, with the real git CLI',
     // The main checkout saw none of it.
     expect(repo.read('shared.txt')).toBe('one\ntwo\nthree\n');
 
+    // Uncommitted changes in the main checkout to a file the merge would change: refused, naming it, nothing touched.
+    repo.write('shared.txt', 'my own edit\n');
+    const dirty = await api('POST', `/coding-sessions/${a.id}/merge`, { strategy: 'ff' });
+    expect(dirty).toMatchObject({ status: 409, body: { code: 'main_checkout_dirty', details: { files: ['shared.txt'] } } });
+    expect(repo.read('shared.txt')).toBe('my own edit\n');
+    repo.git('checkout', '--', 'shared.txt');
+
     const merged = await api('POST', `/coding-sessions/${a.id}/merge`, { strategy: 'ff' });
     expect(merged.status).toBe(200);
     expect(merged.body.worktree).toMatchObject({ merged: { strategy: 'ff', into: 'main' }, last_op: { op: 'merge', ok: true }, pending_op: null });
@@ -98,6 +105,13 @@ describe('sessions in worktrees of their own, over HTTP, with the real git CLI',
       'session.worktree_op_failed',
       'session.worktree_op_requested',
       'session.worktree_op_failed',
+    ]);
+    const ofA = (await api('GET', `/journal/events?stream=session-${a.id}&limit=100`)).body.events.map((e: Json) => e.type) as string[];
+    expect(ofA.filter((e) => e.startsWith('session.worktree_op') || e === 'session.worktree_merged')).toEqual([
+      'session.worktree_op_requested',
+      'session.worktree_op_failed',
+      'session.worktree_op_requested',
+      'session.worktree_merged',
     ]);
   });
 
