@@ -91,7 +91,7 @@ export class SessionWorktreeSetup {
     const subdir = relative(repo, await realpath(ask.dir));
     return {
       work_tree: null,
-      request: { repo, subdir, folder: repositoryFolder(this.root, repo), base_ref, base_sha, base_branch, reuse, title: ask.title, setup: ask.setup, copy: [...ask.copy] },
+      request: { repo, subdir, folder: this.folderOf(repo), base_ref, base_sha, base_branch, reuse, title: ask.title, setup: ask.setup, copy: [...ask.copy] },
     };
   }
 
@@ -113,6 +113,11 @@ export class SessionWorktreeSetup {
       return { refusal: worktreeRefusal('branch_checked_out', `branch: ${ask.branch} is checked out in the main checkout ${repo}; a branch is in one worktree at a time`, { ref: ask.branch }) };
     }
     return holder ? { worktree: holder.path, branch: ask.branch } : { branch: ask.branch };
+  }
+
+  /** The repository's folder under the worktrees root (its worktrees, and the temporary one a rebase runs in). */
+  folderOf(repo: string): string {
+    return repositoryFolder(this.root, repo);
   }
 
   /** Adds the worktree (files not checked out yet: prepare does, off the creation's turn); a git failure is the create's refusal. */

@@ -153,7 +153,7 @@ export class SessionWorktrees {
       const at = { repo: w.repo, branch: w.branch, path: w.path };
       if (op.op === 'merge') {
         const strategy = op.strategy ?? 'ff';
-        const r = await this.git.merge({ ...at, base_branch: w.base_branch as string, strategy, alias: actor.context.alias, op_id: op.op_id, folder });
+        const r = await this.git.merge({ ...at, base_branch: w.base_branch as string, strategy, alias: actor.context.alias, op_id: op.op_id, folder, scratch: this.setup.folderOf(w.repo) });
         outcome = r.ok ? { ok: true, merged: { strategy, step: r.step, into: r.into, commit: r.commit, checkout_updated: r.checkout_updated } } : r;
       } else {
         // A discard deletes the branch only if Brainstem made it: a reused branch is the user's.

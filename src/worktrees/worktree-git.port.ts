@@ -26,6 +26,8 @@ export interface MergeRequest extends WorktreeRef {
   alias: string;
   /** Names the temporary worktree a rebase is replayed in. */
   op_id: string;
+  /** Where that temporary worktree goes: the repository's folder under the worktrees root. */
+  scratch: string;
   /** Whether the worktree's folder is still there (its uncommitted changes are checked then). */
   folder: boolean;
 }

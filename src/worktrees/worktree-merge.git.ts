@@ -1,4 +1,4 @@
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { GitCli } from './git-cli';
 import { parseMergeTree } from './git-parse';
 import { baseTarget, dirtyOverlap, mergeMessage, mergeStep } from './merge-plan';
@@ -95,11 +95,11 @@ async function identityEnv(git: GitCli, repo: string): Promise<Record<string, st
 }
 
 /**
- * The branch's commits replayed on the base in a worktree of their own (detached, beside the session's), which is
+ * The branch's commits replayed on the base in a worktree of their own (detached, in the repository's folder), which is
  * removed whatever happens: a conflict aborts the rebase there, and no other checkout ever sees it.
  */
 async function rebaseInTemporaryWorktree(git: GitCli, r: MergeRequest, head: string, onto: string, identity: Record<string, string>): Promise<{ commit: string } | { conflicts: string[] }> {
-  const tmp = join(dirname(r.path), `.rebase-${r.op_id}`);
+  const tmp = join(r.scratch, `.rebase-${r.op_id}`);
   await git.run(['worktree', 'add', '--detach', '--quiet', '--end-of-options', tmp, head], { cwd: r.repo });
   try {
     const rebased = await git.run(['rebase', '--no-autostash', '--no-verify', '--quiet', onto], { cwd: tmp, env: identity, ok: [1] });

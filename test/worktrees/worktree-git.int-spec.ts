@@ -28,7 +28,7 @@ describe('worktrees with the real git CLI, in temp repositories', () => {
   const diffOf = (wt: { path: string; branch: string; base_sha: string }, file: string | null = null) =>
     git.diff({ path: wt.path, branch: wt.branch, base_ref: 'main', base_branch: 'main', base_sha: wt.base_sha, file, cursor, limit: 1000 });
   const merge = (wt: { path: string; branch: string }, strategy: 'ff' | 'merge' | 'rebase', alias = 'w1') =>
-    git.merge({ repo: repo.path, branch: wt.branch, path: wt.path, base_branch: 'main', strategy, alias, op_id: `op${alias}`, folder: true });
+    git.merge({ repo: repo.path, branch: wt.branch, path: wt.path, base_branch: 'main', strategy, alias, op_id: `op${alias}`, folder: true, scratch: folder });
 
   it('given a title that is taken as a branch, when a worktree is added, then it gets a number, and its files are checked out with the named untracked files copied in', async () => {
     repo.git('branch', 'brainstem/w1-fix-it');
