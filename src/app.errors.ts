@@ -6,6 +6,7 @@ import { PROFILE_ERRORS } from './profiles/profile.errors';
 import { SESSION_ERRORS } from './sessions/session.errors';
 import { SUPERVISION_ERRORS } from './supervision/supervision.errors';
 import { WORKFLOW_ERRORS } from './workflows/workflow.errors';
+import { WORKTREE_ERRORS } from './worktrees/worktree.errors';
 
 /** Every domain error code with its status, the shared ones and each feature's (OpenAPI and the README list them). */
 export const ERROR_STATUSES: ErrorStatusTable = {
@@ -16,6 +17,7 @@ export const ERROR_STATUSES: ErrorStatusTable = {
   ...WORKFLOW_ERRORS,
   ...MAIN_BRAIN_ERRORS,
   ...NOTIFICATION_ERRORS,
+  ...WORKTREE_ERRORS,
 };
 
 /** The one instance the exception filter, the authentication hook, the dashboard's files and the MCP endpoint answer with. */

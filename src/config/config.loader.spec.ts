@@ -40,6 +40,7 @@ describe('configuration', () => {
       context_budget_tokens: 150000,
     });
     expect(c.sessions.max_sessions).toBe(32);
+    expect(c.worktrees.dir).toBe('/srv/app/journal/worktrees');
     expect(c.plugins).toEqual([]);
     expect(c.retention_s).toBe(86400);
   });
@@ -54,6 +55,8 @@ describe('configuration', () => {
     expect(c.journal.sync).toBe(false);
     expect(c.plugins).toEqual(['./a.js', './b.js']);
     expect(c.supervision.stall_watchdog_interval_s).toBe(0);
+    expect(c.worktrees.dir).toBe('/data/j/worktrees');
+    expect(build({ BRAINSTEM_WORKTREES_DIR: '~/trees' }).worktrees.dir).toBe('/home/me/trees');
   });
 
   it('given BRAINSTEM_NODE_ID and BRAINSTEM_NODE_LEASE_TTL_S, names the node and its lease; refuses an id that is not a slug', () => {

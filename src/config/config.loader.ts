@@ -132,6 +132,8 @@ export function buildConfig(src: ConfigSources): BrainstemConfig {
   const cfg = out as unknown as BrainstemConfig;
   cfg.journal.dir = expandPath(cfg.journal.dir, src.cwd, src.home);
   cfg.profiles.dir = expandPath(cfg.profiles.dir, src.cwd, src.home);
+  // Outside the repositories worked on, by default: beside the service's own data.
+  cfg.worktrees.dir = cfg.worktrees.dir === null ? join(cfg.journal.dir, 'worktrees') : expandPath(cfg.worktrees.dir, src.cwd, src.home);
   const driverNeeds = { command: ['command', 'BRAINSTEM_MAIN_BRAIN_COMMAND'], webhook: ['webhook_url', 'BRAINSTEM_MAIN_BRAIN_WEBHOOK_URL'] } as const;
   if (cfg.main_brain.driver === 'command' || cfg.main_brain.driver === 'webhook') {
     const [key, env] = driverNeeds[cfg.main_brain.driver];
@@ -188,6 +190,7 @@ export function loadConfig(
   const problems = [
     ['BRAINSTEM_JOURNAL_DIR', cfg.journal.dir],
     ['BRAINSTEM_PROFILES_DIR', cfg.profiles.dir],
+    ['BRAINSTEM_WORKTREES_DIR', cfg.worktrees.dir],
   ].flatMap(([name, dir]) => {
     const problem = directoryProblem(dir);
     return problem ? [`${name}: ${problem}`] : [];

@@ -14,6 +14,8 @@ export interface BrainstemConfig {
   /** url: a postgres:// URL puts the events in that database instead of LevelDB in dir (dir still holds tokens and logs). */
   journal: { dir: string; url: string | null; sync: boolean; checkpoint_every: number };
   sessions: { max_sessions: number };
+  /** Where sessions' git worktrees go, one folder per repository: BRAINSTEM_WORKTREES_DIR, else `<journal dir>/worktrees`. */
+  worktrees: { dir: string };
   /**
    * This service among the nodes sharing a PostgreSQL journal: its id (owner of the sessions it starts) and the lease
    * time after which a silent node counts as down and another takes the supervisor's lease.
@@ -82,6 +84,7 @@ export const KNOBS: readonly Knob[] = [
   { path: 'journal.sync', env: 'BRAINSTEM_JOURNAL_SYNC', kind: 'bool' },
   { path: 'journal.checkpoint_every', env: 'BRAINSTEM_JOURNAL_CHECKPOINT_EVERY', kind: 'int', min: 1, max: 1_000_000 },
   { path: 'sessions.max_sessions', env: 'BRAINSTEM_MAX_SESSIONS', kind: 'int', min: 1, max: 100_000 },
+  { path: 'worktrees.dir', env: 'BRAINSTEM_WORKTREES_DIR', kind: 'string', nullable: true },
   { path: 'node.id', env: 'BRAINSTEM_NODE_ID', kind: 'string' },
   { path: 'node.lease_ttl_s', env: 'BRAINSTEM_NODE_LEASE_TTL_S', kind: 'int', min: 1, max: 3600 },
   { path: 'supervision.debounce_ms', env: 'BRAINSTEM_SUPERVISION_DEBOUNCE_MS', kind: 'int', min: 0, max: 3_600_000 },

@@ -36,6 +36,7 @@ import { registerSessionSightTools, registerSessionTools } from './session.tools
 import { registerSupervisionTools } from './supervision.tools';
 import { ToolRegistry } from './tool-registry';
 import { registerWorkerTools } from './worker.tools';
+import { registerWorktreeTools } from './worktree.tools';
 
 /** How long a call waits for the user's confirmation before it expires unrun. */
 const CONFIRMATION_TTL_MS = 24 * 3600 * 1000;
@@ -60,6 +61,7 @@ const newId = () => randomBytes(6).toString('hex');
         registerSupervisionTools(registry, supervision, chat);
         registerSessionTools(registry, sessions);
         registerSessionSightTools(registry, sessions, profiles);
+        registerWorktreeTools(registry, sessions);
         registerProfileTools(registry, profiles, applier);
         registerWorkerTools(registry, sessions, bus);
         return registry;

@@ -6,7 +6,8 @@ import { RequiredText } from '../common/text-limit';
 import { ProfileId } from '../profiles/profile.dto';
 import { ProfilesService } from '../profiles/profiles.service';
 import { AGENT_RUNTIMES } from '../common/agent-runtimes';
-import { MAX_OUTPUT_TAIL, MessageDto, OutputQueryDto, PermissionDto, SessionRef, SessionTitle, parseCreateSession } from '../sessions/session.dto';
+import { GitRef, MAX_OUTPUT_TAIL, MessageDto, OutputQueryDto, PermissionDto, SessionRef, SessionTitle, parseCreateSession } from '../sessions/session.dto';
+import { ISOLATIONS, Isolation } from '../profiles/profile.schema';
 import { SessionsService } from '../sessions/sessions.service';
 import { SessionStatus } from '../sessions/session.status';
 import { DomainError } from '../common/domain-error';
@@ -40,6 +41,8 @@ class StartSessionArgs {
   @IsOptional() @ProfileId() profile_id?: string;
   @IsOptional() @IsIn(BRAIN_RUNTIMES) runtime?: string;
   @RequiredText() prompt!: string;
+  @IsOptional() @IsIn(ISOLATIONS) @Describe('worktree: the worker gets a git worktree and branch of its own (else the profile\'s isolation, else none).') isolation?: Isolation;
+  @IsOptional() @GitRef() @Describe('With isolation worktree: what its branch starts from (default: the checkout\'s HEAD).') base_ref?: string;
 }
 
 /** What the brain sees of a session in list_sessions. */
@@ -157,12 +160,13 @@ export function registerSessionSightTools(registry: ToolRegistry, sessions: Sess
     handler: (a) => sessions.outputAndResult(a.session, a.tail ?? OUTPUT_TAIL),
   });
 
-  registry.register<{ title?: string; cwd: string; profile_id?: string; runtime?: string; prompt: string }>({
+  registry.register<{ title?: string; cwd: string; profile_id?: string; runtime?: string; prompt: string; isolation?: Isolation; base_ref?: string }>({
     name: 'start_session',
     audience: 'main_brain',
     description:
       'Start a coding session (a worker) in cwd with a first prompt, under an Agent Profile (profile_id, else the one bound to cwd, else the default) ' +
       `and runtime (${BRAIN_RUNTIMES.join(', ')}; else the profile's). A profile with lint errors refuses it. ` +
+      'With isolation worktree it works on a branch of its own in its own git worktree (session_diff shows its changes, merge_session brings them back). ' +
       'It is supervised under the current scope: with scope only it is not, until added with set_supervision_scope.',
     parameters: StartSessionArgs,
     // A project the user bound is one they chose to have worked on; anywhere else is theirs to allow.

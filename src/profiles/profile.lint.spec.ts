@@ -140,6 +140,20 @@ const CASES: Case[] = [
     failing: () => lint(profile({ loops: { repeated_call: 1 } })),
     passing: () => lint(profile({ loops: { repeated_call: 8 } })),
   },
+  {
+    rule: 'inline_secret',
+    severity: 'error',
+    path: 'worktree.setup',
+    failing: () => lint(profile({ isolation: 'worktree', worktree: { setup: 'TOKEN=ghp_abcdefghijklmnopqrstuvwxyz0123 npm ci' } })),
+    passing: () => lint(profile({ isolation: 'worktree', worktree: { setup: 'npm ci' } })),
+  },
+  {
+    rule: 'worktree_copy_refused',
+    severity: 'error',
+    path: 'worktree.copy[1]',
+    failing: () => lint(profile({ worktree: { copy: ['.env', './.git/config'] } })),
+    passing: () => lint(profile({ worktree: { copy: ['.env', '.github/local.yml'] } })),
+  },
 ];
 
 describe('profile lint: every rule fails and passes', () => {

@@ -19,6 +19,7 @@ export type LintCode =
   | 'runtime_unsupported'
   | 'loops_off'
   | 'loop_threshold_trivial'
+  | 'worktree_copy_refused'
   | 'schema';
 
 export interface LintFinding {
@@ -119,6 +120,7 @@ export function lintProfile(doc: ProfileDoc, ctx: LintContext): LintResult {
     if (denied.has(tool)) warn(`tools.builtin[${i}]`, 'tool_allowed_and_denied', `${tool} is both allowed and denied (deny wins)`);
   });
 
+  lintWorktree(doc, error);
   lintRuntime(doc, warn);
   lintLoops(doc, warn);
   return { valid: errors.length === 0, errors, warnings };
@@ -139,6 +141,17 @@ function lintLoops(doc: ProfileDoc, warn: Report): void {
 }
 
 type Report = (path: string, code: LintCode, message: string) => void;
+
+/** A worktree's setup command runs with the worker's environment: a secret belongs there, not in the profile. */
+function lintWorktree(doc: ProfileDoc, error: Report): void {
+  const setup = doc.worktree?.setup;
+  if (setup && looksLikeSecret(setup)) error('worktree.setup', 'inline_secret', 'looks like an inlined secret; reference an environment variable instead');
+  (doc.worktree?.copy ?? []).forEach((path, i) => {
+    if (path.split('/').filter((p) => p !== '' && p !== '.')[0] === '.git') {
+      error(`worktree.copy[${i}]`, 'worktree_copy_refused', "the repository's .git is never copied: it would cut the worktree off from its repository");
+    }
+  });
+}
 
 /** What each runtime cannot express (shared/runtime-formats.md); `auto` is linted as claude-code, the usual pick. */
 function lintRuntime(doc: ProfileDoc, warn: Report): void {

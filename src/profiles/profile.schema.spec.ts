@@ -31,6 +31,20 @@ describe('profile schema', () => {
     });
   });
 
+  it('takes isolation and worktree settings when set, and leaves them out when not (no isolation)', () => {
+    const r = parse('name: W\nisolation: worktree\nworktree:\n  setup: npm ci\n  copy: [.env, config/local.json]\n');
+    expect(r.ok && [r.doc.isolation, r.doc.worktree]).toEqual(['worktree', { setup: 'npm ci', copy: ['.env', 'config/local.json'] }]);
+    const plain = parse('name: P\n');
+    expect(plain.ok && ['isolation' in plain.doc, 'worktree' in plain.doc]).toEqual([false, false]);
+  });
+
+  it('refuses an isolation it does not know, and a path to copy that leads out of the repository, naming it', () => {
+    expect(parse('name: W\nisolation: container\n')).toEqual({ ok: false, errors: [expect.stringContaining('isolation')] });
+    const out = parse('name: W\nworktree:\n  copy: [.env, ../secrets]\n');
+    expect(out).toEqual({ ok: false, errors: [expect.stringContaining('"../secrets" must stay inside the tree (no .. part)')] });
+    expect(parse('name: W\nworktree:\n  copy: [/etc/passwd]\n')).toEqual({ ok: false, errors: [expect.stringContaining('must be relative to the tree')] });
+  });
+
   it('defaults hook timeouts to 60 seconds and skill sources to local', () => {
     const r = parse('name: H\nhooks:\n  PreToolUse:\n    - {type: command, command: ./x.sh, matcher: Bash}\nskills:\n  - {name: review}\n');
     expect(r.ok && r.doc.hooks.PreToolUse).toEqual([{ type: 'command', command: './x.sh', matcher: 'Bash', timeout: 60 }]);

@@ -19,6 +19,7 @@ import {
   validateSync,
 } from 'class-validator';
 import { inheritedKeyProblem } from '../common/inherited-key';
+import { relativePathProblem } from '../common/relative-path';
 import { describeValidationErrors } from '../common/validation-errors';
 
 /**
@@ -38,6 +39,9 @@ export const SKILL_SOURCES = ['local', 'registry', 'git'] as const;
 export type SkillSource = (typeof SKILL_SOURCES)[number];
 export const MCP_TYPES = ['stdio', 'http'] as const;
 export type McpType = (typeof MCP_TYPES)[number];
+/** Where a session's worker works: in the folder it is given (`none`), or in a git worktree of its own. */
+export const ISOLATIONS = ['none', 'worktree'] as const;
+export type Isolation = (typeof ISOLATIONS)[number];
 export const PROFILE_SOURCES = ['builtin', 'user', 'import'] as const;
 export type ProfileSource = (typeof PROFILE_SOURCES)[number];
 /** Shared profiles (the default) may not bypass permissions; personal ones are the user's own to loosen. */
@@ -199,6 +203,34 @@ export class HookHandler {
   timeout?: number;
 }
 
+/** Paths inside a repository (untracked files to copy into a worktree): relative, never leading out of it. */
+function IsTreePaths(options?: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'isTreePaths',
+      validator: {
+        validate: (v: unknown) => Array.isArray(v) && v.every((p) => typeof p === 'string' && relativePathProblem(p) === null),
+        defaultMessage: (args) => {
+          const bad = Array.isArray(args?.value) ? args.value.find((p: unknown) => typeof p !== 'string' || relativePathProblem(p) !== null) : undefined;
+          return typeof bad === 'string' ? `$property: ${JSON.stringify(bad)} ${relativePathProblem(bad)}` : '$property must be a list of paths inside the repository';
+        },
+      },
+    },
+    options,
+  );
+}
+
+/** How a session's git worktree is made ready before its worker starts (with isolation `worktree`). */
+export class WorktreeConfig {
+  /** A shell command run in the worktree with the worker's environment (`npm ci`); its failure fails the session. */
+  @IsOptional() @IsString() @IsNotEmpty() @MaxLength(4096) @Matches(NO_NUL, { message: '$property must not contain NUL' })
+  setup?: string;
+
+  /** Untracked files of the checkout (`.env`) copied into the worktree, relative to the repository's top folder. */
+  @IsOptional() @IsArray() @ArrayMaxSize(100) @IsTreePaths()
+  copy?: string[];
+}
+
 /** Only the three supported hook events: any other key is an unknown field (400). */
 export class HooksConfig {
   @IsOptional() @IsArray() @ValidateNested({ each: true }) @Type(() => HookHandler) @ArrayMaxSize(100)
@@ -277,6 +309,12 @@ export abstract class ProfileFields {
 
   @IsOptional() @ValidateNested() @Type(() => LoopsConfig)
   loops?: LoopsConfig;
+  /** The isolation of sessions that do not ask for one; `none` when absent. */
+  @IsOptional() @IsIn(ISOLATIONS)
+  isolation?: Isolation;
+
+  @IsOptional() @ValidateNested() @Type(() => WorktreeConfig)
+  worktree?: WorktreeConfig;
 }
 
 /** The document as stored on disk and exported. Metadata keys are tolerated so hand-written files stay readable. */
@@ -337,6 +375,9 @@ export interface ProfileDoc {
   default_cwd: string;
   /** Overrides of the service's loop thresholds; absent when the profile sets none. */
   loops?: Partial<Record<keyof LoopsConfig, number>>;
+  /** Absent in profiles that set none: sessions then run without isolation. */
+  isolation?: Isolation;
+  worktree?: { setup?: string; copy?: string[] };
 }
 
 export const HOOK_TIMEOUT_DEFAULT_S = 60;
@@ -395,5 +436,8 @@ export function normalizeDocument(d: Partial<ProfileDoc> & { name: string }): Pr
     auto_apply_dir: d.auto_apply_dir ?? '',
     default_cwd: d.default_cwd ?? '',
     ...(d.loops && Object.keys(d.loops).length > 0 ? { loops: d.loops } : {}),
+    // Only when set, so profiles written before isolation read and write back as they were.
+    ...(d.isolation ? { isolation: d.isolation } : {}),
+    ...(d.worktree ? { worktree: d.worktree } : {}),
   };
 }

@@ -1,4 +1,6 @@
+import { DomainError } from '../common/domain-error';
 import { SessionFile, SessionWorkspace } from './session-workspace.port';
+import { SessionWorktreeSetup, WorktreeRequest } from './session-worktree-setup';
 import { CONFIGURED_RUNTIMES, ConfiguredRuntime, SessionProfiles, sessionDenyRules } from './session-profiles.port';
 import { CreateSessionDto } from './session.dto';
 import { CreateBody } from './session.commands';
@@ -9,11 +11,17 @@ import { codexSessionArgs } from './runtimes/codex-profile';
 import { opencodeSessionConfig } from './runtimes/opencode-profile';
 import { RuntimeCatalog } from './runtimes/runtime-catalog';
 
-/** A create's facts, and the files its runtime reads the profile from (written before it is journaled). */
+/**
+ * A create's facts, the files its runtime reads the profile from (written before it is journaled), and the worktree to
+ * add in the creation's turn (isolation `worktree`, when every fact before it allows one).
+ */
 export interface SessionPlan {
   body: Omit<CreateBody, 'node' | 'excluded'>;
   files: readonly SessionFile[];
+  worktree: WorktreeRequest | null;
 }
+
+const WORKTREE_FIELDS = ['base_ref', 'branch', 'worktree'] as const;
 
 /**
  * What a session needs from outside before its commands are decided: its profile, whether its directory is one, the
@@ -27,6 +35,7 @@ export class SessionSetup {
     private readonly runtimes: RuntimeCatalog,
     private readonly host: SessionHost,
     private readonly limits: { max_sessions: number },
+    readonly worktrees: SessionWorktreeSetup,
   ) {}
 
   /** The home `~/` in a profile's rule means when the worker's env sets none. */
@@ -39,6 +48,9 @@ export class SessionSetup {
     // The validation pipe lets null through an optional field; like JSON clients mean it, it is read as absent.
     const requestedCwd = dto.cwd ?? null;
     const profile = await this.profiles.resolve({ profile_id: dto.profile_id ?? null, cwd: requestedCwd });
+    const isolation = dto.isolation ?? profile.doc.isolation ?? 'none';
+    const stray = WORKTREE_FIELDS.find((f) => dto[f] !== undefined && dto[f] !== null);
+    if (isolation === 'none' && stray) throw new DomainError('invalid_input', `${stray}: only with isolation "worktree"`);
     const profileFacts = { id: profile.id, default_cwd: profile.doc.default_cwd || null, deny: sessionDenyRules(profile.doc), ...(profile.doc.loops ? { loops: profile.doc.loops } : {}) };
     const cwd = sessionCwd(requestedCwd, profileFacts);
     const dir = 'path' in cwd && (await this.workspace.isDirectory(cwd.path)) ? cwd.path : null;
@@ -48,6 +60,19 @@ export class SessionSetup {
     const runtimeName = dto.runtime ?? (command === undefined ? profile.doc.runtime : undefined);
     const runtime: RuntimeFact | null = dir === null ? null : this.runtimes.choose({ runtime: runtimeName, command, cwd: dir, pathEnv: env.PATH ?? this.host.env.PATH ?? '' });
     const configured = dir !== null && runtime !== null && 'name' in runtime ? await this.profileConfig(runtime.name, profile.id, dir, id) : null;
+    // A worktree is looked at only for a create the facts before it let through: one refused anyway adds none.
+    const usable = runtime !== null && 'name' in runtime && !(configured && 'errors' in configured.fact);
+    const isolated = await this.worktrees.plan({
+      isolation,
+      dir: usable ? dir : null,
+      base_ref: dto.base_ref ?? undefined,
+      branch: dto.branch ?? undefined,
+      worktree: dto.worktree ?? undefined,
+      title: dto.title ?? '',
+      setup: profile.doc.worktree?.setup ?? null,
+      copy: profile.doc.worktree?.copy ?? [],
+    });
+    const request = isolated.request;
     return {
       body: {
         id,
@@ -60,8 +85,12 @@ export class SessionSetup {
         args: dto.args ?? [],
         env,
         max_sessions: this.limits.max_sessions,
+        isolation,
+        work_tree: isolated.work_tree,
+        worktree: request && 'refusal' in request ? request : null,
       },
       files: configured?.files ?? [],
+      worktree: request && !('refusal' in request) ? request : null,
     };
   }
 

@@ -16,6 +16,7 @@ export class SessionActor {
   killTimer: NodeJS.Timeout | null = null;
   private mailbox: Promise<unknown> = Promise.resolve();
   private exitWaiters: (() => void)[] = [];
+  private watchers: (() => void)[] = [];
 
   constructor(
     public snapshot: SessionSnapshot,
@@ -52,11 +53,33 @@ export class SessionActor {
     return new Promise((resolve) => this.exitWaiters.push(resolve));
   }
 
+  /**
+   * Resolves true once `test` holds of the session (judged now, then as each next state is adopted: another node's
+   * events included), or false after timeoutMs.
+   */
+  until(test: (actor: SessionActor) => boolean, timeoutMs: number): Promise<boolean> {
+    if (test(this)) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const check = (): void => {
+        if (!test(this)) return;
+        finish(true);
+      };
+      const timer = setTimeout(() => finish(false), timeoutMs);
+      const finish = (held: boolean): void => {
+        clearTimeout(timer);
+        this.watchers = this.watchers.filter((w) => w !== check);
+        resolve(held);
+      };
+      this.watchers.push(check);
+    });
+  }
+
   adopt(next: SessionSnapshot, version: number): void {
     this.snapshot = next;
     this.version = version;
     if (!this.live) {
       for (const w of this.exitWaiters.splice(0)) w();
     }
+    for (const w of [...this.watchers]) w();
   }
 }

@@ -2,7 +2,7 @@ import { DomainError } from '../common/domain-error';
 import { SideWrite, handleCommand } from '../journal/command-handler';
 import { Journal } from '../journal/journal.port';
 import { SessionActor } from './session.actor';
-import { CreateSession, SessionCommand, decideRecords } from './session.decider';
+import { CreateSession, SessionCommand, WorktreeFact, decideRecords } from './session.decider';
 import { SessionFact, SessionRecord, encodeRecord, sessionStream } from './session.events';
 import { Clock } from './session.ports';
 import { SessionRegistry } from './session.registry';
@@ -12,6 +12,12 @@ export type CommandBody<C extends SessionCommand = SessionCommand> = C extends S
 
 /** A creation as callers give it: its alias and the node's live count are read when it is decided. */
 export type CreateBody = Omit<CreateSession, 'type' | 'at' | 'alias' | 'live_sessions'>;
+
+/** A worktree added in the creation's turn, named with the alias it is numbered: added before the decision, taken back after a refusal. */
+export interface CreationWorktree {
+  add(alias: string): Promise<WorktreeFact>;
+  undo(fact: WorktreeFact): Promise<void>;
+}
 
 const isFact = (r: SessionRecord): r is SessionFact => r.type !== 'session.state_changed';
 
@@ -57,19 +63,22 @@ export class SessionCommands {
    * at its stream's version, so no alias is ever left without its session. Creations are decided one at a time, each
    * on the live count the one before it left. Env values are stored (outside the journal) before it is journaled.
    */
-  async create(body: CreateBody): Promise<SessionActor> {
+  async create(body: CreateBody, worktree?: CreationWorktree): Promise<SessionActor> {
     const keepsEnv = Object.keys(body.env).length > 0;
     if (keepsEnv) await this.registry.envs.save(body.id, body.env);
     try {
-      await this.registry.creations.run(() => {
+      await this.registry.creations.run(async () => {
         // Decided and numbered on the same reading of stream `sessions`, in each attempt.
         let numbered = this.registry.nextAlias(body.id);
+        // Added with the alias this node numbers next (another node numbering it first only changes the alias, not the name).
+        const added = worktree ? await worktree.add(numbered.alias) : null;
+        const fact = added ?? body.worktree;
         return handleCommand(
           this.journal,
           this.registry.newStream(body.id),
           (state) => {
             numbered = this.registry.nextAlias(body.id);
-            const command: CreateSession = { ...body, type: 'create', at: this.clock.now(), alias: numbered.alias, live_sessions: this.registry.liveCount() };
+            const command: CreateSession = { ...body, worktree: fact, type: 'create', at: this.clock.now(), alias: numbered.alias, live_sessions: this.registry.liveCount() };
             return decideRecords(command, state);
           },
           this.registry.evolveStored(body.env),
@@ -78,7 +87,10 @@ export class SessionCommands {
             alongside: () => [this.registry.numbering(numbered)],
             afterAppend: ({ stored }) => this.registry.appended(this.registry.get(body.id), stored),
           },
-        );
+        ).catch(async (e: unknown) => {
+          if (worktree && added) await worktree.undo(added);
+          throw e;
+        });
       });
     } catch (e) {
       if (keepsEnv) await this.registry.envs.remove(body.id).catch(() => undefined);

@@ -20,6 +20,8 @@ import {
 import { SessionContext, SessionSnapshot, createSession, nextSnapshot, stateOf } from './session.machine';
 import { LoopDetection } from './loops/loop-detector';
 import { LoopThresholds } from './loops/loop-thresholds';
+import { WorktreeCreatedData } from './session-worktree';
+import { WorktreeCommand, decideWorktree, isWorktreeCommand } from './session-worktree.decider';
 
 /**
  * A coding session's rules, pure: decide() judges a command against the session's state (null before it is created)
@@ -67,6 +69,13 @@ export interface ProfileFinding {
 export type ProfileConfigFact = { args: string[]; env?: Record<string, string> } | { errors: readonly ProfileFinding[] };
 
 /**
+ * The worktree of a create with isolation `worktree`, added in the creation's turn (its name carries the alias), or
+ * why none could be. `subdir`: where the request's cwd is in its checkout, so the worker starts at the same place in
+ * the worktree.
+ */
+export type WorktreeFact = { refusal: SessionRefusal } | (Omit<WorktreeCreatedData, 'at'> & { subdir: string });
+
+/**
  * A new session, with the facts its rules need. Each fact is looked up only when the ones before it allow: a runtime is
  * chosen in a directory, a profile is emitted for a runtime.
  */
@@ -95,10 +104,16 @@ export interface CreateSession {
   /** The node's live sessions, and how many it may run (BRAINSTEM_MAX_SESSIONS). */
   live_sessions: number;
   max_sessions: number;
+  isolation: 'none' | 'worktree';
+  /** Without isolation: the git checkout the cwd is in, null outside git. */
+  work_tree: string | null;
+  /** With isolation `worktree`: its worktree, or why none; null when not looked up (a cwd refused before). */
+  worktree: WorktreeFact | null;
 }
 
 export type SessionCommand =
   | CreateSession
+  | WorktreeCommand
   /**
    * The worker was started (the create's launch): what the spawn gave, null when nothing ran; the create's prompt goes
    * to it with its start when the worker can take it (`worker`), as a message would.
@@ -145,6 +160,7 @@ export type SessionDecision = { events: SessionFact[] } | { error: SessionRefusa
 
 export function decide(command: SessionCommand, state: SessionSnapshot | null): SessionDecision {
   if (command.type === 'create') return decideCreate(command, state);
+  if (isWorktreeCommand(command)) return decideWorktree(command, state);
   if (state === null) return refuse('not_found', `no coding session to take ${command.type}`);
   const c = state.context;
   const { at } = command;
@@ -259,6 +275,10 @@ function decideCreate(command: CreateSession, state: SessionSnapshot | null): Se
     const n = config.errors.length;
     return refuse('profile_has_errors', `profile ${command.profile.id} has ${n} error(s), so the session was not started: ${findings}`, { errors: config.errors });
   }
+  const worktree = command.isolation === 'worktree' ? command.worktree : null;
+  if (worktree && 'refusal' in worktree) return { error: worktree.refusal };
+  // Isolation asked for and no worktree to give it: never started without one.
+  if (command.isolation === 'worktree' && worktree === null) return refuse('worktree_not_ready', 'isolation "worktree": no worktree could be added for the session');
   if (command.live_sessions >= command.max_sessions) {
     return refuse('max_sessions_reached', `at most ${command.max_sessions} live coding sessions (BRAINSTEM_MAX_SESSIONS)`);
   }
@@ -268,7 +288,8 @@ function decideCreate(command: CreateSession, state: SessionSnapshot | null): Se
     title: command.title,
     runtime: command.runtime.name,
     profile_id: command.profile.id,
-    cwd: cwd.path,
+    // The worker works in its worktree, at the place the request's cwd has in the checkout.
+    cwd: worktree ? posix.join(worktree.path, worktree.subdir) : cwd.path,
     command: command.runtime.command,
     args: command.args,
     profile_args: config?.args ?? [],
@@ -279,8 +300,13 @@ function decideCreate(command: CreateSession, state: SessionSnapshot | null): Se
     ...(command.profile.loops && Object.keys(command.profile.loops).length > 0 ? { loops: command.profile.loops } : {}),
     created_at: command.at,
     node: command.node,
+    isolation: command.isolation,
+    work_tree: worktree ? worktree.path : command.work_tree,
   };
-  return { events: [{ type: 'session.created', at: command.at, input }] };
+  const created: SessionFact = { type: 'session.created', at: command.at, input };
+  if (!worktree) return { events: [created] };
+  const { subdir: _subdir, ...data } = worktree;
+  return { events: [created, { type: 'session.worktree_created', at: command.at, ...data }] };
 }
 
 /**

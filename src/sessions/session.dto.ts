@@ -24,6 +24,10 @@ import { parseDto } from '../common/validation-errors';
 import { PageQueryDto } from '../http/page.dto';
 import { QueryInt } from '../common/query-int';
 import { ProfileId } from '../profiles/profile.dto';
+import { ISOLATIONS, Isolation } from '../profiles/profile.schema';
+import { REF_INPUT_PATTERN } from '../worktrees/worktree-names';
+import { MAX_DIFF_LINES } from '../worktrees/diff-page';
+import { MERGE_STRATEGIES, MergeStrategy } from '../worktrees/merge-plan';
 import { JsonObject, PermissionDecision, ProgressStatus, SessionState } from './session.events';
 
 export { MAX_TEXT_BYTES, fitsTextLimit } from '../common/text-limit';
@@ -64,6 +68,12 @@ function IsEnvMap(options?: ValidationOptions): PropertyDecorator {
   );
 }
 
+/** A ref as a request may name it; git itself judges it before it is used (check-ref-format, rev-parse --verify). */
+export const GitRef = (): PropertyDecorator => (target, key) => {
+  IsString()(target, key);
+  Matches(REF_INPUT_PATTERN, { message: '$property: must be a git ref of at most 200 characters, without spaces, control characters or a leading -' })(target, key);
+};
+
 /** A session's title. */
 export const SessionTitle = (): PropertyDecorator => (target, key) => {
   IsString()(target, key);
@@ -95,6 +105,11 @@ export class CreateSessionDto {
   @IsOptional() @IsArray() @ArrayMaxSize(256) @IsString({ each: true }) @Matches(NO_NUL, { each: true, ...NO_NUL_MESSAGE }) args?: string[];
   @IsOptional() @IsEnvMap() env?: Record<string, string>;
   @IsOptional() @IsBoolean() excluded?: boolean;
+  /** `worktree`: the worker gets a git worktree of its own; the profile's isolation (else `none`) when absent. */
+  @IsOptional() @IsIn(ISOLATIONS) isolation?: Isolation;
+  @IsOptional() @GitRef() @Describe('With isolation worktree: the commit-ish the new branch starts from (default: the checkout\'s HEAD).') base_ref?: string;
+  @IsOptional() @GitRef() @Describe('With isolation worktree: an existing branch to work on (in the worktree that has it, else a new one).') branch?: string;
+  @IsOptional() @PathField() @Describe('With isolation worktree: an existing worktree of the repository to work in.') worktree?: string;
 }
 
 export class ListSessionsQueryDto extends PageQueryDto {
@@ -191,4 +206,22 @@ export function parseSignal(body: unknown): Signal {
   if (typeof type !== 'string' || !Object.hasOwn(SIGNALS, type)) throw new DomainError('invalid_input', `type: must be one of ${types}`);
   const cls: new () => object = SIGNALS[type as SignalType];
   return parseDto(cls, body) as Signal;
+}
+
+export class DiffQueryDto {
+  /** Only this file's patch: a path in the tree, relative to its top folder. */
+  @IsOptional() @IsString() @IsNotEmpty() @MaxLength(4096) file?: string;
+  /** The next_cursor of the page before. */
+  @IsOptional() @IsString() @Matches(/^\d{1,6}\.\d{1,7}$/, { message: 'cursor: must be a next_cursor this route gave' }) cursor?: string;
+  /** Patch lines in the page at most. */
+  @IsOptional() @QueryInt() @IsInt() @Min(1) @Max(MAX_DIFF_LINES) limit?: number;
+}
+
+export class MergeDto {
+  @IsIn(MERGE_STRATEGIES) @Describe('ff: fast-forward only; merge: a merge commit; rebase: the commits replayed on the base.') strategy!: MergeStrategy;
+}
+
+export class RemoveWorktreeDto {
+  /** Remove it even with uncommitted changes: they are lost. */
+  @IsOptional() @IsBoolean() force?: boolean;
 }

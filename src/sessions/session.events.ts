@@ -6,10 +6,11 @@ import type { LoopThresholds } from './loops/loop-thresholds';
  * session machine: `{type, ...data}`, so replay folds the stream through the same pure transitions.
  * Times are epoch milliseconds from the injected clock, carried in the data so replay is deterministic.
  */
+import { WORKTREE_EVENT_TYPES, WorktreeEventData } from './session-worktree';
 
 export type SessionState = 'starting' | 'working' | 'pending_handling' | 'pending_authorization' | 'pending_decision' | 'exited';
 export type ProgressStatus = 'working' | 'completed' | 'blocked' | 'needs_review';
-export type ExitReason = 'exited' | 'signaled' | 'stopped' | 'lost_on_restart' | 'spawn_failed' | 'vanished';
+export type ExitReason = 'exited' | 'signaled' | 'stopped' | 'lost_on_restart' | 'spawn_failed' | 'vanished' | 'setup_failed';
 /** attached: the service holds the worker's pipes; detached: alive after a restart, reachable only by signals. */
 export type Attachment = 'none' | 'attached' | 'detached';
 export type PermissionDecision = 'allow' | 'deny';
@@ -98,9 +99,16 @@ export interface SessionInput {
    * session and leave the effects of its commands to it. Absent in sessions created before nodes.
    */
   node?: string;
+  /** `worktree`: the worker runs in a git worktree of its own (session.worktree_created). Absent before isolation: none. */
+  isolation?: 'none' | 'worktree';
+  /**
+   * The git work tree the worker runs in: its worktree, or the checkout its cwd is in; null outside git. Two live
+   * sessions in one are warned of. Absent in sessions created before it was kept.
+   */
+  work_tree?: string | null;
 }
 
-export interface SessionEventData {
+export interface SessionEventData extends WorktreeEventData {
   'session.started': { at: number; pid: number | null; pid_start_time: string | null; idle: boolean };
   'session.runtime_session_assigned': { at: number; runtime_session_id: string };
   'session.message_dispatched': { at: number; text: string };
@@ -248,6 +256,7 @@ const FACT_TYPES: ReadonlySet<string> = new Set<SessionEventType>([
   'session.held',
   'session.released',
   'session.loop_detected',
+  ...WORKTREE_EVENT_TYPES,
 ]);
 
 /** A journaled record back as a machine event, or null for derived records (state_changed, created). */

@@ -13,6 +13,7 @@ import {
   SessionInput,
   SessionState,
 } from './session.events';
+import { SessionWorktree, WorktreeEventType, foldWorktree, isWorktreeEvent } from './session-worktree';
 
 export interface SessionContext extends SessionInput {
   pid: number | null;
@@ -48,14 +49,30 @@ export interface SessionContext extends SessionInput {
   loop: LoopRecord | null;
   /** Until when (epoch ms) each loop pattern stays quiet for this session: journaled, so a restart keeps the cooldowns. */
   loop_cooldowns: Partial<Record<LoopRecord['pattern'], number>>;
+  /** The session's git worktree (isolation `worktree`); null without one. */
+  worktree: SessionWorktree | null;
 }
 
 const at = ({ event }: { event: SessionEvent }): number => event.at;
 const of = <K extends SessionEvent['type']>(event: SessionEvent, type: K): SessionEventOf<K> | null =>
   event.type === type ? (event as SessionEventOf<K>) : null;
 
+/** A worktree's facts, taken in every state: its merge or removal usually comes after the worker exited. */
+const WORKTREE_FACT = { actions: ['worktree', 'touch'] } as const;
+const WORKTREE = {
+  'session.worktree_created': WORKTREE_FACT,
+  'session.worktree_prepared': WORKTREE_FACT,
+  'session.worktree_op_requested': WORKTREE_FACT,
+  'session.worktree_merged': WORKTREE_FACT,
+  'session.worktree_removed': WORKTREE_FACT,
+  'session.worktree_op_failed': WORKTREE_FACT,
+  'session.worktree_cleanup_blocked': WORKTREE_FACT,
+  'session.worktree_missing': WORKTREE_FACT,
+} as const satisfies Record<WorktreeEventType, typeof WORKTREE_FACT>;
+
 /** What any state with a (possibly not yet started) worker accepts without changing state. */
 const REPORTS = {
+  ...WORKTREE,
   'session.progress': { actions: ['progress', 'touch'] },
   'session.context_requested': { actions: 'touch' },
   'session.runtime_session_assigned': { actions: ['runtimeSession', 'touch'] },
@@ -112,6 +129,7 @@ function contextFor(input: SessionInput): SessionContext {
     held: null,
     loop: null,
     loop_cooldowns: {},
+    worktree: null,
   };
 }
 
@@ -209,6 +227,7 @@ export const sessionMachine = setup({
       const { pattern, count, since, at, signature, summary, evidence, cooldown_until: until } = e;
       return { loop: { pattern, count, since, at, until, signature, summary, evidence }, loop_cooldowns: { ...context.loop_cooldowns, [pattern]: until } };
     }),
+    worktree: assign(({ context, event }) => (isWorktreeEvent(event) ? { worktree: foldWorktree(context.worktree, event) } : {})),
     stopRequested: assign(({ event }) => {
       const e = of(event, 'session.stop_requested');
       return e ? { stop_deadline_at: e.deadline_at } : {};
@@ -270,7 +289,7 @@ export const sessionMachine = setup({
         ],
       },
     },
-    exited: { entry: 'enter', on: { 'session.exclusion_changed': { actions: ['exclusion', 'touch'] } } },
+    exited: { entry: 'enter', on: { ...WORKTREE, 'session.exclusion_changed': { actions: ['exclusion', 'touch'] } } },
   },
 });
 
@@ -322,15 +341,16 @@ export function nextSnapshot(snapshot: SessionSnapshot, event: SessionEvent): Se
 export function restoreSession(stored: StoredSession, env: Record<string, string> | null = null): SessionSnapshot {
   // Snapshots written before permissions queued have no queue.
   const queued_permissions = stored.context.queued_permissions ?? [];
-  // Nor a turn's result, nor a hold.
+  // Nor a turn's result, nor a hold, nor a worktree.
   const last_result = stored.context.last_result ?? null;
   const held = stored.context.held ?? null;
+  const worktree = stored.context.worktree ?? null;
   // Nor when what it waits on last changed: from the state's start, as it was then.
   const waiting_since = stored.context.waiting_since ?? stored.context.state_since;
   // Nor loops.
   const loop = stored.context.loop ?? null;
   const loop_cooldowns = stored.context.loop_cooldowns ?? {};
-  return sessionMachine.resolveState({ value: stored.value, context: { ...stored.context, queued_permissions, last_result, held, waiting_since, loop, loop_cooldowns, env: env ?? stored.context.env } });
+  return sessionMachine.resolveState({ value: stored.value, context: { ...stored.context, queued_permissions, last_result, held, worktree, waiting_since, loop, loop_cooldowns, env: env ?? stored.context.env } });
 }
 
 /** Snapshots are journal storage too, so they leave out the env values, as `session.created` does. */

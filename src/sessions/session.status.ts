@@ -1,5 +1,7 @@
 import { SessionActor } from './session.actor';
 import { ExitReason, HoldReason, LastProgress, LoopRecord, Pending, PermissionRequest, SessionState } from './session.events';
+import { SessionWarning } from './session-warnings';
+import { SessionWorktree } from './session-worktree';
 
 /** The display labels (docs/architecture/decisions.md#session-states) for the three states that wake the main brain. */
 export const STATE_LABELS: Partial<Record<SessionState, string>> = {
@@ -41,11 +43,35 @@ export interface SessionStatus {
   loop: (Pick<LoopRecord, 'pattern' | 'count' | 'summary' | 'evidence'> & { since: string; detected_at: string; until: string }) | null;
   created_at: string;
   updated_at: string;
+  isolation: 'none' | 'worktree';
+  /** The git work tree the worker runs in (its worktree, or the checkout its cwd is in); null outside git. */
+  work_tree: string | null;
+  /** The session's worktree (isolation `worktree`): its branch, base, state and the last operation on it. */
+  worktree: WorktreeStatus | null;
+  /** What the session should know of (another live session in its work tree). */
+  warnings: SessionWarning[];
 }
+
+/** Each member of T with its K fields as ISO text (distributed, so a union keeps its members apart). */
+type Timed<T, K extends keyof T> = T extends unknown ? Omit<T, K> & { [P in K]: string } : never;
+
+/** A worktree as the status shows it: its times as ISO text. */
+export type WorktreeStatus = Omit<SessionWorktree, 'created_at' | 'pending_op' | 'last_op' | 'merged' | 'removed'> & {
+  created_at: string;
+  pending_op: Timed<NonNullable<SessionWorktree['pending_op']>, 'at'> | null;
+  last_op: Timed<NonNullable<SessionWorktree['last_op']>, 'at'> | null;
+  merged: Timed<NonNullable<SessionWorktree['merged']>, 'at'> | null;
+  removed: Timed<NonNullable<SessionWorktree['removed']>, 'at'> | null;
+};
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 
-export function toStatus(actor: SessionActor): SessionStatus {
+function worktreeStatus(w: SessionWorktree): WorktreeStatus {
+  const timed = <T extends { at: number }>(x: T | null): (Omit<T, 'at'> & { at: string }) | null => (x ? { ...x, at: iso(x.at) } : null);
+  return { ...w, created_at: iso(w.created_at), pending_op: timed(w.pending_op), last_op: timed(w.last_op), merged: timed(w.merged), removed: timed(w.removed) } as WorktreeStatus;
+}
+
+export function toStatus(actor: SessionActor, warnings: SessionWarning[] = []): SessionStatus {
   const c = actor.context;
   const state = actor.state;
   return {
@@ -73,5 +99,9 @@ export function toStatus(actor: SessionActor): SessionStatus {
     loop: c.loop ? { pattern: c.loop.pattern, count: c.loop.count, summary: c.loop.summary, evidence: c.loop.evidence, since: iso(c.loop.since), detected_at: iso(c.loop.at), until: iso(c.loop.until) } : null,
     created_at: iso(c.created_at),
     updated_at: iso(c.updated_at),
+    isolation: c.isolation ?? 'none',
+    work_tree: c.work_tree ?? null,
+    worktree: c.worktree ? worktreeStatus(c.worktree) : null,
+    warnings,
   };
 }

@@ -2,7 +2,20 @@ import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query, Sse } from 
 import { Observable } from 'rxjs';
 import { AlsoAllowed, OwnSessionParam } from '../auth/principals.guard';
 import { BodyOneOf } from '../http/openapi';
-import { CreateSessionDto, ListSessionsQueryDto, MessageDto, OutputQueryDto, PermissionDto, SIGNALS, StopDto, SupervisionDto } from './session.dto';
+import {
+  CreateSessionDto,
+  DiffQueryDto,
+  ListSessionsQueryDto,
+  MergeDto,
+  MessageDto,
+  OutputQueryDto,
+  PermissionDto,
+  RemoveWorktreeDto,
+  SIGNALS,
+  StopDto,
+  SupervisionDto,
+} from './session.dto';
+import { SessionDiff } from './session-worktrees';
 import { SessionStatus } from './session.status';
 import { OutputStreamMessage, SessionsService } from './sessions.service';
 
@@ -68,6 +81,29 @@ export class SessionsController {
   @HttpCode(200)
   release(@Param('id') id: string): Promise<SessionStatus> {
     return this.sessions.release(id);
+  }
+
+  @Get(':id/diff')
+  diff(@Param('id') id: string, @Query() query: DiffQueryDto): Promise<SessionDiff> {
+    return this.sessions.diff(id, query);
+  }
+
+  @Post(':id/merge')
+  @HttpCode(200)
+  merge(@Param('id') id: string, @Body() dto: MergeDto): Promise<SessionStatus> {
+    return this.sessions.operateWorktree(id, 'merge', { strategy: dto.strategy });
+  }
+
+  @Post(':id/branch-only')
+  @HttpCode(200)
+  branchOnly(@Param('id') id: string, @Body() dto: RemoveWorktreeDto): Promise<SessionStatus> {
+    return this.sessions.operateWorktree(id, 'branch_only', { force: dto.force ?? false });
+  }
+
+  @Post(':id/discard')
+  @HttpCode(200)
+  discard(@Param('id') id: string, @Body() dto: RemoveWorktreeDto): Promise<SessionStatus> {
+    return this.sessions.operateWorktree(id, 'discard', { force: dto.force ?? false });
   }
 
   @Patch(':id/supervision')

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { Module } from '@nestjs/common';
 import { WORKER_SESSIONS } from '../auth/worker-sessions.port';
+import { inheritedEnv } from '../auth/child-env';
 import { Credentials } from '../auth/credentials';
 import { BusModule } from '../bus/bus.module';
 import { DomainError } from '../common/domain-error';
@@ -32,6 +33,9 @@ import { NodeProcessRunner, PROCESS_RUNNER, ProcessRunner } from './runtimes/pro
 import { RuntimeCatalog } from './runtimes/runtime-catalog';
 import { RuntimeVersionCheck } from './runtimes/runtime-version.check';
 import { PerTurnRuntime } from './runtimes/turn-conversation';
+import { GitCli } from '../worktrees/git-cli';
+import { CliWorktreeGit } from '../worktrees/worktree-git';
+import { WORKTREE_GIT, WorktreeGit } from '../worktrees/worktree-git.port';
 
 const SESSIONS_SLICE = Symbol('SessionsSlice');
 
@@ -71,6 +75,8 @@ function sessionProfiles(profiles: ProfilesService, applier: ProfileApplier): Se
       inject: [ServiceUrl, Credentials],
     },
     { provide: SESSION_PROFILES, useFactory: sessionProfiles, inject: [ProfilesService, ProfileApplier] },
+    // Git (and the hooks it runs) gets the service's environment less its credentials, as workers do.
+    { provide: WORKTREE_GIT, useFactory: (host: SessionHost) => new CliWorktreeGit(new GitCli(inheritedEnv(host.env))), inject: [SESSION_HOST] },
     { provide: SESSION_WORKSPACE, useFactory: (config: BrainstemConfig) => new FileSessionWorkspace(join(config.journal.dir, 'session-config')), inject: [CONFIG] },
     {
       provide: RuntimeCatalog,
@@ -99,6 +105,7 @@ function sessionProfiles(profiles: ProfilesService, applier: ProfileApplier): Se
         endpoint: WorkerEndpoint,
         clock: Clock,
         ids: IdGenerator,
+        git: WorktreeGit,
       ): SessionsSlice =>
         sessionsSlice({
           journal,
@@ -116,8 +123,10 @@ function sessionProfiles(profiles: ProfilesService, applier: ProfileApplier): Se
           retention_s: config.retention_s,
           nodes,
           loops: config.loops,
+          git,
+          worktrees_dir: config.worktrees.dir,
         }),
-      inject: [CONFIG, JOURNAL, NODE_DIRECTORY, RuntimeCatalog, PROCESS_RUNNER, SESSION_PROFILES, SESSION_WORKSPACE, SESSION_HOST, WORKER_ENDPOINT, CLOCK, ID_GENERATOR],
+      inject: [CONFIG, JOURNAL, NODE_DIRECTORY, RuntimeCatalog, PROCESS_RUNNER, SESSION_PROFILES, SESSION_WORKSPACE, SESSION_HOST, WORKER_ENDPOINT, CLOCK, ID_GENERATOR, WORKTREE_GIT],
     },
     { provide: SessionRegistry, useFactory: (slice: SessionsSlice) => slice.registry, inject: [SESSIONS_SLICE] },
     { provide: SessionsService, useFactory: (slice: SessionsSlice) => slice.service, inject: [SESSIONS_SLICE] },

@@ -6,7 +6,7 @@ import { pageOf } from '../common/page';
 import { SessionDirectory, SessionView } from '../supervision/session-directory.port';
 import { SessionActor } from './session.actor';
 import { SessionCommands } from './session.commands';
-import { CreateSessionDto, ListSessionsQueryDto, parseSignal } from './session.dto';
+import { CreateSessionDto, DiffQueryDto, ListSessionsQueryDto, parseSignal } from './session.dto';
 import { HoldReason, JsonObject, Pending, PermissionDecision, SessionFact, pendingPermission } from './session.events';
 import { attentionSince } from './session.machine';
 import { DEFAULT_TAIL, OutputStreamMessage, SessionOutput } from './session-output';
@@ -14,7 +14,13 @@ import { IdGenerator } from './session.ports';
 import { SessionRegistry, aliasNumber } from './session.registry';
 import { SessionSetup } from './session-setup';
 import { SessionStatus, toStatus } from './session.status';
+import { SessionWarning, sharedWorkTreeWarnings } from './session-warnings';
 import { SessionWorkers } from './session-workers';
+import { WorktreeOp } from './session-worktree';
+import { SessionDiff, SessionWorktrees } from './session-worktrees';
+import { DEFAULT_DIFF_LINES, decodeCursor } from '../worktrees/diff-page';
+import { normalRelativePath, relativePathProblem } from '../common/relative-path';
+import { MergeStrategy } from '../worktrees/merge-plan';
 
 export { OutputStreamMessage } from './session-output';
 
@@ -52,10 +58,13 @@ export class SessionsService implements WorkerSessions, OnApplicationBootstrap, 
     private readonly outputs: SessionOutput,
     private readonly setup: SessionSetup,
     private readonly ids: IdGenerator,
+    private readonly worktrees: SessionWorktrees,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
     await this.registry.load();
+    // Before the workers: a worktree whose preparation a restart cut short fails its session rather than leave it starting.
+    await this.worktrees.start();
     await this.workers.start();
     void this.registry.startRetention();
   }
@@ -66,6 +75,7 @@ export class SessionsService implements WorkerSessions, OnApplicationBootstrap, 
   }
 
   onApplicationShutdown(): void {
+    this.worktrees.stop();
     this.workers.release();
   }
 
@@ -77,17 +87,52 @@ export class SessionsService implements WorkerSessions, OnApplicationBootstrap, 
    */
   async create(dto: CreateSessionDto): Promise<SessionStatus> {
     const id = this.ids.sessionId();
-    const { body, files } = await this.setup.plan(dto, id);
+    const { body, files, worktree } = await this.setup.plan(dto, id);
     if (files.length > 0) await this.setup.writeConfig(id, files);
     let actor: SessionActor;
+    const isolation = this.setup.worktrees;
     try {
-      actor = await this.commands.create({ ...body, excluded: dto.excluded ?? this.newSessionsExcluded, node: this.registry.nodes.self });
+      const added = worktree ? { add: (alias: string) => isolation.add(worktree, alias), undo: isolation.undo.bind(isolation) } : undefined;
+      actor = await this.commands.create({ ...body, excluded: dto.excluded ?? this.newSessionsExcluded, node: this.registry.nodes.self }, added);
     } catch (e) {
       if (files.length > 0) await this.setup.removeConfig(id);
       throw e;
     }
-    await actor.run(() => this.workers.launch(actor, dto.prompt ?? undefined));
-    return toStatus(actor);
+    const launch = () => this.workers.launch(actor, dto.prompt ?? undefined);
+    // A new worktree is checked out (and set up) off the request: the create answers while it is prepared.
+    if (actor.context.worktree?.state === 'preparing') void this.worktrees.prepareAndLaunch(actor, launch);
+    else await actor.run(launch);
+    return this.statusOf(actor);
+  }
+
+  /** The status with its warnings (other live sessions in its work tree). */
+  private statusOf(actor: SessionActor, warnings?: Map<string, SessionWarning[]>): SessionStatus {
+    const all = warnings ?? sharedWorkTreeWarnings(this.workTreeMembers());
+    return toStatus(actor, all.get(actor.id) ?? []);
+  }
+
+  private workTreeMembers() {
+    return this.registry.list().map((a) => ({ id: a.id, alias: a.context.alias, live: a.live, work_tree: a.context.work_tree ?? null }));
+  }
+
+  private statuses(actors: SessionActor[]): SessionStatus[] {
+    const warnings = sharedWorkTreeWarnings(this.workTreeMembers());
+    return actors.map((a) => this.statusOf(a, warnings));
+  }
+
+  /** The session's diff: its worktree's changes against its base, a page of patches (GET …/diff). */
+  diff(idOrAlias: string, query: DiffQueryDto = {}): Promise<SessionDiff> {
+    const file = query.file ?? null;
+    const problem = file === null ? null : relativePathProblem(file);
+    if (problem !== null) throw new DomainError('path_outside_tree', `file: ${problem}`, { file });
+    const cursor = query.cursor ? decodeCursor(query.cursor) : { file: 0, line: 0 };
+    if (cursor === null) throw new DomainError('invalid_input', 'cursor: must be a next_cursor this route gave');
+    return this.worktrees.diff(idOrAlias, { file: file === null ? null : normalRelativePath(file), cursor, limit: query.limit ?? DEFAULT_DIFF_LINES });
+  }
+
+  /** Merge, branch-only or discard of the session's worktree, performed by the node that owns it. */
+  async operateWorktree(idOrAlias: string, op: WorktreeOp, args: { strategy?: MergeStrategy; force?: boolean }, by = 'user'): Promise<SessionStatus> {
+    return this.statusOf(await this.worktrees.operate(idOrAlias, op, args, by));
   }
 
   /** A page of the sessions in memory, in creation order. */
@@ -96,7 +141,7 @@ export class SessionsService implements WorkerSessions, OnApplicationBootstrap, 
       .list()
       .filter((a) => (query.state === undefined || a.state === query.state) && (query.excluded === undefined || a.context.excluded === query.excluded));
     const page = pageOf(matching, aliasNumber, 'sessions', 'ascending', query);
-    return { sessions: page.items.map(toStatus), next_cursor: page.next_cursor };
+    return { sessions: this.statuses(page.items), next_cursor: page.next_cursor };
   }
 
   /** What the main brain lists: live sessions in creation order, then exited ones, latest exit first; at most `limit`. */
@@ -105,11 +150,11 @@ export class SessionsService implements WorkerSessions, OnApplicationBootstrap, 
     const live = all.filter((a) => a.live).sort((a, b) => aliasNumber(a) - aliasNumber(b));
     const exited = all.filter((a) => !a.live).sort((a, b) => b.context.state_since - a.context.state_since);
     const ordered = [...live, ...exited];
-    return { sessions: ordered.slice(0, limit).map(toStatus), omitted: Math.max(0, ordered.length - limit) };
+    return { sessions: this.statuses(ordered.slice(0, limit)), omitted: Math.max(0, ordered.length - limit) };
   }
 
   status(idOrAlias: string): SessionStatus {
-    return toStatus(this.registry.get(idOrAlias));
+    return this.statusOf(this.registry.get(idOrAlias));
   }
 
   /** The session's id and alias, or null when no session has that id or alias. */
@@ -130,7 +175,7 @@ export class SessionsService implements WorkerSessions, OnApplicationBootstrap, 
       await this.commands.execute(actor, { type: 'dispatch_message', text, worker: this.workers.reachOf(actor) });
       this.workers.deliver(actor, text);
     });
-    return toStatus(actor);
+    return this.statusOf(actor);
   }
 
   /**
@@ -147,7 +192,7 @@ export class SessionsService implements WorkerSessions, OnApplicationBootstrap, 
       await this.commands.execute(actor, { type: 'resolve_permission', request_id: requestId, decision, reason, profile_deny, home: this.setup.home });
       if (request) this.workers.answer(actor, request, decision, reason);
     });
-    return toStatus(actor);
+    return this.statusOf(actor);
   }
 
   /**
@@ -180,7 +225,7 @@ export class SessionsService implements WorkerSessions, OnApplicationBootstrap, 
       const signal = parsed.type === 'permission_request' ? { ...parsed, request_id: this.ids.requestId(), deny: await this.setup.denyFacts(actor.context.profile_id) } : parsed;
       return this.commands.execute(actor, { type: 'signal', signal }, 'worker');
     });
-    return { status: toStatus(actor), event };
+    return { status: this.statusOf(actor), event };
   }
 
   async setExcluded(idOrAlias: string, excluded: boolean, by = 'user'): Promise<void> {
@@ -234,7 +279,7 @@ export class SessionsService implements WorkerSessions, OnApplicationBootstrap, 
       actor.whenExited(),
       new Promise<void>((r) => (settle = setTimeout(r, graceMs + KILL_SETTLE_MS))),
     ]).finally(() => clearTimeout(settle));
-    return toStatus(actor);
+    return this.statusOf(actor);
   }
 
   outputStream(idOrAlias: string, tail = DEFAULT_TAIL): Observable<OutputStreamMessage> {
@@ -266,6 +311,7 @@ export class SessionsService implements WorkerSessions, OnApplicationBootstrap, 
       last_result: a.context.last_result,
       waiting_on: waitingOn(a.context.pending),
       attention_since: attentionSince(a.context),
+      work_tree: a.context.work_tree ?? null,
     });
     // Built apart and then returned, so it may hold more than the port names yet (exclusionWrite).
     const directory = {

@@ -1,4 +1,7 @@
+import { randomBytes } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import { NodeDirectory } from '../cluster/node-directory.port';
+import { WorktreeGit } from '../worktrees/worktree-git.port';
 import { Journal } from '../journal/journal.port';
 import { SessionCommands } from './session.commands';
 import { SessionEnvStore } from './session-env.store';
@@ -10,6 +13,8 @@ import { SessionSetup } from './session-setup';
 import { SessionWorkers, workerEnvironment } from './session-workers';
 import { SessionWorkspace } from './session-workspace.port';
 import { SessionsService } from './sessions.service';
+import { SessionWorktreeSetup } from './session-worktree-setup';
+import { SessionWorktrees } from './session-worktrees';
 import { ProcessRunner } from './runtimes/process-runner';
 import { SessionLoops } from './loops/session-loops';
 import { DEFAULT_LOOP_THRESHOLDS, LoopThresholds } from './loops/loop-thresholds';
@@ -36,12 +41,21 @@ export interface SessionsSliceDeps {
   nodes?: NodeDirectory;
   /** The service's loop thresholds (BRAINSTEM_LOOP_*); the defaults when absent. */
   loops?: LoopThresholds;
+  /** Git, for worktree isolation, and where the worktrees go (BRAINSTEM_WORKTREES_DIR). */
+  git: WorktreeGit;
+  worktrees_dir: string;
+  /** How long an operation taken for another node's session waits for that node to perform it. */
+  worktree_op_timeout_ms?: number;
 }
+
+/** An operation on a worktree waits this long for the node that owns the session, by default. */
+const WORKTREE_OP_TIMEOUT_MS = 120_000;
 
 export interface SessionsSlice {
   registry: SessionRegistry;
   commands: SessionCommands;
   workers: SessionWorkers;
+  worktrees: SessionWorktrees;
   service: SessionsService;
 }
 
@@ -52,8 +66,25 @@ export function sessionsSlice(deps: SessionsSliceDeps): SessionsSlice {
   const output = new SessionOutput(deps.logsDir);
   const loops = new SessionLoops(deps.loops ?? DEFAULT_LOOP_THRESHOLDS, () => deps.clock.now(), (actor, body) => commands.execute(actor, body));
   commands.observeWith((actor, facts) => loops.facts(actor, facts));
-  const setup = new SessionSetup(deps.profiles, deps.workspace, deps.runtimes, deps.host, { max_sessions: deps.max_sessions });
-  const workers = new SessionWorkers(registry, commands, deps.runtimes, deps.runner, workerEnvironment(deps.host, deps.endpoint), output, setup, loops);
-  const service = new SessionsService(registry, commands, workers, output, setup, deps.ids);
-  return { registry, commands, workers, service };
+  const environment = workerEnvironment(deps.host, deps.endpoint);
+  const isolation = new SessionWorktreeSetup(deps.git, deps.worktrees_dir, deps.runner, availableParallelism());
+  const setup = new SessionSetup(deps.profiles, deps.workspace, deps.runtimes, deps.host, { max_sessions: deps.max_sessions }, isolation);
+  const workers = new SessionWorkers(registry, commands, deps.runtimes, deps.runner, environment, output, setup, loops);
+  const retention_ms = deps.retention_s === undefined ? Infinity : deps.retention_s * 1000;
+  const worktrees = new SessionWorktrees(registry, commands, deps.git, isolation, environment, output, {
+    retention_ms,
+    // Often enough to follow a short retention, at most once a minute.
+    sweep_ms: Math.min(60_000, Math.max(1000, Number.isFinite(retention_ms) ? retention_ms : 60_000)),
+    op_timeout_ms: deps.worktree_op_timeout_ms ?? WORKTREE_OP_TIMEOUT_MS,
+    now: () => deps.clock.now(),
+    newOpId: () => `op_${randomBytes(6).toString('hex')}`,
+  });
+  // A session whose worktree is still on disk stays in memory: its work can still be merged, kept or discarded.
+  const worktreeKept = (id: string): boolean => {
+    const w = registry.find(id)?.context.worktree;
+    return w !== null && w !== undefined && w.state !== 'removed';
+  };
+  registry.holdWhile({ holds: worktreeKept, loaded: Promise.resolve() });
+  const service = new SessionsService(registry, commands, workers, output, setup, deps.ids, worktrees);
+  return { registry, commands, workers, worktrees, service };
 }

@@ -38,6 +38,7 @@ export function foldRounds(rounds: RoundHistory, e: { type: string; data: unknow
         round_id: round.id,
         reasons: round.reasons,
         evidence: round.evidence,
+        shared_work_trees: round.shared_work_trees,
         task_hint: context.task_hint,
         turns_used: context.turns_used,
         max_turns: context.max_turns,

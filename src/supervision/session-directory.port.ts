@@ -20,6 +20,8 @@ export interface SessionView {
   waiting_on: { kind: 'question' | 'permission' | 'blocked'; text: string } | null;
   /** Epoch ms when what it waits on began: entering its state, or a later change within it (a new question, a new turn result). */
   attention_since: number;
+  /** The git work tree the worker runs in (its worktree, or the checkout of its cwd); null outside git or unknown. */
+  work_tree?: string | null;
 }
 
 /** Keeps exited sessions in memory past their retention while it needs them (a running workflow run naming them). */

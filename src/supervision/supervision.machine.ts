@@ -49,6 +49,14 @@ export interface RoundInFlight {
   reasons: WakeReason[];
   /** What each woken session last reported, taken when the round started; absent in rounds journaled before. */
   evidence?: WorkerEvidence[];
+  /** Live sessions sharing one git work tree when the round started (no worktree of their own); absent when none, or before. */
+  shared_work_trees?: SharedWorkTree[];
+}
+
+/** Live sessions working in one git work tree: they can overwrite each other's changes. */
+export interface SharedWorkTree {
+  work_tree: string;
+  aliases: string[];
 }
 
 /** A woken session's last turn result, or else the tail of its output: worker text, bounded. */

@@ -11,7 +11,7 @@ import { SseMessage, SseResume, sseEvents } from '../journal/audit';
 import { Fence, Journal, JournalEvent } from '../journal/journal.port';
 import { attentionReasons } from './attention';
 import { RoundDriver, streamDriver } from './round-driver.port';
-import { roundEvidence } from './round-prompt';
+import { roundEvidence, sharedWorkTrees } from './round-prompt';
 import { RoundRunner } from './round-runner';
 import { RoundView } from './round.view';
 import { SessionDirectory } from './session-directory.port';
@@ -376,7 +376,15 @@ export class SupervisionService {
     return this.queue.run(async () => {
       const at = this.now();
       const id = `rd_${this.newId()}`;
-      const round: RoundInFlight = { id, started_at: at, deadline_at: at + this.settings.round_timeout_s * 1000, reasons, evidence: roundEvidence(reasons, this.sessions) };
+      const shared = sharedWorkTrees(this.sessions.list());
+      const round: RoundInFlight = {
+        id,
+        started_at: at,
+        deadline_at: at + this.settings.round_timeout_s * 1000,
+        reasons,
+        evidence: roundEvidence(reasons, this.sessions),
+        ...(shared.length ? { shared_work_trees: shared } : {}),
+      };
       try {
         await this.execute({ type: 'start_round', round });
       } catch (e) {

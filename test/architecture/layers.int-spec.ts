@@ -13,20 +13,20 @@ const LAYERS: ReadonlyArray<{ name: string; folders: readonly string[] }> = [
   { name: 'event bus', folders: ['bus'] },
   { name: 'infrastructure', folders: ['cluster', 'logging'] },
   { name: 'http platform', folders: ['http'] },
-  { name: 'features', folders: ['auth', 'profiles', 'sessions', 'supervision', 'workflows', 'main-brain', 'mcp', 'notifications', 'dashboard'] },
+  { name: 'features', folders: ['auth', 'worktrees', 'profiles', 'sessions', 'supervision', 'workflows', 'main-brain', 'mcp', 'notifications', 'dashboard'] },
   { name: 'composition', folders: ['.', 'cli'] },
 ];
 
 /**
  * Which folder of a layer may import which other folder of the same layer; a folder not named imports no peer. It
  * must stay one-way (a spec below checks that). Auth is the lowest feature: every feature's routes name who may call
- * them. Supervision watches sessions; workflows run on both; the main brain and MCP drive everything below them.
+ * them. Worktrees (git) knows nothing of sessions, which isolate their workers in them. Supervision watches sessions; workflows run on both; the main brain and MCP drive everything below them.
  */
 const PEERS: Readonly<Record<string, readonly string[]>> = {
-  sessions: ['auth', 'profiles'],
+  sessions: ['auth', 'profiles', 'worktrees'],
   supervision: ['auth', 'sessions'],
   workflows: ['sessions', 'supervision'],
-  'main-brain': ['auth', 'profiles', 'sessions', 'supervision'],
+  'main-brain': ['auth', 'profiles', 'sessions', 'supervision', 'worktrees'],
   mcp: ['auth', 'main-brain', 'sessions', 'supervision'],
   // Notifications watch what needs the person and act through the sessions and the human gate.
   notifications: ['auth', 'sessions', 'supervision', 'main-brain'],

@@ -1,6 +1,8 @@
 import { IncomingMessage, Server, ServerResponse, createServer } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { GitCli } from '../../src/worktrees/git-cli';
+import { CliWorktreeGit } from '../../src/worktrees/worktree-git';
 import { DomainError } from '../../src/common/domain-error';
 import { CommandStream, handleCommand } from '../../src/journal/command-handler';
 import { EventJournal } from '../../src/journal/event-journal';
@@ -75,6 +77,8 @@ describe('the sessions slice without the app: a real journal, real worker proces
       ids: randomIds,
       logsDir: join(dir.path, 'logs'),
       max_sessions: options.max_sessions ?? 10,
+      git: new CliWorktreeGit(new GitCli(process.env)),
+      worktrees_dir: join(dir.path, 'worktrees'),
     });
     await slice.service.onApplicationBootstrap();
     return slice;

@@ -248,6 +248,11 @@ function Editor(props: {
             {text('Auto-apply directory', ['auto_apply_dir'], { optional: true })}
             {text('Default working directory', ['default_cwd'], { optional: true })}
           </div>
+          <div class="fields">
+            {choice('Isolation', ['isolation'], ['none', 'worktree'], 'none')}
+            {text('Worktree setup command', ['worktree', 'setup'], { optional: true })}
+            {list('Untracked files copied into worktrees', ['worktree', 'copy'])}
+          </div>
           <Rows
             label="Path rules"
             item="rule"

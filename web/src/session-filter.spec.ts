@@ -26,6 +26,10 @@ const session = (over: Partial<Session>): Session => ({
   loop: null,
   created_at: '2026-01-01T00:00:00.000Z',
   updated_at: '2026-01-01T00:00:00.000Z',
+  isolation: 'none',
+  work_tree: null,
+  worktree: null,
+  warnings: [],
   ...over,
 });
 

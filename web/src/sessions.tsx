@@ -10,6 +10,8 @@ import { Flip, NO_FILTER, SessionFilter, invertPreview, matchesFilter } from './
 import { StartSessionForm } from './start-session';
 import { putFresh, sessions } from './store';
 import { Session, SessionState } from './types';
+import { sharingWorkTree } from './patch-view';
+import { WorktreeActions, WorktreeChanges } from './worktree-view';
 import './sessions.css';
 
 const STATES: readonly { value: SessionState; label: string }[] = [
@@ -172,6 +174,37 @@ function OutputTail({ session }: { session: Session }) {
   );
 }
 
+/** Another live session in the same git work tree: both can overwrite each other's changes. */
+function SharedWorkTree({ session }: { session: Session }) {
+  const others = sharingWorkTree(session, sessions.value.values());
+  if (others.length === 0) return null;
+  return (
+    <p class="warning" role="note">
+      Shares the git work tree <code>{session.work_tree}</code> with {others.join(', ')}: they can overwrite each other's changes. Start sessions with a worktree of
+      their own to keep them apart.
+    </p>
+  );
+}
+
+/** The worktree's changes while its folder is there, else what became of it; and the actions on it. */
+function Worktree({ session: s }: { session: Session }) {
+  const w = s.worktree;
+  if (!w) return null;
+  const why: Record<string, string> = {
+    preparing: 'The worktree is being prepared (checkout, copies, setup).',
+    failed: `Preparing the worktree failed: ${w.prepare_failure ?? ''}`,
+    missing: `The worktree folder ${w.path} was deleted by hand; the branch ${w.branch} is kept.`,
+    removed: `The worktree was removed (${w.removed?.reason ?? ''}); the branch ${w.branch} is ${w.removed?.branch_kept ? 'kept' : 'deleted'}.`,
+  };
+  return (
+    <div class="worktree">
+      {w.state === 'ready' ? <WorktreeChanges session={s} /> : <p class="muted">{why[w.state]}</p>}
+      {w.cleanup_blocked ? <p class="warning">Not cleaned up: uncommitted changes in {w.cleanup_blocked.join(', ')}.</p> : null}
+      <WorktreeActions session={s} />
+    </div>
+  );
+}
+
 function SessionRow({ session: s }: { session: Session }) {
   const { busy, error, attempt } = useAction();
   const open = useSignal(false);
@@ -204,7 +237,15 @@ function SessionRow({ session: s }: { session: Session }) {
       <p class="meta muted">
         {s.runtime}
         {s.profile_id ? ` · ${s.profile_id}` : ''} · <code>{s.cwd}</code>
+        {s.worktree ? (
+          <>
+            {' '}
+            · worktree <code>{s.worktree.branch}</code>
+            {s.worktree.state !== 'ready' ? ` (${s.worktree.state})` : ''}
+          </>
+        ) : null}
       </p>
+      <SharedWorkTree session={s} />
       <div class="actions">
         <button type="button" aria-expanded={open.value} onClick={() => (open.value = !open.value)}>
           {open.value ? `Hide ${s.alias}` : `Open ${s.alias}`}
@@ -220,6 +261,7 @@ function SessionRow({ session: s }: { session: Session }) {
         <div class="details">
           {s.pending?.kind === 'question' ? <blockquote class="question">{s.pending.question}</blockquote> : null}
           {s.pending?.kind === 'blocked' ? <blockquote class="blocked">{s.pending.reason}</blockquote> : null}
+          {s.worktree ? <Worktree session={s} /> : null}
           <OutputTail session={s} />
           {s.state !== 'exited' ? <Reply session={s} action={s.pending?.kind === 'question' ? 'Send the answer' : `Send to ${s.alias}`} /> : null}
         </div>

@@ -17,6 +17,8 @@ export function StartSessionForm({ onStarted }: { onStarted: (s: Session) => voi
   const prompt = useSignal('');
   const command = useSignal('');
   const args = useSignal('');
+  const isolation = useSignal<'' | 'none' | 'worktree'>('');
+  const baseRef = useSignal('');
   const busy = useSignal(false);
   const error = useSignal<string | null>(null);
   const started = useSignal<Session | null>(null);
@@ -46,6 +48,8 @@ export function StartSessionForm({ onStarted }: { onStarted: (s: Session) => voi
       ...(prompt.value.trim() !== '' ? { prompt: prompt.value } : {}),
       ...(isCommand ? { command: command.value.trim() } : {}),
       ...(isCommand && args.value.trim() !== '' ? { args: args.value.split('\n').filter((a) => a !== '') } : {}),
+      ...(isolation.value !== '' ? { isolation: isolation.value } : {}),
+      ...(isolation.value === 'worktree' && baseRef.value.trim() !== '' ? { base_ref: baseRef.value.trim() } : {}),
     };
     try {
       const s = await api<Session>('/coding-sessions', { method: 'POST', body });
@@ -92,6 +96,20 @@ export function StartSessionForm({ onStarted }: { onStarted: (s: Session) => voi
           Working folder
           <input value={cwd.value} placeholder="the service's folder" onInput={(e) => (cwd.value = e.currentTarget.value)} />
         </label>
+        <label>
+          Isolation
+          <select value={isolation.value} onChange={(e) => (isolation.value = e.currentTarget.value as '' | 'none' | 'worktree')}>
+            <option value="">the profile's (none unless it says)</option>
+            <option value="none">none: the folder as it is</option>
+            <option value="worktree">worktree: a branch and folder of its own</option>
+          </select>
+        </label>
+        {isolation.value === 'worktree' ? (
+          <label>
+            Base (branch, tag or commit)
+            <input value={baseRef.value} placeholder="the checkout's HEAD" onInput={(e) => (baseRef.value = e.currentTarget.value)} />
+          </label>
+        ) : null}
         {takesCommand ? (
           <>
             <label>

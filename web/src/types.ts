@@ -18,3 +18,5 @@ export type { PushDeviceView } from '../../src/notifications/push-devices.servic
 export type { NotificationKind } from '../../src/config/notify-config';
 
 export const NEEDS_ATTENTION: readonly SessionState[] = ['pending_handling', 'pending_authorization', 'pending_decision'];
+export type { WorktreeDiff, PatchPage, DiffFile } from '../../src/worktrees/diff-page';
+export type { SessionWarning } from '../../src/sessions/session-warnings';

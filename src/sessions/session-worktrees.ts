@@ -1,0 +1,209 @@
+import { Logger } from '@nestjs/common';
+import { DomainError } from '../common/domain-error';
+import { DiffCursor, WorktreeDiff } from '../worktrees/diff-page';
+import { MergeStrategy } from '../worktrees/merge-plan';
+import { WorktreeGit } from '../worktrees/worktree-git.port';
+import { WORKTREE_ERRORS, WorktreeErrorCode, WorktreeRefusal } from '../worktrees/worktree.errors';
+import { SessionActor } from './session.actor';
+import { SessionCommands } from './session.commands';
+import { SessionRegistry } from './session.registry';
+import { SessionOutput } from './session-output';
+import { WorkerEnvironment } from './session-workers';
+import { WorktreeOp } from './session-worktree';
+import { WorktreeOpOutcome } from './session-worktree.decider';
+import { SessionWorktreeSetup } from './session-worktree-setup';
+
+export interface SessionWorktreesOptions {
+  /** How long a merged worktree is kept after its session exited (BRAINSTEM_RETENTION_S), before cleanup removes it. */
+  retention_ms: number;
+  /** How often cleanup looks. */
+  sweep_ms: number;
+  /** How long an operation taken here waits for the node that owns the session to perform it. */
+  op_timeout_ms: number;
+  now: () => number;
+  newOpId: () => string;
+}
+
+/** A session's diff, as GET /coding-sessions/{id}/diff answers it. */
+export type SessionDiff = { id: string; alias: string } & WorktreeDiff;
+
+const isWorktreeCode = (code: string): code is WorktreeErrorCode => Object.hasOwn(WORKTREE_ERRORS, code);
+
+function refusalOf(e: unknown): WorktreeRefusal {
+  if (e instanceof DomainError && isWorktreeCode(e.code)) return { code: e.code, message: e.message, ...(e.details ? { details: e.details } : {}) };
+  return { code: 'git_failed', message: e instanceof Error ? e.message : String(e) };
+}
+
+/**
+ * Sessions' worktrees after their creation: prepared before the worker starts, diffed live, merged back, kept as a
+ * branch or discarded, and cleaned up. Each operation goes through the command path (session-worktree.decider.ts):
+ * journaled as requested, performed with git by the node that owns the session (the worktree is on its disk; another
+ * node's request reaches it as a foreign event), its outcome journaled. At start: git's version is checked, worktrees
+ * are pruned, folders deleted by hand reported, operations a restart cut short recorded as such.
+ */
+export class SessionWorktrees {
+  private readonly logger = new Logger('worktrees');
+  private sweeper: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly registry: SessionRegistry,
+    private readonly commands: SessionCommands,
+    private readonly git: WorktreeGit,
+    readonly setup: SessionWorktreeSetup,
+    private readonly environment: WorkerEnvironment,
+    private readonly output: SessionOutput,
+    private readonly options: SessionWorktreesOptions,
+  ) {}
+
+  /** After the registry loaded, before the workers are recovered. */
+  async start(): Promise<void> {
+    const problem = await this.git.check();
+    if (problem) this.logger.warn(`worktree isolation is unavailable: ${problem}`);
+    this.registry.onForeignEvent((actor, event) => {
+      if (event.type !== 'session.worktree_op_requested') return;
+      actor.run(() => this.perform(actor)).catch((e: unknown) => this.logger.error(`session ${actor.id}: ${event.op} from another node not performed: ${(e as Error).message}`));
+    });
+    if (problem) return;
+    const owned = this.registry.list().filter((a) => a.context.worktree && a.context.worktree.state !== 'removed' && this.registry.owns(a));
+    for (const repo of new Set(owned.map((a) => a.context.worktree?.repo as string))) {
+      await this.git.prune(repo).catch((e: unknown) => this.logger.warn(`git worktree prune in ${repo}: ${(e as Error).message}`));
+    }
+    for (const actor of owned) await actor.run(() => this.recover(actor)).catch((e: unknown) => this.logger.error(`session ${actor.id}: worktree not recovered: ${(e as Error).message}`));
+    this.sweeper = setInterval(() => void this.sweep(), this.options.sweep_ms);
+    this.sweeper.unref();
+  }
+
+  stop(): void {
+    if (this.sweeper) clearInterval(this.sweeper);
+    this.sweeper = null;
+  }
+
+  /** An operation cut short, a preparation that never finished, a folder deleted by hand: each recorded as what it is. */
+  private async recover(actor: SessionActor): Promise<void> {
+    const w = actor.context.worktree;
+    if (!w) return;
+    if (w.pending_op) {
+      const refusal: WorktreeRefusal = { code: 'worktree_op_interrupted', message: `the service stopped during the ${w.pending_op.op}; git left no half-done merge: look at the branch and try again` };
+      await this.commands.execute(actor, { type: 'record_worktree_op', op_id: w.pending_op.op_id, outcome: { ok: false, refusal } });
+    }
+    if (w.state === 'preparing') await this.commands.execute(actor, { type: 'record_worktree_prepared', ok: false, reason: 'the service stopped while the worktree was prepared' });
+    if (!(await this.git.exists(w.path))) await this.reportMissing(actor);
+  }
+
+  private async reportMissing(actor: SessionActor): Promise<void> {
+    const w = actor.context.worktree;
+    if (!w || w.state === 'missing' || w.state === 'removed') return;
+    this.logger.warn(`session ${actor.id}: its worktree ${w.path} was deleted by hand; the branch ${w.branch} is kept`);
+    await this.git.prune(w.repo).catch(() => undefined);
+    await this.commands.execute(actor, { type: 'record_worktree_missing' });
+  }
+
+  /**
+   * The worktree made ready off the creation's turn (checkout, copies, setup), then `launch` in the session's mailbox;
+   * a preparation that failed fails the session, with the reason in its log and its worktree's state.
+   */
+  prepareAndLaunch(actor: SessionActor, launch: () => Promise<void>): Promise<void> {
+    const log = (text: string) => this.output.write(actor, Buffer.from(`${text}\n`));
+    return this.setup
+      .prepare(actor, this.environment(actor.context), log, (chunk) => this.output.write(actor, chunk))
+      .then((reason) =>
+        actor.run(async () => {
+          if (reason !== null) log(`brainstem: ${reason}`);
+          await this.commands.execute(actor, { type: 'record_worktree_prepared', ok: reason === null, reason });
+          // A stop during the preparation ended the session: no worker starts then.
+          if (reason === null && actor.live) await launch();
+        }),
+      )
+      .catch((e: unknown) => this.logger.error(`session ${actor.id}: worktree not prepared: ${(e as Error).message}`));
+  }
+
+  /**
+   * Merge, branch-only or discard: journaled as requested, performed by the owner, answered with its outcome; a refusal
+   * (a conflict, uncommitted changes) is thrown with its code and files.
+   */
+  async operate(idOrAlias: string, op: WorktreeOp, args: { strategy?: MergeStrategy; force?: boolean }, by: string): Promise<SessionActor> {
+    const actor = await this.commands.commandable(idOrAlias);
+    const op_id = this.options.newOpId();
+    const strategy = op === 'merge' ? (args.strategy ?? 'ff') : null;
+    await actor.run(() => this.commands.execute(actor, { type: 'request_worktree_op', op_id, op, strategy, force: args.force ?? false }, by));
+    if (this.registry.owns(actor)) {
+      await actor.run(() => this.perform(actor));
+    } else {
+      const done = await actor.until((a) => a.context.worktree?.last_op?.op_id === op_id, this.options.op_timeout_ms);
+      if (!done) {
+        throw new DomainError('worktree_op_timeout', `node ${this.registry.ownerOf(actor)} has not performed the ${op} of ${actor.context.alias} within ${this.options.op_timeout_ms / 1000} s; it is still requested (${op_id})`, {
+          node: this.registry.ownerOf(actor),
+          op_id,
+        });
+      }
+    }
+    const last = actor.context.worktree?.last_op;
+    if (last && last.op_id === op_id && !last.ok) throw new DomainError(last.code, last.message, last.details ?? undefined);
+    return actor;
+  }
+
+  /** The requested operation, carried out with git here (the owner), its outcome journaled. Runs in the session's mailbox. */
+  private async perform(actor: SessionActor): Promise<void> {
+    const w = actor.context.worktree;
+    const op = w?.pending_op;
+    if (!w || !op) return;
+    let outcome: WorktreeOpOutcome;
+    try {
+      const folder = await this.git.exists(w.path);
+      const at = { repo: w.repo, branch: w.branch, path: w.path };
+      if (op.op === 'merge') {
+        const strategy = op.strategy ?? 'ff';
+        const r = await this.git.merge({ ...at, base_branch: w.base_branch as string, strategy, alias: actor.context.alias, op_id: op.op_id, folder, scratch: this.setup.folderOf(w.repo) });
+        outcome = r.ok ? { ok: true, merged: { strategy, step: r.step, into: r.into, commit: r.commit, checkout_updated: r.checkout_updated } } : r;
+      } else {
+        // A discard deletes the branch only if Brainstem made it: a reused branch is the user's.
+        const branch_delete = op.op === 'discard' && w.reused === 'none' ? 'force' : 'keep';
+        const r = await this.git.remove({ ...at, branch_delete, force: op.force });
+        outcome = r.ok ? { ok: true, removed: { branch_kept: r.branch_kept } } : r;
+      }
+    } catch (e) {
+      outcome = { ok: false, refusal: refusalOf(e) };
+    }
+    await this.commands.execute(actor, { type: 'record_worktree_op', op_id: op.op_id, outcome });
+  }
+
+  /** The session's diff now, on the node that owns it (the worktree is on its disk). */
+  async diff(idOrAlias: string, query: { file: string | null; cursor: DiffCursor; limit: number }): Promise<SessionDiff> {
+    const actor = this.registry.get(idOrAlias);
+    const { alias } = actor.context;
+    const w = actor.context.worktree;
+    if (!w) throw new DomainError('no_worktree', `session ${alias} has no worktree: it was started without isolation "worktree"`);
+    if (w.state === 'removed') throw new DomainError('worktree_removed', `the worktree of ${alias} was removed (${w.removed?.reason}); its branch ${w.branch}${w.removed?.branch_kept ? ' is kept' : ' is gone'}`);
+    if (!this.registry.owns(actor)) {
+      const node = this.registry.ownerOf(actor);
+      throw new DomainError('worktree_on_another_node', `the worktree of ${alias} is on node ${node}: ask that node for its diff`, { node });
+    }
+    if (w.state === 'preparing') throw new DomainError('worktree_not_ready', `the worktree of ${alias} is still being prepared`);
+    if (!(await this.git.exists(w.path))) {
+      await actor.run(() => this.reportMissing(actor));
+      throw new DomainError('worktree_missing', `the worktree of ${alias} (${w.path}) was deleted by hand; its branch ${w.branch} is kept`, { path: w.path, branch: w.branch });
+    }
+    const diff = await this.git.diff({ path: w.path, branch: w.branch, base_ref: w.base_ref, base_branch: w.base_branch, base_sha: w.base_sha, ...query });
+    return { id: actor.id, alias, ...diff };
+  }
+
+  /**
+   * Merged worktrees of exited sessions, once retention has passed since the later of the merge and the exit: removed
+   * with their (merged) branch, never with uncommitted changes (those are recorded, and the worktree kept).
+   */
+  async sweep(): Promise<void> {
+    const now = this.options.now();
+    for (const actor of this.registry.list()) {
+      const w = actor.context.worktree;
+      if (!w || !w.merged || w.pending_op || w.state === 'removed' || w.state === 'preparing' || actor.live || !this.registry.owns(actor)) continue;
+      if (now < Math.max(w.merged.at, actor.context.state_since) + this.options.retention_ms) continue;
+      await actor
+        .run(async () => {
+          const r = await this.git.remove({ repo: w.repo, path: w.path, branch: w.branch, branch_delete: w.reused === 'none' ? 'merged' : 'keep', force: false });
+          const outcome = r.ok ? { removed: true as const, branch_kept: r.branch_kept } : { blocked: (r.refusal.details?.files as string[] | undefined) ?? [] };
+          await this.commands.execute(actor, { type: 'record_worktree_cleanup', outcome });
+        })
+        .catch((e: unknown) => this.logger.warn(`session ${actor.id}: worktree cleanup failed: ${(e as Error).message}`));
+    }
+  }
+}
