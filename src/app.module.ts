@@ -20,6 +20,7 @@ import { ProfilesModule } from './profiles/profiles.module';
 import { MainBrainModule } from './main-brain/main-brain.module';
 import { McpModule } from './mcp/mcp.module';
 import { SessionsModule } from './sessions/sessions.module';
+import { UsageModule } from './usage/usage.module';
 import { WorkflowsModule } from './workflows/workflows.module';
 
 @Module({})
@@ -39,6 +40,7 @@ export class AppModule {
         AuthModule,
         BusModule,
         ProfilesModule,
+        UsageModule,
         SessionsModule,
         MainBrainModule,
         WorkflowsModule,

@@ -17,6 +17,7 @@ export type LintCode =
   | 'version_outdated'
   | 'metadata_ignored'
   | 'runtime_unsupported'
+  | 'budget_day_below_session'
   | 'schema';
 
 export interface LintFinding {
@@ -118,7 +119,20 @@ export function lintProfile(doc: ProfileDoc, ctx: LintContext): LintResult {
   });
 
   lintRuntime(doc, warn);
+  lintBudget(doc, warn);
   return { valid: errors.length === 0, errors, warnings };
+}
+
+/** A day's budget below one session's: the day's is reached first, so the per-session one never holds anything. */
+function lintBudget(doc: ProfileDoc, warn: Report): void {
+  const { per_session, per_day } = doc.budget ?? {};
+  for (const unit of ['tokens', 'usd'] as const) {
+    const session = per_session?.[unit];
+    const day = per_day?.[unit];
+    if (session !== undefined && day !== undefined && day < session) {
+      warn(`budget.per_day.${unit}`, 'budget_day_below_session', `the day's ${unit} (${day}) is below one session's (${session}): the session budget never applies`);
+    }
+  }
 }
 
 type Report = (path: string, code: LintCode, message: string) => void;

@@ -20,6 +20,7 @@ import {
 } from 'class-validator';
 import { inheritedKeyProblem } from '../common/inherited-key';
 import { describeValidationErrors } from '../common/validation-errors';
+import { ProfileBudget, ProfileBudgetConfig, normalizeBudget } from './profile-budget.schema';
 
 /**
  * The one Agent Profile schema (docs/architecture/decisions.md#agent-profile-document). The same classes validate YAML
@@ -247,6 +248,8 @@ export abstract class ProfileFields {
   @IsOptional() @IsString() @MaxLength(4096) @Matches(NO_NUL, { message: '$property must not contain NUL' })
   @Matches(ABSOLUTE_OR_EMPTY, { message: '$property must be an absolute path' })
   default_cwd?: string;
+
+  @IsOptional() @ValidateNested() @Type(() => ProfileBudgetConfig) budget?: ProfileBudgetConfig;
 }
 
 /** The document as stored on disk and exported. Metadata keys are tolerated so hand-written files stay readable. */
@@ -305,6 +308,8 @@ export interface ProfileDoc {
   hooks: Partial<Record<HookEvent, Hook[]>>;
   auto_apply_dir: string;
   default_cwd: string;
+  /** What its sessions may spend; absent when the profile sets no budget. */
+  budget?: ProfileBudget;
 }
 
 export const HOOK_TIMEOUT_DEFAULT_S = 60;
@@ -362,5 +367,6 @@ export function normalizeDocument(d: Partial<ProfileDoc> & { name: string }): Pr
     hooks,
     auto_apply_dir: d.auto_apply_dir ?? '',
     default_cwd: d.default_cwd ?? '',
+    ...normalizeBudget(d.budget),
   };
 }

@@ -12,6 +12,7 @@ import { SessionRegistry } from './session.registry';
 import { ProcessRunner } from './runtimes/process-runner';
 import { RuntimeCatalog } from './runtimes/runtime-catalog';
 import { LaunchSpec, RuntimeReport, RuntimeSink } from './runtimes/runtime.port';
+import { SessionSpending } from './session-spending';
 
 /** The complete environment of a session's worker. */
 export type WorkerEnvironment = (session: SessionContext) => Record<string, string>;
@@ -45,6 +46,8 @@ export class SessionWorkers {
     private readonly runner: ProcessRunner,
     private readonly environment: WorkerEnvironment,
     private readonly output: SessionOutput,
+    /** What the workers spend, and the budgets that hold them. */
+    private readonly spending: SessionSpending | null = null,
   ) {}
 
   /** After the registry loaded: the effects of other nodes' commands are performed here; this node's workers recovered. */
@@ -78,6 +81,15 @@ export class SessionWorkers {
   /** A message journaled for the session: its worker gets it, when it runs here. */
   deliver(actor: SessionActor, text: string): void {
     if (this.registry.owns(actor)) actor.handle?.send(text);
+  }
+
+  /**
+   * A hold journaled for the session (a budget reached): the turn under way is interrupted where the runtime allows,
+   * when the worker runs here.
+   */
+  interrupt(actor: SessionActor): void {
+    if (!this.registry.owns(actor) || !actor.handle?.interrupt) return;
+    if (actor.handle.interrupt()) this.logger.log(`session ${actor.id}: held, its turn under way interrupted`);
   }
 
   /** A permission answer journaled for the session: its worker's runtime gets it, when it runs here. */
@@ -182,6 +194,9 @@ export class SessionWorkers {
           case 'session.stop_requested':
             await this.armStop(actor);
             return;
+          case 'session.held':
+            this.interrupt(actor);
+            return;
           default:
             return;
         }
@@ -195,6 +210,7 @@ export class SessionWorkers {
       report: (report) => {
         actor.run(() => this.onReport(actor, report)).catch((e: unknown) => this.logger.error(`session ${actor.id}: ${(e as Error).message}`));
       },
+      reported: () => actor.run(() => undefined),
     };
   }
 
@@ -211,6 +227,12 @@ export class SessionWorkers {
       }
       case 'permission_requested':
         await this.commands.execute(actor, { type: 'report_permission_requested', request_id: report.request_id, tool: report.tool, input: report.input }, 'runtime');
+        return;
+      case 'usage':
+        await this.spending?.record(actor, report.entries);
+        return;
+      case 'rate_limit':
+        await this.commands.execute(actor, { type: 'report_rate_limit', status: report.status, resets_at: report.resets_at, limit_type: report.limit_type }, 'runtime');
         return;
       case 'exited': {
         // During a stop the SIGKILL still falls at the deadline: what the worker left in its group got the same SIGTERM.

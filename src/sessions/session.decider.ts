@@ -16,7 +16,9 @@ import {
   SessionRecord,
   pendingPermission,
 } from './session.events';
+import { BudgetCommand, decideBudgetCommand } from './session-budget';
 import { SessionSnapshot, createSession, nextSnapshot, stateOf } from './session.machine';
+import { Budget } from '../usage/budget.rules';
 
 /**
  * A coding session's rules, pure: decide() judges a command against the session's state (null before it is created)
@@ -82,10 +84,16 @@ export interface CreateSession {
   /** The node's live sessions, and how many it may run (BRAINSTEM_MAX_SESSIONS). */
   live_sessions: number;
   max_sessions: number;
+  /** The request's budget, if it gave one. */
+  budget?: Budget | null;
+  /** Today's budget of its profile, or Brainstem's, that is spent already (in plain words); absent when none is. */
+  day_budget_spent?: string | null;
 }
 
 export type SessionCommand =
   | CreateSession
+  /** Usage, budgets and rate limits: decided in session-budget.ts. */
+  | BudgetCommand
   /**
    * The worker was started (the create's launch): what the spawn gave, null when nothing ran; the create's prompt goes
    * to it with its start when the worker can take it (`worker`), as a message would.
@@ -130,6 +138,11 @@ export function decide(command: SessionCommand, state: SessionSnapshot | null): 
   const c = state.context;
   const { at } = command;
   switch (command.type) {
+    case 'record_usage':
+    case 'set_budget':
+    case 'check_budget':
+    case 'report_rate_limit':
+      return { events: decideBudgetCommand(state, command) };
     case 'launch': {
       if (command.spawn === null) return fact(state, { type: 'session.exited', at, code: null, signal: null, reason: 'spawn_failed' });
       const started: SessionEvent = { type: 'session.started', at, ...command.spawn };
@@ -236,6 +249,7 @@ function decideCreate(command: CreateSession, state: SessionSnapshot | null): Se
   if (command.live_sessions >= command.max_sessions) {
     return refuse('max_sessions_reached', `at most ${command.max_sessions} live coding sessions (BRAINSTEM_MAX_SESSIONS)`);
   }
+  if (command.day_budget_spent) return refuse('budget_exhausted', `no new session: ${command.day_budget_spent} is spent; raise it first`);
   const input: SessionInput = {
     id: command.id,
     alias: command.alias,
@@ -252,6 +266,7 @@ function decideCreate(command: CreateSession, state: SessionSnapshot | null): Se
     excluded: command.excluded,
     created_at: command.at,
     node: command.node,
+    ...(command.budget ? { budget: command.budget } : {}),
   };
   return { events: [{ type: 'session.created', at: command.at, input }] };
 }

@@ -1,4 +1,4 @@
-import { Transform } from 'class-transformer';
+import { Transform, Type } from 'class-transformer';
 import {
   ArrayMaxSize,
   IsArray,
@@ -14,6 +14,7 @@ import {
   MaxLength,
   Min,
   ValidateBy,
+  ValidateNested,
   ValidationOptions,
 } from 'class-validator';
 import { DomainError } from '../common/domain-error';
@@ -25,6 +26,7 @@ import { PageQueryDto } from '../http/page.dto';
 import { QueryInt } from '../common/query-int';
 import { ProfileId } from '../profiles/profile.dto';
 import { JsonObject, PermissionDecision, ProgressStatus, SessionState } from './session.events';
+import { BudgetDto } from '../usage/budget.dto';
 
 export { MAX_TEXT_BYTES, fitsTextLimit } from '../common/text-limit';
 
@@ -95,6 +97,8 @@ export class CreateSessionDto {
   @IsOptional() @IsArray() @ArrayMaxSize(256) @IsString({ each: true }) @Matches(NO_NUL, { each: true, ...NO_NUL_MESSAGE }) args?: string[];
   @IsOptional() @IsEnvMap() env?: Record<string, string>;
   @IsOptional() @IsBoolean() excluded?: boolean;
+  /** The session's own budget; without one, its profile's per-session budget applies. */
+  @IsOptional() @ValidateNested() @Type(() => BudgetDto) budget?: BudgetDto;
 }
 
 export class ListSessionsQueryDto extends PageQueryDto {

@@ -1,5 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { SnapshotFrom, and, assign, initialTransition, setup, transition } from 'xstate';
+import { Budget } from '../usage/budget.rules';
+import { UsageTotals, addUsage, emptyTotals } from '../usage/usage.model';
 import {
   Attachment,
   ExitReason,
@@ -7,13 +9,14 @@ import {
   LastProgress,
   Pending,
   PermissionRequest,
+  RateLimit,
   SessionEvent,
   SessionEventOf,
   SessionInput,
   SessionState,
 } from './session.events';
 
-export interface SessionContext extends SessionInput {
+export interface SessionContext extends Omit<SessionInput, 'budget'> {
   pid: number | null;
   /** /proc/<pid>/stat start time: a pid is only "ours" while this still matches. */
   pid_start_time: string | null;
@@ -37,6 +40,12 @@ export interface SessionContext extends SessionInput {
   stop_deadline_at: number | null;
   /** Held: no message reaches the worker until it is released. Orthogonal to the state. */
   held: Hold | null;
+  /** What its turns used, summed from its session.usage events. */
+  usage: UsageTotals;
+  /** Its own budget (the request's, or set since); null: its profile's per-session budget applies, if any. */
+  budget: Budget | null;
+  /** Its runtime's rate-limit state, as last reported; null until it reports one. */
+  rate_limit: RateLimit | null;
 }
 
 const at = ({ event }: { event: SessionEvent }): number => event.at;
@@ -52,6 +61,11 @@ const REPORTS = {
   'session.stop_requested': { actions: ['stopRequested', 'touch'] },
   'session.held': { actions: ['held', 'touch'] },
   'session.released': { actions: ['released', 'touch'] },
+  'session.usage': { actions: 'usage' },
+  'session.budget_set': { actions: ['budgetSet', 'touch'] },
+  'session.budget_warning': { actions: 'touch' },
+  'session.budget_exceeded': { actions: 'touch' },
+  'session.rate_limited': { actions: ['rateLimited', 'touch'] },
   'session.exited': { target: 'exited', actions: ['exited', 'touch'] },
 } as const;
 
@@ -95,6 +109,9 @@ function contextFor(input: SessionInput): SessionContext {
     exit_reason: null,
     stop_deadline_at: null,
     held: null,
+    usage: emptyTotals(),
+    budget: input.budget ?? null,
+    rate_limit: null,
   };
 }
 
@@ -184,6 +201,20 @@ export const sessionMachine = setup({
       return e ? { held: { reason: e.reason, detail: e.detail, since: e.at } } : {};
     }),
     released: assign({ held: null }),
+    usage: assign(({ context, event }) => {
+      const e = of(event, 'session.usage');
+      if (!e) return {};
+      const { at: _at, turn, ...entry } = e;
+      return { usage: addUsage(context.usage, entry, turn !== context.usage.turns) };
+    }),
+    budgetSet: assign(({ event }) => {
+      const e = of(event, 'session.budget_set');
+      return e ? { budget: e.budget } : {};
+    }),
+    rateLimited: assign(({ event }) => {
+      const e = of(event, 'session.rate_limited');
+      return e ? { rate_limit: { status: e.status, resets_at: e.resets_at, limit_type: e.limit_type, since: e.at } } : {};
+    }),
     stopRequested: assign(({ event }) => {
       const e = of(event, 'session.stop_requested');
       return e ? { stop_deadline_at: e.deadline_at } : {};
@@ -244,7 +275,8 @@ export const sessionMachine = setup({
         ],
       },
     },
-    exited: { entry: 'enter', on: { 'session.exclusion_changed': { actions: ['exclusion', 'touch'] } } },
+    // A turn's usage can come after the exit it ended with: it was spent all the same.
+    exited: { entry: 'enter', on: { 'session.exclusion_changed': { actions: ['exclusion', 'touch'] }, 'session.usage': { actions: 'usage' } } },
   },
 });
 
@@ -294,7 +326,14 @@ export function restoreSession(stored: StoredSession, env: Record<string, string
   // Nor a turn's result, nor a hold.
   const last_result = stored.context.last_result ?? null;
   const held = stored.context.held ?? null;
-  return sessionMachine.resolveState({ value: stored.value, context: { ...stored.context, queued_permissions, last_result, held, env: env ?? stored.context.env } });
+  // Nor usage, a budget or a rate limit.
+  const usage = stored.context.usage ?? emptyTotals();
+  const budget = stored.context.budget ?? null;
+  const rate_limit = stored.context.rate_limit ?? null;
+  return sessionMachine.resolveState({
+    value: stored.value,
+    context: { ...stored.context, queued_permissions, last_result, held, usage, budget, rate_limit, env: env ?? stored.context.env },
+  });
 }
 
 /** Snapshots are journal storage too, so they leave out the env values, as `session.created` does. */

@@ -4,6 +4,7 @@ import { AlsoAllowed, OwnSessionParam } from '../auth/principals.guard';
 import { BodyOneOf } from '../http/openapi';
 import { CreateSessionDto, ListSessionsQueryDto, MessageDto, OutputQueryDto, PermissionDto, SIGNALS, StopDto, SupervisionDto } from './session.dto';
 import { SessionStatus } from './session.status';
+import { BudgetDto, budgetOf } from '../usage/budget.dto';
 import { OutputStreamMessage, SessionsService } from './sessions.service';
 
 @Controller('coding-sessions')
@@ -68,6 +69,12 @@ export class SessionsController {
   @HttpCode(200)
   release(@Param('id') id: string): Promise<SessionStatus> {
     return this.sessions.release(id);
+  }
+
+  /** The user's: the session's own budget, whole (a limit left out is none; `{}` leaves its profile's to apply). */
+  @Patch(':id/budget')
+  budget(@Param('id') id: string, @Body() dto: BudgetDto): Promise<SessionStatus> {
+    return this.sessions.setBudget(id, budgetOf(dto));
   }
 
   @Patch(':id/supervision')

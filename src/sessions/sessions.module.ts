@@ -1,8 +1,12 @@
 import { join } from 'node:path';
-import { Module } from '@nestjs/common';
+import { Module, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { Subscription, concatMap } from 'rxjs';
 import { WORKER_SESSIONS } from '../auth/worker-sessions.port';
 import { Credentials } from '../auth/credentials';
 import { BusModule } from '../bus/bus.module';
+import { EventBus } from '../bus/event-bus';
+import { UsageModule } from '../usage/usage.module';
+import { UsageService } from '../usage/usage.service';
 import { DomainError } from '../common/domain-error';
 import { CONFIG } from '../config/config.module';
 import { BrainstemConfig } from '../config/config.schema';
@@ -55,11 +59,15 @@ function sessionProfiles(profiles: ProfilesService, applier: ProfileApplier): Se
       const profile = await profiles.get(id).catch(() => null);
       return profile && profile.error === null ? sessionDenyRules(profile) : null;
     },
+    budgets: async (id) => {
+      const profile = await profiles.get(id).catch(() => null);
+      return profile && profile.error === null ? (profile.budget ?? null) : null;
+    },
   };
 }
 
 @Module({
-  imports: [BusModule, ProfilesModule],
+  imports: [BusModule, ProfilesModule, UsageModule],
   controllers: [SessionsController],
   providers: [
     { provide: CLOCK, useValue: systemClock },
@@ -99,6 +107,7 @@ function sessionProfiles(profiles: ProfilesService, applier: ProfileApplier): Se
         endpoint: WorkerEndpoint,
         clock: Clock,
         ids: IdGenerator,
+        usage: UsageService,
       ): SessionsSlice =>
         sessionsSlice({
           journal,
@@ -115,8 +124,10 @@ function sessionProfiles(profiles: ProfilesService, applier: ProfileApplier): Se
           max_sessions: config.sessions.max_sessions,
           retention_s: config.retention_s,
           nodes,
+          usage,
+          spending: { usd_per_day: config.budget.usd_per_day, prices: config.prices },
         }),
-      inject: [CONFIG, JOURNAL, NODE_DIRECTORY, RuntimeCatalog, PROCESS_RUNNER, SESSION_PROFILES, SESSION_WORKSPACE, SESSION_HOST, WORKER_ENDPOINT, CLOCK, ID_GENERATOR],
+      inject: [CONFIG, JOURNAL, NODE_DIRECTORY, RuntimeCatalog, PROCESS_RUNNER, SESSION_PROFILES, SESSION_WORKSPACE, SESSION_HOST, WORKER_ENDPOINT, CLOCK, ID_GENERATOR, UsageService],
     },
     { provide: SessionRegistry, useFactory: (slice: SessionsSlice) => slice.registry, inject: [SESSIONS_SLICE] },
     { provide: SessionsService, useFactory: (slice: SessionsSlice) => slice.service, inject: [SESSIONS_SLICE] },
@@ -126,4 +137,23 @@ function sessionProfiles(profiles: ProfilesService, applier: ProfileApplier): Se
   ],
   exports: [SessionsService, RuntimeCatalog, SESSION_DIRECTORY, PROCESS_RUNNER, WORKER_SESSIONS],
 })
-export class SessionsModule {}
+export class SessionsModule implements OnApplicationBootstrap, OnModuleDestroy {
+  private profileChanges: Subscription | null = null;
+
+  constructor(
+    private readonly bus: EventBus,
+    private readonly sessions: SessionsService,
+  ) {}
+
+  /** A profile edited (over REST or on disk) may have changed its budgets: its sessions are checked against them again. */
+  onApplicationBootstrap(): void {
+    this.profileChanges = this.bus
+      .ofType('profile.updated', 'profile.edited_on_disk')
+      .pipe(concatMap((e) => this.sessions.profileBudgetChanged(e.data.id)))
+      .subscribe();
+  }
+
+  onModuleDestroy(): void {
+    this.profileChanges?.unsubscribe();
+  }
+}

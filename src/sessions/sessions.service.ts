@@ -13,6 +13,9 @@ import { SessionRegistry, aliasNumber } from './session.registry';
 import { SessionSetup } from './session-setup';
 import { SessionStatus, toStatus } from './session.status';
 import { SessionWorkers } from './session-workers';
+import { SessionSpending } from './session-spending';
+import { Budget } from '../usage/budget.rules';
+import { budgetOf } from '../usage/budget.dto';
 
 export { OutputStreamMessage } from './session-output';
 
@@ -36,12 +39,15 @@ export class SessionsService implements WorkerSessions, OnApplicationBootstrap, 
     private readonly outputs: SessionOutput,
     private readonly setup: SessionSetup,
     private readonly ids: IdGenerator,
+    private readonly spending: SessionSpending,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
     await this.registry.load();
     await this.workers.start();
     void this.registry.startRetention();
+    // The budgets may have changed while the service was down (BRAINSTEM_BUDGET_USD_PER_DAY, a profile, a new day).
+    void this.spending.recheck(() => true);
   }
 
   /** Before the journal closes: the index of sessions in memory is snapshotted for the next boot. */
@@ -62,10 +68,12 @@ export class SessionsService implements WorkerSessions, OnApplicationBootstrap, 
   async create(dto: CreateSessionDto): Promise<SessionStatus> {
     const id = this.ids.sessionId();
     const { body, files } = await this.setup.plan(dto, id);
+    const day_budget_spent = await this.spending.daySpent(body.profile.id);
     if (files.length > 0) await this.setup.writeConfig(id, files);
     let actor: SessionActor;
     try {
-      actor = await this.commands.create({ ...body, excluded: dto.excluded ?? this.newSessionsExcluded, node: this.registry.nodes.self });
+      const budget = budgetOf(dto.budget);
+      actor = await this.commands.create({ ...body, budget, day_budget_spent, excluded: dto.excluded ?? this.newSessionsExcluded, node: this.registry.nodes.self });
     } catch (e) {
       if (files.length > 0) await this.setup.removeConfig(id);
       throw e;
@@ -179,6 +187,21 @@ export class SessionsService implements WorkerSessions, OnApplicationBootstrap, 
     const actor = await this.commands.commandable(idOrAlias);
     await actor.run(() => this.commands.execute(actor, { type: 'release', by }, by));
     return toStatus(actor);
+  }
+
+  /**
+   * Sets the session's own budget (null: its profile's per-session budget applies): a budget raised past what it used
+   * releases the session a budget held, one lowered under it holds the session now.
+   */
+  async setBudget(idOrAlias: string, budget: Budget | null, by = 'user'): Promise<SessionStatus> {
+    const actor = await this.commands.commandable(idOrAlias);
+    await actor.run(() => this.spending.setBudget(actor, budget, by));
+    return toStatus(actor);
+  }
+
+  /** A profile's budgets changed: its live sessions here are held or released as they now stand. */
+  profileBudgetChanged(profileId: string): Promise<void> {
+    return this.spending.recheck((a) => a.context.profile_id === profileId);
   }
 
   /** SIGTERM to the worker's process group, SIGKILL at the deadline; answers once the session is exited. */

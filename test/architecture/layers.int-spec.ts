@@ -13,20 +13,22 @@ const LAYERS: ReadonlyArray<{ name: string; folders: readonly string[] }> = [
   { name: 'event bus', folders: ['bus'] },
   { name: 'infrastructure', folders: ['cluster', 'logging'] },
   { name: 'http platform', folders: ['http'] },
-  { name: 'features', folders: ['auth', 'profiles', 'sessions', 'supervision', 'workflows', 'main-brain', 'mcp', 'dashboard'] },
+  { name: 'features', folders: ['auth', 'usage', 'profiles', 'sessions', 'supervision', 'workflows', 'main-brain', 'mcp', 'dashboard'] },
   { name: 'composition', folders: ['.', 'cli'] },
 ];
 
 /**
  * Which folder of a layer may import which other folder of the same layer; a folder not named imports no peer. It
  * must stay one-way (a spec below checks that). Auth is the lowest feature: every feature's routes name who may call
- * them. Supervision watches sessions; workflows run on both; the main brain and MCP drive everything below them.
+ * them. Usage (what workers and the brain spend, and the rules of budgets) is read by profiles and sessions, and depends on
+ * no feature. Supervision watches sessions; workflows run on both; the main brain and MCP drive everything below them.
  */
 const PEERS: Readonly<Record<string, readonly string[]>> = {
-  sessions: ['auth', 'profiles'],
+  profiles: ['usage'],
+  sessions: ['auth', 'profiles', 'usage'],
   supervision: ['auth', 'sessions'],
   workflows: ['sessions', 'supervision'],
-  'main-brain': ['auth', 'profiles', 'sessions', 'supervision'],
+  'main-brain': ['auth', 'profiles', 'sessions', 'supervision', 'usage'],
   mcp: ['auth', 'main-brain', 'sessions', 'supervision'],
   dashboard: ['profiles', 'sessions'],
 };

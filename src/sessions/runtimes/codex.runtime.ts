@@ -1,6 +1,7 @@
 import { isPlainObject } from '../../profiles/merge-patch';
 import { JsonObject } from '../session.events';
 import { LaunchSpec } from './runtime.port';
+import { codexTurnUsage } from './runtime-usage';
 import { OutputEvent, Turn, TurnProtocol } from './turn-conversation';
 
 const CODEX_ARGS = ['exec', '--json'];
@@ -44,6 +45,7 @@ export const codexProtocol: TurnProtocol = {
       turn.fail(error.message);
     } else if (type === 'turn.completed') {
       if (isPlainObject(event.usage) && typeof event.usage.input_tokens === 'number') turn.usage(event.usage.input_tokens);
+      if (isPlainObject(event.usage)) turn.spend(codexTurnUsage(event.usage, turn.model));
       turn.completed();
     }
     else if (type === 'error' && typeof message === 'string') turn.troubled(message);

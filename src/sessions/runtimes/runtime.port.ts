@@ -1,4 +1,5 @@
-import { Attachment, JsonObject, PermissionDecision } from '../session.events';
+import { ModelUsage } from '../../usage/usage.model';
+import { Attachment, JsonObject, PermissionDecision, RateLimitStatus } from '../session.events';
 
 /** What a worker reports to its session (beside its output, which goes to the session log). */
 export type RuntimeReport =
@@ -6,11 +7,20 @@ export type RuntimeReport =
   /** turn: how many of the turns given (turnsStarted) this end completes, from workers that count them. */
   | { kind: 'turn_ended'; result: string | null; turn?: number }
   | { kind: 'permission_requested'; request_id: string; tool: string; input: JsonObject }
-  | { kind: 'exited'; code: number | null; signal: string | null; spawn_error: string | null };
+  | { kind: 'exited'; code: number | null; signal: string | null; spawn_error: string | null }
+  /** What a turn used, one entry per model, as the runtime said it (checked where it is counted). */
+  | { kind: 'usage'; entries: ModelUsage[] }
+  /** The runtime's rate-limit state (claude's `rate_limit_event`, or a rate-limit error). */
+  | { kind: 'rate_limit'; status: RateLimitStatus; resets_at: number | null; limit_type: string | null };
 
 export interface RuntimeSink {
   output(chunk: Buffer): void;
   report(report: RuntimeReport): void;
+  /**
+   * Settles once everything reported so far has been acted on (its commands decided): a worker that would start a
+   * turn of its own waits for it, so a turn whose usage holds the session is the last one.
+   */
+  reported?(): Promise<void>;
 }
 
 export interface LaunchSpec {
@@ -53,6 +63,12 @@ export interface WorkerHandle {
   signal(signal: NodeJS.Signals): boolean;
   /** Lets go of pipes and timers without touching the process (service shutdown). */
   release(): void;
+  /**
+   * Ends the turn under way, where the runtime allows, and keeps the worker (a session held for its budget): claude-code
+   * is sent its `interrupt` control request, a per-turn runtime's turn process is ended, and messages waiting for a next
+   * turn are dropped. False when there was nothing to interrupt.
+   */
+  interrupt?(): boolean;
 }
 
 export type Recovery = { handle: WorkerHandle; resumed: boolean } | null;

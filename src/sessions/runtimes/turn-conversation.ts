@@ -4,10 +4,14 @@ import { JsonObject } from '../session.events';
 import { clipToTextLimit } from '../session.dto';
 import { LineSplitter, MAX_LINE_CHARS } from '../session-log';
 import { ProcessRunner, WorkerProcess } from './process-runner';
+import { ModelUsage } from '../../usage/usage.model';
 import { LaunchSpec, Recovery, RecoverySpec, RuntimeSink, SessionRuntime, WorkerHandle } from './runtime.port';
+import { mergeUsage, modelInArgs } from './runtime-usage';
 
 /** How long a finished turn waits for the rest of its output once the process exited (a descendant may hold the pipe). */
 export const OUTPUT_DRAIN_MS = 1000;
+/** How long an interrupted turn's process has to end on SIGINT before it gets SIGKILL. */
+export const INTERRUPT_GRACE_MS = 5000;
 
 export type OutputEvent = Record<string, unknown>;
 
@@ -20,6 +24,8 @@ export type TurnActivity =
   | { kind: 'text'; text: string }
   | { kind: 'tool_use'; name: string; input: JsonObject }
   | { kind: 'usage'; context_tokens: number }
+  /** What the whole turn used, per model: reported once, as it ends. */
+  | { kind: 'turn_usage'; entries: ModelUsage[] }
   | { kind: 'api_error'; message: string };
 
 /** What one turn's process told us: the agent's latest text, and why the turn failed, if it did. */
@@ -31,6 +37,9 @@ export class Turn {
   private failure: string | null = null;
   private trouble: string | null = null;
   private overflowed = false;
+  private usageEntries: ModelUsage[] = [];
+  /** The model the turn runs on, when the command line or the runtime says (usage that names none is its). */
+  model: string | null = null;
 
   constructor(private readonly on: (activity: TurnActivity) => void = () => undefined) {}
 
@@ -53,6 +62,15 @@ export class Turn {
   /** The runtime said how many tokens the conversation's context holds. */
   usage(contextTokens: number): void {
     this.on({ kind: 'usage', context_tokens: contextTokens });
+  }
+
+  /** What the runtime says a model call or the whole turn used: summed per model over the turn. */
+  spend(entries: readonly ModelUsage[]): void {
+    this.usageEntries = mergeUsage(this.usageEntries, entries);
+  }
+
+  get spent(): ModelUsage[] {
+    return this.usageEntries;
   }
 
   /** The model API failed the turn (reported once: runtimes repeat it, gemini as an error then as the result). */
@@ -79,9 +97,10 @@ export class Turn {
     this.trouble = null;
   }
 
-  /** The turn is over: a message that came as deltas is reported whole. */
+  /** The turn is over: a message that came as deltas is reported whole, then what the turn used. */
   ended(): void {
     this.flush();
+    if (this.usageEntries.length > 0) this.on({ kind: 'turn_usage', entries: this.usageEntries });
   }
 
   get lastText(): string | null {
@@ -124,6 +143,9 @@ export interface TurnProtocol {
   readonly resumeRefused: string;
 }
 
+/** The model a turn's command line names, for runtimes whose usage names none (codex, opencode). */
+export const turnModel = (spec: Pick<LaunchSpec, 'args' | 'profile_args'>): string | null => modelInArgs([...spec.profile_args, ...spec.args]);
+
 /**
  * A conversation with an agent that runs one process per turn and continues a thread by id. Between turns
  * nothing runs. A message sent during a turn waits for it to end and goes in the next one, so the session sees
@@ -140,6 +162,10 @@ class TurnConversation implements WorkerHandle {
   /** Let go by a service shutting down: what the turn does next is no longer ours to report. */
   private released = false;
   private turns = 0;
+  /** A next turn waits for the service to act on what the last one reported (its usage may hold the session). */
+  private gated = false;
+  /** The turn process being interrupted: its end is reported as an interrupted turn, and the conversation goes on. */
+  private interrupted: WorkerProcess | null = null;
 
   constructor(
     private readonly protocol: TurnProtocol,
@@ -166,7 +192,7 @@ class TurnConversation implements WorkerHandle {
   }
 
   send(text: string): void {
-    if (this.proc) this.queued.push(text);
+    if (this.proc || this.gated) this.queued.push(text);
     else this.runTurn(text);
   }
 
@@ -184,6 +210,21 @@ class TurnConversation implements WorkerHandle {
     return false;
   }
 
+  /**
+   * Ends the turn under way (SIGINT to its process group, as Ctrl-C would, then SIGKILL after INTERRUPT_GRACE_MS) and
+   * drops the messages waiting for the next turn; the conversation goes on from its thread at the next message.
+   */
+  interrupt(): boolean {
+    const proc = this.proc;
+    this.queued = [];
+    if (this.ended || proc?.pid == null) return false;
+    this.interrupted = proc;
+    const pid = proc.pid;
+    const kill = setTimeout(() => this.proc === proc && this.runner.signalGroup(pid, 'SIGKILL'), INTERRUPT_GRACE_MS);
+    kill.unref();
+    return this.runner.signalGroup(pid, 'SIGINT');
+  }
+
   release(): void {
     this.released = true;
     if (!this.proc) return;
@@ -198,6 +239,7 @@ class TurnConversation implements WorkerHandle {
     this.proc = proc;
     this.turns++;
     const turn = new Turn();
+    turn.model = turnModel(this.spec);
     const lines = new LineSplitter((line) => this.onLine(turn, line), MAX_LINE_CHARS);
     let outputEnded = false;
     let exit: { code: number | null; signal: string | null; error: Error | null } | null = null;
@@ -206,7 +248,9 @@ class TurnConversation implements WorkerHandle {
       if (!exit || this.proc !== proc || this.released) return;
       if (drain) clearTimeout(drain);
       this.proc = null;
-      this.turnEnded(turn, exit.code, exit.signal, exit.error);
+      // Spent whether the turn answered, failed or was cut off: reported before its end.
+      if (turn.spent.length > 0) this.sink.report({ kind: 'usage', entries: turn.spent });
+      this.turnEnded(turn, exit.code, exit.signal, exit.error, this.interrupted === proc);
     };
     proc.stdout.setEncoding('utf8');
     proc.stdout.on('data', (c: string) => {
@@ -241,17 +285,34 @@ class TurnConversation implements WorkerHandle {
     }
   }
 
-  private turnEnded(turn: Turn, code: number | null, signal: string | null, error: Error | null): void {
+  private turnEnded(turn: Turn, code: number | null, signal: string | null, error: Error | null, interrupted: boolean): void {
     // Stopped, unable to start, or failed before a thread existed: there is no conversation to continue.
     if (this.stopping || error || this.threadId === null) {
       this.end(code, signal, error);
       return;
     }
-    if (this.queued.length > 0) {
+    const result = interrupted ? `${this.protocol.runtime} turn interrupted by Brainstem` : turn.result(this.protocol.runtime, code, signal);
+    if (this.queued.length > 0) this.nextTurn(result);
+    else this.sink.report({ kind: 'turn_ended', result, turn: this.turns });
+  }
+
+  /**
+   * Runs the messages that waited for the turn, once the service has acted on what the turn reported: a turn whose
+   * usage held the session interrupts the worker, which drops them, and the turn's end is reported instead.
+   */
+  private nextTurn(result: string | null): void {
+    const reported = this.sink.reported?.();
+    if (!reported) {
       this.runTurn(this.queued.splice(0).join('\n\n'));
       return;
     }
-    this.sink.report({ kind: 'turn_ended', result: turn.result(this.protocol.runtime, code, signal), turn: this.turns });
+    this.gated = true;
+    void reported.then(() => {
+      this.gated = false;
+      if (this.ended || this.stopping || this.released) return;
+      if (this.queued.length > 0) this.runTurn(this.queued.splice(0).join('\n\n'));
+      else this.sink.report({ kind: 'turn_ended', result, turn: this.turns });
+    });
   }
 
   private end(code: number | null, signal: string | null, error: Error | null): void {
