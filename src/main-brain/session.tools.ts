@@ -54,6 +54,8 @@ function brief(s: SessionStatus) {
     pending: s.pending,
     queued_permissions: s.queued_permissions,
     last_progress: s.last_progress,
+    held: s.held,
+    usage: { tokens: s.usage.tokens, cost_usd: s.usage.cost_usd },
   };
 }
 

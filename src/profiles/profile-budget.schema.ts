@@ -34,3 +34,19 @@ export function normalizeBudget(b: ProfileBudget | undefined): { budget: Profile
   if (!per_session && !per_day) return {};
   return { budget: { ...(per_session ? { per_session } : {}), ...(per_day ? { per_day } : {}) } };
 }
+
+/**
+ * What a change to a profile's budget loosens (a limit raised or removed): what its sessions may spend is the user's to
+ * widen, never the main brain's. Lowering or adding a limit widens nothing.
+ */
+export function budgetLoosened(before: ProfileBudget | undefined, after: ProfileBudget | undefined): string[] {
+  const out: string[] = [];
+  for (const per of ['per_session', 'per_day'] as const) {
+    for (const unit of ['tokens', 'usd'] as const) {
+      const was = before?.[per]?.[unit];
+      const now = after?.[per]?.[unit];
+      if (was !== undefined && (now === undefined || now > was)) out.push(`profile.budget.${per}.${unit}: ${now === undefined ? 'remove' : 'raise'} the limit of ${was}`);
+    }
+  }
+  return out;
+}

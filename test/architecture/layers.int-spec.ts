@@ -26,7 +26,7 @@ const LAYERS: ReadonlyArray<{ name: string; folders: readonly string[] }> = [
 const PEERS: Readonly<Record<string, readonly string[]>> = {
   profiles: ['usage'],
   sessions: ['auth', 'profiles', 'usage'],
-  supervision: ['auth', 'sessions'],
+  supervision: ['auth', 'sessions', 'usage'],
   workflows: ['sessions', 'supervision'],
   'main-brain': ['auth', 'profiles', 'sessions', 'supervision', 'usage'],
   mcp: ['auth', 'main-brain', 'sessions', 'supervision'],
