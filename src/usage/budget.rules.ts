@@ -38,6 +38,8 @@ export const MAX_BUDGET_USD = 1e6;
 
 const UNITS: readonly BudgetUnit[] = ['tokens', 'usd'];
 const measure = (unit: BudgetUnit, t: UsageTotals): number => (unit === 'tokens' ? tokensOf(t) : t.cost_usd);
+/** 80% or more, as a share: $0.01 of $0.0125 is 80%, though 0.8 × 0.0125 is a hair above 0.01 in floating point. */
+const pastWarning = (used: number, limit: number): boolean => used / limit >= WARN_AT - 1e-9;
 
 /** A budget with no limit in it (none at all, or `{}`). */
 export const unlimited = (b: Budget | null | undefined): boolean => !b || (b.tokens === undefined && b.usd === undefined);
@@ -56,7 +58,7 @@ export function crossings(lines: readonly BudgetLine[], add: (t: UsageTotals) =>
       if (limit === undefined) continue;
       const a = measure(unit, after);
       if (a >= limit) out.push({ scope, unit, level: 'exceeded', used: a, limit });
-      else if (measure(unit, used) < WARN_AT * limit && a >= WARN_AT * limit) out.push({ scope, unit, level: 'warning', used: a, limit });
+      else if (!pastWarning(measure(unit, used), limit) && pastWarning(a, limit)) out.push({ scope, unit, level: 'warning', used: a, limit });
     }
   }
   return out;
