@@ -24,7 +24,8 @@ const turn = (tokens: number, cost_usd = 0) => [{ model: 'm', input_tokens: toke
 function given(events: Array<Omit<SessionEvent, 'at'>>, over: Partial<SessionInput> = {}): SessionSnapshot {
   return events.reduce((s, e, i) => nextSnapshot(s, { ...e, at: 2_000 + i } as SessionEvent) ?? s, createSession(input(over)));
 }
-const when = (s: SessionSnapshot, cmd: Omit<BudgetCommand, 'at'>) => decideBudgetCommand(s, { ...cmd, at: T } as BudgetCommand);
+type When = BudgetCommand extends infer C ? (C extends BudgetCommand ? Omit<C, 'at'> : never) : never;
+const when = (s: SessionSnapshot, cmd: When) => decideBudgetCommand(s, { ...cmd, at: T } as BudgetCommand);
 const started = { type: 'session.started', pid: 1, pid_start_time: 's', idle: false } as const;
 const usage = (turnNo: number, tokens: number) => ({ type: 'session.usage', turn: turnNo, ...turn(tokens)[0] }) as const;
 
