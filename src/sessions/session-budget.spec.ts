@@ -21,7 +21,8 @@ const input = (over: Partial<SessionInput> = {}): SessionInput => ({
 const NONE: BudgetFacts = { profile_session: null, profile_day: null, global_day: null };
 const turn = (tokens: number, cost_usd = 0) => [{ model: 'm', input_tokens: tokens, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, cost_usd, cost_estimated: false }];
 
-function given(events: Array<Omit<SessionEvent, 'at'>>, over: Partial<SessionInput> = {}): SessionSnapshot {
+type Given = SessionEvent extends infer E ? (E extends SessionEvent ? Omit<E, 'at'> : never) : never;
+function given(events: Given[], over: Partial<SessionInput> = {}): SessionSnapshot {
   return events.reduce((s, e, i) => nextSnapshot(s, { ...e, at: 2_000 + i } as SessionEvent) ?? s, createSession(input(over)));
 }
 type When = BudgetCommand extends infer C ? (C extends BudgetCommand ? Omit<C, 'at'> : never) : never;
