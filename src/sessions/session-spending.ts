@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { PriceTable } from '../config/price-table';
 import { Budget, BudgetLine, describeCrossing, exhausted, unlimited } from '../usage/budget.rules';
 import { priced } from '../usage/price-table';
-import { ModelUsage, UsageTotals, usageProblem } from '../usage/usage.model';
+import { ModelUsage, UsageTotals, turnOfRunningTotal, usageProblem } from '../usage/usage.model';
 import { SessionActor } from './session.actor';
 import { SessionCommands } from './session.commands';
 import { BudgetFacts } from './session-budget';
@@ -49,7 +49,9 @@ export class SessionSpending {
    * A turn's usage as the runtime reported it: garbage (negative, not numbers, absurd) is logged and dropped whole,
    * never counted; the rest is priced where the runtime said no cost, and journaled. Runs in the session's mailbox.
    */
-  async record(actor: SessionActor, entries: readonly ModelUsage[]): Promise<void> {
+  async record(actor: SessionActor, reported: readonly ModelUsage[], cumulative = false): Promise<void> {
+    // A running total (codex) is the thread's: the session's own totals are what it had used before this turn.
+    const entries = cumulative ? reported.map((e) => turnOfRunningTotal(e, actor.context.usage)) : reported;
     const problem = entries.map(usageProblem).find((p) => p !== null);
     if (problem) {
       this.logger.warn(`session ${actor.id}: a turn's usage is not counted, its runtime reported ${problem}`);

@@ -229,7 +229,7 @@ export class SessionWorkers {
         await this.commands.execute(actor, { type: 'report_permission_requested', request_id: report.request_id, tool: report.tool, input: report.input }, 'runtime');
         return;
       case 'usage':
-        await this.spending?.record(actor, report.entries);
+        await this.spending?.record(actor, report.entries, report.cumulative === true);
         return;
       case 'rate_limit':
         await this.commands.execute(actor, { type: 'report_rate_limit', status: report.status, resets_at: report.resets_at, limit_type: report.limit_type }, 'runtime');

@@ -1,12 +1,16 @@
 import { DEFAULT_PRICE_KEY, ModelPrice, PriceTable } from '../config/price-table';
 import { ModelUsage, PricedUsage, roundUsd } from './usage.model';
 
-/** The price of a model by the table, or null when neither a key nor `default` prices it. */
+/**
+ * The price of a model by the table, or null when neither a key nor `default` prices it. A provider before the name
+ * (opencode's `anthropic/claude-sonnet-4-5`) is looked past.
+ */
 export function priceOf(table: PriceTable, model: string | null): ModelPrice | null {
   let best: string | null = null;
-  if (model !== null) {
+  const names = model === null ? [] : [model, model.slice(model.lastIndexOf('/') + 1)];
+  for (const name of names) {
     for (const key of Object.keys(table)) {
-      if (key !== DEFAULT_PRICE_KEY && model.startsWith(key) && (best === null || key.length > best.length)) best = key;
+      if (key !== DEFAULT_PRICE_KEY && name.startsWith(key) && (best === null || key.length > best.length)) best = key;
     }
   }
   return table[best ?? DEFAULT_PRICE_KEY] ?? null;

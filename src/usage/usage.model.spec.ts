@@ -1,7 +1,7 @@
 import { priced, priceOf } from './price-table';
 import { parsePriceTable } from '../config/price-table';
 import { crossings, describeCrossing, exhausted } from './budget.rules';
-import { ModelUsage, addTurn, emptyTotals, tokensOf, usageProblem } from './usage.model';
+import { ModelUsage, addTurn, emptyTotals, tokensOf, turnOfRunningTotal, usageProblem } from './usage.model';
 
 const usage = (over: Partial<ModelUsage> = {}): ModelUsage => ({ model: 'claude-sonnet-4-5', input_tokens: 100, output_tokens: 20, cache_read_tokens: 30, cache_write_tokens: 10, cost_usd: null, ...over });
 const TABLE = { 'claude-sonnet-4': { input: 3, output: 15, cache_read: 0.3, cache_write: 3.75 }, claude: { input: 1, output: 1, cache_read: 1, cache_write: 1 }, default: { input: 10, output: 10, cache_read: 10, cache_write: 10 } };
@@ -16,6 +16,7 @@ describe('usage: counting, pricing, budgets', () => {
     expect(priced(usage(), TABLE)).toMatchObject({ cost_usd: 0.0006465, cost_estimated: true });
     expect(priceOf(TABLE, 'gpt-5')).toEqual(TABLE.default);
     expect(priceOf(TABLE, null)).toEqual(TABLE.default);
+    expect(priceOf(TABLE, 'anthropic/claude-sonnet-4-5')).toEqual(TABLE['claude-sonnet-4']);
     expect(priced(usage({ model: 'x' }), {})).toMatchObject({ cost_usd: 0, cost_estimated: true });
   });
 
@@ -52,6 +53,12 @@ describe('usage: counting, pricing, budgets', () => {
     expect(exhausted(line(999))).toBeNull();
     expect(exhausted(line(1000))).toMatchObject({ level: 'exceeded' });
     expect(describeCrossing({ scope: 'session', unit: 'tokens', level: 'exceeded', used: 1250, limit: 1000 })).toBe('its session budget of 1,000 tokens: 1,250 tokens used (125%)');
+  });
+
+  it("Given codex's running total of a thread, When the turn's part is taken, Then it is what is new; a smaller total is a new thread's own", () => {
+    const before = { ...emptyTotals(), input_tokens: 61, cache_read_tokens: 40, output_tokens: 21 };
+    expect(turnOfRunningTotal(usage({ input_tokens: 123, cache_read_tokens: 80, output_tokens: 43, cache_write_tokens: 0 }), before)).toMatchObject({ input_tokens: 62, cache_read_tokens: 40, output_tokens: 22 });
+    expect(turnOfRunningTotal(usage({ input_tokens: 10, cache_read_tokens: 0, output_tokens: 2, cache_write_tokens: 0 }), before)).toMatchObject({ input_tokens: 10, output_tokens: 2 });
   });
 
   it('Given a price table from config, When parsed, Then cache prices default to the input price and bad entries are named', () => {

@@ -93,5 +93,17 @@ export function usageProblem(u: ModelUsage): string | null {
   return null;
 }
 
+/**
+ * A turn's usage from a runtime that reports the thread's running total (codex): the total less what the thread had
+ * used before. A total below that is a new thread (its count started again): then it is the turn's own.
+ */
+export function turnOfRunningTotal(total: ModelUsage, before: TokenCounts & { cost_usd: number }): ModelUsage {
+  if (TOKEN_KINDS.some((k) => typeof total[k] !== 'number' || total[k] < before[k])) return total;
+  const turn = { ...total };
+  for (const k of TOKEN_KINDS) turn[k] = total[k] - before[k];
+  if (total.cost_usd !== null) turn.cost_usd = Math.max(0, total.cost_usd - before.cost_usd);
+  return turn;
+}
+
 /** A day as usage is bucketed by: the UTC date, `YYYY-MM-DD`. */
 export const dayOf = (ms: number): string => new Date(ms).toISOString().slice(0, 10);

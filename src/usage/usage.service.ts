@@ -97,6 +97,11 @@ export class UsageService {
     return sessionTotals(this.state, id);
   }
 
+  /** What one conversation of the brain used so far (its runtime's id). */
+  conversation(id: string): UsageTotals {
+    return this.state.brain[id]?.totals ?? emptyTotals();
+  }
+
   /** Today as the day budgets count it: the UTC date now. */
   today(): string {
     return dayOf(this.now());

@@ -12,7 +12,6 @@ import { ChatService } from '../chat.service';
 import { BrainActivity, BrainAgent, BrainTurnEnd } from './brain-agent.port';
 import { activityText, chatInput, toChat } from './brain-chat-input';
 import { BrainSpending, budgetNotice } from './brain-spending';
-import { ModelUsage } from '../../usage/usage.model';
 import {
   BrainCommand,
   BrainDecided,
@@ -262,8 +261,9 @@ export class BrainHost {
   }
 
   /** What a turn used, journaled with what it does to the day budgets; a runtime's garbage is logged and not counted. */
-  private async recordUsage(turnId: string, entries: readonly ModelUsage[]): Promise<void> {
-    const cmd = await this.settings.spending?.usageCommand(turnId, entries);
+  private async recordUsage(turnId: string, usage: BrainActivity & { kind: 'turn_usage' }): Promise<void> {
+    const id = this.state.conversation_id;
+    const cmd = await this.settings.spending?.usageCommand(turnId, usage.entries, usage.cumulative && id !== null ? { conversation_id: id } : null);
     if (!cmd) return;
     if ('problem' in cmd) return this.logger.warn(`a turn of the main brain is not counted, its runtime reported ${cmd.problem}`);
     for (const e of await this.command(cmd)) {
@@ -291,7 +291,7 @@ export class BrainHost {
     const prompt = brainTurnPrompt({ seed: this.state.seed, round: round ? { id: round.round.id, prompt: round.round.prompt } : null, chats });
     await this.command({ type: 'start_turn', turn_id: turnId, round_id: round?.round.id ?? null, chat_seqs: chats.map((c) => c.seq) });
     let contextTokens: number | null = null;
-    let usage: readonly ModelUsage[] = [];
+    let usage: (BrainActivity & { kind: 'turn_usage' }) | null = null;
     const posts = new SerialQueue();
     const post = (job: () => Promise<unknown>) => void posts.run(job).catch((e: unknown) => this.logger.error(`brain turn ${turnId}: ${reasonOf(e)}`));
     const end = await this.agent.turn(prompt, this.state.conversation_id, (a: BrainActivity) => {
@@ -312,7 +312,7 @@ export class BrainHost {
           contextTokens = a.context_tokens;
           break;
         case 'turn_usage':
-          usage = a.entries;
+          usage = a;
           break;
         case 'api_error':
           post(() => this.notice(`The main brain's model API failed: ${a.message}`));
@@ -332,7 +332,7 @@ export class BrainHost {
       reason: end.outcome === 'failed' ? end.reason : null,
       context_tokens: contextTokens,
     });
-    if (usage.length > 0) await this.recordUsage(turnId, usage);
+    if (usage) await this.recordUsage(turnId, usage);
     return end;
   }
 

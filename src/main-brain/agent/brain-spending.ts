@@ -1,12 +1,14 @@
 import { PriceTable } from '../../config/price-table';
 import { BudgetLine, Crossing, describeCrossing, exhausted } from '../../usage/budget.rules';
 import { priced } from '../../usage/price-table';
-import { ModelUsage, PricedUsage, UsageTotals, usageProblem } from '../../usage/usage.model';
+import { ModelUsage, PricedUsage, UsageTotals, turnOfRunningTotal, usageProblem } from '../../usage/usage.model';
 import { BrainBudgetCrossing, BrainCommand, BrainDecided } from './brain-conversation';
 
 /** What the brain reads of the usage projection: what it, and everything, used today (UTC). */
 export interface BrainUsageFacts {
   allToday(): { brain: UsageTotals; all: UsageTotals };
+  /** What a conversation of the brain used so far. */
+  conversation(id: string): UsageTotals;
   ready(): Promise<void>;
 }
 
@@ -56,10 +58,13 @@ export class BrainSpending {
   }
 
   /** A turn's usage as the command that journals it (priced, with the day budgets as they stood), or why it cannot be counted. */
-  async usageCommand(turnId: string, entries: readonly ModelUsage[]): Promise<BrainCommand | { problem: string }> {
+  async usageCommand(turnId: string, reported: readonly ModelUsage[], running: { conversation_id: string } | null): Promise<BrainCommand | { problem: string }> {
+    await this.usage.ready();
+    // A running total (codex) is the conversation's: what it used before is the projection's.
+    const before = running ? this.usage.conversation(running.conversation_id) : null;
+    const entries = before ? reported.map((e) => turnOfRunningTotal(e, before)) : reported;
     const problem = entries.map(usageProblem).find((p) => p !== null);
     if (problem) return { problem };
-    await this.usage.ready();
     const checked: PricedUsage[] = entries.map((e) => priced(e, this.settings.prices));
     return { type: 'record_usage', turn_id: turnId, entries: checked, budgets: this.lines() };
   }

@@ -46,6 +46,7 @@ export class PerTurnBrainAgent implements BrainAgent {
     this.interruption = null;
     const turn = new Turn(on);
     turn.model = launch.model ?? turnModel({ args, profile_args: launch.profile_args });
+    turn.cumulativeUsage = protocol.cumulativeUsage === true;
     let threadId: string | null = null;
     /** A resume that started another conversation instead: the brain's context is not in it. */
     let strayThread: string | null = null;

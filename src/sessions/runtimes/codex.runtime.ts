@@ -24,7 +24,7 @@ function toolOf(item: Record<string, unknown>): { name: string; input: JsonObjec
 /**
  * `codex exec --json` (JSONL): `thread.started` names the thread, `item.completed` carries the agent's
  * messages, `item.started` of any other item is something it does (a tool use), `turn.completed` has the
- * turn's token usage, `turn.failed` says why a turn failed. An `error` is often a retry under way ("Reconnecting... 1/5",
+ * thread's token usage so far, `turn.failed` says why a turn failed. An `error` is often a retry under way ("Reconnecting... 1/5",
  * codex 0.169): it fails the turn only if nothing follows it. Later turns run `codex exec … resume <thread id> -`.
  * `codex exec` asks no permissions: the profile's approval_policy and sandbox_mode decide.
  */
@@ -52,4 +52,6 @@ export const codexProtocol: TurnProtocol = {
     return null;
   },
   resumeRefused: 'no rollout found for thread id',
+  // codex 0.171's turn.completed after `exec resume` counts the whole thread (observed against its binary).
+  cumulativeUsage: true,
 };

@@ -8,8 +8,11 @@ export type RuntimeReport =
   | { kind: 'turn_ended'; result: string | null; turn?: number }
   | { kind: 'permission_requested'; request_id: string; tool: string; input: JsonObject }
   | { kind: 'exited'; code: number | null; signal: string | null; spawn_error: string | null }
-  /** What a turn used, one entry per model, as the runtime said it (checked where it is counted). */
-  | { kind: 'usage'; entries: ModelUsage[] }
+  /**
+   * What a turn used, one entry per model, as the runtime said it (checked where it is counted). `cumulative`: the
+   * runtime reports the thread's running total (codex), of which the turn's part is what is new.
+   */
+  | { kind: 'usage'; entries: ModelUsage[]; cumulative?: true }
   /** The runtime's rate-limit state (claude's `rate_limit_event`, or a rate-limit error). */
   | { kind: 'rate_limit'; status: RateLimitStatus; resets_at: number | null; limit_type: string | null };
 

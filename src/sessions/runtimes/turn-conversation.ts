@@ -24,8 +24,8 @@ export type TurnActivity =
   | { kind: 'text'; text: string }
   | { kind: 'tool_use'; name: string; input: JsonObject }
   | { kind: 'usage'; context_tokens: number }
-  /** What the whole turn used, per model: reported once, as it ends. */
-  | { kind: 'turn_usage'; entries: ModelUsage[] }
+  /** What the whole turn used, per model: reported once, as it ends (`cumulative`: the thread's running total). */
+  | { kind: 'turn_usage'; entries: ModelUsage[]; cumulative?: true }
   | { kind: 'api_error'; message: string };
 
 /** What one turn's process told us: the agent's latest text, and why the turn failed, if it did. */
@@ -38,6 +38,8 @@ export class Turn {
   private trouble: string | null = null;
   private overflowed = false;
   private usageEntries: ModelUsage[] = [];
+  /** Its runtime reports the thread's running total (codex): set by the agent that reads it. */
+  cumulativeUsage = false;
   /** The model the turn runs on, when the command line or the runtime says (usage that names none is its). */
   model: string | null = null;
 
@@ -100,7 +102,7 @@ export class Turn {
   /** The turn is over: a message that came as deltas is reported whole, then what the turn used. */
   ended(): void {
     this.flush();
-    if (this.usageEntries.length > 0) this.on({ kind: 'turn_usage', entries: this.usageEntries });
+    if (this.usageEntries.length > 0) this.on({ kind: 'turn_usage', entries: this.usageEntries, ...(this.cumulativeUsage ? { cumulative: true as const } : {}) });
   }
 
   get lastText(): string | null {
@@ -141,6 +143,8 @@ export interface TurnProtocol {
   read(event: OutputEvent, turn: Turn): string | null;
   /** What the runtime prints (on stderr) when the thread to resume is unknown, before it exits. */
   readonly resumeRefused: string;
+  /** Its usage reports are the thread's running total, not the turn's (codex exec resume). */
+  readonly cumulativeUsage?: true;
 }
 
 /** The model a turn's command line names, for runtimes whose usage names none (codex, opencode). */
@@ -249,7 +253,7 @@ class TurnConversation implements WorkerHandle {
       if (drain) clearTimeout(drain);
       this.proc = null;
       // Spent whether the turn answered, failed or was cut off: reported before its end.
-      if (turn.spent.length > 0) this.sink.report({ kind: 'usage', entries: turn.spent });
+      if (turn.spent.length > 0) this.sink.report({ kind: 'usage', entries: turn.spent, ...(this.protocol.cumulativeUsage ? { cumulative: true as const } : {}) });
       this.turnEnded(turn, exit.code, exit.signal, exit.error, this.interrupted === proc);
     };
     proc.stdout.setEncoding('utf8');
