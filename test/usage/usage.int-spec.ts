@@ -216,3 +216,42 @@ describe('usage across a restart', () => {
     }
   }, 60000);
 });
+
+describe("the hosted brain's budget, with a fake claude as the brain", () => {
+  const BASE = '/api/v1/session-os/main-brain';
+  // Each turn of the brain costs $0.60; its day budget is $1: the second turn reaches it.
+  const host = { env: { ...process.env, PATH: `${FAKE_BIN}:${process.env.PATH}`, FAKE_CLAUDE_USAGE: JSON.stringify({ ...TURN, cost_usd: 0.6 }) }, home: process.env.HOME ?? '/', cwd: process.cwd() };
+  const t = useTestApp({ BRAINSTEM_MAIN_BRAIN_DRIVER: 'agent', BRAINSTEM_MAIN_BRAIN_RUNTIME: 'claude-code', BRAINSTEM_MAIN_BRAIN_BUDGET_USD: '1' }, { listen: true, host });
+
+  const say = (text: string) => t.inject({ method: 'POST', url: `${BASE}/messages`, payload: { text } });
+  const chat = async () => (await t.inject({ method: 'GET', url: `${BASE}/messages` })).json().messages as Json[];
+  const turns = async () => (await t.inject({ method: 'GET', url: `${BASE}/conversation` })).json().conversation as Json;
+  const afterTurns = (n: number) =>
+    waitFor(async () => {
+      const c = await turns();
+      return c.turns >= n && c.turn_in_flight === null ? c : undefined;
+    }, { what: `${n} turn(s) of the brain` });
+
+  it('given the brain reaches its day budget, then it says so, takes no more turns, and fails a round with the reason', async () => {
+    await say('first');
+    await afterTurns(1);
+    await say('second');
+    await afterTurns(2);
+    const usage = (await t.inject({ method: 'GET', url: '/api/v1/usage?group_by=brain' })).json();
+    expect(usage.total).toMatchObject({ turns: 2, cost_usd: 1.2 });
+    await waitFor(async () => ((await chat()).some((m) => m.kind === 'notice' && String(m.text).startsWith('The main brain takes no more turns')) ? true : undefined), {
+      what: 'the notice that the brain stops',
+    });
+    await say('third');
+    const sup = await t.inject({ method: 'POST', url: `${BASE}/autonomous`, payload: { enabled: true } });
+    expect(sup.statusCode).toBeLessThan(300);
+    const worker = await t.inject({ method: 'POST', url: '/api/v1/coding-sessions', payload: { cwd: process.cwd(), command: process.execPath, args: ['-e', 'setTimeout(() => {}, 60000)'] } });
+    await t.inject({ method: 'POST', url: `/api/v1/coding-sessions/${worker.json().id}/signals`, payload: { type: 'notify_blocked', reason: 'stuck' } });
+    const round = await waitFor(async () => ((await t.inject({ method: 'GET', url: `${BASE}/rounds` })).json().rounds as Json[]).find((r) => r.status === 'failed'), {
+      what: 'the round failed',
+    });
+    expect(round.failure).toContain('The main brain takes no more turns');
+    expect((await turns()).turns).toBe(2);
+    await t.inject({ method: 'POST', url: `/api/v1/coding-sessions/${worker.json().id}/stop`, payload: { grace_ms: 0 } });
+  }, 60000);
+});
