@@ -11,6 +11,7 @@ import { SessionsView } from './sessions';
 import { SupervisionView } from './supervision';
 import { attention, lastError, start, streamStatus } from './store';
 import { TokenPrompt } from './token-prompt';
+import { UsageView } from './usage';
 
 /** Hash routing: the service answers only for the files it has, so no catch-all hides a 404 under /api or /mcp. */
 const ROUTES = {
@@ -19,6 +20,7 @@ const ROUTES = {
   '#/supervision': 'Supervision',
   '#/chat': 'Main chat',
   '#/profiles': 'Profiles',
+  '#/usage': 'Usage',
   '#/journal': 'Journal',
 } as const;
 type Route = keyof typeof ROUTES;
@@ -84,6 +86,7 @@ function Dashboard() {
         {route.value === '#/sessions' ? <SessionsView /> : null}
         {route.value === '#/journal' ? <JournalView /> : null}
         {route.value === '#/profiles' ? <ProfilesView /> : null}
+        {route.value === '#/usage' ? <UsageView /> : null}
       </main>
     </div>
   );

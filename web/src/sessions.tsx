@@ -8,6 +8,7 @@ import { StreamStatus, followStream } from './sse';
 import { Reply, StateChip } from './attention';
 import { Flip, NO_FILTER, SessionFilter, invertPreview, matchesFilter } from './session-filter';
 import { StartSessionForm } from './start-session';
+import { SessionSpending, SpendLine } from './session-spending';
 import { putFresh, sessions } from './store';
 import { Session, SessionState } from './types';
 import './sessions.css';
@@ -203,7 +204,8 @@ function SessionRow({ session: s }: { session: Session }) {
       </header>
       <p class="meta muted">
         {s.runtime}
-        {s.profile_id ? ` · ${s.profile_id}` : ''} · <code>{s.cwd}</code>
+        {s.profile_id ? ` · ${s.profile_id}` : ''} · <code>{s.cwd}</code> · <SpendLine session={s} />
+        {s.held ? <span class="chip held"> held: {s.held.detail}</span> : null}
       </p>
       <div class="actions">
         <button type="button" aria-expanded={open.value} onClick={() => (open.value = !open.value)}>
@@ -220,6 +222,7 @@ function SessionRow({ session: s }: { session: Session }) {
         <div class="details">
           {s.pending?.kind === 'question' ? <blockquote class="question">{s.pending.question}</blockquote> : null}
           {s.pending?.kind === 'blocked' ? <blockquote class="blocked">{s.pending.reason}</blockquote> : null}
+          <SessionSpending session={s} />
           <OutputTail session={s} />
           {s.state !== 'exited' ? <Reply session={s} action={s.pending?.kind === 'question' ? 'Send the answer' : `Send to ${s.alias}`} /> : null}
         </div>
