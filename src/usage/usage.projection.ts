@@ -1,4 +1,4 @@
-import { PricedUsage, TOKEN_KINDS, UsageTotals, addTotals, addUsage, dayOf, emptyTotals } from './usage.model';
+import { PricedUsage, TOKEN_KINDS, UsageTotals, addTotals, addUsage, dayOf, emptyTotals, roundUsd, tokensOf } from './usage.model';
 
 /**
  * Usage totals folded from the journal: by session, profile, day, brain conversation and workflow run. A read model: it
@@ -38,6 +38,8 @@ export interface UsageState {
   /** The format of the snapshot, so a later one can tell an older one from its own. */
   format: 1;
   sessions: Record<string, SessionUsage>;
+  /** The sessions in the order they were created: the order of a report by session (a snapshot keeps arrays' order). */
+  order: string[];
   /** Per profile and day; a profile's totals are the sum over its days. */
   profiles: Record<string, Days>;
   /** Per day: every worker's, and the brain's. */
@@ -47,7 +49,7 @@ export interface UsageState {
   runs: Record<string, { name: string; session_ids: string[] }>;
 }
 
-export const emptyUsageState = (): UsageState => ({ format: 1, sessions: {}, profiles: {}, days: {}, brain: {}, runs: {} });
+export const emptyUsageState = (): UsageState => ({ format: 1, sessions: {}, order: [], profiles: {}, days: {}, brain: {}, runs: {} });
 
 /** The stored event the projection reads: its type, its data, when it was journaled, and its stream. */
 export interface UsageSourceEvent {
@@ -89,6 +91,7 @@ export function foldUsage(s: UsageState, e: UsageSourceEvent): void {
       const id = str(d.id);
       if (id === null || s.sessions[id]) return;
       s.sessions[id] = { last_turn: 0, alias: str(d.alias) ?? '', title: str(d.title) ?? '', runtime: str(d.runtime) ?? '', profile_id: str(d.profile_id), totals: emptyTotals(), days: {} };
+      s.order.push(id);
       return;
     }
     case 'session.usage': {
@@ -140,13 +143,39 @@ export interface DayRange {
 const inRange = (day: string, r: DayRange): boolean => (r.since === null || day >= r.since) && (r.until === null || day <= r.until);
 const open = (r: DayRange): boolean => r.since === null && r.until === null;
 
+/** The days of the range summed, into one object (a range over 10,000 sessions sums tens of thousands of days). */
 function sumDays(days: Days, r: DayRange): UsageTotals {
-  let t = emptyTotals();
-  for (const [day, totals] of Object.entries(days)) if (inRange(day, r)) t = addTotals(t, totals);
+  const t = emptyTotals();
+  for (const day in days) {
+    if (!inRange(day, r)) continue;
+    const d = days[day];
+    t.turns += d.turns;
+    t.input_tokens += d.input_tokens;
+    t.output_tokens += d.output_tokens;
+    t.cache_read_tokens += d.cache_read_tokens;
+    t.cache_write_tokens += d.cache_write_tokens;
+    t.cost_usd += d.cost_usd;
+    t.cost_estimated ||= d.cost_estimated;
+  }
+  t.cost_usd = roundUsd(t.cost_usd);
   return t;
 }
 
-export type UsageRow = UsageTotals & Record<string, unknown>;
+export type UsageRow = UsageTotals & { tokens: number } & Record<string, unknown>;
+
+/** A row's totals and their sum of tokens, set on a row made with its own fields (a report can hold tens of thousands). */
+function row<F extends Record<string, unknown>>(fields: F, t: UsageTotals): UsageRow & F {
+  const r = fields as F & Partial<UsageRow>;
+  r.turns = t.turns;
+  r.input_tokens = t.input_tokens;
+  r.output_tokens = t.output_tokens;
+  r.cache_read_tokens = t.cache_read_tokens;
+  r.cache_write_tokens = t.cache_write_tokens;
+  r.tokens = tokensOf(t);
+  r.cost_usd = t.cost_usd;
+  r.cost_estimated = t.cost_estimated;
+  return r as UsageRow & F;
+}
 
 /** A session's totals in the range (all of them when it is open). */
 export function sessionTotals(s: UsageState, id: string, r: DayRange = { since: null, until: null }): UsageTotals {
@@ -155,31 +184,38 @@ export function sessionTotals(s: UsageState, id: string, r: DayRange = { since: 
   return open(r) ? session.totals : sumDays(session.days, r);
 }
 
-/** The rows of a report grouped by `group`, over the days of the range; groups with nothing used in it are left out. */
+const byKey = <T>(o: Record<string, T>): Array<[string, T]> => Object.entries(o).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+
+/**
+ * The rows of a report grouped by `group`, over the days of the range; groups with nothing used in it are left out.
+ * Sessions come in the order they were created, days in order, profiles, conversations and runs by their ids.
+ */
 export function usageRows(s: UsageState, group: UsageGroup, r: DayRange): UsageRow[] {
-  const used = (t: UsageTotals) => t.turns > 0;
+  const out: UsageRow[] = [];
+  const push = (fields: Record<string, unknown>, t: UsageTotals) => {
+    if (t.turns > 0) out.push(row(fields, t));
+  };
   switch (group) {
     case 'session':
-      return Object.entries(s.sessions)
-        .map(([id, x]) => ({ session_id: id, alias: x.alias, title: x.title, runtime: x.runtime, profile_id: x.profile_id, ...(open(r) ? x.totals : sumDays(x.days, r)) }))
-        .filter(used);
+      for (const id of s.order) {
+        const x = s.sessions[id];
+        push({ session_id: id, alias: x.alias, title: x.title, runtime: x.runtime, profile_id: x.profile_id }, open(r) ? x.totals : sumDays(x.days, r));
+      }
+      return out;
     case 'profile':
-      return Object.entries(s.profiles)
-        .map(([id, days]) => ({ profile_id: id, ...sumDays(days, r) }))
-        .filter(used);
+      for (const [id, days] of byKey(s.profiles)) push({ profile_id: id }, sumDays(days, r));
+      return out;
     case 'day':
-      return Object.entries(s.days)
-        .filter(([day]) => inRange(day, r))
-        .sort(([a], [b]) => (a < b ? -1 : 1))
-        .map(([day, x]) => ({ day, ...addTotals(x.workers, x.brain), workers: x.workers, brain: x.brain }));
+      for (const [day, x] of byKey(s.days)) {
+        if (inRange(day, r)) push({ day, workers: { ...x.workers, tokens: tokensOf(x.workers) }, brain: { ...x.brain, tokens: tokensOf(x.brain) } }, addTotals(x.workers, x.brain));
+      }
+      return out;
     case 'brain':
-      return Object.entries(s.brain)
-        .map(([id, c]) => ({ conversation_id: id === NO_CONVERSATION ? null : id, runtime: c.runtime, ...sumDays(c.days, r) }))
-        .filter(used);
+      for (const [id, c] of byKey(s.brain)) push({ conversation_id: id === NO_CONVERSATION ? null : id, runtime: c.runtime }, sumDays(c.days, r));
+      return out;
     case 'workflow':
-      return Object.entries(s.runs)
-        .map(([id, run]) => ({ run_id: id, name: run.name, session_ids: run.session_ids, ...run.session_ids.reduce((t, sid) => addTotals(t, sessionTotals(s, sid, r)), emptyTotals()) }))
-        .filter(used);
+      for (const [id, run] of byKey(s.runs)) push({ run_id: id, name: run.name, session_ids: run.session_ids }, run.session_ids.reduce((t, sid) => addTotals(t, sessionTotals(s, sid, r)), emptyTotals()));
+      return out;
   }
 }
 

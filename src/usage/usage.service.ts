@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { Subscription } from 'rxjs';
 import { SerialQueue } from '../common/serial-queue';
 import { Journal, JournalEvent } from '../journal/journal.port';
-import { UsageTotals, addTotals, dayOf, emptyTotals, tokensOf } from './usage.model';
+import { UsageTotals, dayOf, emptyTotals, roundUsd } from './usage.model';
 import {
   DayRange,
   USAGE_EVENT_TYPES,
@@ -22,15 +22,32 @@ export const USAGE_PROJECTION = 'usage';
 /** Every this many usage events folded, the projection is snapshotted, so a boot folds only what came after. */
 export const USAGE_SNAPSHOT_EVERY = 10_000;
 
+/** Reports kept ready as JSON, each until the projection changes. */
+const REPORTS_KEPT = 32;
+
 export interface UsageReport {
   group_by: UsageGroup;
   since: string | null;
   until: string | null;
-  rows: Array<UsageRow & { tokens: number }>;
+  rows: UsageRow[];
   total: UsageTotals & { tokens: number };
 }
 
-const withTokens = <T extends UsageTotals>(t: T): T & { tokens: number } => ({ ...t, tokens: tokensOf(t) });
+/** The rows summed. */
+function totalOf(rows: readonly UsageRow[]): UsageTotals & { tokens: number } {
+  const t = { ...emptyTotals(), tokens: 0 };
+  for (const r of rows) {
+    t.turns += r.turns;
+    t.input_tokens += r.input_tokens;
+    t.output_tokens += r.output_tokens;
+    t.cache_read_tokens += r.cache_read_tokens;
+    t.cache_write_tokens += r.cache_write_tokens;
+    t.tokens += r.tokens;
+    t.cost_usd += r.cost_usd;
+    t.cost_estimated ||= r.cost_estimated;
+  }
+  return { ...t, cost_usd: roundUsd(t.cost_usd) };
+}
 
 /**
  * The usage projection, hosted: loaded from its snapshot and the journal after it, then kept up with every event the
@@ -41,6 +58,10 @@ export class UsageService {
   private state: UsageState = emptyUsageState();
   private seq = 0;
   private folded = 0;
+  private live = false;
+  /** Bumped by every event folded that changes a report: a report kept as JSON is good while it has not moved. */
+  private version = 0;
+  private readonly kept = new Map<string, { version: number; json: Buffer }>();
   private sub: Subscription | null = null;
   private caughtUp: Promise<void> = Promise.resolve();
   private readonly saves = new SerialQueue();
@@ -65,6 +86,12 @@ export class UsageService {
     const head = this.journal.head().seq;
     let reached: () => void = () => undefined;
     this.caughtUp = head <= this.seq ? Promise.resolve() : new Promise<void>((resolve) => (reached = resolve));
+    // While it catches up it is not snapshotted: once it has, if the catch-up was long, so a next boot need not repeat it.
+    void this.caughtUp.then(() => {
+      this.live = true;
+      if (this.folded >= this.snapshotEvery) void this.save();
+      this.folded = 0;
+    });
     this.sub = this.journal.subscribe(this.seq).subscribe({
       next: (e) => {
         this.fold(e);
@@ -88,9 +115,23 @@ export class UsageService {
   }
 
   report(group: UsageGroup, range: DayRange): UsageReport {
-    const rows = usageRows(this.state, group, range).map(withTokens);
-    const total = rows.reduce<UsageTotals>((t, r) => addTotals(t, r), emptyTotals());
-    return { group_by: group, since: range.since, until: range.until, rows, total: withTokens(total) };
+    const rows = usageRows(this.state, group, range);
+    return { group_by: group, since: range.since, until: range.until, rows, total: totalOf(rows) };
+  }
+
+  /**
+   * The report as JSON, encoded: made once after each change of the projection and kept (a report by session over
+   * 10,000 sessions is megabytes; between two turns every read of it is the same, and is sent as it is).
+   */
+  reportJson(group: UsageGroup, range: DayRange): Buffer {
+    const key = `${group} ${range.since} ${range.until}`;
+    const kept = this.kept.get(key);
+    if (kept && kept.version === this.version) return kept.json;
+    const json = Buffer.from(JSON.stringify(this.report(group, range)), 'utf8');
+    this.kept.delete(key);
+    if (this.kept.size >= REPORTS_KEPT) this.kept.delete(this.kept.keys().next().value as string);
+    this.kept.set(key, { version: this.version, json });
+    return json;
   }
 
   session(id: string): UsageTotals {
@@ -121,8 +162,9 @@ export class UsageService {
     this.seq = e.seq;
     if (!USAGE_EVENT_TYPES.has(e.type)) return;
     foldUsage(this.state, e);
+    this.version++;
     if (e.type === 'session.usage' || e.type === 'brain.usage') {
-      if (++this.folded % this.snapshotEvery === 0) void this.save();
+      if (++this.folded % this.snapshotEvery === 0 && this.live) void this.save();
     }
   }
 
