@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { Module, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
-import { Subscription, concatMap } from 'rxjs';
+import { Subscription, concatMap, filter, map, merge } from 'rxjs';
 import { WORKER_SESSIONS } from '../auth/worker-sessions.port';
 import { Credentials } from '../auth/credentials';
 import { BusModule } from '../bus/bus.module';
@@ -145,11 +145,19 @@ export class SessionsModule implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly sessions: SessionsService,
   ) {}
 
-  /** A profile edited (over REST or on disk) may have changed its budgets: its sessions are checked against them again. */
+  /**
+   * A profile edited (over REST or on disk) may have changed its budgets: its sessions are checked against them again.
+   * The brain's turn that spent Brainstem's day budget holds every worker, as a worker's would.
+   */
   onApplicationBootstrap(): void {
-    this.profileChanges = this.bus
-      .ofType('profile.updated', 'profile.edited_on_disk')
-      .pipe(concatMap((e) => this.sessions.profileBudgetChanged(e.data.id)))
+    this.profileChanges = merge(
+      this.bus.ofType('profile.updated', 'profile.edited_on_disk').pipe(map((e) => e.data.id)),
+      this.bus.ofType('brain.budget_exceeded').pipe(
+        filter((e) => e.data.scope === 'global_day'),
+        map(() => null),
+      ),
+    )
+      .pipe(concatMap((profileId) => this.sessions.budgetsChanged(profileId)))
       .subscribe();
   }
 

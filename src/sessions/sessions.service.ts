@@ -199,9 +199,12 @@ export class SessionsService implements WorkerSessions, OnApplicationBootstrap, 
     return toStatus(actor);
   }
 
-  /** A profile's budgets changed: its live sessions here are held or released as they now stand. */
-  profileBudgetChanged(profileId: string): Promise<void> {
-    return this.spending.recheck((a) => a.context.profile_id === profileId);
+  /**
+   * Budgets changed elsewhere: a profile's (its live sessions here), or everything's day (the brain reached
+   * BRAINSTEM_BUDGET_USD_PER_DAY: every one). They are held or released as they now stand.
+   */
+  budgetsChanged(profileId: string | null): Promise<void> {
+    return this.spending.recheck((a) => profileId === null || a.context.profile_id === profileId);
   }
 
   /** SIGTERM to the worker's process group, SIGKILL at the deadline; answers once the session is exited. */

@@ -255,3 +255,33 @@ describe("the hosted brain's budget, with a fake claude as the brain", () => {
     await t.inject({ method: 'POST', url: `/api/v1/coding-sessions/${worker.json().id}/stop`, payload: { grace_ms: 0 } });
   }, 60000);
 });
+
+describe("Brainstem's day budget spent by the brain, with a fake claude as the brain and as a worker", () => {
+  const BASE = '/api/v1/session-os/main-brain';
+  const cwd = tempDir('brainstem-cwd-');
+  const reaper = new WorkerReaper();
+  // Each turn of the brain costs $0.60, and Brainstem may spend $1 a day: the brain's second turn spends it.
+  const host = { env: { ...process.env, PATH: `${FAKE_BIN}:${process.env.PATH}`, FAKE_CLAUDE_USAGE: JSON.stringify({ ...TURN, cost_usd: 0.6 }) }, home: process.env.HOME ?? '/', cwd: process.cwd() };
+  const t = useTestApp({ BRAINSTEM_MAIN_BRAIN_DRIVER: 'agent', BRAINSTEM_MAIN_BRAIN_RUNTIME: 'claude-code', BRAINSTEM_BUDGET_USD_PER_DAY: '1' }, { listen: true, host, beforeClose: () => reaper.killAll() });
+  afterAll(() => cwd.remove());
+
+  it('given an idle worker, when the brain spends the day budget, then the worker is held too and a new session is refused', async () => {
+    const worker = await t.inject({ method: 'POST', url: '/api/v1/coding-sessions', payload: { cwd: cwd.path, runtime: 'claude-code', env: claudeEnv({ ...TURN, cost_usd: 0 }) } });
+    expect(worker.statusCode).toBe(201);
+    reaper.track(worker.json().pid);
+    for (const text of ['first', 'second']) {
+      await t.inject({ method: 'POST', url: `${BASE}/messages`, payload: { text } });
+      await waitFor(async () => {
+        const c = (await t.inject({ method: 'GET', url: `${BASE}/conversation` })).json().conversation as Json;
+        return c.turns >= (text === 'first' ? 1 : 2) && c.turn_in_flight === null ? true : undefined;
+      }, { what: `the brain's ${text} turn` });
+    }
+    const held = await waitFor(async () => {
+      const s = (await t.inject({ method: 'GET', url: `/api/v1/coding-sessions/${worker.json().id}` })).json();
+      return s.held ? s : undefined;
+    }, { what: 'the worker held by the day budget' });
+    expect(held.held.detail).toContain("Brainstem's budget for today (UTC, BRAINSTEM_BUDGET_USD_PER_DAY) of $1.00");
+    const refused = await t.inject({ method: 'POST', url: '/api/v1/coding-sessions', payload: { cwd: cwd.path, runtime: 'claude-code', env: claudeEnv(), prompt: 'x' } });
+    expect(refused.json()).toMatchObject({ code: 'budget_exhausted' });
+  }, 60000);
+});
