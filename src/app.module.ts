@@ -21,6 +21,7 @@ import { MainBrainModule } from './main-brain/main-brain.module';
 import { McpModule } from './mcp/mcp.module';
 import { NotificationsModule } from './notifications/notifications.module';
 import { SessionsModule } from './sessions/sessions.module';
+import { UsageModule } from './usage/usage.module';
 import { WorkflowsModule } from './workflows/workflows.module';
 
 @Module({})
@@ -40,6 +41,7 @@ export class AppModule {
         AuthModule,
         BusModule,
         ProfilesModule,
+        UsageModule,
         SessionsModule,
         MainBrainModule,
         WorkflowsModule,

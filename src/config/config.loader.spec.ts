@@ -38,6 +38,7 @@ describe('configuration', () => {
       runtime: 'auto',
       profile: 'main-brain',
       context_budget_tokens: 150000,
+      budget_usd: null,
     });
     expect(c.sessions.max_sessions).toBe(32);
     expect(c.worktrees.dir).toBe('/srv/app/journal/worktrees');

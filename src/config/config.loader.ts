@@ -4,6 +4,7 @@ import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { load } from 'js-yaml';
 import { splitHostPort } from '../common/host-port';
 import { isInstalledPackage } from '../common/package-root';
+import { parsePriceTable } from './price-table';
 import { BrainstemConfig, KNOBS, Knob, flagOf } from './config.schema';
 import { notifyProblems } from './notify-config';
 
@@ -75,6 +76,25 @@ function coerce(knob: Knob, raw: unknown): { value: unknown } | { error: string 
         return { error: `expected one of ${knob.values.join(', ')}, got ${JSON.stringify(raw)}` };
       }
       return { value: raw };
+    }
+    case 'number': {
+      if (raw === null || raw === '') return { value: null };
+      const n = fromText ? (/^\d+(\.\d+)?$/.test(raw.trim()) ? Number(raw.trim()) : NaN) : raw;
+      if (typeof n !== 'number' || !Number.isFinite(n)) return { error: `expected a number, got ${JSON.stringify(raw)}` };
+      if (n < knob.min || n > knob.max) return { error: `expected a number in ${knob.min}..${knob.max}, got ${n}` };
+      return { value: n };
+    }
+    case 'prices': {
+      let value: unknown = raw;
+      if (fromText) {
+        try {
+          value = JSON.parse(raw);
+        } catch {
+          return { error: 'expected JSON: {"<model>": {"input": …, "output": …, "cache_read": …, "cache_write": …}}' };
+        }
+      }
+      const parsed = parsePriceTable(value);
+      return 'error' in parsed ? { error: parsed.error } : { value: parsed.table };
     }
     case 'list': {
       if (fromText) return { value: raw.split(',').map((s) => s.trim()).filter(Boolean) };

@@ -1,3 +1,5 @@
+import { PriceTable } from './price-table';
+
 /** The typed configuration and the table of its knobs. Pure: no file or env access here. */
 
 import type { NotifyConfig } from './notify-config';
@@ -48,7 +50,13 @@ export interface BrainstemConfig {
     runtime: MainBrainRuntime;
     profile: string;
     context_budget_tokens: number;
+    /** Dollars the hosted brain may spend in a UTC day; null: no limit. */
+    budget_usd: number | null;
   };
+  /** Dollars everything (workers and the brain) may spend in a UTC day; null: no limit. */
+  budget: { usd_per_day: number | null };
+  /** Dollars per million tokens by model, for runtimes that report no cost (docs/guide/usage.md#prices). */
+  prices: PriceTable;
   profiles: { dir: string };
   plugins: string[];
   /** Seconds that exited sessions, ended rounds and converged workflow runs stay in memory (the journal keeps them). */
@@ -64,7 +72,11 @@ type KnobKind =
   | { kind: 'string'; nullable?: boolean }
   | { kind: 'bool' }
   | { kind: 'enum'; values: readonly string[] }
-  | { kind: 'list' };
+  | { kind: 'list' }
+  /** A decimal number (dollars), or unset for none. */
+  | { kind: 'number'; min: number; max: number; nullable: true }
+  /** The price table: a YAML map, or its JSON in the environment. */
+  | { kind: 'prices' };
 
 export type Knob = { path: string; env: string } & KnobKind;
 
@@ -105,9 +117,12 @@ export const KNOBS: readonly Knob[] = [
   { path: 'main_brain.runtime', env: 'BRAINSTEM_MAIN_BRAIN_RUNTIME', kind: 'enum', values: ['auto', 'claude-code', 'codex', 'gemini-cli', 'opencode'] },
   { path: 'main_brain.profile', env: 'BRAINSTEM_MAIN_BRAIN_PROFILE', kind: 'string' },
   { path: 'main_brain.context_budget_tokens', env: 'BRAINSTEM_MAIN_BRAIN_CONTEXT_BUDGET_TOKENS', kind: 'int', min: 1000, max: 10_000_000 },
+  { path: 'main_brain.budget_usd', env: 'BRAINSTEM_MAIN_BRAIN_BUDGET_USD', kind: 'number', min: 0.01, max: 1_000_000, nullable: true },
   { path: 'main_brain.round_timeout_s', env: 'BRAINSTEM_MAIN_BRAIN_ROUND_TIMEOUT_S', kind: 'int', min: 1, max: TIMER_S },
   { path: 'main_brain.command', env: 'BRAINSTEM_MAIN_BRAIN_COMMAND', kind: 'string', nullable: true },
   { path: 'main_brain.webhook_url', env: 'BRAINSTEM_MAIN_BRAIN_WEBHOOK_URL', kind: 'string', nullable: true },
+  { path: 'budget.usd_per_day', env: 'BRAINSTEM_BUDGET_USD_PER_DAY', kind: 'number', min: 0.01, max: 1_000_000, nullable: true },
+  { path: 'prices', env: 'BRAINSTEM_PRICES', kind: 'prices' },
   { path: 'profiles.dir', env: 'BRAINSTEM_PROFILES_DIR', kind: 'string' },
   { path: 'plugins', env: 'BRAINSTEM_PLUGINS', kind: 'list' },
   // At least a second: a session a running workflow run holds is looked at again each retention period.

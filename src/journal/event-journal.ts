@@ -738,6 +738,34 @@ export class EventJournal implements Journal {
     return { stream: snap.stream, version: snap.version, seq: snap.seq, at: snap.at, state: snap.state };
   }
 
+  /**
+   * A read model's snapshot (a projection over many streams): its state once it has folded every event up to `seq`.
+   * Kept under a key no stream can have (stream names have no `/`), tied to that event's hash as a stream's is.
+   */
+  async saveProjection(name: string, snapshot: { seq: number; state: unknown }): Promise<void> {
+    if (!STREAM_NAME.test(name)) throw new JournalError('journal_invalid_event', `invalid projection name ${JSON.stringify(name)}`);
+    if (!Number.isInteger(snapshot.seq) || snapshot.seq < 1 || snapshot.seq > this.headSeq) {
+      throw new JournalError('journal_invalid_event', `cannot snapshot projection ${name} at seq ${snapshot.seq}: no such event`);
+    }
+    const body = canonicalJson({ name, seq: snapshot.seq, at: new Date(this.now()).toISOString(), event_hash: await this.hashAt(snapshot.seq), state: snapshot.state ?? null });
+    await this.storage.putSnapshot(`projection/${name}`, sha256(body) + body);
+  }
+
+  async loadProjection<TState = JsonValue>(name: string): Promise<{ seq: number; at: string; state: TState } | null> {
+    const text = await this.storage.getSnapshot(`projection/${name}`);
+    if (text === undefined) return null;
+    const body = text.slice(HASH_LEN);
+    let snap: { seq: number; at: string; event_hash: string; state: TState };
+    try {
+      snap = JSON.parse(body);
+    } catch {
+      throw new JournalCorruptError(0, `snapshot of projection ${name} is not valid JSON`);
+    }
+    if (sha256(body) !== text.slice(0, HASH_LEN)) throw new JournalCorruptError(snap.seq, `snapshot of projection ${name} was altered`);
+    if ((await this.hashAt(snap.seq)) !== snap.event_hash) throw new JournalCorruptError(snap.seq, `snapshot of projection ${name} does not match its event`);
+    return { seq: snap.seq, at: snap.at, state: snap.state };
+  }
+
   isOpen(): boolean {
     return !this.closed;
   }

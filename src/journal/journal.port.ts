@@ -117,6 +117,10 @@ export interface Journal extends JournalReader {
    */
   appendAll(writes: readonly StreamAppend[], options?: AppendAllOptions): Promise<AppendResult[]>;
   saveSnapshot(stream: string, snapshot: { version: number; state: unknown }): Promise<void>;
+  /** Snapshots a read model folded from many streams, as of the event at `seq`. */
+  saveProjection(name: string, snapshot: { seq: number; state: unknown }): Promise<void>;
+  /** A read model's snapshot (usage): its state once it folded every event up to `seq`; null when it has none. */
+  loadProjection<TState = JsonValue>(name: string): Promise<{ seq: number; at: string; state: TState } | null>;
   /** Every event after it has been durably appended and its appender's apply step has run, in seq order. */
   readonly committed$: Observable<JournalEvent>;
   /**

@@ -35,8 +35,12 @@ import { registerProfileTools } from './profile.tools';
 import { registerSessionSightTools, registerSessionTools } from './session.tools';
 import { registerSupervisionTools } from './supervision.tools';
 import { ToolRegistry } from './tool-registry';
+import { UsageModule } from '../usage/usage.module';
+import { UsageService } from '../usage/usage.service';
 import { registerWorkerTools } from './worker.tools';
 import { registerWorktreeTools } from './worktree.tools';
+import { registerUsageTools } from './usage.tools';
+import { BudgetAsks } from './budget-asks';
 
 /** How long a call waits for the user's confirmation before it expires unrun. */
 const CONFIRMATION_TTL_MS = 24 * 3600 * 1000;
@@ -44,7 +48,7 @@ const CONFIRMATION_TTL_MS = 24 * 3600 * 1000;
 const newId = () => randomBytes(6).toString('hex');
 
 @Module({
-  imports: [BusModule, SupervisionModule, ProfilesModule, SessionsModule],
+  imports: [BusModule, SupervisionModule, ProfilesModule, SessionsModule, UsageModule],
   controllers: [MainBrainController],
   providers: [
     {
@@ -55,9 +59,10 @@ const newId = () => randomBytes(6).toString('hex');
     },
     {
       provide: ToolRegistry,
-      inject: [SupervisionService, ChatService, SessionsService, ProfilesService, ProfileApplier, EventBus],
-      useFactory: (supervision: SupervisionService, chat: ChatService, sessions: SessionsService, profiles: ProfilesService, applier: ProfileApplier, bus: EventBus) => {
+      inject: [SupervisionService, ChatService, SessionsService, ProfilesService, ProfileApplier, EventBus, UsageService],
+      useFactory: (supervision: SupervisionService, chat: ChatService, sessions: SessionsService, profiles: ProfilesService, applier: ProfileApplier, bus: EventBus, usage: UsageService) => {
         const registry = new ToolRegistry();
+        registerUsageTools(registry, usage, sessions);
         registerSupervisionTools(registry, supervision, chat);
         registerSessionTools(registry, sessions);
         registerSessionSightTools(registry, sessions, profiles);
@@ -88,7 +93,7 @@ const newId = () => randomBytes(6).toString('hex');
     },
     {
       provide: BRAIN_HOST,
-      inject: [CONFIG, EventBus, JOURNAL, ChatService, SupervisionService, SessionsService, ProfilesService, ConfirmationsService, Credentials, ServiceUrl, PROCESS_RUNNER, SERVICE_HOST],
+      inject: [CONFIG, EventBus, JOURNAL, ChatService, SupervisionService, SessionsService, ProfilesService, ConfirmationsService, Credentials, ServiceUrl, PROCESS_RUNNER, SERVICE_HOST, UsageService],
       useFactory: async (
         config: BrainstemConfig,
         bus: EventBus,
@@ -102,16 +107,23 @@ const newId = () => randomBytes(6).toString('hex');
         url: ServiceUrl,
         runner: ProcessRunner,
         serviceHost: ServiceHost,
+        usage: UsageService,
       ): Promise<BrainHost | null> => {
         const choice = chooseBrainDriver(config.main_brain.driver, config.main_brain.runtime, serviceHost.env.PATH ?? '', serviceHost.cwd);
         if (choice.driver !== 'agent') {
           supervision.useDriver(createRoundDriver({ ...config, main_brain: { ...config.main_brain, driver: choice.driver } }, url, credentials, serviceHost.env));
           return null;
         }
-        const host = await createBrainHost({ config, runtime: choice.runtime, bus, journal, chat, supervision, sessions, profiles, confirmations, credentials, url, runner, env: serviceHost.env, now: Date.now, newId });
+        const host = await createBrainHost({ config, runtime: choice.runtime, bus, journal, chat, supervision, sessions, profiles, confirmations, usage, credentials, url, runner, env: serviceHost.env, now: Date.now, newId });
         supervision.useDriver(host.driver);
         return host;
       },
+    },
+    {
+      provide: BudgetAsks,
+      inject: [CONFIG, EventBus, ChatService, ConfirmationsService, SessionsService, ProfilesService],
+      useFactory: (config: BrainstemConfig, bus: EventBus, chat: ChatService, confirmations: ConfirmationsService, sessions: SessionsService, profiles: ProfilesService) =>
+        new BudgetAsks(bus, chat, (call) => confirmations.request(call), sessions, profiles, config.node.id, Date.now),
     },
     {
       provide: BRAIN_READINESS,
@@ -156,6 +168,7 @@ export class MainBrainModule implements OnModuleInit, OnModuleDestroy {
   constructor(
     private readonly chat: ChatService,
     private readonly confirmations: ConfirmationsService,
+    private readonly budgetAsks: BudgetAsks,
     @Inject(BRAIN_HOST) private readonly brain: BrainHost | null,
     @Inject(SUPERVISOR_LEASE) private readonly lease: SupervisorLease,
   ) {}
@@ -167,6 +180,7 @@ export class MainBrainModule implements OnModuleInit, OnModuleDestroy {
   async onModuleInit(): Promise<void> {
     await this.chat.start();
     await this.confirmations.start();
+    this.budgetAsks.start();
     if (!this.brain) return;
     if (this.lease.state().role === 'leader') await this.hostBrain(this.brain);
     this.leaseSub = this.lease.changes$.subscribe((s) => {
@@ -192,6 +206,7 @@ export class MainBrainModule implements OnModuleInit, OnModuleDestroy {
   async onModuleDestroy(): Promise<void> {
     this.leaseSub?.unsubscribe();
     await this.unhostBrain(false);
+    this.budgetAsks.stop();
     this.confirmations.stop();
     this.chat.stop();
   }

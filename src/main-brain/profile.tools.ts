@@ -6,6 +6,7 @@ import { canonicalJson } from '../journal/canonical-json';
 import { ProfileApplier } from '../profiles/apply/profile-applier';
 import { APPLY_RUNTIMES, ApplyRuntime, ProfileId } from '../profiles/profile.dto';
 import { HOOK_EVENTS, IsProfileName, ProfileDoc } from '../profiles/profile.schema';
+import { budgetLoosened } from '../profiles/profile-budget.schema';
 import { dumpProfileYaml } from '../profiles/profile.yaml';
 import { ProfileItem, ProfileView, ProfilesService, SaveCheck, SavedProfile } from '../profiles/profiles.service';
 import { readScanFiles, scanProfile } from '../profiles/scan';
@@ -122,7 +123,8 @@ function whatRuns(doc: Pick<ProfileDoc, 'hooks' | 'tools'>): Runs[] {
  * bypassPermissions, or changing a profile that bypasses (a hook, a dir, all running with every permission) is the
  * user's. Nor may it widen what runs: a command hook, an MCP server started by a command, or an auto_apply_dir (every
  * later save writes the profile's hooks there) that the profile did not hold already, the same. What the user put there
- * may stay, and removing it widens nothing. A new profile has nothing already, so any of them is the user's.
+ * may stay, and removing it widens nothing. A new profile has nothing already, so any of them is the user's. Nor may it
+ * raise or remove a budget: what the workers may spend is the user's to widen.
  */
 function userOnlySave(before: Parameters<SaveCheck>[0], after: Parameters<SaveCheck>[1]): string[] {
   if (before?.doc.permissions.mode === 'bypassPermissions') return [`change profile ${before.id}, which bypasses permissions`];
@@ -133,6 +135,7 @@ function userOnlySave(before: Parameters<SaveCheck>[0], after: Parameters<SaveCh
   for (const r of whatRuns(after.doc)) if (!had.has(r.key)) problems.push(`profile.${r.path}: add or change ${r.what}`);
   const dir = after.doc.auto_apply_dir;
   if (dir && dir !== before?.doc.auto_apply_dir) problems.push(`profile.auto_apply_dir: set it to ${JSON.stringify(dir)} (every later save writes the profile's files there)`);
+  problems.push(...budgetLoosened(before?.doc.budget, after.doc.budget));
   return problems;
 }
 
@@ -286,7 +289,7 @@ export function registerProfileTools(registry: ToolRegistry, profiles: ProfilesS
     description:
       'Manage Agent Profiles. Delete, apply with force, scope personal, permissions.mode bypassPermissions, changing or applying a profile that bypasses ' +
       'permissions, adding or changing command hooks, MCP servers started by a command (stdio) or auto_apply_dir, and applying a profile ' +
-      'that has command hooks or stdio MCP servers need the user: such a call runs nothing and answers waiting_for_user until the user confirms it. action list; read {profile_id}; create {profile} (the profile document, runtime as target_runtime); ' +
+      'that has command hooks or stdio MCP servers, and raising or removing a budget need the user: such a call runs nothing and answers waiting_for_user until the user confirms it. action list; read {profile_id}; create {profile} (the profile document, runtime as target_runtime); ' +
       'update {profile_id, profile} (a partial document: objects merge, arrays replace); delete {profile_id}; ' +
       'apply {profile_id, dir?, runtime?, force?, preview?} (writes the runtime config files into dir, default the auto_apply_dir or bound project; ' +
       'preview:true only shows the files; force overwrites hand-edited files); ' +

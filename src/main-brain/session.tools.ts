@@ -60,6 +60,7 @@ function brief(s: SessionStatus) {
     last_progress: s.last_progress,
     held: s.held,
     loop: s.loop ? { pattern: s.loop.pattern, count: s.loop.count, summary: s.loop.summary, detected_at: s.loop.detected_at } : null,
+    usage: { tokens: s.usage.tokens, cost_usd: s.usage.cost_usd },
   };
 }
 

@@ -20,6 +20,7 @@ export type LintCode =
   | 'loops_off'
   | 'loop_threshold_trivial'
   | 'worktree_copy_refused'
+  | 'budget_day_below_session'
   | 'schema';
 
 export interface LintFinding {
@@ -123,6 +124,7 @@ export function lintProfile(doc: ProfileDoc, ctx: LintContext): LintResult {
   lintWorktree(doc, error);
   lintRuntime(doc, warn);
   lintLoops(doc, warn);
+  lintBudget(doc, warn);
   return { valid: errors.length === 0, errors, warnings };
 }
 
@@ -137,6 +139,18 @@ function lintLoops(doc: ProfileDoc, warn: Report): void {
   if (LOOP_PATTERN_FIELDS.every((k) => loops[k] === 0)) warn('loops', 'loops_off', "every loop pattern is 0: this profile's workers are never noticed going round in circles");
   for (const k of LOOP_COUNT_FIELDS) {
     if (loops[k] === 1) warn(`loops.${k}`, 'loop_threshold_trivial', `1 counts every single ${k === 'repeated_text' ? 'turn' : k === 'repeated_failure' ? 'failure' : 'call'} as a loop; use 0 to turn the pattern off`);
+  }
+}
+
+/** A day's budget below one session's: the day's is reached first, so the per-session one never holds anything. */
+function lintBudget(doc: ProfileDoc, warn: Report): void {
+  const { per_session, per_day } = doc.budget ?? {};
+  for (const unit of ['tokens', 'usd'] as const) {
+    const session = per_session?.[unit];
+    const day = per_day?.[unit];
+    if (session !== undefined && day !== undefined && day < session) {
+      warn(`budget.per_day.${unit}`, 'budget_day_below_session', `the day's ${unit} (${day}) is below one session's (${session}): the session budget never applies`);
+    }
   }
 }
 

@@ -21,6 +21,7 @@ import {
 import { inheritedKeyProblem } from '../common/inherited-key';
 import { relativePathProblem } from '../common/relative-path';
 import { describeValidationErrors } from '../common/validation-errors';
+import { ProfileBudget, ProfileBudgetConfig, normalizeBudget } from './profile-budget.schema';
 
 /**
  * The one Agent Profile schema (docs/architecture/decisions.md#agent-profile-document). The same classes validate YAML
@@ -315,6 +316,7 @@ export abstract class ProfileFields {
 
   @IsOptional() @ValidateNested() @Type(() => WorktreeConfig)
   worktree?: WorktreeConfig;
+  @IsOptional() @ValidateNested() @Type(() => ProfileBudgetConfig) budget?: ProfileBudgetConfig;
 }
 
 /** The document as stored on disk and exported. Metadata keys are tolerated so hand-written files stay readable. */
@@ -378,6 +380,8 @@ export interface ProfileDoc {
   /** Absent in profiles that set none: sessions then run without isolation. */
   isolation?: Isolation;
   worktree?: { setup?: string; copy?: string[] };
+  /** What its sessions may spend; absent when the profile sets no budget. */
+  budget?: ProfileBudget;
 }
 
 export const HOOK_TIMEOUT_DEFAULT_S = 60;
@@ -439,5 +443,6 @@ export function normalizeDocument(d: Partial<ProfileDoc> & { name: string }): Pr
     // Only when set, so profiles written before isolation read and write back as they were.
     ...(d.isolation ? { isolation: d.isolation } : {}),
     ...(d.worktree ? { worktree: d.worktree } : {}),
+    ...normalizeBudget(d.budget),
   };
 }

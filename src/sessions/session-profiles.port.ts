@@ -1,4 +1,5 @@
 import type { EmittedFile } from '../profiles/emitters/emitter.types';
+import type { ProfileBudget } from '../profiles/profile-budget.schema';
 import type { ProfileDoc } from '../profiles/profile.schema';
 import type { ProfileFinding } from './session.decider';
 
@@ -18,6 +19,8 @@ export interface SessionProfiles {
   emission(profileId: string, runtime: ConfiguredRuntime, projectDir: string): Promise<{ doc: ProfileDoc; files: readonly EmittedFile[]; errors: readonly ProfileFinding[] }>;
   /** The profile's deny rules now (sessionDenyRules); null when it cannot be read. */
   denyRules(profileId: string): Promise<string[] | null>;
+  /** The profile's budgets now (per session, per day); null when it sets none or cannot be read. Absent: no profile budgets. */
+  budgets?(profileId: string): Promise<ProfileBudget | null>;
 }
 
 export const SESSION_PROFILES = Symbol('SessionProfiles');

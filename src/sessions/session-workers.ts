@@ -14,6 +14,7 @@ import { ProcessRunner } from './runtimes/process-runner';
 import { RuntimeCatalog } from './runtimes/runtime-catalog';
 import { LaunchSpec, RuntimeReport, RuntimeSink } from './runtimes/runtime.port';
 import { SessionLoops } from './loops/session-loops';
+import { SessionSpending } from './session-spending';
 
 /** The complete environment of a session's worker. */
 export type WorkerEnvironment = (session: SessionContext) => Record<string, string>;
@@ -49,6 +50,8 @@ export class SessionWorkers {
     private readonly output: SessionOutput,
     private readonly setup: Pick<SessionSetup, 'denyFacts'>,
     private readonly loops: SessionLoops,
+    /** What the workers spend, and the budgets that hold them. */
+    private readonly spending: SessionSpending | null = null,
   ) {}
 
   /** After the registry loaded: the effects of other nodes' commands are performed here; this node's workers recovered. */
@@ -212,6 +215,7 @@ export class SessionWorkers {
       report: (report) => {
         actor.run(() => this.onReport(actor, report)).catch((e: unknown) => this.logger.error(`session ${actor.id}: ${(e as Error).message}`));
       },
+      reported: () => actor.run(() => undefined),
     };
   }
 
@@ -237,6 +241,12 @@ export class SessionWorkers {
         if (event?.type === 'session.permission_resolved') this.answer(actor, { request_id, tool, input }, 'deny', event.reason);
         return;
       }
+      case 'usage':
+        await this.spending?.record(actor, report.entries, report.cumulative === true);
+        return;
+      case 'rate_limit':
+        await this.commands.execute(actor, { type: 'report_rate_limit', status: report.status, resets_at: report.resets_at, limit_type: report.limit_type }, 'runtime');
+        return;
       case 'exited': {
         // During a stop the SIGKILL still falls at the deadline: what the worker left in its group got the same SIGTERM.
         if (actor.killTimer && actor.context.stop_deadline_at === null) {

@@ -22,6 +22,8 @@ import { LoopDetection } from './loops/loop-detector';
 import { LoopThresholds } from './loops/loop-thresholds';
 import { WorktreeCreatedData } from './session-worktree';
 import { WorktreeCommand, decideWorktree, isWorktreeCommand } from './session-worktree.decider';
+import { BudgetCommand, decideBudgetCommand } from './session-budget';
+import { Budget } from '../usage/budget.rules';
 
 /**
  * A coding session's rules, pure: decide() judges a command against the session's state (null before it is created)
@@ -109,11 +111,17 @@ export interface CreateSession {
   work_tree: string | null;
   /** With isolation `worktree`: its worktree, or why none; null when not looked up (a cwd refused before). */
   worktree: WorktreeFact | null;
+  /** The request's budget, if it gave one. */
+  budget?: Budget | null;
+  /** Today's budget of its profile, or Brainstem's, that is spent already (in plain words); absent when none is. */
+  day_budget_spent?: string | null;
 }
 
 export type SessionCommand =
   | CreateSession
   | WorktreeCommand
+  /** Usage, budgets and rate limits: decided in session-budget.ts. */
+  | BudgetCommand
   /**
    * The worker was started (the create's launch): what the spawn gave, null when nothing ran; the create's prompt goes
    * to it with its start when the worker can take it (`worker`), as a message would.
@@ -165,6 +173,11 @@ export function decide(command: SessionCommand, state: SessionSnapshot | null): 
   const c = state.context;
   const { at } = command;
   switch (command.type) {
+    case 'record_usage':
+    case 'set_budget':
+    case 'check_budget':
+    case 'report_rate_limit':
+      return { events: decideBudgetCommand(state, command) };
     case 'launch': {
       if (command.spawn === null) return fact(state, { type: 'session.exited', at, code: null, signal: null, reason: 'spawn_failed' });
       const started: SessionEvent = { type: 'session.started', at, ...command.spawn };
@@ -282,6 +295,7 @@ function decideCreate(command: CreateSession, state: SessionSnapshot | null): Se
   if (command.live_sessions >= command.max_sessions) {
     return refuse('max_sessions_reached', `at most ${command.max_sessions} live coding sessions (BRAINSTEM_MAX_SESSIONS)`);
   }
+  if (command.day_budget_spent) return refuse('budget_exhausted', `no new session: ${command.day_budget_spent} is spent; raise it first`);
   const input: SessionInput = {
     id: command.id,
     alias: command.alias,
@@ -302,6 +316,7 @@ function decideCreate(command: CreateSession, state: SessionSnapshot | null): Se
     node: command.node,
     isolation: command.isolation,
     work_tree: worktree ? worktree.path : command.work_tree,
+    ...(command.budget ? { budget: command.budget } : {}),
   };
   const created: SessionFact = { type: 'session.created', at: command.at, input };
   if (!worktree) return { events: [created] };

@@ -1,4 +1,4 @@
-import { Transform } from 'class-transformer';
+import { Transform, Type } from 'class-transformer';
 import {
   ArrayMaxSize,
   IsArray,
@@ -14,6 +14,7 @@ import {
   MaxLength,
   Min,
   ValidateBy,
+  ValidateNested,
   ValidationOptions,
 } from 'class-validator';
 import { DomainError } from '../common/domain-error';
@@ -29,6 +30,7 @@ import { REF_INPUT_PATTERN } from '../worktrees/worktree-names';
 import { MAX_DIFF_LINES } from '../worktrees/diff-page';
 import { MERGE_STRATEGIES, MergeStrategy } from '../worktrees/merge-plan';
 import { JsonObject, PermissionDecision, ProgressStatus, SessionState } from './session.events';
+import { BudgetDto } from '../usage/budget.dto';
 
 export { MAX_TEXT_BYTES, fitsTextLimit } from '../common/text-limit';
 
@@ -110,6 +112,8 @@ export class CreateSessionDto {
   @IsOptional() @GitRef() @Describe('With isolation worktree: the commit-ish the new branch starts from (default: the checkout\'s HEAD).') base_ref?: string;
   @IsOptional() @GitRef() @Describe('With isolation worktree: an existing branch to work on (in the worktree that has it, else a new one).') branch?: string;
   @IsOptional() @PathField() @Describe('With isolation worktree: an existing worktree of the repository to work in.') worktree?: string;
+  /** The session's own budget; without one, its profile's per-session budget applies. */
+  @IsOptional() @ValidateNested() @Type(() => BudgetDto) budget?: BudgetDto;
 }
 
 export class ListSessionsQueryDto extends PageQueryDto {

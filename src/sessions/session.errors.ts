@@ -10,6 +10,7 @@ declare module '../common/domain-error' {
     denied_by_profile: 403;
     permission_wait_abandoned: 409;
     max_sessions_reached: 429;
+    budget_exhausted: 409;
     unknown_profile: 400;
     unknown_runtime: 400;
     runtime_not_installed: 400;
@@ -28,7 +29,8 @@ declare module '../common/domain-error' {
  * started yet, it is being stopped, it is held (a loop or a budget: released by the user), a permission request is pending (messages wait), none (or not the named one) is
  * pending, the worker cannot take a message (detached after a restart, stdin closed), a worker's permission_prompt
  * call went away before its request was answered. 403: a profile's deny rule (or an unreadable profile) refuses an
- * allow. 429: BRAINSTEM_MAX_SESSIONS live sessions. 400: a create whose profile, runtime, command or cwd cannot be used.
+ * allow. 429: BRAINSTEM_MAX_SESSIONS live sessions. 409 budget_exhausted: a create while today's budget of its profile,
+ * or Brainstem's, is spent. 400: a create whose profile, runtime, command or cwd cannot be used.
  * 503: the session runs on another node sharing the journal, and that node has not been heard from within its lease.
  */
 export const SESSION_ERRORS = {
@@ -42,6 +44,7 @@ export const SESSION_ERRORS = {
   denied_by_profile: 403,
   permission_wait_abandoned: 409,
   max_sessions_reached: 429,
+  budget_exhausted: 409,
   unknown_profile: 400,
   unknown_runtime: 400,
   runtime_not_installed: 400,

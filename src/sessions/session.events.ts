@@ -1,5 +1,7 @@
 import type { LoopPattern } from './loops/loop-pattern';
 import type { LoopThresholds } from './loops/loop-thresholds';
+import { Budget, BudgetScope, BudgetUnit } from '../usage/budget.rules';
+import { PricedUsage } from '../usage/usage.model';
 
 /**
  * The facts a session journals (stream `session-<cs_id>`). Each one is also the event fed to the
@@ -42,6 +44,18 @@ export interface LoopRecord {
   signature: string;
   summary: string;
   evidence: string;
+}
+
+/** What claude says of its account's rate limit: ok, close to it, or refused until `resets_at`. */
+export type RateLimitStatus = 'allowed' | 'allowed_warning' | 'rejected';
+
+export interface RateLimit {
+  status: RateLimitStatus;
+  /** When the limit resets (epoch ms), when the runtime says. */
+  resets_at: number | null;
+  /** Which limit (claude's `five_hour`, `seven_day`, …), when the runtime says. */
+  limit_type: string | null;
+  since: number;
 }
 
 export interface PermissionRequest {
@@ -106,6 +120,17 @@ export interface SessionInput {
    * sessions in one are warned of. Absent in sessions created before it was kept.
    */
   work_tree?: string | null;
+  /** The budget the request gave; absent: the profile's per-session budget, if any, applies. */
+  budget?: Budget;
+}
+
+/** A budget a turn took past 80% or to its limit (docs/guide/usage.md#budgets), as the session's stream records it. */
+export interface BudgetCrossingData {
+  at: number;
+  scope: BudgetScope;
+  unit: BudgetUnit;
+  used: number;
+  limit: number;
 }
 
 export interface SessionEventData extends WorktreeEventData {
@@ -161,6 +186,15 @@ export interface SessionEventData extends WorktreeEventData {
     cooldown_until: number;
     escalate_after: number;
   };
+  /** One model's usage of a worker's turn (several models in a turn: one each, with the same `turn`). */
+  'session.usage': { at: number; turn: number } & PricedUsage;
+  /** The session's own budget, set at start or changed (PATCH …/budget); null: its profile's per-session budget applies. */
+  'session.budget_set': { at: number; budget: Budget | null };
+  'session.budget_warning': BudgetCrossingData;
+  /** A turn reached a budget's limit: the session is held with it (and, for a day's budget, so are the others it covers). */
+  'session.budget_exceeded': BudgetCrossingData;
+  /** The worker's runtime said its rate-limit state changed. */
+  'session.rate_limited': { at: number; status: RateLimitStatus; resets_at: number | null; limit_type: string | null };
 }
 
 export type SessionEventType = keyof SessionEventData;
@@ -257,6 +291,11 @@ const FACT_TYPES: ReadonlySet<string> = new Set<SessionEventType>([
   'session.released',
   'session.loop_detected',
   ...WORKTREE_EVENT_TYPES,
+  'session.usage',
+  'session.budget_set',
+  'session.budget_warning',
+  'session.budget_exceeded',
+  'session.rate_limited',
 ]);
 
 /** A journaled record back as a machine event, or null for derived records (state_changed, created). */

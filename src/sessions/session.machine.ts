@@ -1,5 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { SnapshotFrom, and, assign, initialTransition, setup, transition } from 'xstate';
+import { Budget } from '../usage/budget.rules';
+import { UsageTotals, addUsage, emptyTotals } from '../usage/usage.model';
 import {
   Attachment,
   ExitReason,
@@ -8,6 +10,7 @@ import {
   LoopRecord,
   Pending,
   PermissionRequest,
+  RateLimit,
   SessionEvent,
   SessionEventOf,
   SessionInput,
@@ -15,7 +18,7 @@ import {
 } from './session.events';
 import { SessionWorktree, WorktreeEventType, foldWorktree, isWorktreeEvent } from './session-worktree';
 
-export interface SessionContext extends SessionInput {
+export interface SessionContext extends Omit<SessionInput, 'budget'> {
   pid: number | null;
   /** /proc/<pid>/stat start time: a pid is only "ours" while this still matches. */
   pid_start_time: string | null;
@@ -51,6 +54,12 @@ export interface SessionContext extends SessionInput {
   loop_cooldowns: Partial<Record<LoopRecord['pattern'], number>>;
   /** The session's git worktree (isolation `worktree`); null without one. */
   worktree: SessionWorktree | null;
+  /** What its turns used, summed from its session.usage events. */
+  usage: UsageTotals;
+  /** Its own budget (the request's, or set since); null: its profile's per-session budget applies, if any. */
+  budget: Budget | null;
+  /** Its runtime's rate-limit state, as last reported; null until it reports one. */
+  rate_limit: RateLimit | null;
 }
 
 const at = ({ event }: { event: SessionEvent }): number => event.at;
@@ -81,6 +90,11 @@ const REPORTS = {
   'session.held': { actions: ['held', 'touch'] },
   'session.released': { actions: ['released', 'touch'] },
   'session.loop_detected': { actions: ['loopDetected', 'touch'] },
+  'session.usage': { actions: 'usage' },
+  'session.budget_set': { actions: ['budgetSet', 'touch'] },
+  'session.budget_warning': { actions: 'touch' },
+  'session.budget_exceeded': { actions: 'touch' },
+  'session.rate_limited': { actions: ['rateLimited', 'touch'] },
   'session.exited': { target: 'exited', actions: ['exited', 'touch'] },
 } as const;
 
@@ -130,6 +144,9 @@ function contextFor(input: SessionInput): SessionContext {
     loop: null,
     loop_cooldowns: {},
     worktree: null,
+    usage: emptyTotals(),
+    budget: input.budget ?? null,
+    rate_limit: null,
   };
 }
 
@@ -228,6 +245,20 @@ export const sessionMachine = setup({
       return { loop: { pattern, count, since, at, until, signature, summary, evidence }, loop_cooldowns: { ...context.loop_cooldowns, [pattern]: until } };
     }),
     worktree: assign(({ context, event }) => (isWorktreeEvent(event) ? { worktree: foldWorktree(context.worktree, event) } : {})),
+    usage: assign(({ context, event }) => {
+      const e = of(event, 'session.usage');
+      if (!e) return {};
+      const { at: _at, turn, ...entry } = e;
+      return { usage: addUsage(context.usage, entry, turn !== context.usage.turns) };
+    }),
+    budgetSet: assign(({ event }) => {
+      const e = of(event, 'session.budget_set');
+      return e ? { budget: e.budget } : {};
+    }),
+    rateLimited: assign(({ event }) => {
+      const e = of(event, 'session.rate_limited');
+      return e ? { rate_limit: { status: e.status, resets_at: e.resets_at, limit_type: e.limit_type, since: e.at } } : {};
+    }),
     stopRequested: assign(({ event }) => {
       const e = of(event, 'session.stop_requested');
       return e ? { stop_deadline_at: e.deadline_at } : {};
@@ -289,7 +320,8 @@ export const sessionMachine = setup({
         ],
       },
     },
-    exited: { entry: 'enter', on: { ...WORKTREE, 'session.exclusion_changed': { actions: ['exclusion', 'touch'] } } },
+    // A turn's usage can come after the exit it ended with: it was spent all the same.
+    exited: { entry: 'enter', on: { ...WORKTREE, 'session.exclusion_changed': { actions: ['exclusion', 'touch'] }, 'session.usage': { actions: 'usage' } } },
   },
 });
 
@@ -347,10 +379,16 @@ export function restoreSession(stored: StoredSession, env: Record<string, string
   const worktree = stored.context.worktree ?? null;
   // Nor when what it waits on last changed: from the state's start, as it was then.
   const waiting_since = stored.context.waiting_since ?? stored.context.state_since;
-  // Nor loops.
+  // Nor loops, usage, a budget or a rate limit.
   const loop = stored.context.loop ?? null;
   const loop_cooldowns = stored.context.loop_cooldowns ?? {};
-  return sessionMachine.resolveState({ value: stored.value, context: { ...stored.context, queued_permissions, last_result, held, worktree, waiting_since, loop, loop_cooldowns, env: env ?? stored.context.env } });
+  const usage = stored.context.usage ?? emptyTotals();
+  const budget = stored.context.budget ?? null;
+  const rate_limit = stored.context.rate_limit ?? null;
+  return sessionMachine.resolveState({
+    value: stored.value,
+    context: { ...stored.context, queued_permissions, last_result, held, worktree, waiting_since, loop, loop_cooldowns, usage, budget, rate_limit, env: env ?? stored.context.env },
+  });
 }
 
 /** Snapshots are journal storage too, so they leave out the env values, as `session.created` does. */

@@ -1,5 +1,7 @@
 import { SessionActor } from './session.actor';
-import { ExitReason, HoldReason, LastProgress, LoopRecord, Pending, PermissionRequest, SessionState } from './session.events';
+import { Budget } from '../usage/budget.rules';
+import { UsageTotals, tokensOf } from '../usage/usage.model';
+import { ExitReason, HoldReason, LastProgress, LoopRecord, Pending, PermissionRequest, RateLimitStatus, SessionState } from './session.events';
 import { SessionWarning } from './session-warnings';
 import { SessionWorktree } from './session-worktree';
 
@@ -41,6 +43,12 @@ export interface SessionStatus {
    * as needing attention until then); the evidence is the worker's own text.
    */
   loop: (Pick<LoopRecord, 'pattern' | 'count' | 'summary' | 'evidence'> & { since: string; detected_at: string; until: string }) | null;
+  /** What its turns used: tokens of each kind, their sum, and dollars (estimated from prices where the runtime said none). */
+  usage: UsageTotals & { tokens: number };
+  /** Its own budget; null: its profile's per-session budget applies, if the profile has one. */
+  budget: Budget | null;
+  /** Its runtime's rate-limit state, when it reported one: `rejected` until `resets_at`. */
+  rate_limit: { status: RateLimitStatus; resets_at: string | null; limit_type: string | null; since: string } | null;
   created_at: string;
   updated_at: string;
   isolation: 'none' | 'worktree';
@@ -97,6 +105,11 @@ export function toStatus(actor: SessionActor, warnings: SessionWarning[] = []): 
     queued_permissions: c.queued_permissions,
     held: c.held ? { reason: c.held.reason, detail: c.held.detail, since: iso(c.held.since) } : null,
     loop: c.loop ? { pattern: c.loop.pattern, count: c.loop.count, summary: c.loop.summary, evidence: c.loop.evidence, since: iso(c.loop.since), detected_at: iso(c.loop.at), until: iso(c.loop.until) } : null,
+    usage: { ...c.usage, tokens: tokensOf(c.usage) },
+    budget: c.budget,
+    rate_limit: c.rate_limit
+      ? { status: c.rate_limit.status, resets_at: c.rate_limit.resets_at === null ? null : iso(c.rate_limit.resets_at), limit_type: c.rate_limit.limit_type, since: iso(c.rate_limit.since) }
+      : null,
     created_at: iso(c.created_at),
     updated_at: iso(c.updated_at),
     isolation: c.isolation ?? 'none',

@@ -17,6 +17,7 @@ import {
 } from './session.dto';
 import { SessionDiff } from './session-worktrees';
 import { SessionStatus } from './session.status';
+import { BudgetDto, budgetOf } from '../usage/budget.dto';
 import { OutputStreamMessage, SessionsService } from './sessions.service';
 
 @Controller('coding-sessions')
@@ -104,6 +105,12 @@ export class SessionsController {
   @HttpCode(200)
   discard(@Param('id') id: string, @Body() dto: RemoveWorktreeDto): Promise<SessionStatus> {
     return this.sessions.operateWorktree(id, 'discard', { force: dto.force ?? false });
+  }
+
+  /** The user's: the session's own budget, whole (a limit left out is none; `{}` leaves its profile's to apply). */
+  @Patch(':id/budget')
+  budget(@Param('id') id: string, @Body() dto: BudgetDto): Promise<SessionStatus> {
+    return this.sessions.setBudget(id, budgetOf(dto));
   }
 
   @Patch(':id/supervision')

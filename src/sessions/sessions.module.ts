@@ -1,9 +1,13 @@
 import { join } from 'node:path';
-import { Module } from '@nestjs/common';
+import { Module, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { Subscription, concatMap, filter, map, merge } from 'rxjs';
 import { WORKER_SESSIONS } from '../auth/worker-sessions.port';
 import { inheritedEnv } from '../auth/child-env';
 import { Credentials } from '../auth/credentials';
 import { BusModule } from '../bus/bus.module';
+import { EventBus } from '../bus/event-bus';
+import { UsageModule } from '../usage/usage.module';
+import { UsageService } from '../usage/usage.service';
 import { DomainError } from '../common/domain-error';
 import { CONFIG } from '../config/config.module';
 import { BrainstemConfig } from '../config/config.schema';
@@ -59,11 +63,15 @@ function sessionProfiles(profiles: ProfilesService, applier: ProfileApplier): Se
       const profile = await profiles.get(id).catch(() => null);
       return profile && profile.error === null ? sessionDenyRules(profile) : null;
     },
+    budgets: async (id) => {
+      const profile = await profiles.get(id).catch(() => null);
+      return profile && profile.error === null ? (profile.budget ?? null) : null;
+    },
   };
 }
 
 @Module({
-  imports: [BusModule, ProfilesModule],
+  imports: [BusModule, ProfilesModule, UsageModule],
   controllers: [SessionsController],
   providers: [
     { provide: CLOCK, useValue: systemClock },
@@ -106,6 +114,7 @@ function sessionProfiles(profiles: ProfilesService, applier: ProfileApplier): Se
         clock: Clock,
         ids: IdGenerator,
         git: WorktreeGit,
+        usage: UsageService,
       ): SessionsSlice =>
         sessionsSlice({
           journal,
@@ -125,8 +134,10 @@ function sessionProfiles(profiles: ProfilesService, applier: ProfileApplier): Se
           loops: config.loops,
           git,
           worktrees_dir: config.worktrees.dir,
+          usage,
+          spending: { usd_per_day: config.budget.usd_per_day, prices: config.prices },
         }),
-      inject: [CONFIG, JOURNAL, NODE_DIRECTORY, RuntimeCatalog, PROCESS_RUNNER, SESSION_PROFILES, SESSION_WORKSPACE, SESSION_HOST, WORKER_ENDPOINT, CLOCK, ID_GENERATOR, WORKTREE_GIT],
+      inject: [CONFIG, JOURNAL, NODE_DIRECTORY, RuntimeCatalog, PROCESS_RUNNER, SESSION_PROFILES, SESSION_WORKSPACE, SESSION_HOST, WORKER_ENDPOINT, CLOCK, ID_GENERATOR, WORKTREE_GIT, UsageService],
     },
     { provide: SessionRegistry, useFactory: (slice: SessionsSlice) => slice.registry, inject: [SESSIONS_SLICE] },
     { provide: SessionsService, useFactory: (slice: SessionsSlice) => slice.service, inject: [SESSIONS_SLICE] },
@@ -136,4 +147,31 @@ function sessionProfiles(profiles: ProfilesService, applier: ProfileApplier): Se
   ],
   exports: [SessionsService, RuntimeCatalog, SESSION_DIRECTORY, PROCESS_RUNNER, WORKER_SESSIONS, RuntimeVersionCheck],
 })
-export class SessionsModule {}
+export class SessionsModule implements OnApplicationBootstrap, OnModuleDestroy {
+  private profileChanges: Subscription | null = null;
+
+  constructor(
+    private readonly bus: EventBus,
+    private readonly sessions: SessionsService,
+  ) {}
+
+  /**
+   * A profile edited (over REST or on disk) may have changed its budgets: its sessions are checked against them again.
+   * The brain's turn that spent Brainstem's day budget holds every worker, as a worker's would.
+   */
+  onApplicationBootstrap(): void {
+    this.profileChanges = merge(
+      this.bus.ofType('profile.updated', 'profile.edited_on_disk').pipe(map((e) => e.data.id)),
+      this.bus.ofType('brain.budget_exceeded').pipe(
+        filter((e) => e.data.scope === 'global_day'),
+        map(() => null),
+      ),
+    )
+      .pipe(concatMap((profileId) => this.sessions.budgetsChanged(profileId)))
+      .subscribe();
+  }
+
+  onModuleDestroy(): void {
+    this.profileChanges?.unsubscribe();
+  }
+}

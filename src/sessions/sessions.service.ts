@@ -21,6 +21,9 @@ import { SessionDiff, SessionWorktrees } from './session-worktrees';
 import { DEFAULT_DIFF_LINES, decodeCursor } from '../worktrees/diff-page';
 import { normalRelativePath, relativePathProblem } from '../common/relative-path';
 import { MergeStrategy } from '../worktrees/merge-plan';
+import { SessionSpending } from './session-spending';
+import { Budget } from '../usage/budget.rules';
+import { budgetOf } from '../usage/budget.dto';
 
 export { OutputStreamMessage } from './session-output';
 
@@ -59,6 +62,7 @@ export class SessionsService implements WorkerSessions, OnApplicationBootstrap, 
     private readonly setup: SessionSetup,
     private readonly ids: IdGenerator,
     private readonly worktrees: SessionWorktrees,
+    private readonly spending: SessionSpending,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -67,6 +71,8 @@ export class SessionsService implements WorkerSessions, OnApplicationBootstrap, 
     await this.worktrees.start();
     await this.workers.start();
     void this.registry.startRetention();
+    // The budgets may have changed while the service was down (BRAINSTEM_BUDGET_USD_PER_DAY, a profile, a new day).
+    void this.spending.recheck(() => true);
   }
 
   /** Before the journal closes: the index of sessions in memory is snapshotted for the next boot. */
@@ -88,12 +94,14 @@ export class SessionsService implements WorkerSessions, OnApplicationBootstrap, 
   async create(dto: CreateSessionDto): Promise<SessionStatus> {
     const id = this.ids.sessionId();
     const { body, files, worktree } = await this.setup.plan(dto, id);
+    const day_budget_spent = await this.spending.daySpent(body.profile.id);
     if (files.length > 0) await this.setup.writeConfig(id, files);
     let actor: SessionActor;
     const isolation = this.setup.worktrees;
     try {
       const added = worktree ? { add: (alias: string) => isolation.add(worktree, alias), undo: isolation.undo.bind(isolation) } : undefined;
-      actor = await this.commands.create({ ...body, excluded: dto.excluded ?? this.newSessionsExcluded, node: this.registry.nodes.self }, added);
+      const budget = budgetOf(dto.budget);
+      actor = await this.commands.create({ ...body, budget, day_budget_spent, excluded: dto.excluded ?? this.newSessionsExcluded, node: this.registry.nodes.self }, added);
     } catch (e) {
       if (files.length > 0) await this.setup.removeConfig(id);
       throw e;
@@ -265,6 +273,24 @@ export class SessionsService implements WorkerSessions, OnApplicationBootstrap, 
     const actor = await this.commands.commandable(idOrAlias);
     await actor.run(() => this.commands.execute(actor, { type: 'release', by }, by));
     return toStatus(actor);
+  }
+
+  /**
+   * Sets the session's own budget (null: its profile's per-session budget applies): a budget raised past what it used
+   * releases the session a budget held, one lowered under it holds the session now.
+   */
+  async setBudget(idOrAlias: string, budget: Budget | null, by = 'user'): Promise<SessionStatus> {
+    const actor = await this.commands.commandable(idOrAlias);
+    await actor.run(() => this.spending.setBudget(actor, budget, by));
+    return toStatus(actor);
+  }
+
+  /**
+   * Budgets changed elsewhere: a profile's (its live sessions here), or everything's day (the brain reached
+   * BRAINSTEM_BUDGET_USD_PER_DAY: every one). They are held or released as they now stand.
+   */
+  budgetsChanged(profileId: string | null): Promise<void> {
+    return this.spending.recheck((a) => profileId === null || a.context.profile_id === profileId);
   }
 
   /** SIGTERM to the worker's process group, SIGKILL at the deadline; answers once the session is exited. */

@@ -15,6 +15,7 @@ import { SessionWorkspace } from './session-workspace.port';
 import { SessionsService } from './sessions.service';
 import { SessionWorktreeSetup } from './session-worktree-setup';
 import { SessionWorktrees } from './session-worktrees';
+import { SessionSpending, SpendingSettings, UsageFacts } from './session-spending';
 import { ProcessRunner } from './runtimes/process-runner';
 import { SessionLoops } from './loops/session-loops';
 import { DEFAULT_LOOP_THRESHOLDS, LoopThresholds } from './loops/loop-thresholds';
@@ -46,6 +47,10 @@ export interface SessionsSliceDeps {
   worktrees_dir: string;
   /** How long an operation taken for another node's session waits for that node to perform it. */
   worktree_op_timeout_ms?: number;
+  /** The usage projection, for the day budgets; without it only session budgets hold. */
+  usage?: UsageFacts;
+  /** BRAINSTEM_BUDGET_USD_PER_DAY and the price table; none and empty when absent. */
+  spending?: SpendingSettings;
 }
 
 /** An operation on a worktree waits this long for the node that owns the session, by default. */
@@ -57,6 +62,7 @@ export interface SessionsSlice {
   workers: SessionWorkers;
   worktrees: SessionWorktrees;
   service: SessionsService;
+  spending: SessionSpending;
 }
 
 /** The sessions slice, composed: the Nest module builds it from its providers, a spec from in-memory adapters. */
@@ -69,7 +75,10 @@ export function sessionsSlice(deps: SessionsSliceDeps): SessionsSlice {
   const environment = workerEnvironment(deps.host, deps.endpoint);
   const isolation = new SessionWorktreeSetup(deps.git, deps.worktrees_dir, deps.runner, availableParallelism());
   const setup = new SessionSetup(deps.profiles, deps.workspace, deps.runtimes, deps.host, { max_sessions: deps.max_sessions }, isolation);
-  const workers = new SessionWorkers(registry, commands, deps.runtimes, deps.runner, environment, output, setup, loops);
+  const settings = deps.spending ?? { usd_per_day: null, prices: {} };
+  // The workers interrupt a worker once its hold is journaled; spending decides the holds.
+  const spending: SessionSpending = new SessionSpending(registry, commands, deps.profiles, deps.usage ?? null, settings, (actor) => workers.interrupt(actor));
+  const workers = new SessionWorkers(registry, commands, deps.runtimes, deps.runner, environment, output, setup, loops, spending);
   const retention_ms = deps.retention_s === undefined ? Infinity : deps.retention_s * 1000;
   const worktrees = new SessionWorktrees(registry, commands, deps.git, isolation, environment, output, {
     retention_ms,
@@ -85,6 +94,6 @@ export function sessionsSlice(deps: SessionsSliceDeps): SessionsSlice {
     return w !== null && w !== undefined && w.state !== 'removed';
   };
   registry.holdWhile({ holds: worktreeKept, loaded: Promise.resolve() });
-  const service = new SessionsService(registry, commands, workers, output, setup, deps.ids, worktrees);
-  return { registry, commands, workers, worktrees, service };
+  const service = new SessionsService(registry, commands, workers, output, setup, deps.ids, worktrees, spending);
+  return { registry, commands, workers, worktrees, service, spending };
 }

@@ -111,4 +111,27 @@ describe('wake triggers', () => {
     });
     expect(classifySessionEvent(event('session.loop_detected', data), () => ({ ...view, excluded: true }))).toBeNull();
   });
+
+  it('given a turn past 80% of a budget, then it wakes the brain with budget_warning, in Brainstem\'s words', () => {
+    const what = classifySessionEvent(event('session.budget_warning', { at: 1, scope: 'session', unit: 'tokens', used: 8_500, limit: 10_000 }), () => view);
+    expect(what).toEqual({ kind: 'wake', reason: expect.objectContaining({ trigger: 'budget_warning', message: 'its session budget of 10,000 tokens: 8,500 tokens used (85%)' }) });
+  });
+
+  it('given a budget reached, then it wakes the brain with budget_exceeded', () => {
+    const what = classifySessionEvent(event('session.budget_exceeded', { at: 1, scope: 'profile_day', unit: 'usd', used: 5.2, limit: 5 }), () => view);
+    expect(what).toEqual({ kind: 'wake', reason: expect.objectContaining({ trigger: 'budget_exceeded', message: expect.stringContaining("its profile's budget for today (UTC) of $5.00") }) });
+  });
+
+  it('given a rate limit that refuses, then it wakes the brain saying when the limit resets (or that none was said); one that allows wakes nothing', () => {
+    const resets = Date.parse('2026-11-23T05:00:00.000Z');
+    expect(classifySessionEvent(event('session.rate_limited', { at: 1, status: 'rejected', resets_at: resets, limit_type: 'five_hour' }), () => view)).toEqual({
+      kind: 'wake',
+      reason: expect.objectContaining({ trigger: 'rate_limited', message: 'rate-limited (five_hour) until 2026-11-23T05:00:00.000Z' }),
+    });
+    expect(classifySessionEvent(event('session.rate_limited', { at: 1, status: 'rejected', resets_at: null, limit_type: null }), () => view)).toEqual({
+      kind: 'wake',
+      reason: expect.objectContaining({ message: 'rate-limited; its runtime said no reset time' }),
+    });
+    expect(classifySessionEvent(event('session.rate_limited', { at: 1, status: 'allowed', resets_at: null, limit_type: null }), () => view)).toBeNull();
+  });
 });

@@ -3,6 +3,7 @@ import { NEEDS_ATTENTION } from './attention';
 import { clipTurnResult } from './round-prompt';
 import { WakeReason, wakeReason } from './supervision.machine';
 import { SessionView } from './session-directory.port';
+import { BudgetScope, describeCrossing } from '../usage/budget.rules';
 
 /** A loop detected in a supervised session: whether it wakes the brain or holds the session is the loop escalation's to decide. */
 export interface LoopTrigger {
@@ -32,6 +33,20 @@ function sessionIdOf(e: JournalEvent): string | null {
 
 const text = (v: unknown): string | null => (typeof v === 'string' && v.length > 0 ? v : null);
 const turnResult = (v: unknown): string | null => (typeof v === 'string' && v.trim() ? clipTurnResult(v) : null);
+
+/** A budget crossing as a wake reason says it: which budget, its limit, what is used. */
+function budgetText(d: Record<string, unknown>): string {
+  const unit = d.unit === 'usd' ? 'usd' : 'tokens';
+  const n = (v: unknown) => (typeof v === 'number' ? v : 0);
+  const scope = typeof d.scope === 'string' ? d.scope : 'session';
+  return describeCrossing({ scope: scope as BudgetScope, unit, level: 'exceeded', used: n(d.used), limit: n(d.limit) });
+}
+
+/** When a rate-limited worker can go on: the reset its runtime reported, or that it said none. */
+function rateLimitText(d: Record<string, unknown>): string {
+  const which = typeof d.limit_type === 'string' ? ` (${d.limit_type})` : '';
+  return typeof d.resets_at === 'number' ? `rate-limited${which} until ${new Date(d.resets_at).toISOString()}` : `rate-limited${which}; its runtime said no reset time`;
+}
 
 /**
  * Maps a session event to what it means for supervision (docs/architecture/decisions.md#what-wakes-the-main-brain): a wake-up reason, a worker
@@ -80,6 +95,12 @@ export function classifySessionEvent(e: JournalEvent, session: (id: string) => S
       const loop = wakeReason({ session_id: s.id, alias: s.alias, trigger: `loop_${pattern}`, state: s.state, message: summary, evidence });
       return { kind: 'loop', reason: loop, pattern, signature: String(d.signature), summary, escalate_after };
     }
+    // Budgets and rate limits: Brainstem's own words, from the numbers the event carries.
+    case 'session.budget_warning':
+    case 'session.budget_exceeded':
+      return { kind: 'wake', reason: reason(e.type.slice('session.'.length), budgetText(d)) };
+    case 'session.rate_limited':
+      return d.status === 'rejected' ? { kind: 'wake', reason: reason('rate_limited', rateLimitText(d)) } : null;
     default:
       return null;
   }

@@ -13,20 +13,23 @@ const LAYERS: ReadonlyArray<{ name: string; folders: readonly string[] }> = [
   { name: 'event bus', folders: ['bus'] },
   { name: 'infrastructure', folders: ['cluster', 'logging'] },
   { name: 'http platform', folders: ['http'] },
-  { name: 'features', folders: ['auth', 'worktrees', 'profiles', 'sessions', 'supervision', 'workflows', 'main-brain', 'mcp', 'notifications', 'dashboard'] },
+  { name: 'features', folders: ['auth', 'usage', 'worktrees', 'profiles', 'sessions', 'supervision', 'workflows', 'main-brain', 'mcp', 'notifications', 'dashboard'] },
   { name: 'composition', folders: ['.', 'cli'] },
 ];
 
 /**
  * Which folder of a layer may import which other folder of the same layer; a folder not named imports no peer. It
  * must stay one-way (a spec below checks that). Auth is the lowest feature: every feature's routes name who may call
- * them. Worktrees (git) knows nothing of sessions, which isolate their workers in them. Supervision watches sessions; workflows run on both; the main brain and MCP drive everything below them.
+ * them. Usage (what workers and the brain spend, and the rules of budgets) is read by profiles and sessions, and depends on
+ * no feature. Worktrees (git) knows nothing of sessions, which isolate their workers in them. Supervision watches
+ * sessions; workflows run on both; the main brain and MCP drive everything below them.
  */
 const PEERS: Readonly<Record<string, readonly string[]>> = {
-  sessions: ['auth', 'profiles', 'worktrees'],
-  supervision: ['auth', 'sessions'],
+  profiles: ['usage'],
+  sessions: ['auth', 'profiles', 'usage', 'worktrees'],
+  supervision: ['auth', 'sessions', 'usage'],
   workflows: ['sessions', 'supervision'],
-  'main-brain': ['auth', 'profiles', 'sessions', 'supervision', 'worktrees'],
+  'main-brain': ['auth', 'profiles', 'sessions', 'supervision', 'usage', 'worktrees'],
   mcp: ['auth', 'main-brain', 'sessions', 'supervision'],
   // Notifications watch what needs the person and act through the sessions and the human gate.
   notifications: ['auth', 'sessions', 'supervision', 'main-brain'],

@@ -49,6 +49,9 @@ const MEANING: Record<string, string> = {
   BRAINSTEM_MAIN_BRAIN_RUNTIME: "The hosted brain's runtime; `auto` is the first on `PATH`, in this order. A named runtime that is missing stops the start.",
   BRAINSTEM_MAIN_BRAIN_PROFILE: "The hosted brain's Agent Profile; the built-in `main-brain` is a locked read-only orchestrator.",
   BRAINSTEM_MAIN_BRAIN_CONTEXT_BUDGET_TOKENS: "Once the brain's conversation holds this many tokens, the next turn starts a new one, seeded with the kept summary.",
+  BRAINSTEM_MAIN_BRAIN_BUDGET_USD: "Dollars the hosted brain may spend in a UTC day. Past it, it takes no turns and says so in the chat; unset: no limit.",
+  BRAINSTEM_BUDGET_USD_PER_DAY: 'Dollars the workers and the brain together may spend in a UTC day. Past it, every worker is held and the brain takes no turns; unset: no limit.',
+  BRAINSTEM_PRICES: 'Dollars per million tokens by model (JSON in the environment), for runtimes that report no cost. See [usage](../guide/usage.md#prices).',
   BRAINSTEM_MAIN_BRAIN_ROUND_TIMEOUT_S: 'A round not completed in time releases the lock.',
   BRAINSTEM_MAIN_BRAIN_COMMAND: "The `command` driver's command line (required with it).",
   BRAINSTEM_MAIN_BRAIN_WEBHOOK_URL: "The `webhook` driver's http(s) URL (required with it).",
@@ -79,6 +82,7 @@ function valueAt(doc: unknown, path: string): unknown {
 function defaultOf(value: unknown): string {
   if (value === null || value === undefined) return 'unset';
   if (Array.isArray(value)) return value.length === 0 ? 'none' : value.map((v) => `\`${String(v)}\``).join(', ');
+  if (typeof value === 'object') return `${Object.keys(value).length} models, in \`config/default.yaml\``;
   return `\`${String(value)}\``;
 }
 
@@ -94,6 +98,10 @@ function valuesOf(knob: Knob): string {
       return 'comma-separated list';
     case 'string':
       return knob.nullable ? 'text, or empty for unset' : 'text';
+    case 'number':
+      return `number ${knob.min.toLocaleString('en-US')} to ${knob.max.toLocaleString('en-US')}, or empty for unset`;
+    case 'prices':
+      return 'model name to `{input, output, cache_read, cache_write}`';
   }
 }
 

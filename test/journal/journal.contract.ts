@@ -207,6 +207,20 @@ export function journalContract(name: string, makeHarness: () => Promise<Journal
         await journal.append('s', [ev('s.one')]);
         await expect(journal.saveSnapshot('s', { version: 2, state: {} })).rejects.toMatchObject({ code: 'journal_invalid_event' });
       });
+
+      it('keeps a projection over many streams as of a seq, apart from every stream of that name, across a reopen', async () => {
+        await journal.append('a', [ev('a.one'), ev('a.two')]);
+        await journal.append('usage', [ev('b.one')]);
+        expect(await journal.loadProjection('usage')).toBeNull();
+        await journal.saveProjection('usage', { seq: 2, state: { folded: ['a.one', 'a.two'] } });
+        await journal.saveSnapshot('usage', { version: 1, state: { stream: true } });
+        await journal.close();
+        journal = await harness.open({ now });
+        expect(await journal.loadProjection('usage')).toMatchObject({ seq: 2, state: { folded: ['a.one', 'a.two'] } });
+        expect(await journal.loadSnapshot('usage')).toMatchObject({ version: 1, state: { stream: true } });
+        await expect(journal.saveProjection('usage', { seq: 99, state: {} })).rejects.toMatchObject({ code: 'journal_invalid_event' });
+        await expect(journal.saveProjection('no/slash', { seq: 1, state: {} })).rejects.toMatchObject({ code: 'journal_invalid_event' });
+      });
     });
 
     describe('persistence', () => {

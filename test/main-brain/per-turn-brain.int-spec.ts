@@ -108,7 +108,9 @@ const REAL_CODEX = process.env.BRAINSTEM_REAL_CODEX;
     const first = await turn(agent, 'first', null);
     expect(first.end).toEqual({ outcome: 'completed', text: 'reply 1' });
     const [id] = conversationOf(first.activity);
-    expect(first.activity).toEqual([{ kind: 'conversation', id }, { kind: 'text', text: 'reply 1' }, { kind: 'usage', context_tokens: 5 }]);
+    // What the turn used, as the fake reported it (5 in, 2 out), once as it ends: codex's count is the thread's running total.
+    const spent = { kind: 'turn_usage', cumulative: true, entries: [{ model: 'gpt-fake', input_tokens: 5, output_tokens: 2, cache_read_tokens: 0, cache_write_tokens: 0, cost_usd: null }] };
+    expect(first.activity).toEqual([{ kind: 'conversation', id }, { kind: 'text', text: 'reply 1' }, { kind: 'usage', context_tokens: 5 }, spent]);
     const second = await turn(agent, 'second', id);
     expect(second.end).toEqual({ outcome: 'completed', text: 'reply 2' });
     expect(conversationOf(second.activity)).toEqual([id]);
@@ -124,7 +126,7 @@ const REAL_CODEX = process.env.BRAINSTEM_REAL_CODEX;
     const agent = await codexAgent((n) => (n === 1 ? { exec: script } : { text: `reply ${n}` }), null);
     const { end, activity } = await turn(agent, 'first', null);
     expect(end).toEqual({ outcome: 'completed', text: 'reply 2' });
-    expect(activity.filter((a) => a.kind !== 'usage').slice(1)).toEqual([
+    expect(activity.filter((a) => a.kind !== 'usage' && a.kind !== 'turn_usage').slice(1)).toEqual([
       { kind: 'tool_use', name: 'command_execution', input: { command: expect.stringContaining('echo hi') } },
       { kind: 'text', text: 'reply 2' },
     ]);
@@ -178,6 +180,7 @@ const REAL_GEMINI = process.env.BRAINSTEM_REAL_GEMINI;
       { kind: 'text_delta', text: 'reply 1' },
       { kind: 'usage', context_tokens: 5 },
       { kind: 'text', text: 'reply 1' },
+      { kind: 'turn_usage', entries: [{ model: 'gemini-2.5-pro', input_tokens: 5, output_tokens: 2, cache_read_tokens: 0, cache_write_tokens: 0, cost_usd: null }] },
     ]);
     const second = await turn(agent, 'second', id);
     expect(second.end).toEqual({ outcome: 'completed', text: 'reply 2' });
@@ -191,7 +194,7 @@ const REAL_GEMINI = process.env.BRAINSTEM_REAL_GEMINI;
     const agent = await geminiAgent((n) => (n === 1 ? { call: 'list_directory', args: { dir_path: '.' } } : { text: `reply ${n}` }));
     const { end, activity } = await turn(agent, 'first', null);
     expect(end).toEqual({ outcome: 'completed', text: 'reply 2' });
-    expect(activity.filter((a) => a.kind !== 'usage' && a.kind !== 'conversation')).toEqual([
+    expect(activity.filter((a) => a.kind !== 'usage' && a.kind !== 'conversation' && a.kind !== 'turn_usage')).toEqual([
       { kind: 'tool_use', name: 'list_directory', input: { dir_path: '.' } },
       { kind: 'text_delta', text: 'reply 2' },
       { kind: 'text', text: 'reply 2' },
@@ -244,7 +247,9 @@ const OPENCODE_MODEL = 'claude-sonnet-4-5';
     expect(first.end).toEqual({ outcome: 'completed', text: expect.stringMatching(/^reply \d+$/) });
     const text = (first.end as { text: string }).text;
     const [id] = conversationOf(first.activity);
-    expect(first.activity).toEqual([{ kind: 'conversation', id }, { kind: 'text', text }, { kind: 'usage', context_tokens: expect.any(Number) }]);
+    // opencode prices its calls itself: the turn's usage comes with a cost.
+    const spent = { kind: 'turn_usage', entries: [expect.objectContaining({ model: expect.any(String), input_tokens: expect.any(Number), cost_usd: expect.any(Number) })] };
+    expect(first.activity).toEqual([{ kind: 'conversation', id }, { kind: 'text', text }, { kind: 'usage', context_tokens: expect.any(Number) }, spent]);
     const second = await turn(agent, 'second', id);
     expect(second.end).toEqual({ outcome: 'completed', text: expect.stringMatching(/^reply \d+$/) });
     expect(conversationOf(second.activity)).toEqual([id]);

@@ -7,7 +7,18 @@ type GenerateRequest = { contents: unknown[]; systemInstruction?: unknown; tools
 export type GeminiReply = { text: string } | { call: string; args: Record<string, unknown> } | { refuse: string };
 
 /** A stand-in for the Gemini API, enough for a real `gemini` to run turns against it (GOOGLE_GEMINI_BASE_URL). */
+/** The tokens the fake says one call used, as usageMetadata reports them (the prompt count includes the cached ones). */
+export interface GeminiUsage {
+  promptTokenCount: number;
+  candidatesTokenCount: number;
+  cachedContentTokenCount?: number;
+  thoughtsTokenCount?: number;
+}
+
 export class FakeGeminiApi extends FakeModelApi<GenerateRequest> {
+  /** The usage each call reports; what a test sets it to is what gemini's own accounting must add up to. */
+  usage: (n: number) => GeminiUsage = () => ({ promptTokenCount: 5, candidatesTokenCount: 2 });
+
   constructor(private readonly reply: (n: number) => GeminiReply = (n) => ({ text: `reply ${n}` })) {
     super();
   }
@@ -31,10 +42,11 @@ export class FakeGeminiApi extends FakeModelApi<GenerateRequest> {
       res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { code: 400, message: reply.refuse, status: 'INVALID_ARGUMENT' } }));
       return;
     }
+    const usage = this.usage(n);
     const part = 'call' in reply ? { functionCall: { name: reply.call, args: reply.args } } : { text: reply.text };
     const chunk = {
       candidates: [{ content: { parts: [part], role: 'model' }, finishReason: 'STOP', index: 0 }],
-      usageMetadata: { promptTokenCount: 5, candidatesTokenCount: 2, totalTokenCount: 7 },
+      usageMetadata: { ...usage, totalTokenCount: usage.promptTokenCount + usage.candidatesTokenCount + (usage.thoughtsTokenCount ?? 0) },
     };
     const streamed = res.req.url?.includes('alt=sse') === true;
     res.writeHead(200, { 'content-type': streamed ? 'text/event-stream' : 'application/json' });

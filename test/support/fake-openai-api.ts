@@ -14,7 +14,17 @@ export type ResponsesReply = { text: string } | { exec: string } | { fail: { cod
  * with this base_url): each request is answered with one streamed output item, `reply n` unless the test
  * chooses, except the first `drops` requests, whose stream ends before response.completed (what codex retries).
  */
+/** The tokens the fake says one response used (input includes the cached ones, as the Responses API counts them). */
+export interface OpenAiUsage {
+  input_tokens: number;
+  cached_tokens?: number;
+  output_tokens: number;
+}
+
 export class FakeOpenAiApi extends FakeModelApi<ResponsesRequest> {
+  /** The usage each response reports; what a test sets it to is what codex's own accounting must add up to. */
+  usage: (requestNumber: number) => OpenAiUsage = () => ({ input_tokens: 5, output_tokens: 2 });
+
   constructor(
     private readonly drops = 0,
     private readonly reply: (requestNumber: number, request: ResponsesRequest) => ResponsesReply = (n) => ({ text: `reply ${n}` }),
@@ -56,7 +66,14 @@ export class FakeOpenAiApi extends FakeModelApi<ResponsesRequest> {
         ? { type: 'custom_tool_call', id: `ctc_${n}`, call_id: `call_${n}`, name: 'exec', input: reply.exec, status: 'completed' }
         : { type: 'message', role: 'assistant', id: `msg_${n}`, content: [{ type: 'output_text', text: reply.text, annotations: [] }] };
     res.write(sse('response.output_item.done', { output_index: 0, item }));
-    const usage = { input_tokens: 5, input_tokens_details: null, output_tokens: 2, output_tokens_details: null, total_tokens: 7 };
+    const u = this.usage(n);
+    const usage = {
+      input_tokens: u.input_tokens,
+      input_tokens_details: u.cached_tokens === undefined ? null : { cached_tokens: u.cached_tokens },
+      output_tokens: u.output_tokens,
+      output_tokens_details: null,
+      total_tokens: u.input_tokens + u.output_tokens,
+    };
     res.end(sse('response.completed', { response: { id: `resp_${n}`, usage } }));
   }
 }

@@ -12,6 +12,7 @@ import { SessionsView } from './sessions';
 import { SupervisionView } from './supervision';
 import { attention, lastError, start, streamStatus } from './store';
 import { TokenPrompt } from './token-prompt';
+import { UsageView } from './usage';
 
 /** Hash routing: the service answers only for the files it has, so no catch-all hides a 404 under /api or /mcp. */
 const ROUTES = {
@@ -20,6 +21,7 @@ const ROUTES = {
   '#/supervision': 'Supervision',
   '#/chat': 'Main chat',
   '#/profiles': 'Profiles',
+  '#/usage': 'Usage',
   '#/journal': 'Journal',
   '#/notifications': 'Notifications',
 } as const;
@@ -91,6 +93,7 @@ function Dashboard() {
         {route.value === '#/journal' ? <JournalView /> : null}
         {route.value === '#/profiles' ? <ProfilesView /> : null}
         {route.value === '#/notifications' ? <NotificationsView /> : null}
+        {route.value === '#/usage' ? <UsageView /> : null}
       </main>
     </div>
   );

@@ -8,6 +8,7 @@ import { StreamStatus, followStream } from './sse';
 import { Reply, StateChip } from './attention';
 import { Flip, NO_FILTER, SessionFilter, invertPreview, matchesFilter } from './session-filter';
 import { StartSessionForm } from './start-session';
+import { SessionSpending, SpendLine } from './session-spending';
 import { putFresh, sessions } from './store';
 import { Session, SessionState } from './types';
 import { sharingWorkTree } from './patch-view';
@@ -236,7 +237,7 @@ function SessionRow({ session: s }: { session: Session }) {
       </header>
       <p class="meta muted">
         {s.runtime}
-        {s.profile_id ? ` · ${s.profile_id}` : ''} · <code>{s.cwd}</code>
+        {s.profile_id ? ` · ${s.profile_id}` : ''} · <code>{s.cwd}</code> · <SpendLine session={s} />
         {s.worktree ? (
           <>
             {' '}
@@ -244,6 +245,7 @@ function SessionRow({ session: s }: { session: Session }) {
             {s.worktree.state !== 'ready' ? ` (${s.worktree.state})` : ''}
           </>
         ) : null}
+        {s.held ? <span class="chip held"> held: {s.held.detail}</span> : null}
       </p>
       <SharedWorkTree session={s} />
       <div class="actions">
@@ -262,6 +264,7 @@ function SessionRow({ session: s }: { session: Session }) {
           {s.pending?.kind === 'question' ? <blockquote class="question">{s.pending.question}</blockquote> : null}
           {s.pending?.kind === 'blocked' ? <blockquote class="blocked">{s.pending.reason}</blockquote> : null}
           {s.worktree ? <Worktree session={s} /> : null}
+          <SessionSpending session={s} />
           <OutputTail session={s} />
           {s.state !== 'exited' ? <Reply session={s} action={s.pending?.kind === 'question' ? 'Send the answer' : `Send to ${s.alias}`} /> : null}
         </div>

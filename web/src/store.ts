@@ -81,6 +81,9 @@ function debounced(key: string, load: () => Promise<void>): void {
   );
 }
 
+/** Bumped when usage is journaled (a worker's or the brain's turn): the usage view loads its totals again. */
+export const usageTick = signal(0);
+
 export const lastError = signal<string | null>(null);
 export const report = (e: unknown): void => {
   lastError.value = e instanceof Error ? e.message : String(e);
@@ -88,6 +91,7 @@ export const report = (e: unknown): void => {
 
 /** What an event names is fetched again: its session, or the supervision state. */
 function onEvent(event: JournalEvent): void {
+  if (event.type === 'session.usage' || event.type === 'brain.usage') debounced('usage', async () => void usageTick.value++);
   if (event.stream.startsWith('session-')) {
     const id = event.stream.slice('session-'.length);
     debounced(event.stream, () => refreshSession(id));

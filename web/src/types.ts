@@ -16,6 +16,7 @@ export type { Confirmation } from '../../src/main-brain/confirmation.decider';
 export type { ChannelView, EffectiveRules } from '../../src/notifications/notifications.service';
 export type { PushDeviceView } from '../../src/notifications/push-devices.service';
 export type { NotificationKind } from '../../src/config/notify-config';
+export type { UsageReport } from '../../src/usage/usage.service';
 
 export const NEEDS_ATTENTION: readonly SessionState[] = ['pending_handling', 'pending_authorization', 'pending_decision'];
 export type { WorktreeDiff, PatchPage, DiffFile } from '../../src/worktrees/diff-page';

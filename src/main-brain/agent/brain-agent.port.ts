@@ -1,4 +1,5 @@
 import { JsonObject, PermissionDecision } from '../../sessions/session.events';
+import { ModelUsage } from '../../usage/usage.model';
 
 /** What the hosted brain's runtime reports while a turn runs, in the order it happens. */
 export type BrainActivity =
@@ -12,6 +13,8 @@ export type BrainActivity =
   | { kind: 'tool_use'; name: string; input: JsonObject }
   /** How many tokens the conversation's context holds now, as the runtime reports it. */
   | { kind: 'usage'; context_tokens: number }
+  /** What the turn used, per model, as its runtime said (journaled as brain.usage); `cumulative`: the conversation's running total. */
+  | { kind: 'turn_usage'; entries: ModelUsage[]; cumulative?: true }
   /** The model API refused or failed (rate limit, authentication): posted to the chat. */
   | { kind: 'api_error'; message: string }
   /** The runtime asks to use a tool: the user decides, through the human gate; never allowed by itself. */

@@ -179,3 +179,25 @@ describe('the brain conversation', () => {
     });
   });
 });
+
+describe("the brain's spending", () => {
+  const spent = (cost_usd: number) => ({ model: 'm', input_tokens: 10, output_tokens: 2, cache_read_tokens: 0, cache_write_tokens: 0, cost_usd, cost_estimated: false });
+  const used = (cost_usd: number) => ({ turns: 1, input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, cost_usd, cost_estimated: false });
+  const state: BrainState = { ...initialBrainState, runtime: 'claude-code', conversation_id: 'conv-1' };
+
+  it('Given a turn of two models, When its usage is recorded, Then one brain.usage each names the turn and the conversation', () => {
+    const { events } = decideBrain({ type: 'record_usage', turn_id: 'bt_1', entries: [spent(0.1), { ...spent(0.2), model: 'n' }], budgets: [] }, state);
+    expect(events).toEqual([
+      { type: 'brain.usage', data: { turn_id: 'bt_1', conversation_id: 'conv-1', runtime: 'claude-code', ...spent(0.1) } },
+      { type: 'brain.usage', data: { turn_id: 'bt_1', conversation_id: 'conv-1', runtime: 'claude-code', ...spent(0.2), model: 'n' } },
+    ]);
+    expect(evolveBrain(state, { type: 'brain.usage', data: events[0].data, at: 5 } as BrainEvent)).toBe(state);
+  });
+
+  it("Given the brain's day budget of $1 with $0.70 used, When a turn of $0.15 lands, Then a warning is recorded; one that reaches $1 exceeds it", () => {
+    const budgets = (before: number) => [{ scope: 'brain_day' as const, budget: { usd: 1 }, used: used(before) }];
+    expect(decideBrain({ type: 'record_usage', turn_id: 'bt_2', entries: [spent(0.15)], budgets: budgets(0.7) }, state).events.map((e) => e.type)).toEqual(['brain.usage', 'brain.budget_warning']);
+    const over = decideBrain({ type: 'record_usage', turn_id: 'bt_3', entries: [spent(0.2)], budgets: budgets(0.85) }, state).events;
+    expect(over[1]).toEqual({ type: 'brain.budget_exceeded', data: { scope: 'brain_day', unit: 'usd', used: 1.05, limit: 1 } });
+  });
+});

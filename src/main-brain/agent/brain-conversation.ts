@@ -1,6 +1,8 @@
 import { Decision } from '../../journal/command-handler';
 import { JournalEvent } from '../../journal/journal.port';
 import { quoteWorkerData } from '../../supervision/round-prompt';
+import { BudgetLine, BudgetScope, BudgetUnit, crossings } from '../../usage/budget.rules';
+import { PricedUsage, addTurn } from '../../usage/usage.model';
 
 /** Why the brain's conversation is a new one. */
 export type ConversationReason = 'first' | 'runtime_changed' | 'restore_expired' | 'context_budget' | 'context_full' | 'resume_failed';
@@ -16,6 +18,19 @@ export interface BrainEventMap {
   /** A turn: a round (round_id), the user's chat messages (their seqs), or both merged. */
   'brain.turn_started': { turn_id: string; round_id: string | null; chat_seqs: number[] };
   'brain.turn_ended': { turn_id: string; outcome: BrainTurnOutcome; text: string | null; reason: string | null; context_tokens: number | null };
+  /** One model's usage of a turn of the brain (several models in a turn: one each, with the same turn_id). */
+  'brain.usage': { turn_id: string; conversation_id: string | null; runtime: string | null } & PricedUsage;
+  /** A turn took the brain's day budget, or Brainstem's, past 80%. */
+  'brain.budget_warning': BrainBudgetCrossing;
+  /** A turn reached the brain's day budget, or Brainstem's: the brain takes no turns until it has room again. */
+  'brain.budget_exceeded': BrainBudgetCrossing;
+}
+
+export interface BrainBudgetCrossing {
+  scope: BudgetScope;
+  unit: BudgetUnit;
+  used: number;
+  limit: number;
 }
 
 declare module '../../bus/domain-event' {
@@ -79,6 +94,11 @@ export function evolveBrain(state: BrainState, event: BrainEvent): BrainState {
       const recent = text ? [...state.recent, text.slice(0, RECENT_MAX_CHARS)].slice(-RECENT_KEPT) : state.recent;
       return { ...next, turn: null, recent, context_tokens: context_tokens ?? state.context_tokens };
     }
+    // Spending is the usage projection's to sum; the conversation's state does not change with it.
+    case 'brain.usage':
+    case 'brain.budget_warning':
+    case 'brain.budget_exceeded':
+      return state;
   }
 }
 
@@ -90,7 +110,9 @@ export type BrainCommand =
   | { type: 'start_conversation'; runtime: string; reason: ConversationReason; summary: string | null }
   | { type: 'identify_conversation'; conversation_id: string }
   | { type: 'start_turn'; turn_id: string; round_id: string | null; chat_seqs: number[] }
-  | { type: 'end_turn'; turn_id: string; outcome: BrainTurnOutcome; text: string | null; reason: string | null; context_tokens: number | null };
+  | { type: 'end_turn'; turn_id: string; outcome: BrainTurnOutcome; text: string | null; reason: string | null; context_tokens: number | null }
+  /** What a turn used (priced), and the day budgets it counts against, with what they had used before it. */
+  | { type: 'record_usage'; turn_id: string; entries: readonly PricedUsage[]; budgets: readonly BudgetLine[] };
 
 /** An event decided, before the journal stores it (and stamps its time). */
 export type BrainDecided = { [K in BrainEventType]: { type: K; data: BrainEventMap[K] } }[BrainEventType];
@@ -116,6 +138,14 @@ export function decideBrain(cmd: BrainCommand, state: BrainState): Decision<Brai
       if (state.turn?.turn_id !== cmd.turn_id) return { events: [], error: { code: 'conflict', message: `the brain's turn ${cmd.turn_id} is not in flight: nothing to end` } };
       const { turn_id, outcome, text, reason, context_tokens } = cmd;
       return { events: [{ type: 'brain.turn_ended', data: { turn_id, outcome, text, reason, context_tokens } }] };
+    }
+    case 'record_usage': {
+      const usage = cmd.entries.map((e): BrainDecided => ({ type: 'brain.usage', data: { turn_id: cmd.turn_id, conversation_id: state.conversation_id, runtime: state.runtime, ...e } }));
+      const found = crossings(cmd.budgets, (used) => addTurn(used, cmd.entries));
+      const exceeded = found.find((c) => c.level === 'exceeded');
+      const said = exceeded ? [exceeded] : found;
+      const budget = said.map(({ scope, unit, used, limit, level }): BrainDecided => ({ type: level === 'exceeded' ? 'brain.budget_exceeded' : 'brain.budget_warning', data: { scope, unit, used, limit } }));
+      return { events: [...usage, ...budget] };
     }
   }
 }

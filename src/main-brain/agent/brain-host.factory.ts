@@ -21,6 +21,7 @@ import { BRAIN_PERMISSION, BrainHost } from './brain-host';
 import { ClaudeBrainAgent } from './claude-brain.agent';
 import { PerTurnBrainAgent } from './per-turn-brain.agent';
 import { codexBrain, geminiBrain, opencodeBrain } from './per-turn-brain.runtimes';
+import { BrainSpending, BrainUsageFacts } from './brain-spending';
 
 export interface BrainHostDeps {
   config: BrainstemConfig;
@@ -32,6 +33,8 @@ export interface BrainHostDeps {
   sessions: SessionsService;
   profiles: ProfilesService;
   confirmations: ConfirmationsService;
+  /** The usage projection: what the brain and everything spent today. */
+  usage: BrainUsageFacts;
   credentials: Credentials;
   url: ServiceUrl;
   runner: ProcessRunner;
@@ -104,7 +107,12 @@ export async function createBrainHost(d: BrainHostDeps): Promise<BrainHost> {
           .map((s) => ({ id: s.id, alias: s.alias, title: s.title || null, state: s.state, runtime: s.runtime })),
     },
     (call) => d.confirmations.request(call),
-    { restore_ttl_ms: d.config.supervision.restore_ttl_s * 1000, context_budget: d.config.main_brain.context_budget_tokens, fence: () => d.supervision.fence() },
+    {
+      restore_ttl_ms: d.config.supervision.restore_ttl_s * 1000,
+      context_budget: d.config.main_brain.context_budget_tokens,
+      fence: () => d.supervision.fence(),
+      spending: new BrainSpending(d.usage, { brain_usd_per_day: d.config.main_brain.budget_usd, usd_per_day: d.config.budget.usd_per_day, prices: d.config.prices }),
+    },
     d.now,
     d.newId,
     d.url.listening,

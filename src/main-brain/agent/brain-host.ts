@@ -8,10 +8,13 @@ import { Fence, Journal, JournalEvent } from '../../journal/journal.port';
 import { JsonObject } from '../../sessions/session.events';
 import { RoundDriver } from '../../supervision/round-driver.port';
 import { RoundView } from '../../supervision/round.view';
-import { ChatMessage, ChatService } from '../chat.service';
+import { ChatService } from '../chat.service';
 import { BrainActivity, BrainAgent, BrainTurnEnd } from './brain-agent.port';
+import { activityText, chatInput, toChat } from './brain-chat-input';
+import { BrainSpending, budgetNotice } from './brain-spending';
 import {
   BrainCommand,
+  BrainDecided,
   BrainState,
   ChatInput,
   ConversationReason,
@@ -28,8 +31,6 @@ import {
 export const BRAIN_STREAM = 'main-brain';
 /** The human gate's name for the brain's own runtime permission requests. */
 export const BRAIN_PERMISSION = 'brain_permission';
-/** How much of a tool call's input an activity entry in the chat shows. */
-const ACTIVITY_INPUT_CHARS = 200;
 /** How much of a turn's last text the journal keeps with its end (the chat has it whole). */
 const TURN_TEXT_KEPT = 2000;
 
@@ -38,6 +39,8 @@ export interface BrainHostSettings {
   context_budget: number;
   /** The supervisor lease term the brain's appends are fenced by (it is hosted by the lease holder only). */
   fence?: () => Fence | undefined;
+  /** What the brain spends, and the day budgets that stop it; none counted without it. */
+  spending?: BrainSpending;
 }
 
 /** What the host reads of the rest of the service to seed a new conversation. */
@@ -226,6 +229,7 @@ export class BrainHost {
 
   private kick(): void {
     if (this.closed || this.running || (!this.round && !this.woken)) return;
+    if (this.overBudget()) return;
     const round = this.round;
     this.round = null;
     const chats = this.chats.splice(0);
@@ -251,6 +255,29 @@ export class BrainHost {
       });
   }
 
+  /** A brain over its day budget (or Brainstem's) takes no turn: a waiting round fails with the reason, the chat waits. */
+  private overBudget(): boolean {
+    const stop = this.settings.spending?.stopped(this.now());
+    if (!stop) return false;
+    const round = this.round;
+    this.round = null;
+    round?.reject(new Error(stop.reason));
+    if (stop.tell) this.notice(stop.reason).catch((e: unknown) => this.logger.error(`the brain's budget notice was not posted: ${reasonOf(e)}`));
+    return true;
+  }
+
+  /** What a turn used, journaled with what it does to the day budgets; a runtime's garbage is logged and not counted. */
+  private async recordUsage(turnId: string, usage: BrainActivity & { kind: 'turn_usage' }): Promise<void> {
+    const id = this.state.conversation_id;
+    const cmd = await this.settings.spending?.usageCommand(turnId, usage.entries, usage.cumulative && id !== null ? { conversation_id: id } : null);
+    if (!cmd) return;
+    if ('problem' in cmd) return this.logger.warn(`a turn of the main brain is not counted, its runtime reported ${cmd.problem}`);
+    for (const e of await this.command(cmd)) {
+      const text = budgetNotice(e);
+      if (text !== null) await this.notice(text);
+    }
+  }
+
   /** One turn, tried again once in a new conversation when the old one cannot go on. */
   private async runTurn(turnId: string, round: PendingRound | null, chats: ChatInput[]): Promise<BrainTurnEnd> {
     await this.ready;
@@ -270,6 +297,7 @@ export class BrainHost {
     const prompt = brainTurnPrompt({ seed: this.state.seed, round: round ? { id: round.round.id, prompt: round.round.prompt } : null, chats });
     await this.command({ type: 'start_turn', turn_id: turnId, round_id: round?.round.id ?? null, chat_seqs: chats.map((c) => c.seq) });
     let contextTokens: number | null = null;
+    let usage: (BrainActivity & { kind: 'turn_usage' }) | null = null;
     const posts = new SerialQueue();
     const post = (job: () => Promise<unknown>) => void posts.run(job).catch((e: unknown) => this.logger.error(`brain turn ${turnId}: ${reasonOf(e)}`));
     const end = await this.agent.turn(prompt, this.state.conversation_id, (a: BrainActivity) => {
@@ -289,6 +317,9 @@ export class BrainHost {
         case 'usage':
           contextTokens = a.context_tokens;
           break;
+        case 'turn_usage':
+          usage = a;
+          break;
         case 'api_error':
           post(() => this.notice(`The main brain's model API failed: ${a.message}`));
           break;
@@ -307,6 +338,7 @@ export class BrainHost {
       reason: end.outcome === 'failed' ? end.reason : null,
       context_tokens: contextTokens,
     });
+    if (usage) await this.recordUsage(turnId, usage);
     return end;
   }
 
@@ -329,27 +361,10 @@ export class BrainHost {
   }
 
   /** The one command path, one command at a time, fenced by the supervisor lease the brain is hosted under. */
-  private command(cmd: BrainCommand): Promise<void> {
+  private command(cmd: BrainCommand): Promise<readonly BrainDecided[]> {
     return this.appends.run(async () => {
-      await this.stream.handle((state) => decideBrain(cmd, state), { fence: this.settings.fence?.() });
+      const { events } = await this.stream.handle((state) => decideBrain(cmd, state), { fence: this.settings.fence?.() });
+      return events;
     });
   }
-}
-
-/** A compact activity entry: the tool (without the mcp__brainstem__ prefix) and the head of its input. */
-export function activityText(name: string, input: JsonObject): string {
-  const tool = name.startsWith('mcp__brainstem__') ? name.slice('mcp__brainstem__'.length) : name;
-  const shown = JSON.stringify(input);
-  return `→ ${tool} ${shown.length > ACTIVITY_INPUT_CHARS ? `${shown.slice(0, ACTIVITY_INPUT_CHARS)}…` : shown}`;
-}
-
-/** What of the chat goes to the brain: the user's messages and answers, and the human gate's outcomes. */
-function chatInput(m: ChatMessage): ChatInput | null {
-  if (m.role === 'user' && m.kind === 'message') return { seq: m.seq, role: 'user', text: m.text, session_id: m.session_id };
-  if (m.role === 'system' && m.kind === 'confirmation') return { seq: m.seq, role: 'system', text: m.text, session_id: null };
-  return null;
-}
-
-function toChat(e: JournalEvent): ChatMessage {
-  return { seq: e.seq, at: e.at, ...(e.data as Omit<ChatMessage, 'seq' | 'at'>) };
 }

@@ -3,6 +3,7 @@ import { isPlainObject } from '../../profiles/merge-patch';
 import { JsonObject, PermissionDecision } from '../../sessions/session.events';
 import { LineSplitter, MAX_LINE_CHARS } from '../../sessions/session-log';
 import { CLAUDE_ARGS } from '../../sessions/runtimes/claude-code.runtime';
+import { claudeTurnUsage } from '../../sessions/runtimes/runtime-usage';
 import { ProcessRunner, WorkerProcess } from '../../sessions/runtimes/process-runner';
 import { BrainActivity, BrainAgent, BrainLaunch, BrainTurnEnd } from './brain-agent.port';
 
@@ -63,6 +64,9 @@ export class ClaudeBrainAgent implements BrainAgent {
   private stderr = '';
   /** Whether the running process was started to continue a conversation (a failure at once means it could not). */
   private resumed = false;
+  /** The model of the last answer, and the process's running cost at its last result: a turn's usage from its result. */
+  private model: string | null = null;
+  private costSoFar = 0;
 
   constructor(
     private readonly runner: ProcessRunner,
@@ -123,6 +127,7 @@ export class ClaudeBrainAgent implements BrainAgent {
     this.stderr = '';
     this.conversation = resume;
     this.resumed = resume !== null;
+    this.costSoFar = 0;
     const launch = this.launch();
     const proc = this.runner.spawn({ command: 'claude', args: claudeBrainArgs(launch, resume), cwd: launch.cwd, env: launch.env });
     this.proc = proc;
@@ -194,6 +199,7 @@ export class ClaudeBrainAgent implements BrainAgent {
   /** A complete message: its texts and tool calls, and the context it was answered from. Claude's own error messages are left to the result. */
   private onAssistant(message: Record<string, unknown>): void {
     if (message.model === '<synthetic>') return;
+    if (typeof message.model === 'string') this.model = message.model;
     for (const block of Array.isArray(message.content) ? message.content : []) {
       if (!isPlainObject(block)) continue;
       if (block.type === 'text' && typeof block.text === 'string' && block.text.trim() !== '') {
@@ -211,6 +217,9 @@ export class ClaudeBrainAgent implements BrainAgent {
   }
 
   private onResult(msg: Record<string, unknown>): void {
+    const entries = claudeTurnUsage(msg, this.model, this.costSoFar);
+    if (typeof msg.total_cost_usd === 'number') this.costSoFar = msg.total_cost_usd;
+    if (entries.length > 0) this.emit({ kind: 'turn_usage', entries });
     const result = text(msg.result);
     if (msg.is_error !== true) {
       this.end({ outcome: 'completed', text: result ?? this.current?.lastText ?? null });

@@ -4,7 +4,7 @@ import { stripVTControlCharacters } from 'node:util';
 import { isPlainObject } from '../../profiles/merge-patch';
 import { LineSplitter, MAX_LINE_CHARS } from '../../sessions/session-log';
 import { ProcessRunner, WorkerProcess } from '../../sessions/runtimes/process-runner';
-import { OUTPUT_DRAIN_MS, Turn } from '../../sessions/runtimes/turn-conversation';
+import { OUTPUT_DRAIN_MS, Turn, turnModel } from '../../sessions/runtimes/turn-conversation';
 import { BrainActivity, BrainAgent, BrainLaunch, BrainTurnEnd } from './brain-agent.port';
 import { PerTurnBrainRuntime } from './per-turn-brain.runtimes';
 
@@ -45,6 +45,8 @@ export class PerTurnBrainAgent implements BrainAgent {
     this.proc = proc;
     this.interruption = null;
     const turn = new Turn(on);
+    turn.model = launch.model ?? turnModel({ args, profile_args: launch.profile_args });
+    turn.cumulativeUsage = protocol.cumulativeUsage === true;
     let threadId: string | null = null;
     /** A resume that started another conversation instead: the brain's context is not in it. */
     let strayThread: string | null = null;

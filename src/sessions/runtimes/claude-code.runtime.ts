@@ -5,6 +5,7 @@ import { LineSplitter, MAX_LINE_CHARS } from '../session-log';
 import { ProcessRunner, WorkerProcess } from './process-runner';
 import { clipOutput } from '../loops/loop-text';
 import { LaunchSpec, Recovery, RecoverySpec, RuntimeSink, SessionRuntime, WorkerActivity, WorkerHandle } from './runtime.port';
+import { claudeRateLimit, claudeTurnUsage } from './runtime-usage';
 import { AttachedWorker } from './worker-handles';
 
 export const CLAUDE_ARGS = [
@@ -92,6 +93,10 @@ class ClaudeWorker extends AttachedWorker {
   private taken = 0;
   private readonly unechoed = new Map<string, number>();
   private sessionId: string | null = null;
+  /** The model of the turn's last answer, and the process's running cost at its last result . */
+  private model: string | null = null;
+  private costSoFar = 0;
+  private rateLimit: string | null = null;
 
   constructor(proc: WorkerProcess, runner: ProcessRunner, sink: RuntimeSink) {
     super(proc, runner, sink);
@@ -134,6 +139,32 @@ class ClaudeWorker extends AttachedWorker {
     return true;
   }
 
+  /**
+   * What a line says of spending and rate limits, before the turn end it may carry is reported: a turn's usage (its
+   * `result`), the model answering (its messages), the account's rate limit (a `rate_limit_event`, or a 429 that ended
+   * the turn, which says no reset time; the next turn that answers clears it).
+   */
+  private account(msg: Record<string, unknown>): void {
+    if (msg.type === 'assistant' && isObject(msg.message) && typeof msg.message.model === 'string' && msg.message.model !== '<synthetic>') {
+      this.model = msg.message.model;
+    } else if (msg.type === 'rate_limit_event') {
+      const limit = claudeRateLimit(msg);
+      if (limit) this.reportRateLimit(limit);
+    } else if (msg.type === 'result') {
+      const entries = claudeTurnUsage(msg, this.model, this.costSoFar);
+      if (typeof msg.total_cost_usd === 'number') this.costSoFar = msg.total_cost_usd;
+      if (entries.length > 0) this.sink.report({ kind: 'usage', entries });
+      if (msg.api_error_status === 429) {
+        if (this.rateLimit !== 'rejected') this.reportRateLimit({ status: 'rejected', resets_at: null, limit_type: null });
+      } else if (msg.is_error !== true && this.rateLimit === 'rejected') this.reportRateLimit({ status: 'allowed', resets_at: null, limit_type: null });
+    }
+  }
+
+  private reportRateLimit(limit: { status: 'allowed' | 'allowed_warning' | 'rejected'; resets_at: number | null; limit_type: string | null }): void {
+    this.rateLimit = limit.status;
+    this.sink.report({ kind: 'rate_limit', ...limit });
+  }
+
   private controlResponse(response: JsonObject): void {
     if (this.canReceive()) this.writeLine(JSON.stringify({ type: 'control_response', response }));
   }
@@ -161,6 +192,7 @@ class ClaudeWorker extends AttachedWorker {
       return; // Not protocol: it is in the log, nothing more.
     }
     if (!isObject(msg)) return;
+    this.account(msg as Record<string, unknown>);
     if (msg.type === 'system' && msg.subtype === 'init') {
       this.takenUpTo(this.sent);
       // Every turn begins with one: the id is news only once.

@@ -1,6 +1,7 @@
 import { isPlainObject } from '../../profiles/merge-patch';
 import { JsonObject } from '../session.events';
 import { LaunchSpec } from './runtime.port';
+import { codexTurnUsage } from './runtime-usage';
 import { OutputEvent, Turn, TurnProtocol } from './turn-conversation';
 
 const CODEX_ARGS = ['exec', '--json'];
@@ -33,7 +34,7 @@ function resultOf(item: Record<string, unknown>): { ok: boolean; exit_code: numb
  * `codex exec --json` (JSONL): `thread.started` names the thread, `item.completed` carries the agent's
  * messages, `item.started` of any other item is something it does (a tool use), its `item.completed` what came of
  * it (a command's exit code and output; a file change names its files, not what it wrote), `turn.completed` has the
- * turn's token usage, `turn.failed` says why a turn failed. An `error` is often a retry under way ("Reconnecting... 1/5",
+ * thread's token usage so far, `turn.failed` says why a turn failed. An `error` is often a retry under way ("Reconnecting... 1/5",
  * codex 0.169): it fails the turn only if nothing follows it. Later turns run `codex exec … resume <thread id> -`.
  * `codex exec` asks no permissions: the profile's approval_policy and sandbox_mode decide.
  */
@@ -58,10 +59,13 @@ export const codexProtocol: TurnProtocol = {
       turn.fail(error.message);
     } else if (type === 'turn.completed') {
       if (isPlainObject(event.usage) && typeof event.usage.input_tokens === 'number') turn.usage(event.usage.input_tokens);
+      if (isPlainObject(event.usage)) turn.spend(codexTurnUsage(event.usage, turn.model));
       turn.completed();
     }
     else if (type === 'error' && typeof message === 'string') turn.troubled(message);
     return null;
   },
   resumeRefused: 'no rollout found for thread id',
+  // codex 0.171's turn.completed after `exec resume` counts the whole thread (observed against its binary).
+  cumulativeUsage: true,
 };

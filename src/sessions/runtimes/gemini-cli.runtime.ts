@@ -1,5 +1,6 @@
 import { isPlainObject } from '../../profiles/merge-patch';
 import { LaunchSpec } from './runtime.port';
+import { geminiTurnUsage } from './runtime-usage';
 import { OutputEvent, Turn, TurnProtocol } from './turn-conversation';
 
 const GEMINI_ARGS = ['--output-format', 'stream-json'];
@@ -24,6 +25,7 @@ export const geminiProtocol: TurnProtocol = {
   args: (spec: Pick<LaunchSpec, 'args' | 'profile_args'>, threadId: string | null) => [...GEMINI_ARGS, ...spec.profile_args, ...spec.args, ...(threadId ? ['--resume', threadId] : [])],
   read(event: OutputEvent, turn: Turn): string | null {
     const { type, message, error } = event;
+    if (type === 'init' && typeof event.model === 'string') turn.model = event.model;
     if (type === 'init' && typeof event.session_id === 'string') return event.session_id;
     if (type === 'message' && event.role === 'assistant' && typeof event.content === 'string') turn.say(event.content, event.delta === true);
     else if (type === 'tool_use') {
@@ -35,6 +37,7 @@ export const geminiProtocol: TurnProtocol = {
     } else if (type === 'error' && event.severity === 'error' && typeof message === 'string') failed(turn, message);
     else if (type === 'result') {
       if (isPlainObject(event.stats) && typeof event.stats.input_tokens === 'number') turn.usage(event.stats.input_tokens);
+      if (isPlainObject(event.stats)) turn.spend(geminiTurnUsage(event.stats, turn.model));
       if (event.status === 'error') failed(turn, isPlainObject(error) && typeof error.message === 'string' ? error.message : 'gemini reported an error');
     }
     return null;

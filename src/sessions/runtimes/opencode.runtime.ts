@@ -1,5 +1,6 @@
 import { isPlainObject } from '../../profiles/merge-patch';
 import { LaunchSpec } from './runtime.port';
+import { opencodeStepUsage } from './runtime-usage';
 import { OutputEvent, Turn, TurnProtocol } from './turn-conversation';
 
 const OPENCODE_ARGS = ['run', '--format', 'json'];
@@ -65,6 +66,7 @@ export const opencodeProtocol: TurnProtocol = {
     } else if (type === 'step_finish') {
       const tokens = contextTokens(part);
       if (tokens !== null) turn.usage(tokens);
+      if (isPlainObject(part)) turn.spend(opencodeStepUsage(part, turn.model));
     } else if (type === 'error') {
       if (isPlainObject(event.error) && event.error.name === 'ContextOverflowError') turn.contextFull();
       turn.fail(errorMessage(event.error));

@@ -1,4 +1,5 @@
-import { Attachment, JsonObject, PermissionDecision } from '../session.events';
+import { ModelUsage } from '../../usage/usage.model';
+import { Attachment, JsonObject, PermissionDecision, RateLimitStatus } from '../session.events';
 
 /**
  * What a worker did, as its runtime's stream shows it: a tool call (with the call id the runtime gives it, if any) and
@@ -17,11 +18,23 @@ export type RuntimeReport =
   /** turn: how many of the turns given (turnsStarted) this end completes, from workers that count them. */
   | { kind: 'turn_ended'; result: string | null; turn?: number }
   | { kind: 'permission_requested'; request_id: string; tool: string; input: JsonObject }
-  | { kind: 'exited'; code: number | null; signal: string | null; spawn_error: string | null };
+  | { kind: 'exited'; code: number | null; signal: string | null; spawn_error: string | null }
+  /**
+   * What a turn used, one entry per model, as the runtime said it (checked where it is counted). `cumulative`: the
+   * runtime reports the thread's running total (codex), of which the turn's part is what is new.
+   */
+  | { kind: 'usage'; entries: ModelUsage[]; cumulative?: true }
+  /** The runtime's rate-limit state (claude's `rate_limit_event`, or a rate-limit error). */
+  | { kind: 'rate_limit'; status: RateLimitStatus; resets_at: number | null; limit_type: string | null };
 
 export interface RuntimeSink {
   output(chunk: Buffer): void;
   report(report: RuntimeReport): void;
+  /**
+   * Settles once everything reported so far has been acted on (its commands decided): a worker that would start a
+   * turn of its own waits for it, so a turn whose usage holds the session is the last one.
+   */
+  reported?(): Promise<void>;
 }
 
 export interface LaunchSpec {
@@ -65,9 +78,9 @@ export interface WorkerHandle {
   /** Lets go of pipes and timers without touching the process (service shutdown). */
   release(): void;
   /**
-   * Ends the turn under way, where the runtime allows, and keeps the worker (a session held for a loop): claude-code is
-   * sent its `interrupt` control request, a per-turn runtime's turn process is ended, a command worker gets SIGINT.
-   * False when there was nothing to interrupt.
+   * Ends the turn under way, where the runtime allows, and keeps the worker (a session held for a loop or its budget):
+   * claude-code is sent its `interrupt` control request, a per-turn runtime's turn process is ended and messages waiting
+   * for a next turn are dropped, a command worker gets SIGINT. False when there was nothing to interrupt.
    */
   interrupt?(): boolean;
 }

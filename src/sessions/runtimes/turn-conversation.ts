@@ -5,7 +5,9 @@ import { clipToTextLimit } from '../session.dto';
 import { LineSplitter, MAX_LINE_CHARS } from '../session-log';
 import { ProcessRunner, WorkerProcess } from './process-runner';
 import { clipOutput } from '../loops/loop-text';
+import { ModelUsage } from '../../usage/usage.model';
 import { LaunchSpec, Recovery, RecoverySpec, RuntimeSink, SessionRuntime, WorkerActivity, WorkerHandle } from './runtime.port';
+import { mergeUsage, modelInArgs } from './runtime-usage';
 
 /** How long a finished turn waits for the rest of its output once the process exited (a descendant may hold the pipe). */
 export const OUTPUT_DRAIN_MS = 1000;
@@ -23,6 +25,8 @@ export type TurnActivity =
   | { kind: 'text'; text: string }
   | { kind: 'tool_use'; name: string; input: JsonObject }
   | { kind: 'usage'; context_tokens: number }
+  /** What the whole turn used, per model: reported once, as it ends (`cumulative`: the thread's running total). */
+  | { kind: 'turn_usage'; entries: ModelUsage[]; cumulative?: true }
   | { kind: 'api_error'; message: string };
 
 /** What one turn's process told us: the agent's latest text, and why the turn failed, if it did. */
@@ -34,6 +38,11 @@ export class Turn {
   private failure: string | null = null;
   private trouble: string | null = null;
   private overflowed = false;
+  private usageEntries: ModelUsage[] = [];
+  /** Its runtime reports the thread's running total (codex): set by the agent that reads it. */
+  cumulativeUsage = false;
+  /** The model the turn runs on, when the command line or the runtime says (usage that names none is its). */
+  model: string | null = null;
 
   constructor(
     private readonly on: (activity: TurnActivity) => void = () => undefined,
@@ -72,6 +81,15 @@ export class Turn {
     this.on({ kind: 'usage', context_tokens: contextTokens });
   }
 
+  /** What the runtime says a model call or the whole turn used: summed per model over the turn. */
+  spend(entries: readonly ModelUsage[]): void {
+    this.usageEntries = mergeUsage(this.usageEntries, entries);
+  }
+
+  get spent(): ModelUsage[] {
+    return this.usageEntries;
+  }
+
   /** The model API failed the turn (reported once: runtimes repeat it, gemini as an error then as the result). */
   fail(message: string): void {
     if (this.failure !== null) return;
@@ -96,9 +114,10 @@ export class Turn {
     this.trouble = null;
   }
 
-  /** The turn is over: a message that came as deltas is reported whole. */
+  /** The turn is over: a message that came as deltas is reported whole, then what the turn used. */
   ended(): void {
     this.flush();
+    if (this.usageEntries.length > 0) this.on({ kind: 'turn_usage', entries: this.usageEntries, ...(this.cumulativeUsage ? { cumulative: true as const } : {}) });
   }
 
   get lastText(): string | null {
@@ -139,7 +158,12 @@ export interface TurnProtocol {
   read(event: OutputEvent, turn: Turn): string | null;
   /** What the runtime prints (on stderr) when the thread to resume is unknown, before it exits. */
   readonly resumeRefused: string;
+  /** Its usage reports are the thread's running total, not the turn's (codex exec resume). */
+  readonly cumulativeUsage?: true;
 }
+
+/** The model a turn's command line names, for runtimes whose usage names none (codex, opencode). */
+export const turnModel = (spec: Pick<LaunchSpec, 'args' | 'profile_args'>): string | null => modelInArgs([...spec.profile_args, ...spec.args]);
 
 /**
  * A conversation with an agent that runs one process per turn and continues a thread by id. Between turns
@@ -157,6 +181,8 @@ class TurnConversation implements WorkerHandle {
   /** Let go by a service shutting down: what the turn does next is no longer ours to report. */
   private released = false;
   private turns = 0;
+  /** A next turn waits for the service to act on what the last one reported (its usage may hold the session). */
+  private gated = false;
   /** The turn process being interrupted: its end is reported as an interrupted turn, and the conversation goes on. */
   private interrupted: WorkerProcess | null = null;
 
@@ -185,7 +211,7 @@ class TurnConversation implements WorkerHandle {
   }
 
   send(text: string): void {
-    if (this.proc) this.queued.push(text);
+    if (this.proc || this.gated) this.queued.push(text);
     else this.runTurn(text);
   }
 
@@ -232,6 +258,7 @@ class TurnConversation implements WorkerHandle {
     this.proc = proc;
     this.turns++;
     const turn = new Turn(undefined, (activity) => this.sink.report({ kind: 'activity', activity }));
+    turn.model = turnModel(this.spec);
     const lines = new LineSplitter((line) => this.onLine(turn, line), MAX_LINE_CHARS);
     let outputEnded = false;
     let exit: { code: number | null; signal: string | null; error: Error | null } | null = null;
@@ -240,6 +267,8 @@ class TurnConversation implements WorkerHandle {
       if (!exit || this.proc !== proc || this.released) return;
       if (drain) clearTimeout(drain);
       this.proc = null;
+      // Spent whether the turn answered, failed or was cut off: reported before its end.
+      if (turn.spent.length > 0) this.sink.report({ kind: 'usage', entries: turn.spent, ...(this.protocol.cumulativeUsage ? { cumulative: true as const } : {}) });
       this.turnEnded(turn, exit.code, exit.signal, exit.error, this.interrupted === proc);
     };
     proc.stdout.setEncoding('utf8');
@@ -281,12 +310,28 @@ class TurnConversation implements WorkerHandle {
       this.end(code, signal, error);
       return;
     }
-    if (this.queued.length > 0) {
+    const result = interrupted ? `${this.protocol.runtime} turn interrupted by Brainstem` : turn.result(this.protocol.runtime, code, signal);
+    if (this.queued.length > 0) this.nextTurn(result);
+    else this.sink.report({ kind: 'turn_ended', result, turn: this.turns });
+  }
+
+  /**
+   * Runs the messages that waited for the turn, once the service has acted on what the turn reported: a turn whose
+   * usage held the session interrupts the worker, which drops them, and the turn's end is reported instead.
+   */
+  private nextTurn(result: string | null): void {
+    const reported = this.sink.reported?.();
+    if (!reported) {
       this.runTurn(this.queued.splice(0).join('\n\n'));
       return;
     }
-    const result = interrupted ? `${this.protocol.runtime} turn interrupted by Brainstem` : turn.result(this.protocol.runtime, code, signal);
-    this.sink.report({ kind: 'turn_ended', result, turn: this.turns });
+    this.gated = true;
+    void reported.then(() => {
+      this.gated = false;
+      if (this.ended || this.stopping || this.released) return;
+      if (this.queued.length > 0) this.runTurn(this.queued.splice(0).join('\n\n'));
+      else this.sink.report({ kind: 'turn_ended', result, turn: this.turns });
+    });
   }
 
   private end(code: number | null, signal: string | null, error: Error | null): void {
