@@ -25,6 +25,8 @@ const session = (s: Partial<SessionStatus>): SessionStatus => ({
   pending: null,
   queued_permissions: [],
   held: null,
+  origin: 'brainstem',
+  external: null,
   created_at: '2026-11-22T21:38:00.000Z',
   updated_at: '2026-11-22T21:40:00.000Z',
   ...s,
@@ -77,7 +79,7 @@ describe('sessions as terminal text', () => {
   });
 
   it('says whether supervision is on, with its goal and turns, or off and why', () => {
-    const on: AutonomousView = { enabled: true, turns_used: 3, max_turns: 60, task_hint: 'ship it', started_by: 'user', closed_reason: null, summary: null, round_in_flight: null, scope: { mode: 'all', supervised: [], excluded: [] } };
+    const on: AutonomousView = { enabled: true, turns_used: 3, max_turns: 60, task_hint: 'ship it', started_by: 'user', closed_reason: null, summary: null, round_in_flight: null, scope: { mode: 'all', include_external: false, supervised: [], excluded: [] } };
     expect(supervisionLine(null)).toBe('off (never turned on)');
     expect(supervisionLine(on)).toBe('on: goal "ship it", 3 of 60 turns used');
     expect(supervisionLine({ ...on, enabled: false, closed_reason: 'max_turns' })).toBe('off (max_turns)');

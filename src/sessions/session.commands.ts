@@ -3,6 +3,7 @@ import { SideWrite, handleCommand } from '../journal/command-handler';
 import { Journal } from '../journal/journal.port';
 import { SessionActor } from './session.actor';
 import { CreateSession, SessionCommand, decideRecords } from './session.decider';
+import { CreateExternalSession } from './external-session.decider';
 import { SessionFact, SessionRecord, encodeRecord, sessionStream } from './session.events';
 import { Clock } from './session.ports';
 import { SessionRegistry } from './session.registry';
@@ -52,30 +53,40 @@ export class SessionCommands {
     const keepsEnv = Object.keys(body.env).length > 0;
     if (keepsEnv) await this.registry.envs.save(body.id, body.env);
     try {
-      await this.registry.creations.run(() => {
-        // Decided and numbered on the same reading of stream `sessions`, in each attempt.
-        let numbered = this.registry.nextAlias(body.id);
-        return handleCommand(
-          this.journal,
-          this.registry.newStream(body.id),
-          (state) => {
-            numbered = this.registry.nextAlias(body.id);
-            const command: CreateSession = { ...body, type: 'create', at: this.clock.now(), alias: numbered.alias, live_sessions: this.registry.liveCount() };
-            return decideRecords(command, state);
-          },
-          this.registry.evolveStored(body.env),
-          {
-            encode: encodeRecord,
-            alongside: () => [this.registry.numbering(numbered)],
-            afterAppend: ({ stored }) => this.registry.appended(this.registry.get(body.id), stored),
-          },
-        );
-      });
+      await this.numbered(body.id, body.env, (alias, at) => ({ ...body, type: 'create', at, alias, live_sessions: this.registry.liveCount() }));
     } catch (e) {
       if (keepsEnv) await this.registry.envs.remove(body.id).catch(() => undefined);
       throw e;
     }
     return this.registry.get(body.id);
+  }
+
+  /** An external session (a claude started outside Brainstem), numbered and created as any other. */
+  async createExternal(body: Omit<CreateExternalSession, 'type' | 'at' | 'alias'>): Promise<SessionActor> {
+    await this.numbered(body.id, {}, (alias, at) => ({ ...body, type: 'create_external', at, alias }));
+    return this.registry.get(body.id);
+  }
+
+  /** The creation `build` makes with the alias stream `sessions` gives it, appended with that numbering. */
+  private async numbered(id: string, env: Record<string, string>, build: (alias: string, at: number) => SessionCommand): Promise<void> {
+    await this.registry.creations.run(() => {
+      // Decided and numbered on the same reading of stream `sessions`, in each attempt.
+      let numbered = this.registry.nextAlias(id);
+      return handleCommand(
+        this.journal,
+        this.registry.newStream(id),
+        (state) => {
+          numbered = this.registry.nextAlias(id);
+          return decideRecords(build(numbered.alias, this.clock.now()), state);
+        },
+        this.registry.evolveStored(env),
+        {
+          encode: encodeRecord,
+          alongside: () => [this.registry.numbering(numbered)],
+          afterAppend: ({ stored }) => this.registry.appended(this.registry.get(id), stored),
+        },
+      );
+    });
   }
 
   /**

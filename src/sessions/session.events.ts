@@ -25,6 +25,17 @@ export interface Hold {
 
 export type JsonObject = { [key: string]: unknown };
 
+/** Who runs the session: a worker Brainstem started, or a claude started outside Brainstem that reports through its hooks. */
+export type SessionOrigin = 'brainstem' | 'external';
+
+/** What an external session is bound to at its first report (docs/guide/external-sessions.md). */
+export interface ExternalBinding {
+  /** claude's own session id: the same across a resume, so every run of it is this session. */
+  claude_session_id: string;
+  /** Its transcript, under ~/.claude/projects; null when the report named one elsewhere (then none is read). */
+  transcript_path: string | null;
+}
+
 export interface PermissionRequest {
   request_id: string;
   tool: string;
@@ -78,6 +89,10 @@ export interface SessionInput {
    * session and leave the effects of its commands to it. Absent in sessions created before nodes.
    */
   node?: string;
+  /** Absent in sessions created before external sessions: `brainstem`. */
+  origin?: SessionOrigin;
+  /** Set for external sessions only. */
+  external?: ExternalBinding;
 }
 
 export interface SessionEventData {
@@ -102,6 +117,10 @@ export interface SessionEventData {
   'session.held': { at: number; reason: HoldReason; detail: string };
   /** by: who released it (the user, or the budget that was raised). */
   'session.released': { at: number; by: string };
+  /** An external session's claude runs: its first report, a new process for it, or a resume after it ended. */
+  'session.external_run': { at: number; pid: number | null; pid_start_time: string | null };
+  /** An external session's claude works again: a prompt was submitted, or a tool (named) is about to run. */
+  'session.external_activity': { at: number; activity: 'prompt' | 'tool'; tool: string | null };
 }
 
 export type SessionEventType = keyof SessionEventData;
@@ -196,6 +215,8 @@ const FACT_TYPES: ReadonlySet<string> = new Set<SessionEventType>([
   'session.exited',
   'session.held',
   'session.released',
+  'session.external_run',
+  'session.external_activity',
 ]);
 
 /** A journaled record back as a machine event, or null for derived records (state_changed, created). */

@@ -1,5 +1,5 @@
 import { SessionActor } from './session.actor';
-import { ExitReason, HoldReason, LastProgress, Pending, PermissionRequest, SessionState } from './session.events';
+import { ExitReason, ExternalBinding, HoldReason, LastProgress, Pending, PermissionRequest, SessionOrigin, SessionState } from './session.events';
 
 /** The display labels (docs/architecture/decisions.md#session-states) for the three states that wake the main brain. */
 export const STATE_LABELS: Partial<Record<SessionState, string>> = {
@@ -34,6 +34,10 @@ export interface SessionStatus {
   queued_permissions: PermissionRequest[];
   /** Held: no message reaches the worker until the user releases it (POST …/release). */
   held: { reason: HoldReason; detail: string; since: string } | null;
+  /** `external`: a claude started outside Brainstem that reports through its hooks (docs/guide/external-sessions.md). */
+  origin: SessionOrigin;
+  /** An external session's claude session id and transcript; null for Brainstem's own sessions. */
+  external: ExternalBinding | null;
   created_at: string;
   updated_at: string;
 }
@@ -65,6 +69,8 @@ export function toStatus(actor: SessionActor): SessionStatus {
     pending: c.pending,
     queued_permissions: c.queued_permissions,
     held: c.held ? { reason: c.held.reason, detail: c.held.detail, since: iso(c.held.since) } : null,
+    origin: c.origin ?? 'brainstem',
+    external: c.external ?? null,
     created_at: iso(c.created_at),
     updated_at: iso(c.updated_at),
   };

@@ -13,6 +13,8 @@ import { SessionRegistry, aliasNumber } from './session.registry';
 import { SessionSetup } from './session-setup';
 import { SessionStatus, toStatus } from './session.status';
 import { SessionWorkers } from './session-workers';
+import { ExternalSessions } from './external-sessions';
+import { ProcessRunner } from './runtimes/process-runner';
 
 export { OutputStreamMessage } from './session-output';
 
@@ -28,6 +30,10 @@ const KILL_SETTLE_MS = 5000;
 export class SessionsService implements WorkerSessions, OnApplicationBootstrap, OnModuleDestroy, OnApplicationShutdown {
   /** Set by supervision: under scope `only`, a session is created excluded unless its request says otherwise. */
   private newSessionsExcluded = false;
+  /** Set by supervision: external sessions join it only by the user's choice (include_external). */
+  private newExternalJoins = false;
+  /** The claude sessions started outside Brainstem that report through its hooks. */
+  readonly externals: ExternalSessions;
 
   constructor(
     private readonly registry: SessionRegistry,
@@ -36,11 +42,15 @@ export class SessionsService implements WorkerSessions, OnApplicationBootstrap, 
     private readonly outputs: SessionOutput,
     private readonly setup: SessionSetup,
     private readonly ids: IdGenerator,
-  ) {}
+    runner: ProcessRunner,
+  ) {
+    this.externals = new ExternalSessions(registry, commands, setup, runner, ids, () => !this.newExternalJoins || this.newSessionsExcluded);
+  }
 
   async onApplicationBootstrap(): Promise<void> {
     await this.registry.load();
     await this.workers.start();
+    await this.externals.start();
     void this.registry.startRetention();
   }
 
@@ -128,7 +138,8 @@ export class SessionsService implements WorkerSessions, OnApplicationBootstrap, 
       const profile_deny = decision === 'allow' ? await this.setup.profileDeny(actor.context.profile_id) : [];
       // The request the decision answers, as decide() picks it: once it is journaled, the request is no longer pending.
       const request = pendingPermission(actor.context, requestId);
-      await this.commands.execute(actor, { type: 'resolve_permission', request_id: requestId, decision, reason, profile_deny, home: this.setup.home });
+      const worker = this.workers.answerReach(actor, request?.request_id);
+      await this.commands.execute(actor, { type: 'resolve_permission', request_id: requestId, decision, reason, profile_deny, home: this.setup.home, worker });
       if (request) this.workers.answer(actor, request, decision, reason);
     });
     return toStatus(actor);
@@ -223,6 +234,7 @@ export class SessionsService implements WorkerSessions, OnApplicationBootstrap, 
       recoverable: a.live,
       ...(a.context.node ? { node: a.context.node } : {}),
       last_result: a.context.last_result,
+      external: a.context.origin === 'external',
     });
     // Built apart and then returned, so it may hold more than the port names yet (exclusionWrite).
     const directory = {
@@ -239,6 +251,9 @@ export class SessionsService implements WorkerSessions, OnApplicationBootstrap, 
       },
       excludeNewSessions: (excluded: boolean) => {
         this.newSessionsExcluded = excluded;
+      },
+      includeNewExternalSessions: (included: boolean) => {
+        this.newExternalJoins = included;
       },
     };
     return directory;

@@ -45,9 +45,9 @@ export interface SessionsSlice {
 export function sessionsSlice(deps: SessionsSliceDeps): SessionsSlice {
   const registry = new SessionRegistry(deps.journal, deps.envs, { retention_s: deps.retention_s, nodes: deps.nodes, now: () => deps.clock.now() });
   const commands = new SessionCommands(deps.journal, registry, deps.clock);
-  const output = new SessionOutput(deps.logsDir);
+  const output = new SessionOutput(deps.logsDir, deps.host.home);
   const workers = new SessionWorkers(registry, commands, deps.runtimes, deps.runner, workerEnvironment(deps.host, deps.endpoint), output);
   const setup = new SessionSetup(deps.profiles, deps.workspace, deps.runtimes, deps.host, { max_sessions: deps.max_sessions });
-  const service = new SessionsService(registry, commands, workers, output, setup, deps.ids);
+  const service = new SessionsService(registry, commands, workers, output, setup, deps.ids, deps.runner);
   return { registry, commands, workers, service };
 }

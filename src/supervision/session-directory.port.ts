@@ -16,6 +16,8 @@ export interface SessionView {
   node?: string;
   /** What the worker's latest turn reported as its result; null when it reported none (or no turn ended yet). */
   last_result: string | null;
+  /** A claude started outside Brainstem: it joins supervision only by the user's choice. Absent: Brainstem's own. */
+  external?: boolean;
 }
 
 /** Keeps exited sessions in memory past their retention while it needs them (a running workflow run naming them). */
@@ -41,6 +43,8 @@ export interface SessionDirectory {
   outputTail(id: string, lines: number): string[];
   /** Whether sessions created from now on start excluded from supervision (scope `only`), unless their request says. */
   excludeNewSessions(excluded: boolean): void;
+  /** Whether external sessions reporting from now on join supervision (include_external); they do not by default. */
+  includeNewExternalSessions(included: boolean): void;
 }
 
 export const SESSION_DIRECTORY = Symbol('SessionDirectory');

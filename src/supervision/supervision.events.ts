@@ -15,10 +15,11 @@ export interface SupervisionEventMap {
   'round.failed': { round_id: string; reason: string };
   'supervision.stall_detected': { session_id: string; kind: string; stalled_for_s: number; cooldown_until: number };
   /**
-   * A scope set: the rule for sessions created later (a mode other than invert; an invert keeps the rule it found). The
+   * A scope set: the rule for sessions created later (and, when `include_external` is given, whether external sessions
+   * reporting later join) (a mode other than invert; an invert keeps the rule it found). The
    * sessions' exclusions it changes are appended with it, in the same atomic append, on their own streams.
    */
-  'supervision.scope_set': { mode: ToolScopeMode };
+  'supervision.scope_set': { mode: ToolScopeMode; include_external?: boolean };
 }
 
 declare module '../bus/domain-event' {

@@ -17,6 +17,8 @@ export interface StoredSupervision {
   last_event_at: number;
   /** The last scope mode set other than invert; absent in snapshots written before it was kept. */
   scope_mode?: ToolScopeMode;
+  /** Absent in snapshots written before external sessions: false. */
+  include_external?: boolean;
 }
 
 /** The state as a snapshot stores it; cooldowns run out by `now` are left out. */
@@ -28,6 +30,8 @@ export function storeSupervision(s: SupervisionState, now: number): StoredSuperv
     cooldowns: [...s.cooldowns].filter(([, until]) => until > now),
     last_event_at: s.last_event_at,
     scope_mode: s.scope_mode,
+    // Written only when set, so a snapshot of a supervision that never took external sessions keeps its shape.
+    ...(s.include_external ? { include_external: true } : {}),
   };
 }
 
@@ -37,6 +41,7 @@ export function restoreSupervision(stored: StoredSupervision, now: number, reten
   const state: SupervisionState = {
     machine: supervisionMachine.resolveState({ value: stored.value, context: stored.context }),
     scope_mode: stored.scope_mode ?? 'all',
+    include_external: stored.include_external ?? false,
     rounds,
     cooldowns: new Map(stored.cooldowns),
     last_event_at: stored.last_event_at,

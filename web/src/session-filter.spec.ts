@@ -23,6 +23,8 @@ const session = (over: Partial<Session>): Session => ({
   pending: null,
   queued_permissions: [],
   held: null,
+  origin: 'brainstem',
+  external: null,
   created_at: '2026-01-01T00:00:00.000Z',
   updated_at: '2026-01-01T00:00:00.000Z',
   ...over,
