@@ -1,4 +1,5 @@
 import { COMMON_ERRORS } from './common/domain-error';
+import { EXTERNAL_ERRORS } from './external/external.errors';
 import { ErrorStatusTable, ErrorStatuses } from './http/http-errors';
 import { MAIN_BRAIN_ERRORS } from './main-brain/main-brain.errors';
 import { PROFILE_ERRORS } from './profiles/profile.errors';
@@ -14,6 +15,7 @@ export const ERROR_STATUSES: ErrorStatusTable = {
   ...SUPERVISION_ERRORS,
   ...WORKFLOW_ERRORS,
   ...MAIN_BRAIN_ERRORS,
+  ...EXTERNAL_ERRORS,
 };
 
 /** The one instance the exception filter, the authentication hook, the dashboard's files and the MCP endpoint answer with. */

@@ -70,25 +70,25 @@ export class ExternalLine implements WorkerHandle {
     return this.permissionWaits.has(requestId);
   }
 
-  /** A Stop hook's wait: the message to continue with, or null. A newer wait lets an older one go with none. */
-  waitForMessage(): Promise<string | null> {
+  /**
+   * A Stop hook's wait: the message to continue with, or null; `end` lets this wait (and no later one) go with none,
+   * and claude stops. A newer wait lets an older one go with none.
+   */
+  waitForMessage(): { outcome: Promise<string | null>; end: () => void } {
     this.answerStop(null);
-    return new Promise((resolve) => (this.stopWait = resolve));
+    let mine: ((text: string | null) => void) | null = null;
+    const outcome = new Promise<string | null>((resolve) => (this.stopWait = mine = resolve));
+    return { outcome, end: () => this.stopWait === mine && this.answerStop(null) };
   }
 
-  /** A PermissionRequest hook's wait for the answer to its request, or null. */
-  waitForAnswer(requestId: string): Promise<HookAnswer | null> {
+  /** A PermissionRequest hook's wait for the answer to its request, or null; `end` lets it go with none (claude asks itself). */
+  waitForAnswer(requestId: string): { outcome: Promise<HookAnswer | null>; end: () => void } {
     this.endPermissionWait(requestId);
-    return new Promise((resolve) => this.permissionWaits.set(requestId, resolve));
+    const outcome = new Promise<HookAnswer | null>((resolve) => this.permissionWaits.set(requestId, resolve));
+    return { outcome, end: () => this.endPermissionWait(requestId) };
   }
 
-  /** Lets the Stop hook go with no message: claude stops. */
-  endStopWait(): void {
-    this.answerStop(null);
-  }
-
-  /** Lets the hook of this request go with no answer: claude asks at its own prompt. */
-  endPermissionWait(requestId: string): void {
+  private endPermissionWait(requestId: string): void {
     const answer = this.permissionWaits.get(requestId);
     this.permissionWaits.delete(requestId);
     answer?.(null);

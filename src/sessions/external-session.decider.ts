@@ -17,7 +17,8 @@ export type ExternalReport =
   | { kind: 'activity'; activity: 'prompt' | 'tool'; tool: string | null }
   /** claude stopped: its turn ended. */
   | { kind: 'turn_ended'; result: string | null }
-  | { kind: 'permission'; request_id: string; tool: string; input: JsonObject }
+  /** prompt_only: claude showed its own permission prompt (a Notification): a request only when none is pending already. */
+  | { kind: 'permission'; request_id: string; tool: string; input: JsonObject; prompt_only?: boolean }
   /** claude asks its user a question (AskUserQuestion, an elicitation dialog). */
   | { kind: 'question'; question: string }
   /** claude ended the session (SessionEnd). */
@@ -91,6 +92,7 @@ export function decideExternalReport(report: ExternalReport, at: number, state: 
     case 'turn_ended':
       return fact(state, { type: 'session.turn_ended', at, result: report.result });
     case 'permission':
+      if (report.prompt_only && s === 'pending_authorization') return { events: [] };
       return fact(state, { type: 'session.permission_requested', at, request_id: report.request_id, tool: report.tool, input: report.input });
     case 'question':
       return s === 'pending_decision' ? { events: [] } : fact(state, { type: 'session.asked_human', at, question: report.question });

@@ -23,7 +23,14 @@ export interface ExternalClaim {
 }
 
 /** What a hook's event reports, beside its claim (the run of claude it names is recorded from the claim). */
-export type HookReport = Exclude<ExternalReport, { kind: 'run' | 'permission' }> | { kind: 'permission'; tool: string; input: JsonObject };
+export type HookReport = Exclude<ExternalReport, { kind: 'run' | 'permission' }> | { kind: 'permission'; tool: string; input: JsonObject; prompt_only?: boolean };
+
+/** What the caller does in the session's mailbox around the report's event: nothing can come between. */
+export interface AroundReport {
+  /** After the claim is bound, before the event is decided (a hook's wait opens here: no message can come before it). */
+  before?(actor: SessionActor): void;
+  after?(reported: Reported): void;
+}
 
 export interface Reported {
   actor: SessionActor;
@@ -73,7 +80,7 @@ export class ExternalSessions {
   }
 
   /** A hook's report: its session (created at the first report), bound to the process it names, then its event. */
-  async report(claim: ExternalClaim, report: HookReport | null): Promise<Reported> {
+  async report(claim: ExternalClaim, report: HookReport | null, around: AroundReport = {}): Promise<Reported> {
     const actor = await this.sessionOf(claim);
     return actor.run(async () => {
       const pid_start_time = claim.pid === null ? null : this.runner.startTime(claim.pid);
@@ -86,11 +93,13 @@ export class ExternalSessions {
       const runs = actor.state === 'starting' || newProcess || (actor.state === 'exited' && claim.starts);
       const facts = runs ? await this.execute(actor, { kind: 'run', pid, pid_start_time }) : [];
       if (actor.live && (facts.length > 0 || !actor.handle)) this.attach(actor);
-      if (report === null) return { actor, facts, request_id: null };
-      const full: ExternalReport = report.kind === 'permission' ? { ...report, request_id: this.ids.requestId() } : report;
-      const more = await this.execute(actor, full);
+      around.before?.(actor);
+      const full: ExternalReport | null = report?.kind === 'permission' ? { ...report, request_id: this.ids.requestId() } : report;
+      const more = full === null ? [] : await this.execute(actor, full);
       const raised = more.find((f) => f.type === 'session.permission_requested');
-      return { actor, facts: [...facts, ...more], request_id: raised?.type === 'session.permission_requested' ? raised.request_id : null };
+      const reported: Reported = { actor, facts: [...facts, ...more], request_id: raised?.type === 'session.permission_requested' ? raised.request_id : null };
+      around.after?.(reported);
+      return reported;
     });
   }
 

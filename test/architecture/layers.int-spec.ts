@@ -13,7 +13,7 @@ const LAYERS: ReadonlyArray<{ name: string; folders: readonly string[] }> = [
   { name: 'event bus', folders: ['bus'] },
   { name: 'infrastructure', folders: ['cluster', 'logging'] },
   { name: 'http platform', folders: ['http'] },
-  { name: 'features', folders: ['auth', 'profiles', 'sessions', 'supervision', 'workflows', 'main-brain', 'mcp', 'dashboard'] },
+  { name: 'features', folders: ['auth', 'profiles', 'sessions', 'supervision', 'workflows', 'main-brain', 'mcp', 'dashboard', 'external'] },
   { name: 'composition', folders: ['.', 'cli'] },
 ];
 
@@ -29,6 +29,8 @@ const PEERS: Readonly<Record<string, readonly string[]>> = {
   'main-brain': ['auth', 'profiles', 'sessions', 'supervision'],
   mcp: ['auth', 'main-brain', 'sessions', 'supervision'],
   dashboard: ['profiles', 'sessions'],
+  // External sessions are sessions reported by claude's hooks, which supervision's rounds may continue.
+  external: ['auth', 'sessions', 'supervision'],
   // `brainstem serve` starts the service the composition root builds.
   cli: ['.'],
 };
