@@ -16,7 +16,7 @@ import { WorkerReaper, stopProcessesOfHome } from '../support/workers';
  */
 const REAL_CLAUDE = process.env.BRAINSTEM_REAL_CLAUDE;
 
-type Run = { code: number | null; stdout: string; stderr: string; ms: number };
+type Run = { code: number | null; stdout: string; stderr: string; ms: number; pid: number | undefined };
 
 /** claude as a user runs it, outside Brainstem: its own process group, so a test that fails still ends it. */
 function runClaude(args: string[], opts: { cwd: string; home: string; bin: string; api: string }, reaper: WorkerReaper): Promise<Run> {
@@ -34,11 +34,12 @@ function runClaude(args: string[], opts: { cwd: string; home: string; bin: strin
   let stderr = '';
   child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
   child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr, ms: Date.now() - started })));
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr, ms: Date.now() - started, pid: child.pid })));
 }
 
 type Status = {
   id: string;
+  pid: number | null;
   alias: string;
   state: string;
   cwd: string;
@@ -119,7 +120,8 @@ type Status = {
     expect(run.stdout).toContain('reply 1');
     expect(existsSync(marker)).toBe(true);
     const s = await waitFor(async () => (await sessions()).find((x) => x.origin === 'external' && x.state === 'exited'), { timeoutMs: 30000, what: 'the external session exited' });
-    expect(s).toMatchObject({ cwd: dirs.cwd.path, excluded: true, exit_reason: 'exited' });
+    // claude's pid, as claude gives it to its hooks (CLAUDE_PID), checked by the service against /proc
+    expect(s).toMatchObject({ cwd: dirs.cwd.path, excluded: true, exit_reason: 'exited', pid: run.pid });
     const transcript = s.external?.transcript_path ?? '';
     expect(transcript.startsWith(join(dirs.home.path, '.claude', 'projects') + '/') && transcript.endsWith(`/${s.external?.claude_session_id}.jsonl`)).toBe(true);
     expect(await states(s.id)).toEqual(['working', 'pending_handling', 'exited']);
