@@ -12,5 +12,6 @@ export type { AutonomousView as Autonomous } from '../../src/supervision/supervi
 export type { RoundView } from '../../src/supervision/round.view';
 export type { ChatMessage } from '../../src/main-brain/chat.service';
 export type { Confirmation } from '../../src/main-brain/confirmation.decider';
+export type { HooksChange, Installation as HooksInstall } from '../../src/external/claude-hooks.installer';
 
 export const NEEDS_ATTENTION: readonly SessionState[] = ['pending_handling', 'pending_authorization', 'pending_decision'];
