@@ -76,6 +76,12 @@ describe('sessions as terminal text', () => {
     expect(lines).toContain('queued      permission r2: Read {"file_path":"x"}');
     expect(lines).toContain('exit        exited, code 7');
     expect(lines[0]).toBe('session     w1 (cs_1)');
+    expect(lines.some((l) => l.startsWith('started'))).toBe(false);
+  });
+
+  it('says a claude session started outside Brainstem is one, with its claude session id', () => {
+    const lines = sessionDetail(session({ origin: 'external', external: { claude_session_id: '985276aa', transcript_path: null } }), NOW);
+    expect(lines).toContain('started     outside Brainstem: claude session 985276aa');
   });
 
   it('says whether supervision is on, with its goal and turns, or off and why', () => {
