@@ -84,16 +84,13 @@ export class ExternalHooksService {
     };
     let wait: ReportAnswer['wait'] = null;
     const reported = await this.sessions.externals.report(claim, hookReportOf(event), {
-      // Opened before the stop is recorded, in the session's mailbox: no round and no message can come before it.
+      // Opened before the stop is recorded, in the session's mailbox: no round and no message can come before it. A
+      // supervised session is live, and every live state takes a stop.
       before: (actor) => {
         if (event.name === 'Stop' && this.supervises(actor)) wait = this.openStop(actor);
       },
+      // Opened in the mailbox too, before any answer to the request can be decided.
       after: (r) => {
-        if (wait !== null && !r.facts.some((f) => f.type === 'session.turn_ended')) {
-          // The stop changed nothing (a session that had ended): no round will take it up.
-          this.waits.endFor(r.actor.id);
-          wait = null;
-        }
         if (event.name === 'PermissionRequest' && r.request_id !== null && this.supervises(r.actor)) wait = this.openPermission(r.actor, r.request_id);
       },
     });
