@@ -1,12 +1,11 @@
 import { Logger } from '@nestjs/common';
-import { existsSync, readdirSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { basename } from 'node:path';
 import { Subscription } from 'rxjs';
 import { EventBus } from '../bus/event-bus';
 import { DomainError } from '../common/domain-error';
 import { ExternalLine } from '../sessions/external-line';
 import { ExternalClaim } from '../sessions/external-sessions';
-import { projectsDir, transcriptUnder } from '../sessions/external-transcript';
+import { findTranscript, projectsDir, transcriptUnder } from '../sessions/external-transcript';
 import { SessionActor } from '../sessions/session.actor';
 import { SessionStatus } from '../sessions/session.status';
 import { SessionsService } from '../sessions/sessions.service';
@@ -120,7 +119,7 @@ export class ExternalHooksService {
     const agent = listing.agents.find((a) => a.id === ref || a.session_id === ref);
     if (!agent) throw new DomainError('not_found', `no claude agent ${JSON.stringify(ref.slice(0, 64))} (claude agents --json lists ${listing.agents.length})`);
     if (agent.cwd === null || !agent.cwd.startsWith('/')) throw new DomainError('invalid_input', `claude agent ${agent.id} names no absolute working folder`);
-    const actor = await this.sessions.externals.adopt({ claude_session_id: agent.session_id, transcript_path: this.findTranscript(agent.session_id), cwd: agent.cwd, pid: agent.pid });
+    const actor = await this.sessions.externals.adopt({ claude_session_id: agent.session_id, transcript_path: findTranscript(this.settings.home, agent.session_id), cwd: agent.cwd, pid: agent.pid });
     await this.sessions.setExcluded(actor.id, false);
     return this.sessions.status(actor.id);
   }
@@ -154,16 +153,4 @@ export class ExternalHooksService {
     return under;
   }
 
-  /** An agent's transcript: `<session id>.jsonl` in one of the project folders under ~/.claude/projects. */
-  private findTranscript(sessionId: string): string | null {
-    const root = projectsDir(this.settings.home);
-    let projects: string[];
-    try {
-      projects = readdirSync(root);
-    } catch {
-      return null;
-    }
-    const found = projects.map((p) => join(root, p, `${sessionId}.jsonl`)).find((f) => existsSync(f));
-    return found === undefined ? null : transcriptUnder(this.settings.home, found);
-  }
 }

@@ -1,4 +1,4 @@
-import { closeSync, fstatSync, openSync, readSync, realpathSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, openSync, readSync, readdirSync, realpathSync } from 'node:fs';
 import { dirname, isAbsolute, join, normalize, sep } from 'node:path';
 
 /** The most of a transcript's end that is read for its output: it holds each request claude sent, so it grows fast. */
@@ -28,6 +28,19 @@ export function transcriptUnder(home: string, path: string): string | null {
   const root = resolveExisting(projectsDir(home));
   const real = resolveExisting(path);
   return real.startsWith(root + sep) ? path : null;
+}
+
+/** A claude session's transcript found by its id: `<session id>.jsonl` in one of the project folders under ~/.claude/projects. */
+export function findTranscript(home: string, claudeSessionId: string): string | null {
+  const root = projectsDir(home);
+  let projects: string[];
+  try {
+    projects = readdirSync(root);
+  } catch {
+    return null;
+  }
+  const found = projects.map((p) => join(root, p, `${claudeSessionId}.jsonl`)).find((f) => existsSync(f));
+  return found === undefined ? null : transcriptUnder(home, found);
 }
 
 /** The last `lines` lines of an external session's transcript as text: the prompts, claude's words, its tool calls. */
