@@ -1,4 +1,5 @@
 import { COMMON_ERRORS } from './common/domain-error';
+import { EXTERNAL_ERRORS } from './external/external.errors';
 import { ErrorStatusTable, ErrorStatuses } from './http/http-errors';
 import { MAIN_BRAIN_ERRORS } from './main-brain/main-brain.errors';
 import { NOTIFICATION_ERRORS } from './notifications/notifications.errors';
@@ -18,6 +19,7 @@ export const ERROR_STATUSES: ErrorStatusTable = {
   ...MAIN_BRAIN_ERRORS,
   ...NOTIFICATION_ERRORS,
   ...WORKTREE_ERRORS,
+  ...EXTERNAL_ERRORS,
 };
 
 /** The one instance the exception filter, the authentication hook, the dashboard's files and the MCP endpoint answer with. */

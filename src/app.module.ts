@@ -10,6 +10,7 @@ import { BusModule } from './bus/bus.module';
 import { ConfigModule } from './config/config.module';
 import { SERVICE_HOST, ServiceHost } from './config/service-host';
 import { DashboardModule } from './dashboard/dashboard.module';
+import { ExternalModule } from './external/external.module';
 import { ErrorStatuses } from './http/http-errors';
 import { HealthController } from './health.controller';
 import { BrainstemConfig } from './config/config.schema';
@@ -45,6 +46,7 @@ export class AppModule {
         SessionsModule,
         MainBrainModule,
         WorkflowsModule,
+        ExternalModule,
         McpModule,
         NotificationsModule,
         DashboardModule,

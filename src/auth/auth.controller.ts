@@ -11,15 +11,15 @@ export class AuthController {
 
   /** Who the presented credential makes the caller: lets a client check its token before it relies on it. */
   @Get('whoami')
-  @AlsoAllowed('main_brain', 'worker')
+  @AlsoAllowed('main_brain', 'worker', 'hook')
   whoami(@Req() request: FastifyRequest): { principal: Principal } {
     return { principal: request.principal as Principal };
   }
 
-  /** A new user or brain token, written to its file; the old one stops working at once. */
+  /** A new user, brain or hook token, written to its file; the old one stops working at once. */
   @Post('rotate')
   @HttpCode(200)
-  rotate(@Body() dto: RotateTokenDto): { principal: 'user' | 'main_brain'; token: string; path: string } {
+  rotate(@Body() dto: RotateTokenDto): { principal: 'user' | 'main_brain' | 'hook'; token: string; path: string } {
     return { principal: dto.principal, ...this.credentials.rotate(dto.principal) };
   }
 }

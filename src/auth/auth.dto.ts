@@ -1,6 +1,6 @@
 import { IsIn } from 'class-validator';
 
 export class RotateTokenDto {
-  @IsIn(['user', 'main_brain'])
-  principal!: 'user' | 'main_brain';
+  @IsIn(['user', 'main_brain', 'hook'])
+  principal!: 'user' | 'main_brain' | 'hook';
 }

@@ -14,18 +14,23 @@ export class FileCredentialStore implements CredentialStore {
   }
 
   loadOrCreate(name: SecretName, create: () => string): string {
+    const text = this.load(name);
+    if (text !== null) return text;
+    const value = create();
+    this.replace(name, value);
+    return value;
+  }
+
+  load(name: SecretName): string | null {
     const path = this.pathOf(name);
-    let text: string | null = null;
+    let text: string;
     try {
       text = readFileSync(path, 'utf8').trim();
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+      return null;
     }
-    if (text === null || text === '') {
-      const value = create();
-      this.replace(name, value);
-      return value;
-    }
+    if (text === '') return null;
     const mode = statSync(path).mode & 0o777;
     if (mode & 0o077) {
       throw new CredentialFileError(`${path} is readable by other users (mode ${mode.toString(8)}); run: chmod 600 ${path}`);

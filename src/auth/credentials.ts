@@ -6,12 +6,14 @@ import { Principal } from './principal';
 export interface CredentialStore {
   /** The stored secret, created (random, kept with owner-only access) when missing. */
   loadOrCreate(name: SecretName, create: () => string): string;
+  /** The stored secret, or null when there is none (nothing is created). */
+  load(name: SecretName): string | null;
   replace(name: SecretName, value: string): void;
   pathOf(name: SecretName): string;
 }
 
 /** vapid-keys: the Web Push key pair (JSON), kept here for the same reasons as the tokens. */
-export type SecretName = 'api-token' | 'brain-token' | 'worker-key' | 'action-key' | 'vapid-keys';
+export type SecretName = 'api-token' | 'brain-token' | 'worker-key' | 'action-key' | 'vapid-keys' | 'hook-token';
 
 const USER_PREFIX = 'bsu_';
 const BRAIN_PREFIX = 'bsb_';
@@ -19,6 +21,7 @@ const WORKER_PREFIX = 'bsw_';
 const ACTION_PREFIX = 'bsa_';
 /** What a capability id may be: it is part of a URL path. */
 const CAPABILITY_ID = /^[A-Za-z0-9_-]{1,64}$/;
+const HOOK_PREFIX = 'bsh_';
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
 const randomToken = (prefix: string) => prefix + randomBytes(32).toString('base64url');
@@ -33,7 +36,8 @@ export interface CredentialsOptions {
 }
 
 /**
- * The three kinds of credential. User and brain tokens are random secrets kept in the store; a worker's is
+ * The four kinds of credential. User, brain and hook tokens are random secrets kept in the store (the hook token only
+ * once the claude hooks are installed: `hookToken`); a worker's is
  * `bsw_<session id>.<HMAC(worker key, session id)>`, so it needs no table, is the same after a restart for a
  * worker that outlived it, and names its session. Revocation at exit is the caller's check that the session
  * still runs (a worker credential for an exited session is refused where it is used).
@@ -44,6 +48,7 @@ export class Credentials {
   private brainDigest: Buffer;
   private readonly workerKey: Buffer;
   private readonly actionKey: Buffer;
+  private hookDigest: Buffer | null;
 
   constructor(
     private readonly store: CredentialStore,
@@ -54,6 +59,18 @@ export class Credentials {
     this.brainDigest = digest(this.brain);
     this.workerKey = Buffer.from(store.loadOrCreate('worker-key', () => randomBytes(32).toString('base64url')), 'utf8');
     this.actionKey = Buffer.from(store.loadOrCreate('action-key', () => randomBytes(32).toString('base64url')), 'utf8');
+    const hook = store.load('hook-token');
+    this.hookDigest = hook === null ? null : digest(hook);
+  }
+
+  /**
+   * The claude hooks' token and its file (mode 0600), created the first time the hooks are installed. The hooks read it
+   * from the file at each event, so a rotation reaches them without installing again.
+   */
+  hookToken(): { path: string } {
+    const token = this.store.loadOrCreate('hook-token', () => randomToken(HOOK_PREFIX));
+    this.hookDigest = digest(token);
+    return { path: this.store.pathOf('hook-token') };
   }
 
   /** Where the user's token is, for the start-up line: a file path, or the variable that set it. */
@@ -61,9 +78,9 @@ export class Credentials {
     return this.options.configuredUserToken !== null ? 'BRAINSTEM_API_TOKEN' : this.store.pathOf('api-token');
   }
 
-  /** The files holding what the brain must never read: the user's token and the key workers' tokens are minted with. */
+  /** The files holding what the brain must never read: the user's token, the key workers' tokens are minted with, the hooks' token. */
   secretFiles(): string[] {
-    return [this.store.pathOf('api-token'), this.store.pathOf('worker-key')];
+    return [this.store.pathOf('api-token'), this.store.pathOf('worker-key'), this.store.pathOf('hook-token')];
   }
 
   brainTokenPath(): string {
@@ -103,6 +120,7 @@ export class Credentials {
     const d = digest(token);
     if (same(d, this.userDigest)) return { kind: 'user' };
     if (same(d, this.brainDigest)) return { kind: 'main_brain' };
+    if (this.hookDigest !== null && same(d, this.hookDigest)) return { kind: 'hook' };
     if (!token.startsWith(WORKER_PREFIX)) return null;
     const rest = token.slice(WORKER_PREFIX.length);
     // base64url never holds a dot, so the last one ends the session id.
@@ -113,10 +131,16 @@ export class Credentials {
   }
 
   /**
-   * A new token for the user or the main brain; the old one stops working at once. A user token set by
-   * BRAINSTEM_API_TOKEN is rotated by changing the variable, not here.
+   * A new token for the user, the main brain or the claude hooks; the old one stops working at once. A user token set
+   * by BRAINSTEM_API_TOKEN is rotated by changing the variable, not here.
    */
-  rotate(kind: 'user' | 'main_brain'): { token: string; path: string } {
+  rotate(kind: 'user' | 'main_brain' | 'hook'): { token: string; path: string } {
+    if (kind === 'hook') {
+      const token = randomToken(HOOK_PREFIX);
+      this.store.replace('hook-token', token);
+      this.hookDigest = digest(token);
+      return { token, path: this.store.pathOf('hook-token') };
+    }
     if (kind === 'user') {
       if (this.options.configuredUserToken !== null) {
         throw new DomainError('conflict', 'the user token is set by BRAINSTEM_API_TOKEN: change the variable and restart to rotate it');

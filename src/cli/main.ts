@@ -1,6 +1,8 @@
 import { CliContext, EXIT } from './cli-context';
 import { approveCommand } from './commands/approve.command';
 import { chatCommand } from './commands/chat.command';
+import { hooksCommand } from './commands/hooks.command';
+import { runHook } from './claude-hook';
 import { Command, usageOf } from './commands/command';
 import { logsCommand } from './commands/logs.command';
 import { lsCommand } from './commands/ls.command';
@@ -24,6 +26,15 @@ const LOCAL: readonly Command[] = [
   },
   { name: 'mcp', synopsis: '[--url <service URL>]', summary: 'MCP on stdio, forwarded to the running service', run: (args, ctx) => mcpCli(args, ctx.io, ctx.env) },
   { name: 'token', synopsis: '[--brain]', summary: "print the user's (or the main brain's) token", run: async (args, ctx) => tokenCli(args, ctx.io, ctx.env) },
+  {
+    name: 'hook',
+    synopsis: '<event> --url <service URL> --token-file <file>',
+    summary: 'what claude runs for each hook event once `hooks install` put it in its settings (the event comes on stdin)',
+    run: async (args, ctx) => {
+      await runHook(args, { stdin: ctx.stdin, env: ctx.env, write: (t) => ctx.stdout.write(t) });
+      return EXIT.ok;
+    },
+  },
 ];
 
 export const COMMANDS: readonly Command[] = [
@@ -37,6 +48,7 @@ export const COMMANDS: readonly Command[] = [
   superviseCommand,
   chatCommand,
   startCommand,
+  hooksCommand,
   ...LOCAL,
 ];
 

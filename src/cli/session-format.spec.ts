@@ -33,6 +33,8 @@ const session = (s: Partial<SessionStatus>): SessionStatus => ({
   work_tree: '/src/app',
   worktree: null,
   warnings: [],
+  origin: 'brainstem',
+  external: null,
   created_at: '2026-11-22T21:38:00.000Z',
   updated_at: '2026-11-22T21:40:00.000Z',
   ...s,
@@ -82,10 +84,16 @@ describe('sessions as terminal text', () => {
     expect(lines).toContain('queued      permission r2: Read {"file_path":"x"}');
     expect(lines).toContain('exit        exited, code 7');
     expect(lines[0]).toBe('session     w1 (cs_1)');
+    expect(lines.some((l) => l.startsWith('started'))).toBe(false);
+  });
+
+  it('says a claude session started outside Brainstem is one, with its claude session id', () => {
+    const lines = sessionDetail(session({ origin: 'external', external: { claude_session_id: '985276aa', transcript_path: null } }), NOW);
+    expect(lines).toContain('started     outside Brainstem: claude session 985276aa');
   });
 
   it('says whether supervision is on, with its goal and turns, or off and why', () => {
-    const on: AutonomousView = { enabled: true, turns_used: 3, max_turns: 60, task_hint: 'ship it', started_by: 'user', closed_reason: null, summary: null, round_in_flight: null, scope: { mode: 'all', supervised: [], excluded: [] }, pending: [] };
+    const on: AutonomousView = { enabled: true, turns_used: 3, max_turns: 60, task_hint: 'ship it', started_by: 'user', closed_reason: null, summary: null, round_in_flight: null, scope: { mode: 'all', include_external: false, supervised: [], excluded: [] }, pending: [] };
     expect(supervisionLine(null)).toBe('off (never turned on)');
     expect(supervisionLine(on)).toBe('on: goal "ship it", 3 of 60 turns used');
     expect(supervisionLine({ ...on, enabled: false, closed_reason: 'max_turns' })).toBe('off (max_turns)');

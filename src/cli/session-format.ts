@@ -38,6 +38,7 @@ export function sessionDetail(s: SessionStatus, now: number): string[] {
     ['state', `${s.state}${s.state_label ? ` (${s.state_label})` : ''} for ${ago(s.state_since, now)}`],
     ['runtime', `${s.runtime}${s.profile_id ? `, profile ${s.profile_id}` : ''}${s.node ? `, on node ${s.node}` : ''}`],
     ['folder', s.cwd],
+    ...(s.external ? [['started', `outside Brainstem: claude session ${s.external.claude_session_id}`]] : []),
     ['supervised', s.supervised ? 'yes' : 'no (excluded)'],
     ['pid', s.pid === null ? '-' : `${s.pid}${s.detached ? ' (detached)' : ''}`],
   ];

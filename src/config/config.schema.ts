@@ -58,6 +58,11 @@ export interface BrainstemConfig {
   /** Dollars per million tokens by model, for runtimes that report no cost (docs/guide/usage.md#prices). */
   prices: PriceTable;
   profiles: { dir: string };
+  /**
+   * Claude sessions started outside Brainstem (docs/guide/external-sessions.md): how long a supervised one's Stop hook
+   * waits for the round its stop wakes, and its PermissionRequest hook for an answer, before claude goes on as usual.
+   */
+  external: { stop_wait_s: number; permission_wait_s: number };
   plugins: string[];
   /** Seconds that exited sessions, ended rounds and converged workflow runs stay in memory (the journal keeps them). */
   retention_s: number;
@@ -124,6 +129,8 @@ export const KNOBS: readonly Knob[] = [
   { path: 'budget.usd_per_day', env: 'BRAINSTEM_BUDGET_USD_PER_DAY', kind: 'number', min: 0.01, max: 1_000_000, nullable: true },
   { path: 'prices', env: 'BRAINSTEM_PRICES', kind: 'prices' },
   { path: 'profiles.dir', env: 'BRAINSTEM_PROFILES_DIR', kind: 'string' },
+  { path: 'external.stop_wait_s', env: 'BRAINSTEM_EXTERNAL_STOP_WAIT_S', kind: 'int', min: 1, max: 3600 },
+  { path: 'external.permission_wait_s', env: 'BRAINSTEM_EXTERNAL_PERMISSION_WAIT_S', kind: 'int', min: 1, max: 3600 },
   { path: 'plugins', env: 'BRAINSTEM_PLUGINS', kind: 'list' },
   // At least a second: a session a running workflow run holds is looked at again each retention period.
   { path: 'retention_s', env: 'BRAINSTEM_RETENTION_S', kind: 'int', min: 1, max: INT32 },

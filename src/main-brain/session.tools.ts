@@ -52,6 +52,7 @@ function brief(s: SessionStatus) {
     alias: s.alias,
     title: s.title,
     runtime: s.runtime,
+    origin: s.origin,
     state: s.state,
     state_label: s.state_label,
     supervised: s.supervised,
@@ -103,7 +104,9 @@ export function registerSessionTools(registry: ToolRegistry, sessions: SessionsS
   registry.register<{ session: string; text: string }>({
     name: 'send_to_session',
     audience: 'main_brain',
-    description: "Send an instruction or an answer to a session's worker; the session goes back to working.",
+    description:
+      "Send an instruction or an answer to a session's worker; the session goes back to working. An external session (origin external: a claude " +
+      'the user started) takes it only while it waits in a round after stopping: claude then goes on with your text.',
     parameters: SendToSessionArgs,
     handler: async (a) => brief(await sessions.dispatch(a.session, a.text)),
   });

@@ -25,6 +25,8 @@ export function identify(principal: Principal, header: string | string[] | undef
   if (values.length > 1 || (values.length === 1 && !values[0].trim())) throw new DomainError('invalid_input', 'X-Brainstem-Session: must be one session id (cs_…)');
   const hint = values.length === 1 ? values[0].trim() : undefined;
   if (principal.kind === 'action') throw new DomainError('permission_denied', `${describePrincipal(principal)} may not use /mcp`);
+  // A claude hook reports over its own routes only: MCP is the brain's and the workers'.
+  if (principal.kind === 'hook') throw new DomainError('permission_denied', `${describePrincipal(principal)} may not use MCP`);
   if (principal.kind !== 'worker') {
     if (hint !== undefined) {
       throw new DomainError('permission_denied', `X-Brainstem-Session: ${describePrincipal(principal)} is not a worker; a worker connects with its own credential (BRAINSTEM_TOKEN)`);

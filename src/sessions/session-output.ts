@@ -2,18 +2,26 @@ import { Logger } from '@nestjs/common';
 import { Observable, Subject, concat, defer, filter, map, of } from 'rxjs';
 import { SessionActor } from './session.actor';
 import { SessionLog } from './session-log';
+import { transcriptTail } from './external-transcript';
 
 export const DEFAULT_TAIL = 100;
 
 /** A message of a session's output stream: the tail first, then each chunk written. */
 export type OutputStreamMessage = { type: 'tail'; data: { lines: string[] } } | { type: 'output'; data: { text: string } };
 
-/** What workers write: each session's log on disk (bounded), and the live tails (GET /coding-sessions/:id/output/stream). */
+/**
+ * What workers write: each session's log on disk (bounded), and the live tails (GET /coding-sessions/:id/output/stream).
+ * An external session has no worker of ours: its output is its claude's transcript, read (bounded) under `home`'s
+ * ~/.claude/projects only.
+ */
 export class SessionOutput {
   private readonly logger = new Logger('sessions');
   private readonly output$ = new Subject<{ id: string; text: string }>();
 
-  constructor(private readonly logsDir: string) {}
+  constructor(
+    private readonly logsDir: string,
+    private readonly home: string,
+  ) {}
 
   write(actor: SessionActor, chunk: Buffer): void {
     this.logOf(actor).write(chunk);
@@ -23,6 +31,8 @@ export class SessionOutput {
   }
 
   tail(actor: SessionActor, lines = DEFAULT_TAIL): string[] {
+    const external = actor.context.external;
+    if (external) return transcriptTail(this.home, external.transcript_path, lines);
     return this.logOf(actor).tail(lines);
   }
 

@@ -94,6 +94,12 @@ export class SessionSetup {
     };
   }
 
+  /** The profile bound to a directory (or its nearest ancestor), else the default, with its deny rules: an external session's. */
+  async boundProfile(cwd: string): Promise<{ id: string; deny: string[] }> {
+    const profile = await this.profiles.resolve({ profile_id: null, cwd });
+    return { id: profile.id, deny: sessionDenyRules(profile.doc) };
+  }
+
   /** The profile's deny rules now; null when it cannot be read (then it allows nothing). */
   profileDeny(profileId: string | null): Promise<string[] | null> {
     return profileId === null ? Promise.resolve([]) : this.profiles.denyRules(profileId);

@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { inheritedEnv } from '../auth/child-env';
 import { SESSION_ENV, TOKEN_ENV } from '../profiles/emitters/emitter-support';
+import { ExternalLine } from './external-line';
 import { SessionActor } from './session.actor';
 import { SessionCommands } from './session.commands';
 import { WorkerReach } from './session.decider';
@@ -57,9 +58,10 @@ export class SessionWorkers {
   /** After the registry loaded: the effects of other nodes' commands are performed here; this node's workers recovered. */
   async start(): Promise<void> {
     this.registry.onForeignEvent((actor, event, before) => this.onForeignEvent(actor, event, before));
-    // Another node's sessions are its own to recover: this node only follows them.
+    // Another node's sessions are its own to recover: this node only follows them. External sessions run no worker of
+    // ours: their claude is watched again by external-sessions.ts.
     for (const actor of this.registry.list()) {
-      if (actor.live && this.registry.owns(actor)) await actor.run(() => this.recover(actor));
+      if (actor.live && this.registry.owns(actor) && actor.context.origin !== 'external') await actor.run(() => this.recover(actor));
     }
   }
 
@@ -77,9 +79,16 @@ export class SessionWorkers {
    * node follows (its owner's handle is not here): attached is taken as ready.
    */
   reachOf(actor: SessionActor): WorkerReach {
+    if (actor.context.origin === 'external') return actor.handle?.canReceive() ? 'ready' : 'not_waiting';
     if (!this.registry.owns(actor)) return actor.context.attachment === 'detached' ? 'detached' : 'ready';
     if (actor.handle?.canReceive()) return 'ready';
     return actor.context.attachment === 'detached' ? 'detached' : 'stdin_closed';
+  }
+
+  /** Whether an answer to this permission request reaches the worker: for an external session, only while its hook waits. */
+  answerReach(actor: SessionActor, requestId: string | undefined): WorkerReach | undefined {
+    if (actor.context.origin !== 'external') return undefined;
+    return requestId !== undefined && actor.handle instanceof ExternalLine && actor.handle.awaits(requestId) ? 'ready' : 'not_waiting';
   }
 
   /** A message journaled for the session: its worker gets it, when it runs here. */

@@ -3,6 +3,7 @@ import { SideWrite, handleCommand } from '../journal/command-handler';
 import { Journal } from '../journal/journal.port';
 import { SessionActor } from './session.actor';
 import { CreateSession, SessionCommand, WorktreeFact, decideRecords } from './session.decider';
+import { CreateExternalSession } from './external-session.decider';
 import { SessionFact, SessionRecord, encodeRecord, sessionStream } from './session.events';
 import { Clock } from './session.ports';
 import { SessionRegistry } from './session.registry';
@@ -67,36 +68,58 @@ export class SessionCommands {
     const keepsEnv = Object.keys(body.env).length > 0;
     if (keepsEnv) await this.registry.envs.save(body.id, body.env);
     try {
-      await this.registry.creations.run(async () => {
-        // Decided and numbered on the same reading of stream `sessions`, in each attempt.
-        let numbered = this.registry.nextAlias(body.id);
-        // Added with the alias this node numbers next (another node numbering it first only changes the alias, not the name).
-        const added = worktree ? await worktree.add(numbered.alias) : null;
-        const fact = added ?? body.worktree;
-        return handleCommand(
-          this.journal,
-          this.registry.newStream(body.id),
-          (state) => {
-            numbered = this.registry.nextAlias(body.id);
-            const command: CreateSession = { ...body, worktree: fact, type: 'create', at: this.clock.now(), alias: numbered.alias, live_sessions: this.registry.liveCount() };
-            return decideRecords(command, state);
-          },
-          this.registry.evolveStored(body.env),
-          {
-            encode: encodeRecord,
-            alongside: () => [this.registry.numbering(numbered)],
-            afterAppend: ({ stored }) => this.registry.appended(this.registry.get(body.id), stored),
-          },
-        ).catch(async (e: unknown) => {
-          if (worktree && added) await worktree.undo(added);
-          throw e;
-        });
-      });
+      await this.numbered(
+        body.id,
+        body.env,
+        (alias, at, added) => ({ ...body, worktree: added ?? body.worktree, type: 'create', at, alias, live_sessions: this.registry.liveCount() }) satisfies CreateSession,
+        worktree,
+      );
     } catch (e) {
       if (keepsEnv) await this.registry.envs.remove(body.id).catch(() => undefined);
       throw e;
     }
     return this.registry.get(body.id);
+  }
+
+  /** An external session (a claude started outside Brainstem), numbered and created as any other. */
+  async createExternal(body: Omit<CreateExternalSession, 'type' | 'at' | 'alias'>): Promise<SessionActor> {
+    await this.numbered(body.id, {}, (alias, at) => ({ ...body, type: 'create_external', at, alias }));
+    return this.registry.get(body.id);
+  }
+
+  /**
+   * The creation `build` makes with the alias stream `sessions` gives it, appended with that numbering. A worktree is
+   * added first, with the alias this node numbers next (another node numbering it first only changes the alias, not
+   * the name), and removed again if the creation is refused.
+   */
+  private async numbered(
+    id: string,
+    env: Record<string, string>,
+    build: (alias: string, at: number, added: WorktreeFact | null) => SessionCommand,
+    worktree?: CreationWorktree,
+  ): Promise<void> {
+    await this.registry.creations.run(async () => {
+      // Decided and numbered on the same reading of stream `sessions`, in each attempt.
+      let numbered = this.registry.nextAlias(id);
+      const added = worktree ? await worktree.add(numbered.alias) : null;
+      return handleCommand(
+        this.journal,
+        this.registry.newStream(id),
+        (state) => {
+          numbered = this.registry.nextAlias(id);
+          return decideRecords(build(numbered.alias, this.clock.now(), added), state);
+        },
+        this.registry.evolveStored(env),
+        {
+          encode: encodeRecord,
+          alongside: () => [this.registry.numbering(numbered)],
+          afterAppend: ({ stored }) => this.registry.appended(this.registry.get(id), stored),
+        },
+      ).catch(async (e: unknown) => {
+        if (worktree && added) await worktree.undo(added);
+        throw e;
+      });
+    });
   }
 
   /**

@@ -24,6 +24,7 @@ import { WorktreeCreatedData } from './session-worktree';
 import { WorktreeCommand, decideWorktree, isWorktreeCommand } from './session-worktree.decider';
 import { BudgetCommand, decideBudgetCommand } from './session-budget';
 import { Budget } from '../usage/budget.rules';
+import { ExternalCommand, decideCreateExternal, decideExternalReport } from './external-session.decider';
 
 /**
  * A coding session's rules, pure: decide() judges a command against the session's state (null before it is created)
@@ -33,8 +34,11 @@ import { Budget } from '../usage/budget.rules';
  * worker. Time comes in the command (`at`), as every event carries it.
  */
 
-/** Whether the worker can take a message now: its handle says, the state cannot (a restart detaches it, a worker may close stdin). */
-export type WorkerReach = 'ready' | 'detached' | 'stdin_closed';
+/**
+ * Whether the worker can take a message now: its handle says, the state cannot (a restart detaches it, a worker may
+ * close stdin). An external session's claude takes one only while its hook waits for it (`not_waiting` otherwise).
+ */
+export type WorkerReach = 'ready' | 'detached' | 'stdin_closed' | 'not_waiting';
 
 /**
  * The deny rules a permission request is judged by: those of the session's profile now (null when it cannot be read),
@@ -134,7 +138,17 @@ export type SessionCommand =
    * the session's profile has now, null when it cannot be read; `home`: the service's home, for `~/` in a rule when
    * the worker's env sets none.
    */
-  | { type: 'resolve_permission'; at: number; request_id?: string; decision: PermissionDecision; reason: string | null; profile_deny: string[] | null; home: string }
+  | {
+      type: 'resolve_permission';
+      at: number;
+      request_id?: string;
+      decision: PermissionDecision;
+      reason: string | null;
+      profile_deny: string[] | null;
+      home: string;
+      /** Whether the answer can reach the worker; only an external session's hook that no longer waits refuses it. */
+      worker?: WorkerReach;
+    }
   | { type: 'signal'; at: number; signal: WorkerSignal }
   | { type: 'set_excluded'; at: number; excluded: boolean }
   | { type: 'request_stop'; at: number; deadline_at: number }
@@ -156,7 +170,8 @@ export type SessionCommand =
   /** A runtime's own permission request (claude's can_use_tool), judged by `deny` as it arrives. */
   | { type: 'report_permission_requested'; at: number; request_id: string; tool: string; input: JsonObject; deny: DenyFacts }
   /** The worker's exit; `spawn_failed` when it never ran (no code, no signal). */
-  | { type: 'report_exit'; at: number; code: number | null; signal: string | null; spawn_failed: boolean };
+  | { type: 'report_exit'; at: number; code: number | null; signal: string | null; spawn_failed: boolean }
+  | ExternalCommand;
 
 export interface SessionRefusal {
   code: DomainErrorCode;
@@ -169,6 +184,7 @@ export type SessionDecision = { events: SessionFact[] } | { error: SessionRefusa
 export function decide(command: SessionCommand, state: SessionSnapshot | null): SessionDecision {
   if (command.type === 'create') return decideCreate(command, state);
   if (isWorktreeCommand(command)) return decideWorktree(command, state);
+  if (command.type === 'create_external') return decideCreateExternal(command, state);
   if (state === null) return refuse('not_found', `no coding session to take ${command.type}`);
   const c = state.context;
   const { at } = command;
@@ -190,6 +206,7 @@ export function decide(command: SessionCommand, state: SessionSnapshot | null): 
     case 'dispatch_message': {
       const refused = exited(state) ?? stopping(state, 'takes no more messages') ?? held(state, 'takes no more messages');
       if (refused) return refused;
+      if (command.worker === 'not_waiting') return notWaiting(state, 'a message');
       if (command.worker !== 'ready') {
         const why = command.worker === 'detached' ? 'is detached after a restart' : 'closed its stdin';
         return refuse('message_not_deliverable', `session ${c.alias} cannot receive messages: its worker ${why}`, { worker: command.worker });
@@ -204,6 +221,7 @@ export function decide(command: SessionCommand, state: SessionSnapshot | null): 
         const which = command.request_id === undefined ? '' : ` ${command.request_id}`;
         return refuse('permission_not_pending', `session ${c.alias} has no pending permission request${which}`, command.request_id === undefined ? undefined : { request_id: command.request_id });
       }
+      if (command.worker === 'not_waiting') return notWaiting(state, 'an answer to its permission request');
       // An allow would let the held turn go on; a deny only ends what it asked.
       const heldRefusal = command.decision === 'allow' ? held(state, 'its turn does not go on') : null;
       if (heldRefusal) return heldRefusal;
@@ -230,6 +248,9 @@ export function decide(command: SessionCommand, state: SessionSnapshot | null): 
     case 'set_excluded':
       return c.excluded === command.excluded ? { events: [] } : fact(state, { type: 'session.exclusion_changed', at, excluded: command.excluded });
     case 'request_stop':
+      if (c.origin === 'external') {
+        return refuse('session_external', `session ${c.alias} is a claude session Brainstem did not start: stop it where it runs (its terminal, or claude stop)`);
+      }
       // A repeated stop journals nothing: the service signals again and waits for the same deadline.
       return exited(state) ?? (c.stop_deadline_at !== null ? { events: [] } : fact(state, { type: 'session.stop_requested', at, deadline_at: command.deadline_at }));
     case 'hold':
@@ -255,6 +276,8 @@ export function decide(command: SessionCommand, state: SessionSnapshot | null): 
       return fact(state, arrival(c, { request_id: command.request_id, tool: command.tool, input: command.input }, command.deny, at));
     case 'report_exit':
       return fact(state, { type: 'session.exited', at, code: command.code, signal: command.signal, reason: exitReason(state, command) });
+    case 'report_external':
+      return decideExternalReport(command.report, at, state);
   }
 }
 
@@ -416,6 +439,14 @@ function held(state: SessionSnapshot, what: string): { error: SessionRefusal } |
   if (h === null) return null;
   const why = h.reason === 'loop' ? 'a loop that persisted' : 'its budget';
   return refuse('session_held', `session ${state.context.alias} is held for ${why} (${h.detail}): ${what} until the user releases it`, { reason: h.reason });
+}
+
+/** An external session's claude takes Brainstem's word only while one of its hooks waits for it. */
+function notWaiting(state: SessionSnapshot, what: string): { error: SessionRefusal } {
+  return refuse(
+    'hook_not_waiting',
+    `session ${state.context.alias} is a claude session Brainstem did not start: ${what} reaches it only while its hook waits (a Stop or a PermissionRequest of a supervised session), and none does now`,
+  );
 }
 
 /** A message written to a worker that is being stopped would be journaled as dispatched and never read. */

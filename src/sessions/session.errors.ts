@@ -9,6 +9,8 @@ declare module '../common/domain-error' {
     message_not_deliverable: 409;
     denied_by_profile: 403;
     permission_wait_abandoned: 409;
+    hook_not_waiting: 409;
+    session_external: 409;
     max_sessions_reached: 429;
     budget_exhausted: 409;
     unknown_profile: 400;
@@ -28,9 +30,10 @@ declare module '../common/domain-error' {
  * The coding sessions' error codes and their statuses. State rules (409): the session has exited, its worker has not
  * started yet, it is being stopped, it is held (a loop or a budget: released by the user), a permission request is pending (messages wait), none (or not the named one) is
  * pending, the worker cannot take a message (detached after a restart, stdin closed), a worker's permission_prompt
- * call went away before its request was answered. 403: a profile's deny rule (or an unreadable profile) refuses an
- * allow. 429: BRAINSTEM_MAX_SESSIONS live sessions. 409 budget_exhausted: a create while today's budget of its profile,
- * or Brainstem's, is spent. 400: a create whose profile, runtime, command or cwd cannot be used.
+ * call went away before its request was answered, an external session's claude has no hook waiting for the message or
+ * answer, an external session cannot be stopped by Brainstem. 403: a profile's deny rule (or an unreadable profile)
+ * refuses an allow. 429: BRAINSTEM_MAX_SESSIONS live sessions. 409 budget_exhausted: a create while today's budget of
+ * its profile, or Brainstem's, is spent. 400: a create whose profile, runtime, command or cwd cannot be used.
  * 503: the session runs on another node sharing the journal, and that node has not been heard from within its lease.
  */
 export const SESSION_ERRORS = {
@@ -43,6 +46,8 @@ export const SESSION_ERRORS = {
   message_not_deliverable: 409,
   denied_by_profile: 403,
   permission_wait_abandoned: 409,
+  hook_not_waiting: 409,
+  session_external: 409,
   max_sessions_reached: 429,
   budget_exhausted: 409,
   unknown_profile: 400,

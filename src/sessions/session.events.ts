@@ -58,6 +58,17 @@ export interface RateLimit {
   since: number;
 }
 
+/** Who runs the session: a worker Brainstem started, or a claude started outside Brainstem that reports through its hooks. */
+export type SessionOrigin = 'brainstem' | 'external';
+
+/** What an external session is bound to at its first report (docs/guide/external-sessions.md). */
+export interface ExternalBinding {
+  /** claude's own session id: the same across a resume, so every run of it is this session. */
+  claude_session_id: string;
+  /** Its transcript, under ~/.claude/projects; null when the report named one elsewhere (then none is read). */
+  transcript_path: string | null;
+}
+
 export interface PermissionRequest {
   request_id: string;
   tool: string;
@@ -122,6 +133,10 @@ export interface SessionInput {
   work_tree?: string | null;
   /** The budget the request gave; absent: the profile's per-session budget, if any, applies. */
   budget?: Budget;
+  /** Absent in sessions created before external sessions: `brainstem`. */
+  origin?: SessionOrigin;
+  /** Set for external sessions only. */
+  external?: ExternalBinding;
 }
 
 /** A budget a turn took past 80% or to its limit (docs/guide/usage.md#budgets), as the session's stream records it. */
@@ -195,6 +210,10 @@ export interface SessionEventData extends WorktreeEventData {
   'session.budget_exceeded': BudgetCrossingData;
   /** The worker's runtime said its rate-limit state changed. */
   'session.rate_limited': { at: number; status: RateLimitStatus; resets_at: number | null; limit_type: string | null };
+  /** An external session's claude runs: its first report, a new process for it, or a resume after it ended. */
+  'session.external_run': { at: number; pid: number | null; pid_start_time: string | null };
+  /** An external session's claude works again: a prompt was submitted, or a tool (named) is about to run. */
+  'session.external_activity': { at: number; activity: 'prompt' | 'tool'; tool: string | null };
 }
 
 export type SessionEventType = keyof SessionEventData;
@@ -296,6 +315,8 @@ const FACT_TYPES: ReadonlySet<string> = new Set<SessionEventType>([
   'session.budget_warning',
   'session.budget_exceeded',
   'session.rate_limited',
+  'session.external_run',
+  'session.external_activity',
 ]);
 
 /** A journaled record back as a machine event, or null for derived records (state_changed, created). */

@@ -96,6 +96,8 @@ const REPORTS = {
   'session.budget_exceeded': { actions: 'touch' },
   'session.rate_limited': { actions: ['rateLimited', 'touch'] },
   'session.exited': { target: 'exited', actions: ['exited', 'touch'] },
+  // An external session's claude under another process (a new pid), in whatever state the session is.
+  'session.external_run': { actions: ['externalRun', 'touch'] },
 } as const;
 
 /**
@@ -113,6 +115,8 @@ const LIVE = {
   'session.permission_requested': { target: 'pending_authorization', actions: ['permissionRequested', 'waitChanged', 'touch'] },
   // Denied by the profile as it arrived: recorded, never pending, and the state stays as it was.
   'session.permission_resolved': { guard: 'deniedOnArrival', actions: 'touch' },
+  // An external claude works again: what it waited for was answered where it runs (its own prompt, its terminal).
+  'session.external_activity': { target: 'working', actions: ['clearPending', 'touch'] },
   // A resumed runtime restarts between turns: it waits for an instruction, its old prompt is gone.
   'session.recovered': [
     { guard: 'resumedRuntime', target: 'pending_handling', actions: ['recovered', 'clearPending', 'touch'] },
@@ -263,6 +267,11 @@ export const sessionMachine = setup({
       const e = of(event, 'session.stop_requested');
       return e ? { stop_deadline_at: e.deadline_at } : {};
     }),
+    externalRun: assign(({ event }) => {
+      const e = of(event, 'session.external_run');
+      return e ? { pid: e.pid, pid_start_time: e.pid_start_time, attachment: 'attached' as const } : {};
+    }),
+    reopened: assign({ exit_code: null, exit_signal: null, exit_reason: null }),
     recovered: assign(({ event }) => {
       const e = of(event, 'session.recovered');
       return e ? { attachment: e.attachment, pid: e.pid, pid_start_time: e.pid_start_time } : {};
@@ -293,6 +302,8 @@ export const sessionMachine = setup({
     starting: {
       on: {
         ...REPORTS,
+        // An external session is created at its claude's first report: the claude runs already.
+        'session.external_run': { target: 'working', actions: ['externalRun', 'touch'] },
         'session.started': [
           { guard: 'startsIdle', target: 'pending_handling', actions: ['started', 'touch'] },
           { target: 'working', actions: ['started', 'touch'] },
@@ -320,8 +331,17 @@ export const sessionMachine = setup({
         ],
       },
     },
-    // A turn's usage can come after the exit it ended with: it was spent all the same.
-    exited: { entry: 'enter', on: { ...WORKTREE, 'session.exclusion_changed': { actions: ['exclusion', 'touch'] }, 'session.usage': { actions: 'usage' } } },
+    exited: {
+      entry: 'enter',
+      on: {
+        ...WORKTREE,
+        'session.exclusion_changed': { actions: ['exclusion', 'touch'] },
+        // A turn's usage can come after the exit it ended with: it was spent all the same.
+        'session.usage': { actions: 'usage' },
+        // An external session resumed (`claude --resume`): the same claude session, so the same Brainstem session.
+        'session.external_run': { target: 'working', actions: ['reopened', 'externalRun', 'touch'] },
+      },
+    },
   },
 });
 

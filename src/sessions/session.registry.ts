@@ -50,6 +50,8 @@ export type ForeignSessionEvent = (actor: SessionActor, event: SessionEvent, bef
 export class SessionRegistry {
   private readonly actors = new Map<string, SessionActor>();
   private readonly byAlias = new Map<string, SessionActor>();
+  /** External sessions by claude's session id: every run of a claude session (a resume) is the same session. */
+  private readonly byClaudeSession = new Map<string, SessionActor>();
   private aliases: AliasIndex = NO_ALIASES;
   /** Creations, one at a time: each numbers its alias at the version of stream `sessions` the one before it left. */
   readonly creations = new SerialQueue();
@@ -177,15 +179,20 @@ export class SessionRegistry {
     return `no coding session ${JSON.stringify(ref)}${s === undefined ? '' : ` (${why})`}`;
   }
 
+  /** The external session of a claude session id, while it is in memory. */
+  findExternal(claudeSessionId: string): SessionActor | undefined {
+    return this.byClaudeSession.get(claudeSessionId);
+  }
+
   /** The sessions in memory: every live one, and exited ones until their retention has passed. */
   list(): SessionActor[] {
     return [...this.actors.values()];
   }
 
-  /** Live sessions of this node (each node runs its own workers, up to its own cap). */
+  /** Live sessions of this node (each node runs its own workers, up to its own cap); external sessions run no worker of ours. */
   liveCount(): number {
     let n = 0;
-    for (const a of this.actors.values()) if (a.live && this.owns(a)) n++;
+    for (const a of this.actors.values()) if (a.live && this.owns(a) && a.context.origin !== 'external') n++;
     return n;
   }
 
@@ -288,6 +295,8 @@ export class SessionRegistry {
   private add(actor: SessionActor): void {
     this.actors.set(actor.id, actor);
     this.byAlias.set(actor.context.alias, actor);
+    const external = actor.context.external;
+    if (external) this.byClaudeSession.set(external.claude_session_id, actor);
   }
 
   /** Lets the sessions go, except those a holder still needs: their retention starts again. */
@@ -295,13 +304,16 @@ export class SessionRegistry {
     const held: string[] = [];
     for (const id of ids) {
       const actor = this.actors.get(id);
-      if (!actor) continue;
+      // A resumed external session is live again: its clock starts over when it next ends.
+      if (!actor || actor.live) continue;
       if (this.holders.some((h) => h.holds(id))) {
         held.push(id);
         continue;
       }
       this.actors.delete(id);
       this.byAlias.delete(actor.context.alias);
+      const external = actor.context.external;
+      if (external && this.byClaudeSession.get(external.claude_session_id) === actor) this.byClaudeSession.delete(external.claude_session_id);
     }
     return held;
   }

@@ -1,7 +1,7 @@
 import { SessionActor } from './session.actor';
 import { Budget } from '../usage/budget.rules';
 import { UsageTotals, tokensOf } from '../usage/usage.model';
-import { ExitReason, HoldReason, LastProgress, LoopRecord, Pending, PermissionRequest, RateLimitStatus, SessionState } from './session.events';
+import { ExitReason, ExternalBinding, HoldReason, LastProgress, LoopRecord, Pending, PermissionRequest, RateLimitStatus, SessionOrigin, SessionState } from './session.events';
 import { SessionWarning } from './session-warnings';
 import { SessionWorktree } from './session-worktree';
 
@@ -49,6 +49,10 @@ export interface SessionStatus {
   budget: Budget | null;
   /** Its runtime's rate-limit state, when it reported one: `rejected` until `resets_at`. */
   rate_limit: { status: RateLimitStatus; resets_at: string | null; limit_type: string | null; since: string } | null;
+  /** `external`: a claude started outside Brainstem that reports through its hooks (docs/guide/external-sessions.md). */
+  origin: SessionOrigin;
+  /** An external session's claude session id and transcript; null for Brainstem's own sessions. */
+  external: ExternalBinding | null;
   created_at: string;
   updated_at: string;
   isolation: 'none' | 'worktree';
@@ -110,6 +114,8 @@ export function toStatus(actor: SessionActor, warnings: SessionWarning[] = []): 
     rate_limit: c.rate_limit
       ? { status: c.rate_limit.status, resets_at: c.rate_limit.resets_at === null ? null : iso(c.rate_limit.resets_at), limit_type: c.rate_limit.limit_type, since: iso(c.rate_limit.since) }
       : null,
+    origin: c.origin ?? 'brainstem',
+    external: c.external ?? null,
     created_at: iso(c.created_at),
     updated_at: iso(c.updated_at),
     isolation: c.isolation ?? 'none',

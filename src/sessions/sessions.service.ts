@@ -24,6 +24,8 @@ import { MergeStrategy } from '../worktrees/merge-plan';
 import { SessionSpending } from './session-spending';
 import { Budget } from '../usage/budget.rules';
 import { budgetOf } from '../usage/budget.dto';
+import { ExternalSessions } from './external-sessions';
+import { ProcessRunner } from './runtimes/process-runner';
 
 export { OutputStreamMessage } from './session-output';
 
@@ -53,6 +55,10 @@ const KILL_SETTLE_MS = 5000;
 export class SessionsService implements WorkerSessions, OnApplicationBootstrap, OnModuleDestroy, OnApplicationShutdown {
   /** Set by supervision: under scope `only`, a session is created excluded unless its request says otherwise. */
   private newSessionsExcluded = false;
+  /** Set by supervision: external sessions join it only by the user's choice (include_external). */
+  private newExternalJoins = false;
+  /** The claude sessions started outside Brainstem that report through its hooks. */
+  readonly externals: ExternalSessions;
 
   constructor(
     private readonly registry: SessionRegistry,
@@ -63,13 +69,17 @@ export class SessionsService implements WorkerSessions, OnApplicationBootstrap, 
     private readonly ids: IdGenerator,
     private readonly worktrees: SessionWorktrees,
     private readonly spending: SessionSpending,
-  ) {}
+    runner: ProcessRunner,
+  ) {
+    this.externals = new ExternalSessions(registry, commands, setup, runner, ids, () => !this.newExternalJoins || this.newSessionsExcluded);
+  }
 
   async onApplicationBootstrap(): Promise<void> {
     await this.registry.load();
     // Before the workers: a worktree whose preparation a restart cut short fails its session rather than leave it starting.
     await this.worktrees.start();
     await this.workers.start();
+    await this.externals.start();
     void this.registry.startRetention();
     // The budgets may have changed while the service was down (BRAINSTEM_BUDGET_USD_PER_DAY, a profile, a new day).
     void this.spending.recheck(() => true);
@@ -197,7 +207,8 @@ export class SessionsService implements WorkerSessions, OnApplicationBootstrap, 
       const profile_deny = decision === 'allow' ? await this.setup.profileDeny(actor.context.profile_id) : [];
       // The request the decision answers, as decide() picks it: once it is journaled, the request is no longer pending.
       const request = pendingPermission(actor.context, requestId);
-      await this.commands.execute(actor, { type: 'resolve_permission', request_id: requestId, decision, reason, profile_deny, home: this.setup.home });
+      const worker = this.workers.answerReach(actor, request?.request_id);
+      await this.commands.execute(actor, { type: 'resolve_permission', request_id: requestId, decision, reason, profile_deny, home: this.setup.home, worker });
       if (request) this.workers.answer(actor, request, decision, reason);
     });
     return this.statusOf(actor);
@@ -338,6 +349,7 @@ export class SessionsService implements WorkerSessions, OnApplicationBootstrap, 
       waiting_on: waitingOn(a.context.pending),
       attention_since: attentionSince(a.context),
       work_tree: a.context.work_tree ?? null,
+      external: a.context.origin === 'external',
     });
     // Built apart and then returned, so it may hold more than the port names yet (exclusionWrite).
     const directory = {
@@ -356,6 +368,9 @@ export class SessionsService implements WorkerSessions, OnApplicationBootstrap, 
         this.newSessionsExcluded = excluded;
       },
       hold: async (id: string, reason: HoldReason, detail: string, by: string) => (await this.held(id, reason, detail, by)).now,
+      includeNewExternalSessions: (included: boolean) => {
+        this.newExternalJoins = included;
+      },
     };
     return directory;
   }

@@ -69,7 +69,7 @@ export interface SessionsSlice {
 export function sessionsSlice(deps: SessionsSliceDeps): SessionsSlice {
   const registry = new SessionRegistry(deps.journal, deps.envs, { retention_s: deps.retention_s, nodes: deps.nodes, now: () => deps.clock.now() });
   const commands = new SessionCommands(deps.journal, registry, deps.clock);
-  const output = new SessionOutput(deps.logsDir);
+  const output = new SessionOutput(deps.logsDir, deps.host.home);
   const loops = new SessionLoops(deps.loops ?? DEFAULT_LOOP_THRESHOLDS, () => deps.clock.now(), (actor, body) => commands.execute(actor, body));
   commands.observeWith((actor, facts) => loops.facts(actor, facts));
   const environment = workerEnvironment(deps.host, deps.endpoint);
@@ -94,6 +94,6 @@ export function sessionsSlice(deps: SessionsSliceDeps): SessionsSlice {
     return w !== null && w !== undefined && w.state !== 'removed';
   };
   registry.holdWhile({ holds: worktreeKept, loaded: Promise.resolve() });
-  const service = new SessionsService(registry, commands, workers, output, setup, deps.ids, worktrees, spending);
+  const service = new SessionsService(registry, commands, workers, output, setup, deps.ids, worktrees, spending, deps.runner);
   return { registry, commands, workers, worktrees, service, spending };
 }

@@ -22,6 +22,8 @@ export interface SessionView {
   attention_since: number;
   /** The git work tree the worker runs in (its worktree, or the checkout of its cwd); null outside git or unknown. */
   work_tree?: string | null;
+  /** A claude started outside Brainstem: it joins supervision only by the user's choice. Absent: Brainstem's own. */
+  external?: boolean;
 }
 
 /** Keeps exited sessions in memory past their retention while it needs them (a running workflow run naming them). */
@@ -52,6 +54,8 @@ export interface SessionDirectory {
    * under way interrupted); a session held already stays as it was. Whether this call held it.
    */
   hold(id: string, reason: 'loop', detail: string, by: string): Promise<boolean>;
+  /** Whether external sessions reporting from now on join supervision (include_external); they do not by default. */
+  includeNewExternalSessions(included: boolean): void;
 }
 
 export const SESSION_DIRECTORY = Symbol('SessionDirectory');

@@ -1,4 +1,4 @@
-import { ScopePlan, ScopeRefusal, ScopeSession, planScope } from './supervision-scope';
+import { ScopePlan, ScopeRefusal, ScopeSession, includeExternalChanges, planScope } from './supervision-scope';
 
 const sessions: ScopeSession[] = [
   { id: 'cs_a', alias: 'w1', excluded: false, active: true },
@@ -65,5 +65,45 @@ describe('supervision scope', () => {
   it.each(['only', 'except', 'invert'] as const)('%s with no valid id is refused', (mode) => {
     expect(refusal(planScope(mode, ['w99'], sessions))).toMatchObject({ code: 'scope_names_no_session', message: expect.stringContaining('unknown: w99') });
     expect(refusal(planScope(mode, [], sessions))).toMatchObject({ code: 'scope_names_no_session', message: expect.stringMatching(/needs at least one valid session id/) });
+  });
+
+  describe('external sessions (claude started outside Brainstem) join only by the user\'s choice', () => {
+    const withExternal: ScopeSession[] = [
+      { id: 'cs_a', alias: 'w1', excluded: true, active: true },
+      { id: 'cs_x', alias: 'w5', excluded: true, active: true, external: true },
+      { id: 'cs_y', alias: 'w6', excluded: false, active: true, external: true },
+      { id: 'cs_z', alias: 'w7', excluded: true, active: false, external: true },
+    ];
+
+    it("Given the brain's scope (externals none), When all or except bring sessions in, Then no external session joins; one may still be taken out", () => {
+      expect(plan(planScope('all', [], withExternal)).changes).toEqual([{ id: 'cs_a', excluded: false }]);
+      expect(plan(planScope('only', ['w1'], withExternal)).changes).toEqual([
+        { id: 'cs_a', excluded: false },
+        { id: 'cs_y', excluded: true },
+      ]);
+      expect(plan(planScope('only', ['w5'], withExternal)).changes).toEqual([{ id: 'cs_y', excluded: true }]);
+    });
+
+    it("Given the user's scope (externals named), When it names an external session, Then that one joins and the others stay out", () => {
+      expect(plan(planScope('only', ['w1', 'w5'], withExternal, 'named')).changes).toEqual([
+        { id: 'cs_a', excluded: false },
+        { id: 'cs_x', excluded: false },
+        { id: 'cs_y', excluded: true },
+      ]);
+      expect(plan(planScope('except', ['w1'], withExternal, 'named')).changes).toEqual([]);
+      expect(plan(planScope('invert', ['w5'], withExternal, 'named')).changes).toEqual([{ id: 'cs_x', excluded: false }]);
+    });
+
+    it("Given the user's include_external (externals all), When all is set, Then every external session joins too", () => {
+      expect(plan(planScope('all', [], withExternal, 'all')).changes).toEqual([
+        { id: 'cs_a', excluded: false },
+        { id: 'cs_x', excluded: false },
+        { id: 'cs_z', excluded: false },
+      ]);
+    });
+
+    it('Given include_external with no scope, Then the live external sessions that are out join', () => {
+      expect(includeExternalChanges(withExternal)).toEqual([{ id: 'cs_x', excluded: false }]);
+    });
   });
 });

@@ -8,7 +8,15 @@ export interface ScopeSession {
   excluded: boolean;
   /** Not exited. `only` excludes every other active session. */
   active: boolean;
+  /** A claude started outside Brainstem: brought into supervision only as ExternalInclusion allows. */
+  external?: boolean;
 }
+
+/**
+ * Which external sessions a scope may bring into supervision (any scope may take one out): none (the main brain's
+ * requests), those it names (the user's), or all of them (the user's `include_external: true`).
+ */
+export type ExternalInclusion = 'none' | 'named' | 'all';
 
 export interface ScopePlan {
   mode: ScopeMode;
@@ -32,7 +40,7 @@ export function findSession<S extends { id: string; alias: string }>(sessions: r
  * Plans a scope change. `only` and `except` that name no valid session are
  * refused, so a wrong scope is never stored silently.
  */
-export function planScope(mode: ScopeMode, ids: readonly string[], sessions: readonly ScopeSession[]): ScopePlan | ScopeRefusal {
+export function planScope(mode: ScopeMode, ids: readonly string[], sessions: readonly ScopeSession[], externals: ExternalInclusion = 'none'): ScopePlan | ScopeRefusal {
   const found = new Map<string, ScopeSession>();
   const unknown: string[] = [];
   for (const ref of ids) {
@@ -59,10 +67,17 @@ export function planScope(mode: ScopeMode, ids: readonly string[], sessions: rea
         return found.has(s.id) ? !s.excluded : undefined;
     }
   };
+  // External sessions join only by the user's choice: a scope brings in those it may, and takes out any.
+  const mayJoin = (s: ScopeSession) => !s.external || externals === 'all' || (externals === 'named' && found.has(s.id));
   const changes: ScopePlan['changes'] = [];
   for (const s of sessions) {
     const excluded = want(s);
-    if (excluded !== undefined && excluded !== s.excluded) changes.push({ id: s.id, excluded });
+    if (excluded !== undefined && excluded !== s.excluded && (excluded || mayJoin(s))) changes.push({ id: s.id, excluded });
   }
   return { mode, changes, unknown_ids: mode === 'all' ? [] : unknown };
+}
+
+/** `include_external: true`: every live external session that is excluded joins supervision. */
+export function includeExternalChanges(sessions: readonly ScopeSession[]): ScopePlan['changes'] {
+  return sessions.filter((s) => s.external && s.active && s.excluded).map((s) => ({ id: s.id, excluded: false }));
 }

@@ -27,7 +27,7 @@ export class SupervisionController {
   @Post('coding-sessions/supervision-scope')
   @HttpCode(200)
   scope(@Body() body: ScopeDto): Promise<ScopeResult> {
-    return this.supervision.setScope(body.mode, body.session_ids ?? [], 'rest');
+    return this.supervision.setScope(body.mode, body.session_ids ?? [], 'rest', { externals: 'named', include_external: body.include_external ?? undefined });
   }
 
   @Get('session-os/main-brain/rounds')

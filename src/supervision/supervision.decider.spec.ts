@@ -329,6 +329,26 @@ describe('supervision decide/evolve', () => {
     });
   });
 
+  describe('include_external (the user\'s choice that external claude sessions join)', () => {
+    it('Given no rule yet, When enabled with include_external, Then the rule is journaled before the enable, and folded', () => {
+      const d = when(given(), { type: 'enable', started_by: 'user', include_external: true });
+      expect(d.events).toEqual([
+        { type: 'supervision.scope_set', data: { mode: 'all', include_external: true } },
+        { type: 'supervision.enabled', data: { started_by: 'user' } },
+      ]);
+      expect(given(...d.events)).toMatchObject({ scope_mode: 'all', include_external: true });
+    });
+
+    it('Given the rule set, When a scope without include_external is set, Then the rule stays; When one says false, Then it goes', () => {
+      const s = given({ type: 'supervision.scope_set', data: { mode: 'all', include_external: true } });
+      const only = when(s, { type: 'set_scope', scope: scope('only', ['w1']) });
+      expect(only.events).toEqual([{ type: 'supervision.scope_set', data: { mode: 'only' } }]);
+      expect(given({ type: 'supervision.scope_set', data: { mode: 'all', include_external: true } }, ...only.events).include_external).toBe(true);
+      const off = when(s, { type: 'set_scope', scope: { ...scope('all', []), include_external: false } });
+      expect(off.events).toEqual([{ type: 'supervision.scope_set', data: { mode: 'all', include_external: false } }]);
+    });
+  });
+
   describe('rounds, as the state holds them', () => {
     it('Given supervision on with a goal, When a round starts, Then its view is in the state: in flight, its turn, its seq and the prompt the brain reads', () => {
       const s = given(enabled({ task_hint: 'ship it', max_turns: 3 }), started('rd_1'));

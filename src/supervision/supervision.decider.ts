@@ -4,7 +4,7 @@ import { JournalEvent } from '../journal/journal.port';
 import { Coverage, coverRound, forgetCoverage, uncover } from './attention';
 import { RoundHistory, foldRounds, forgetEndedRounds } from './round-history';
 import { StallKind, cooldownKey, dropExpiredCooldowns } from './stall-watchdog';
-import { ScopeMode, ScopeSession, ToolScopeMode, planScope } from './supervision-scope';
+import { ExternalInclusion, ScopeMode, ScopeSession, ToolScopeMode, planScope } from './supervision-scope';
 import { SupervisionErrorCode } from './supervision.errors';
 import { SupervisionEventMap, SupervisionJournalType, toMachineEvent } from './supervision.events';
 import { ClosedReason, MAX_TURNS_LIMIT, RoundInFlight, StartedBy, supervisionMachine, taskHintProblem } from './supervision.machine';
@@ -23,6 +23,8 @@ export interface SupervisionState {
   machine: SupervisionSnapshot;
   /** The last scope mode set other than invert: under `only`, sessions created later are not supervised. */
   scope_mode: ToolScopeMode;
+  /** Whether external sessions reporting later join supervision (the user's include_external); by default they do not. */
+  include_external: boolean;
   /** The rounds in memory, in the order they started (ended ones leave after their retention: forgetExpired). */
   rounds: RoundHistory;
   /** Until when (epoch ms) each (session, stall kind) may not fire again, by cooldownKey. */
@@ -58,11 +60,19 @@ export interface ScopeRequest {
   mode: ScopeMode;
   session_ids: readonly string[];
   sessions: readonly ScopeSession[];
+  /** Which external sessions it may bring in: none unless the user asks (the REST routes, the dashboard). */
+  externals?: ExternalInclusion;
+  /** The user's include_external: all external sessions join, now and when they report later (false: later ones do not). */
+  include_external?: boolean;
 }
+
+/** The external sessions a scope may bring in. */
+export const externalsOf = (scope: ScopeRequest): ExternalInclusion => (scope.include_external ? 'all' : (scope.externals ?? 'none'));
 
 export type SupervisionCommand =
   /** With a scope, the scope is set in the same decision (and its exclusions are written with it). */
-  | { type: 'enable'; started_by: StartedBy; task_hint?: string; max_turns?: number; round_now?: boolean; scope?: ScopeRequest }
+  /** include_external: the user's, over REST; it sets the rule for external sessions and brings in those reporting now. */
+  | { type: 'enable'; started_by: StartedBy; task_hint?: string; max_turns?: number; round_now?: boolean; scope?: ScopeRequest; include_external?: boolean }
   | { type: 'disable'; reason: ClosedReason; summary?: string }
   /** finish_supervision: off with the wrap-up. */
   | { type: 'finish'; summary?: string }
@@ -90,7 +100,7 @@ export interface SupervisionRefusal {
 export type SupervisionDecision = { events: SupervisionJournalEvent[]; error?: undefined } | { events: []; error: SupervisionRefusal };
 
 export function initialSupervisionState(): SupervisionState {
-  return { machine: initialTransition(supervisionMachine)[0], scope_mode: 'all', rounds: new Map(), cooldowns: new Map(), covered: new Map(), loop_wakes: new Map(), last_event_at: 0 };
+  return { machine: initialTransition(supervisionMachine)[0], scope_mode: 'all', include_external: false, rounds: new Map(), cooldowns: new Map(), covered: new Map(), loop_wakes: new Map(), last_event_at: 0 };
 }
 
 export const isOn = (s: SupervisionState): boolean => s.machine.matches('on');
@@ -132,10 +142,12 @@ function roundEndRefusal(s: SupervisionState, id: string): SupervisionDecision |
  * changes or the scope changes a session's exclusion (those changes are written with it, on the sessions' streams).
  */
 function scopeEvents(s: SupervisionState, scope: ScopeRequest): SupervisionDecision {
-  const plan = planScope(scope.mode, scope.session_ids, scope.sessions);
+  const plan = planScope(scope.mode, scope.session_ids, scope.sessions, externalsOf(scope));
   if ('error' in plan) return refuse(plan.error.code, plan.error.message);
   const mode = plan.mode === 'invert' ? s.scope_mode : plan.mode;
-  return { events: mode !== s.scope_mode || plan.changes.length > 0 ? [{ type: 'supervision.scope_set', data: { mode } }] : [] };
+  const rule = scope.include_external ?? s.include_external;
+  const data = { mode, ...(scope.include_external !== undefined ? { include_external: scope.include_external } : {}) };
+  return { events: mode !== s.scope_mode || rule !== s.include_external || plan.changes.length > 0 ? [{ type: 'supervision.scope_set', data }] : [] };
 }
 
 export function decide(cmd: SupervisionCommand, s: SupervisionState): SupervisionDecision {
@@ -148,7 +160,12 @@ export function decide(cmd: SupervisionCommand, s: SupervisionState): Supervisio
       // Checked here too: /supervise in the chat and the tools reach this without the DTO.
       const hintProblem = taskHintProblem(cmd.task_hint);
       if (hintProblem) return refuse('invalid_input', hintProblem);
-      const scope = cmd.scope ? scopeEvents(s, cmd.scope) : { events: [] };
+      // include_external without a scope keeps the scope's rule, and brings in the external sessions (written with it).
+      const scope = cmd.scope
+        ? scopeEvents(s, { ...cmd.scope, ...(cmd.include_external ? { include_external: true } : {}) })
+        : cmd.include_external
+          ? { events: [{ type: 'supervision.scope_set' as const, data: { mode: s.scope_mode, include_external: true } }] }
+          : { events: [] };
       if (scope.error) return scope;
       const data: SupervisionEventMap['supervision.enabled'] = {
         started_by: cmd.started_by,
@@ -205,7 +222,10 @@ export function decide(cmd: SupervisionCommand, s: SupervisionState): Supervisio
 /** Folds one journaled event into the state: the machine, the rounds, the cooldowns, the scope rule. */
 export function evolve(s: SupervisionState, e: FoldedEvent): SupervisionState {
   const base = { ...s, last_event_at: e.at };
-  if (e.type === 'supervision.scope_set') return { ...base, scope_mode: (e.data as SupervisionEventMap['supervision.scope_set']).mode };
+  if (e.type === 'supervision.scope_set') {
+    const set = e.data as SupervisionEventMap['supervision.scope_set'];
+    return { ...base, scope_mode: set.mode, include_external: set.include_external ?? s.include_external };
+  }
   if (e.type === 'supervision.stall_detected') {
     const st = e.data as SupervisionEventMap['supervision.stall_detected'];
     // The cooldowns run out by now leave with it: those of sessions that stalled once are not kept for ever.

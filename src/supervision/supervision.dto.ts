@@ -17,6 +17,9 @@ export class SupervisionGoalFields {
 export class AutonomousDto extends SupervisionGoalFields {
   @IsBoolean()
   enabled!: boolean;
+
+  @IsOptional() @IsBoolean() @Describe('With enabled=true: the claude sessions started outside Brainstem join supervision, now and when they report later.')
+  include_external?: boolean;
 }
 
 /** Sessions named by cs_ id or alias, for a scope. */
@@ -34,6 +37,9 @@ export class ScopeDto {
 
   @IsOptional() @SessionIds()
   session_ids?: string[];
+
+  @IsOptional() @IsBoolean() @Describe('true: every external session joins with the scope, now and when it reports later; false: those reporting later do not.')
+  include_external?: boolean;
 }
 
 /** What a round (or a whole supervision) did, in the brain's words. */

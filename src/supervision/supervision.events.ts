@@ -22,10 +22,11 @@ export interface SupervisionEventMap {
   /** The loop persisted after `wakes` wake-ups: the session is held and the user asked (the count starts again after). */
   'supervision.loop_escalated': { session_id: string; pattern: string; signature: string; wakes: number };
   /**
-   * A scope set: the rule for sessions created later (a mode other than invert; an invert keeps the rule it found). The
+   * A scope set: the rule for sessions created later (and, when `include_external` is given, whether external sessions
+   * reporting later join) (a mode other than invert; an invert keeps the rule it found). The
    * sessions' exclusions it changes are appended with it, in the same atomic append, on their own streams.
    */
-  'supervision.scope_set': { mode: ToolScopeMode };
+  'supervision.scope_set': { mode: ToolScopeMode; include_external?: boolean };
 }
 
 declare module '../bus/domain-event' {

@@ -19,8 +19,8 @@ import { LoopEscalation, LoopHeldListener } from './loop-escalation';
 import { StallScanner } from './stall-scanner';
 import { Stall, WatchdogConfig } from './stall-watchdog';
 import { reasonOf } from './supervision-log';
-import { ScopeMode, ToolScopeMode, planScope } from './supervision-scope';
-import { ScopeRequest, SupervisionCommand, SupervisionJournalEvent, decide, isOn } from './supervision.decider';
+import { ExternalInclusion, ScopeMode, ToolScopeMode, includeExternalChanges, planScope } from './supervision-scope';
+import { ScopeRequest, SupervisionCommand, SupervisionJournalEvent, decide, externalsOf, isOn } from './supervision.decider';
 import { ROUND_OUTCOME, RoundEndType, SupervisionEventMap } from './supervision.events';
 import { ClosedReason, RoundInFlight, StartedBy, WakeReason, wakeReason } from './supervision.machine';
 import { SUPERVISION_STREAM, SupervisionStore } from './supervision.store';
@@ -176,7 +176,7 @@ export class SupervisionService {
   /** Rebuilds from the journal, then follows it; holding the lease, it leads. */
   async start(): Promise<void> {
     await this.store.load();
-    this.sessions.excludeNewSessions(this.store.current.scope_mode === 'only');
+    this.followScopeRules();
     this.busSub = this.bus.events$.subscribe((e) => {
       if (e.stream === SUPERVISION_STREAM) this.store.follow(e as unknown as JournalEvent);
       else if (e.type.startsWith('session.')) {
@@ -226,10 +226,19 @@ export class SupervisionService {
     );
   }
 
-  /** POST autonomous (the UI switch): on behaves as enable_supervision; off accepts nothing else. */
-  setAutonomous(req: { enabled: boolean; task_hint?: string; max_turns?: number }, actor: string): Promise<{ autonomous: AutonomousView | null }> {
-    if (req.enabled) return this.enable({ task_hint: req.task_hint, max_turns: req.max_turns }, 'user', actor);
-    const extra = (['task_hint', 'max_turns'] as const).filter((k) => req[k] !== undefined);
+  /**
+   * POST autonomous (the UI switch): on behaves as enable_supervision, and `include_external: true` (the user's choice)
+   * brings the external sessions in, now and when they report later; off accepts nothing else.
+   */
+  setAutonomous(
+    req: { enabled: boolean; task_hint?: string; max_turns?: number; include_external?: boolean },
+    actor: string,
+  ): Promise<{ autonomous: AutonomousView | null }> {
+    if (req.enabled) {
+      const { task_hint, max_turns, include_external } = req;
+      return this.command(() => ({ type: 'enable', started_by: 'user', task_hint, max_turns, ...(include_external ? { include_external: true } : {}) }), actor);
+    }
+    const extra = (['task_hint', 'max_turns', 'include_external'] as const).filter((k) => req[k] !== undefined);
     if (extra.length) throw new DomainError('invalid_input', `${extra.join(', ')}: to turn supervision off send only enabled=false`);
     return this.disable('disabled');
   }
@@ -248,11 +257,15 @@ export class SupervisionService {
     return this.enable(goal ? { task_hint: goal } : {}, 'user', actor, true);
   }
 
-  /** Sets the scope: the sessions' exclusions it changes are written with supervision's event, atomically. */
-  setScope(mode: ScopeMode, ids: readonly string[], actor: string): Promise<ScopeResult> {
+  /**
+   * Sets the scope: the sessions' exclusions it changes are written with supervision's event, atomically. External
+   * sessions join only by the user's choice: `external` is `named` for the user's requests (those they name may join),
+   * with `include_external` (true: all of them, now and later); the main brain's requests bring none in.
+   */
+  setScope(mode: ScopeMode, ids: readonly string[], actor: string, external: { externals: ExternalInclusion; include_external?: boolean } = { externals: 'none' }): Promise<ScopeResult> {
     return this.queue.run(async () => {
-      await this.execute(() => ({ type: 'set_scope', scope: this.scopeRequest(mode, ids) }), actor);
-      const plan = planScope(mode, ids, this.sessions.list());
+      await this.execute(() => ({ type: 'set_scope', scope: { ...this.scopeRequest(mode, ids), ...external } }), actor);
+      const plan = planScope(mode, ids, this.sessions.list(), external.include_external ? 'all' : external.externals);
       return { mode, ...scopeLists(this.sessions.list()), unknown_ids: 'error' in plan ? [] : plan.unknown_ids };
     });
   }
@@ -343,9 +356,10 @@ export class SupervisionService {
   /** Each session whose exclusion the scope changes: its event, at its stream's version, to append with the scope's. */
   private exclusionWrites(cmd: SupervisionCommand, actor: string): SideWrite[] {
     const scope = cmd.type === 'enable' || cmd.type === 'set_scope' ? cmd.scope : undefined;
-    const plan = scope && planScope(scope.mode, scope.session_ids, scope.sessions);
-    if (!plan || 'error' in plan) return [];
-    return plan.changes.flatMap((c) => this.sessions.exclusionWrite(c.id, c.excluded, actor) ?? []);
+    const plan = scope && planScope(scope.mode, scope.session_ids, scope.sessions, externalsOf(scope));
+    const changes = plan && !('error' in plan) ? plan.changes : [];
+    const joining = cmd.type === 'enable' && cmd.include_external && !scope ? includeExternalChanges(this.sessions.list()) : [];
+    return [...changes, ...joining].flatMap((c) => this.sessions.exclusionWrite(c.id, c.excluded, actor) ?? []);
   }
 
   /**
@@ -353,7 +367,7 @@ export class SupervisionService {
    * delivery stops), and for the leader, whether rounds run and whether one starts at once (/supervise).
    */
   private react(e: JournalEvent): void {
-    if (e.type === 'supervision.scope_set') this.sessions.excludeNewSessions(this.store.current.scope_mode === 'only');
+    if (e.type === 'supervision.scope_set') this.followScopeRules();
     if (Object.hasOwn(ROUND_OUTCOME, e.type)) this.runner.ended((e.data as { round_id: string }).round_id, ROUND_OUTCOME[e.type as RoundEndType]);
     if (!this.isOn()) return this.runner.stop();
     if (!this.leadership.isLeader()) return;
@@ -369,6 +383,12 @@ export class SupervisionService {
   /** Every supervised session that waits on someone now is a trigger, merged with the others within the debounce. */
   private wakeForAttention(): void {
     for (const r of attentionReasons(this.sessions.list())) this.runner.trigger(r);
+  }
+
+  /** The rules for sessions created later, as the sessions apply them: scope `only`, and include_external. */
+  private followScopeRules(): void {
+    this.sessions.excludeNewSessions(this.store.current.scope_mode === 'only');
+    this.sessions.includeNewExternalSessions(this.store.current.include_external);
   }
 
   /** One round for these reasons, started on the command path: its view, or null when there is nothing to start. */

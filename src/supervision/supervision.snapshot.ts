@@ -22,6 +22,8 @@ export interface StoredSupervision {
   covered?: Array<[string, Coverage]>;
   /** The loop wake-up counts by (session, pattern); absent in snapshots written before loops were detected. */
   loop_wakes?: Array<[string, LoopWakes]>;
+  /** Absent in snapshots written before external sessions: false. */
+  include_external?: boolean;
 }
 
 /** The state as a snapshot stores it; cooldowns run out by `now` are left out. */
@@ -35,6 +37,8 @@ export function storeSupervision(s: SupervisionState, now: number): StoredSuperv
     scope_mode: s.scope_mode,
     covered: [...s.covered],
     loop_wakes: [...s.loop_wakes],
+    // Written only when set, so a snapshot of a supervision that never took external sessions keeps its shape.
+    ...(s.include_external ? { include_external: true } : {}),
   };
 }
 
@@ -44,6 +48,7 @@ export function restoreSupervision(stored: StoredSupervision, now: number, reten
   const state: SupervisionState = {
     machine: supervisionMachine.resolveState({ value: stored.value, context: stored.context }),
     scope_mode: stored.scope_mode ?? 'all',
+    include_external: stored.include_external ?? false,
     rounds,
     cooldowns: new Map(stored.cooldowns),
     covered: new Map(stored.covered ?? []),

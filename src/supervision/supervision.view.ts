@@ -16,6 +16,8 @@ export type AutonomousView = Pick<SupervisionContext, 'turns_used' | 'max_turns'
 /** Which sessions wake the brain: the rule for sessions created later (the last mode set other than invert) and the live sessions on each side. */
 export interface ScopeView {
   mode: ToolScopeMode;
+  /** Whether external sessions reporting later join supervision (the user's include_external). */
+  include_external: boolean;
   supervised: string[];
   excluded: string[];
 }
@@ -34,7 +36,7 @@ export function scopeLists(sessions: readonly SessionView[]): { supervised: stri
 }
 
 export function scopeView(s: SupervisionState, sessions: readonly SessionView[]): ScopeView {
-  return { mode: s.scope_mode, ...scopeLists(sessions) };
+  return { mode: s.scope_mode, include_external: s.include_external, ...scopeLists(sessions) };
 }
 
 /** GET …/autonomous: null until supervision was first enabled. */

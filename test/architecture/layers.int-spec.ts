@@ -13,7 +13,7 @@ const LAYERS: ReadonlyArray<{ name: string; folders: readonly string[] }> = [
   { name: 'event bus', folders: ['bus'] },
   { name: 'infrastructure', folders: ['cluster', 'logging'] },
   { name: 'http platform', folders: ['http'] },
-  { name: 'features', folders: ['auth', 'usage', 'worktrees', 'profiles', 'sessions', 'supervision', 'workflows', 'main-brain', 'mcp', 'notifications', 'dashboard'] },
+  { name: 'features', folders: ['auth', 'usage', 'worktrees', 'profiles', 'sessions', 'supervision', 'workflows', 'main-brain', 'mcp', 'notifications', 'dashboard', 'external'] },
   { name: 'composition', folders: ['.', 'cli'] },
 ];
 
@@ -34,6 +34,8 @@ const PEERS: Readonly<Record<string, readonly string[]>> = {
   // Notifications watch what needs the person and act through the sessions and the human gate.
   notifications: ['auth', 'sessions', 'supervision', 'main-brain'],
   dashboard: ['profiles', 'sessions'],
+  // External sessions are sessions reported by claude's hooks, which supervision's rounds may continue.
+  external: ['auth', 'sessions', 'supervision'],
   // `brainstem serve` starts the service the composition root builds.
   cli: ['.'],
 };

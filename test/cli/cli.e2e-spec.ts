@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { delimiter, resolve } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -115,6 +116,35 @@ describe('the brainstem CLI', () => {
     expect((await cli('status')).out).toMatch(/^supervision +on: goal "ship it", 0 of 5 turns used$/m);
     expect(await cli('supervise', 'off')).toEqual({ code: 0, out: 'supervision off (disabled)\n', err: '' });
     expect((await json<{ enabled: boolean }>('supervise', 'off')).enabled).toBe(false);
+    // The claude sessions run outside Brainstem join only when asked
+    expect((await json<{ scope: { include_external: boolean } }>('supervise', 'on', '--include-external')).scope.include_external).toBe(true);
+    expect(await cli('supervise', 'off', '--include-external')).toMatchObject({ code: 2 });
+    await cli('supervise', 'off');
+  });
+
+  it("installs Brainstem's hooks in a project after showing the preview, only once confirmed, and takes them out again", async () => {
+    const project = tempDir('brainstem-cli-hooks-');
+    try {
+      const local = resolve(project.path, '.claude', 'settings.local.json');
+      // The preview: the file's diff, nothing written
+      const preview = await cli('hooks', 'install', '--scope', 'project', '--project', project.path, '--dry-run');
+      expect(preview).toMatchObject({ code: 0, out: expect.stringContaining(`+++ ${local}`) });
+      expect(preview.out).toContain('hook SessionStart --url');
+      expect(existsSync(local)).toBe(false);
+      // Not confirmed (no terminal to ask on): nothing written, exit 1
+      expect(await cli('hooks', 'install', '--scope', 'project', '--project', project.path)).toMatchObject({ code: 1, err: expect.stringContaining('nothing written (confirm with --yes') });
+      expect(existsSync(local)).toBe(false);
+      expect(await cli('hooks', 'install', '--scope', 'project', '--project', project.path, '--yes')).toMatchObject({ code: 0, out: expect.stringContaining(`Brainstem's hooks installed into ${local}`) });
+      expect(Object.keys(JSON.parse(readFileSync(local, 'utf8')).hooks)).toHaveLength(7);
+      expect((await json<Array<{ path: string }>>('hooks', 'status')).map((i) => i.path)).toEqual([local]);
+      expect(await cli('hooks', 'install', '--scope', 'project', '--project', project.path)).toMatchObject({ code: 0, out: expect.stringContaining('already: nothing to change') });
+      expect(await cli('hooks', 'uninstall', '--scope', 'project', '--project', project.path, '-y')).toMatchObject({ code: 0, out: expect.stringContaining('restored, byte for byte,') });
+      expect(existsSync(local)).toBe(false);
+      expect(await cli('hooks', 'install', '--project', project.path)).toMatchObject({ code: 2, err: expect.stringContaining('--project goes with --scope project') });
+      expect(await cli('hooks', 'reinstall')).toMatchObject({ code: 2 });
+    } finally {
+      project.remove();
+    }
   });
 
   it("answers a missing session with the service's 404 code and message, exit 1", async () => {

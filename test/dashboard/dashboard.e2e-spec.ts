@@ -1,3 +1,4 @@
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Page } from 'playwright-core';
 import { ChatService } from '../../src/main-brain/chat.service';
@@ -236,6 +237,31 @@ describeInBrowser('the dashboard in Chromium', () => {
       await toggle.click();
       await waitFor(async () => (await toggle.getAttribute('aria-checked')) === 'false', { what: 'the switch to show off' });
       expect((await t.inject({ method: 'GET', url: '/api/v1/session-os/main-brain/autonomous' })).json().autonomous.enabled).toBe(false);
+    });
+
+    it("Given a project folder, When Brainstem's hooks are previewed, installed and uninstalled from the page, Then the diff shows first and the file is written only once confirmed", async () => {
+      const project = tempDir('brainstem-dash-hooks-');
+      try {
+        const local = join(project.path, '.claude', 'settings.local.json');
+        await signIn(page, t.url, t.token);
+        await page.getByRole('link', { name: 'Supervision' }).click();
+        await page.getByLabel('Scope').selectOption('project');
+        await page.getByLabel('Project folder (absolute)').fill(project.path);
+        await page.getByRole('button', { name: 'Preview install…' }).click();
+        const preview = page.getByRole('region', { name: 'Settings preview' });
+        await preview.locator('pre.diff').filter({ hasText: `+++ ${local}` }).waitFor();
+        expect(existsSync(local)).toBe(false);
+        await screenshot(page, 'claude-hooks-preview');
+        await page.getByRole('button', { name: 'Install the hooks' }).click();
+        await page.getByRole('status').filter({ hasText: `Installed into ${local}.` }).waitFor();
+        expect(Object.keys(JSON.parse(readFileSync(local, 'utf8')).hooks)).toContain('Stop');
+        await page.getByRole('button', { name: 'Preview uninstall…' }).click();
+        await page.getByRole('button', { name: 'Uninstall the hooks' }).click();
+        await page.getByRole('status').filter({ hasText: 'Restored, byte for byte:' }).waitFor();
+        expect(existsSync(local)).toBe(false);
+      } finally {
+        project.remove();
+      }
     });
 
     it('Given the chat is open, When the user sends a message and a (fake) brain streams its reply, Then the reply shows as it comes and then as the journaled message', async () => {

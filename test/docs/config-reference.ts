@@ -56,6 +56,10 @@ const MEANING: Record<string, string> = {
   BRAINSTEM_MAIN_BRAIN_COMMAND: "The `command` driver's command line (required with it).",
   BRAINSTEM_MAIN_BRAIN_WEBHOOK_URL: "The `webhook` driver's http(s) URL (required with it).",
   BRAINSTEM_PROFILES_DIR: 'Agent Profile YAML files.',
+  BRAINSTEM_EXTERNAL_STOP_WAIT_S:
+    "How long a supervised external claude session's Stop hook waits for the round its stop wakes; then claude stops as usual. Install the hooks again after changing it (claude's own hook timeout is written from it).",
+  BRAINSTEM_EXTERNAL_PERMISSION_WAIT_S:
+    "How long a supervised external claude session's PermissionRequest hook waits for an answer; then claude shows its own prompt. Install the hooks again after changing it.",
   BRAINSTEM_PLUGINS: 'Plugin module paths.',
   BRAINSTEM_RETENTION_S: 'How long exited sessions, ended rounds and converged workflow runs stay in memory and lists (the journal keeps them).',
   BRAINSTEM_LOG_LEVEL: 'The least severe level logged. The line saying where the service listens is written whatever the level.',

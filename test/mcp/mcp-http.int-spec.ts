@@ -89,7 +89,7 @@ describe('MCP over streamable HTTP (the SDK client against /mcp)', () => {
     expect(listed.json.sessions).toEqual([expect.objectContaining({ id: w.id, alias: w.alias })]);
     // Before supervision was ever enabled the state object is null, and the scope set already shows beside it
     await call(brain, 'set_supervision_scope', { mode: 'except', session_ids: [w.id] });
-    const before = { autonomous: null, scope: { mode: 'except', supervised: [], excluded: [w.id] } };
+    const before = { autonomous: null, scope: { mode: 'except', include_external: false, supervised: [], excluded: [w.id] } };
     expect((await call(brain, 'supervision_status')).json).toEqual(before);
     expect(JSON.parse(await readText(brain, 'brainstem://supervision/status'))).toEqual(before);
     expect((await t.inject({ method: 'GET', url: '/api/v1/session-os/main-brain/autonomous' })).json()).toEqual({ autonomous: null });

@@ -263,19 +263,19 @@ describe('autonomous supervision over HTTP with real command workers', () => {
     const state = async () => (await req('GET', '/session-os/main-brain/autonomous')).body.autonomous;
     // Given no scope set: all, before supervision was ever enabled too
     const before = await brainStatus();
-    expect(before).toEqual({ autonomous: null, scope: { mode: 'all', supervised: expect.any(Array), excluded: [] } });
+    expect(before).toEqual({ autonomous: null, scope: { mode: 'all', include_external: false, supervised: expect.any(Array), excluded: [] } });
     expect(before.scope.supervised.sort()).toEqual([a.id, b.id].sort());
     // When the user sets only and enables supervision; Then both show it
     await req('POST', '/coding-sessions/supervision-scope', { mode: 'only', session_ids: [a.id] });
     await req('POST', '/session-os/main-brain/autonomous', { enabled: true });
-    expect((await state()).scope).toEqual({ mode: 'only', supervised: [a.id], excluded: [b.id] });
-    expect((await brainStatus()).autonomous.scope).toEqual({ mode: 'only', supervised: [a.id], excluded: [b.id] });
+    expect((await state()).scope).toEqual({ mode: 'only', include_external: false, supervised: [a.id], excluded: [b.id] });
+    expect((await brainStatus()).autonomous.scope).toEqual({ mode: 'only', include_external: false, supervised: [a.id], excluded: [b.id] });
     // When invert flips the sessions; Then the mode stays only
     await req('POST', '/coding-sessions/supervision-scope', { mode: 'invert', session_ids: [a.id, b.id] });
-    expect((await state()).scope).toEqual({ mode: 'only', supervised: [b.id], excluded: [a.id] });
+    expect((await state()).scope).toEqual({ mode: 'only', include_external: false, supervised: [b.id], excluded: [a.id] });
     // When the brain sets except; Then both show except
     await t.inject({ method: 'POST', url: '/api/v1/session-os/main-brain/tools/set_supervision_scope', payload: { mode: 'except', session_ids: [b.id] }, headers: t.auth('main_brain') });
-    expect((await brainStatus()).autonomous.scope).toEqual({ mode: 'except', supervised: [a.id], excluded: [b.id] });
+    expect((await brainStatus()).autonomous.scope).toEqual({ mode: 'except', include_external: false, supervised: [a.id], excluded: [b.id] });
     expect((await state()).scope).toMatchObject({ mode: 'except' });
   });
 

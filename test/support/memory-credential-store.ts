@@ -9,6 +9,10 @@ export class MemoryCredentialStore implements CredentialStore {
     return this.values.get(name) as string;
   }
 
+  load(name: SecretName): string | null {
+    return this.values.get(name) ?? null;
+  }
+
   replace(name: SecretName, value: string): void {
     this.values.set(name, value);
   }

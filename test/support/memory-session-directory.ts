@@ -12,6 +12,7 @@ export class MemorySessionDirectory implements SessionDirectory {
   /** Output lines by session id, as the sessions module's logs would hold them. */
   readonly outputs = new Map<string, string[]>();
   newSessionsExcluded = false;
+  newExternalJoins = false;
   /** Each session stream's version as this directory last wrote it (0: not written yet). */
   private readonly versions = new Map<string, number>();
 
@@ -64,6 +65,10 @@ export class MemorySessionDirectory implements SessionDirectory {
     const first = !this.holds.some((h) => h.id === id);
     this.holds.push({ id, reason, detail, by });
     return first;
+  }
+
+  includeNewExternalSessions(included: boolean): void {
+    this.newExternalJoins = included;
   }
 
   exclusionWrite(id: string, excluded: boolean, actor: string): SideWrite | null {

@@ -236,6 +236,7 @@ function SessionRow({ session: s }: { session: Session }) {
         <span class="muted supervised">{s.excluded ? 'excluded' : 'supervised'}</span>
       </header>
       <p class="meta muted">
+        {s.origin === 'external' ? <span class="external">external · </span> : null}
         {s.runtime}
         {s.profile_id ? ` · ${s.profile_id}` : ''} · <code>{s.cwd}</code> · <SpendLine session={s} />
         {s.worktree ? (
@@ -252,7 +253,7 @@ function SessionRow({ session: s }: { session: Session }) {
         <button type="button" aria-expanded={open.value} onClick={() => (open.value = !open.value)}>
           {open.value ? `Hide ${s.alias}` : `Open ${s.alias}`}
         </button>
-        {s.state !== 'exited' ? (
+        {s.state !== 'exited' && s.origin !== 'external' ? (
           <button type="button" class="danger" disabled={busy.value} onClick={() => void act(() => api<Session>(`${path}/stop`, { method: 'POST', body: {} }))}>
             {`Stop ${s.alias}`}
           </button>

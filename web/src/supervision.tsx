@@ -1,5 +1,6 @@
 import { useSignal } from '@preact/signals';
 import { api } from './api';
+import { ClaudeHooksCard } from './claude-hooks';
 import { ErrorAlert } from './error-alert';
 import { BrainPresenceBanner } from './presence';
 import { RoundsTimeline } from './rounds';
@@ -12,6 +13,7 @@ export function SupervisionView() {
   const on = state?.enabled === true;
   const taskHint = useSignal('');
   const maxTurns = useSignal('');
+  const includeExternal = useSignal(false);
   const busy = useSignal(false);
   const error = useSignal<string | null>(null);
 
@@ -22,7 +24,12 @@ export function SupervisionView() {
       const turns = Number.parseInt(maxTurns.value, 10);
       const body = on
         ? { enabled: false }
-        : { enabled: true, ...(taskHint.value.trim() !== '' ? { task_hint: taskHint.value.trim() } : {}), ...(Number.isInteger(turns) ? { max_turns: turns } : {}) };
+        : {
+            enabled: true,
+            ...(taskHint.value.trim() !== '' ? { task_hint: taskHint.value.trim() } : {}),
+            ...(Number.isInteger(turns) ? { max_turns: turns } : {}),
+            ...(includeExternal.value ? { include_external: true } : {}),
+          };
       autonomous.value = (await api<{ autonomous: Autonomous | null }>('/session-os/main-brain/autonomous', { method: 'POST', body })).autonomous;
     } catch (e) {
       error.value = e instanceof Error ? e.message : String(e);
@@ -52,6 +59,10 @@ export function SupervisionView() {
               Max turns (optional)
               <input type="number" min={1} inputMode="numeric" value={maxTurns.value} onInput={(e) => (maxTurns.value = e.currentTarget.value)} />
             </label>
+            <label class="check">
+              <input type="checkbox" checked={includeExternal.value} onChange={(e) => (includeExternal.value = e.currentTarget.checked)} />
+              Include the claude sessions I run myself (external)
+            </label>
           </div>
         )}
         <ErrorAlert message={error.value} />
@@ -78,6 +89,7 @@ export function SupervisionView() {
           <p class="muted">Supervision has never been turned on.</p>
         )}
       </div>
+      <ClaudeHooksCard />
       <RoundsTimeline />
     </section>
   );

@@ -17,6 +17,7 @@ export type { ChannelView, EffectiveRules } from '../../src/notifications/notifi
 export type { PushDeviceView } from '../../src/notifications/push-devices.service';
 export type { NotificationKind } from '../../src/config/notify-config';
 export type { UsageReport } from '../../src/usage/usage.service';
+export type { HooksChange, Installation as HooksInstall } from '../../src/external/claude-hooks.installer';
 
 export const NEEDS_ATTENTION: readonly SessionState[] = ['pending_handling', 'pending_authorization', 'pending_decision'];
 export type { WorktreeDiff, PatchPage, DiffFile } from '../../src/worktrees/diff-page';
