@@ -11,7 +11,7 @@ import { SessionStatus } from '../sessions/session.status';
 import { SessionsService } from '../sessions/sessions.service';
 import { SupervisionService } from '../supervision/supervision.service';
 import { AgentsListing, ClaudeAgent, RunProgram, listClaudeAgents } from './claude-agents';
-import { ClaudeHookEvent, HookReportBody, parseHookReport } from './claude-hook-event';
+import { ClaudeHookEvent, parseHookReport } from './claude-hook-event';
 import { hookReportOf } from './hook-reports';
 import { HookDecision, HookWaits } from './hook-waits';
 

@@ -1,6 +1,5 @@
 import { Decision } from '../journal/command-handler';
 import { JournalEvent } from '../journal/journal.port';
-import { ActionName } from './notification-text';
 import { ActionOutcome, ChannelName, IssuedCapability, NotificationEvent, PushSubscriptionData, RefusalReason, RuleChanges } from './notification.events';
 
 /**

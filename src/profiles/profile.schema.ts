@@ -19,9 +19,13 @@ import {
   validateSync,
 } from 'class-validator';
 import { inheritedKeyProblem } from '../common/inherited-key';
-import { relativePathProblem } from '../common/relative-path';
 import { describeValidationErrors } from '../common/validation-errors';
 import { ProfileBudget, ProfileBudgetConfig, normalizeBudget } from './profile-budget.schema';
+import { LoopsConfig } from './profile-loops.schema';
+import { WorktreeConfig } from './profile-worktree.schema';
+
+export { LoopsConfig } from './profile-loops.schema';
+export { WorktreeConfig } from './profile-worktree.schema';
 
 /**
  * The one Agent Profile schema (docs/architecture/decisions.md#agent-profile-document). The same classes validate YAML
@@ -204,34 +208,6 @@ export class HookHandler {
   timeout?: number;
 }
 
-/** Paths inside a repository (untracked files to copy into a worktree): relative, never leading out of it. */
-function IsTreePaths(options?: ValidationOptions): PropertyDecorator {
-  return ValidateBy(
-    {
-      name: 'isTreePaths',
-      validator: {
-        validate: (v: unknown) => Array.isArray(v) && v.every((p) => typeof p === 'string' && relativePathProblem(p) === null),
-        defaultMessage: (args) => {
-          const bad = Array.isArray(args?.value) ? args.value.find((p: unknown) => typeof p !== 'string' || relativePathProblem(p) !== null) : undefined;
-          return typeof bad === 'string' ? `$property: ${JSON.stringify(bad)} ${relativePathProblem(bad)}` : '$property must be a list of paths inside the repository';
-        },
-      },
-    },
-    options,
-  );
-}
-
-/** How a session's git worktree is made ready before its worker starts (with isolation `worktree`). */
-export class WorktreeConfig {
-  /** A shell command run in the worktree with the worker's environment (`npm ci`); its failure fails the session. */
-  @IsOptional() @IsString() @IsNotEmpty() @MaxLength(4096) @Matches(NO_NUL, { message: '$property must not contain NUL' })
-  setup?: string;
-
-  /** Untracked files of the checkout (`.env`) copied into the worktree, relative to the repository's top folder. */
-  @IsOptional() @IsArray() @ArrayMaxSize(100) @IsTreePaths()
-  copy?: string[];
-}
-
 /** Only the three supported hook events: any other key is an unknown field (400). */
 export class HooksConfig {
   @IsOptional() @IsArray() @ValidateNested({ each: true }) @Type(() => HookHandler) @ArrayMaxSize(100)
@@ -242,33 +218,6 @@ export class HooksConfig {
 
   @IsOptional() @IsArray() @ValidateNested({ each: true }) @Type(() => HookHandler) @ArrayMaxSize(100)
   PostToolUse?: HookHandler[];
-}
-
-/**
- * When this profile's workers count as going round in circles (docs/guide/loops.md): each field overrides the service's
- * BRAINSTEM_LOOP_* value for the profile's sessions; 0 turns a pattern (or escalate_after, the hold) off.
- */
-export class LoopsConfig {
-  @IsOptional() @IsInt() @Min(0) @Max(10_000)
-  repeated_call?: number;
-
-  @IsOptional() @IsInt() @Min(0) @Max(10_000)
-  alternation?: number;
-
-  @IsOptional() @IsInt() @Min(0) @Max(10_000)
-  repeated_failure?: number;
-
-  @IsOptional() @IsInt() @Min(0) @Max(10_000)
-  repeated_text?: number;
-
-  @IsOptional() @IsInt() @Min(0) @Max(2_147_483_647)
-  no_progress_s?: number;
-
-  @IsOptional() @IsInt() @Min(0) @Max(2_147_483_647)
-  cooldown_s?: number;
-
-  @IsOptional() @IsInt() @Min(0) @Max(1000)
-  escalate_after?: number;
 }
 
 /** Fields shared by the YAML document and the REST bodies (which name the runtime `target_runtime`). */

@@ -2,7 +2,8 @@ import { JournalReader } from '../journal/journal.port';
 import { AliasIndex, NO_ALIASES, evolveAliases } from './session-aliases';
 import { evolve } from './session.decider';
 import { SESSIONS_STREAM, SessionAliasAssignedData, decodeRecord, sessionStream } from './session.events';
-import { SessionSnapshot, StoredSession, restoreSession, stateOf } from './session.machine';
+import { SessionSnapshot, stateOf } from './session.machine';
+import { StoredSession, restoreSession } from './session.snapshot';
 
 /** The snapshot of stream `sessions`: the aliases numbered so far, and each session in memory with its retention clock (null while live). */
 export interface SessionIndex {

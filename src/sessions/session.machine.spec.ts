@@ -1,6 +1,7 @@
 import { SessionEvent, SessionInput } from './session.events';
 import { createActor } from 'xstate';
-import { SessionSnapshot, attentionSince, createSession, nextSnapshot, restoreSession, sessionMachine, stateOf, storeSession } from './session.machine';
+import { SessionSnapshot, attentionSince, createSession, nextSnapshot, sessionMachine, stateOf } from './session.machine';
+import { restoreSession, storeSession } from './session.snapshot';
 
 /** A simulated clock: every event is stamped by it, nothing reads real time. */
 function simulatedClock(start = 1_000) {

@@ -347,12 +347,6 @@ export const sessionMachine = setup({
 
 export type SessionSnapshot = SnapshotFrom<typeof sessionMachine>;
 
-/** The persisted form of a snapshot (journal snapshots): plain JSON. */
-export interface StoredSession {
-  value: SessionState;
-  context: SessionContext;
-}
-
 export function createSession(input: SessionInput): SessionSnapshot {
   return initialTransition(sessionMachine, input)[0];
 }
@@ -387,31 +381,4 @@ export function nextSnapshot(snapshot: SessionSnapshot, event: SessionEvent): Se
   if (actions.length > 0) throw new Error(`session machine action ${actions[0].type} has an effect; the machine must stay pure`);
   taken.set(snapshot, { event, next });
   return next;
-}
-
-/** `env` holds the values kept outside the journal; snapshots written before that carry their own. */
-export function restoreSession(stored: StoredSession, env: Record<string, string> | null = null): SessionSnapshot {
-  // Snapshots written before permissions queued have no queue.
-  const queued_permissions = stored.context.queued_permissions ?? [];
-  // Nor a turn's result, nor a hold, nor a worktree.
-  const last_result = stored.context.last_result ?? null;
-  const held = stored.context.held ?? null;
-  const worktree = stored.context.worktree ?? null;
-  // Nor when what it waits on last changed: from the state's start, as it was then.
-  const waiting_since = stored.context.waiting_since ?? stored.context.state_since;
-  // Nor loops, usage, a budget or a rate limit.
-  const loop = stored.context.loop ?? null;
-  const loop_cooldowns = stored.context.loop_cooldowns ?? {};
-  const usage = stored.context.usage ?? emptyTotals();
-  const budget = stored.context.budget ?? null;
-  const rate_limit = stored.context.rate_limit ?? null;
-  return sessionMachine.resolveState({
-    value: stored.value,
-    context: { ...stored.context, queued_permissions, last_result, held, worktree, waiting_since, loop, loop_cooldowns, usage, budget, rate_limit, env: env ?? stored.context.env },
-  });
-}
-
-/** Snapshots are journal storage too, so they leave out the env values, as `session.created` does. */
-export function storeSession(snapshot: SessionSnapshot): StoredSession {
-  return { value: stateOf(snapshot), context: { ...snapshot.context, env: {} } };
 }

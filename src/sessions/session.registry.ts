@@ -13,7 +13,8 @@ import { SessionActor } from './session.actor';
 import { evolve } from './session.decider';
 import { SessionEnvStore } from './session-env.store';
 import { SESSIONS_STREAM, SessionAliasAssignedData, SessionEvent, decodeRecord, sessionStream } from './session.events';
-import { SessionSnapshot, StoredSession, stateOf, storeSession } from './session.machine';
+import { SessionSnapshot, stateOf } from './session.machine';
+import { StoredSession, storeSession } from './session.snapshot';
 import { SessionIndex, readIndex, rebuildSession } from './session-replay';
 
 /** Every this many events of a session stream, its state is snapshotted so boot replays only the tail. */

@@ -1,5 +1,5 @@
 import { SessionDirectory, SessionView } from './session-directory.port';
-import { SharedWorkTree, WakeReason, WorkerEvidence } from './supervision.machine';
+import { RoundInFlight, SharedWorkTree, WakeReason, WorkerEvidence } from './supervision.machine';
 
 export interface RoundPromptInput {
   round_id: string;
@@ -171,4 +171,17 @@ export function roundPrompt(input: RoundPromptInput): string {
     'read_session_output gives a session\'s output and result; end this round with complete_round (or POST .../rounds/{id}/complete).',
   ];
   return lines.join('\n');
+}
+
+/** A round to start for these reasons at `at`: its deadline, the evidence and the shared work trees its prompt shows. */
+export function newRound(id: string, reasons: WakeReason[], at: number, timeout_s: number, sessions: Pick<SessionDirectory, 'get' | 'list' | 'outputTail'>): RoundInFlight {
+  const shared = sharedWorkTrees(sessions.list());
+  return {
+    id,
+    started_at: at,
+    deadline_at: at + timeout_s * 1000,
+    reasons,
+    evidence: roundEvidence(reasons, sessions),
+    ...(shared.length ? { shared_work_trees: shared } : {}),
+  };
 }

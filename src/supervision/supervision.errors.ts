@@ -1,3 +1,5 @@
+import { DomainError } from '../common/domain-error';
+
 declare module '../common/domain-error' {
   interface DomainErrorStatus {
     supervision_off: 409;
@@ -22,3 +24,9 @@ export const SUPERVISION_ERRORS = {
 } as const;
 
 export type SupervisionErrorCode = keyof typeof SUPERVISION_ERRORS;
+
+/** No such round in memory: ended rounds leave it after the retention, which the message says when there is one. */
+export function roundNotFound(id: string, retention_s: number | undefined): DomainError {
+  const why = retention_s === undefined ? '' : ` (ended rounds leave memory ${retention_s} s after they end, BRAINSTEM_RETENTION_S; the journal keeps them, stream supervision)`;
+  return new DomainError('round_not_found', `no round ${id}${why}`);
+}

@@ -4,25 +4,25 @@ import { EventBus } from '../bus/event-bus';
 import { DomainError } from '../common/domain-error';
 import { PageRequest, pageOf } from '../common/page';
 import { SerialQueue } from '../common/serial-queue';
-import { NodeDirectory, soleNode } from '../cluster/node-directory.port';
-import { SupervisorLease, heldLease } from '../cluster/supervisor-lease.port';
-import { SideWrite } from '../journal/command-handler';
 import { SseMessage, SseResume, sseEvents } from '../journal/audit';
 import { Fence, Journal, JournalEvent } from '../journal/journal.port';
 import { attentionReasons } from './attention';
 import { RoundDriver, streamDriver } from './round-driver.port';
-import { roundEvidence, sharedWorkTrees } from './round-prompt';
+import { newRound } from './round-prompt';
 import { RoundRunner } from './round-runner';
 import { RoundView } from './round.view';
 import { SessionDirectory } from './session-directory.port';
 import { LoopEscalation, LoopHeldListener } from './loop-escalation';
 import { StallScanner } from './stall-scanner';
-import { Stall, WatchdogConfig } from './stall-watchdog';
+import { Stall } from './stall-watchdog';
 import { reasonOf } from './supervision-log';
-import { ExternalInclusion, ScopeMode, ToolScopeMode, includeExternalChanges, planScope } from './supervision-scope';
-import { ScopeRequest, SupervisionCommand, SupervisionJournalEvent, decide, externalsOf, isOn } from './supervision.decider';
+import { ExternalInclusion, ScopeMode, planScope } from './supervision-scope';
+import { EnableRequest, SupervisionCluster, SupervisionSettings, soleSupervision } from './supervision.settings';
+import { scopeExclusionWrites } from './supervision-scope-writes';
+import { ScopeRequest, SupervisionCommand, SupervisionJournalEvent, decide, isOn } from './supervision.decider';
+import { roundNotFound } from './supervision.errors';
 import { ROUND_OUTCOME, RoundEndType, SupervisionEventMap } from './supervision.events';
-import { ClosedReason, RoundInFlight, StartedBy, WakeReason, wakeReason } from './supervision.machine';
+import { ClosedReason, StartedBy, WakeReason, wakeReason } from './supervision.machine';
 import { SUPERVISION_STREAM, SupervisionStore } from './supervision.store';
 import { AutonomousView, ScopeResult, ScopeView, autonomousView, scopeLists, scopeView } from './supervision.view';
 import { SupervisorLeadership } from './supervisor-leadership';
@@ -35,31 +35,8 @@ export { SUPERVISION_STREAM } from './supervision.store';
 /** The events of GET /session-os/main-brain/rounds/stream. */
 export const isRoundEvent = (e: JournalEvent): boolean => e.stream === SUPERVISION_STREAM && e.type.startsWith('round.');
 
-export interface SupervisionSettings {
-  debounce_ms: number;
-  restore_ttl_s: number;
-  round_timeout_s: number;
-  /** The stall watchdog; absent means off (unit tests that do not exercise it). */
-  watchdog?: WatchdogConfig;
-  /** How long an ended round stays in memory; absent keeps every round. */
-  retention_s?: number;
-}
-
-export interface EnableRequest {
-  task_hint?: string;
-  max_turns?: number;
-  scope_mode?: ToolScopeMode;
-  scope_session_ids?: string[];
-}
-
-/** The nodes sharing the journal, and this node's hold on the supervisor lease. */
-export interface SupervisionCluster {
-  lease: SupervisorLease;
-  nodes: NodeDirectory;
-}
-
-/** A node alone on its journal: it always holds the lease. */
-export const soleSupervision = (self = 'local'): SupervisionCluster => ({ lease: heldLease(self), nodes: soleNode(self) });
+export { soleSupervision } from './supervision.settings';
+export type { EnableRequest, SupervisionCluster, SupervisionSettings } from './supervision.settings';
 
 /** Commands only the lease holder's own logic makes: a follower never decides them. */
 const LEADER_ONLY = new Set<SupervisionCommand['type']>(['start_round', 'time_out_round', 'fail_round', 'resume', 'detect_stall', 'take_loop']);
@@ -273,7 +250,7 @@ export class SupervisionService {
   completeRound(id: string, summary?: string): Promise<RoundView> {
     return this.queue.run(async () => {
       await this.execute({ type: 'complete_round', round_id: id, summary }).catch((e: unknown) => {
-        throw e instanceof DomainError && e.code === 'round_not_found' ? this.roundNotFound(id) : e;
+        throw e instanceof DomainError && e.code === 'round_not_found' ? roundNotFound(id, this.settings.retention_s) : e;
       });
       return this.getRound(id);
     });
@@ -312,7 +289,7 @@ export class SupervisionService {
 
   getRound(id: string): RoundView {
     const r = this.store.current.rounds.get(id);
-    if (!r) throw this.roundNotFound(id);
+    if (!r) throw roundNotFound(id, this.settings.retention_s);
     return r.view;
   }
 
@@ -343,7 +320,7 @@ export class SupervisionService {
       (s) => decide((cmd = build()), s),
       {
         fence: this.leadership.fence(),
-        alongside: (decided) => (decided.some((e) => e.type === 'supervision.scope_set') ? this.exclusionWrites(cmd, actor) : []),
+        alongside: (decided) => (decided.some((e) => e.type === 'supervision.scope_set') ? scopeExclusionWrites(cmd, this.sessions, actor) : []),
       },
       this.leadership.leading,
     );
@@ -351,15 +328,6 @@ export class SupervisionService {
 
   private scopeRequest(mode: ScopeMode, ids: readonly string[]): ScopeRequest {
     return { mode, session_ids: ids, sessions: this.sessions.list() };
-  }
-
-  /** Each session whose exclusion the scope changes: its event, at its stream's version, to append with the scope's. */
-  private exclusionWrites(cmd: SupervisionCommand, actor: string): SideWrite[] {
-    const scope = cmd.type === 'enable' || cmd.type === 'set_scope' ? cmd.scope : undefined;
-    const plan = scope && planScope(scope.mode, scope.session_ids, scope.sessions, externalsOf(scope));
-    const changes = plan && !('error' in plan) ? plan.changes : [];
-    const joining = cmd.type === 'enable' && cmd.include_external && !scope ? includeExternalChanges(this.sessions.list()) : [];
-    return [...changes, ...joining].flatMap((c) => this.sessions.exclusionWrite(c.id, c.excluded, actor) ?? []);
   }
 
   /**
@@ -394,17 +362,7 @@ export class SupervisionService {
   /** One round for these reasons, started on the command path: its view, or null when there is nothing to start. */
   private startRound(reasons: WakeReason[]): Promise<RoundView | null> {
     return this.queue.run(async () => {
-      const at = this.now();
-      const id = `rd_${this.newId()}`;
-      const shared = sharedWorkTrees(this.sessions.list());
-      const round: RoundInFlight = {
-        id,
-        started_at: at,
-        deadline_at: at + this.settings.round_timeout_s * 1000,
-        reasons,
-        evidence: roundEvidence(reasons, this.sessions),
-        ...(shared.length ? { shared_work_trees: shared } : {}),
-      };
+      const round = newRound(`rd_${this.newId()}`, reasons, this.now(), this.settings.round_timeout_s, this.sessions);
       try {
         await this.execute({ type: 'start_round', round });
       } catch (e) {
@@ -412,7 +370,7 @@ export class SupervisionService {
         if (e instanceof DomainError && (e.code === 'supervision_off' || e.code === 'round_in_flight')) return null;
         throw e;
       }
-      return this.store.current.rounds.get(id)?.view ?? null;
+      return this.store.current.rounds.get(round.id)?.view ?? null;
     });
   }
 
@@ -427,11 +385,5 @@ export class SupervisionService {
     await this.disable('converged').catch((err: unknown) =>
       this.logger.error(`${what.reason.alias} (${what.reason.session_id}) exited and no supervised worker is left, but closing supervision (converged) failed: ${reasonOf(err)}`),
     );
-  }
-
-  private roundNotFound(id: string): DomainError {
-    const s = this.settings.retention_s;
-    const why = s === undefined ? '' : ` (ended rounds leave memory ${s} s after they end, BRAINSTEM_RETENTION_S; the journal keeps them, stream supervision)`;
-    return new DomainError('round_not_found', `no round ${id}${why}`);
   }
 }
