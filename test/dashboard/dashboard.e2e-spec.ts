@@ -141,7 +141,7 @@ describeInBrowser('the dashboard in Chromium', () => {
       const write = await startAsking('Write', { file_path: `${cwd.path}/notes.md`, content: '# Notes\n<script>alert(1)</script>' });
       // The Write waits first (workers start at their own pace), so it is the older request.
       await waitFor(async () => (await status(write.id)).state === 'pending_authorization', { what: 'the Write request' });
-      const bash = await startAsking('Bash', { command: 'git push --force' });
+      const bash = await startAsking('Bash', { command: 'git push origin main' });
       await page.locator(`[data-session="${bash.id}"] .permission`).waitFor();
       await page.locator(`[data-session="${write.id}"] .permission`).waitFor();
       await waitFor(async () => (await page.title()) === '(2) Brainstem', { what: 'two in the tab title' });
@@ -163,7 +163,7 @@ describeInBrowser('the dashboard in Chromium', () => {
       const reasonField = page.getByLabel('Reason for denying');
       await reasonField.waitFor();
       await reasonField.focus();
-      await page.keyboard.type('no force pushes');
+      await page.keyboard.type('no pushes yet');
       await screenshot(page, 'attention-deny-reason');
       await page.keyboard.press('Enter');
 
@@ -171,7 +171,7 @@ describeInBrowser('the dashboard in Chromium', () => {
       await page.locator(`[data-session="${bash.id}"]`).waitFor({ state: 'detached' });
       expect((await status(write.id)).state).toBe('pending_authorization');
       const resolved = (await t.inject({ method: 'GET', url: `/api/v1/journal/events?stream=session-${bash.id}&type=session.permission_resolved` })).json();
-      expect(resolved.events.map((e: { data: object }) => e.data)).toEqual([expect.objectContaining({ request_id: bashRequest, decision: 'deny', reason: 'no force pushes' })]);
+      expect(resolved.events.map((e: { data: object }) => e.data)).toEqual([expect.objectContaining({ request_id: bashRequest, decision: 'deny', reason: 'no pushes yet' })]);
       await waitFor(async () => (await page.title()) === '(1) Brainstem', { what: 'one left in the tab title' });
 
       await page.setViewportSize({ width: 390, height: 844 });

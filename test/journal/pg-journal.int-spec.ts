@@ -298,9 +298,13 @@ describePg('the journal on PostgreSQL', () => {
           }
         }
         const rows = await db.sql(`SELECT body FROM brainstem_events WHERE body LIKE '%"type":"chat.message"%' ORDER BY seq`);
+        // Each message is followed by the service's notice that no brain is connected to read it.
+        const notice = expect.objectContaining({ role: 'system', kind: 'notice' });
         expect(rows.map((r) => (JSON.parse(String(r.body)) as JournalEvent).data)).toEqual([
           expect.objectContaining({ role: 'user', text: 'first start' }),
+          notice,
           expect.objectContaining({ role: 'user', text: 'second start' }),
+          notice,
         ]);
       } finally {
         dir.remove();

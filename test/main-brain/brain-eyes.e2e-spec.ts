@@ -91,14 +91,22 @@ describe("the main brain's eyes: round evidence, read_session_output, read_chat 
     expect(out.body.result.lines).toHaveLength(2);
     expect(out.body.result.lines).toEqual(all.body.result.lines.slice(-2));
     expect(all.body.result.lines.some((l: string) => l.includes('"result":"echo: hello"'))).toBe(true);
-    const chat = await tool('read_chat', { limit: 2 });
-    expect(chat.body.result.messages.map((m: Json) => m.text)).toEqual(['two', 'three']);
+    // No brain follows the rounds stream here, so each message is followed by the service's notice saying so.
+    const chat = await tool('read_chat', { limit: 4 });
+    expect(chat.body.result.messages.map((m: Json) => [m.role, m.role === 'user' ? m.text : m.kind])).toEqual([
+      ['user', 'two'],
+      ['system', 'notice'],
+      ['user', 'three'],
+      ['system', 'notice'],
+    ]);
 
     // And over MCP alike
     const viaMcp = await call(brain, 'read_session_output', { session: w.alias, tail: 2 });
     expect(viaMcp.isError).toBe(false);
     expect(viaMcp.json).toMatchObject({ id: w.id, last_result: 'echo: hello' });
-    expect((await call(brain, 'read_chat', {})).json.messages.map((m: Json) => m.text)).toEqual(['one', 'two', 'three']);
+    const whole = (await call(brain, 'read_chat', {})).json.messages as Json[];
+    expect(whole.filter((m) => m.role === 'user').map((m) => m.text)).toEqual(['one', 'two', 'three']);
+    expect(whole.filter((m) => m.kind === 'notice')).toHaveLength(3);
 
     // And bad arguments are refused by name
     expect((await tool('read_session_output', { session: w.alias, tail: 10_001 })).body.message).toMatch(/tail: must not be greater than 10000/);

@@ -26,10 +26,12 @@ const MAIN_TOOLS = [
   'resolve_permission',
   'send_to_session',
   'session_diff',
+  'set_session_budget',
   'set_supervision_scope',
   'start_session',
   'stop_session',
   'supervision_status',
+  'usage_report',
 ];
 const WORKER_TOOLS = ['ask_human', 'notify_blocked', 'permission_prompt', 'report_progress', 'request_context'];
 
@@ -150,7 +152,7 @@ describe('MCP over streamable HTTP (the SDK client against /mcp)', () => {
     expect(answer.content).toHaveLength(1);
     expect(answer.content[0].type === 'text' && JSON.parse(answer.content[0].text)).toEqual({ behavior: 'allow', updatedInput: { command: 'npm test' } });
 
-    const again = call(worker, 'permission_prompt', { tool_name: 'Bash', input: { command: 'rm -rf /' } });
+    const again = call(worker, 'permission_prompt', { tool_name: 'Bash', input: { command: 'make clean' } });
     await waitFor(async () => (await status()).state === 'pending_authorization', { what: 'the second request' });
     await call(brain, 'resolve_permission', { session: w.id, decision: 'deny', reason: 'never' });
     expect((await again).json).toEqual({ behavior: 'deny', message: 'never' });

@@ -69,7 +69,11 @@ describe('notifications, end to end over HTTP', () => {
   const use = (url: string) => http('POST', url, undefined, {});
 
   async function startAsking(title: string, ...commands: string[]): Promise<Status> {
-    const res = await http('POST', '/api/v1/coding-sessions', { title, command: process.execPath, args: [join(WORKERS, 'asks-permission.js'), ...commands], cwd: cwd.path });
+    return startAskingWith({}, title, ...commands);
+  }
+
+  async function startAskingWith(extra: { profile_id?: string }, title: string, ...commands: string[]): Promise<Status> {
+    const res = await http('POST', '/api/v1/coding-sessions', { title, command: process.execPath, args: [join(WORKERS, 'asks-permission.js'), ...commands], cwd: cwd.path, ...extra });
     expect(res.status).toBe(201);
     const s = res.body as Status;
     reaper.track(s.pid);
@@ -144,7 +148,7 @@ describe('notifications, end to end over HTTP', () => {
 
   it("a link for a request answered meanwhile never answers the request that waits now", async () => {
     // Given two requests, the first one's link, and the first answered from the dashboard
-    const s = await startAsking('Two commands', 'git status', 'git push --force');
+    const s = await startAsking('Two commands', 'git status', 'git commit -m wip');
     const hook = await webhookFor(s.alias);
     const [first, second] = [s.pending?.request_id as string, s.queued_permissions[0].request_id];
     expect((await http('POST', `/api/v1/coding-sessions/${s.id}/permission`, { decision: 'deny', request_id: first })).status).toBe(200);
@@ -160,9 +164,14 @@ describe('notifications, end to end over HTTP', () => {
   });
 
   it("a profile's deny still wins over an Allow link: refused, the request still waits, the outcome journaled", async () => {
-    // The default profile denies Bash(rm -rf *)
-    const s = await startAsking('Wipe it', 'rm -rf build');
+    // Given a request that waits, and then a deny added to the session's profile (a request it matched on arrival
+    // would have been denied then, and no link sent)
+    const created = await http('POST', '/api/v1/agent-profiles', { name: 'Wipes Later Denied' });
+    expect(created.status).toBe(201);
+    const profileId = (created.body as { id: string }).id;
+    const s = await startAskingWith({ profile_id: profileId }, 'Wipe it', 'rm -rf build');
     const hook = await webhookFor(s.alias);
+    expect((await http('PATCH', `/api/v1/agent-profiles/${profileId}`, { permissions: { deny: ['Bash(rm -rf *)'] } })).status).toBe(200);
     expect(await use(hook.actions[0].url)).toMatchObject({ status: 403, body: { code: 'denied_by_profile' } });
     expect((await status(s.id)).pending).toMatchObject({ kind: 'permission', request_id: s.pending?.request_id });
     const done = (await journaled('notification.action_done')).map((e) => e.data as { outcome: { ok: boolean; code?: string } });

@@ -28,7 +28,7 @@ describe('coding sessions started with their profile', () => {
   afterEach(() => reaper.killAll());
   afterAll(() => [cwd, other, scratch].forEach((d) => d.remove()));
 
-  const request = async (method: 'POST' | 'GET', url: string, payload?: object) => {
+  const request = async (method: 'POST' | 'GET' | 'PATCH', url: string, payload?: object) => {
     const res = await t.inject({ method, url: `/api/v1${url}`, payload });
     return { status: res.statusCode, body: res.json() };
   };
@@ -235,8 +235,8 @@ describe('coding sessions started with their profile', () => {
     }
   });
 
-  it('resolve_permission checks the denies of the profile the session resolved to (bound, no profile_id)', async () => {
-    const id = await createProfile({ name: 'No Removals', permissions: { deny: ['Bash(rm:*)'] } });
+  it('resolve_permission checks the denies of the profile the session resolved to (bound, no profile_id), as they are now', async () => {
+    const id = await createProfile({ name: 'No Removals', permissions: { deny: [] } });
     await request('POST', '/agent-profiles/project-binding', { project_dir: other.path, profile_id: id });
     const brain = await httpClient(t.url, { token: t.tokenOf('main_brain') });
     try {
@@ -244,6 +244,8 @@ describe('coding sessions started with their profile', () => {
       expect(s.profile_id).toBe(id);
       const asked = await request('POST', `/coding-sessions/${s.id}/signals`, { type: 'permission_request', tool: 'Bash', input: { command: 'rm -rf build' } });
       expect(asked.body.state).toBe('pending_authorization');
+      // A deny added while the request waits: a request it matched on arrival would have been denied then, never pending.
+      expect((await request('PATCH', `/agent-profiles/${id}`, { permissions: { deny: ['Bash(rm:*)'] } })).status).toBe(200);
       const allowed = await call(brain, 'resolve_permission', { session: s.id, decision: 'allow' });
       expect(allowed.isError).toBe(true);
       expect(allowed.text).toContain(`profile ${id} denies Bash (rule Bash(rm:*))`);

@@ -130,8 +130,9 @@ describe('coding sessions over HTTP: bad input and limits', () => {
       );
       const ctx = await post(`/${id}/signals`, { type: 'request_context', query: 'where is the spec?' });
       expect(ctx.body.state).toBe('pending_decision');
-      const perm = await post(`/${id}/signals`, { type: 'permission_request', tool: 'Edit', input: { file: 'a.ts' } });
-      expect(perm.body).toMatchObject({ state: 'pending_authorization', pending: { kind: 'permission', tool: 'Edit', input: { file: 'a.ts' }, request_id: expect.stringMatching(/^perm_/) } });
+      // Read, which the session's profile (code-reviewer) does not deny: a request it denies never waits.
+      const perm = await post(`/${id}/signals`, { type: 'permission_request', tool: 'Read', input: { file_path: 'a.ts' } });
+      expect(perm.body).toMatchObject({ state: 'pending_authorization', pending: { kind: 'permission', tool: 'Read', input: { file_path: 'a.ts' }, request_id: expect.stringMatching(/^perm_/) } });
       const denied = await post(`/${id}/permission`, { decision: 'deny', reason: 'no' });
       expect(denied.body.state).toBe('working');
       const blocked = await post(`/${id}/signals`, { type: 'notify_blocked', reason: 'no credentials' });

@@ -297,10 +297,12 @@ describe('autonomous supervision over HTTP with real command workers', () => {
         'resolve_permission',
         'send_to_session',
         'session_diff',
+        'set_session_budget',
         'set_supervision_scope',
         'start_session',
         'stop_session',
         'supervision_status',
+        'usage_report',
       ].sort(),
     );
     expect(list.find((x) => x.name === 'set_supervision_scope')?.parameters.properties.mode.enum).toEqual(['all', 'only', 'except']);
