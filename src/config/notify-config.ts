@@ -4,10 +4,7 @@
  * changes with the same rules.
  */
 
-/**
- * What a notification can be about. The list is open for growth: a kind whose event does not exist yet (`loop`,
- * `budget`) is accepted here and gets its trigger once the event does (src/notifications/notification-triggers.ts).
- */
+/** What a notification can be about; each kind's events are in src/notifications/notification-triggers.ts. */
 export const NOTIFICATION_KINDS = ['permission', 'question', 'blocked', 'stall', 'loop', 'budget', 'brain_question', 'confirmation'] as const;
 export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
 

@@ -50,7 +50,7 @@ const SHORT: Readonly<Record<NotificationKind, (w: WaitingItem) => string>> = {
   blocked: () => 'is blocked',
   stall: () => 'has stalled',
   loop: () => 'seems to be looping',
-  budget: () => 'is near its budget',
+  budget: (w) => (w.subject === 'exceeded' ? 'reached its budget and is held' : 'is near its budget'),
   brain_question: () => 'asks you',
   confirmation: (w) => `waits for your confirmation${w.subject ? ` (${w.subject})` : ''}`,
 };

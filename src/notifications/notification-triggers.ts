@@ -1,12 +1,12 @@
 import { NotificationKind } from '../config/notify-config';
+import { BudgetScope, BudgetUnit, describeCrossing } from '../usage/budget.rules';
 
 /**
  * Which bus events make something wait on the person, and which settle it. Pure: an event in, signals out. Matched by
  * `type` (replayed and followed events are plain objects).
  *
- * The table is the place a new kind starts: the kinds `loop` and `budget` have no event yet; the change that adds
- * `session.loop_detected` or a budget warning adds its row here (a `wait` of that kind), and everything after it
- * (rules, text, channels, settings) already knows the kind.
+ * The table is the place a new kind starts: a row here (a `wait` of that kind), and everything after it (rules, text,
+ * channels, settings) already knows the kind.
  */
 
 /** What an action answers: one permission request of one session, or one confirmation of the human gate. */
@@ -59,6 +59,13 @@ export function describeInput(input: unknown): string {
 
 const wait = (item: WaitingItem): Signal[] => [{ type: 'wait', item }];
 
+/** A budget a turn took past 80% (`warning`) or to its limit (`exceeded`, the session held), in Brainstem's words. */
+function budgetWait(e: BusEvent, d: Record<string, unknown>, s: string | null, level: 'warning' | 'exceeded'): Signal[] {
+  if (s === null || typeof d.used !== 'number' || typeof d.limit !== 'number' || d.limit <= 0) return [];
+  const detail = describeCrossing({ scope: d.scope as BudgetScope, unit: d.unit as BudgetUnit, level, used: d.used, limit: d.limit });
+  return wait({ item: `budget:${s}`, kind: 'budget', session_id: s, target: null, subject: level, detail, at: Date.parse(e.at) });
+}
+
 export const TRIGGERS: Readonly<Record<string, Row>> = {
   'session.permission_requested': (e, d, s) =>
     s === null
@@ -83,6 +90,18 @@ export const TRIGGERS: Readonly<Record<string, Row>> = {
       : wait({ item: `blocked:${s}`, kind: 'blocked', session_id: s, target: null, subject: null, detail: text(d.message) || 'reported blocked', at: Date.parse(e.at) }),
   'session.state_changed': (_e, d, s) =>
     s === null || (d.to !== 'working' && d.to !== 'exited') ? [] : [{ type: 'settle_session', session_id: s, permissions: d.to === 'exited' }],
+  // A loop or a budget waits until the session moves on, exits, or the user releases its hold.
+  'session.loop_detected': (e, d, s) =>
+    s === null ? [] : wait({ item: `loop:${s}`, kind: 'loop', session_id: s, target: null, subject: text(d.pattern), detail: text(d.summary), at: Date.parse(e.at) }),
+  'session.budget_warning': (e, d, s) => budgetWait(e, d, s, 'warning'),
+  'session.budget_exceeded': (e, d, s) => budgetWait(e, d, s, 'exceeded'),
+  'session.released': (_e, _d, s) =>
+    s === null
+      ? []
+      : [
+          { type: 'settle', item: `loop:${s}` },
+          { type: 'settle', item: `budget:${s}` },
+        ],
   'supervision.stall_detected': (e, d) => {
     const s = text(d.session_id);
     const minutes = Math.round(Number(d.stalled_for_s) / 60);

@@ -32,7 +32,7 @@ const PEERS: Readonly<Record<string, readonly string[]>> = {
   'main-brain': ['auth', 'profiles', 'sessions', 'supervision', 'usage', 'worktrees'],
   mcp: ['auth', 'main-brain', 'sessions', 'supervision'],
   // Notifications watch what needs the person and act through the sessions and the human gate.
-  notifications: ['auth', 'sessions', 'supervision', 'main-brain'],
+  notifications: ['auth', 'usage', 'sessions', 'supervision', 'main-brain'],
   dashboard: ['profiles', 'sessions'],
   // External sessions are sessions reported by claude's hooks, which supervision's rounds may continue.
   external: ['auth', 'sessions', 'supervision'],
