@@ -6,6 +6,7 @@ import { runHook } from './claude-hook';
 import { Command, usageOf } from './commands/command';
 import { logsCommand } from './commands/logs.command';
 import { lsCommand } from './commands/ls.command';
+import { releaseCommand } from './commands/release.command';
 import { sendCommand } from './commands/send.command';
 import { serveCommand } from './commands/serve.command';
 import { showCommand } from './commands/show.command';
@@ -45,6 +46,7 @@ export const COMMANDS: readonly Command[] = [
   logsCommand,
   sendCommand,
   approveCommand,
+  releaseCommand,
   superviseCommand,
   chatCommand,
   startCommand,

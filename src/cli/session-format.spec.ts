@@ -1,6 +1,6 @@
 import type { SessionStatus } from '../sessions/session.status';
 import type { AutonomousView } from '../supervision/supervision.view';
-import { ago, pendingSummary, sessionDetail, sessionTable, supervisionLine } from './session-format';
+import { ago, dollars, pendingSummary, sessionDetail, sessionTable, supervisionLine } from './session-format';
 
 const NOW = Date.parse('2026-11-22T21:45:00.000Z');
 const session = (s: Partial<SessionStatus>): SessionStatus => ({
@@ -62,9 +62,9 @@ describe('sessions as terminal text', () => {
       NOW,
     );
     expect(rows).toEqual([
-      'ALIAS  STATE                  RUNTIME      SINCE  TITLE      WAITS FOR',
-      'w1     working                claude-code  5m     fix tests',
-      'w12    pending_authorization  claude-code  30s    ab         permission Bash: make',
+      'ALIAS  STATE                  RUNTIME      SINCE  COST   TITLE      WAITS FOR',
+      'w1     working                claude-code  5m     $0.00  fix tests',
+      'w12    pending_authorization  claude-code  30s    $0.00  ab         permission Bash: make',
     ]);
     expect(sessionTable([], NOW)).toEqual(['no sessions']);
   });
@@ -90,6 +90,23 @@ describe('sessions as terminal text', () => {
   it('says a claude session started outside Brainstem is one, with its claude session id', () => {
     const lines = sessionDetail(session({ origin: 'external', external: { claude_session_id: '985276aa', transcript_path: null } }), NOW);
     expect(lines).toContain('started     outside Brainstem: claude session 985276aa');
+  });
+
+  it('says what a session spent (estimated with ~), its budget, its worktree, and what holds it or loops', () => {
+    expect([0, 0.0042, 1.5].map((d) => dollars(d))).toEqual(['$0.00', '$0.0042', '$1.50']);
+    const lines = sessionDetail(
+      session({
+        usage: { turns: 3, input_tokens: 1000, output_tokens: 200, cache_read_tokens: 0, cache_write_tokens: 0, tokens: 1200, cost_usd: 0.0912, cost_estimated: true },
+        budget: { tokens: 5000, usd: 2 },
+        held: { reason: 'budget', detail: 'its session budget of $2.00: $2.10 used (105%)', since: '2026-11-22T21:44:00.000Z' },
+        loop: { pattern: 'repeated_call', count: 5, summary: 'the same call 5 times', evidence: 'x', since: '2026-11-22T21:40:00.000Z', detected_at: '2026-11-22T21:43:00.000Z', until: '2026-11-22T21:48:00.000Z' },
+      }),
+      NOW,
+    );
+    expect(lines).toContain('spent       1200 tokens, ~$0.09 in 3 turn(s); budget 5000 tokens, $2.00');
+    expect(lines).toContain('held        budget: its session budget of $2.00: $2.10 used (105%) (1m ago; brainstem release w1)');
+    expect(lines).toContain('loop        repeated_call ×5: the same call 5 times (2m ago)');
+    expect(sessionTable([session({ held: { reason: 'loop', detail: 'the same call 5 times', since: '2026-11-22T21:44:00.000Z' } })], NOW)[1]).toMatch(/held: the same call 5 times$/);
   });
 
   it('says whether supervision is on, with its goal and turns, or off and why', () => {

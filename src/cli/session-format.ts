@@ -23,11 +23,27 @@ export function pendingSummary(pending: Pending | null, max = 80): string {
   return oneLine(`permission ${pending.tool}: ${typeof subject === 'string' ? subject : JSON.stringify(input)}`, max);
 }
 
-/** `brainstem ls`: one row per session, what it waits for last. */
+/** Dollars as a person reads them: cents, or four places below a cent; `~` when a price table estimated any of it. */
+export function dollars(usd: number, estimated = false): string {
+  return `${estimated ? '~' : ''}$${usd > 0 && usd < 0.01 ? usd.toFixed(4) : usd.toFixed(2)}`;
+}
+
+/** What holds the session, or what it waits for. */
+function waitsFor(s: SessionStatus, max: number): string {
+  if (s.pending) return pendingSummary(s.pending, max);
+  return s.held ? oneLine(`held: ${s.held.detail}`, max) : '';
+}
+
+/** `brainstem ls`: one row per session, what it spent and what it waits for last. */
 export function sessionTable(sessions: readonly SessionStatus[], now: number): string[] {
   if (sessions.length === 0) return ['no sessions'];
-  const rows = sessions.map((s) => [s.alias, s.state, s.runtime, ago(s.state_since, now), oneLine(s.title, 40), pendingSummary(s.pending, 60)]);
-  return columns([['ALIAS', 'STATE', 'RUNTIME', 'SINCE', 'TITLE', 'WAITS FOR'], ...rows]);
+  const rows = sessions.map((s) => [s.alias, s.state, s.runtime, ago(s.state_since, now), dollars(s.usage.cost_usd, s.usage.cost_estimated), oneLine(s.title, 40), waitsFor(s, 60)]);
+  return columns([['ALIAS', 'STATE', 'RUNTIME', 'SINCE', 'COST', 'TITLE', 'WAITS FOR'], ...rows]);
+}
+
+/** Its budget in a few words: each limit it has. */
+function budgetText(b: NonNullable<SessionStatus['budget']>): string {
+  return [b.tokens !== undefined ? `${b.tokens} tokens` : null, b.usd !== undefined ? dollars(b.usd) : null].filter((x) => x !== null).join(', ');
 }
 
 /** `brainstem show`: every field a person reads, one per line. */
@@ -41,7 +57,12 @@ export function sessionDetail(s: SessionStatus, now: number): string[] {
     ...(s.external ? [['started', `outside Brainstem: claude session ${s.external.claude_session_id}`]] : []),
     ['supervised', s.supervised ? 'yes' : 'no (excluded)'],
     ['pid', s.pid === null ? '-' : `${s.pid}${s.detached ? ' (detached)' : ''}`],
+    ['spent', `${s.usage.tokens} tokens, ${dollars(s.usage.cost_usd, s.usage.cost_estimated)} in ${s.usage.turns} turn(s)${s.budget ? `; budget ${budgetText(s.budget)}` : ''}`],
   ];
+  if (s.worktree) rows.push(['worktree', `branch ${s.worktree.branch} (${s.worktree.state}) at ${s.worktree.path}`]);
+  if (s.held) rows.push(['held', `${s.held.reason}: ${oneLine(s.held.detail, 160)} (${ago(s.held.since, now)} ago; brainstem release ${s.alias})`]);
+  if (s.loop) rows.push(['loop', `${s.loop.pattern} ×${s.loop.count}: ${oneLine(s.loop.summary, 160)} (${ago(s.loop.detected_at, now)} ago)`]);
+  if (s.rate_limit?.status === 'rejected') rows.push(['rate limit', `refused${s.rate_limit.resets_at ? ` until ${s.rate_limit.resets_at}` : ''}`]);
   if (s.last_progress) {
     rows.push(['progress', `${s.last_progress.status}${s.last_progress.message ? `: ${oneLine(s.last_progress.message, 100)}` : ''} (${ago(s.last_progress.at, now)} ago)`]);
   }

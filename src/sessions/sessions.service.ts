@@ -283,7 +283,7 @@ export class SessionsService implements WorkerSessions, OnApplicationBootstrap, 
   async release(idOrAlias: string, by = 'user'): Promise<SessionStatus> {
     const actor = await this.commands.commandable(idOrAlias);
     await actor.run(() => this.commands.execute(actor, { type: 'release', by }, by));
-    return toStatus(actor);
+    return this.statusOf(actor);
   }
 
   /**

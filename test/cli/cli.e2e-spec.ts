@@ -5,6 +5,7 @@ import { delimiter, resolve } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { main } from '../../src/cli/main';
 import type { SessionStatus } from '../../src/sessions/session.status';
+import { SessionsService } from '../../src/sessions/sessions.service';
 import { TestApp, startTestApp } from '../support/test-app';
 import { tempDir } from '../support/temp-dir';
 import { waitFor } from '../support/wait-for';
@@ -82,7 +83,7 @@ describe('the brainstem CLI', () => {
     expect((await json<SessionStatus[]>('ls', '--state', 'pending_authorization')).map((s) => s.alias)).toEqual(['w1']);
     expect(await json('ls', '--state', 'exited')).toEqual([]);
     const table = await cli('ls');
-    expect(table.out).toMatch(/^ALIAS +STATE +RUNTIME +SINCE +TITLE +WAITS FOR\nw1 +pending_authorization +claude-code +\d+s +build it +permission Bash: npm run build\n$/);
+    expect(table.out).toMatch(/^ALIAS +STATE +RUNTIME +SINCE +COST +TITLE +WAITS FOR\nw1 +pending_authorization +claude-code +\d+s +~?\$\d+\.\d+ +build it +permission Bash: npm run build\n$/);
     expect((await cli('show', 'w1')).out).toContain('waits for   permission req-1: Bash {"command":"npm run build"}');
 
     // When it is approved, the tool runs and the turn ends
@@ -106,6 +107,19 @@ describe('the brainstem CLI', () => {
     expect(sent).toMatchObject({ alias: 'w1', state: 'working' });
     await stateOf('w1', 'pending_handling');
     expect(await output('w1')).toContain('"result":"echo: hello there"');
+  });
+
+  it('shows a session Brainstem held, with why, and releases it', async () => {
+    // Given w1 (from the spec before) held, as a loop's escalation holds a session
+    await t.app.get(SessionsService).hold('w1', 'loop', 'the same call failed 5 times', 'supervision');
+    expect((await cli('ls')).out).toMatch(/^w1 .* held: the same call failed 5 times$/m);
+    expect((await cli('show', 'w1')).out).toMatch(/^held +loop: the same call failed 5 times \(\d+s ago; brainstem release w1\)$/m);
+    expect((await cli('show', 'w1')).out).toMatch(/^spent +\d+ tokens, ~?\$\d+\.\d+ in \d+ turn\(s\)$/m);
+    // When it is released, Then it takes messages again
+    expect(await cli('release', 'w1')).toEqual({ code: 0, out: 'released w1; it is pending_handling\n', err: '' });
+    expect((await show('w1')).held).toBeNull();
+    // And releasing it again changes nothing
+    expect(await cli('release', 'w1')).toEqual({ code: 0, out: 'released w1; it is pending_handling\n', err: '' });
   });
 
   it('turns supervision on with a goal and off, and reports it in status', async () => {
