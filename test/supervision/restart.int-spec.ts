@@ -44,6 +44,8 @@ describe('supervision across a service restart (SIGKILL)', () => {
   const autonomous = async (svc: ServiceProcess) => (await call(svc, 'GET', '/session-os/main-brain/autonomous')).autonomous as Json;
   const notices = async (svc: ServiceProcess) =>
     ((await call(svc, 'GET', '/session-os/main-brain/messages')).messages as Json[]).filter((m) => m.kind === 'notice').map((m) => m.text as string);
+  // The notice is posted just after supervision is closed: wait for it rather than read the chat at once.
+  const firstNotices = (svc: ServiceProcess) => waitFor(async () => ((await notices(svc)).length > 0 ? notices(svc) : undefined), { what: 'the restore notice' });
 
   it('within the TTL and with a live worker, restores supervision with the same turns_used, and the in-flight round wakes the next', async () => {
     const first = await boot();
@@ -76,7 +78,7 @@ describe('supervision across a service restart (SIGKILL)', () => {
     await waitFor(() => Date.now() - killedAt >= 2000, { what: '2 s to pass', intervalMs: 100 });
     const second = await boot(env);
     expect(await autonomous(second)).toMatchObject({ enabled: false, closed_reason: 'restore_expired' });
-    expect(await notices(second)).toEqual([expect.stringMatching(/^Supervision was not restored after the restart: its snapshot was older/)]);
+    expect(await firstNotices(second)).toEqual([expect.stringMatching(/^Supervision was not restored after the restart: its snapshot was older/)]);
   });
 
   it('with the worker killed while the service is down, does not restore', async () => {
@@ -88,6 +90,6 @@ describe('supervision across a service restart (SIGKILL)', () => {
     await waitFor(() => !isAlive(w.pid), { what: 'the worker to die' });
     const second = await boot();
     expect(await autonomous(second)).toMatchObject({ enabled: false, closed_reason: 'no_recoverable_worker' });
-    expect(await notices(second)).toEqual(['Supervision was not restored after the restart: no supervised worker survived.']);
+    expect(await firstNotices(second)).toEqual(['Supervision was not restored after the restart: no supervised worker survived.']);
   });
 });
