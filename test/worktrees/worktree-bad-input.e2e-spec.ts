@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { GitRepo, besideRepo, gitRepo } from '../support/git-repo';
 import { tempDir } from '../support/temp-dir';
 import { useTestApp } from '../support/use-test-app';
+import { waitFor } from '../support/wait-for';
 import { WORKERS, WorkerReaper } from '../support/workers';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -70,7 +71,12 @@ describe('worktree isolation refuses bad input, creating nothing', () => {
   it('given a diff file that leads out of the tree, then 400 path_outside_tree; an unknown cursor, then 400', async () => {
     const s = await create({ title: 'diffs' });
     expect(s.status).toBe(201);
-    reaper.track(s.body.pid);
+    // The worker starts once its worktree is prepared, after the create answered: found by its status, then reaped.
+    const running = await waitFor(async () => {
+      const now = (await t.inject({ method: 'GET', url: `/api/v1/coding-sessions/${s.body.id}` })).json() as Json;
+      return now.pid !== null || now.state === 'exited' ? now : undefined;
+    }, { what: 'the worker started in its worktree' });
+    reaper.track(running.pid);
     for (const file of ['../../etc/passwd', '/etc/passwd', 'a/../../b']) {
       const res = await t.inject({ method: 'GET', url: `/api/v1/coding-sessions/${s.body.id}/diff?file=${encodeURIComponent(file)}` });
       expect([res.statusCode, res.json().code]).toEqual([400, 'path_outside_tree']);
