@@ -11,7 +11,7 @@ export interface PgStorageOptions {
   /**
    * The node opening the journal, with its lease time: it migrates a journal of an older schema only when no other
    * node has been heard from within that time, and is refused otherwise (it would change the schema under them).
-   * Without it (a tool), an older schema is migrated as found.
+   * Without it (a spec opening journals itself), an older schema is migrated as found.
    */
   node?: { id: string; leaseTtlS: number };
 }

@@ -85,7 +85,7 @@ describePg('three nodes as full peers (real processes on one PostgreSQL journal)
     cluster?.stop();
   }, 60000);
 
-  it('Given a profile saved on node a, Then node b lists it within 1 s, and starts a session with it', async () => {
+  it('Given a profile saved on node a, Then within 1 s node b lists it and has started a session with it', async () => {
     const saved = await api('a', 'POST', '/agent-profiles', { name: 'Peer Reviewer', description: 'saved on a' });
     expect(saved.status).toBe(201);
     const t0 = performance.now();
@@ -94,10 +94,11 @@ describePg('three nodes as full peers (real processes on one PostgreSQL journal)
       intervalMs: 10,
       what: 'b to list the profile saved on a',
     });
-    const listedAfter = performance.now() - t0;
-    expect(listedAfter).toBeLessThan(1000);
     expect((await api('b', 'GET', '/agent-profiles/peer-reviewer')).json).toMatchObject({ id: 'peer-reviewer', description: 'saved on a', error: null });
     const started = await worker('b', 'with the profile of a', { profile_id: 'peer-reviewer' });
+    const usableAfter = performance.now() - t0;
+    // Listed on b, and a session started there with it, within a second of the save's answer on a.
+    expect(usableAfter).toBeLessThan(1000);
     expect(started).toMatchObject({ node: 'b', profile_id: 'peer-reviewer' });
     await waitFor(async () => (await lines('b', started.id)).some((l) => l.startsWith('worker ')), { ...LONG, what: 'its worker to start' });
   }, 60000);
