@@ -1,3 +1,5 @@
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import { Observable } from 'rxjs';
 import { NodePeers } from './node-peers.port';
 
@@ -77,55 +79,83 @@ export class PeerClient {
   /**
    * Opens the event stream at `path` of `node`: resolves once it answered 200, with its messages as they come. The
    * observable completes when the node ends the stream (or goes away); unsubscribing closes the connection, and so does
-   * `until` when it aborts (the client that asked went away, maybe before it subscribed).
+   * `until` when it aborts (the client that asked went away, maybe before it subscribed). Over node:http rather than
+   * fetch, whose body times out after five quiet minutes: a worker may write nothing for longer.
    */
   async openStream(node: string, path: string, until?: AbortSignal): Promise<Observable<PeerEvent>> {
+    const { url, credential } = this.target(node, path);
     const abort = new AbortController();
     if (until?.aborted) abort.abort();
     until?.addEventListener('abort', () => abort.abort(), { once: true });
-    const timer = setTimeout(() => abort.abort(new Error(`no answer within ${this.timeoutMs} ms`)), this.timeoutMs);
-    let res: Response;
-    try {
-      res = await this.send(node, path, 'text/event-stream', abort.signal);
-    } finally {
-      clearTimeout(timer);
-    }
-    const body = res.body;
-    if (body === null) throw new PeerUnreachable(node, `node ${node} answered ${path} with no body`);
-    return new Observable<PeerEvent>((subscriber) => {
-      const decoder = new TextDecoder();
-      let pending = '';
-      const reader = body.getReader();
-      void (async () => {
-        try {
-          for (let read = await reader.read(); !read.done; read = await reader.read()) {
-            const { events, rest } = parseEventStream(pending + decoder.decode(read.value, { stream: true }));
-            pending = rest;
-            for (const e of events) subscriber.next(e);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => req.destroy(new Error(`no answer within ${this.timeoutMs} ms`)), this.timeoutMs);
+      const req = (url.protocol === 'https:' ? httpsRequest : httpRequest)(
+        url,
+        { headers: { authorization: `Bearer ${credential}`, accept: 'text/event-stream' }, signal: abort.signal },
+        (res) => {
+          clearTimeout(timer);
+          res.setEncoding('utf8');
+          if (res.statusCode !== 200) {
+            let text = '';
+            res.on('data', (c: string) => (text += c.slice(0, 4096 - text.length)));
+            res.on('end', () => reject(refusal(node, res.statusCode ?? 0, res.statusMessage ?? '', text)));
+            res.on('error', () => reject(refusal(node, res.statusCode ?? 0, res.statusMessage ?? '', text)));
+            return;
           }
-        } catch {
-          // The node went away, or this side closed the connection: the stream ends either way.
-        }
-        subscriber.complete();
-      })();
-      return () => abort.abort();
+          resolve(
+            new Observable<PeerEvent>((subscriber) => {
+              let pending = '';
+              res.on('data', (chunk: string) => {
+                const { events, rest } = parseEventStream(pending + chunk);
+                pending = rest;
+                for (const e of events) subscriber.next(e);
+              });
+              // The node ended the stream, went away, or this side closed the connection: it ends either way.
+              res.on('close', () => subscriber.complete());
+              res.on('error', () => undefined);
+              return () => abort.abort();
+            }),
+          );
+        },
+      );
+      req.on('error', (e) => {
+        clearTimeout(timer);
+        reject(new PeerUnreachable(node, `node ${node} at ${url.origin} did not answer: ${e.message}`));
+      });
+      req.end();
     });
   }
 
-  private async send(node: string, path: string, accept: string, signal: AbortSignal): Promise<Response> {
+  /** The URL of `path` on `node` and this node's credential; refused when the node has advertised no address. */
+  private target(node: string, path: string): { url: URL; credential: string } {
     const base = this.peers.urlOf(node);
     const credential = this.peers.credential();
     if (base === null || credential === null) throw new PeerUnreachable(node, `node ${node} has advertised no address`);
+    return { url: new URL(`${base}/api/v1${path}`), credential };
+  }
+
+  private async send(node: string, path: string, accept: string, signal: AbortSignal): Promise<Response> {
+    const { url, credential } = this.target(node, path);
     let res: Response;
     try {
-      res = await fetch(`${base}/api/v1${path}`, { headers: { authorization: `Bearer ${credential}`, accept }, signal });
+      res = await fetch(url, { headers: { authorization: `Bearer ${credential}`, accept }, signal });
     } catch (e) {
       const cause = (e as { cause?: { message?: string } }).cause?.message;
-      throw new PeerUnreachable(node, `node ${node} at ${base} did not answer: ${cause ?? (e as Error).message}`);
+      throw new PeerUnreachable(node, `node ${node} at ${url.origin} did not answer: ${cause ?? (e as Error).message}`);
     }
     if (res.ok) return res;
-    const body = (await res.json().catch(() => null)) as { code?: unknown; message?: unknown } | null;
-    const message = typeof body?.message === 'string' ? body.message : `${res.status} ${res.statusText}`;
-    throw new PeerRefused(node, res.status, typeof body?.code === 'string' ? body.code : null, message);
+    throw refusal(node, res.status, res.statusText, await res.text().catch(() => ''));
   }
+}
+
+/** An error answer of another node, with the code and message of its error body when it has one. */
+function refusal(node: string, status: number, statusText: string, text: string): PeerRefused {
+  let body: { code?: unknown; message?: unknown } | null = null;
+  try {
+    body = JSON.parse(text) as { code?: unknown; message?: unknown };
+  } catch {
+    body = null;
+  }
+  const message = typeof body?.message === 'string' ? body.message : `${status} ${statusText}`;
+  return new PeerRefused(node, status, typeof body?.code === 'string' ? body.code : null, message);
 }
