@@ -2,56 +2,18 @@
 // service processes (nodes a and b) on a throwaway cluster (fsync on), an event appended on a through its REST API,
 // timed until a's own SSE shows it (the same-node baseline) and until b's SSE does. Every call carries the user's
 // credential and must answer the status it should (an SSE 200), else the bench stops. Prints figures.
-import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { startPgCluster } from '../test/support/pg-cluster';
 import { callApi } from './api-call';
+import { percentile, sseTimes } from './sse-times';
 import { ServiceProcess, startService } from '../test/support/service-process';
 import { tempDir } from '../test/support/temp-dir';
 import { WORKERS, WorkerReaper } from '../test/support/workers';
 
 const EVENTS = Number(process.argv.slice(2).find((a) => !a.startsWith('--')) ?? 400);
 const WARMUP = 20;
-
-/** Receipt times (performance.now()) of the events an SSE stream delivers, in order; resolves once it is open. */
-function sseTimes(url: string, headers: Record<string, string>): Promise<{ times: number[]; close: () => void; next: (n: number) => Promise<void> }> {
-  return new Promise((done, fail) => {
-    const times: number[] = [];
-    let waiter: { n: number; wake: () => void } | null = null;
-    let buf = '';
-    const req = request(url, { headers: { accept: 'text/event-stream', ...headers } }, (res) => {
-      if (res.statusCode !== 200) return fail(new Error(`SSE answered ${res.statusCode}`));
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        const at = performance.now();
-        buf += chunk;
-        for (let i = buf.indexOf('\n\n'); i >= 0; i = buf.indexOf('\n\n')) {
-          if (/^data:/m.test(buf.slice(0, i))) times.push(at);
-          buf = buf.slice(i + 2);
-        }
-        if (waiter && times.length >= waiter.n) {
-          const w = waiter;
-          waiter = null;
-          w.wake();
-        }
-      });
-      done({
-        times,
-        close: () => req.destroy(),
-        next: (n) => (times.length >= n ? Promise.resolve() : new Promise<void>((wake) => (waiter = { n, wake }))),
-      });
-    });
-    req.on('error', fail);
-    req.end();
-  });
-}
-
-function percentile(samples: number[], p: number): number {
-  const sorted = [...samples].sort((x, y) => x - y);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-}
 
 async function main(): Promise<void> {
   const cluster = await startPgCluster({ durable: true });

@@ -52,7 +52,7 @@ async function main(): Promise<void> {
     const at = performance.now();
     const s = await callApi<{ id: string }>(svc, 'POST', '/coding-sessions', 201, { title, runtime: 'command', command: process.execPath, args: ['-e', WORKER], cwd: repo, isolation });
     started.push(s.id);
-    await firstValueFrom(sessions.outputStream(s.id, 1000).pipe(filter((m) => (m.type === 'tail' ? m.data.lines.includes(MARKER) : m.data.text.includes(MARKER)))));
+    await firstValueFrom((await sessions.outputStream(s.id, 1000)).pipe(filter((m) => (m.type === 'tail' ? m.data.lines.includes(MARKER) : m.data.text.includes(MARKER)))));
     return performance.now() - at;
   };
 

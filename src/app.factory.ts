@@ -11,6 +11,7 @@ import { FileCredentialStore } from './auth/credential-files';
 import { Credentials } from './auth/credentials';
 import { NodeDirectory, soleNode } from './cluster/node-directory.port';
 import { PgNodeDirectory } from './cluster/pg-node-directory';
+import { noPeers, soleCluster } from './cluster/node-peers.port';
 import { LeaseKeeper } from './cluster/lease-keeper';
 import { PgLeaseStore } from './cluster/pg-lease.store';
 import { SUPERVISOR_LEASE_NAME, SupervisorLease, heldLease } from './cluster/supervisor-lease.port';
@@ -65,10 +66,13 @@ export async function createApp(config: BrainstemConfig, options: AppOptions = {
     options.journal ??
     (await openConfiguredJournal(config.journal, {
       correlationId: currentRequestId,
+      node: { id: config.node.id, leaseTtlS: config.node.lease_ttl_s },
       onFollowError: (e) => new Logger('journal').error(`following the journal database failed: ${e.message}`),
       onFollowerError: (e, event) => new Logger('journal').error(`applying ${event.type} (seq ${event.seq}) from another node failed: ${e.message}`),
     }));
   const nodes = await nodeDirectory(config, journal);
+  const peers = nodes instanceof PgNodeDirectory ? nodes : noPeers;
+  const reader = nodes instanceof PgNodeDirectory ? nodes : soleCluster(config.node.id, new Date(), () => journal.head().seq);
   // Shutdown must not wait for clients: event streams and long-polling calls (a pending permission prompt) never end on their own.
   const adapter = new FastifyAdapter({
     bodyLimit: config.server.body_limit_bytes,
@@ -85,6 +89,7 @@ export async function createApp(config: BrainstemConfig, options: AppOptions = {
     anonymousIsUser: config.server.auth === 'off',
     publicPaths: dashboardPaths(dashboard),
     statuses: errorStatuses,
+    peers,
   });
   await serveDashboard(fastify, dashboard, errorStatuses);
   refuseInheritedQueryKeys(fastify);
@@ -97,7 +102,7 @@ export async function createApp(config: BrainstemConfig, options: AppOptions = {
   const lease = supervisorLease(config, options.journal === undefined);
   await lease.start();
   try {
-    const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, journal, credentials, nodes, lease, options.host ?? processHost()), adapter, {
+    const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, journal, credentials, { nodes, peers, reader, lease }, options.host ?? processHost()), adapter, {
       logger: options.logger,
       abortOnError: false,
     });
@@ -127,6 +132,7 @@ async function nodeDirectory(config: BrainstemConfig, journal: Journal): Promise
   const nodes = new PgNodeDirectory(config.journal.url, {
     self: config.node.id,
     leaseTtlS: config.node.lease_ttl_s,
+    seq: () => journal.head().seq,
     onError: (e) => logger.warn(`heartbeat of node ${config.node.id} failed: ${e.message}`),
   });
   try {

@@ -6,6 +6,7 @@ import { Credentials } from './credentials';
 import { HostPolicy, hostAllowed, originAllowed } from './host-policy';
 import { isLivenessCheck } from '../http/liveness';
 import { Principal } from './principal';
+import { NODE_CREDENTIAL_PREFIX, NodePeers } from '../cluster/node-peers.port';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -22,6 +23,8 @@ export interface AuthOptions {
   /** Paths a GET or HEAD may fetch without a credential: the dashboard's static files, which hold no data. */
   publicPaths?: ReadonlySet<string>;
   statuses: ErrorStatuses;
+  /** The other nodes sharing the journal, whose credentials are checked against the digests they keep there. */
+  peers?: NodePeers;
 }
 
 /**
@@ -45,7 +48,8 @@ export function localPortOf(request: FastifyRequest): number | null {
 export function installAuth(fastify: FastifyInstance, options: AuthOptions): void {
   fastify.decorateRequest('principal', null);
   fastify.addHook('onRequest', async (request, reply) => {
-    const refusal = refuse(request, options);
+    const checked = refuse(request, options);
+    const refusal = checked === NODE_CREDENTIAL ? await authenticateNode(request, options.peers) : checked;
     if (refusal) {
       const body = options.statuses.bodyOf(refusal);
       if (refusal.code === 'unauthorized') reply.header('www-authenticate', 'Bearer');
@@ -61,7 +65,10 @@ function isPublic(request: FastifyRequest, paths: ReadonlySet<string> | undefine
   return paths.has(query < 0 ? request.url : request.url.slice(0, query));
 }
 
-function refuse(request: FastifyRequest, options: AuthOptions): DomainError | null {
+/** refuse()'s answer for another node's credential, which is looked up in the database (authenticateNode). */
+const NODE_CREDENTIAL = Symbol('node credential');
+
+function refuse(request: FastifyRequest, options: AuthOptions): DomainError | null | typeof NODE_CREDENTIAL {
   const port = localPortOf(request);
   if (!hostAllowed(options.policy, request.headers.host, port)) {
     return new DomainError('host_not_allowed', `Host ${JSON.stringify(request.headers.host ?? '')} is not one this service answers to; add it to BRAINSTEM_ALLOWED_HOSTS if it is yours`);
@@ -89,8 +96,18 @@ function refuse(request: FastifyRequest, options: AuthOptions): DomainError | nu
     return new DomainError('unauthorized', 'missing credential: send Authorization: Bearer <token> (the user token is in the api-token file of the data directory)');
   }
   const token = header.startsWith('Bearer ') || header.startsWith('bearer ') ? header.slice(7).trim() : null;
+  if (token?.startsWith(NODE_CREDENTIAL_PREFIX)) return NODE_CREDENTIAL;
   const principal = token ? options.credentials.authenticate(token) : null;
   if (!principal) return new DomainError('unauthorized', 'invalid credential: expected Authorization: Bearer <token>');
   request.principal = principal;
+  return null;
+}
+
+/** The node a node credential proves, or a refusal: a node alone on its journal (no peers) knows none. */
+async function authenticateNode(request: FastifyRequest, peers: NodePeers | undefined): Promise<DomainError | null> {
+  const token = (request.headers.authorization ?? '').slice(7).trim();
+  const node = peers ? await peers.authenticate(token) : null;
+  if (node === null) return new DomainError('unauthorized', 'invalid credential: not the credential of a node sharing this journal');
+  request.principal = { kind: 'node', node };
   return null;
 }

@@ -11,3 +11,9 @@ export const NODE_DIRECTORY = Symbol('NODE_DIRECTORY');
 
 /** A node alone on its journal (the embedded one): only itself, always up. */
 export const soleNode = (self: string): NodeDirectory => ({ self, isUp: (node) => node === self, refresh: () => Promise.resolve() });
+
+/** Whether the node is up, heard again first when the last periodic read says it is not (it may have just joined). */
+export async function isUpNow(nodes: NodeDirectory, node: string): Promise<boolean> {
+  if (!nodes.isUp(node)) await nodes.refresh().catch(() => undefined);
+  return nodes.isUp(node);
+}

@@ -28,6 +28,7 @@ export interface DomainErrorStatus {
   journal_unavailable: 503;
   journal_invalid_event: 400;
   journal_fenced: 503;
+  journal_schema_mismatch: 503;
 }
 
 export type DomainErrorCode = keyof DomainErrorStatus;
@@ -52,6 +53,7 @@ export const COMMON_ERRORS = {
   journal_unavailable: 503,
   journal_invalid_event: 400,
   journal_fenced: 503,
+  journal_schema_mismatch: 503,
 } as const;
 
 export class DomainError extends Error {

@@ -60,9 +60,12 @@ describe('configuration', () => {
     expect(build({ BRAINSTEM_WORKTREES_DIR: '~/trees' }).worktrees.dir).toBe('/home/me/trees');
   });
 
-  it('given BRAINSTEM_NODE_ID and BRAINSTEM_NODE_LEASE_TTL_S, names the node and its lease; refuses an id that is not a slug', () => {
-    expect(build({}).node).toEqual({ id: 'local', lease_ttl_s: 6 });
-    expect(build({ BRAINSTEM_NODE_ID: 'node-b', BRAINSTEM_NODE_LEASE_TTL_S: '10' }).node).toEqual({ id: 'node-b', lease_ttl_s: 10 });
+  it('given BRAINSTEM_NODE_ID, BRAINSTEM_NODE_LEASE_TTL_S and BRAINSTEM_NODE_URL, names the node, its lease and its address; refuses an id that is not a slug', () => {
+    expect(build({}).node).toEqual({ id: 'local', lease_ttl_s: 6, url: null });
+    expect(build({ BRAINSTEM_NODE_ID: 'node-b', BRAINSTEM_NODE_LEASE_TTL_S: '10', BRAINSTEM_NODE_URL: 'http://10.0.0.2:4820' }).node).toEqual({ id: 'node-b', lease_ttl_s: 10, url: 'http://10.0.0.2:4820' });
+    expect(problemsOf(() => build({ BRAINSTEM_NODE_URL: 'http://10.0.0.2:4820/api' }))).toEqual([
+      'BRAINSTEM_NODE_URL: expected the node\'s base URL, http(s)://host:port with no path, got "http://10.0.0.2:4820/api"',
+    ]);
     expect(() => build({ BRAINSTEM_NODE_ID: 'Node B' })).toThrow(/BRAINSTEM_NODE_ID: expected lowercase letters/);
     expect(() => build({ BRAINSTEM_NODE_LEASE_TTL_S: '0' })).toThrow(/BRAINSTEM_NODE_LEASE_TTL_S/);
   });

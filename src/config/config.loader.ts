@@ -165,6 +165,9 @@ export function buildConfig(src: ConfigSources): BrainstemConfig {
   if (cfg.journal.url !== null && !/^postgres(ql)?:\/\/\S+$/.test(cfg.journal.url)) {
     throw new ConfigError(['BRAINSTEM_JOURNAL_URL: expected a postgres:// or postgresql:// URL']);
   }
+  if (cfg.node.url !== null && !/^https?:\/\/[^\s/?#]+$/.test(cfg.node.url)) {
+    throw new ConfigError([`BRAINSTEM_NODE_URL: expected the node's base URL, http(s)://host:port with no path, got ${JSON.stringify(cfg.node.url)}`]);
+  }
   if (cfg.main_brain.webhook_url !== null && !/^https?:\/\/[^\s]+$/.test(cfg.main_brain.webhook_url)) {
     throw new ConfigError([`BRAINSTEM_MAIN_BRAIN_WEBHOOK_URL: expected an http(s) URL, got ${JSON.stringify(cfg.main_brain.webhook_url)}`]);
   }

@@ -20,9 +20,10 @@ export interface BrainstemConfig {
   worktrees: { dir: string };
   /**
    * This service among the nodes sharing a PostgreSQL journal: its id (owner of the sessions it starts) and the lease
-   * time after which a silent node counts as down and another takes the supervisor's lease.
+   * time after which a silent node counts as down and another takes the supervisor's lease; the base URL the other
+   * nodes reach it at (null: the address it listens on).
    */
-  node: { id: string; lease_ttl_s: number };
+  node: { id: string; lease_ttl_s: number; url: string | null };
   supervision: {
     debounce_ms: number;
     restore_ttl_s: number;
@@ -104,6 +105,7 @@ export const KNOBS: readonly Knob[] = [
   { path: 'worktrees.dir', env: 'BRAINSTEM_WORKTREES_DIR', kind: 'string', nullable: true },
   { path: 'node.id', env: 'BRAINSTEM_NODE_ID', kind: 'string' },
   { path: 'node.lease_ttl_s', env: 'BRAINSTEM_NODE_LEASE_TTL_S', kind: 'int', min: 1, max: 3600 },
+  { path: 'node.url', env: 'BRAINSTEM_NODE_URL', kind: 'string', nullable: true },
   { path: 'supervision.debounce_ms', env: 'BRAINSTEM_SUPERVISION_DEBOUNCE_MS', kind: 'int', min: 0, max: 3_600_000 },
   { path: 'supervision.restore_ttl_s', env: 'BRAINSTEM_SUPERVISION_RESTORE_TTL_S', kind: 'int', min: 0, max: INT32 },
   // docs/architecture/decisions.md#environment-defaults: 0 or less disables the watchdog, so negative intervals are valid.

@@ -46,15 +46,17 @@ export async function openPgJournal(url: string, options: PgJournalOptions = {})
 }
 
 /**
- * The service's journal as configured: the database at journal.url, following its other writers, when set;
- * otherwise the embedded LevelDB journal in journal.dir.
+ * The service's journal as configured: the database at journal.url, following its other writers, when set (opened as
+ * `node`, which is refused on a schema of another version while other nodes run on it); otherwise the embedded LevelDB
+ * journal in journal.dir.
  */
 export function openConfiguredJournal(
   config: { dir: string; url: string | null; sync: boolean; checkpoint_every: number },
-  options: JournalOptions & { onFollowError?: (e: Error) => void } = {},
+  options: JournalOptions & { onFollowError?: (e: Error) => void; node?: PgStorageOptions['node'] } = {},
 ): Promise<EventJournal> {
-  const common = { ...options, checkpointEvery: config.checkpoint_every };
-  if (config.url) return openPgJournal(config.url, { ...common, follow: true });
+  const { node, ...journal } = options;
+  const common = { ...journal, checkpointEvery: config.checkpoint_every };
+  if (config.url) return openPgJournal(config.url, { ...common, node, follow: true });
   return openLevelJournal(config.dir, { ...common, sync: config.sync });
 }
 

@@ -144,7 +144,8 @@ export type JournalErrorCode =
   | 'journal_closed'
   | 'journal_unavailable'
   | 'journal_invalid_event'
-  | 'journal_fenced';
+  | 'journal_fenced'
+  | 'journal_schema_mismatch';
 
 export class JournalError extends Error {
   constructor(

@@ -24,13 +24,17 @@ import {
 //                                first is full, every ANCHOR_EVERYth chained, the others checked (see
 //                                journal.storage: a checked record is 120 bytes shorter than a full one)
 //   i!<stream>!<last version>    a run of the stream index: the seqs of consecutive versions, ','-joined
-//   m!head, m!checkpoint, n!<stream> (snapshot), and e!<seq> in journals written before segments.
+//   m!head, m!checkpoint, m!schema (the layout's version), n!<stream> (snapshot), and e!<seq> in journals written
+//   before segments (version 1, which has no m!schema).
 // One value per group of events instead of two keys per event: LevelDB's cost is mostly per key, and the
 // index, which replay can rebuild, is written in runs at checkpoints instead of one key per event.
 export const segmentKey = (lastSeq: number) => 'g!' + String(lastSeq).padStart(16, '0');
 const indexKey = (stream: string, version: number) => `i!${stream}!` + String(version).padStart(10, '0');
 const HEAD = 'm!head';
 const CHECKPOINT = 'm!checkpoint';
+const SCHEMA = 'm!schema';
+/** The layout this release writes: 1 was one key per event, 2 is segments. */
+export const LEVEL_SCHEMA_VERSION = 2;
 const SEGMENT_EVENTS = 64;
 const SEGMENT_CHARS = 64 * 1024;
 
@@ -126,8 +130,26 @@ export class LevelStorage implements JournalStorage {
       }
       throw e;
     }
-    await this.convertLegacyEvents();
+    await this.upgradeSchema();
     await this.indexTail();
+  }
+
+  /**
+   * A journal of a newer layout is refused before anything is written to it (a newer release made it); an older one
+   * is converted here: a LevelDB journal has one process, so no other node runs on the old layout meanwhile.
+   */
+  private async upgradeSchema(): Promise<void> {
+    const marked = await this.db.get(SCHEMA);
+    const found = marked === undefined ? 1 : Number(marked);
+    if (!(Number.isInteger(found) && found >= 1 && found <= LEVEL_SCHEMA_VERSION)) {
+      await this.db.close();
+      throw new JournalError(
+        'journal_schema_mismatch',
+        `the journal at ${this.location} has schema version ${marked}, newer than this Brainstem's (${LEVEL_SCHEMA_VERSION}): a newer release wrote it, so this one cannot run on it; run that release or a later one (docs/operations/backup-and-upgrades.md)`,
+      );
+    }
+    await this.convertLegacyEvents();
+    if (found !== LEVEL_SCHEMA_VERSION) await this.db.put(SCHEMA, String(LEVEL_SCHEMA_VERSION), { sync: true });
   }
 
   /**

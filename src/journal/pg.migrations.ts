@@ -68,7 +68,25 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 4,
+    name: 'peers',
+    sql: `
+      -- What a node's heartbeat says besides that it lives: where the other nodes reach it, the sha256 of the credential
+      -- it calls them with (a new one each start), the seq its journal had read and the database's head at that beat
+      -- (its lag), and when it stopped cleanly (cleared at its next start).
+      ALTER TABLE brainstem_nodes
+        ADD COLUMN url text,
+        ADD COLUMN credential_digest text,
+        ADD COLUMN seq bigint,
+        ADD COLUMN head_seq bigint,
+        ADD COLUMN stopped_at timestamptz;
+    `,
+  },
 ];
+
+/** The schema version of this release: its last migration's. */
+export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;
 
 /** Key of the advisory lock held while migrations run: two nodes starting together apply each migration once. */
 export const MIGRATION_LOCK = 0x62726e73; // 'brns'

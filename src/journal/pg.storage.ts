@@ -1,13 +1,19 @@
 import { Client, Pool, PoolClient, QueryArrayConfig, QueryArrayResult, QueryConfig, QueryResult, QueryResultRow } from 'pg';
 import { JournalCorruptError, JournalError, JournalHead } from './journal.port';
 import { Checkpoint, CommitBatch, Fenced, HEAD_MOVED, HeadMoved, SharedJournalStorage } from './journal.storage';
-import { JOURNAL_CHANNEL, MIGRATION_LOCK, MIGRATIONS } from './pg.migrations';
+import { JOURNAL_CHANNEL, MIGRATION_LOCK, MIGRATIONS, SCHEMA_VERSION } from './pg.migrations';
 
 export interface PgStorageOptions {
   /** false: refuse a database that holds no journal instead of creating one (the CLI inspects, it never creates). */
   create?: boolean;
   /** Connections in the pool. */
   poolSize?: number;
+  /**
+   * The node opening the journal, with its lease time: it migrates a journal of an older schema only when no other
+   * node has been heard from within that time, and is refused otherwise (it would change the schema under them).
+   * Without it (a spec opening journals itself), an older schema is migrated as found.
+   */
+  node?: { id: string; leaseTtlS: number };
 }
 
 /** The URL without its password, for messages and logs. */
@@ -79,7 +85,11 @@ export class PgStorage implements SharedJournalStorage {
     }
   }
 
-  /** Applies the migrations this database lacks, under an advisory lock held to the end of the transaction. */
+  /**
+   * Applies the migrations this database lacks, under an advisory lock held to the end of the transaction. A node runs
+   * on its own schema version only: a newer database is refused (a newer release migrated it), and so is an older one
+   * while nodes of the older release run on it. A tool that only reads (create: false) reads an older one as it is.
+   */
   private async migrate(client: PoolClient): Promise<void> {
     await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
     const { rows } = await client.query<{ present: boolean }>(`SELECT to_regclass('brainstem_migrations') IS NOT NULL AS present`);
@@ -88,16 +98,37 @@ export class PgStorage implements SharedJournalStorage {
       await client.query('CREATE TABLE brainstem_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())');
     }
     const applied = new Set((await client.query<{ version: number }>('SELECT version FROM brainstem_migrations')).rows.map((r) => r.version));
-    const known = MIGRATIONS[MIGRATIONS.length - 1].version;
-    const newer = [...applied].filter((v) => v > known);
-    if (newer.length > 0) {
-      throw new Error(`journal database ${this.location} has schema version ${Math.max(...newer)}, newer than this Brainstem knows (${known})`);
+    const found = Math.max(0, ...applied);
+    if (found > SCHEMA_VERSION) {
+      throw new JournalError(
+        'journal_schema_mismatch',
+        `the journal database ${this.location} has schema version ${found}, newer than this Brainstem's (${SCHEMA_VERSION}): a newer release migrated it, so this one cannot run on it; run that release or a later one (docs/operations/backup-and-upgrades.md)`,
+      );
     }
+    if (found === SCHEMA_VERSION || (found > 0 && this.options.create === false)) return;
+    if (found > 0 && this.options.node) await this.refuseUnderRunningNodes(client, found, this.options.node);
     for (const m of MIGRATIONS) {
       if (applied.has(m.version)) continue;
       await client.query(m.sql);
       await client.query('INSERT INTO brainstem_migrations (version, name) VALUES ($1, $2)', [m.version, m.name]);
     }
+  }
+
+  /** Refuses to migrate a journal of schema version `found` while another node was heard from within the lease time. */
+  private async refuseUnderRunningNodes(client: PoolClient, found: number, node: { id: string; leaseTtlS: number }): Promise<void> {
+    // The table of nodes came with version 2, the mark of a clean stop with version 4.
+    if (found < 2) return;
+    const stopped = found >= 4 ? ' AND stopped_at IS NULL' : '';
+    const { rows } = await client.query<{ node_id: string }>(
+      `SELECT node_id FROM brainstem_nodes WHERE node_id <> $1 AND heartbeat_at > now() - make_interval(secs => $2)${stopped} ORDER BY node_id`,
+      [node.id, node.leaseTtlS],
+    );
+    if (rows.length === 0) return;
+    const names = rows.map((r) => r.node_id).join(', ');
+    throw new JournalError(
+      'journal_schema_mismatch',
+      `the journal database ${this.location} has schema version ${found}, older than this Brainstem's (${SCHEMA_VERSION}), and ${rows.length === 1 ? 'node' : 'nodes'} ${names} of the older release ${rows.length === 1 ? 'runs' : 'run'} on it (heard from within ${node.leaseTtlS} s): a node runs only on its own schema version. Stop every node of the older release, then start this one: it migrates the journal (docs/operations/backup-and-upgrades.md)`,
+    );
   }
 
   /** A query on the pool, its connection failures as journal_unavailable. */

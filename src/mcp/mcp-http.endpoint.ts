@@ -26,7 +26,7 @@ export function identify(principal: Principal, header: string | string[] | undef
   const hint = values.length === 1 ? values[0].trim() : undefined;
   if (principal.kind === 'action') throw new DomainError('permission_denied', `${describePrincipal(principal)} may not use /mcp`);
   // A claude hook reports over its own routes only: MCP is the brain's and the workers'.
-  if (principal.kind === 'hook') throw new DomainError('permission_denied', `${describePrincipal(principal)} may not use MCP`);
+  if (principal.kind === 'hook' || principal.kind === 'node') throw new DomainError('permission_denied', `${describePrincipal(principal)} may not use MCP`);
   if (principal.kind !== 'worker') {
     if (hint !== undefined) {
       throw new DomainError('permission_denied', `X-Brainstem-Session: ${describePrincipal(principal)} is not a worker; a worker connects with its own credential (BRAINSTEM_TOKEN)`);

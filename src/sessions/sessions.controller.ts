@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query, Sse } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query, Sse, SseSignal } from '@nestjs/common';
 import { Observable } from 'rxjs';
 import { AlsoAllowed, OwnSessionParam } from '../auth/principals.guard';
 import { BodyOneOf } from '../http/openapi';
@@ -19,6 +19,7 @@ import { SessionDiff } from './session-worktrees';
 import { SessionStatus } from './session.status';
 import { BudgetDto, budgetOf } from '../usage/budget.dto';
 import { OutputStreamMessage, SessionsService } from './sessions.service';
+import { OutputTail } from './session-output-reads';
 
 @Controller('coding-sessions')
 export class SessionsController {
@@ -39,14 +40,17 @@ export class SessionsController {
     return this.sessions.status(id);
   }
 
+  /** Also another node's: it reads here the output of a session this node owns, for its own client. */
   @Get(':id/output')
-  output(@Param('id') id: string, @Query() query: OutputQueryDto): { id: string; alias: string; lines: string[] } {
+  @AlsoAllowed('node')
+  output(@Param('id') id: string, @Query() query: OutputQueryDto): Promise<OutputTail> {
     return this.sessions.output(id, query.tail);
   }
 
   @Sse(':id/output/stream')
-  outputStream(@Param('id') id: string, @Query() query: OutputQueryDto): Observable<OutputStreamMessage> {
-    return this.sessions.outputStream(id, query.tail);
+  @AlsoAllowed('node')
+  outputStream(@Param('id') id: string, @Query() query: OutputQueryDto, @SseSignal() until: AbortSignal): Promise<Observable<OutputStreamMessage>> {
+    return this.sessions.outputStream(id, query.tail, until);
   }
 
   @Post(':id/messages')

@@ -13,6 +13,7 @@ import { CONFIG } from '../config/config.module';
 import { BrainstemConfig } from '../config/config.schema';
 import { ServiceUrl } from '../config/service-url';
 import { NODE_DIRECTORY, NodeDirectory } from '../cluster/node-directory.port';
+import { NODE_PEERS, NodePeers } from '../cluster/node-peers.port';
 import { Journal } from '../journal/journal.port';
 import { JOURNAL } from '../journal/journal.tokens';
 import { ProfileApplier } from '../profiles/apply/profile-applier';
@@ -115,6 +116,7 @@ function sessionProfiles(profiles: ProfilesService, applier: ProfileApplier): Se
         ids: IdGenerator,
         git: WorktreeGit,
         usage: UsageService,
+        peers: NodePeers,
       ): SessionsSlice =>
         sessionsSlice({
           journal,
@@ -131,13 +133,16 @@ function sessionProfiles(profiles: ProfilesService, applier: ProfileApplier): Se
           max_sessions: config.sessions.max_sessions,
           retention_s: config.retention_s,
           nodes,
+          peers,
+          // A node that does not answer within its lease time is as good as down.
+          peer_timeout_ms: config.node.lease_ttl_s * 1000,
           loops: config.loops,
           git,
           worktrees_dir: config.worktrees.dir,
           usage,
           spending: { usd_per_day: config.budget.usd_per_day, prices: config.prices },
         }),
-      inject: [CONFIG, JOURNAL, NODE_DIRECTORY, RuntimeCatalog, PROCESS_RUNNER, SESSION_PROFILES, SESSION_WORKSPACE, SESSION_HOST, WORKER_ENDPOINT, CLOCK, ID_GENERATOR, WORKTREE_GIT, UsageService],
+      inject: [CONFIG, JOURNAL, NODE_DIRECTORY, RuntimeCatalog, PROCESS_RUNNER, SESSION_PROFILES, SESSION_WORKSPACE, SESSION_HOST, WORKER_ENDPOINT, CLOCK, ID_GENERATOR, WORKTREE_GIT, UsageService, NODE_PEERS],
     },
     { provide: SessionRegistry, useFactory: (slice: SessionsSlice) => slice.registry, inject: [SESSIONS_SLICE] },
     { provide: SessionsService, useFactory: (slice: SessionsSlice) => slice.service, inject: [SESSIONS_SLICE] },

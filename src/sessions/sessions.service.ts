@@ -10,6 +10,7 @@ import { CreateSessionDto, DiffQueryDto, ListSessionsQueryDto, parseSignal } fro
 import { HoldReason, JsonObject, Pending, PermissionDecision, SessionFact, pendingPermission } from './session.events';
 import { attentionSince } from './session.machine';
 import { DEFAULT_TAIL, OutputStreamMessage, SessionOutput } from './session-output';
+import { OutputTail, SessionOutputReads } from './session-output-reads';
 import { IdGenerator } from './session.ports';
 import { SessionRegistry, aliasNumber } from './session.registry';
 import { SessionSetup } from './session-setup';
@@ -70,6 +71,7 @@ export class SessionsService implements WorkerSessions, OnApplicationBootstrap, 
     private readonly worktrees: SessionWorktrees,
     private readonly spending: SessionSpending,
     runner: ProcessRunner,
+    private readonly reads: SessionOutputReads,
   ) {
     this.externals = new ExternalSessions(registry, commands, setup, runner, ids, () => !this.newExternalJoins || this.newSessionsExcluded);
   }
@@ -319,19 +321,19 @@ export class SessionsService implements WorkerSessions, OnApplicationBootstrap, 
     return this.statusOf(actor);
   }
 
-  outputStream(idOrAlias: string, tail = DEFAULT_TAIL): Observable<OutputStreamMessage> {
-    return this.outputs.stream(this.registry.get(idOrAlias), tail);
+  /** The output's tail, then what the worker writes, read through whichever node (session-output-reads.ts). */
+  outputStream(idOrAlias: string, tail = DEFAULT_TAIL, until?: AbortSignal): Promise<Observable<OutputStreamMessage>> {
+    return this.reads.stream(idOrAlias, tail, until);
   }
 
-  output(idOrAlias: string, tail = DEFAULT_TAIL): { id: string; alias: string; lines: string[] } {
-    const actor = this.registry.get(idOrAlias);
-    return { id: actor.id, alias: actor.context.alias, lines: this.outputs.tail(actor, tail) };
+  output(idOrAlias: string, tail = DEFAULT_TAIL): Promise<OutputTail> {
+    return this.reads.tail(idOrAlias, tail);
   }
 
   /** The output's tail and the last turn result (read_session_output). */
-  outputAndResult(idOrAlias: string, tail: number): { id: string; alias: string; lines: string[]; last_result: string | null } {
-    const actor = this.registry.get(idOrAlias);
-    return { ...this.output(actor.id, tail), last_result: actor.context.last_result };
+  async outputAndResult(idOrAlias: string, tail: number): Promise<OutputTail & { last_result: string | null }> {
+    const output = await this.output(idOrAlias, tail);
+    return { ...output, last_result: this.registry.get(output.id).context.last_result };
   }
 
   /** What supervision reads. Every live session after boot is one whose worker was recovered. */

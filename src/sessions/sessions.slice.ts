@@ -1,11 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { NodeDirectory } from '../cluster/node-directory.port';
+import { NodePeers, noPeers } from '../cluster/node-peers.port';
+import { PeerClient } from '../cluster/peer-client';
 import { WorktreeGit } from '../worktrees/worktree-git.port';
 import { Journal } from '../journal/journal.port';
 import { SessionCommands } from './session.commands';
 import { SessionEnvStore } from './session-env.store';
 import { SessionOutput } from './session-output';
+import { SessionOutputReads } from './session-output-reads';
 import { SessionProfiles } from './session-profiles.port';
 import { Clock, IdGenerator, SessionHost, WorkerEndpoint } from './session.ports';
 import { SessionRegistry } from './session.registry';
@@ -40,6 +43,9 @@ export interface SessionsSliceDeps {
   retention_s?: number;
   /** The nodes sharing the journal; alone on it when absent. */
   nodes?: NodeDirectory;
+  /** How this node calls the others (to read the output of their sessions), and how long it waits for an answer. */
+  peers?: NodePeers;
+  peer_timeout_ms?: number;
   /** The service's loop thresholds (BRAINSTEM_LOOP_*); the defaults when absent. */
   loops?: LoopThresholds;
   /** Git, for worktree isolation, and where the worktrees go (BRAINSTEM_WORKTREES_DIR). */
@@ -52,6 +58,9 @@ export interface SessionsSliceDeps {
   /** BRAINSTEM_BUDGET_USD_PER_DAY and the price table; none and empty when absent. */
   spending?: SpendingSettings;
 }
+
+/** A call to another node waits this long for its answer, by default (the default lease time: a node silent that long is down). */
+const PEER_TIMEOUT_MS = 6000;
 
 /** An operation on a worktree waits this long for the node that owns the session, by default. */
 const WORKTREE_OP_TIMEOUT_MS = 120_000;
@@ -94,6 +103,7 @@ export function sessionsSlice(deps: SessionsSliceDeps): SessionsSlice {
     return w !== null && w !== undefined && w.state !== 'removed';
   };
   registry.holdWhile({ holds: worktreeKept, loaded: Promise.resolve() });
-  const service = new SessionsService(registry, commands, workers, output, setup, deps.ids, worktrees, spending, deps.runner);
+  const reads = new SessionOutputReads(registry, output, new PeerClient(deps.peers ?? noPeers, deps.peer_timeout_ms ?? PEER_TIMEOUT_MS));
+  const service = new SessionsService(registry, commands, workers, output, setup, deps.ids, worktrees, spending, deps.runner, reads);
   return { registry, commands, workers, worktrees, service, spending };
 }

@@ -13,7 +13,7 @@ const LAYERS: ReadonlyArray<{ name: string; folders: readonly string[] }> = [
   { name: 'event bus', folders: ['bus'] },
   { name: 'infrastructure', folders: ['cluster', 'logging'] },
   { name: 'http platform', folders: ['http'] },
-  { name: 'features', folders: ['auth', 'usage', 'worktrees', 'profiles', 'sessions', 'supervision', 'workflows', 'main-brain', 'mcp', 'notifications', 'dashboard', 'external'] },
+  { name: 'features', folders: ['auth', 'usage', 'worktrees', 'profiles', 'sessions', 'supervision', 'workflows', 'main-brain', 'mcp', 'notifications', 'dashboard', 'external', 'nodes'] },
   { name: 'composition', folders: ['.', 'cli'] },
 ];
 
@@ -36,6 +36,8 @@ const PEERS: Readonly<Record<string, readonly string[]>> = {
   dashboard: ['profiles', 'sessions'],
   // External sessions are sessions reported by claude's hooks, which supervision's rounds may continue.
   external: ['auth', 'sessions', 'supervision'],
+  // The cluster view counts each node's sessions as supervision's port lists them (the sessions module provides it).
+  nodes: ['sessions', 'supervision'],
   // `brainstem serve` starts the service the composition root builds.
   cli: ['.'],
 };

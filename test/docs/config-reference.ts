@@ -32,6 +32,7 @@ const MEANING: Record<string, string> = {
   BRAINSTEM_WORKTREES_DIR: "Where sessions' git worktrees go (`isolation: \"worktree\"`), a folder per repository. Unset: `<journal dir>/worktrees`. Never inside a repository worked on.",
   BRAINSTEM_NODE_ID: "This node's name among the nodes sharing a PostgreSQL journal (lowercase letters, digits, `-`).",
   BRAINSTEM_NODE_LEASE_TTL_S: "Seconds a silent node still counts as up; after them another node takes the supervisor's lease.",
+  BRAINSTEM_NODE_URL: 'The base URL the other nodes reach this one at (`http(s)://host:port`), to read the output of its sessions. Unset: the address it listens on.',
   BRAINSTEM_SUPERVISION_DEBOUNCE_MS: 'Window in which triggers merge into one round.',
   BRAINSTEM_SUPERVISION_RESTORE_TTL_S: 'Maximum age of the supervision state for restoring it after a restart.',
   BRAINSTEM_SUPERVISION_STALL_WATCHDOG_INTERVAL_S: 'Stall watchdog scan interval; 0 or less disables it.',

@@ -6,7 +6,8 @@ import { openLevelJournal } from '../../src/journal/journal.factory';
 import { JournalEvent } from '../../src/journal/journal.port';
 import { chainHash } from '../../src/journal/canonical-json';
 import { bodyOffset, carriesPrevHash, chainedRecord, fullRecord, HASH_LEN, ownHashLength, recordBody } from '../../src/journal/journal.storage';
-import { LevelStorage } from '../../src/journal/level.storage';
+import { LEVEL_SCHEMA_VERSION, LevelStorage } from '../../src/journal/level.storage';
+import { JournalError } from '../../src/journal/journal.port';
 import { editStoredEvent, tamper } from '../support/stored-events';
 import { tempDir } from '../support/temp-dir';
 
@@ -102,7 +103,8 @@ describe('LevelDB journal: stored layout', () => {
   async function toLegacyLayout(): Promise<void> {
     await tamper(dir.path, async (db) => {
       const b = db.batch();
-      // Deletes first: within one batch the later operation on a key wins.
+      // Deletes first: within one batch the later operation on a key wins. That layout had no schema version.
+      b.del('m!schema');
       for (const key of await db.keys({ gte: 'i!', lt: 'i"' }).all()) b.del(key);
       for (const [key, value] of await db.iterator({ gte: 'g!', lt: 'g"' }).all()) {
         b.del(key);
@@ -128,7 +130,32 @@ describe('LevelDB journal: stored layout', () => {
     } finally {
       await journal.close();
     }
-    await tamper(dir.path, async (db) => expect(await db.keys({ gte: 'e!', lt: 'e"' }).all()).toEqual([]));
+    await tamper(dir.path, async (db) => {
+      expect(await db.keys({ gte: 'e!', lt: 'e"' }).all()).toEqual([]);
+      // The older schema (version 1) was upgraded on open: the layout's version is now this release's.
+      expect(await db.get('m!schema')).toBe(String(LEVEL_SCHEMA_VERSION));
+    });
+  });
+
+  it('given a journal of a newer schema version, refuses to open it, naming both versions, and writes nothing to it', async () => {
+    const before = await writeHistory();
+    await tamper(dir.path, (db) => db.put('m!schema', String(LEVEL_SCHEMA_VERSION + 1)));
+    const refused = await openLevelJournal(dir.path).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(refused).toBeInstanceOf(JournalError);
+    expect(refused).toMatchObject({ code: 'journal_schema_mismatch' });
+    expect((refused as Error).message).toContain(`has schema version ${LEVEL_SCHEMA_VERSION + 1}, newer than this Brainstem's (${LEVEL_SCHEMA_VERSION})`);
+    await tamper(dir.path, async (db) => expect(await db.get('m!schema')).toBe(String(LEVEL_SCHEMA_VERSION + 1)));
+    // Set back to this release's version, the same journal opens with its history whole.
+    await tamper(dir.path, (db) => db.put('m!schema', String(LEVEL_SCHEMA_VERSION)));
+    const journal = await openLevelJournal(dir.path);
+    try {
+      for (const s of streams) expect(await journal.readStream(s)).toEqual(before.get(s));
+    } finally {
+      await journal.close();
+    }
   });
 
   it('stores the first record of each segment in full and the rest checked, and reads every event by scan and on its own alike', async () => {

@@ -114,14 +114,14 @@ describe('the sessions slice without the app: a real journal, real worker proces
     expect(envs.values.get(created.id)).toEqual({ MODE: 'fast' });
 
     // The worker got the prompt on stdin, and reported through its endpoint with its own token.
-    await waitFor(() => service.output(created.id).lines.includes('got: hello'), { what: 'the worker to echo the prompt' });
+    await waitFor(async () => (await service.output(created.id)).lines.includes('got: hello'), { what: 'the worker to echo the prompt' });
     await waitFor(() => service.status('w1').last_progress?.message === 'did hello', { what: "the worker's progress signal" });
 
     const asked = await service.signal(created.id, { type: 'ask_human', question: 'ship it?' });
     expect(asked).toMatchObject({ state: 'pending_decision', pending: { kind: 'question', question: 'ship it?' } });
     const answered = await service.dispatch('w1', 'yes');
     expect(answered.state).toBe('working');
-    await waitFor(() => service.output(created.id).lines.includes('got: yes'), { what: 'the worker to echo the answer' });
+    await waitFor(async () => (await service.output(created.id)).lines.includes('got: yes'), { what: 'the worker to echo the answer' });
 
     const stopped = await service.stop(created.id, 2000);
     expect(stopped).toMatchObject({ state: 'exited', exit_reason: 'stopped' });

@@ -3,6 +3,7 @@ import { useEffect } from 'preact/hooks';
 import { setToken, token } from './api';
 import { AttentionView } from './attention';
 import { ChatView } from './chat';
+import { ClusterView } from './cluster';
 import { ErrorAlert } from './error-alert';
 import { JournalView } from './journal';
 import { NotificationsView } from './notifications';
@@ -24,6 +25,7 @@ const ROUTES = {
   '#/usage': 'Usage',
   '#/journal': 'Journal',
   '#/notifications': 'Notifications',
+  '#/cluster': 'Cluster',
 } as const;
 type Route = keyof typeof ROUTES;
 /** A route may carry a query after `?` (a notification links to `#/?session=cs_…`): the view reads it (cardParam). */
@@ -94,6 +96,7 @@ function Dashboard() {
         {route.value === '#/profiles' ? <ProfilesView /> : null}
         {route.value === '#/notifications' ? <NotificationsView /> : null}
         {route.value === '#/usage' ? <UsageView /> : null}
+        {route.value === '#/cluster' ? <ClusterView /> : null}
       </main>
     </div>
   );

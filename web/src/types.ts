@@ -22,3 +22,4 @@ export type { HooksChange, Installation as HooksInstall } from '../../src/extern
 export const NEEDS_ATTENTION: readonly SessionState[] = ['pending_handling', 'pending_authorization', 'pending_decision'];
 export type { WorktreeDiff, PatchPage, DiffFile } from '../../src/worktrees/diff-page';
 export type { SessionWarning } from '../../src/sessions/session-warnings';
+export type { ClusterView, NodeView } from '../../src/nodes/cluster-view';

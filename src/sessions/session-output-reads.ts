@@ -1,0 +1,95 @@
+import { Observable, filter, map } from 'rxjs';
+import { isUpNow } from '../cluster/node-directory.port';
+import { PeerClient, PeerEvent, PeerRefused, PeerUnreachable } from '../cluster/peer-client';
+import { DomainError } from '../common/domain-error';
+import { SessionActor } from './session.actor';
+import { OutputStreamMessage, SessionOutput } from './session-output';
+import { SessionRegistry } from './session.registry';
+
+export interface OutputTail {
+  id: string;
+  alias: string;
+  lines: string[];
+}
+
+const isLines = (v: unknown): v is string[] => Array.isArray(v) && v.every((l) => typeof l === 'string');
+
+/** A message of the owner's stream as this node relays it; null for one it does not know (or malformed). */
+export function relayedMessage(e: PeerEvent): OutputStreamMessage | null {
+  let data: unknown;
+  try {
+    data = JSON.parse(e.data);
+  } catch {
+    return null;
+  }
+  const fields = typeof data === 'object' && data !== null ? (data as Record<string, unknown>) : {};
+  if (e.event === 'tail' && isLines(fields.lines)) return { type: 'tail', data: { lines: fields.lines } };
+  if (e.event === 'output' && typeof fields.text === 'string') return { type: 'output', data: { text: fields.text } };
+  return null;
+}
+
+/**
+ * A session's output wherever it is read. The worker writes it on the node that owns the session, into a log on that
+ * node's disk: the owner reads its own; any other node asks the owner with its node credential (the same route, the
+ * same answer) and relays the live tail as it comes. An owner that is down or does not answer is a 503
+ * owner_unavailable naming it, as for a command (docs/architecture/decisions.md).
+ */
+export class SessionOutputReads {
+  constructor(
+    private readonly registry: SessionRegistry,
+    private readonly local: SessionOutput,
+    private readonly peers: PeerClient,
+  ) {}
+
+  async tail(idOrAlias: string, lines: number): Promise<OutputTail> {
+    const actor = this.registry.get(idOrAlias);
+    const head = { id: actor.id, alias: actor.context.alias };
+    if (this.registry.owns(actor)) return { ...head, lines: this.local.tail(actor, lines) };
+    const owner = await this.reachableOwner(actor);
+    const body = await this.ask(actor, owner, () => this.peers.getJson(owner, `${this.pathOf(actor)}?tail=${lines}`));
+    const answered = typeof body === 'object' && body !== null ? (body as { lines?: unknown }).lines : undefined;
+    if (!isLines(answered)) throw this.unavailable(actor, owner, 'it answered no lines');
+    return { ...head, lines: answered };
+  }
+
+  /** The tail, then each chunk as the worker writes it; `until` aborts when the client asking goes away. */
+  async stream(idOrAlias: string, tail: number, until?: AbortSignal): Promise<Observable<OutputStreamMessage>> {
+    const actor = this.registry.get(idOrAlias);
+    if (this.registry.owns(actor)) return this.local.stream(actor, tail);
+    const owner = await this.reachableOwner(actor);
+    const events = await this.ask(actor, owner, () => this.peers.openStream(owner, `${this.pathOf(actor)}/stream?tail=${tail}`, until));
+    return events.pipe(
+      map(relayedMessage),
+      filter((m): m is OutputStreamMessage => m !== null),
+    );
+  }
+
+  private pathOf(actor: SessionActor): string {
+    return `/coding-sessions/${encodeURIComponent(actor.id)}/output`;
+  }
+
+  private async reachableOwner(actor: SessionActor): Promise<string> {
+    const owner = this.registry.ownerOf(actor);
+    if (await isUpNow(this.registry.nodes, owner)) return owner;
+    throw new DomainError(
+      'owner_unavailable',
+      `session ${actor.context.alias} runs on node ${owner}, which has not been heard from within its lease (BRAINSTEM_NODE_LEASE_TTL_S): its output is kept there`,
+      { node: owner },
+    );
+  }
+
+  private async ask<T>(actor: SessionActor, owner: string, call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (e) {
+      if (e instanceof PeerRefused && e.status === 404) throw new DomainError('not_found', e.message);
+      if (e instanceof PeerRefused) throw this.unavailable(actor, owner, `it answered ${e.status} ${e.code ?? ''}: ${e.message}`.replace('  ', ' '));
+      if (e instanceof PeerUnreachable) throw this.unavailable(actor, owner, e.message);
+      throw e;
+    }
+  }
+
+  private unavailable(actor: SessionActor, owner: string, why: string): DomainError {
+    return new DomainError('owner_unavailable', `the output of session ${actor.context.alias} is kept on node ${owner}, which could not give it: ${why}`, { node: owner });
+  }
+}
