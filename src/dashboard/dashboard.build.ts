@@ -1,4 +1,4 @@
-import { build } from 'esbuild';
+import { build, stop } from 'esbuild';
 import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { defaultDashboardDir, packageRoot } from './dashboard.paths';
@@ -43,6 +43,8 @@ export async function buildDashboard(outdir: string): Promise<string[]> {
     absWorkingDir: packageRoot(),
     logLevel: 'warning',
   });
+  // esbuild keeps its service process for later builds; there are none, and it would keep a test run from exiting.
+  await stop();
   const server = serverCodeIn([...Object.keys(result.metafile.inputs), ...Object.keys(worker.metafile.inputs)]);
   if (server.length > 0) throw new Error(`the dashboard bundle took the service's code (${server.join(', ')}): the page imports the service's types only, with import type`);
   const outputs = Object.keys(result.metafile.outputs).map((p) => basename(p));
