@@ -6,11 +6,11 @@ describe('the preview of a settings change', () => {
   });
 
   it('Given no file before, Then every line is added', () => {
-    expect(unifiedDiff('/f', null, '{\n}\n')).toBe('--- /dev/null\n+++ /f\n@@\n+{\n+}\n');
+    expect(unifiedDiff('/f', null, '{\n}\n')).toBe('--- /dev/null\n+++ /f\n@@ -0,0 +1,2 @@\n+{\n+}\n');
   });
 
   it('Given a file removed, Then every line is removed', () => {
-    expect(unifiedDiff('/f', 'x\n', null)).toBe('--- /f\n+++ /dev/null\n@@\n-x\n');
+    expect(unifiedDiff('/f', 'x\n', null)).toBe('--- /f\n+++ /dev/null\n@@ -1,1 +0,0 @@\n-x\n');
   });
 
   it('Given a change in a long file, Then only it shows, with three lines of context on each side, hunks apart', () => {
@@ -18,10 +18,10 @@ describe('the preview of a settings change', () => {
     const after = [...before];
     after[2] = 'changed';
     after[17] = 'also';
-    expect(unifiedDiff('/f', before.join('\n'), after.join('\n')).split('\n')).toEqual([
+    expect(unifiedDiff('/f', `${before.join('\n')}\n`, `${after.join('\n')}\n`).split('\n')).toEqual([
       '--- /f',
       '+++ /f',
-      '@@',
+      '@@ -1,6 +1,6 @@',
       ' l0',
       ' l1',
       '-l2',
@@ -29,7 +29,7 @@ describe('the preview of a settings change', () => {
       ' l3',
       ' l4',
       ' l5',
-      '@@',
+      '@@ -15,6 +15,6 @@',
       ' l14',
       ' l15',
       ' l16',
@@ -39,5 +39,9 @@ describe('the preview of a settings change', () => {
       ' l19',
       '',
     ]);
+  });
+
+  it('Given a file whose last line gains its newline, Then the diff says so, as diff -u does', () => {
+    expect(unifiedDiff('/f', 'a', 'a\n')).toBe('--- /f\n+++ /f\n@@ -1,1 +1,1 @@\n-a\n\\ No newline at end of file\n+a\n');
   });
 });
