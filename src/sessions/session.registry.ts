@@ -53,6 +53,8 @@ export class SessionRegistry {
   private readonly byAlias = new Map<string, SessionActor>();
   /** External sessions by claude's session id: every run of a claude session (a resume) is the same session. */
   private readonly byClaudeSession = new Map<string, SessionActor>();
+  /** Sessions by git work tree (set at creation, never changed): a status reads its tree's, not every session. */
+  private readonly byWorkTree = new Map<string, Set<SessionActor>>();
   private aliases: AliasIndex = NO_ALIASES;
   /** Creations, one at a time: each numbers its alias at the version of stream `sessions` the one before it left. */
   readonly creations = new SerialQueue();
@@ -190,6 +192,11 @@ export class SessionRegistry {
     return [...this.actors.values()];
   }
 
+  /** The sessions in memory in the work tree (live or not), in the order they joined memory. */
+  inWorkTree(workTree: string): Iterable<SessionActor> {
+    return this.byWorkTree.get(workTree) ?? [];
+  }
+
   /** Live sessions of this node (each node runs its own workers, up to its own cap); external sessions run no worker of ours. */
   liveCount(): number {
     let n = 0;
@@ -298,6 +305,8 @@ export class SessionRegistry {
     this.byAlias.set(actor.context.alias, actor);
     const external = actor.context.external;
     if (external) this.byClaudeSession.set(external.claude_session_id, actor);
+    const tree = actor.context.work_tree;
+    if (tree) this.byWorkTree.set(tree, (this.byWorkTree.get(tree) ?? new Set()).add(actor));
   }
 
   /** Lets the sessions go, except those a holder still needs: their retention starts again. */
@@ -315,6 +324,9 @@ export class SessionRegistry {
       this.byAlias.delete(actor.context.alias);
       const external = actor.context.external;
       if (external && this.byClaudeSession.get(external.claude_session_id) === actor) this.byClaudeSession.delete(external.claude_session_id);
+      const tree = actor.context.work_tree;
+      const sharing = tree ? this.byWorkTree.get(tree) : undefined;
+      if (sharing?.delete(actor) && sharing.size === 0) this.byWorkTree.delete(tree as string);
     }
     return held;
   }
