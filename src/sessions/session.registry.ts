@@ -13,7 +13,7 @@ import { SessionActor } from './session.actor';
 import { evolve } from './session.decider';
 import { SessionEnvStore } from './session-env.store';
 import { SESSIONS_STREAM, SessionAliasAssignedData, SessionEvent, decodeRecord, sessionStream } from './session.events';
-import { SessionSnapshot, stateOf } from './session.machine';
+import { SessionSnapshot, accepts, stateOf } from './session.machine';
 import { StoredSession, storeSession } from './session.snapshot';
 import { SessionIndex, readIndex, rebuildSession } from './session-replay';
 
@@ -292,7 +292,7 @@ export class SessionRegistry {
     if (!actor || e.version <= actor.version) return;
     if (e.version !== actor.version + 1) this.logger.warn(`${e.stream}: followed version ${e.version} after ${actor.version}`);
     const before = actor.snapshot;
-    const event = fact && before.can(fact) ? fact : null;
+    const event = fact && accepts(before, fact) ? fact : null;
     if (fact && !event) this.logger.warn(`${e.stream}@${e.version}: ${e.type} from another node not accepted in ${stateOf(before)}, skipped`);
     actor.adopt(event ? evolve(before, event) : before, e.version);
     if (!event) return;
