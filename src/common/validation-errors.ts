@@ -2,6 +2,10 @@ import { plainToInstance } from 'class-transformer';
 import { ValidationError, validateSync } from 'class-validator';
 import { DomainError } from './domain-error';
 import { inheritedKeyProblem } from './inherited-key';
+import { memoizeValidationMetadata } from './validation-metadata';
+
+// Every validation (the global ValidationPipe's, parseDto's) reads class-validator's rules: looked up once per class.
+memoizeValidationMetadata();
 
 /**
  * class-validator errors as readable lines, each naming its path: "tools.mcp_servers.x.type: must be one of stdio, http".
