@@ -15,7 +15,7 @@ import {
   SessionRecord,
   pendingPermission,
 } from './session.events';
-import { SessionContext, SessionSnapshot, accepts, createSession, nextSnapshot, stateOf } from './session.machine';
+import { SessionContext, SessionSnapshot, accepts, createSession, nextSnapshot, nextState, stateOf } from './session.machine';
 import { LoopDetection } from './loops/loop-detector';
 import { WorktreeCommand, decideWorktree, isWorktreeCommand } from './session-worktree.decider';
 import { BudgetCommand, decideBudgetCommand } from './session-budget';
@@ -237,12 +237,17 @@ export function decideRecords(command: SessionCommand, state: SessionSnapshot | 
   if ('error' in decision) return { events: [], error: decision.error };
   const records: SessionRecord[] = [];
   let s = state;
-  for (const f of decision.events) {
-    const next = evolve(s, f);
+  decision.events.forEach((f, i) => {
     records.push(f);
-    if (s && next && f.type !== 'session.created' && stateOf(s) !== stateOf(next)) records.push({ type: 'session.state_changed', at: f.at, from: stateOf(s), to: stateOf(next), cause: f.type });
-    s = next;
-  }
+    if (s === null || f.type === 'session.created') {
+      s = evolve(s, f);
+      return;
+    }
+    // The last fact's state is all that is needed of it: the command path applies the records as stored.
+    const from = stateOf(s);
+    const to = i === decision.events.length - 1 ? (nextState(s, f) ?? from) : stateOf((s = evolve(s, f)));
+    if (from !== to) records.push({ type: 'session.state_changed', at: f.at, from, to, cause: f.type });
+  });
   return { events: records };
 }
 

@@ -52,6 +52,13 @@ export function accepts(snapshot: SessionSnapshot, event: SessionEvent): boolean
   return selected(stateOf(snapshot), snapshot.context, event) !== null;
 }
 
+/** The state the event leads to, or null if the machine does not take it: nextSnapshot's state, without its context. */
+export function nextState(snapshot: SessionSnapshot, event: SessionEvent): SessionState | null {
+  const state = stateOf(snapshot);
+  const t = selected(state, snapshot.context, event);
+  return t === null ? null : (t.target ?? state);
+}
+
 /**
  * The next snapshot if the machine accepts the event, else null. Taken by step() from the transitions the machine is
  * built from, as xstate's pure transition() would take it (session.machine.spec.ts holds the two equal over every

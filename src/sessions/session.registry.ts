@@ -251,14 +251,17 @@ export class SessionRegistry {
     };
   }
 
-  /** After the command path appended a session's records: its retention, its env values, its snapshot and the index's. */
-  async appended(actor: SessionActor, stored: readonly JournalEvent[]): Promise<void> {
+  /**
+   * After the command path appended a session's records: its retention, its env values, its snapshot and the index's.
+   * Only an exit leaves something to wait for (its env values removed).
+   */
+  appended(actor: SessionActor, stored: readonly JournalEvent[]): Promise<void> | undefined {
     if (this.indexVersion - this.indexSaved >= INDEX_SNAPSHOT_EVERY) this.saveIndex();
     if (Math.floor(actor.version / SNAPSHOT_EVERY) > Math.floor((actor.version - stored.length) / SNAPSHOT_EVERY)) this.snapshot(actor);
     const exit = stored.find((e) => e.type === 'session.exited');
-    if (!exit) return;
+    if (!exit) return undefined;
     this.retention.ended(actor.id, (exit.data as { at: number }).at);
-    await this.envs.remove(actor.id).catch((e: unknown) => this.logger.warn(`env of ${actor.id} not removed: ${(e as Error).message}`));
+    return this.envs.remove(actor.id).catch((e: unknown) => this.logger.warn(`env of ${actor.id} not removed: ${(e as Error).message}`));
   }
 
   private snapshot(actor: SessionActor): void {
