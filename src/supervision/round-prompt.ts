@@ -87,12 +87,13 @@ export function clipTurnResult(result: string): string {
  * output, each cut to EVIDENCE_MAX_BYTES; `tail` is read only when there is no result.
  */
 export function workerEvidence(session: { id: string; alias: string; last_result: string | null }, tail: (lines: number) => string[]): WorkerEvidence {
-  const base = { session_id: session.id, alias: session.alias };
+  // Keys in sorted order, as the journal writes them: such an object is canonicalised by one JSON.stringify.
+  const of = (kind: WorkerEvidence['kind'], text: string): WorkerEvidence => ({ alias: session.alias, kind, session_id: session.id, text });
   const result = session.last_result?.trim() ? session.last_result : null;
-  if (result !== null) return { ...base, kind: 'turn_result', text: clipTurnResult(result) };
+  if (result !== null) return of('turn_result', clipTurnResult(result));
   const lines = tail(EVIDENCE_TAIL_LINES).join('\n');
-  if (!lines.trim()) return { ...base, kind: 'nothing', text: '' };
-  return { ...base, kind: 'output_tail', text: tailBytes(lines, EVIDENCE_MAX_BYTES) };
+  if (!lines.trim()) return of('nothing', '');
+  return of('output_tail', tailBytes(lines, EVIDENCE_MAX_BYTES));
 }
 
 /** Each woken session's evidence, once per session: taken as the round starts (and journaled with it). */
