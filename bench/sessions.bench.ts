@@ -83,8 +83,12 @@ async function main(): Promise<void> {
   const perActor = (k: 'rss' | 'heapUsed') => (after[k] - before[k]) / SESSIONS / 1024;
   console.log(`memory per idle session actor: ${perActor('rss').toFixed(1)} KB resident, ${perActor('heapUsed').toFixed(1)} KB heap (after gc; includes the journal's per-stream index)`);
 
+  // Measured in the service as the signals are, so both pay the probe's cost.
+  const healthProbe = serverLatency();
   const baseline = await health(SIGNALS);
+  const healthInService = healthProbe.stop();
   line('baseline GET /health', baseline);
+  console.log(`  in the service (request parsed → response written): p50 ${healthInService.p50.toFixed(2)} ms   p99 ${healthInService.p99.toFixed(2)} ms`);
 
   const statuses = ['working', 'completed', 'needs_review', 'working'];
   // Each worker signals with its own credential, as a real one does.
