@@ -4,11 +4,16 @@
 // without it, to set beside a default run's (bench/README.md, Loops).
 // --shared-tree: every session in this repository's git work tree, so each status (each signal's answer) carries the
 // warning naming the 999 others; by default they work in a directory outside any git work tree.
+// BENCH_PROFILE=<dir>: CPU profiles of the baseline's load and of the signals' (health.cpuprofile, signals.cpuprofile,
+// sampled every 200 µs), for bench/profile-summary.ts.
 // 1,000 live session actors (a process-less runtime), N signals (default 100,000) from 50 concurrent
 // keep-alive connections on a real listener (autocannon, in a worker thread so it does not share the
 // service's event loop). Every request carries a credential and every answer must be 200: anything else
 // stops the bench. Prints figures.
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { join } from 'node:path';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { gc } from './gc';
 import { LoadResult, load } from './http-load';
@@ -51,6 +56,22 @@ function serverLatency(): { stop: () => { p50: number; p99: number } } {
   };
 }
 
+/** Profiles `run` into BENCH_PROFILE/<name>.cpuprofile when that is set; runs it plainly otherwise. */
+async function profiled<T>(name: string, run: () => Promise<T>): Promise<T> {
+  const dir = process.env.BENCH_PROFILE;
+  if (!dir) return run();
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.setSamplingInterval', { interval: 200 });
+  await session.post('Profiler.start');
+  const result = await run();
+  const { profile } = await session.post('Profiler.stop');
+  writeFileSync(join(dir, `${name}.cpuprofile`), JSON.stringify(profile));
+  session.disconnect();
+  return result;
+}
+
 const line = (label: string, r: LoadResult) =>
   console.log(
     `${label.padEnd(34)} ${Math.round((r.requests / r.ms) * 1000).toLocaleString('en-US').padStart(8)} req/s   p50 ${r.p50.toFixed(2).padStart(6)} ms   p99 ${r.p99.toFixed(2).padStart(6)} ms   max ${r.max.toFixed(1).padStart(6)} ms`,
@@ -85,7 +106,7 @@ async function main(): Promise<void> {
 
   // Measured in the service as the signals are, so both pay the probe's cost.
   const healthProbe = serverLatency();
-  const baseline = await health(SIGNALS);
+  const baseline = await profiled('health', () => health(SIGNALS));
   const healthInService = healthProbe.stop();
   line('baseline GET /health', baseline);
   console.log(`  in the service (request parsed → response written): p50 ${healthInService.p50.toFixed(2)} ms   p99 ${healthInService.p99.toFixed(2)} ms`);
@@ -100,7 +121,7 @@ async function main(): Promise<void> {
   let published = 0;
   const counting = t.app.get(EventBus).ofType('session.progress').subscribe(() => published++);
   const server = serverLatency();
-  const signals = await load({ url: t.url, method: 'POST', total: SIGNALS, connections: CLIENTS, requests, expect: 200 });
+  const signals = await profiled('signals', () => load({ url: t.url, method: 'POST', total: SIGNALS, connections: CLIENTS, requests, expect: 200 }));
   const inService = server.stop();
   counting.unsubscribe();
   line('POST /coding-sessions/{id}/signals', signals);
