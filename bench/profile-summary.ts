@@ -24,7 +24,7 @@ const CATEGORIES: Array<[RegExp, string]> = [
   [/xstate/, 'xstate'],
   [/class-validator|class-transformer|validator\/lib|src\/common\/(dto-check|validation-)/, 'validation'],
   [/src\/http\/json-body|secure-json-parse|content-type-parser|inherited-key/, 'body parsing'],
-  [/fast-json-stringify|\/serializer/, 'serialization'],
+  [/fast-json-stringify|\/serializer|reply\.js serialize$/, 'serialization'],
   [/src\/journal|classic-level|abstract-level|level-transcoder|module-error/, 'journal (append, group commit, LevelDB)'],
   [/src\/auth/, 'auth (hook, guard, credentials)'],
   [/src\/logging|pino/, 'logging, request context'],
@@ -58,7 +58,7 @@ function categories(file: string): { busy: number; idle: number; by: Map<string,
     if (known !== undefined) return known;
     const f = (byId.get(id) as ProfileNode).callFrame;
     const up = parent.get(id);
-    const c = OWN.get(f.functionName) ?? (f.url ? CATEGORIES.find(([re]) => re.test(f.url))?.[1] : undefined) ?? (up === undefined ? 'other' : categoryOf(up));
+    const c = OWN.get(f.functionName) ?? (f.url ? CATEGORIES.find(([re]) => re.test(`${f.url} ${f.functionName}`))?.[1] : undefined) ?? (up === undefined ? 'other' : categoryOf(up));
     memo.set(id, c);
     return c;
   };
