@@ -304,12 +304,20 @@ export class SessionRegistry {
   }
 
   private add(actor: SessionActor): void {
+    const replaced = this.actors.get(actor.id);
+    if (replaced && replaced !== actor) this.leaveWorkTree(replaced);
     this.actors.set(actor.id, actor);
     this.byAlias.set(actor.context.alias, actor);
     const external = actor.context.external;
     if (external) this.byClaudeSession.set(external.claude_session_id, actor);
     const tree = actor.context.work_tree;
     if (tree) this.byWorkTree.set(tree, (this.byWorkTree.get(tree) ?? new Set()).add(actor));
+  }
+
+  private leaveWorkTree(actor: SessionActor): void {
+    const tree = actor.context.work_tree;
+    const sharing = tree ? this.byWorkTree.get(tree) : undefined;
+    if (sharing?.delete(actor) && sharing.size === 0) this.byWorkTree.delete(tree as string);
   }
 
   /** Lets the sessions go, except those a holder still needs: their retention starts again. */
@@ -327,9 +335,7 @@ export class SessionRegistry {
       this.byAlias.delete(actor.context.alias);
       const external = actor.context.external;
       if (external && this.byClaudeSession.get(external.claude_session_id) === actor) this.byClaudeSession.delete(external.claude_session_id);
-      const tree = actor.context.work_tree;
-      const sharing = tree ? this.byWorkTree.get(tree) : undefined;
-      if (sharing?.delete(actor) && sharing.size === 0) this.byWorkTree.delete(tree as string);
+      this.leaveWorkTree(actor);
     }
     return held;
   }
