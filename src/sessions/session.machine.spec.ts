@@ -1,6 +1,6 @@
 import { SessionEvent, SessionInput } from './session.events';
 import { createActor, transition } from 'xstate';
-import { SessionSnapshot, accepts, attentionSince, createSession, nextSnapshot, sessionMachine, stateOf } from './session.machine';
+import { SessionSnapshot, accepts, attentionSince, createSession, nextSnapshot, nextState, sessionMachine, stateOf } from './session.machine';
 import { restoreSession, storeSession } from './session.snapshot';
 
 /** A simulated clock: every event is stamped by it, nothing reads real time. */
@@ -113,6 +113,14 @@ describe('session machine', () => {
       }
     }
     expect(taken).toBeGreaterThan(snapshots.length * 10);
+  });
+
+  it('given a working session, when asked where events lead, then the state each leads to, its own for a report, and null for what it does not take', () => {
+    const working = apply(createSession(input()), simulatedClock(), started);
+    expect(nextState(working, { type: 'session.blocked', at: 5, reason: 'no key' })).toBe('pending_handling');
+    expect(nextState(working, { type: 'session.progress', at: 5, status: 'working', message: null })).toBe('working');
+    expect(nextState(working, { type: 'session.started', at: 5, pid: 1, pid_start_time: null, idle: false })).toBeNull();
+    expect(accepts(working, { type: 'session.started', at: 5, pid: 1, pid_start_time: null, idle: false })).toBe(false);
   });
 
   it('given a session waiting, when what it waits on changes within the same state, then its state_since stays and its attention starts again then', () => {
