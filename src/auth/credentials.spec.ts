@@ -1,5 +1,5 @@
 import { MemoryCredentialStore as MemoryStore } from '../../test/support/memory-credential-store';
-import { Credentials } from './credentials';
+import { Credentials, WORKER_MACS_KEPT } from './credentials';
 
 describe('credentials', () => {
   it('given session ids of every shape, then each worker token proves its own session (a MAC may hold _ or -)', () => {
@@ -69,5 +69,28 @@ describe('credentials', () => {
     expect(c.authenticateAction('bsa_ac/../x.y')).toBeNull();
     // Another service's key proves nothing
     expect(new Credentials(new MemoryStore(), { configuredUserToken: null }).authenticateAction(token)).toBeNull();
+  });
+
+  it('given a worker token proven once, when it is presented again, or with another MAC for the same session, then the first proves its session and the other nothing', () => {
+    const c = new Credentials(new MemoryStore(), { configuredUserToken: null });
+    const token = c.workerToken('cs_abc');
+    expect(c.authenticate(token)).toEqual({ kind: 'worker', session_id: 'cs_abc' });
+    expect(c.authenticate(token)).toEqual({ kind: 'worker', session_id: 'cs_abc' });
+    const forged = token.slice(0, -1) + (token.endsWith('A') ? 'B' : 'A');
+    expect(c.authenticate(forged)).toBeNull();
+    expect(c.authenticate(`${token}A`)).toBeNull();
+    expect(c.authenticate(token)).toEqual({ kind: 'worker', session_id: 'cs_abc' });
+  });
+
+  it('given more workers than the MACs kept, when each proves its token in turn and the first again, then every one proves its own session', () => {
+    const c = new Credentials(new MemoryStore(), { configuredUserToken: null });
+    const ids = Array.from({ length: WORKER_MACS_KEPT + 10 }, (_, i) => `cs_${i}`);
+    for (const id of [...ids, ids[0]]) expect(c.authenticate(c.workerToken(id))).toEqual({ kind: 'worker', session_id: id });
+  });
+
+  it('given BRAINSTEM_API_TOKEN shaped like a worker token, when it is presented, then it proves the user', () => {
+    const c = new Credentials(new MemoryStore(), { configuredUserToken: 'bsw_cs_1.mine' });
+    expect(c.authenticate('bsw_cs_1.mine')).toEqual({ kind: 'user' });
+    expect(c.authenticate(c.workerToken('cs_1'))).toEqual({ kind: 'worker', session_id: 'cs_1' });
   });
 });

@@ -1,7 +1,12 @@
 import { plainToInstance } from 'class-transformer';
 import { ValidationError, validateSync } from 'class-validator';
 import { DomainError } from './domain-error';
+import { dtoCheck } from './dto-check';
 import { inheritedKeyProblem } from './inherited-key';
+import { memoizeValidationMetadata } from './validation-metadata';
+
+// Every validation (the global ValidationPipe's, parseDto's) reads class-validator's rules: looked up once per class.
+memoizeValidationMetadata();
 
 /**
  * class-validator errors as readable lines, each naming its path: "tools.mcp_servers.x.type: must be one of stdio, http".
@@ -31,6 +36,12 @@ export function parseDto<T extends object>(type: Dto<T>, value: unknown, prefix 
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new DomainError('invalid_input', `${prefix}arguments: must be a JSON object`);
   const inherited = inheritedKeyProblem(value);
   if (inherited !== null) throw new DomainError('invalid_input', prefix + inherited);
+  // The valid value, the common case, checked without class-transformer and class-validator's error objects.
+  const check = dtoCheck(type);
+  if (check !== null) {
+    const fast = Object.assign(new type(), value);
+    if (check(fast)) return fast;
+  }
   const dto = plainToInstance(type, value);
   // A DTO of no fields (a tool without arguments) is still a known shape: only its unknown fields are refused.
   const errors = validateSync(dto, { whitelist: true, forbidNonWhitelisted: true, forbidUnknownValues: false });

@@ -49,6 +49,45 @@ describe('canonical JSON', () => {
     expect(canonicalJson({ a: shared, b: [shared] })).toBe('{"a":{"v":1},"b":[{"v":1}]}');
   });
 
+  it('given flat objects in sorted and unsorted key order, integer-like keys, undefined values and plain arrays, when written, then each is the sorted form', () => {
+    expect(canonicalJson({ alias: 'w1', kind: 'nothing', session_id: 'cs_1', text: '' })).toBe('{"alias":"w1","kind":"nothing","session_id":"cs_1","text":""}');
+    expect(canonicalJson({ text: '', alias: 'w1' })).toBe('{"alias":"w1","text":""}');
+    expect(canonicalJson({ '2': 'b', '10': 'a' })).toBe('{"10":"a","2":"b"}');
+    expect(canonicalJson({ a: 1, b: undefined, c: 'x' })).toBe('{"a":1,"c":"x"}');
+    expect(canonicalJson(['a', 1, null, undefined, true])).toBe('["a",1,null,null,true]');
+    expect(canonicalJson({ 'é': 1, 'e\u0301': 2, z: '\ud800' })).toBe('{"e\u0301":2,"z":"\\ud800","é":1}');
+  });
+
+  it('given flat objects and arrays holding what JSON cannot hold, when written, then they are refused as deeper ones are', () => {
+    for (const value of [{ a: 1, b: NaN }, { a: -Infinity }, [1, () => 2], ['x', Symbol('s')], { a: BigInt(2) }]) expect(() => canonicalJson(value)).toThrow(TypeError);
+  });
+
+  it('given 2,000 random values, when written, then each is written as the rule says', () => {
+    let seed = 42;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const keys = ['a', 'b', 'session_id', 'alias', '10', '2', 'é', 'k"q', ''];
+    const leaf = (): unknown => [null, undefined, true, 0, -1.5, 1e21, 'x', 'line\n"q"', '\ud800', ''][Math.floor(random() * 10)];
+    const gen = (depth: number): unknown => {
+      const r = random();
+      if (depth > 3 || r < 0.3) return leaf();
+      if (r < 0.55) return Array.from({ length: Math.floor(random() * 4) }, () => gen(depth + 1));
+      const o: Record<string, unknown> = {};
+      for (const k of keys) if (random() < 0.4) o[k] = gen(depth + 1);
+      return o;
+    };
+    // The rule written plainly: keys sorted at every depth, undefined properties left out, undefined items null.
+    const reference = (v: unknown): string => {
+      if (v === null || typeof v !== 'object') return JSON.stringify(v);
+      if (Array.isArray(v)) return `[${v.map((x) => (x === undefined ? 'null' : reference(x))).join(',')}]`;
+      const o = v as Record<string, unknown>;
+      return `{${Object.keys(o).sort().filter((k) => o[k] !== undefined).map((k) => `${JSON.stringify(k)}:${reference(o[k])}`).join(',')}}`;
+    };
+    for (let i = 0; i < 2000; i++) {
+      const value = { root: gen(0) };
+      expect(canonicalJson(value)).toBe(reference(value));
+    }
+  });
+
   it('links the chain as sha256(prev_hash + event)', () => {
     const prev = 'a'.repeat(64);
     expect(chainHash(prev, '{"x":1}')).toBe(createHash('sha256').update(prev + '{"x":1}').digest('hex'));

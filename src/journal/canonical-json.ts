@@ -4,12 +4,41 @@ export const GENESIS_HASH = '0'.repeat(64);
 
 /** Keys that JSON.stringify would escape; every other key is written between plain quotes. */
 const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+/** Keys as written, for the keys met most (event fields): a bounded cache, since data keys can be anything. */
+const QUOTED_KEYS_KEPT = 4096;
+const quotedKeys = new Map<string, string>();
+
+function quoted(k: string): string {
+  let q = quotedKeys.get(k);
+  if (q === undefined) {
+    q = NEEDS_ESCAPE.test(k) ? JSON.stringify(k) : `"${k}"`;
+    if (quotedKeys.size < QUOTED_KEYS_KEPT) quotedKeys.set(k, q);
+  }
+  return q;
+}
+
+/** A value JSON.stringify writes exactly as this file does: a string, a boolean, a finite number, null or undefined. */
+const isPlain = (v: unknown): boolean =>
+  v === null || v === undefined || typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v));
+
+/**
+ * An object whose keys are in sorted order and whose values are all plain: JSON.stringify, native, writes it as this
+ * file would (keys in their order, undefined left out, strings escaped alike), several times faster.
+ */
+function isSortedAndFlat(value: Record<string, unknown>, keys: readonly string[]): boolean {
+  for (let i = 0; i < keys.length; i++) {
+    if (i > 0 && !(keys[i - 1] < keys[i])) return false;
+    if (!isPlain(value[keys[i]])) return false;
+  }
+  return true;
+}
 
 /**
  * Written directly rather than through JSON.stringify with a replacer: the replacer is a call from native code
- * into JavaScript for every value, which made this the costliest step of an append.
+ * into JavaScript for every value, which made this the costliest step of an append. `stack` holds the objects being
+ * written, `depth` of them, for the cycle check.
  */
-function write(value: unknown, key: string, stack: object[]): string {
+function write(value: unknown, key: string, stack: object[], depth: number): string {
   switch (typeof value) {
     case 'string':
       return JSON.stringify(value);
@@ -21,28 +50,32 @@ function write(value: unknown, key: string, stack: object[]): string {
     case 'object': {
       if (value === null) return 'null';
       const toJSON = (value as { toJSON?: unknown }).toJSON;
-      if (typeof toJSON === 'function') return write(toJSON.call(value, key), key, stack);
-      if (value instanceof Number || value instanceof String || value instanceof Boolean) return write(value.valueOf(), key, stack);
-      if (stack.includes(value)) throw new TypeError(`${key || '$'}: a cycle is not valid JSON`);
-      stack.push(value);
+      if (typeof toJSON === 'function') return write(toJSON.call(value, key), key, stack, depth);
+      if (value instanceof Number || value instanceof String || value instanceof Boolean) return write(value.valueOf(), key, stack, depth);
+      for (let i = 0; i < depth; i++) if (stack[i] === value) throw new TypeError(`${key || '$'}: a cycle is not valid JSON`);
+      stack[depth] = value;
       let out: string;
       if (Array.isArray(value)) {
+        if (value.every(isPlain)) return JSON.stringify(value);
         out = '[';
         for (let i = 0; i < value.length; i++) {
           const item: unknown = value[i];
-          out += (i === 0 ? '' : ',') + (item === undefined ? 'null' : write(item, String(i), stack));
+          out += (i === 0 ? '' : ',') + (item === undefined ? 'null' : write(item, String(i), stack, depth + 1));
         }
         out += ']';
       } else {
+        const record = value as Record<string, unknown>;
+        const keys = Object.keys(record);
+        if (isSortedAndFlat(record, keys)) return JSON.stringify(record);
+        keys.sort();
         out = '{';
-        for (const k of Object.keys(value).sort()) {
-          const item = (value as Record<string, unknown>)[k];
+        for (const k of keys) {
+          const item = record[k];
           if (item === undefined) continue;
-          out += (out.length === 1 ? '' : ',') + (NEEDS_ESCAPE.test(k) ? JSON.stringify(k) : `"${k}"`) + ':' + write(item, k, stack);
+          out += (out.length === 1 ? '' : ',') + quoted(k) + ':' + write(item, k, stack, depth + 1);
         }
         out += '}';
       }
-      stack.pop();
       return out;
     }
     default:
@@ -55,7 +88,7 @@ function write(value: unknown, key: string, stack: object[]): string {
  * honoured, as JSON.stringify does. Throws on NaN, Infinity, bigint, functions, symbols and cycles.
  */
 export function canonicalJson(value: unknown): string {
-  return write(value, '', []);
+  return write(value, '', [], 0);
 }
 
 export function sha256(text: string): string {

@@ -52,7 +52,7 @@ export interface CommandOptions<S, E> {
   /** How often a command is decided again after a conflict before the conflict is answered. */
   retries?: number;
   /** The effects of what was appended, run once it is durable and applied: before a refusal that came with events is thrown. */
-  afterAppend?: (handled: Handled<S, E>) => Promise<void>;
+  afterAppend?: (handled: Handled<S, E>) => Promise<void> | void;
 }
 
 export interface Handled<S, E> {
@@ -110,7 +110,9 @@ export async function handleCommand<S, E>(
       await catchUp();
       continue;
     }
-    if (handled.events.length > 0) await options.afterAppend?.(handled);
+    // Awaited only when there is something to wait for: every command of a busy stream passes here.
+    const after = handled.events.length > 0 ? options.afterAppend?.(handled) : undefined;
+    if (after) await after;
     if (decision.error) throw new DomainError(decision.error.code, decision.error.message, decision.error.details);
     return handled;
   }

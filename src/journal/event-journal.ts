@@ -50,6 +50,13 @@ export interface JournalOptions {
   onFollowerError?: (e: Error, event: JournalEvent) => void;
 }
 
+/**
+ * Lets the event loop finish reading what has arrived before a group is taken: the appends of every request read in
+ * the same pass then share one synced write. Taken at once, the first append of a pass was written alone, and the rest
+ * waited for the next write (bench:sessions, 50 clients: groups of 16 signals, 24 after this).
+ */
+const gatherAppends = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
 const STREAM_NAME = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,199}$/;
 const EVENT_TYPE = /^[a-z][a-z0-9_.-]{0,99}$/;
 const PAGE = 4096;
@@ -431,6 +438,8 @@ export class EventJournal implements Journal {
           }
         }
         if (this.queue.length > 0) {
+          // A commit without a synced write (memory) costs nothing to gather for.
+          if (this.storage.syncedCommits) await gatherAppends();
           const group = this.queue;
           this.queue = [];
           await this.commitGroup(group);

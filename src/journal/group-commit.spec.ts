@@ -12,6 +12,11 @@ class CountingStorage extends MemoryStorage {
   }
 }
 
+/** A counting storage whose commits would be synced writes: the journal gathers appends for them. */
+class SyncedCountingStorage extends CountingStorage {
+  readonly syncedCommits = true;
+}
+
 /** Stores a group at once, and acknowledges it only when the gate opens. */
 class GatedStorage extends MemoryStorage {
   gate: Promise<void> | null = null;
@@ -28,6 +33,19 @@ describe('group commit', () => {
     await Promise.all(Array.from({ length: 64 }, (_, i) => journal.append(`s${i}`, [{ type: 't.e' }])));
     expect(storage.batches).toEqual([64]);
     await journal.close();
+  });
+
+  it('given a storage with synced commits, when appends come in the same pass of the event loop as the first (requests read together), then one batch carries them all; without synced commits the first goes alone', async () => {
+    const batchesOf = async (storage: CountingStorage) => {
+      const journal = await EventJournal.open(storage);
+      const first = journal.append('a', [{ type: 't.e' }]);
+      const rest = new Promise<unknown>((resolve) => setImmediate(() => resolve(Promise.all(Array.from({ length: 5 }, () => journal.append('b', [{ type: 't.e' }]))))));
+      await Promise.all([first, rest]);
+      await journal.close();
+      return storage.batches;
+    };
+    expect(await batchesOf(new SyncedCountingStorage())).toEqual([6]);
+    expect(await batchesOf(new CountingStorage())).toEqual([1, 5]);
   });
 
   it('given a batch in flight, appends arriving meanwhile share the next one', async () => {

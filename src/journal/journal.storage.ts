@@ -72,6 +72,8 @@ export const sameFence = (a: Fence, b: Fence): boolean => a.lease === b.lease &&
  */
 export interface JournalStorage {
   readonly location: string;
+  /** Whether a commit waits for a synced write (fsync, a database's WAL flush): the journal then gathers appends for it. */
+  readonly syncedCommits?: boolean;
   open(): Promise<void>;
   close(): Promise<void>;
   /**

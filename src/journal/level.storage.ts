@@ -94,6 +94,7 @@ const WITNESS_LEN = 16 + 1 + 64 + 1;
  */
 export class LevelStorage implements JournalStorage {
   readonly location: string;
+  readonly syncedCommits: boolean;
   private readonly db: ClassicLevel<string, string>;
   private readonly witnessPath: string;
   private witnessFd: number | null = null;
@@ -112,6 +113,7 @@ export class LevelStorage implements JournalStorage {
     private readonly options: { sync: boolean },
   ) {
     this.location = join(dir, 'db');
+    this.syncedCommits = options.sync;
     this.witnessPath = join(dir, 'HEAD');
     mkdirSync(dir, { recursive: true });
     this.db = new ClassicLevel<string, string>(this.location, { keyEncoding: 'utf8', valueEncoding: 'utf8' });

@@ -50,6 +50,8 @@ function asJournalError(location: string, e: unknown): unknown {
 export class PgStorage implements SharedJournalStorage {
   readonly shared = true;
   readonly location: string;
+  /** Every commit is a transaction whose WAL the server flushes. */
+  readonly syncedCommits = true;
   private pool: Pool | null = null;
   private listener: Client | null = null;
   private listening = false;

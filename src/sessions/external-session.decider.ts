@@ -1,7 +1,7 @@
 import { posix } from 'node:path';
 import { DomainErrorCode } from '../common/domain-error';
 import { JsonObject, SessionEvent, SessionFact, SessionInput } from './session.events';
-import { SessionSnapshot, stateOf } from './session.machine';
+import { SessionSnapshot, accepts, stateOf } from './session.machine';
 
 /**
  * The rules of external sessions, pure: claude sessions started outside Brainstem that report through its hooks
@@ -50,7 +50,7 @@ type Decision = { events: SessionFact[] } | Refusal;
 const refuse = (code: DomainErrorCode, message: string): Refusal => ({ error: { code, message } });
 
 /** A reported fact: journaled when the state takes it, else nothing (a report after the end, say). */
-const fact = (state: SessionSnapshot, event: SessionEvent): Decision => ({ events: state.can(event) ? [event] : [] });
+const fact = (state: SessionSnapshot, event: SessionEvent): Decision => ({ events: accepts(state, event) ? [event] : [] });
 
 export function decideCreateExternal(command: CreateExternalSession, state: SessionSnapshot | null): Decision {
   if (state !== null) return refuse('conflict', `coding session ${command.id} exists already`);

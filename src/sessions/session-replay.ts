@@ -2,7 +2,7 @@ import { JournalReader } from '../journal/journal.port';
 import { AliasIndex, NO_ALIASES, evolveAliases } from './session-aliases';
 import { evolve } from './session.decider';
 import { SESSIONS_STREAM, SessionAliasAssignedData, decodeRecord, sessionStream } from './session.events';
-import { SessionSnapshot, stateOf } from './session.machine';
+import { SessionSnapshot, accepts, stateOf } from './session.machine';
 import { StoredSession, restoreSession } from './session.snapshot';
 
 /** The snapshot of stream `sessions`: the aliases numbered so far, and each session in memory with its retention clock (null while live). */
@@ -54,7 +54,7 @@ export async function rebuildSession(
     version = e.version;
     const fact = decodeRecord(e, context);
     if (!fact) continue;
-    if (snapshot && fact.type !== 'session.created' && !snapshot.can(fact)) {
+    if (snapshot && fact.type !== 'session.created' && !accepts(snapshot, fact)) {
       warn(`replay of ${stream}@${e.version}: ${e.type} not accepted in ${stateOf(snapshot)}, skipped`);
       continue;
     }

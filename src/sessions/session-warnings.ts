@@ -12,28 +12,24 @@ export interface SessionWarning {
   work_tree: string;
 }
 
+/** A session as its warnings read it (a SessionActor is one). */
 export interface WorkTreeMember {
   id: string;
-  alias: string;
   live: boolean;
-  work_tree: string | null;
+  context: { alias: string; work_tree?: string | null };
 }
 
-/** Each live session's warnings, by id; sessions without any are left out. */
-export function sharedWorkTreeWarnings(sessions: readonly WorkTreeMember[]): Map<string, SessionWarning[]> {
-  const byTree = new Map<string, WorkTreeMember[]>();
-  for (const s of sessions) {
-    if (!s.live || s.work_tree === null) continue;
-    byTree.set(s.work_tree, [...(byTree.get(s.work_tree) ?? []), s]);
-  }
-  const out = new Map<string, SessionWarning[]>();
-  for (const [tree, members] of byTree) {
-    if (members.length < 2) continue;
-    for (const m of members) {
-      const others = members.filter((o) => o !== m).map((o) => o.alias);
-      const message = `${others.join(', ')} also ${others.length === 1 ? 'works' : 'work'} in the git work tree ${tree}: they can overwrite each other's changes; start sessions with isolation "worktree" to keep them apart`;
-      out.set(m.id, [{ code: 'shared_work_tree', message, sessions: others, work_tree: tree }]);
-    }
-  }
-  return out;
+/**
+ * The warnings of one session, given the sessions that may share its work tree (any others are passed over): a live
+ * session is warned of the other live ones in the same tree, in the order given; an exited one, or one outside any
+ * git work tree, of nothing. One session's own, so a status costs the sessions of its tree, not every session's.
+ */
+export function workTreeWarnings(session: WorkTreeMember, sharing: Iterable<WorkTreeMember>): SessionWarning[] {
+  const tree = session.context.work_tree ?? null;
+  if (!session.live || tree === null) return [];
+  const others: string[] = [];
+  for (const o of sharing) if (o.id !== session.id && o.live && o.context.work_tree === tree) others.push(o.context.alias);
+  if (others.length === 0) return [];
+  const message = `${others.join(', ')} also ${others.length === 1 ? 'works' : 'work'} in the git work tree ${tree}: they can overwrite each other's changes; start sessions with isolation "worktree" to keep them apart`;
+  return [{ code: 'shared_work_tree', message, sessions: others, work_tree: tree }];
 }

@@ -2,7 +2,7 @@ import { Refusal } from '../journal/command-handler';
 import { MergeStep, MergeStrategy } from '../worktrees/merge-plan';
 import { WorktreeRefusal } from '../worktrees/worktree.errors';
 import { SessionEvent } from './session.events';
-import { SessionSnapshot, stateOf } from './session.machine';
+import { SessionSnapshot, accepts, stateOf } from './session.machine';
 import { WorktreeOp } from './session-worktree';
 
 /**
@@ -43,7 +43,7 @@ type Decision = { events: SessionEvent[] } | { error: Refusal };
 const refuse = (code: Refusal['code'], message: string, details?: Record<string, unknown>): Decision => ({ error: details ? { code, message, details } : { code, message } });
 
 /** Facts the state takes are journaled; one it does not (an exit after the exit) is left out. */
-const facts = (state: SessionSnapshot, ...events: SessionEvent[]): Decision => ({ events: events.filter((e) => state.can(e)) });
+const facts = (state: SessionSnapshot, ...events: SessionEvent[]): Decision => ({ events: events.filter((e) => accepts(state, e)) });
 
 export function decideWorktree(command: WorktreeCommand, state: SessionSnapshot | null): Decision {
   if (state === null) return refuse('not_found', `no coding session to take ${command.type}`);

@@ -29,7 +29,7 @@ const isFact = (r: SessionRecord): r is SessionFact => r.type !== 'session.state
  */
 export class SessionCommands {
   /** Shown the facts of each command journaled here on a session this node runs: its loop detector (session-loops.ts). */
-  private observer: ((actor: SessionActor, facts: readonly SessionFact[]) => Promise<void>) | null = null;
+  private observer: ((actor: SessionActor, facts: readonly SessionFact[]) => Promise<void> | undefined) | null = null;
 
   constructor(
     private readonly journal: Journal,
@@ -41,7 +41,7 @@ export class SessionCommands {
     return this.clock.now();
   }
 
-  observeWith(observer: (actor: SessionActor, facts: readonly SessionFact[]) => Promise<void>): void {
+  observeWith(observer: (actor: SessionActor, facts: readonly SessionFact[]) => Promise<void> | undefined): void {
     this.observer = observer;
   }
 
@@ -55,7 +55,8 @@ export class SessionCommands {
       { encode: encodeRecord, meta: { actor: by }, afterAppend: ({ stored }) => this.registry.appended(actor, stored) },
     );
     const facts = events.filter(isFact);
-    if (this.observer && facts.length > 0 && this.registry.owns(actor)) await this.observer(actor, facts);
+    const observed = this.observer && facts.length > 0 && this.registry.owns(actor) ? this.observer(actor, facts) : undefined;
+    if (observed) await observed;
     return facts;
   }
 

@@ -15,7 +15,7 @@ import {
   SessionRecord,
   pendingPermission,
 } from './session.events';
-import { SessionContext, SessionSnapshot, createSession, nextSnapshot, stateOf } from './session.machine';
+import { SessionContext, SessionSnapshot, accepts, createSession, nextSnapshot, nextState, stateOf } from './session.machine';
 import { LoopDetection } from './loops/loop-detector';
 import { WorktreeCommand, decideWorktree, isWorktreeCommand } from './session-worktree.decider';
 import { BudgetCommand, decideBudgetCommand } from './session-budget';
@@ -133,7 +133,7 @@ export function decide(command: SessionCommand, state: SessionSnapshot | null): 
       if (command.spawn === null) return fact(state, { type: 'session.exited', at, code: null, signal: null, reason: 'spawn_failed' });
       const started: SessionEvent = { type: 'session.started', at, ...command.spawn };
       // Launched once: a second launch, or one after the session ended, records nothing.
-      if (!state.can(started) || command.prompt === null) return fact(state, started);
+      if (!accepts(state, started) || command.prompt === null) return fact(state, started);
       // The prompt is a message like any other, judged on the started session; one it cannot take is not sent.
       const prompt = decide({ type: 'dispatch_message', at, text: command.prompt, worker: command.worker }, evolve(state, started));
       return { events: 'error' in prompt ? [started] : [started, ...prompt.events] };
@@ -237,12 +237,17 @@ export function decideRecords(command: SessionCommand, state: SessionSnapshot | 
   if ('error' in decision) return { events: [], error: decision.error };
   const records: SessionRecord[] = [];
   let s = state;
-  for (const f of decision.events) {
-    const next = evolve(s, f);
+  decision.events.forEach((f, i) => {
     records.push(f);
-    if (s && next && f.type !== 'session.created' && stateOf(s) !== stateOf(next)) records.push({ type: 'session.state_changed', at: f.at, from: stateOf(s), to: stateOf(next), cause: f.type });
-    s = next;
-  }
+    if (s === null || f.type === 'session.created') {
+      s = evolve(s, f);
+      return;
+    }
+    // The last fact's state is all that is needed of it: the command path applies the records as stored.
+    const from = stateOf(s);
+    const to = i === decision.events.length - 1 ? (nextState(s, f) ?? from) : stateOf((s = evolve(s, f)));
+    if (from !== to) records.push({ type: 'session.state_changed', at: f.at, from, to, cause: f.type });
+  });
   return { events: records };
 }
 
@@ -324,7 +329,7 @@ function stopping(state: SessionSnapshot, what: string): { error: SessionRefusal
  * only before the worker has started, and a message while a permission request is pending.
  */
 function userCommand(state: SessionSnapshot, event: SessionEvent, what: string): SessionDecision {
-  if (state.can(event)) return { events: [event] };
+  if (accepts(state, event)) return { events: [event] };
   const s = stateOf(state);
   const alias = state.context.alias;
   if (s === 'pending_authorization') return refuse('permission_pending', `session ${alias} is ${s}: resolve the pending permission request first`, { state: s });
@@ -333,5 +338,5 @@ function userCommand(state: SessionSnapshot, event: SessionEvent, what: string):
 
 /** A reported fact: journaled when the state takes it, else nothing (a report after the exit, a start already recorded). */
 function fact(state: SessionSnapshot, event: SessionEvent): SessionDecision {
-  return { events: state.can(event) ? [event] : [] };
+  return { events: accepts(state, event) ? [event] : [] };
 }

@@ -1,6 +1,6 @@
 import { SessionEvent, SessionInput } from './session.events';
-import { createActor } from 'xstate';
-import { SessionSnapshot, attentionSince, createSession, nextSnapshot, sessionMachine, stateOf } from './session.machine';
+import { createActor, transition } from 'xstate';
+import { SessionSnapshot, accepts, attentionSince, createSession, nextSnapshot, nextState, sessionMachine, stateOf } from './session.machine';
 import { restoreSession, storeSession } from './session.snapshot';
 
 /** A simulated clock: every event is stamped by it, nothing reads real time. */
@@ -44,15 +44,83 @@ describe('session machine', () => {
     expect(actor.getSnapshot().status).toBe('active');
   });
 
-  it('given the same event from the same snapshot again (a decision, then its stored record), then the same next snapshot, taken once', () => {
-    const s = createSession(input());
-    const first = nextSnapshot(s, { type: 'session.started', at: 2_000, pid: 42, pid_start_time: '777', idle: false });
-    // As the journal hands it back: equal, not the same object, its keys in another order.
-    const again = nextSnapshot(s, { idle: false, pid_start_time: '777', pid: 42, at: 2_000, type: 'session.started' } as SessionEvent);
-    expect(again).toBe(first);
-    const other = nextSnapshot(s, { type: 'session.started', at: 2_001, pid: 42, pid_start_time: '777', idle: false });
-    expect(other).not.toBe(first);
-    expect(other?.context.updated_at).toBe(2_001);
+  it('given every state and every event, when stepped without an actor, then the next state and context are those of xstate\'s transition(), and it is taken exactly when snapshot.can says so', () => {
+    const clock = simulatedClock();
+    const ask = (request_id: string): Ev => ({ type: 'session.permission_requested', request_id, tool: 'Bash', input: { n: request_id } });
+    const fresh = createSession(input());
+    const working = apply(fresh, clock, started);
+    const snapshots = [
+      fresh,
+      working,
+      apply(working, clock, { type: 'session.turn_ended', result: 'r' }),
+      apply(working, clock, { type: 'session.asked_human', question: 'q' }),
+      apply(working, clock, ask('r1')),
+      apply(working, clock, ask('r1'), ask('r2'), ask('r3')),
+      apply(working, clock, { type: 'session.held', reason: 'loop', detail: 'd' }, { type: 'session.exited', code: 0, signal: null, reason: 'exited' }),
+    ];
+    const resolved = (request_id: string, by?: 'profile'): Ev => ({ type: 'session.permission_resolved', request_id, decision: 'deny', reason: 'no', ...(by ? { by, rule: 'Bash', tool: 'Bash', input: {} } : {}) });
+    const events: Ev[] = [
+      started,
+      { ...started, idle: true } as Ev,
+      { type: 'session.runtime_session_assigned', runtime_session_id: 'rs' },
+      { type: 'session.message_dispatched', text: 'go' },
+      { type: 'session.progress', status: 'completed', message: 'm' },
+      { type: 'session.blocked', reason: 'b' },
+      { type: 'session.asked_human', question: 'q2' },
+      { type: 'session.context_requested', query: 'c' },
+      { type: 'session.turn_ended', result: 'x' },
+      { type: 'session.turn_ended', result: null, superseded: true },
+      ask('r9'),
+      resolved('r1'),
+      resolved('r2'),
+      resolved('r7'),
+      resolved('r8', 'profile'),
+      { type: 'session.exclusion_changed', excluded: true },
+      { type: 'session.stop_requested', deadline_at: 99_000 },
+      { type: 'session.recovered', attachment: 'detached', pid: 7, pid_start_time: '1', resumed: false },
+      { type: 'session.recovered', attachment: 'attached', pid: 8, pid_start_time: '2', resumed: true },
+      { type: 'session.exited', code: 1, signal: null, reason: 'exited' },
+      { type: 'session.held', reason: 'budget', detail: 'spent' },
+      { type: 'session.released', by: 'user' },
+      { type: 'session.loop_detected', pattern: 'repeated_call', count: 3, since: 1, signature: 's', summary: 'sum', evidence: 'e', cooldown_until: 50_000, escalate_after: 2 },
+      { type: 'session.usage', turn: 1, model: 'm', input_tokens: 1, output_tokens: 2, cache_read_tokens: 3, cache_write_tokens: 4, cost_usd: 0.5, cost_estimated: false },
+      { type: 'session.budget_set', budget: { usd: 5 } },
+      { type: 'session.budget_warning', scope: 'session', unit: 'usd', used: 4, limit: 5 },
+      { type: 'session.budget_exceeded', scope: 'session', unit: 'usd', used: 5, limit: 5 },
+      { type: 'session.rate_limited', status: 'rejected', resets_at: 70_000, limit_type: 'five_hour' },
+      { type: 'session.external_run', pid: 9, pid_start_time: '3' },
+      { type: 'session.external_activity', activity: 'tool', tool: 'Bash' },
+      { type: 'session.worktree_created', path: '/wt/a', branch: 'b', base_ref: 'main', base_sha: 'abc', base_branch: 'main', repo: '/r', reused: 'none', setup: null, copy: [] },
+      { type: 'session.worktree_missing' },
+    ];
+    let taken = 0;
+    for (const snapshot of snapshots) {
+      for (const e of events) {
+        const event = { ...e, at: clock.advance(1) } as SessionEvent;
+        const [expected] = transition(sessionMachine, snapshot, event);
+        const next = nextSnapshot(snapshot, event);
+        const where = `${e.type} in ${stateOf(snapshot)}`;
+        expect([where, accepts(snapshot, event)]).toEqual([where, snapshot.can(event)]);
+        if (!snapshot.can(event)) {
+          expect([where, next]).toEqual([where, null]);
+          continue;
+        }
+        taken++;
+        expect([where, next && stateOf(next), next?.context]).toEqual([where, stateOf(expected), expected.context]);
+        // What the fast path hands on is a snapshot xstate itself takes the next step from.
+        const after = { ...e, at: clock.advance(1) } as SessionEvent;
+        if (next && next.can(after)) expect(transition(sessionMachine, next, after)[0].context).toEqual(nextSnapshot(next, after)?.context);
+      }
+    }
+    expect(taken).toBeGreaterThan(snapshots.length * 10);
+  });
+
+  it('given a working session, when asked where events lead, then the state each leads to, its own for a report, and null for what it does not take', () => {
+    const working = apply(createSession(input()), simulatedClock(), started);
+    expect(nextState(working, { type: 'session.blocked', at: 5, reason: 'no key' })).toBe('pending_handling');
+    expect(nextState(working, { type: 'session.progress', at: 5, status: 'working', message: null })).toBe('working');
+    expect(nextState(working, { type: 'session.started', at: 5, pid: 1, pid_start_time: null, idle: false })).toBeNull();
+    expect(accepts(working, { type: 'session.started', at: 5, pid: 1, pid_start_time: null, idle: false })).toBe(false);
   });
 
   it('given a session waiting, when what it waits on changes within the same state, then its state_since stays and its attention starts again then', () => {

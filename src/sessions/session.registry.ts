@@ -13,7 +13,7 @@ import { SessionActor } from './session.actor';
 import { evolve } from './session.decider';
 import { SessionEnvStore } from './session-env.store';
 import { SESSIONS_STREAM, SessionAliasAssignedData, SessionEvent, decodeRecord, sessionStream } from './session.events';
-import { SessionSnapshot, stateOf } from './session.machine';
+import { SessionSnapshot, accepts, stateOf } from './session.machine';
 import { StoredSession, storeSession } from './session.snapshot';
 import { SessionIndex, readIndex, rebuildSession } from './session-replay';
 
@@ -53,6 +53,8 @@ export class SessionRegistry {
   private readonly byAlias = new Map<string, SessionActor>();
   /** External sessions by claude's session id: every run of a claude session (a resume) is the same session. */
   private readonly byClaudeSession = new Map<string, SessionActor>();
+  /** Sessions by git work tree (set at creation, never changed): a status reads its tree's, not every session. */
+  private readonly byWorkTree = new Map<string, Set<SessionActor>>();
   private aliases: AliasIndex = NO_ALIASES;
   /** Creations, one at a time: each numbers its alias at the version of stream `sessions` the one before it left. */
   readonly creations = new SerialQueue();
@@ -190,6 +192,11 @@ export class SessionRegistry {
     return [...this.actors.values()];
   }
 
+  /** The sessions in memory in the work tree (live or not), in the order they joined memory. */
+  inWorkTree(workTree: string): Iterable<SessionActor> {
+    return this.byWorkTree.get(workTree) ?? [];
+  }
+
   /** Live sessions of this node (each node runs its own workers, up to its own cap); external sessions run no worker of ours. */
   liveCount(): number {
     let n = 0;
@@ -244,14 +251,17 @@ export class SessionRegistry {
     };
   }
 
-  /** After the command path appended a session's records: its retention, its env values, its snapshot and the index's. */
-  async appended(actor: SessionActor, stored: readonly JournalEvent[]): Promise<void> {
+  /**
+   * After the command path appended a session's records: its retention, its env values, its snapshot and the index's.
+   * Only an exit leaves something to wait for (its env values removed).
+   */
+  appended(actor: SessionActor, stored: readonly JournalEvent[]): Promise<void> | undefined {
     if (this.indexVersion - this.indexSaved >= INDEX_SNAPSHOT_EVERY) this.saveIndex();
     if (Math.floor(actor.version / SNAPSHOT_EVERY) > Math.floor((actor.version - stored.length) / SNAPSHOT_EVERY)) this.snapshot(actor);
     const exit = stored.find((e) => e.type === 'session.exited');
-    if (!exit) return;
+    if (!exit) return undefined;
     this.retention.ended(actor.id, (exit.data as { at: number }).at);
-    await this.envs.remove(actor.id).catch((e: unknown) => this.logger.warn(`env of ${actor.id} not removed: ${(e as Error).message}`));
+    return this.envs.remove(actor.id).catch((e: unknown) => this.logger.warn(`env of ${actor.id} not removed: ${(e as Error).message}`));
   }
 
   private snapshot(actor: SessionActor): void {
@@ -285,7 +295,7 @@ export class SessionRegistry {
     if (!actor || e.version <= actor.version) return;
     if (e.version !== actor.version + 1) this.logger.warn(`${e.stream}: followed version ${e.version} after ${actor.version}`);
     const before = actor.snapshot;
-    const event = fact && before.can(fact) ? fact : null;
+    const event = fact && accepts(before, fact) ? fact : null;
     if (fact && !event) this.logger.warn(`${e.stream}@${e.version}: ${e.type} from another node not accepted in ${stateOf(before)}, skipped`);
     actor.adopt(event ? evolve(before, event) : before, e.version);
     if (!event) return;
@@ -294,10 +304,20 @@ export class SessionRegistry {
   }
 
   private add(actor: SessionActor): void {
+    const replaced = this.actors.get(actor.id);
+    if (replaced && replaced !== actor) this.leaveWorkTree(replaced);
     this.actors.set(actor.id, actor);
     this.byAlias.set(actor.context.alias, actor);
     const external = actor.context.external;
     if (external) this.byClaudeSession.set(external.claude_session_id, actor);
+    const tree = actor.context.work_tree;
+    if (tree) this.byWorkTree.set(tree, (this.byWorkTree.get(tree) ?? new Set()).add(actor));
+  }
+
+  private leaveWorkTree(actor: SessionActor): void {
+    const tree = actor.context.work_tree;
+    const sharing = tree ? this.byWorkTree.get(tree) : undefined;
+    if (sharing?.delete(actor) && sharing.size === 0) this.byWorkTree.delete(tree as string);
   }
 
   /** Lets the sessions go, except those a holder still needs: their retention starts again. */
@@ -315,6 +335,7 @@ export class SessionRegistry {
       this.byAlias.delete(actor.context.alias);
       const external = actor.context.external;
       if (external && this.byClaudeSession.get(external.claude_session_id) === actor) this.byClaudeSession.delete(external.claude_session_id);
+      this.leaveWorkTree(actor);
     }
     return held;
   }

@@ -15,7 +15,7 @@ import { IdGenerator } from './session.ports';
 import { SessionRegistry, aliasNumber } from './session.registry';
 import { SessionSetup } from './session-setup';
 import { SessionStatus, toStatus } from './session.status';
-import { SessionWarning, sharedWorkTreeWarnings } from './session-warnings';
+import { workTreeWarnings } from './session-warnings';
 import { SessionWorkers } from './session-workers';
 import { WorktreeOp } from './session-worktree';
 import { SessionDiff, SessionWorktrees } from './session-worktrees';
@@ -126,18 +126,13 @@ export class SessionsService implements WorkerSessions, OnApplicationBootstrap, 
   }
 
   /** The status with its warnings (other live sessions in its work tree). */
-  private statusOf(actor: SessionActor, warnings?: Map<string, SessionWarning[]>): SessionStatus {
-    const all = warnings ?? sharedWorkTreeWarnings(this.workTreeMembers());
-    return toStatus(actor, all.get(actor.id) ?? []);
-  }
-
-  private workTreeMembers() {
-    return this.registry.list().map((a) => ({ id: a.id, alias: a.context.alias, live: a.live, work_tree: a.context.work_tree ?? null }));
+  private statusOf(actor: SessionActor): SessionStatus {
+    const tree = actor.context.work_tree;
+    return toStatus(actor, tree ? workTreeWarnings(actor, this.registry.inWorkTree(tree)) : []);
   }
 
   private statuses(actors: SessionActor[]): SessionStatus[] {
-    const warnings = sharedWorkTreeWarnings(this.workTreeMembers());
-    return actors.map((a) => this.statusOf(a, warnings));
+    return actors.map((a) => this.statusOf(a));
   }
 
   /** The session's diff: its worktree's changes against its base, a page of patches (GET …/diff). */

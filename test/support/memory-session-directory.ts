@@ -15,6 +15,8 @@ export class MemorySessionDirectory implements SessionDirectory {
   newExternalJoins = false;
   /** Each session stream's version as this directory last wrote it (0: not written yet). */
   private readonly versions = new Map<string, number>();
+  /** The sessions by id, as the sessions module's registry finds them: a lookup, not a scan (benches hold 1,000). */
+  private readonly byId = new Map<string, SessionView>();
 
   constructor(private readonly journal: Journal) {}
 
@@ -23,8 +25,12 @@ export class MemorySessionDirectory implements SessionDirectory {
   }
 
   get(id: string): SessionView | undefined {
-    const s = this.sessions.find((x) => x.id === id);
+    const s = this.find(id);
     return s ? { ...s } : undefined;
+  }
+
+  private find(id: string): SessionView | undefined {
+    return this.byId.get(id);
   }
 
   add(id: string, over: Partial<SessionView> = {}): SessionView {
@@ -43,6 +49,7 @@ export class MemorySessionDirectory implements SessionDirectory {
       ...over,
     };
     this.sessions.push(s);
+    this.byId.set(id, s);
     return s;
   }
 
@@ -72,7 +79,7 @@ export class MemorySessionDirectory implements SessionDirectory {
   }
 
   exclusionWrite(id: string, excluded: boolean, actor: string): SideWrite | null {
-    const s = this.sessions.find((x) => x.id === id);
+    const s = this.find(id);
     if (!s || s.excluded === excluded) return null;
     return {
       stream: `session-${id}`,
@@ -86,7 +93,7 @@ export class MemorySessionDirectory implements SessionDirectory {
   }
 
   async emit(id: string, type: string, data: Record<string, unknown>): Promise<void> {
-    const s = this.sessions.find((x) => x.id === id)!;
+    const s = this.find(id)!;
     // What the sessions module's directory would say after the event: the state, and what a waiting session waits on.
     const apply = () => {
       if (type === 'session.state_changed') {

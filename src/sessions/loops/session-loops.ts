@@ -65,23 +65,31 @@ export class SessionLoops {
   ) {}
 
   /** What the worker's runtime reported it did. */
-  activity(actor: SessionActor, activity: WorkerActivity): Promise<void> {
-    return this.observe(actor, { ...activity, at: this.now() });
+  async activity(actor: SessionActor, activity: WorkerActivity): Promise<void> {
+    await this.observe(actor, { ...activity, at: this.now() });
   }
 
-  /** What the session journaled (decided on this node or on another). */
-  async facts(actor: SessionActor, facts: readonly SessionFact[]): Promise<void> {
-    for (const fact of facts) {
-      if (fact.type === 'session.exited' || fact.type === 'session.released') {
-        this.detectors.delete(actor.id);
-        continue;
-      }
-      const o = observationOf(fact, actor.context.runtime === 'command');
-      if (o) await this.observe(actor, o);
+  /**
+   * What the session journaled (decided on this node or on another), observed in order. Nothing to wait for unless a
+   * loop is recorded: every command of a session passes here, and most observe nothing new.
+   */
+  facts(actor: SessionActor, facts: readonly SessionFact[]): Promise<void> | undefined {
+    let recording: Promise<void> | undefined;
+    for (const fact of facts) recording = recording ? recording.then(() => this.take(actor, fact)) : this.take(actor, fact);
+    return recording;
+  }
+
+  private take(actor: SessionActor, fact: SessionFact): Promise<void> | undefined {
+    if (fact.type === 'session.exited' || fact.type === 'session.released') {
+      this.detectors.delete(actor.id);
+      return undefined;
     }
+    const o = observationOf(fact, actor.context.runtime === 'command');
+    return o ? this.observe(actor, o) : undefined;
   }
 
-  private async observe(actor: SessionActor, o: LoopObservation): Promise<void> {
+  /** Observes; a loop detected is recorded (the promise), otherwise nothing is left to wait for. */
+  private observe(actor: SessionActor, o: LoopObservation): Promise<void> | undefined {
     const c = actor.context;
     if (!actor.live) return;
     let entry = this.detectors.get(actor.id);
@@ -96,10 +104,9 @@ export class SessionLoops {
     const detection = entry.detector.observe(o, quiet);
     if (!detection) return;
     const { cooldown_s, escalate_after } = entry.limits;
-    try {
-      await this.execute(actor, { type: 'report_loop', detection, cooldown_s, escalate_after });
-    } catch (e) {
-      this.logger.error(`session ${actor.id}: a ${detection.pattern} loop was detected, but recording it failed: ${(e as Error).message}`);
-    }
+    return this.execute(actor, { type: 'report_loop', detection, cooldown_s, escalate_after }).then(
+      () => undefined,
+      (e: unknown) => this.logger.error(`session ${actor.id}: a ${detection.pattern} loop was detected, but recording it failed: ${(e as Error).message}`),
+    );
   }
 }

@@ -1,0 +1,93 @@
+import { Budget } from '../usage/budget.rules';
+import { UsageTotals, emptyTotals } from '../usage/usage.model';
+import { Attachment, ExitReason, Hold, LastProgress, LoopRecord, Pending, PermissionRequest, RateLimit, SessionInput } from './session.events';
+import { SessionWorktree } from './session-worktree';
+
+/** What a session holds besides its state, pure: the session machine's context (session.machine.ts). */
+
+export interface SessionContext extends Omit<SessionInput, 'budget'> {
+  pid: number | null;
+  /** /proc/<pid>/stat start time: a pid is only "ours" while this still matches. */
+  pid_start_time: string | null;
+  runtime_session_id: string | null;
+  attachment: Attachment;
+  last_progress: LastProgress | null;
+  /** What the worker's latest turn reported as its result (null when that turn reported none). */
+  last_result: string | null;
+  pending: Pending | null;
+  /**
+   * Permission requests raised while another is pending (claude asks for parallel tool calls at once), in
+   * order; each becomes `pending` when the one before it is resolved. Empty unless `pending` is a permission.
+   */
+  queued_permissions: PermissionRequest[];
+  state_since: number;
+  /**
+   * When what the session waits on last changed without a change of state: a new question, a new blocked reason, a
+   * new turn result, a new permission request while it waits already. What it waits on began at the later of this and
+   * state_since (attentionSince).
+   */
+  waiting_since: number;
+  updated_at: number;
+  exit_code: number | null;
+  exit_signal: string | null;
+  exit_reason: ExitReason | null;
+  /** When SIGKILL follows an unanswered SIGTERM: a timestamp, so a restart can re-arm it. */
+  stop_deadline_at: number | null;
+  /** Held: no message reaches the worker until it is released. Orthogonal to the state. */
+  held: Hold | null;
+  /** The latest loop detected; null when none was. */
+  loop: LoopRecord | null;
+  /** Until when (epoch ms) each loop pattern stays quiet for this session: journaled, so a restart keeps the cooldowns. */
+  loop_cooldowns: Partial<Record<LoopRecord['pattern'], number>>;
+  /** The session's git worktree (isolation `worktree`); null without one. */
+  worktree: SessionWorktree | null;
+  /** What its turns used, summed from its session.usage events. */
+  usage: UsageTotals;
+  /** Its own budget (the request's, or set since); null: its profile's per-session budget applies, if any. */
+  budget: Budget | null;
+  /** Its runtime's rate-limit state, as last reported; null until it reports one. */
+  rate_limit: RateLimit | null;
+}
+
+export function contextFor(input: SessionInput): SessionContext {
+  return {
+    ...input,
+    pid: null,
+    pid_start_time: null,
+    runtime_session_id: null,
+    attachment: 'none',
+    last_progress: null,
+    last_result: null,
+    pending: null,
+    queued_permissions: [],
+    state_since: input.created_at,
+    waiting_since: input.created_at,
+    updated_at: input.created_at,
+    exit_code: null,
+    exit_signal: null,
+    exit_reason: null,
+    stop_deadline_at: null,
+    held: null,
+    loop: null,
+    loop_cooldowns: {},
+    worktree: null,
+    usage: emptyTotals(),
+    budget: input.budget ?? null,
+    rate_limit: null,
+  };
+}
+
+const INERT_INPUT: SessionInput = {
+  id: '',
+  alias: '',
+  title: '',
+  runtime: '',
+  profile_id: null,
+  cwd: '',
+  command: null,
+  args: [],
+  env: {},
+  excluded: false,
+  created_at: 0,
+};
+export const INERT_CONTEXT = contextFor(INERT_INPUT);
