@@ -3,6 +3,7 @@ import { useEffect, useRef } from 'preact/hooks';
 import { useAction } from './action';
 import { api } from './api';
 import { ErrorAlert } from './error-alert';
+import { memo, useChunked } from './progressive';
 import { readableInput } from './readable-input';
 import { attention, now, putFresh, stallThresholdS } from './store';
 import { PermissionRequest, Session } from './types';
@@ -232,36 +233,46 @@ function linkedSession(): string | null {
   return query ? new URLSearchParams(query).get('session') : null;
 }
 
+const AttentionCard = memo(function AttentionCard({ session: s, linked }: { session: Session; linked: boolean }) {
+  return (
+    <article class={linked ? 'card highlight' : 'card'} aria-label={`${s.alias} ${s.state}`} data-session={s.id}>
+      <header>
+        <strong class="alias">{s.alias}</strong>
+        <span class="title">{s.title}</span>
+        <StateChip session={s} />
+        <Age session={s} />
+      </header>
+      <p class="meta muted">
+        {s.runtime} · <code>{s.cwd}</code>
+      </p>
+      <Held session={s} />
+      <Loop session={s} />
+      <Waiting session={s} />
+    </article>
+  );
+});
+
 export function AttentionView() {
   const items = attention.value;
   const linked = linkedSession();
+  // The whole queue, a chunk per task (progressive.ts); a linked card is scrolled to once it is there.
+  const shown = useChunked(items.length);
+  const linkedShown = linked !== null && items.slice(0, shown).some((s) => s.id === linked);
   useEffect(() => {
-    if (linked) document.querySelector(`[data-session="${CSS.escape(linked)}"]`)?.scrollIntoView({ block: 'center' });
-  }, [linked, items.length]);
+    if (linked && linkedShown) document.querySelector(`[data-session="${CSS.escape(linked)}"]`)?.scrollIntoView({ block: 'center' });
+  }, [linked, linkedShown]);
   return (
     <section aria-labelledby="attention-title">
       <h2 id="attention-title">Needs attention ({items.length})</h2>
       {items.length === 0 ? <p class="empty">Nothing waits on you.</p> : null}
       <ol class="queue">
-        {items.map((s) => (
+        {items.slice(0, shown).map((s) => (
           <li key={s.id}>
-            <article class={s.id === linked ? 'card highlight' : 'card'} aria-label={`${s.alias} ${s.state}`} data-session={s.id}>
-              <header>
-                <strong class="alias">{s.alias}</strong>
-                <span class="title">{s.title}</span>
-                <StateChip session={s} />
-                <Age session={s} />
-              </header>
-              <p class="meta muted">
-                {s.runtime} · <code>{s.cwd}</code>
-              </p>
-              <Held session={s} />
-              <Loop session={s} />
-              <Waiting session={s} />
-            </article>
+            <AttentionCard session={s} linked={s.id === linked} />
           </li>
         ))}
       </ol>
+      {shown < items.length ? <p class="muted" role="status">Showing {shown} of {items.length}…</p> : null}
       <p class="hint muted">
         Keys: <kbd>j</kbd>/<kbd>k</kbd> move between requests, <kbd>a</kbd> allows, <kbd>d</kbd> denies with a reason.
       </p>
