@@ -35,34 +35,64 @@ type LongTask = { start: number; duration: number };
 type Window = { __longTasks: LongTask[] };
 
 /**
- * A view: the route its nav link opens, and what shows it is there (with `count` sessions, `waiting` of them in need),
- * checked in the page with querySelector. Playwright's role and label queries walk the whole document in the page's main
- * thread: with a thousand sessions they made long tasks of their own, which the page's observer counted.
+ * A step of the walk: a view opened by its nav link (or an action on the view open: `act`), and what shows it is there
+ * (with `count` sessions, `waiting` of them in need), checked in the page with querySelector. Playwright's role and label
+ * queries walk the whole document in the page's main thread: with a thousand sessions they made long tasks of their own,
+ * which the page's observer counted.
  */
 interface View {
   name: string;
   route: string;
+  act?: (page: Page) => Promise<void>;
+  /** Whether the step applies (Show more needs more than a hundred sessions). */
+  when?: (count: number) => boolean;
   ready(count: number, waiting: number): { selector: string; text: string };
 }
 
 const attentionReady = (_count: number, waiting: number) => ({ selector: waiting > 0 ? 'ol.queue [data-session]' : '#attention-title', text: '' });
 const headingOf = { '#/': '#attention-title', '#/sessions': '#sessions-title' } as const;
 
-/** Every route of web/src/app.tsx, in the order the bench clicks them after the first view (the attention view). */
+/** Every route of web/src/app.tsx, in the order the bench clicks them after the first view (the attention view), and three actions on long lists. */
 const VIEWS: readonly View[] = [
   { name: 'Sessions', route: '#/sessions', ready: (count) => ({ selector: count > 0 ? 'ol.sessions [data-session]' : '#sessions-title', text: '' }) },
+  {
+    name: 'Sessions: Show 100 more',
+    route: '#/sessions',
+    when: (count) => count > 100,
+    act: (page) => page.click('button.more'),
+    ready: () => ({ selector: 'ol.sessions > li:nth-child(101) [data-session]', text: '' }),
+  },
+  {
+    name: 'Sessions: text filter',
+    route: '#/sessions',
+    when: (count) => count > 0,
+    act: (page) => page.fill('.filters input[type=search]', 'session 987 of'),
+    ready: () => ({ selector: '#sessions-title', text: 'Sessions (1 of' }),
+  },
   { name: 'Supervision', route: '#/supervision', ready: () => ({ selector: '#rounds-title', text: '' }) },
   { name: 'Main chat', route: '#/chat', ready: () => ({ selector: 'form.compose textarea', text: '' }) },
   { name: 'Profiles', route: '#/profiles', ready: () => ({ selector: '#bindings-title', text: '' }) },
   { name: 'Usage', route: '#/usage', ready: () => ({ selector: '.totals', text: '' }) },
   { name: 'Journal', route: '#/journal', ready: () => ({ selector: '.verify .ok', text: 'Chain ok' }) },
+  {
+    name: 'Journal: 200 a page',
+    route: '#/journal',
+    act: async (page) => {
+      await page.selectOption('.events-filter select', '200');
+      const answered = page.waitForResponse((res) => res.url().includes('/journal/events?') && res.url().includes('limit=200'));
+      await page.click('.events-filter button[type=submit]');
+      await answered;
+    },
+    ready: () => ({ selector: 'table.events', text: '' }),
+  },
   { name: 'Notifications', route: '#/notifications', ready: () => ({ selector: 'form.card h3', text: 'Rules' }) },
   { name: 'Needs attention', route: '#/', ready: attentionReady },
 ];
 
 /** Waits for the view's element (and text), and for the heading that counts its sessions, polling once a frame. */
 async function shown(page: Page, route: string, check: { selector: string; text: string }, heading: string | null): Promise<void> {
-  await page.waitForFunction(
+  await page
+    .waitForFunction(
     ({ selector, text, heading, title }) => {
       const doc = (globalThis as unknown as { document: { querySelector(s: string): { textContent: string | null } | null } }).document;
       const el = doc.querySelector(selector);
@@ -71,12 +101,15 @@ async function shown(page: Page, route: string, check: { selector: string; text:
     },
     { ...check, heading, title: heading === null ? null : headingOf[route as keyof typeof headingOf] },
     { polling: 'raf', timeout: 60_000 },
-  );
+    )
+    .catch((e: unknown) => {
+      throw new Error(`${route}: ${check.selector} "${check.text}" (heading ${heading ?? 'any'}) never showed: ${String(e)}`);
+    });
 }
 const headingFor = (route: string, count: number, waiting: number): string | null =>
   route === '#/' ? `Needs attention (${waiting})` : route === '#/sessions' ? `Sessions (${count} of ${count})` : null;
 const FIRST = 'first view (attention)';
-const NAMES = [FIRST, ...VIEWS.map((v) => `→ ${v.name}`)];
+const NAMES = [FIRST, ...VIEWS.map((v) => (v.act ? `  ${v.name}` : `→ ${v.name}`))];
 
 /** One walk: each view's time to ready (ms) and the long tasks that started while it was the one on screen. */
 type Walk = Map<string, { ready: number; tasks: number[] }>;
@@ -94,11 +127,17 @@ async function walk(browser: Browser, t: TestApp, count: number, waiting: number
     marks.push({ name: FIRST, at: 0, ready: performance.now() - t0 });
     await page.waitForTimeout(SETTLE_MS);
     for (const view of VIEWS) {
+      if (view.when && !view.when(count)) continue;
       const at = await page.evaluate(() => performance.now());
       const t1 = performance.now();
-      await page.click(`nav a[href="${view.route}"]`);
-      await shown(page, view.route, view.ready(count, waiting), headingFor(view.route, count, waiting));
-      marks.push({ name: `→ ${view.name}`, at, ready: performance.now() - t1 });
+      if (view.act) {
+        await view.act(page);
+        await shown(page, view.route, view.ready(count, waiting), null);
+      } else {
+        await page.click(`nav a[href="${view.route}"]`);
+        await shown(page, view.route, view.ready(count, waiting), headingFor(view.route, count, waiting));
+      }
+      marks.push({ name: view.act ? `  ${view.name}` : `→ ${view.name}`, at, ready: performance.now() - t1 });
       await page.waitForTimeout(SETTLE_MS);
     }
     const tasks = await page.evaluate(() => (globalThis as unknown as Window).__longTasks.slice());
@@ -168,16 +207,16 @@ async function main(): Promise<void> {
 
     console.log(`blank page navigation (baseline): median ${med(blankRuns).toFixed(0)} ms of ${blankRuns.length}`);
     console.log(`long tasks (> 50 ms) per view: count (longest), each run; ready: click → the view shown, median ms`);
-    console.log(`${pad('view', 26)}${pad('0 sessions', 24)}${pad(`${SESSIONS} sessions`, 34)}ready (0 → ${SESSIONS})`);
+    console.log(`${pad('view (→) or action on it', 28)}${pad('0 sessions', 26)}${pad(`${SESSIONS} sessions`, 36)}ready (0 → ${SESSIONS})`);
     let worst = 0;
     for (const name of NAMES) {
-      const of = (walks: Walk[]) => walks.map((w) => w.get(name) ?? { ready: NaN, tasks: [] });
+      const of = (walks: Walk[]) => walks.flatMap((w) => w.get(name) ?? []);
       const base = of(empty);
       const loaded = of(full);
       worst = Math.max(worst, ...loaded.flatMap((r) => r.tasks));
-      console.log(
-        `${pad(name, 26)}${pad(base.map((r) => tasksText(r.tasks)).join(' | '), 24)}${pad(loaded.map((r) => tasksText(r.tasks)).join(' | '), 34)}${med(base.map((r) => r.ready)).toFixed(0)} → ${med(loaded.map((r) => r.ready)).toFixed(0)} ms`,
-      );
+      const tasks = (runs: typeof base) => (runs.length === 0 ? '-' : runs.map((r) => tasksText(r.tasks)).join(' | '));
+      const ready = (runs: typeof base) => (runs.length === 0 ? '-' : med(runs.map((r) => r.ready)).toFixed(0));
+      console.log(`${pad(name, 28)}${pad(tasks(base), 26)}${pad(tasks(loaded), 36)}${ready(base)} → ${ready(loaded)} ms`);
     }
     console.log(`longest task with ${SESSIONS} sessions, any view, any run: ${Math.round(worst)} ms`);
 
