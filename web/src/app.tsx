@@ -96,7 +96,9 @@ function Dashboard() {
   useAttentionNotifications();
   useSignalEffect(() => {
     const n = attention.value.length;
-    document.title = n > 0 ? `(${n}) Brainstem` : 'Brainstem';
+    const title = n > 0 ? `(${n}) Brainstem` : 'Brainstem';
+    // Set only when it changes: each set costs milliseconds, and the queue changes with every batch of events.
+    if (document.title !== title) document.title = title;
   });
   return (
     <div class="shell">

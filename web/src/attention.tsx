@@ -155,6 +155,10 @@ export function Reply({ session, action = `Send to ${session.alias}` }: { sessio
   );
 }
 
+/** As toLocaleTimeString() shows it, with one formatter: each toLocaleTimeString() made one, a millisecond or more each. */
+let timeFormat: Intl.DateTimeFormat | null = null;
+const timeOf = (iso: string): string => (timeFormat ??= new Intl.DateTimeFormat(undefined, { hour: 'numeric', minute: '2-digit', second: '2-digit' })).format(new Date(iso));
+
 /** A session Brainstem held (its loop persisted, or its budget ran out): no turns until the user releases it. */
 function Held({ session }: { session: Session }) {
   const { busy, error, attempt } = useAction();
@@ -167,7 +171,7 @@ function Held({ session }: { session: Session }) {
   };
   return (
     <div class="held" role="status">
-      <p class="label">held for {held.reason === 'loop' ? 'a loop' : 'its budget'} since {new Date(held.since).toLocaleTimeString()}</p>
+      <p class="label">held for {held.reason === 'loop' ? 'a loop' : 'its budget'} since {timeOf(held.since)}</p>
       <p>{held.detail}</p>
       <p class="muted">It takes no messages and no turns until you release it.</p>
       <button type="button" class="primary" disabled={busy.value} onClick={() => void release()}>
@@ -272,7 +276,6 @@ export function AttentionView() {
           </li>
         ))}
       </ol>
-      {shown < items.length ? <p class="muted" role="status">Showing {shown} of {items.length}…</p> : null}
       <p class="hint muted">
         Keys: <kbd>j</kbd>/<kbd>k</kbd> move between requests, <kbd>a</kbd> allows, <kbd>d</kbd> denies with a reason.
       </p>

@@ -1,27 +1,44 @@
 import { Component, ComponentType, FunctionComponent, h } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 
 /**
  * Long lists are rendered a chunk per task: a hundred cards or more in one task held the page for over 100 ms on the
- * 2-core machine (npm run bench:dashboard), and the page answers nothing meanwhile.
+ * 2-core machine (npm run bench:dashboard), and the page answers nothing meanwhile. The first chunk is CHUNK items; each
+ * next one as many as rendered in BUDGET_MS the last time, so a slower (or busier) machine renders smaller chunks.
  */
-export const CHUNK = 10;
+export const CHUNK = 6;
+const BUDGET_MS = 8;
+const MAX_CHUNK = 25;
 
 /**
  * How many of `total` items to render now: a chunk at once, then one more chunk per task (a timer after each render)
- * until all are there. A list that shrinks starts over from its first chunk, so growing again is chunked too.
+ * until all are there. Another list (`from` changed: a new filter) starts over from its first chunk, and so does a list
+ * that shrank, when it grows again.
  */
-export function useChunked(total: number, chunk = CHUNK): number {
-  const [shown, setShown] = useState(chunk);
+export function useChunked(total: number, from: unknown = null): number {
+  const at = useRef({ from, shown: CHUNK, size: CHUNK, started: 0 });
+  if (at.current.from !== from) at.current = { from, shown: CHUNK, size: at.current.size, started: 0 };
+  at.current.shown = Math.min(at.current.shown, Math.max(CHUNK, total));
+  const [, rendered] = useState(0);
+  const shown = at.current.shown;
+  // Runs in the task that rendered the chunk, once it is in the document: what the chunk took sizes the next one.
+  useLayoutEffect(() => {
+    const a = at.current;
+    if (a.started === 0) return;
+    const took = Math.max(performance.now() - a.started, 0.1);
+    a.size = Math.max(1, Math.min(MAX_CHUNK, Math.floor((a.size * BUDGET_MS) / took)));
+    a.started = 0;
+  });
   useEffect(() => {
-    if (total < shown - chunk) {
-      setShown(Math.max(chunk, total));
-      return;
-    }
     if (shown >= total) return;
-    const timer = setTimeout(() => setShown((n) => n + chunk), 0);
+    const timer = setTimeout(() => {
+      const a = at.current;
+      a.started = performance.now();
+      a.shown = shown + a.size;
+      rendered((n) => n + 1);
+    }, 0);
     return () => clearTimeout(timer);
-  }, [shown, total, chunk]);
+  }, [shown, total, from]);
   return Math.min(shown, total);
 }
 

@@ -10,7 +10,7 @@ import { Flip, NO_FILTER, SessionFilter, invertPreview, matchesFilter } from './
 import { StartSessionForm } from './start-session';
 import { SessionSpending, SpendLine } from './session-spending';
 import { memo, useChunked } from './progressive';
-import { putFresh, sessions } from './store';
+import { byText, putFresh, sessions } from './store';
 import { Session, SessionState } from './types';
 import { sharingWorkTree } from './patch-view';
 import { WorktreeActions, WorktreeChanges } from './worktree-view';
@@ -29,7 +29,7 @@ const STATES: readonly { value: SessionState; label: string }[] = [
 const filter = signal<SessionFilter>(NO_FILTER);
 const selected = signal<ReadonlySet<string>>(new Set());
 
-const all = computed(() => [...sessions.value.values()].sort((a, b) => a.created_at.localeCompare(b.created_at)));
+const all = computed(() => [...sessions.value.values()].sort((a, b) => byText(a.created_at, b.created_at)));
 const visible = computed(() => all.value.filter((s) => matchesFilter(s, filter.value)));
 const runtimes = computed(() => [...new Set(all.value.map((s) => s.runtime))].sort());
 /** The live sessions in each git work tree, by alias: once per change of the sessions, not once per row. */
@@ -303,8 +303,8 @@ export function SessionsView() {
     rows.value = ROWS_PER_PAGE;
   });
   const shown = visible.value;
-  // The page's rows, a chunk per task (progressive.ts).
-  const rendered = useChunked(Math.min(rows.value, shown.length));
+  // The page's rows, a chunk per task (progressive.ts); another filter starts over.
+  const rendered = useChunked(Math.min(rows.value, shown.length), filter.value);
   return (
     <section aria-labelledby="sessions-title">
       <h2 id="sessions-title">
