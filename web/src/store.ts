@@ -107,6 +107,8 @@ async function loadSessions(): Promise<void> {
     for (const s of page.sessions) all.set(s.id, s);
     cursor = page.next_cursor;
   } while (cursor !== null);
+  // Rendered in a task of its own: parsing a thousand sessions and rendering them in one task made it a long one.
+  await new Promise((resolve) => setTimeout(resolve, 0));
   sessions.value = all;
   loaded.value = true;
 }
