@@ -108,8 +108,10 @@ async function shown(page: Page, route: string, check: { selector: string; text:
 }
 const headingFor = (route: string, count: number, waiting: number): string | null =>
   route === '#/' ? `Needs attention (${waiting})` : route === '#/sessions' ? `Sessions (${count} of ${count})` : null;
-const FIRST = 'first view (attention)';
-const NAMES = [FIRST, ...VIEWS.map((v) => (v.act ? `  ${v.name}` : `→ ${v.name}`))];
+/** The first view in two: the page loading until its list of sessions is answered, then the sessions rendered. */
+const FIRST_LOAD = 'first view: page loading';
+const FIRST = 'first view: the sessions';
+const NAMES = [FIRST_LOAD, FIRST, ...VIEWS.map((v) => (v.act ? `  ${v.name}` : `→ ${v.name}`))];
 
 /** One walk: each view's time to ready (ms) and the long tasks that started while it was the one on screen. */
 type Walk = Map<string, { ready: number; tasks: number[] }>;
@@ -124,7 +126,13 @@ async function walk(browser: Browser, t: TestApp, count: number, waiting: number
     const t0 = performance.now();
     await page.goto(`${t.url}/`);
     await shown(page, '#/', attentionReady(count, waiting), `Needs attention (${waiting})`);
-    marks.push({ name: FIRST, at: 0, ready: performance.now() - t0 });
+    const ready = performance.now() - t0;
+    // When the page's list of sessions was answered, on the page's clock (0: its navigation).
+    const listed = await page.evaluate(
+      () =>
+        (performance.getEntriesByType('resource') as unknown as Array<{ name: string; responseEnd: number }>).find((e) => e.name.includes('/api/v1/coding-sessions?'))?.responseEnd ?? 0,
+    );
+    marks.push({ name: FIRST_LOAD, at: 0, ready: listed }, { name: FIRST, at: listed, ready });
     await page.waitForTimeout(SETTLE_MS);
     for (const view of VIEWS) {
       if (view.when && !view.when(count)) continue;
@@ -206,8 +214,8 @@ async function main(): Promise<void> {
     noneRefused(`walking the views with ${SESSIONS} sessions`);
 
     console.log(`blank page navigation (baseline): median ${med(blankRuns).toFixed(0)} ms of ${blankRuns.length}`);
-    console.log(`long tasks (> 50 ms) per view: count (longest), each run; ready: click → the view shown, median ms`);
-    console.log(`${pad('view (→) or action on it', 28)}${pad('0 sessions', 26)}${pad(`${SESSIONS} sessions`, 36)}ready (0 → ${SESSIONS})`);
+    console.log(`long tasks (> 50 ms) per view: count (longest), each run; ready: click → the view shown, median ms (page loading: navigation → the list of sessions answered; the sessions: navigation → shown)`);
+    console.log(`${pad('view (→) or action on it', 28)}${pad('0 sessions', 32)}${pad(`${SESSIONS} sessions`, 36)}ready (0 → ${SESSIONS})`);
     let worst = 0;
     for (const name of NAMES) {
       const of = (walks: Walk[]) => walks.flatMap((w) => w.get(name) ?? []);
@@ -216,7 +224,7 @@ async function main(): Promise<void> {
       worst = Math.max(worst, ...loaded.flatMap((r) => r.tasks));
       const tasks = (runs: typeof base) => (runs.length === 0 ? '-' : runs.map((r) => tasksText(r.tasks)).join(' | '));
       const ready = (runs: typeof base) => (runs.length === 0 ? '-' : med(runs.map((r) => r.ready)).toFixed(0));
-      console.log(`${pad(name, 28)}${pad(tasks(base), 26)}${pad(tasks(loaded), 36)}${ready(base)} → ${ready(loaded)} ms`);
+      console.log(`${pad(name, 28)}${pad(tasks(base), 32)}${pad(tasks(loaded), 36)}${ready(base)} → ${ready(loaded)} ms`);
     }
     console.log(`longest task with ${SESSIONS} sessions, any view, any run: ${Math.round(worst)} ms`);
 
