@@ -11,8 +11,7 @@ const BUDGET_MS = 8;
 const MAX_CHUNK = 25;
 
 /**
- * How many of `total` items to render now: a chunk at once, then one more chunk per task (a timer after each render)
- * until all are there. Another list (`from` changed: a new filter) starts over from its first chunk, and so does a list
+ * How many of `total` items to render now: a chunk at once, then one more chunk per frame until all are there. Another list (`from` changed: a new filter) starts over from its first chunk, and so does a list
  * that shrank, when it grows again.
  */
 export function useChunked(total: number, from: unknown = null): number {
@@ -31,13 +30,21 @@ export function useChunked(total: number, from: unknown = null): number {
   });
   useEffect(() => {
     if (shown >= total) return;
-    const timer = setTimeout(() => {
-      const a = at.current;
-      a.started = performance.now();
-      a.shown = shown + a.size;
-      rendered((n) => n + 1);
-    }, 0);
-    return () => clearTimeout(timer);
+    // One chunk a frame, after the frame: effects may run before it when frames come late (a loaded machine), and
+    // chunks then piled up into one layout (877 objects, 36 ms). A hidden tab renders no frame: it waits to be seen.
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const frame = requestAnimationFrame(() => {
+      timer = setTimeout(() => {
+        const a = at.current;
+        a.started = performance.now();
+        a.shown = shown + a.size;
+        rendered((n) => n + 1);
+      }, 0);
+    });
+    return () => {
+      cancelAnimationFrame(frame);
+      clearTimeout(timer);
+    };
   }, [shown, total, from]);
   return Math.min(shown, total);
 }
