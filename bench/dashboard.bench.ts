@@ -127,10 +127,14 @@ async function walk(browser: Browser, t: TestApp, count: number, waiting: number
     await page.goto(`${t.url}/`);
     await shown(page, '#/', attentionReady(count, waiting), `Needs attention (${waiting})`);
     const ready = performance.now() - t0;
-    // When the page's list of sessions was answered, on the page's clock (0: its navigation).
-    const listed = await page.evaluate(
-      () =>
-        (performance.getEntriesByType('resource') as unknown as Array<{ name: string; responseEnd: number }>).find((e) => e.name.includes('/api/v1/coding-sessions?'))?.responseEnd ?? 0,
+    // When the page's list of sessions was answered, on the page's clock (0: its navigation). With no session the view
+    // shows before it is: waited for.
+    const listed = Number(
+      await page.waitForFunction(
+        () => (performance.getEntriesByType('resource') as unknown as Array<{ name: string; responseEnd: number }>).find((e) => e.name.includes('/api/v1/coding-sessions?') && e.responseEnd > 0)?.responseEnd,
+        undefined,
+        { polling: 'raf', timeout: 60_000 },
+      ).then((handle) => handle.jsonValue()),
     );
     marks.push({ name: FIRST_LOAD, at: 0, ready: listed }, { name: FIRST, at: listed, ready });
     await page.waitForTimeout(SETTLE_MS);
