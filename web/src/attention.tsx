@@ -261,7 +261,7 @@ const AttentionCard = memo(function AttentionCard({ session: s, linked }: { sess
 export function AttentionView() {
   const items = attention.value;
   const linked = linkedSession();
-  // The whole queue, a chunk per task (progressive.ts); a linked card is scrolled to once it is there.
+  // The whole queue, a chunk a frame (progressive.ts); a linked card is scrolled to once it is there.
   const shown = useChunked(items.length);
   const linkedShown = linked !== null && items.slice(0, shown).some((s) => s.id === linked);
   useEffect(() => {

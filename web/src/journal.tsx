@@ -93,7 +93,7 @@ function Browser() {
   useEffect(() => show([0]), []);
 
   const p = page.value;
-  // A page of 200 events, a chunk per task (progressive.ts); a new page starts over.
+  // A page of up to 200 events, a chunk a frame (progressive.ts); a new page starts over.
   const rows = useChunked(p?.events.length ?? 0, p);
   return (
     <section aria-labelledby="events-title">

@@ -2,7 +2,7 @@ import { Component, ComponentType, FunctionComponent, h } from 'preact';
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 
 /**
- * Long lists are rendered a chunk per task: a hundred cards or more in one task held the page for over 100 ms on the
+ * Long lists are rendered a chunk a frame: a hundred cards or more in one task held the page for over 100 ms on the
  * 2-core machine (npm run bench:dashboard), and the page answers nothing meanwhile. The first chunk is CHUNK items; each
  * next one as many as rendered in BUDGET_MS the last time, so a slower (or busier) machine renders smaller chunks.
  */
@@ -11,8 +11,8 @@ const BUDGET_MS = 8;
 const MAX_CHUNK = 25;
 
 /**
- * How many of `total` items to render now: a chunk at once, then one more chunk per frame until all are there. Another list (`from` changed: a new filter) starts over from its first chunk, and so does a list
- * that shrank, when it grows again.
+ * How many of `total` items to render now: a chunk at once, then one more chunk a frame until all are there. Another
+ * list (`from` changed: a new filter) starts over from its first chunk, and so does a list that shrank, when it grows.
  */
 export function useChunked(total: number, from: unknown = null): number {
   const at = useRef({ from, shown: CHUNK, size: CHUNK, started: 0 });

@@ -32,7 +32,7 @@ const selected = signal<ReadonlySet<string>>(new Set());
 const all = computed(() => [...sessions.value.values()].sort((a, b) => byText(a.created_at, b.created_at)));
 const visible = computed(() => all.value.filter((s) => matchesFilter(s, filter.value)));
 const runtimes = computed(() => [...new Set(all.value.map((s) => s.runtime))].sort());
-/** The live sessions in each git work tree, by alias: once per change of the sessions, not once per row. */
+/** The live sessions in each git work tree: found once per change of the sessions, not once per row. */
 const workTrees = computed(() => {
   const byTree = new Map<string, Session[]>();
   for (const s of sessions.value.values()) {
@@ -303,7 +303,7 @@ export function SessionsView() {
     rows.value = ROWS_PER_PAGE;
   });
   const shown = visible.value;
-  // The page's rows, a chunk per task (progressive.ts); another filter starts over.
+  // The page's rows, a chunk a frame (progressive.ts); another filter starts over.
   const rendered = useChunked(Math.min(rows.value, shown.length), filter.value);
   return (
     <section aria-labelledby="sessions-title">
