@@ -213,8 +213,12 @@ describeInBrowser('the sessions and journal views in Chromium', () => {
     expect(total).toBeGreaterThanOrEqual(105);
     await openSessions();
     await page.getByRole('heading', { name: `Sessions (${total} of ${total})` }).waitFor();
+    // Rendered a chunk at a time (web/src/progressive.ts), up to the hundred of the first page.
+    await waitFor(async () => (await page.locator('ol.sessions [data-session]').count()) === 100, { what: 'the first hundred rows' });
+    const more = page.getByRole('button', { name: `Show ${Math.min(100, total - 100)} more (${total - 100} not shown)` });
+    await more.waitFor();
     expect(await page.locator('ol.sessions [data-session]').count()).toBe(100);
-    await page.getByRole('button', { name: `Show ${Math.min(100, total - 100)} more (${total - 100} not shown)` }).click();
+    await more.click();
     await waitFor(async () => (await page.locator('ol.sessions [data-session]').count()) === Math.min(200, total), { what: 'the next rows rendered' });
     // A filter starts again from the first hundred of what it shows.
     await page.getByLabel('Text').fill('many 10');

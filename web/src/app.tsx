@@ -51,19 +51,25 @@ function moveFocus(e: KeyboardEvent): void {
   e.preventDefault();
 }
 
-function Dashboard() {
-  useEffect(() => start(), []);
-  useEffect(() => {
-    document.addEventListener('keydown', moveFocus);
-    return () => document.removeEventListener('keydown', moveFocus);
-  }, []);
-  useAttentionNotifications();
-  useSignalEffect(() => {
-    const n = attention.value.length;
-    document.title = n > 0 ? `(${n}) Brainstem` : 'Brainstem';
-  });
+/** Its own component: the queue's count changes often, and only the links show it (the views stay as they are). */
+function Nav() {
+  const waiting = attention.value.length;
   return (
-    <div class="shell">
+    <nav aria-label="Views">
+      {(Object.keys(ROUTES) as Route[]).map((r) => (
+        <a key={r} href={r} aria-current={route.value === r ? 'page' : undefined}>
+          {ROUTES[r]}
+          {r === '#/' && waiting > 0 ? <span class="badge">{waiting}</span> : null}
+        </a>
+      ))}
+    </nav>
+  );
+}
+
+/** The stream's status and the last error, apart from the view: a change to them renders them alone. */
+function TopBar() {
+  return (
+    <>
       <header class="top">
         <h1>Brainstem</h1>
         <span class={`stream ${streamStatus.value}`} role="status">
@@ -79,14 +85,27 @@ function Dashboard() {
           Dismiss
         </button>
       </ErrorAlert>
-      <nav aria-label="Views">
-        {(Object.keys(ROUTES) as Route[]).map((r) => (
-          <a key={r} href={r} aria-current={route.value === r ? 'page' : undefined}>
-            {ROUTES[r]}
-            {r === '#/' && attention.value.length > 0 ? <span class="badge">{attention.value.length}</span> : null}
-          </a>
-        ))}
-      </nav>
+    </>
+  );
+}
+
+function Dashboard() {
+  useEffect(() => start(), []);
+  useEffect(() => {
+    document.addEventListener('keydown', moveFocus);
+    return () => document.removeEventListener('keydown', moveFocus);
+  }, []);
+  useAttentionNotifications();
+  useSignalEffect(() => {
+    const n = attention.value.length;
+    const title = n > 0 ? `(${n}) Brainstem` : 'Brainstem';
+    // Set only when it changes: each set costs milliseconds, and the queue changes with every batch of events.
+    if (document.title !== title) document.title = title;
+  });
+  return (
+    <div class="shell">
+      <TopBar />
+      <Nav />
       <main>
         {route.value === '#/' ? <AttentionView /> : null}
         {route.value === '#/supervision' ? <SupervisionView /> : null}

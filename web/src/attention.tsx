@@ -3,6 +3,7 @@ import { useEffect, useRef } from 'preact/hooks';
 import { useAction } from './action';
 import { api } from './api';
 import { ErrorAlert } from './error-alert';
+import { memo, useChunked } from './progressive';
 import { readableInput } from './readable-input';
 import { attention, now, putFresh, stallThresholdS } from './store';
 import { PermissionRequest, Session } from './types';
@@ -154,6 +155,12 @@ export function Reply({ session, action = `Send to ${session.alias}` }: { sessio
   );
 }
 
+/**
+ * The time of day, 24-hour (HH:MM:SS, local): the first Intl formatter a page makes (toLocaleTimeString makes one too)
+ * costs it 5 to 8 ms of loading locale data, in the middle of its first view.
+ */
+const timeOf = (iso: string): string => new Date(iso).toTimeString().slice(0, 8);
+
 /** A session Brainstem held (its loop persisted, or its budget ran out): no turns until the user releases it. */
 function Held({ session }: { session: Session }) {
   const { busy, error, attempt } = useAction();
@@ -166,7 +173,7 @@ function Held({ session }: { session: Session }) {
   };
   return (
     <div class="held" role="status">
-      <p class="label">held for {held.reason === 'loop' ? 'a loop' : 'its budget'} since {new Date(held.since).toLocaleTimeString()}</p>
+      <p class="label">held for {held.reason === 'loop' ? 'a loop' : 'its budget'} since {timeOf(held.since)}</p>
       <p>{held.detail}</p>
       <p class="muted">It takes no messages and no turns until you release it.</p>
       <button type="button" class="primary" disabled={busy.value} onClick={() => void release()}>
@@ -232,33 +239,42 @@ function linkedSession(): string | null {
   return query ? new URLSearchParams(query).get('session') : null;
 }
 
+const AttentionCard = memo(function AttentionCard({ session: s, linked }: { session: Session; linked: boolean }) {
+  return (
+    <article class={linked ? 'card highlight' : 'card'} aria-label={`${s.alias} ${s.state}`} data-session={s.id}>
+      <header>
+        <strong class="alias">{s.alias}</strong>
+        <span class="title">{s.title}</span>
+        <StateChip session={s} />
+        <Age session={s} />
+      </header>
+      <p class="meta muted">
+        {s.runtime} · <code>{s.cwd}</code>
+      </p>
+      <Held session={s} />
+      <Loop session={s} />
+      <Waiting session={s} />
+    </article>
+  );
+});
+
 export function AttentionView() {
   const items = attention.value;
   const linked = linkedSession();
+  // The whole queue, a chunk a frame (progressive.ts); a linked card is scrolled to once it is there.
+  const shown = useChunked(items.length);
+  const linkedShown = linked !== null && items.slice(0, shown).some((s) => s.id === linked);
   useEffect(() => {
-    if (linked) document.querySelector(`[data-session="${CSS.escape(linked)}"]`)?.scrollIntoView({ block: 'center' });
-  }, [linked, items.length]);
+    if (linked && linkedShown) document.querySelector(`[data-session="${CSS.escape(linked)}"]`)?.scrollIntoView({ block: 'center' });
+  }, [linked, linkedShown]);
   return (
     <section aria-labelledby="attention-title">
       <h2 id="attention-title">Needs attention ({items.length})</h2>
       {items.length === 0 ? <p class="empty">Nothing waits on you.</p> : null}
       <ol class="queue">
-        {items.map((s) => (
+        {items.slice(0, shown).map((s) => (
           <li key={s.id}>
-            <article class={s.id === linked ? 'card highlight' : 'card'} aria-label={`${s.alias} ${s.state}`} data-session={s.id}>
-              <header>
-                <strong class="alias">{s.alias}</strong>
-                <span class="title">{s.title}</span>
-                <StateChip session={s} />
-                <Age session={s} />
-              </header>
-              <p class="meta muted">
-                {s.runtime} · <code>{s.cwd}</code>
-              </p>
-              <Held session={s} />
-              <Loop session={s} />
-              <Waiting session={s} />
-            </article>
+            <AttentionCard session={s} linked={s.id === linked} />
           </li>
         ))}
       </ol>

@@ -4,7 +4,8 @@ import { useAction } from './action';
 import { api } from './api';
 import { ErrorAlert } from './error-alert';
 import { errorText } from './error-text';
-import { EventsPage, VerifyReport } from './types';
+import { memo, useChunked } from './progressive';
+import { EventsPage, JournalEvent, VerifyReport } from './types';
 
 function Verify() {
   const report = useSignal<VerifyReport | null>(null);
@@ -35,6 +36,35 @@ function Verify() {
 
 const PAGE_SIZES = [10, 50, 200] as const;
 
+/** An event's data, written out once opened: two hundred of them pretty-printed up front made the page wait. */
+function EventData({ data }: { data: unknown }) {
+  const open = useSignal(false);
+  return (
+    <details onToggle={(e) => (open.value = e.currentTarget.open)}>
+      <summary>data</summary>
+      {open.value ? <pre>{JSON.stringify(data, null, 2)}</pre> : null}
+    </details>
+  );
+}
+
+const EventRow = memo(function EventRow({ event: e }: { event: JournalEvent }) {
+  return (
+    <tr>
+      <td>{e.seq}</td>
+      <td>{e.at}</td>
+      <td>
+        <code>{e.stream}</code>
+      </td>
+      <td>
+        <code>{e.type}</code>
+      </td>
+      <td>
+        <EventData data={e.data} />
+      </td>
+    </tr>
+  );
+});
+
 function Browser() {
   const stream = useSignal('');
   const type = useSignal('');
@@ -63,6 +93,8 @@ function Browser() {
   useEffect(() => show([0]), []);
 
   const p = page.value;
+  // A page of up to 200 events, a chunk a frame (progressive.ts); a new page starts over.
+  const rows = useChunked(p?.events.length ?? 0, p);
   return (
     <section aria-labelledby="events-title">
       <h3 id="events-title">Events</h3>
@@ -110,23 +142,8 @@ function Browser() {
               </tr>
             </thead>
             <tbody>
-              {p.events.map((e) => (
-                <tr key={e.seq}>
-                  <td>{e.seq}</td>
-                  <td>{e.at}</td>
-                  <td>
-                    <code>{e.stream}</code>
-                  </td>
-                  <td>
-                    <code>{e.type}</code>
-                  </td>
-                  <td>
-                    <details>
-                      <summary>data</summary>
-                      <pre>{JSON.stringify(e.data, null, 2)}</pre>
-                    </details>
-                  </td>
-                </tr>
+              {p.events.slice(0, rows).map((e) => (
+                <EventRow key={e.seq} event={e} />
               ))}
             </tbody>
           </table>

@@ -9,7 +9,8 @@ import { Reply, StateChip } from './attention';
 import { Flip, NO_FILTER, SessionFilter, invertPreview, matchesFilter } from './session-filter';
 import { StartSessionForm } from './start-session';
 import { SessionSpending, SpendLine } from './session-spending';
-import { putFresh, sessions } from './store';
+import { memo, useChunked } from './progressive';
+import { byText, putFresh, sessions } from './store';
 import { Session, SessionState } from './types';
 import { sharingWorkTree } from './patch-view';
 import { WorktreeActions, WorktreeChanges } from './worktree-view';
@@ -28,9 +29,20 @@ const STATES: readonly { value: SessionState; label: string }[] = [
 const filter = signal<SessionFilter>(NO_FILTER);
 const selected = signal<ReadonlySet<string>>(new Set());
 
-const all = computed(() => [...sessions.value.values()].sort((a, b) => a.created_at.localeCompare(b.created_at)));
+const all = computed(() => [...sessions.value.values()].sort((a, b) => byText(a.created_at, b.created_at)));
 const visible = computed(() => all.value.filter((s) => matchesFilter(s, filter.value)));
 const runtimes = computed(() => [...new Set(all.value.map((s) => s.runtime))].sort());
+/** The live sessions in each git work tree: found once per change of the sessions, not once per row. */
+const workTrees = computed(() => {
+  const byTree = new Map<string, Session[]>();
+  for (const s of sessions.value.values()) {
+    if (s.state === 'exited' || s.work_tree === null) continue;
+    const members = byTree.get(s.work_tree);
+    if (members) members.push(s);
+    else byTree.set(s.work_tree, [s]);
+  }
+  return byTree;
+});
 
 function toggleSelected(id: string): void {
   const next = new Set(selected.value);
@@ -175,13 +187,17 @@ function OutputTail({ session }: { session: Session }) {
   );
 }
 
+const NAMED = 8;
+
 /** Another live session in the same git work tree: both can overwrite each other's changes. */
 function SharedWorkTree({ session }: { session: Session }) {
-  const others = sharingWorkTree(session, sessions.value.values());
+  const others = sharingWorkTree(session, session.work_tree === null ? [] : (workTrees.value.get(session.work_tree) ?? []));
   if (others.length === 0) return null;
+  // Named up to a few: a row naming hundreds of sessions would be all names.
+  const named = others.length > NAMED ? `${others.slice(0, NAMED).join(', ')} and ${others.length - NAMED} more` : others.join(', ');
   return (
     <p class="warning" role="note">
-      Shares the git work tree <code>{session.work_tree}</code> with {others.join(', ')}: they can overwrite each other's changes. Start sessions with a worktree of
+      Shares the git work tree <code>{session.work_tree}</code> with {named}: they can overwrite each other's changes. Start sessions with a worktree of
       their own to keep them apart.
     </p>
   );
@@ -206,7 +222,7 @@ function Worktree({ session: s }: { session: Session }) {
   );
 }
 
-function SessionRow({ session: s }: { session: Session }) {
+const SessionRow = memo(function SessionRow({ session: s }: { session: Session }) {
   const { busy, error, attempt } = useAction();
   const open = useSignal(false);
   const act = async (call: () => Promise<Session>): Promise<void> => {
@@ -272,9 +288,9 @@ function SessionRow({ session: s }: { session: Session }) {
       ) : null}
     </article>
   );
-}
+});
 
-/** Rows rendered at a time: a thousand rows at once held the page for over 100 ms (npm run bench:dashboard). */
+/** Rows a page adds: a thousand rows at once held the page for over 100 ms (npm run bench:dashboard). */
 const ROWS_PER_PAGE = 100;
 
 export function SessionsView() {
@@ -287,6 +303,8 @@ export function SessionsView() {
     rows.value = ROWS_PER_PAGE;
   });
   const shown = visible.value;
+  // The page's rows, a chunk a frame (progressive.ts); another filter starts over.
+  const rendered = useChunked(Math.min(rows.value, shown.length), filter.value);
   return (
     <section aria-labelledby="sessions-title">
       <h2 id="sessions-title">
@@ -296,7 +314,7 @@ export function SessionsView() {
       <ScopeActions preview={preview} />
       {shown.length === 0 ? <p class="empty">No session matches.</p> : null}
       <ol class="queue sessions">
-        {shown.slice(0, rows.value).map((s) => (
+        {shown.slice(0, rendered).map((s) => (
           <li key={s.id}>
             <SessionRow session={s} />
           </li>

@@ -1,4 +1,4 @@
-import { computed, signal } from '@preact/signals';
+import { computed, effect, signal } from '@preact/signals';
 import { ApiError, api, setToken, token } from './api';
 import { StreamStatus, followStream } from './sse';
 import type { DashboardSettings } from '../../src/dashboard/dashboard-settings';
@@ -16,26 +16,82 @@ export const loaded = signal(false);
 /** The clock the ages are shown against, ticking once a second. */
 export const now = signal(Date.now());
 
-/** Sessions waiting on someone (pending, held, or going round in circles), oldest wait first. */
+/** ISO times in order by their characters: localeCompare collates, and costs milliseconds over a thousand sessions. */
+export const byText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/** Bumped when a loop's cooldown ends: only then does the passing time change who needs attention. */
+const loopsEnded = signal(0);
+
+/**
+ * Sessions waiting on someone (pending, held, or going round in circles), oldest wait first. Computed again when the
+ * sessions change or a loop's cooldown ends (watchLoopEnds), not on every tick of the clock: with a thousand sessions a
+ * pass costs milliseconds, and each new list renders the whole queue again.
+ */
 export const attention = computed(() => {
-  const at = now.value;
-  return [...sessions.value.values()]
-    .filter((s) => needsAttention(s, at))
-    .map((s) => ({ s, since: attentionSince(s, at) }))
-    .sort((a, b) => a.since.localeCompare(b.since))
-    .map(({ s }) => s);
+  void loopsEnded.value;
+  const at = Date.now();
+  const items: Array<{ s: Session; since: string }> = [];
+  for (const s of sessions.value.values()) if (needsAttention(s, at)) items.push({ s, since: attentionSince(s, at) });
+  return items.sort((a, b) => byText(a.since, b.since)).map(({ s }) => s);
 });
+
+/** Sets a timer for the earliest loop cooldown still running, and again whenever the sessions change. */
+function watchLoopEnds(): () => void {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const stop = effect(() => {
+    void loopsEnded.value;
+    const at = Date.now();
+    let next = Infinity;
+    for (const s of sessions.value.values()) {
+      const until = s.loop === null ? NaN : Date.parse(s.loop.until);
+      if (until > at && until < next) next = until;
+    }
+    clearTimeout(timer);
+    // setTimeout holds at most 2^31 - 1 ms: a longer cooldown is looked at again then.
+    if (next !== Infinity) timer = setTimeout(() => loopsEnded.value++, Math.min(next - at + 1, 2 ** 31 - 1));
+  });
+  return () => {
+    clearTimeout(timer);
+    stop();
+  };
+}
 
 /** Keeps the newer of two views of a session: a slow refetch must not undo what a later answer showed. */
 export function putFresh(session: Session): void {
-  const known = sessions.value.get(session.id);
-  if (known && known.updated_at > session.updated_at) return;
-  const next = new Map(sessions.value);
-  next.set(session.id, session);
-  sessions.value = next;
+  putAll([session]);
+}
+
+function putAll(fetched: Iterable<Session>): void {
+  let next: Map<string, Session> | null = null;
+  for (const session of fetched) {
+    const known = (next ?? sessions.value).get(session.id);
+    if (known && known.updated_at > session.updated_at) continue;
+    next ??= new Map(sessions.value);
+    next.set(session.id, session);
+  }
+  if (next !== null) sessions.value = next;
+}
+
+/**
+ * Refetched sessions are put together, at most every BATCH_MS: at a hundred events a second each one put alone computed
+ * the lists of a thousand sessions and rendered the view again, a hundred times a second.
+ */
+const BATCH_MS = 50;
+const arrived = new Map<string, Session>();
+let batch: ReturnType<typeof setTimeout> | undefined;
+function putSoon(session: Session): void {
+  const before = arrived.get(session.id);
+  if (!before || before.updated_at <= session.updated_at) arrived.set(session.id, session);
+  batch ??= setTimeout(() => {
+    batch = undefined;
+    const fetched = [...arrived.values()];
+    arrived.clear();
+    putAll(fetched);
+  }, BATCH_MS);
 }
 
 function dropSession(id: string): void {
+  arrived.delete(id);
   if (!sessions.value.has(id)) return;
   const next = new Map(sessions.value);
   next.delete(id);
@@ -51,13 +107,15 @@ async function loadSessions(): Promise<void> {
     for (const s of page.sessions) all.set(s.id, s);
     cursor = page.next_cursor;
   } while (cursor !== null);
+  // Rendered in a task of its own: parsing a thousand sessions and rendering them in one task made it a long one.
+  await new Promise((resolve) => setTimeout(resolve, 0));
   sessions.value = all;
   loaded.value = true;
 }
 
 export async function refreshSession(id: string): Promise<void> {
   try {
-    putFresh(await api<Session>(`/coding-sessions/${encodeURIComponent(id)}`));
+    putSoon(await api<Session>(`/coding-sessions/${encodeURIComponent(id)}`));
   } catch (e) {
     if (e instanceof ApiError && e.status === 404) dropSession(id);
     else throw e;
@@ -105,6 +163,7 @@ function onEvent(event: JournalEvent): void {
 /** Loads what the page shows and follows the journal's events; returns a function that stops following. */
 export function start(): () => void {
   const tick = setInterval(() => (now.value = Date.now()), 1000);
+  const stopLoopWatch = watchLoopEnds();
   api<DashboardSettings>('/dashboard/settings').then((s) => (settings.value = s), report);
   const stop = followStream('/api/v1/events/stream', {
     token: () => token.value,
@@ -124,6 +183,7 @@ export function start(): () => void {
   });
   return () => {
     clearInterval(tick);
+    stopLoopWatch();
     stop();
   };
 }
