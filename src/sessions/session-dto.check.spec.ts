@@ -1,8 +1,8 @@
 import { plainToInstance } from 'class-transformer';
 import { IsString, getMetadataStorage, validateSync } from 'class-validator';
-import { CreateSessionDto, ListSessionsQueryDto, MergeDto, MessageDto, PermissionDto, RemoveWorktreeDto, SIGNALS, StopDto, SupervisionDto } from '../sessions/session.dto';
-import { dtoCheck } from './dto-check';
-import { parseDto } from './validation-errors';
+import { CreateSessionDto, ListSessionsQueryDto, MergeDto, MessageDto, PermissionDto, RemoveWorktreeDto, SIGNALS, StopDto, SupervisionDto } from './session.dto';
+import { dtoCheck } from '../common/dto-check';
+import { parseDto } from '../common/validation-errors';
 
 type Dto = new () => object;
 const OPTIONS = { whitelist: true, forbidNonWhitelisted: true, forbidUnknownValues: false };
