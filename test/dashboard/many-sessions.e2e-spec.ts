@@ -85,6 +85,12 @@ describeInBrowser('the dashboard with 1,000 sessions in Chromium', () => {
       });
     await waitFor(inView, { what: 'the linked card in view' });
     await screenshot(page, 'many-attention-linked');
+
+    // And a second link followed on the open page (only the hash's query changes) marks its card instead
+    const otherId = ids[ids.length - 2];
+    await page.evaluate(`location.hash = '#/?session=${otherId}'`);
+    await page.locator(`article.highlight[data-session="${otherId}"]`).waitFor();
+    expect(await page.locator('article.highlight').count()).toBe(1);
   });
 
   it('Given 1,000 sessions, When the list opens, Then Show more reaches the last session, and filters find sessions far down', async () => {

@@ -1,4 +1,4 @@
-import { useSignal } from '@preact/signals';
+import { signal, useSignal } from '@preact/signals';
 import { useEffect, useRef } from 'preact/hooks';
 import { useAction } from './action';
 import { api } from './api';
@@ -233,9 +233,13 @@ function Waiting({ session }: { session: Session }) {
   );
 }
 
+/** The page's hash as a signal: a notification's link followed on an open page changes only its query, not the route. */
+const hash = signal(location.hash);
+window.addEventListener('hashchange', () => (hash.value = location.hash));
+
 /** The session a notification's link names (`#/?session=cs_…`): its card is scrolled to and marked. */
 function linkedSession(): string | null {
-  const query = location.hash.split('?')[1];
+  const query = hash.value.split('?')[1];
   return query ? new URLSearchParams(query).get('session') : null;
 }
 
