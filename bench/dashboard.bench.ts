@@ -122,6 +122,8 @@ async function walk(browser: Browser, t: TestApp, count: number, waiting: number
     await ctx.addInitScript(`sessionStorage.setItem('brainstem.token', ${JSON.stringify(t.token)});${OBSERVE_LONG_TASKS}`);
     const page = await ctx.newPage();
     watch(page);
+    const trace = count > 0 ? process.env.BENCH_TRACE : undefined;
+    if (trace) await browser.startTracing(page, { path: `${trace}-${Date.now()}.json`, screenshots: false });
     const marks: Array<{ name: string; at: number; ready: number }> = [];
     const t0 = performance.now();
     await page.goto(`${t.url}/`);
@@ -153,6 +155,7 @@ async function walk(browser: Browser, t: TestApp, count: number, waiting: number
       await page.waitForTimeout(SETTLE_MS);
     }
     const tasks = await page.evaluate(() => (globalThis as unknown as Window).__longTasks.slice());
+    if (trace) await browser.stopTracing();
     const out: Walk = new Map();
     marks.forEach((m, i) => {
       const end = marks[i + 1]?.at ?? Infinity;

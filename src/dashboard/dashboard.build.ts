@@ -79,7 +79,7 @@ const indexHtml = (script: string, style: string): string => `<!doctype html>
 <link rel="stylesheet" href="/${style}">
 <script type="module" src="/${script}"></script>
 </head>
-<body><div id="app"></div></body>
+<body><div id="app"><p class="booting">Loading…</p></div></body>
 </html>
 `;
 
