@@ -8,7 +8,7 @@ import { SseMessage, SseResume, sseEvents } from '../journal/audit';
 import { Fence, Journal, JournalEvent } from '../journal/journal.port';
 import { attentionReasons } from './attention';
 import { RoundDriver, streamDriver } from './round-driver.port';
-import { newRound } from './round-prompt';
+import { newRound } from './round-evidence';
 import { RoundRunner } from './round-runner';
 import { RoundView } from './round.view';
 import { SessionDirectory } from './session-directory.port';
