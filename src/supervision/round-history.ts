@@ -1,5 +1,6 @@
 import { pastRetention } from '../common/retention-queue';
 import { RoundView } from './round.view';
+import { roundEvidence } from './round-evidence';
 import { roundPrompt } from './round-prompt';
 import { RoundOutcome, SupervisionContext } from './supervision.machine';
 import { ROUND_OUTCOME, RoundEndType, SupervisionEventMap } from './supervision.events';
@@ -20,32 +21,52 @@ export type RoundHistory = ReadonlyMap<string, HeldRound>;
 const iso = (at: number) => new Date(at).toISOString();
 
 /**
+ * The view with its prompt written when first read, then kept: a round of 1,000 reasons takes milliseconds to write,
+ * which would delay its round.started for every subscriber, and replay and followers mostly never read it. The
+ * property stays in its place and enumerable, so the view serialises as it did.
+ */
+function withPrompt(view: RoundView, write: () => string): RoundView {
+  let prompt: string | undefined;
+  return Object.defineProperty(view, 'prompt', { enumerable: true, get: () => (prompt ??= write()) });
+}
+
+/** A copy of the view with these fields changed, its prompt as it is (not written yet, if it was not). */
+function changed(view: RoundView, fields: Partial<Omit<RoundView, 'prompt'>>): RoundView {
+  return Object.assign(Object.defineProperties({}, Object.getOwnPropertyDescriptors(view)) as RoundView, fields);
+}
+
+/**
  * Folds one journaled event into the rounds; `context` is the machine's context after the event (a round's turn and
  * prompt are taken from it as the round starts). Events that concern no round leave the same map.
  */
 export function foldRounds(rounds: RoundHistory, e: { type: string; data: unknown; at: number; seq: number }, context: SupervisionContext): RoundHistory {
   if (e.type === 'round.started') {
     const { round } = e.data as SupervisionEventMap['round.started'];
-    const view: RoundView = {
-      id: round.id,
-      turn: context.turns_used,
-      status: 'in_flight',
-      started_at: iso(round.started_at),
-      deadline_at: iso(round.deadline_at),
-      ended_at: null,
-      reasons: round.reasons,
-      prompt: roundPrompt({
-        round_id: round.id,
+    const { task_hint, turns_used, max_turns } = context;
+    const view = withPrompt(
+      {
+        id: round.id,
+        turn: turns_used,
+        status: 'in_flight',
+        started_at: iso(round.started_at),
+        deadline_at: iso(round.deadline_at),
+        ended_at: null,
         reasons: round.reasons,
-        evidence: round.evidence,
-        shared_work_trees: round.shared_work_trees,
-        task_hint: context.task_hint,
-        turns_used: context.turns_used,
-        max_turns: context.max_turns,
-      }),
-      summary: null,
-      failure: null,
-    };
+        prompt: '',
+        summary: null,
+        failure: null,
+      },
+      () =>
+        roundPrompt({
+          round_id: round.id,
+          reasons: round.reasons,
+          evidence: roundEvidence(round),
+          shared_work_trees: round.shared_work_trees,
+          task_hint,
+          turns_used,
+          max_turns,
+        }),
+    );
     return new Map(rounds).set(round.id, { seq: e.seq, view });
   }
   if (e.type === 'supervision.disabled') {
@@ -62,7 +83,7 @@ export function foldRounds(rounds: RoundHistory, e: { type: string; data: unknow
 }
 
 function ended(rounds: RoundHistory, held: HeldRound, status: RoundOutcome, at: number, summary: string | null = null, failure: string | null = null): RoundHistory {
-  return new Map(rounds).set(held.view.id, { seq: held.seq, view: { ...held.view, status, ended_at: iso(at), summary, failure } });
+  return new Map(rounds).set(held.view.id, { seq: held.seq, view: changed(held.view, { status, ended_at: iso(at), summary, failure }) });
 }
 
 const endedAt = (r: HeldRound): number | null => (r.view.ended_at === null ? null : Date.parse(r.view.ended_at));

@@ -1,5 +1,5 @@
-import { SessionDirectory, SessionView } from './session-directory.port';
-import { RoundInFlight, SharedWorkTree, WakeReason, WorkerEvidence } from './supervision.machine';
+import { SessionView } from './session-directory.port';
+import { SharedWorkTree, WakeReason, WorkerEvidence } from './supervision.machine';
 
 export interface RoundPromptInput {
   round_id: string;
@@ -99,17 +99,6 @@ export function workerEvidence(session: { id: string; alias: string; last_result
   return of('output_tail', tailBytes(lines, EVIDENCE_MAX_BYTES));
 }
 
-/** Each woken session's evidence, once per session: taken as the round starts (and journaled with it). */
-export function roundEvidence(reasons: readonly WakeReason[], sessions: Pick<SessionDirectory, 'get' | 'outputTail'>): WorkerEvidence[] {
-  const ids = new Set(reasons.map((r) => r.session_id).filter((id) => id !== '-'));
-  const evidence: WorkerEvidence[] = [];
-  for (const id of ids) {
-    const s = sessions.get(id);
-    if (s) evidence.push(workerEvidence(s, (lines) => sessions.outputTail(id, lines)));
-  }
-  return evidence;
-}
-
 /** Live sessions that share a git work tree, by tree (two or more each), in alias order. */
 export function sharedWorkTrees(sessions: ReadonlyArray<Pick<SessionView, 'alias' | 'active' | 'work_tree'>>): SharedWorkTree[] {
   const byTree = new Map<string, string[]>();
@@ -175,17 +164,4 @@ export function roundPrompt(input: RoundPromptInput): string {
     'read_session_output gives a session\'s output and result; end this round with complete_round (or POST .../rounds/{id}/complete).',
   ];
   return lines.join('\n');
-}
-
-/** A round to start for these reasons at `at`: its deadline, the evidence and the shared work trees its prompt shows. */
-export function newRound(id: string, reasons: WakeReason[], at: number, timeout_s: number, sessions: Pick<SessionDirectory, 'get' | 'list' | 'outputTail'>): RoundInFlight {
-  const shared = sharedWorkTrees(sessions.list());
-  return {
-    id,
-    started_at: at,
-    deadline_at: at + timeout_s * 1000,
-    reasons,
-    evidence: roundEvidence(reasons, sessions),
-    ...(shared.length ? { shared_work_trees: shared } : {}),
-  };
 }

@@ -47,8 +47,15 @@ export interface RoundInFlight {
   started_at: number;
   deadline_at: number;
   reasons: WakeReason[];
-  /** What each woken session last reported, taken when the round started; absent in rounds journaled before. */
+  /** What each woken session last reported, taken when the round started: in rounds journaled before `reports`. */
   evidence?: WorkerEvidence[];
+  /**
+   * What the woken sessions that had something to report last reported, taken when the round started; a session the
+   * reasons name with no report had neither a turn result nor output (round-evidence.ts). Absent in rounds journaled before.
+   */
+  reports?: WorkerReport[];
+  /** Sessions the reasons name that the directory did not know when the round started: no evidence is said of them. */
+  unseen?: string[];
   /** Live sessions sharing one git work tree when the round started (no worktree of their own); absent when none, or before. */
   shared_work_trees?: SharedWorkTree[];
 }
@@ -65,6 +72,16 @@ export interface WorkerEvidence {
   alias: string;
   kind: 'turn_result' | 'output_tail' | 'nothing';
   text: string;
+}
+
+/**
+ * A woken session's report as a round journals it: the session's alias is in the reasons, and `text` is absent when it
+ * is the message of the session's pending_handling reason (the same turn result, journaled once).
+ */
+export interface WorkerReport {
+  kind: 'turn_result' | 'output_tail';
+  session_id: string;
+  text?: string;
 }
 
 export interface SupervisionContext {

@@ -8,7 +8,7 @@ import { SseMessage, SseResume, sseEvents } from '../journal/audit';
 import { Fence, Journal, JournalEvent } from '../journal/journal.port';
 import { attentionReasons } from './attention';
 import { RoundDriver, streamDriver } from './round-driver.port';
-import { newRound } from './round-prompt';
+import { newRound } from './round-evidence';
 import { RoundRunner } from './round-runner';
 import { RoundView } from './round.view';
 import { SessionDirectory } from './session-directory.port';
@@ -61,6 +61,7 @@ export class SupervisionService {
   private busSub: Subscription | null = null;
   /** Clients following the rounds stream on this node now (a brain the user brings, with the stream driver). */
   private listeners = 0;
+  private readonly sessionOf = (id: string) => this.sessions.get(id);
 
   constructor(
     private readonly bus: EventBus,
@@ -156,9 +157,7 @@ export class SupervisionService {
     this.followScopeRules();
     this.busSub = this.bus.events$.subscribe((e) => {
       if (e.stream === SUPERVISION_STREAM) this.store.follow(e as unknown as JournalEvent);
-      else if (e.type.startsWith('session.')) {
-        this.onSessionEvent(e as unknown as JournalEvent).catch((err: unknown) => this.logger.error(`${e.type} of ${e.stream} (seq ${e.seq}) not handled: ${reasonOf(err)}`));
-      }
+      else if (e.type.startsWith('session.')) this.onSessionEvent(e as unknown as JournalEvent);
     });
     this.watchdog.start();
     await this.leadership.start();
@@ -374,16 +373,24 @@ export class SupervisionService {
     });
   }
 
-  /** A session event wakes the brain, or (a worker's exit with no supervised worker left) closes supervision as converged. */
-  private async onSessionEvent(e: JournalEvent): Promise<void> {
-    if (!this.leadership.isLeader() || !this.isOn()) return;
-    const what = classifySessionEvent(e, (id) => this.sessions.get(id));
-    if (!what) return;
-    if (what.kind === 'loop') return this.loops.take(what);
-    // The directory has applied every event published so far (exits committed together included).
-    if (what.kind === 'wake' || this.sessions.list().some((s) => s.active && !s.excluded)) return this.runner.trigger(what.reason);
-    await this.disable('converged').catch((err: unknown) =>
-      this.logger.error(`${what.reason.alias} (${what.reason.session_id}) exited and no supervised worker is left, but closing supervision (converged) failed: ${reasonOf(err)}`),
-    );
+  /**
+   * A session event wakes the brain, or (a worker's exit with no supervised worker left) closes supervision as
+   * converged. Synchronous for a wake (a burst brings a thousand): what fails, now or later, is logged.
+   */
+  private onSessionEvent(e: JournalEvent): void {
+    const failed = (err: unknown) => this.logger.error(`${e.type} of ${e.stream} (seq ${e.seq}) not handled: ${reasonOf(err)}`);
+    try {
+      if (!this.leadership.isLeader() || !this.isOn()) return;
+      const what = classifySessionEvent(e, this.sessionOf);
+      if (!what) return;
+      if (what.kind === 'loop') return void this.loops.take(what).catch(failed);
+      // The directory has applied every event published so far (exits committed together included).
+      if (what.kind === 'wake' || this.sessions.list().some((s) => s.active && !s.excluded)) return this.runner.trigger(what.reason);
+      this.disable('converged').catch((err: unknown) =>
+        this.logger.error(`${what.reason.alias} (${what.reason.session_id}) exited and no supervised worker is left, but closing supervision (converged) failed: ${reasonOf(err)}`),
+      );
+    } catch (err) {
+      failed(err);
+    }
   }
 }

@@ -1,4 +1,4 @@
-import { Observable, throwError, timer } from 'rxjs';
+import { Observable, SchedulerLike, Subject, throwError, timer } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { wakeRounds } from './wake-pipeline';
 
@@ -146,6 +146,22 @@ describe('wake pipeline (virtual time)', () => {
       wakeRounds(triggers, rounds(5), { debounceMs: 2, key, scheduler }).subscribe((b) => received.push(...b));
       flush();
       expect(received.map(key).sort()).toEqual(sent.map(key).sort());
+    });
+  });
+  it('arms one timer for a burst, not one per trigger', () => {
+    scheduler.run(({ flush }) => {
+      // Given a scheduler that counts the timers armed, and 1,000 triggers, one a frame, inside a window of 5
+      let armed = 0;
+      const counting: SchedulerLike = { now: () => scheduler.now(), schedule: (...args: Parameters<SchedulerLike['schedule']>) => (armed++, scheduler.schedule(...args)) };
+      const triggers = new Subject<T>();
+      const batches: T[][] = [];
+      wakeRounds(triggers, rounds(1), { debounceMs: 5, key, scheduler: counting }).subscribe((b) => batches.push(b));
+      for (let i = 0; i < 1000; i++) scheduler.schedule(() => triggers.next({ s: `w${i}`, r: 'done' }), i);
+      // When the burst settles; Then one round takes it all, its window timed by one timer (re-armed when it fired
+      // early) and the round's end by one more, where a timer per trigger armed 1,000
+      flush();
+      expect(batches.map((b) => b.length)).toEqual([1000]);
+      expect(armed).toBe(2);
     });
   });
 });

@@ -7,7 +7,6 @@ import {
   asyncScheduler,
   catchError,
   concat,
-  debounce,
   defer,
   exhaustMap,
   filter,
@@ -15,9 +14,11 @@ import {
   from,
   ignoreElements,
   merge,
+  MonoTypeOperatorFunction,
   of,
+  SchedulerAction,
   share,
-  timer,
+  Subscription,
 } from 'rxjs';
 
 export interface WakeOptions<T> {
@@ -34,6 +35,60 @@ export interface WakeOptions<T> {
   /** Triggers that start a round without waiting for the window (e.g. /supervise's initial round). */
   immediate?: (trigger: T) => boolean;
   scheduler?: SchedulerLike;
+}
+
+/**
+ * A debounce whose window is asked for at each value (`wait`; 0 or less: the value passes at once, as a timer of 0
+ * would still wait for the next tick), with one timer per burst: when it fires before the latest value's window has
+ * passed, it is armed again for the rest. A timer per value (RxJS debounce) cost a burst of 1,000 triggers 1,000
+ * timers set and cleared, and their garbage.
+ */
+function quietFor<T>(wait: () => number, scheduler: SchedulerLike): MonoTypeOperatorFunction<T> {
+  return (source) =>
+    new Observable<T>((out) => {
+      let waiting = false;
+      let latest: T;
+      /** When the latest value's window ends. */
+      let due = 0;
+      let armed: Subscription | null = null;
+      const emit = () => {
+        if (!waiting) return;
+        waiting = false;
+        out.next(latest);
+      };
+      function fire(this: SchedulerAction<unknown>): void {
+        const left = due - scheduler.now();
+        if (waiting && left > 0) return void this.schedule(undefined, left);
+        armed = null;
+        emit();
+      }
+      const sub = source.subscribe({
+        next: (value) => {
+          const w = wait();
+          latest = value;
+          waiting = true;
+          due = scheduler.now() + w;
+          if (w > 0) {
+            armed ??= scheduler.schedule(fire, w);
+            return;
+          }
+          armed?.unsubscribe();
+          armed = null;
+          emit();
+        },
+        error: (e: unknown) => out.error(e),
+        // As RxJS debounce: the value waiting is emitted before completing.
+        complete: () => {
+          armed?.unsubscribe();
+          emit();
+          out.complete();
+        },
+      });
+      return () => {
+        sub.unsubscribe();
+        armed?.unsubscribe();
+      };
+    });
 }
 
 /**
@@ -71,11 +126,7 @@ export function wakeRounds<T>(
     const flush$ = merge(
       collected$.pipe(
         filter((t) => !immediate(t)),
-        // Past the max wait, a trigger flushes at once (a timer of 0 would still wait for the next tick).
-        debounce(() => {
-          const wait = window();
-          return wait > 0 ? timer(wait, scheduler) : of(0);
-        }),
+        quietFor(window, scheduler),
       ),
       collected$.pipe(filter(immediate)),
       kick$,

@@ -1,0 +1,75 @@
+import { SessionDirectory } from './session-directory.port';
+import { sharedWorkTrees, workerEvidence } from './round-prompt';
+import { RoundInFlight, WakeReason, WorkerEvidence, WorkerReport } from './supervision.machine';
+
+/**
+ * What a round journals of the woken sessions, and what its prompt shows of them. `round.started` is written and synced
+ * before anyone hears of the round, so it carries each fact once: a session's alias is in its reasons, a session with
+ * nothing to report has no entry (a burst of 1,000 wake-ups carried 1,000 such entries, 40% of its event), and a turn
+ * result that is also the message of the session's pending_handling reason is not written twice.
+ */
+
+interface Woken {
+  alias: string;
+  /** The message of the session's first pending_handling reason: the turn result it woke the brain with. */
+  turnEnd: string | null;
+}
+
+/** The sessions the reasons name, each once, in the order they are first named (system reasons aside): one pass. */
+function wokenSessions(reasons: readonly WakeReason[]): Map<string, Woken> {
+  const woken = new Map<string, Woken>();
+  for (const r of reasons) {
+    if (r.session_id === '-') continue;
+    let w = woken.get(r.session_id);
+    if (!w) woken.set(r.session_id, (w = { alias: r.alias, turnEnd: null }));
+    if (w.turnEnd === null && r.trigger === 'pending_handling') w.turnEnd = r.message;
+  }
+  return woken;
+}
+
+/** What the round journals of the woken sessions, taken from the directory as it starts. */
+export function takeReports(reasons: readonly WakeReason[], sessions: Pick<SessionDirectory, 'get' | 'outputTail'>): Pick<RoundInFlight, 'reports' | 'unseen'> {
+  const reports: WorkerReport[] = [];
+  const unseen: string[] = [];
+  for (const [id, { turnEnd }] of wokenSessions(reasons)) {
+    const s = sessions.get(id);
+    if (!s) {
+      unseen.push(id);
+      continue;
+    }
+    const e = workerEvidence(s, (lines) => sessions.outputTail(id, lines));
+    if (e.kind === 'nothing') continue;
+    // Keys in sorted order, as the journal writes them.
+    const said = e.kind === 'turn_result' && e.text === turnEnd;
+    reports.push(said ? { kind: e.kind, session_id: id } : { kind: e.kind, session_id: id, text: e.text });
+  }
+  return { reports, ...(unseen.length ? { unseen } : {}) };
+}
+
+/** Each woken session's evidence as the prompt shows it, from the round as journaled (rounds journaled before `reports` carry it whole). */
+export function roundEvidence(round: Pick<RoundInFlight, 'reasons' | 'evidence' | 'reports' | 'unseen'>): WorkerEvidence[] | undefined {
+  if (!round.reports) return round.evidence;
+  const reported = new Map(round.reports.map((r) => [r.session_id, r]));
+  const unseen = new Set(round.unseen);
+  const evidence: WorkerEvidence[] = [];
+  for (const [id, { alias, turnEnd }] of wokenSessions(round.reasons)) {
+    if (unseen.has(id)) continue;
+    const r = reported.get(id);
+    const text = r ? (r.text ?? turnEnd ?? '') : '';
+    evidence.push({ alias, kind: r?.kind ?? 'nothing', session_id: id, text });
+  }
+  return evidence;
+}
+
+/** A round to start for these reasons at `at`: its deadline, what the woken sessions reported and the shared work trees its prompt shows. */
+export function newRound(id: string, reasons: WakeReason[], at: number, timeout_s: number, sessions: Pick<SessionDirectory, 'get' | 'list' | 'outputTail'>): RoundInFlight {
+  const shared = sharedWorkTrees(sessions.list());
+  return {
+    id,
+    started_at: at,
+    deadline_at: at + timeout_s * 1000,
+    reasons,
+    ...takeReports(reasons, sessions),
+    ...(shared.length ? { shared_work_trees: shared } : {}),
+  };
+}
