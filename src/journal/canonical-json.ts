@@ -33,6 +33,37 @@ function isSortedAndFlat(value: Record<string, unknown>, keys: readonly string[]
   return true;
 }
 
+/** Sorts as keys.sort() does (by UTF-16 code units); by insertion when they are few, as an event's data keys are. */
+function sortKeys(keys: string[]): void {
+  if (keys.length > 16) {
+    keys.sort();
+    return;
+  }
+  for (let i = 1; i < keys.length; i++) {
+    const k = keys[i];
+    let j = i - 1;
+    for (; j >= 0 && keys[j] > k; j--) keys[j + 1] = keys[j];
+    keys[j + 1] = k;
+  }
+}
+
+/**
+ * A flat object's copy with its properties inserted in sorted order, which JSON.stringify then writes in that order;
+ * null when that would not hold: a value that is not plain, or a key JavaScript orders on its own (an array index,
+ * which objects list first) or that sets the prototype instead (`__proto__`). Twice as fast as writing it here.
+ */
+function sortedFlatCopy(record: Record<string, unknown>, sortedKeys: readonly string[]): Record<string, unknown> | null {
+  const copy: Record<string, unknown> = {};
+  for (const k of sortedKeys) {
+    const first = k.charCodeAt(0);
+    if ((first >= 0x30 && first <= 0x39) || k === '__proto__') return null;
+    const v = record[k];
+    if (!isPlain(v)) return null;
+    copy[k] = v;
+  }
+  return copy;
+}
+
 /**
  * Written directly rather than through JSON.stringify with a replacer: the replacer is a call from native code
  * into JavaScript for every value, which made this the costliest step of an append. `stack` holds the objects being
@@ -67,7 +98,9 @@ function write(value: unknown, key: string, stack: object[], depth: number): str
         const record = value as Record<string, unknown>;
         const keys = Object.keys(record);
         if (isSortedAndFlat(record, keys)) return JSON.stringify(record);
-        keys.sort();
+        sortKeys(keys);
+        const copy = sortedFlatCopy(record, keys);
+        if (copy !== null) return JSON.stringify(copy);
         out = '{';
         for (const k of keys) {
           const item = record[k];
