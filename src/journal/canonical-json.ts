@@ -47,21 +47,20 @@ function sortKeys(keys: string[]): void {
   }
 }
 
-/**
- * A flat object's copy with its properties inserted in sorted order, which JSON.stringify then writes in that order;
- * null when that would not hold: a value that is not plain, or a key JavaScript orders on its own (an array index,
- * which objects list first) or that sets the prototype instead (`__proto__`). Twice as fast as writing it here.
- */
-function sortedFlatCopy(record: Record<string, unknown>, sortedKeys: readonly string[]): Record<string, unknown> | null {
-  const copy: Record<string, unknown> = {};
+const isFlat = (record: Record<string, unknown>, keys: readonly string[]): boolean => {
+  for (let i = 0; i < keys.length; i++) if (!isPlain(record[keys[i]])) return false;
+  return true;
+};
+
+/** A flat object, its keys sorted: each value as JSON.stringify writes it, without the walk below. */
+function writeFlat(record: Record<string, unknown>, sortedKeys: readonly string[]): string {
+  let out = '{';
   for (const k of sortedKeys) {
-    const first = k.charCodeAt(0);
-    if ((first >= 0x30 && first <= 0x39) || k === '__proto__') return null;
     const v = record[k];
-    if (!isPlain(v)) return null;
-    copy[k] = v;
+    if (v === undefined) continue;
+    out += (out.length === 1 ? '' : ',') + quoted(k) + ':' + JSON.stringify(v);
   }
-  return copy;
+  return out + '}';
 }
 
 /**
@@ -99,8 +98,7 @@ function write(value: unknown, key: string, stack: object[], depth: number): str
         const keys = Object.keys(record);
         if (isSortedAndFlat(record, keys)) return JSON.stringify(record);
         sortKeys(keys);
-        const copy = sortedFlatCopy(record, keys);
-        if (copy !== null) return JSON.stringify(copy);
+        if (isFlat(record, keys)) return writeFlat(record, keys);
         out = '{';
         for (const k of keys) {
           const item = record[k];

@@ -624,29 +624,32 @@ export class EventJournal implements Journal {
     let seq = into.seq;
     let hash = into.hash;
     let taken = 0;
+    // Each part's version before the append, found while checking it.
+    const currents: number[] = [];
     for (; taken < group.length; taken++) {
       const p = group[taken];
       // Every part's expected version is checked before any is written: one conflict refuses the whole append.
       let conflict: JournalConflictError | null = null;
       let unknown = false;
-      for (const part of p.parts) {
+      for (let i = 0; i < p.parts.length; i++) {
+        const part = p.parts[i];
         const current = this.versionIn(into, part.stream);
         if (current === undefined) {
           unknown = true;
           break;
         }
+        currents[i] = current;
         const ok = part.expected === 'any' || (part.expected === 'no_stream' ? current === 0 : part.expected === current);
-        if (!ok) {
-          conflict ??= new JournalConflictError(part.stream, part.expected, current);
-        }
+        if (!ok) conflict ??= new JournalConflictError(part.stream, part.expected, current);
       }
       if (unknown) break;
       if (conflict) {
         into.conflicts.push({ p, error: conflict, after: into.accepted.length });
         continue;
       }
-      for (const part of p.parts) {
-        let version = this.versionIn(into, part.stream) as number;
+      for (let i = 0; i < p.parts.length; i++) {
+        const part = p.parts[i];
+        let version = currents[i];
         // The stream matched STREAM_NAME, so it needs no escaping.
         const streamJson = `"${part.stream}"`;
         for (const e of part.events) {
