@@ -56,6 +56,8 @@ describe('canonical JSON', () => {
     expect(canonicalJson({ a: 1, b: undefined, c: 'x' })).toBe('{"a":1,"c":"x"}');
     expect(canonicalJson(['a', 1, null, undefined, true])).toBe('["a",1,null,null,true]');
     expect(canonicalJson({ 'é': 1, 'e\u0301': 2, z: '\ud800' })).toBe('{"e\u0301":2,"z":"\\ud800","é":1}');
+    expect(canonicalJson(JSON.parse('{"b":1,"__proto__":"p"}'))).toBe('{"__proto__":"p","b":1}');
+    expect(canonicalJson({ b: 'x', a1: 1, '1a': 2, '': 3 })).toBe('{"":3,"1a":2,"a1":1,"b":"x"}');
   });
 
   it('given flat objects and arrays holding what JSON cannot hold, when written, then they are refused as deeper ones are', () => {

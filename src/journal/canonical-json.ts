@@ -33,6 +33,36 @@ function isSortedAndFlat(value: Record<string, unknown>, keys: readonly string[]
   return true;
 }
 
+/** Sorts as keys.sort() does (by UTF-16 code units); by insertion when they are few, as an event's data keys are. */
+function sortKeys(keys: string[]): void {
+  if (keys.length > 16) {
+    keys.sort();
+    return;
+  }
+  for (let i = 1; i < keys.length; i++) {
+    const k = keys[i];
+    let j = i - 1;
+    for (; j >= 0 && keys[j] > k; j--) keys[j + 1] = keys[j];
+    keys[j + 1] = k;
+  }
+}
+
+const isFlat = (record: Record<string, unknown>, keys: readonly string[]): boolean => {
+  for (let i = 0; i < keys.length; i++) if (!isPlain(record[keys[i]])) return false;
+  return true;
+};
+
+/** A flat object, its keys sorted: each value as JSON.stringify writes it, without the walk below. */
+function writeFlat(record: Record<string, unknown>, sortedKeys: readonly string[]): string {
+  let out = '{';
+  for (const k of sortedKeys) {
+    const v = record[k];
+    if (v === undefined) continue;
+    out += (out.length === 1 ? '' : ',') + quoted(k) + ':' + JSON.stringify(v);
+  }
+  return out + '}';
+}
+
 /**
  * Written directly rather than through JSON.stringify with a replacer: the replacer is a call from native code
  * into JavaScript for every value, which made this the costliest step of an append. `stack` holds the objects being
@@ -67,7 +97,8 @@ function write(value: unknown, key: string, stack: object[], depth: number): str
         const record = value as Record<string, unknown>;
         const keys = Object.keys(record);
         if (isSortedAndFlat(record, keys)) return JSON.stringify(record);
-        keys.sort();
+        sortKeys(keys);
+        if (isFlat(record, keys)) return writeFlat(record, keys);
         out = '{';
         for (const k of keys) {
           const item = record[k];

@@ -26,7 +26,9 @@ import {
   carriesPrevHash,
   Checkpoint,
   CommitBatch,
+  Fenced,
   HASH_LEN,
+  HeadMoved,
   isShared,
   JournalStorage,
   ownHashLength,
@@ -90,6 +92,45 @@ interface Pending {
   resolve: (r: AppendResult[]) => void;
   reject: (e: Error) => void;
 }
+
+/** A record as chained, with what its appender and subscribers will be given. */
+type ChainedRecord = CommitBatch['events'][number] & { at: string; event: PreparedEvent };
+
+/** Appends chained after a tip (the head, or the group being written): their records, then their write. */
+interface Chained {
+  /** The appends whose records it holds, in order. */
+  accepted: Pending[];
+  /** Appends refused for their expected versions; `after` counts the accepted ones that came before each. */
+  conflicts: Array<{ p: Pending; error: JournalConflictError; after: number }>;
+  records: ChainedRecord[];
+  /** The seq it is chained after, and its own last seq and hash. */
+  baseSeq: number;
+  seq: number;
+  hash: string;
+  /** Each stream it appends to, at its version after it. */
+  versions: Map<string, number>;
+  /** The group being written that it is chained after, until it is written itself. */
+  under: Chained | null;
+  written: Promise<void | HeadMoved | Fenced> | null;
+  /** What each accepted append will be answered, built while it is written. */
+  results: AppendResult[][];
+}
+
+/** A chained group's appends in the order they came, accepted and refused. */
+function inOrder(chained: Chained): Pending[] {
+  if (chained.conflicts.length === 0) return chained.accepted.slice();
+  const out: Pending[] = [];
+  let c = 0;
+  for (let i = 0; i <= chained.accepted.length; i++) {
+    while (c < chained.conflicts.length && chained.conflicts[c].after === i) out.push(chained.conflicts[c++].p);
+    if (i < chained.accepted.length) out.push(chained.accepted[i]);
+  }
+  return out;
+}
+
+/** The meta of an event appended without one, outside any request: the same for every such event. */
+const DEFAULT_META: EventMeta = { actor: 'system', causation_seq: null, correlation_id: null };
+const DEFAULT_META_JSON = '{"actor":"system","causation_seq":null,"correlation_id":null}';
 
 function normaliseMeta(meta: Partial<EventMeta> | undefined, correlationId: string | null): EventMeta {
   const m: EventMeta = {
@@ -161,6 +202,10 @@ export class EventJournal implements Journal {
   /** The storage when other journals write to it too; null for a single writer. */
   private readonly shared: SharedJournalStorage | null;
   private writing: Promise<void> | null = null;
+  /** The group being written, and the one chained after it while it is (written once it is durable). */
+  private inFlight: Chained | null = null;
+  private prepared: Chained | null = null;
+  private prepareScheduled = false;
   private closed = false;
   private opened: JournalHead = { seq: 0, hash: GENESIS_HASH };
   /** Head recorded outside the store at the last durable commit before this open, if the storage keeps one. */
@@ -355,11 +400,18 @@ export class EventJournal implements Journal {
   }
 
   append(stream: string, events: readonly NewEvent[], options: AppendOptions = {}): Promise<AppendResult> {
-    const { apply, ...rest } = options;
-    return this.appendAll([{ stream, events, expectedVersion: options.expectedVersion }], {
-      ...rest,
-      ...(apply ? { apply: ([result]) => apply(result) } : {}),
-    }).then(([result]) => result);
+    if (this.closed) return Promise.reject(new JournalError('journal_closed', 'the journal is closed'));
+    let parts: PendingPart[];
+    try {
+      const expected = options.expectedVersion ?? 'any';
+      parts = [{ stream, expected, events: this.prepare(stream, events, expected) }];
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    const { apply, fence } = options;
+    return new Promise<AppendResult>((resolve, reject) => {
+      this.enqueue({ parts, apply: apply && ((results) => apply(results[0])), fence, resolve: (results) => resolve(results[0]), reject });
+    });
   }
 
   appendAll(writes: readonly StreamAppend[], options: AppendAllOptions = {}): Promise<AppendResult[]> {
@@ -376,11 +428,18 @@ export class EventJournal implements Journal {
     } catch (e) {
       return Promise.reject(e);
     }
-    return new Promise<AppendResult[]>((resolve, reject) => {
-      this.queue.push({ parts, apply: options.apply, fence: options.fence, resolve, reject });
+    return new Promise<AppendResult[]>((resolve, reject) => this.enqueue({ parts, apply: options.apply, fence: options.fence, resolve, reject }));
+  }
+
+  private enqueue(pending: Pending): void {
+    this.queue.push(pending);
+    if (!this.writing) {
       // Start on the next microtask, so appends issued in the same tick share the first batch too.
-      if (!this.writing) this.writing = Promise.resolve().then(this.startDrain);
-    });
+      this.writing = Promise.resolve().then(this.startDrain);
+    } else if (this.inFlight && !this.prepareScheduled) {
+      this.prepareScheduled = true;
+      setImmediate(this.prepareNext);
+    }
   }
 
   /** Validates and canonicalises up front, so nothing malformed reaches the writer or the disk. */
@@ -394,9 +453,13 @@ export class EventJournal implements Journal {
     return events.map((e, i) => {
       if (!e || typeof e.type !== 'string' || !EVENT_TYPE.test(e.type)) throw invalid(`event ${i}: invalid type ${JSON.stringify(e?.type)}`);
       try {
-        const metaValue = normaliseMeta(e.meta, this.correlationId());
+        const correlationId = this.correlationId();
+        const metaValue = e.meta === undefined && correlationId === null ? DEFAULT_META : normaliseMeta(e.meta, correlationId);
         // Keys in sorted order: this is the canonical JSON of meta.
-        const meta = `{"actor":${JSON.stringify(metaValue.actor)},"causation_seq":${metaValue.causation_seq},"correlation_id":${JSON.stringify(metaValue.correlation_id)}}`;
+        const meta =
+          metaValue === DEFAULT_META
+            ? DEFAULT_META_JSON
+            : `{"actor":${JSON.stringify(metaValue.actor)},"causation_seq":${metaValue.causation_seq},"correlation_id":${JSON.stringify(metaValue.correlation_id)}}`;
         // The type matched EVENT_TYPE, so it needs no escaping.
         return { type: e.type, typeJson: `"${e.type}"`, data: canonicalJson(e.data ?? null), meta, metaValue };
       } catch (err) {
@@ -422,32 +485,6 @@ export class EventJournal implements Journal {
       this.catchUpWaiters.push({ resolve, reject });
       if (!this.writing) this.writing = Promise.resolve().then(this.startDrain);
     });
-  }
-
-  private async drain(): Promise<void> {
-    try {
-      while (this.queue.length > 0 || this.catchUpWaiters.length > 0) {
-        if (this.catchUpWaiters.length > 0) {
-          const waiters = this.catchUpWaiters;
-          this.catchUpWaiters = [];
-          try {
-            await this.pull();
-            for (const w of waiters) w.resolve();
-          } catch (e) {
-            for (const w of waiters) w.reject(e as Error);
-          }
-        }
-        if (this.queue.length > 0) {
-          // A commit without a synced write (memory) costs nothing to gather for.
-          if (this.storage.syncedCommits) await gatherAppends();
-          const group = this.queue;
-          this.queue = [];
-          await this.commitGroup(group);
-        }
-      }
-    } finally {
-      this.writing = null;
-    }
   }
 
   /** Reads, verifies and publishes the events other writers appended up to the shared store's head; how many. */
@@ -491,68 +528,128 @@ export class EventJournal implements Journal {
     }
   }
 
-  private async commitGroup(group: Pending[]): Promise<void> {
-    for (;;) {
-      const outcome = await this.tryCommit(group);
-      if (outcome === null) return;
-      if (outcome !== 'head_moved') {
-        // The fenced appenders were refused and nothing was written: the rest of the group is chained again.
-        group = outcome;
-        continue;
+  private async drain(): Promise<void> {
+    try {
+      let inFlight: Chained | null = null;
+      for (;;) {
+        if (inFlight) {
+          inFlight = await this.settle(inFlight);
+          continue;
+        }
+        if (this.catchUpWaiters.length > 0) {
+          const waiters = this.catchUpWaiters;
+          this.catchUpWaiters = [];
+          try {
+            await this.pull();
+            for (const w of waiters) w.resolve();
+          } catch (e) {
+            for (const w of waiters) w.reject(e as Error);
+          }
+        }
+        if (this.queue.length === 0) {
+          // Callers of catchUp() who came while it read are answered before the loop ends.
+          if (this.catchUpWaiters.length > 0) continue;
+          break;
+        }
+        // A commit without a synced write (memory) costs nothing to gather for.
+        if (this.storage.syncedCommits) await gatherAppends();
+        const group = this.queue;
+        this.queue = [];
+        if (!(await this.lookUpVersions(group))) continue;
+        const chained = this.chainAfter(null);
+        const taken = this.chain(group, chained);
+        // Every stream was just looked up; should one have been let go meanwhile, the rest waits for the next group.
+        if (taken < group.length) this.queue = group.slice(taken).concat(this.queue);
+        inFlight = await this.submit(chained);
       }
-      // Another writer moved the head: read and publish what it appended, then chain the group again after it.
-      try {
-        if ((await this.pull()) === 0) throw new JournalCorruptError(this.headSeq + 1, 'the stored head moved but no event follows this journal\'s head');
-      } catch (e) {
-        for (const p of group) p.reject(e as Error);
-        return;
-      }
+    } finally {
+      this.writing = null;
     }
   }
 
-  /**
-   * Chains the group after the head and writes it. Answers null when every appender was answered; 'head_moved' when a
-   * shared storage answered that another writer moved the head first; the appenders left to chain again when fences of
-   * the group no longer held (those fenced were rejected). Nothing was written in either of the last two cases.
-   */
-  private async tryCommit(group: Pending[]): Promise<null | 'head_moved' | Pending[]> {
+  /** Reads the versions of the group's streams not cached; false (the group rejected) if that fails. */
+  private async lookUpVersions(group: Pending[]): Promise<boolean> {
     let unknown: Set<string> | null = null;
     for (const p of group) for (const part of p.parts) if (!this.versions.has(part.stream)) (unknown ??= new Set()).add(part.stream);
-    if (unknown) {
-      try {
-        await Promise.all([...unknown].map((s) => this.streamVersion(s)));
-      } catch (e) {
-        for (const p of group) p.reject(e as Error);
-        return null;
-      }
+    if (!unknown) return true;
+    try {
+      await Promise.all([...unknown].map((s) => this.streamVersion(s)));
+      return true;
+    } catch (e) {
+      for (const p of group) p.reject(e as Error);
+      return false;
     }
+  }
+
+  /** An empty group chained after the committed head, or after the group being written. */
+  private chainAfter(under: Chained | null): Chained {
+    return {
+      accepted: [],
+      conflicts: [],
+      records: [],
+      baseSeq: under ? under.seq : this.headSeq,
+      seq: under ? under.seq : this.headSeq,
+      hash: under ? under.hash : this.headHash,
+      versions: new Map(),
+      under,
+      written: null,
+      results: [],
+    };
+  }
+
+  /**
+   * While a group is being written, chains the appends that arrived meanwhile after it (hashing and encoding them),
+   * so the next group is ready to be written the moment this one is durable. Gathered for one pass of the event loop,
+   * as a group is; nothing is written until the group under it is durable.
+   */
+  private readonly prepareNext = (): void => {
+    this.prepareScheduled = false;
+    const under = this.inFlight;
+    if (!under || this.queue.length === 0 || this.catchUpWaiters.length > 0) return;
+    const next = this.prepared ?? this.chainAfter(under);
+    const taken = this.chain(this.queue, next);
+    if (taken === 0) return;
+    this.queue = taken === this.queue.length ? [] : this.queue.slice(taken);
+    this.prepared = next;
+  };
+
+  /**
+   * Chains appends after `into`'s last event, in order, checking each one's expected versions against the streams as
+   * they will be once everything before it is written. Stops at the first append naming a stream whose version is not
+   * known without a read (only a group chained afresh has looked its streams up); answers how many it took.
+   */
+  private chain(group: readonly Pending[], into: Chained): number {
     const atJson = JSON.stringify(new Date(this.now()).toISOString());
-    const versions = new Map<string, number>();
-    const records: CommitBatch['events'] = [];
-    const accepted: Pending[] = [];
-    // On a shared storage a conflict found against this journal's head holds only if the store's head is still it.
-    const conflicts: Array<{ p: Pending; error: JournalConflictError }> = [];
-    const rejectConflicts = () => conflicts.forEach(({ p, error }) => p.reject(error));
-    let seq = this.headSeq;
-    let hash = this.headHash;
-    for (const p of group) {
+    const at: string = JSON.parse(atJson);
+    let seq = into.seq;
+    let hash = into.hash;
+    let taken = 0;
+    // Each part's version before the append, found while checking it.
+    const currents: number[] = [];
+    for (; taken < group.length; taken++) {
+      const p = group[taken];
       // Every part's expected version is checked before any is written: one conflict refuses the whole append.
       let conflict: JournalConflictError | null = null;
-      for (const part of p.parts) {
-        const current = versions.get(part.stream) ?? (this.versions.get(part.stream) as number);
-        const ok = part.expected === 'any' || (part.expected === 'no_stream' ? current === 0 : part.expected === current);
-        if (!ok) {
-          conflict = new JournalConflictError(part.stream, part.expected, current);
+      let unknown = false;
+      for (let i = 0; i < p.parts.length; i++) {
+        const part = p.parts[i];
+        const current = this.versionIn(into, part.stream);
+        if (current === undefined) {
+          unknown = true;
           break;
         }
+        currents[i] = current;
+        const ok = part.expected === 'any' || (part.expected === 'no_stream' ? current === 0 : part.expected === current);
+        if (!ok) conflict ??= new JournalConflictError(part.stream, part.expected, current);
       }
+      if (unknown) break;
       if (conflict) {
-        if (this.shared) conflicts.push({ p, error: conflict });
-        else p.reject(conflict);
+        into.conflicts.push({ p, error: conflict, after: into.accepted.length });
         continue;
       }
-      for (const part of p.parts) {
-        let version = versions.get(part.stream) ?? (this.versions.get(part.stream) as number);
+      for (let i = 0; i < p.parts.length; i++) {
+        const part = p.parts[i];
+        let version = currents[i];
         // The stream matched STREAM_NAME, so it needs no escaping.
         const streamJson = `"${part.stream}"`;
         for (const e of part.events) {
@@ -562,83 +659,172 @@ export class EventJournal implements Journal {
           const body = `{"at":${atJson},"data":${e.data},"meta":${e.meta},"seq":${seq},"stream":${streamJson},"type":${e.typeJson},"version":${version}}`;
           const prevHash = hash;
           hash = chainHash(prevHash, body);
-          records.push({ seq, stream: part.stream, version, hash, prevHash, body });
+          into.records.push({ seq, stream: part.stream, version, hash, prevHash, body, at, event: e });
         }
-        versions.set(part.stream, version);
+        into.versions.set(part.stream, version);
       }
-      accepted.push(p);
+      into.accepted.push(p);
     }
-    if (accepted.length === 0) {
-      if (this.shared) {
+    into.seq = seq;
+    into.hash = hash;
+    return taken;
+  }
+
+  /** A stream's version once everything chained before `into`'s end is written; undefined if not known without a read. */
+  private versionIn(into: Chained, stream: string): number | undefined {
+    return into.versions.get(stream) ?? into.under?.versions.get(stream) ?? this.versions.get(stream);
+  }
+
+  /**
+   * Writes a chained group (its conflicts answered first when nothing else can change them), and builds while the
+   * write is under way what its appenders and subscribers will get. Answers the group in flight, or null when it had
+   * nothing to write.
+   */
+  private async submit(chained: Chained): Promise<Chained | null> {
+    chained.under = null;
+    if (chained.accepted.length === 0) {
+      // On a shared storage a conflict found against this journal's head holds only if the store's head is still it.
+      if (this.shared && chained.conflicts.length > 0) {
         let head: JournalHead | null;
         try {
           ({ head } = await this.shared.readTip());
         } catch (e) {
-          for (const { p } of conflicts) p.reject(e as Error);
+          for (const { p } of chained.conflicts) p.reject(e as Error);
           return null;
         }
-        if ((head?.seq ?? 0) !== this.headSeq || (head?.hash ?? GENESIS_HASH) !== this.headHash) return 'head_moved';
+        if ((head?.seq ?? 0) !== this.headSeq || (head?.hash ?? GENESIS_HASH) !== this.headHash) {
+          await this.retryAfterPull(chained.conflicts.map((c) => c.p));
+          return null;
+        }
       }
-      rejectConflicts();
+      for (const { p, error } of chained.conflicts) p.reject(error);
       return null;
     }
+    if (!this.shared) {
+      for (const { p, error } of chained.conflicts) p.reject(error);
+      chained.conflicts = [];
+    }
+    const { records, seq, hash } = chained;
     const checkpoint: Checkpoint | undefined =
-      Math.floor(seq / this.checkpointEvery) > Math.floor(this.headSeq / this.checkpointEvery)
-        ? { seq, hash }
-        : undefined;
+      Math.floor(seq / this.checkpointEvery) > Math.floor(chained.baseSeq / this.checkpointEvery) ? { seq, hash } : undefined;
     const fences: Fence[] = [];
-    for (const p of accepted) if (p.fence && !fences.some((f) => sameFence(f, p.fence as Fence))) fences.push(p.fence);
-    const written = this.storage.commit({ events: records, head: { seq, hash }, checkpoint, ...(fences.length ? { fences } : {}) });
+    for (const p of chained.accepted) if (p.fence && !fences.some((f) => sameFence(f, p.fence as Fence))) fences.push(p.fence);
+    chained.written = this.storage.commit({ events: records, head: { seq, hash }, checkpoint, ...(fences.length ? { fences } : {}) });
+    this.inFlight = chained;
     // While the write is under way: what the appenders and subscribers will get. data is re-parsed so they see
     // exactly what replay will see, not the caller's live object.
-    const at: string = JSON.parse(atJson);
-    const results: AppendResult[][] = [];
     let r = 0;
-    for (const p of accepted) {
+    for (const p of chained.accepted) {
       const out: AppendResult[] = [];
       for (const part of p.parts) {
         const events: JournalEvent[] = [];
-        for (const e of part.events) {
-          const { seq: s, version: v, hash: h } = records[r++];
-          events.push({ seq: s, stream: part.stream, version: v, type: e.type, at, data: JSON.parse(e.data), meta: { ...e.metaValue }, hash: h });
+        for (let i = 0; i < part.events.length; i++) {
+          const { seq: s, version: v, hash: h, at, event: e } = records[r++];
+          const m = e.metaValue;
+          events.push({
+            seq: s,
+            stream: part.stream,
+            version: v,
+            type: e.type,
+            at,
+            data: JSON.parse(e.data),
+            meta: { actor: m.actor, causation_seq: m.causation_seq, correlation_id: m.correlation_id },
+            hash: h,
+          });
         }
         out.push({ version: events[events.length - 1].version, events });
       }
-      results.push(out);
+      chained.results.push(out);
     }
+    return chained;
+  }
+
+  /**
+   * Waits for the group in flight to be durable, then writes the group chained after it at once, and only then
+   * answers the group's appenders and publishes its events. If the write failed or was refused, the group chained
+   * after it is chained again: its appends go back to the front of the queue, in order.
+   */
+  private async settle(inFlight: Chained): Promise<Chained | null> {
+    let refused: void | HeadMoved | Fenced | null;
     try {
-      const refused = await written;
-      if (refused?.reason === 'head_moved') return 'head_moved';
-      if (refused?.reason === 'fenced') {
-        const isFenced = (p: Pending) => !!p.fence && refused.fenced.some((f) => sameFence(f, p.fence as Fence));
-        for (const p of group) if (isFenced(p)) p.reject(new JournalFencedError(p.fence as Fence));
-        return group.filter((p) => !isFenced(p));
-      }
+      refused = await inFlight.written;
     } catch (e) {
-      for (const p of [...accepted, ...conflicts.map((c) => c.p)]) p.reject(e as Error);
+      this.inFlight = null;
+      this.requeuePrepared();
+      for (const p of inFlight.accepted) p.reject(e as Error);
+      for (const { p } of inFlight.conflicts) p.reject(e as Error);
       return null;
     }
-    rejectConflicts();
-    this.headSeq = seq;
-    this.headHash = hash;
-    for (const [s, v] of versions) {
+    this.inFlight = null;
+    if (refused?.reason === 'head_moved' || refused?.reason === 'fenced') {
+      this.requeuePrepared();
+      let retry = inOrder(inFlight);
+      if (refused.reason === 'fenced') {
+        // The fenced appenders are refused and nothing was written: the rest of the group is chained again.
+        const isFenced = (p: Pending) => !!p.fence && refused.fenced.some((f) => sameFence(f, p.fence as Fence));
+        for (const p of retry) if (isFenced(p)) p.reject(new JournalFencedError(p.fence as Fence));
+        retry = retry.filter((p) => !isFenced(p));
+        this.queue = retry.concat(this.queue);
+      } else {
+        // Another writer moved the head: read and publish what it appended, then chain the group again after it.
+        await this.retryAfterPull(retry);
+      }
+      return null;
+    }
+    for (const { p, error } of inFlight.conflicts) p.reject(error);
+    this.headSeq = inFlight.seq;
+    this.headHash = inFlight.hash;
+    for (const [s, v] of inFlight.versions) {
       // Re-inserted, so the map's order is the order streams were last appended to.
       this.versions.delete(s);
       this.versions.set(s, v);
     }
     // Only here, between groups: a group's streams stay cached from its lookup to its write.
     this.trimVersions();
+    let next: Chained | null = null;
+    const prepared = this.prepared;
+    this.prepared = null;
+    if (prepared && this.catchUpWaiters.length === 0) {
+      // Appends that came after the last preparation join it, if their streams are known.
+      if (this.queue.length > 0) {
+        const taken = this.chain(this.queue, prepared);
+        this.queue = taken === this.queue.length ? [] : this.queue.slice(taken);
+      }
+      next = await this.submit(prepared);
+    } else if (prepared) {
+      this.queue = inOrder(prepared).concat(this.queue);
+    }
     // Every appender of the group applies before anyone is told: a subscriber sees state at least as new as its event.
-    accepted.forEach((p, i) => {
+    const { accepted, results } = inFlight;
+    for (let i = 0; i < accepted.length; i++) {
+      const p = accepted[i];
       try {
         p.apply?.(results[i]);
         p.resolve(results[i]);
       } catch (e) {
         p.reject(e as Error);
       }
-    });
+    }
     for (const out of results) for (const part of out) for (const e of part.events) this.committed.next(e);
-    return null;
+    return next;
+  }
+
+  /** The group chained after the one in flight goes back to the front of the queue, to be chained again. */
+  private requeuePrepared(): void {
+    if (!this.prepared) return;
+    this.queue = inOrder(this.prepared).concat(this.queue);
+    this.prepared = null;
+  }
+
+  /** Reads what other writers appended, then queues `appends` first to be chained after it; rejects them if that fails. */
+  private async retryAfterPull(appends: Pending[]): Promise<void> {
+    try {
+      if ((await this.pull()) === 0) throw new JournalCorruptError(this.headSeq + 1, 'the stored head moved but no event follows this journal\'s head');
+    } catch (e) {
+      for (const p of appends) p.reject(e as Error);
+      return;
+    }
+    this.queue = appends.concat(this.queue);
   }
 
   async readAll(afterSeq = 0, limit = 1000): Promise<JournalEvent[]> {
