@@ -162,11 +162,10 @@ export class ProfileProjection {
     if (found.length === 0) return;
     const parts: CommandPart[] = found.map((f) => {
       const parsed = f.text === null ? { error: f.unreadable ?? 'unreadable' } : this.parseDisk(f.id, f.text);
-      const doc = 'doc' in parsed ? parsed.doc : null;
       const error = 'error' in parsed ? parsed.error : null;
       const at = new Date(f.stamp.mtimeMs).toISOString();
       const meta = this.keptMeta(f);
-      return { kind: 'profile', id: f.id, decide: (s) => decide({ type: 'notice_edit', text: f.text, doc, error, at, observed_version: f.observed_version, meta }, s) };
+      return { kind: 'profile', id: f.id, decide: (s) => decide({ type: 'notice_edit', text: f.text, error, at, observed_version: f.observed_version, meta }, s) };
     });
     try {
       await this.commands.run(parts, (stored) => this.project(stored));
