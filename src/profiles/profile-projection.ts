@@ -72,17 +72,13 @@ export class ProfileProjection {
   async reconcile(): Promise<void> {
     const adopting = this.catalog.empty;
     const read = new Map<string, ReadFile>();
-    const beginning: Array<Promise<void>> = [];
     await this.files.scan(undefined, (id) => this.catalog.stream(id).version, (file) => {
       read.set(file.id, file);
       // Parsed as it arrives, while the other files are still being read: the first list needs every document.
       const record = this.catalog.record(file.id);
       if (record && agrees(record, file)) parsedRecord(record);
       else if (file.text !== null) this.parseDisk(file.id, file.text);
-      // The stream a file the journal does not know begins is looked up now, beside the reads, not in the append.
-      if (!record && !this.catalog.isRegistered(file.id)) beginning.push(this.commands.prepare(file.id));
     });
-    await Promise.all(beginning);
     const found: ReadFile[] = [];
     for (const [id, record] of [...this.catalog.records()]) {
       const file = read.get(id);
