@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { openLevelJournal } from '../../src/journal/journal.factory';
@@ -94,6 +94,28 @@ describe('Agent Profiles at first sight: files the journal never saw', () => {
     expect(await (await start()).list()).toEqual(list);
     expect(yamlFiles(dir)).toEqual(files);
     expect(await profileEvents()).toHaveLength(count);
+  });
+
+  it('writes the state file once at first sight, recording the mtime of every file it journaled', async () => {
+    // Given a store that counts its state file's writes (the real one, on the same directory)
+    const states: string[] = [];
+    const store = new (class extends FsProfileStore {
+      override writeState(text: string): Promise<void> {
+        states.push(text);
+        return super.writeState(text);
+      }
+    })(dir);
+    // When the service first lists the directory
+    running = new ProfilesService(store, journal, () => new Date(), { home: homedir() });
+    await running.onModuleInit();
+    await running.list();
+    // Then the state file was written once, and holds each file's mtime as the file has it
+    expect(states).toHaveLength(1);
+    const state = JSON.parse(readFileSync(join(dir, '.brainstem-profiles.json'), 'utf8')) as { profiles: Record<string, { file_mtime_ms: number }> };
+    expect(state).toEqual(JSON.parse(states[0]));
+    expect(Object.fromEntries(Object.entries(state.profiles).map(([id, p]) => [id, p.file_mtime_ms]))).toEqual(
+      Object.fromEntries(Object.keys(texts).map((id) => [id, statSync(join(dir, `${id}.yaml`)).mtimeMs])),
+    );
   });
 
   it('after first sight, journals a later edit of a file as an edit, and lists a file deleted by hand no more', async () => {
