@@ -573,7 +573,10 @@ export class EventJournal implements Journal {
     for (const p of group) for (const part of p.parts) if (!this.versions.has(part.stream)) (unknown ??= new Set()).add(part.stream);
     if (!unknown) return true;
     try {
-      await Promise.all([...unknown].map((s) => this.streamVersion(s)));
+      const [only] = unknown;
+      // Many streams (an append that begins them, say) are looked up in one read.
+      if (unknown.size === 1) await this.streamVersion(only);
+      else for (const [s, v] of await this.storage.streamVersions([...unknown])) this.versions.set(s, v);
       return true;
     } catch (e) {
       for (const p of group) p.reject(e as Error);

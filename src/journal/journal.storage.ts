@@ -85,6 +85,8 @@ export interface JournalStorage {
   lastSeq(): Promise<number>;
   /** The stream's last version (its highest index entry), 0 when it has none. */
   streamVersion(stream: string): Promise<number>;
+  /** streamVersion of each stream, in one read: an append that begins many streams looks them all up at once. */
+  streamVersions(streams: readonly string[]): Promise<Map<string, number>>;
   /** All-or-nothing. Only a shared storage answers HEAD_MOVED or Fenced; a single-writer one resolves with nothing. */
   commit(batch: CommitBatch): Promise<void | HeadMoved | Fenced>;
   /**

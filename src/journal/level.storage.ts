@@ -30,6 +30,9 @@ import {
 // index, which replay can rebuild, is written in runs at checkpoints instead of one key per event.
 export const segmentKey = (lastSeq: number) => 'g!' + String(lastSeq).padStart(16, '0');
 const indexKey = (stream: string, version: number) => `i!${stream}!` + String(version).padStart(10, '0');
+/** streamVersions reads the index keys between the streams asked for while there are at most this many (or twice the streams). */
+const RANGE_KEYS_MIN = 1000;
+const RANGE_PAGE = 1000;
 const HEAD = 'm!head';
 const CHECKPOINT = 'm!checkpoint';
 const SCHEMA = 'm!schema';
@@ -273,6 +276,63 @@ export class LevelStorage implements JournalStorage {
     const prefix = `i!${stream}!`;
     const keys = await this.db.keys({ gte: prefix, lt: prefix + '\uffff', reverse: true, limit: 1 }).all();
     return keys.length ? Number(keys[0].slice(prefix.length)) : 0;
+  }
+
+  async streamVersions(streams: readonly string[]): Promise<Map<string, number>> {
+    this.throwIfTailDamaged();
+    const versions = new Map<string, number>();
+    const wanted = new Set<string>();
+    for (const stream of streams) {
+      const run = this.tail.get(stream);
+      if (run) versions.set(stream, run.first + run.seqs.length - 1);
+      else wanted.add(stream);
+    }
+    if (wanted.size === 0) return versions;
+    const sorted = [...wanted].sort();
+    // The index keys from the first stream's to the last's, read a page at a time (streams begun together, a scan's
+    // profiles say, are mostly new and near each other): a few reads rather than one per stream. When the range holds
+    // many more keys than streams are asked for, each stream is looked up on its own instead.
+    const found = await this.indexRange(`i!${sorted[0]}!`, `i!${sorted[sorted.length - 1]}!\uffff`, Math.max(RANGE_KEYS_MIN, 2 * sorted.length), wanted);
+    if (found) {
+      for (const stream of sorted) versions.set(stream, found.get(stream) ?? 0);
+      return versions;
+    }
+    // One iterator moved from stream to stream (each one's highest index key, last first), rather than an iterator
+    // opened, read and closed per stream.
+    const it = this.db.keys({ gte: 'i!', lt: 'i"', reverse: true });
+    try {
+      for (const stream of sorted.reverse()) {
+        const prefix = `i!${stream}!`;
+        it.seek(prefix + '\uffff');
+        const key = await it.next();
+        versions.set(stream, key !== undefined && key.startsWith(prefix) ? Number(key.slice(prefix.length)) : 0);
+      }
+    } finally {
+      await it.close();
+    }
+    return versions;
+  }
+
+  /** The highest indexed version of each wanted stream whose keys lie in [gte, lt); null when the range holds more than `most` keys. */
+  private async indexRange(gte: string, lt: string, most: number, wanted: ReadonlySet<string>): Promise<Map<string, number> | null> {
+    const found = new Map<string, number>();
+    const it = this.db.keys({ gte, lt });
+    try {
+      for (let read = 0; read <= most; ) {
+        const page = await it.nextv(RANGE_PAGE);
+        if (page.length === 0) return found;
+        read += page.length;
+        for (const key of page) {
+          // i!<stream>!<version>: a stream name holds no "!".
+          const bang = key.lastIndexOf('!');
+          const stream = key.slice(2, bang);
+          if (wanted.has(stream)) found.set(stream, Math.max(found.get(stream) ?? 0, Number(key.slice(bang + 1))));
+        }
+      }
+      return null;
+    } finally {
+      await it.close();
+    }
   }
 
   async commit(batch: CommitBatch): Promise<void> {

@@ -25,6 +25,10 @@ export class MemoryStorage implements JournalStorage {
     return this.index.get(stream)?.length ?? 0;
   }
 
+  async streamVersions(streams: readonly string[]): Promise<Map<string, number>> {
+    return new Map(streams.map((s) => [s, this.index.get(s)?.length ?? 0]));
+  }
+
   async commit(batch: CommitBatch): Promise<void> {
     for (const e of batch.events) {
       this.records[e.seq - 1] = fullRecord(e.hash, e.prevHash, e.body);

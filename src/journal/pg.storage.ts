@@ -23,6 +23,12 @@ export function redactUrl(url: string): string {
 
 type Row = Record<string, string | number | null>;
 
+/** The version of each stream named ($1, text[]): one max per stream, each an index lookup (a GROUP BY over the streams would read all their rows). */
+const STREAM_VERSIONS = {
+  name: 'brainstem_stream_versions',
+  text: 'SELECT s AS stream, (SELECT max(version) FROM brainstem_events WHERE stream = s) AS version FROM unnest($1::text[]) AS s',
+};
+
 /**
  * Whether an error is the database going or gone: a server error of the connection-exception class (08…) or a
  * shutdown (57P01 admin, 57P02 crash, 57P03 cannot connect now), or the client's socket failing (EPIPE, ECONNREFUSED,
@@ -220,6 +226,11 @@ export class PgStorage implements SharedJournalStorage {
     return Number(rows[0].version);
   }
 
+  async streamVersions(streams: readonly string[]): Promise<Map<string, number>> {
+    const { rows } = await this.query<Row>({ ...STREAM_VERSIONS, values: [[...streams]] });
+    return new Map(rows.map((r) => [String(r.stream), Number(r.version ?? 0)]));
+  }
+
   commit(batch: CommitBatch): Promise<void | HeadMoved | Fenced> {
     const first = batch.events[0];
     return this.transaction(async (client) => {
@@ -248,12 +259,7 @@ export class PgStorage implements SharedJournalStorage {
       if (moved.rowCount !== 1) return HEAD_MOVED;
       const expected = new Map<string, number>();
       for (const e of batch.events) if (!expected.has(e.stream)) expected.set(e.stream, e.version - 1);
-      const { rows } = await client.query<Row>({
-        name: 'brainstem_stream_versions',
-        // One max per stream, each an index lookup (a GROUP BY over the streams would read all their rows).
-        text: 'SELECT s AS stream, (SELECT max(version) FROM brainstem_events WHERE stream = s) AS version FROM unnest($1::text[]) AS s',
-        values: [[...expected.keys()]],
-      });
+      const { rows } = await client.query<Row>({ ...STREAM_VERSIONS, values: [[...expected.keys()]] });
       const stored = new Map(rows.map((r) => [String(r.stream), Number(r.version ?? 0)]));
       for (const [stream, version] of expected) {
         // The head did not move, so the journal knew every event: a differing version is a damaged store.

@@ -1,6 +1,7 @@
 import { DomainError } from '../common/domain-error';
 import { LintFinding } from './profile.lint';
-import { METADATA_FIELDS, MetadataField, PROFILE_SCOPES, ProfileDoc, ProfileScope, ProfileSource, parseProfileDocument, toPlain } from './profile.schema';
+import { METADATA_FIELDS, MetadataField, PROFILE_SCOPES, ProfileDoc, ProfileScope, ProfileSource, parseProfileDocument } from './profile.schema';
+import { toPlain } from '../common/dto-plain';
 import { dumpProfileYaml, parseProfileYaml } from './profile.yaml';
 import { ProfileMetadata } from './profiles-state';
 import { BUILTIN_PROFILES, BUILTIN_TEMPLATES_RELEASED_AT } from './templates';

@@ -45,11 +45,6 @@ export class ProfileCommands {
     return all;
   }
 
-  /** Looks up the version of a stream about to be begun, ahead of the append that would look each up in turn. */
-  async prepare(id: string): Promise<void> {
-    await this.journal.streamVersion(profileStream(id));
-  }
-
   private decided(p: CommandPart): ProfileDecision {
     return p.kind === 'index' ? p.decide(this.catalog.indexState()) : p.decide(this.catalog.stream(p.id));
   }

@@ -133,20 +133,26 @@ describe('profile decider', () => {
     const notice = (text: string | null, observed_version: number, extra: Partial<Extract<ProfileCommand, { type: 'notice_edit' }>> = {}): ProfileCommand => ({
       type: 'notice_edit',
       text,
-      doc: null,
       error: null,
       at: '2026-11-26T11:00:00.000Z',
       observed_version,
       ...extra,
     });
 
-    it('Given a profile, When its file holds other text, Then profile.edited_on_disk takes it, and it is the last update', () => {
+    it('Given a profile, When its file holds other text, Then profile.edited_on_disk takes the text (not its document, which the text parses to), and it is the last update', () => {
       const s = given('reviewer', created('reviewer'));
       const d = decide(notice('name: Reviewer\n# edited\n', 1), s);
-      expect(d.events).toEqual([
-        { type: 'profile.edited_on_disk', data: { id: 'reviewer', text: 'name: Reviewer\n# edited\n', doc: null, error: null, at: '2026-11-26T11:00:00.000Z' } },
-      ]);
+      expect(d.events).toEqual([{ type: 'profile.edited_on_disk', data: { id: 'reviewer', text: 'name: Reviewer\n# edited\n', error: null, at: '2026-11-26T11:00:00.000Z' } }]);
       expect(given('reviewer', created('reviewer'), ...d.events).profile).toMatchObject({ text: 'name: Reviewer\n# edited\n', meta: { created_at: AT, updated_at: '2026-11-26T11:00:00.000Z' } });
+    });
+
+    it('Given a hand edit journaled with its document, as edits were before, When folded, Then it folds as the same edit without one', () => {
+      const text = 'name: Reviewer\ndescription: by hand\n';
+      const edit = { id: 'reviewer', text, error: null, at: '2026-11-26T11:00:00.000Z' };
+      const before = given('reviewer', created('reviewer'), { type: 'profile.edited_on_disk', data: { ...edit, doc: doc('Reviewer', { description: 'by hand' }) } });
+      const now = given('reviewer', created('reviewer'), { type: 'profile.edited_on_disk', data: edit });
+      expect(before).toEqual(now);
+      expect(decide(update({ icon: 'star' }), before).events[0]).toMatchObject({ data: { doc: { description: 'by hand', icon: 'star' } } });
     });
 
     it('Given the journal holds what the file holds, When it is noticed, Then nothing is journaled', () => {

@@ -77,7 +77,7 @@ export type ProfileCommand =
    * The file on disk, read when the stream was at `observed_version`: journaled as a hand edit when it differs from
    * what the journal says the file holds. `at` is the file's mtime.
    */
-  | { type: 'notice_edit'; text: string | null; doc: ProfileDoc | null; error: string | null; at: string; observed_version: number; meta?: ProfileMetadata }
+  | { type: 'notice_edit'; text: string | null; error: string | null; at: string; observed_version: number; meta?: ProfileMetadata }
   | { type: 'record_apply'; result: Omit<ProfileEventMap['profile.applied'], 'id'> };
 
 /** A profile as a command on another stream sees it (a binding's target). */
@@ -129,7 +129,7 @@ export function decide(cmd: ProfileCommand, state: ProfileStream): ProfileDecisi
       const agrees = profile !== null && profile.text === cmd.text && (cmd.text !== null || profile.error === cmd.error);
       if (agrees) return none;
       const meta = profile === null && cmd.meta ? { meta: cmd.meta } : {};
-      return { events: [{ type: 'profile.edited_on_disk', data: { id, text: cmd.text, doc: cmd.doc, error: cmd.error, at: cmd.at, ...meta } }] };
+      return { events: [{ type: 'profile.edited_on_disk', data: { id, text: cmd.text, error: cmd.error, at: cmd.at, ...meta } }] };
     }
     case 'record_apply':
       return { events: [{ type: 'profile.applied', data: { id, ...cmd.result } }] };

@@ -16,11 +16,12 @@ export interface ProfileEventMap {
   'profile.imported': { id: string; name: string; warnings: string[]; at?: string; doc?: ProfileDoc; text?: string };
   /**
    * A file that differs from what the journal says it holds, taken as it is: its text (null when it cannot be read:
-   * over the size limit, not a regular file), its document when it parses, else the error. `at` is the file's mtime.
-   * `meta`: what the directory's state file kept of a profile the journal did not know (a directory brought to
-   * another journal), so it keeps its creation time, source and scope.
+   * over the size limit, not a regular file), and why it is no valid profile (null when it is one). `at` is the file's
+   * mtime. `meta`: what the directory's state file kept of a profile the journal did not know (a directory brought to
+   * another journal), so it keeps its creation time, source and scope. The document is the text parsed, so it is not
+   * carried: `doc` is there only in edits journaled before, and nothing reads it (the fold parses the text).
    */
-  'profile.edited_on_disk': { id: string; text: string | null; doc: ProfileDoc | null; error: string | null; at: string; meta?: ProfileMetadata };
+  'profile.edited_on_disk': { id: string; text: string | null; error: string | null; at: string; meta?: ProfileMetadata; doc?: ProfileDoc | null };
   'profile.project_bound': { project_dir: string; profile_id: string | null };
   /**
    * On stream `profiles`: the profiles whose streams (`profile-<id>`) begin, journaled with their first event, so a

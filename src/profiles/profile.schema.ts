@@ -18,6 +18,7 @@ import {
   ValidationOptions,
   validateSync,
 } from 'class-validator';
+import { DtoPlain, dtoPlain, toPlain } from '../common/dto-plain';
 import { inheritedKeyProblem } from '../common/inherited-key';
 import { describeValidationErrors } from '../common/validation-errors';
 import { ProfileBudget, ProfileBudgetConfig, normalizeBudget } from './profile-budget.schema';
@@ -337,28 +338,25 @@ export const HOOK_TIMEOUT_DEFAULT_S = 60;
 
 export type ParseResult = { ok: true; doc: ProfileDoc; metadataKeys: MetadataField[] } | { ok: false; errors: string[] };
 
-/** Validates a plain object (parsed YAML or a REST body renamed to YAML names) and applies the defaults. */
+/** The document's rules as one walk (dto-plain.ts), compiled on first use, once every class is decorated. */
+let documentPlain: DtoPlain | null | undefined;
+
+/**
+ * Validates a plain object (parsed YAML or a REST body renamed to YAML names) and applies the defaults. A valid document
+ * takes the one walk; anything it cannot vouch for goes through class-transformer and class-validator, whose errors
+ * name the field (profile-plain.spec.ts holds the two to the same answers).
+ */
 export function parseProfileDocument(raw: unknown): ParseResult {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return { ok: false, errors: ['(document): must be a mapping'] };
   const inherited = inheritedKeyProblem(raw);
   if (inherited !== null) return { ok: false, errors: [inherited] };
+  const metadataKeys = METADATA_FIELDS.filter((k) => (raw as Record<string, unknown>)[k] !== undefined);
+  const plain = (documentPlain ??= dtoPlain(ProfileDocument))?.(raw) ?? null;
+  if (plain !== null) return { ok: true, doc: normalizeDocument(plain as Partial<ProfileDoc> & { name: string }), metadataKeys };
   const instance = plainToInstance(ProfileDocument, raw);
   const errors = validateSync(instance, { whitelist: true, forbidNonWhitelisted: true });
   if (errors.length > 0) return { ok: false, errors: describeValidationErrors(errors) };
-  const metadataKeys = METADATA_FIELDS.filter((k) => (raw as Record<string, unknown>)[k] !== undefined);
   return { ok: true, doc: normalizeDocument(toPlain(instance) as Partial<ProfileDoc> & { name: string }), metadataKeys };
-}
-
-/** Plain data from validated class instances: Maps become objects, undefined and class identity disappear. */
-export function toPlain(value: unknown): unknown {
-  if (value instanceof Map) return toPlain(Object.fromEntries(value));
-  if (Array.isArray(value)) return value.map(toPlain);
-  if (value !== null && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) if (v !== undefined) out[k] = toPlain(v);
-    return out;
-  }
-  return value;
 }
 
 /** The defaults of docs/architecture/decisions.md#agent-profile-document, in its field order (which is also the order written to disk). */

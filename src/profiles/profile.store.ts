@@ -81,7 +81,11 @@ export class FsProfileStore implements ProfileStore {
       const stamp = toStamp(stats);
       if (!stats.isFile()) return { id, stamp, notRegular: true };
       if (stamp.size > MAX_PROFILE_YAML_BYTES) return { id, stamp, tooLarge: true };
-      return { id, stamp, text: await handle.readFile('utf8') };
+      // The size the stamp names, read at once: readFile would stat the file again first.
+      const buffer = Buffer.allocUnsafe(stamp.size);
+      let read = 0;
+      for (let n = -1; n !== 0 && read < buffer.length; read += n) n = (await handle.read(buffer, read, buffer.length - read, read)).bytesRead;
+      return { id, stamp, text: buffer.toString('utf8', 0, read) };
     } finally {
       await handle.close();
     }

@@ -235,6 +235,32 @@ export function journalContract(name: string, makeHarness: () => Promise<Journal
         expect(journal.openedHead()).toEqual(head);
         expect(await journal.verify()).toMatchObject({ ok: true, head_seq: 121, checked: 121 });
       });
+
+      it('after a reopen, checks an append over many streams it knows no version of (indexed, in the tail, new) against each one', async () => {
+        // Given streams written before a checkpoint, one after the last, and a reopen (no version is known)
+        for (let i = 0; i < 6; i++) await journal.append(`m${i % 3}`, Array.from({ length: 10 }, (_, j) => ev('m.e', { i, j })));
+        await journal.append('late', [ev('l.e')]);
+        await journal.close();
+        journal = await harness.open({ now, checkpointEvery: 50 });
+        const append = (late: number, stale: number) =>
+          journal.appendAll([
+            { stream: 'm0', events: [ev('m.e')], expectedVersion: 20 },
+            { stream: 'm2', events: [ev('m.e')], expectedVersion: stale },
+            { stream: 'late', events: [ev('l.e')], expectedVersion: late },
+            ...Array.from({ length: 20 }, (_, i) => ({ stream: `new-${i}`, events: [ev('n.e')], expectedVersion: 'no_stream' as const })),
+          ]);
+        // When one expected version is stale, Then none of it is written and the stale stream is named
+        const head = journal.head();
+        await expect(append(1, 19)).rejects.toMatchObject({ code: 'journal_conflict', stream: 'm2', actual: 20 });
+        await journal.close();
+        journal = await harness.open({ now, checkpointEvery: 50 });
+        await expect(append(0, 20)).rejects.toMatchObject({ code: 'journal_conflict', stream: 'late', actual: 1 });
+        expect(journal.head()).toEqual(head);
+        // And when every one holds, Then each stream goes on from its own version
+        const results = await append(1, 20);
+        expect(results.map((r) => r.version)).toEqual([21, 21, 2, ...Array.from({ length: 20 }, () => 1)]);
+        expect(await journal.verify()).toMatchObject({ ok: true, head_seq: 61 + 23 });
+      });
       it('reads each stream whole, from any version and with a limit, across checkpoints and a reopen', async () => {
         // Given three interleaved streams, appended one and ten events at a time, past several checkpoints
         const seqs = new Map<string, number[]>();

@@ -44,6 +44,44 @@ describe('LevelDB journal: the head witness file', () => {
   });
 });
 
+describe('LevelDB journal: the versions of many streams, looked up at once', () => {
+  it('checks an append over several streams against each one, whether few or many index keys lie between them', async () => {
+    // Given 1,500 streams with an event each (s-0700 three), most behind checkpoints, and a reopen (no version is known)
+    const dir = tempDir('brainstem-versions-');
+    let journal = await openLevelJournal(dir.path, { checkpointEvery: 100 });
+    try {
+      const names = Array.from({ length: 1500 }, (_, i) => `s-${String(i).padStart(4, '0')}`);
+      for (let from = 0; from < names.length; from += 100) {
+        await Promise.all(names.slice(from, from + 100).map((s) => journal.append(s, [{ type: 'x.made' }])));
+      }
+      await journal.append('s-0700', [{ type: 'x.more' }, { type: 'x.more' }]);
+      const reopen = async () => {
+        await journal.close();
+        journal = await openLevelJournal(dir.path, { checkpointEvery: 100 });
+      };
+      const append = (streams: Array<[string, number]>) =>
+        journal.appendAll(streams.map(([stream, expectedVersion]) => ({ stream, events: [{ type: 'x.next' }], expectedVersion })));
+      await reopen();
+      const head = journal.head();
+
+      // When the streams named lie close together (few keys between them), Then each is checked, and a stale one named
+      await expect(append([['s-0700', 2], ['s-0701', 1], ['s-0700a', 0]])).rejects.toMatchObject({ code: 'journal_conflict', stream: 's-0700', actual: 3 });
+      await reopen();
+      // And when they lie far apart (every other stream's keys between them), Then too
+      await expect(append([['s-0000', 1], ['s-0700', 3], ['s-1499', 0], ['t-new', 0]])).rejects.toMatchObject({ code: 'journal_conflict', stream: 's-1499', actual: 1 });
+      expect(journal.head()).toEqual(head);
+      await reopen();
+      expect((await append([['s-0000', 1], ['s-0700', 3], ['s-1499', 1], ['t-new', 0]])).map((r) => r.version)).toEqual([2, 4, 2, 1]);
+      await reopen();
+      expect((await append([['s-0700', 4], ['s-0701', 1], ['s-0700a', 0]])).map((r) => r.version)).toEqual([5, 2, 1]);
+      expect(await journal.verify()).toMatchObject({ ok: true, checked: 1502 + 4 + 3 });
+    } finally {
+      await journal.close();
+      dir.remove();
+    }
+  });
+});
+
 describe('LevelDB journal: stored layout', () => {
   let dir: ReturnType<typeof tempDir>;
   beforeEach(() => (dir = tempDir('brainstem-layout-')));

@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { openLevelJournal } from '../../src/journal/journal.factory';
@@ -68,6 +68,43 @@ describe('Agent Profiles from a journal and a directory written before profile s
     await profiles.onModuleDestroy();
     const again = service(journal);
     expect(await again.list()).toEqual(list);
+    expect(await profileEvents(journal)).toHaveLength(count);
+  });
+
+  it('Given hand edits journaled with their document (as edits were before), Then they load as their text says, a restart journals nothing, and their files are written back from the text', async () => {
+    // Given the journal an older version wrote: a valid edit and a malformed one, each with the document it carried then
+    journal = await openLevelJournal(join(root.path, 'journal'));
+    const mine = '# by hand\nname: Mine\ndescription: from the text\n';
+    const broken = 'name: [unclosed\n';
+    const at = '2026-11-20T10:00:00.000Z';
+    await journal.appendAll([
+      { stream: 'profile-mine', events: [{ type: 'profile.edited_on_disk', data: { id: 'mine', text: mine, doc: { name: 'Mine', description: 'from the text' }, error: null, at } }] },
+      { stream: 'profile-broken', events: [{ type: 'profile.edited_on_disk', data: { id: 'broken', text: broken, doc: null, error: 'invalid YAML: x', at } }] },
+      { stream: 'profiles', events: [{ type: 'profile.registered', data: { ids: ['mine', 'broken'] } }] },
+    ]);
+    // And their files as the journal holds them
+    writeFileSync(join(dir, 'mine.yaml'), mine);
+    writeFileSync(join(dir, 'broken.yaml'), broken);
+    const count = (await profileEvents(journal)).length;
+
+    // When this version starts on them
+    const profiles = service(journal);
+    const list = await profiles.list();
+
+    // Then each reads as its text says, and nothing is journaled
+    const user = list.profiles.filter((p) => p.source === 'user');
+    expect(user.map((p) => [p.id, p.error ?? p.description, p.updated_at])).toEqual([
+      ['broken', 'invalid YAML: x', at],
+      ['mine', 'from the text', at],
+    ]);
+    expect(await profileEvents(journal)).toHaveLength(count);
+    // And without their files, a restart writes them back from the text and lists the same
+    await profiles.onModuleDestroy();
+    rmSync(join(dir, 'mine.yaml'));
+    rmSync(join(dir, 'broken.yaml'));
+    expect(await service(journal).list()).toEqual(list);
+    expect(readFileSync(join(dir, 'mine.yaml'), 'utf8')).toBe(mine);
+    expect(readFileSync(join(dir, 'broken.yaml'), 'utf8')).toBe(broken);
     expect(await profileEvents(journal)).toHaveLength(count);
   });
 
