@@ -28,8 +28,8 @@ export function signalsRoute(prefix: string): ControllerRoute {
 
 /**
  * POST …/coding-sessions/:id/signals, served by Fastify itself: every worker signals at each step of its work, and
- * Nest's pipeline for a guarded route with pipes (a promise per guard, pipe and interceptor layer) cost as much as the
- * signal's own work outside the journal. What that pipeline did is done here, the same way: the authentication hook
+ * Nest's pipeline for a guarded route with pipes (its router, guard and pipe layers, each awaited) was about an eighth
+ * of a signal's CPU (bench/README.md, The signal path, profiled). What that pipeline did is done here, the same way: the authentication hook
  * has set the principal (from the credential alone); the guard's rule (routeRefusal) lets the user and a worker of
  * this session, alive, through; the service validates the body (parseSignal: a 400 naming the field) before anything
  * is journaled; an error thrown here reaches Fastify's error handler, which Nest sets to the global exception filter,
