@@ -30,6 +30,8 @@ import { MCP_SERVER_VERSION } from './mcp/mcp.module';
 import { currentRequestId } from './logging/request-context';
 import { requestIdFrom } from './logging/request-id';
 import { installRequestLog } from './logging/request-log.hook';
+import { installSignalsRoute, signalsRoute } from './sessions/signals.route';
+import { SessionsService } from './sessions/sessions.service';
 import type { Logger as PinoLogger } from 'pino';
 
 export interface AppOptions {
@@ -110,7 +112,8 @@ export async function createApp(config: BrainstemConfig, options: AppOptions = {
     app.setGlobalPrefix(API_PREFIX);
     app.useGlobalPipes(createValidationPipe());
     app.useGlobalFilters(new AllExceptionsFilter(errorStatuses));
-    installOpenApi(app, API_PREFIX, MCP_SERVER_VERSION, ERROR_STATUSES);
+    installSignalsRoute(fastify, API_PREFIX, app.get(SessionsService));
+    installOpenApi(app, API_PREFIX, MCP_SERVER_VERSION, ERROR_STATUSES, [signalsRoute(API_PREFIX)]);
     await app.init();
     await fastify.ready();
     return app;

@@ -12,11 +12,8 @@ export const OPENAPI_PAGE_PATH = '/api/v1/docs';
 
 type Dto = abstract new (...args: never[]) => object;
 
-const BODY_ONE_OF = 'brainstem:body-one-of';
 const BODY_NOTE = 'brainstem:body-note';
 
-/** A body the pipe cannot type (a union chosen by a field, validated by the service): one of these DTOs. */
-export const BodyOneOf = (...types: Dto[]) => SetMetadata(BODY_ONE_OF, types);
 /** A free-form JSON object body, and what decides its shape. */
 export const BodyNote = (note: string) => SetMetadata(BODY_NOTE, note);
 
@@ -70,7 +67,8 @@ export function controllerRoutes(app: INestApplication, prefix: string): Control
           body,
           query,
           params,
-          bodyOneOf: (Reflect.getMetadata(BODY_ONE_OF, handler) as Dto[] | undefined) ?? null,
+          // A union body (chosen by a field, validated by the service) is a route served apart: its own description says so.
+          bodyOneOf: null,
           bodyNote: (Reflect.getMetadata(BODY_NOTE, handler) as string | undefined) ?? null,
           sse: Reflect.getMetadata(SSE_METADATA, handler) === true,
         });
@@ -122,9 +120,10 @@ const json = (schema: SchemaObject) => ({ required: true, content: { 'applicatio
 /**
  * The OpenAPI document: paths, methods and path parameters from Swagger's scan of the controllers; bodies and query
  * parameters from the DTOs' validators (dtoSchema), so a limit is stated only on the DTO; every operation's error
- * responses with the shared error body and the codes of each status; /mcp, which is not a controller.
+ * responses with the shared error body and the codes of each status; /mcp, which is not a controller, and the routes
+ * served by Fastify itself (`native`), each described as a controller route would be.
  */
-export function buildOpenApiDocument(app: INestApplication, prefix: string, version: string, statuses: ErrorStatusTable): OpenAPIObject {
+export function buildOpenApiDocument(app: INestApplication, prefix: string, version: string, statuses: ErrorStatusTable, native: readonly ControllerRoute[] = []): OpenAPIObject {
   const config = new DocumentBuilder()
     .setTitle('Brainstem')
     .setDescription(
@@ -148,6 +147,13 @@ export function buildOpenApiDocument(app: INestApplication, prefix: string, vers
       // Open without a credential: no security requirement overrides the document's bearer one.
       if (isLivenessCheck(route.method, route.url)) operation.security = [];
     }
+  }
+  for (const route of native) {
+    const path = route.url.replace(/:([^/]+)/g, '{$1}');
+    const operation: Operation = { operationId: route.operationId, parameters: [], responses: { '200': { description: '' } } };
+    describeOperation(path, operation, route, registry);
+    Object.assign(operation.responses, errorResponses(errors));
+    document.paths[path] = { ...document.paths[path], [route.method.toLowerCase()]: operation };
   }
   document.paths['/mcp'] = mcpPath(errorResponses(errors));
   document.components = {
@@ -205,8 +211,8 @@ export function isApiDescription(method: string, routeUrl: string | undefined): 
 }
 
 /** Serves the document at OPENAPI_JSON_PATH and the Swagger UI page at OPENAPI_PAGE_PATH (its Authorize button takes the bearer token). */
-export function installOpenApi(app: INestApplication, prefix: string, version: string, statuses: ErrorStatusTable): void {
-  SwaggerModule.setup(OPENAPI_PAGE_PATH, app, () => buildOpenApiDocument(app, prefix, version, statuses), {
+export function installOpenApi(app: INestApplication, prefix: string, version: string, statuses: ErrorStatusTable, native: readonly ControllerRoute[] = []): void {
+  SwaggerModule.setup(OPENAPI_PAGE_PATH, app, () => buildOpenApiDocument(app, prefix, version, statuses, native), {
     jsonDocumentUrl: OPENAPI_JSON_PATH,
     raw: ['json'],
     customSiteTitle: 'Brainstem API',

@@ -76,7 +76,20 @@ export type WorktreeStatus = Omit<SessionWorktree, 'created_at' | 'pending_op' |
   removed: Timed<NonNullable<SessionWorktree['removed']>, 'at'> | null;
 };
 
-const iso = (ms: number): string => new Date(ms).toISOString();
+/** ISO texts of the times statuses showed lately: a session's creation and state times recur in every status of it. */
+const isoTexts = new Map<number, string>();
+const ISO_TEXTS = 4096;
+
+function iso(ms: number): string {
+  let text = isoTexts.get(ms);
+  if (text === undefined) {
+    // Cleared whole when full: the times in use come back at once, the rest were one status's.
+    if (isoTexts.size >= ISO_TEXTS) isoTexts.clear();
+    text = new Date(ms).toISOString();
+    isoTexts.set(ms, text);
+  }
+  return text;
+}
 
 function worktreeStatus(w: SessionWorktree): WorktreeStatus {
   const timed = <T extends { at: number }>(x: T | null): (Omit<T, 'at'> & { at: string }) | null => (x ? { ...x, at: iso(x.at) } : null);

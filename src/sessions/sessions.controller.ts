@@ -1,7 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query, Sse, SseSignal } from '@nestjs/common';
 import { Observable } from 'rxjs';
-import { AlsoAllowed, OwnSessionParam } from '../auth/principals.guard';
-import { BodyOneOf } from '../http/openapi';
+import { AlsoAllowed } from '../auth/principals.guard';
 import {
   CreateSessionDto,
   DiffQueryDto,
@@ -11,7 +10,6 @@ import {
   OutputQueryDto,
   PermissionDto,
   RemoveWorktreeDto,
-  SIGNALS,
   StopDto,
   SupervisionDto,
 } from './session.dto';
@@ -65,15 +63,7 @@ export class SessionsController {
     return this.sessions.resolvePermission(id, dto.decision, dto.reason ?? null, dto.request_id ?? undefined);
   }
 
-  /** The body is a union by `type`, validated by the service (the global pipe skips an untyped body). */
-  @Post(':id/signals')
-  @AlsoAllowed('worker')
-  @OwnSessionParam('id')
-  @BodyOneOf(...Object.values(SIGNALS))
-  @HttpCode(200)
-  signal(@Param('id') id: string, @Body() body: unknown): Promise<SessionStatus> {
-    return this.sessions.signal(id, body);
-  }
+  // POST :id/signals, every worker's hot path, is served by Fastify itself (signals.route.ts).
 
   @Post(':id/stop')
   @HttpCode(200)

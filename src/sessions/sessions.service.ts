@@ -216,11 +216,13 @@ export class SessionsService implements WorkerSessions, OnApplicationBootstrap, 
    * permission request a profile's deny matches is journaled as denied, and the caller gets 403 denied_by_profile
    * naming the rule: it is never pending.
    */
-  async signal(idOrAlias: string, body: unknown): Promise<SessionStatus> {
-    const { status, event } = await this.signalled(idOrAlias, body);
-    const denial = deniedOnArrival(event);
-    if (denial) throw new DomainError('denied_by_profile', `${status.alias}'s permission request ${denial.request_id}: ${denial.reason}`, { ...denial, profile_id: status.profile_id });
-    return status;
+  signal(idOrAlias: string, body: unknown): Promise<SessionStatus> {
+    // Chained, not awaited: a promise fewer on every signal of every worker (bench:sessions).
+    return this.signalled(idOrAlias, body).then(({ status, event }) => {
+      const denial = deniedOnArrival(event);
+      if (denial) throw new DomainError('denied_by_profile', `${status.alias}'s permission request ${denial.request_id}: ${denial.reason}`, { ...denial, profile_id: status.profile_id });
+      return status;
+    });
   }
 
   /**
@@ -236,10 +238,11 @@ export class SessionsService implements WorkerSessions, OnApplicationBootstrap, 
   private async signalled(idOrAlias: string, body: unknown): Promise<{ status: SessionStatus; event: SessionFact }> {
     const parsed = parseSignal(body);
     const actor = await this.commands.commandable(idOrAlias);
-    const [event] = await actor.run(async () => {
+    const [event] = await actor.run(() => {
+      if (parsed.type !== 'permission_request') return this.commands.execute(actor, { type: 'signal', signal: parsed }, 'worker');
       // Judged in the mailbox by the deny rules as they are now: a request that one matches is denied as it arrives.
-      const signal = parsed.type === 'permission_request' ? { ...parsed, request_id: this.ids.requestId(), deny: await this.setup.denyFacts(actor.context.profile_id) } : parsed;
-      return this.commands.execute(actor, { type: 'signal', signal }, 'worker');
+      const request_id = this.ids.requestId();
+      return this.setup.denyFacts(actor.context.profile_id).then((deny) => this.commands.execute(actor, { type: 'signal', signal: { ...parsed, request_id, deny } }, 'worker'));
     });
     return { status: this.statusOf(actor), event };
   }

@@ -8,6 +8,14 @@ function IsPositive(options?: ValidationOptions): PropertyDecorator {
 }
 
 /**
+ * At most six decimals, told from the value (rounded to millionths, it is unchanged): class-validator's
+ * maxDecimalPlaces reads them from the number's text, and threw on one written with an exponent (`5e-324`).
+ */
+function AtMostSixDecimals(options?: ValidationOptions): PropertyDecorator {
+  return ValidateBy({ name: 'atMostSixDecimals', validator: { validate: (v: unknown) => typeof v === 'number' && Math.round(v * 1e6) / 1e6 === v } }, options);
+}
+
+/**
  * A budget as requests give it (POST /coding-sessions `budget`, PATCH …/budget, a profile's `budget`): each limit a
  * positive finite number within reason; a limit left out is none. Negative, NaN, infinite or absurd values are refused.
  */
@@ -20,7 +28,8 @@ export class BudgetDto implements Budget {
   tokens?: number;
 
   @IsOptional()
-  @IsNumber({ allowNaN: false, allowInfinity: false, maxDecimalPlaces: 6 }, { message: 'usd: must be a finite number (at most 6 decimals)' })
+  @IsNumber({ allowNaN: false, allowInfinity: false }, { message: 'usd: must be a finite number (at most 6 decimals)' })
+  @AtMostSixDecimals({ message: 'usd: must be a finite number (at most 6 decimals)' })
   @IsPositive()
   @Max(MAX_BUDGET_USD, { message: `usd: must be at most ${MAX_BUDGET_USD}` })
   @Describe('US dollars at most.')
