@@ -101,6 +101,7 @@ function errorSchemas(statuses: ErrorStatusTable): Record<string, SchemaObject> 
 
 type Operation = {
   operationId?: string;
+  tags?: string[];
   parameters?: Array<{ in: string; name: string; required?: boolean; schema?: SchemaObject }>;
   requestBody?: unknown;
   responses: Record<string, { description: string; content?: Record<string, { schema: SchemaObject }> }>;
@@ -137,9 +138,12 @@ export function buildOpenApiDocument(app: INestApplication, prefix: string, vers
   const registry: SchemaRegistry = new Map();
   const errors = errorSchemas(statuses);
   const routes = new Map(controllerRoutes(app, prefix).map((r) => [r.operationId, r]));
+  // A controller's tags, by its operations' id prefix (`SessionsController_`): a route served apart keeps its controller's.
+  const tagsOf = new Map<string, string[]>();
   for (const [path, item] of Object.entries(document.paths)) {
     for (const operation of Object.values(item) as Operation[]) {
       if (typeof operation !== 'object' || operation === null || !('responses' in operation)) continue;
+      if (operation.tags) tagsOf.set(controllerOf(operation.operationId ?? ''), operation.tags);
       const route = routes.get(operation.operationId ?? '');
       if (!route) continue;
       describeOperation(path, operation, route, registry);
@@ -150,7 +154,8 @@ export function buildOpenApiDocument(app: INestApplication, prefix: string, vers
   }
   for (const route of native) {
     const path = route.url.replace(/:([^/]+)/g, '{$1}');
-    const operation: Operation = { operationId: route.operationId, parameters: [], responses: { '200': { description: '' } } };
+    const tags = tagsOf.get(controllerOf(route.operationId));
+    const operation: Operation = { operationId: route.operationId, ...(tags ? { tags } : {}), parameters: [], responses: { '200': { description: '' } } };
     describeOperation(path, operation, route, registry);
     Object.assign(operation.responses, errorResponses(errors));
     document.paths[path] = { ...document.paths[path], [route.method.toLowerCase()]: operation };
@@ -162,6 +167,8 @@ export function buildOpenApiDocument(app: INestApplication, prefix: string, vers
   };
   return document;
 }
+
+const controllerOf = (operationId: string): string => operationId.slice(0, operationId.indexOf('_') + 1);
 
 function describeOperation(path: string, operation: Operation, route: ControllerRoute, registry: SchemaRegistry): void {
   if (route.body) operation.requestBody = json(dtoRef(route.body, registry));

@@ -21,6 +21,7 @@ interface Parameter {
 }
 interface Operation {
   operationId: string;
+  tags?: string[];
   parameters?: Parameter[];
   requestBody?: { content: Record<string, { schema: Schema }> };
   responses: Record<string, { description: string; content?: Record<string, { schema: Schema }> }>;
@@ -126,6 +127,9 @@ describe('the OpenAPI document', () => {
     expect(events.find((p) => p.name === 'after_seq')).toMatchObject({ in: 'query' });
     const signals = doc.paths['/api/v1/coding-sessions/{id}/signals'].post.requestBody?.content['application/json'].schema;
     expect(signals?.oneOf?.length).toBe(6);
+    // Served by Fastify itself, it is listed with its controller's other routes.
+    expect(doc.paths['/api/v1/coding-sessions/{id}/signals'].post.tags).toEqual(doc.paths['/api/v1/coding-sessions'].post.tags);
+    expect(doc.paths['/api/v1/coding-sessions'].post.tags?.length).toBeGreaterThan(0);
     const profile = doc.components.schemas.CreateProfileDto;
     expect(profile.required).toEqual(['name']);
     expect(profile.properties?.target_runtime.enum).toContain('claude-code');
