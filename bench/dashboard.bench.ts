@@ -5,6 +5,7 @@
 // permission requests, loops, sessions held by their budget, usage, worktrees, a shared checkout. The bench's own calls
 // carry the user's or a worker's credential and must answer the status they should; every API answer the page gets must
 // be a 200 (the page sends the token): else the bench stops. Prints figures.
+// BENCH_TRACE=<prefix>: a Chromium trace of each walk with 1,000 sessions, written to <prefix>-<time>.json.
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadavg } from 'node:os';
