@@ -58,6 +58,12 @@ export interface JournalOptions {
  * waited for the next write (bench:sessions, 50 clients: groups of 16 signals, 24 after this).
  */
 const gatherAppends = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+/**
+ * Appends already queued that make a group large enough to be taken without gathering: a pass more of the event loop
+ * would only delay them. Closed-loop appenders, all answered at once, are all back before the group is taken (64 of
+ * them: the check phase's hop cost 0.01 ms a group on average and 0.5 ms at p99).
+ */
+const GATHERED_ENOUGH = 64;
 
 const STREAM_NAME = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,199}$/;
 const EVENT_TYPE = /^[a-z][a-z0-9_.-]{0,99}$/;
@@ -84,14 +90,14 @@ interface PendingPart {
   events: PreparedEvent[];
 }
 
-/** One append: its parts are written all together or not at all. */
-interface Pending {
-  parts: PendingPart[];
-  apply?: (results: AppendResult[]) => void;
-  fence?: Fence;
-  resolve: (r: AppendResult[]) => void;
-  reject: (e: Error) => void;
-}
+/**
+ * One append: its parts are written all together or not at all. An append() is answered its one part's result, an
+ * appendAll() every part's: told apart here rather than by a closure around each append's resolve and apply.
+ */
+type Pending = { parts: PendingPart[]; fence?: Fence; reject: (e: Error) => void } & (
+  | { single: true; apply?: (result: AppendResult) => void; resolve: (r: AppendResult) => void }
+  | { single: false; apply?: (results: AppendResult[]) => void; resolve: (r: AppendResult[]) => void }
+);
 
 /** A record as chained, with what its appender and subscribers will be given. */
 type ChainedRecord = CommitBatch['events'][number] & { at: string; event: PreparedEvent };
@@ -408,10 +414,7 @@ export class EventJournal implements Journal {
     } catch (e) {
       return Promise.reject(e);
     }
-    const { apply, fence } = options;
-    return new Promise<AppendResult>((resolve, reject) => {
-      this.enqueue({ parts, apply: apply && ((results) => apply(results[0])), fence, resolve: (results) => resolve(results[0]), reject });
-    });
+    return new Promise<AppendResult>((resolve, reject) => this.enqueue({ parts, single: true, apply: options.apply, fence: options.fence, resolve, reject }));
   }
 
   appendAll(writes: readonly StreamAppend[], options: AppendAllOptions = {}): Promise<AppendResult[]> {
@@ -428,7 +431,7 @@ export class EventJournal implements Journal {
     } catch (e) {
       return Promise.reject(e);
     }
-    return new Promise<AppendResult[]>((resolve, reject) => this.enqueue({ parts, apply: options.apply, fence: options.fence, resolve, reject }));
+    return new Promise<AppendResult[]>((resolve, reject) => this.enqueue({ parts, single: false, apply: options.apply, fence: options.fence, resolve, reject }));
   }
 
   private enqueue(pending: Pending): void {
@@ -552,7 +555,7 @@ export class EventJournal implements Journal {
           break;
         }
         // A commit without a synced write (memory) costs nothing to gather for.
-        if (this.storage.syncedCommits) await gatherAppends();
+        if (this.storage.syncedCommits && this.queue.length < GATHERED_ENOUGH) await gatherAppends();
         const group = this.queue;
         this.queue = [];
         if (!(await this.lookUpVersions(group))) continue;
@@ -802,8 +805,13 @@ export class EventJournal implements Journal {
     for (let i = 0; i < accepted.length; i++) {
       const p = accepted[i];
       try {
-        p.apply?.(results[i]);
-        p.resolve(results[i]);
+        if (p.single) {
+          p.apply?.(results[i][0]);
+          p.resolve(results[i][0]);
+        } else {
+          p.apply?.(results[i]);
+          p.resolve(results[i]);
+        }
       } catch (e) {
         p.reject(e as Error);
       }

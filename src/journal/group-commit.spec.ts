@@ -80,6 +80,19 @@ describe('group commit', () => {
     expect(await batchesOf(new CountingStorage())).toEqual([1, 5]);
   });
 
+  it('given a storage with synced commits, when 64 appends are already queued, then the group is taken without gathering for another pass; with 63 it gathers', async () => {
+    const batchesOf = async (queued: number) => {
+      const storage = new SyncedCountingStorage();
+      const journal = await EventJournal.open(storage);
+      const late = new Promise<unknown>((resolve) => setImmediate(() => resolve(journal.append('late', [{ type: 't.e' }]))));
+      await Promise.all([late, ...Array.from({ length: queued }, (_, i) => journal.append(`s${i}`, [{ type: 't.e' }]))]);
+      await journal.close();
+      return storage.batches;
+    };
+    expect(await batchesOf(64)).toEqual([64, 1]);
+    expect(await batchesOf(63)).toEqual([64]);
+  });
+
   it('given a batch in flight, appends arriving meanwhile share the next one', async () => {
     const storage = new CountingStorage();
     const journal = await EventJournal.open(storage);

@@ -44,6 +44,24 @@ describe('LevelDB journal: the head witness file', () => {
   });
 });
 
+describe('LevelDB journal: the head witness of the last commit', () => {
+  it('is written soon after the commit even when no other write follows and the journal stays open', async () => {
+    const dir = tempDir('brainstem-witness-idle-');
+    const journal = await openLevelJournal(dir.path);
+    try {
+      await journal.append('s', [{ type: 'x.y' }]);
+      await journal.append('s', [{ type: 'x.y' }]);
+      const deadline = Date.now() + 5000;
+      const witnessed = () => existsSync(join(dir.path, 'HEAD')) && readFileSync(join(dir.path, 'HEAD'), 'utf8').startsWith('0000000000000002 ');
+      while (!witnessed() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+      expect(readFileSync(join(dir.path, 'HEAD'), 'utf8')).toBe(`0000000000000002 ${journal.head().hash}\n`);
+    } finally {
+      await journal.close();
+      dir.remove();
+    }
+  });
+});
+
 describe('LevelDB journal: the versions of many streams, looked up at once', () => {
   it('checks an append over several streams against each one, whether few or many index keys lie between them', async () => {
     // Given 1,500 streams with an event each (s-0700 three), most behind checkpoints, and a reopen (no version is known)
