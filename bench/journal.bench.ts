@@ -3,9 +3,11 @@
 // between two nodes (bench:cluster) and failover time (bench:failover, --kills N). Prints figures, asserts nothing.
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
+import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { ClassicLevel } from 'classic-level';
 import { mapBounded } from '../src/common/map-bounded';
+import { canonicalJson } from '../src/journal/canonical-json';
 import { EventJournal } from '../src/journal/event-journal';
 import { openLevelJournal, openPgJournal } from '../src/journal/journal.factory';
 import { ANCHOR_EVERY, CHECK_LEN, HASH_LEN, recordBody } from '../src/journal/journal.storage';
@@ -31,6 +33,14 @@ const payload = (i: number) => ({
 const rawValue = (i: number, prefix = 2 * HASH_LEN) =>
   'f'.repeat(prefix) + JSON.stringify({ at: new Date().toISOString(), data: payload(i), meta: { actor: 'bench' }, seq: i, stream: 's', type: 'session.state_changed', version: i });
 
+/**
+ * A record as the journal stores it for bench:journal's 64 appenders: their stream names, the meta of an event appended
+ * outside a request, keys in canonical order, and hex hashes (`prefix` characters) rather than a run of one letter.
+ */
+const hex = createHash('sha256').update('bench').digest('hex').repeat(2);
+const journalRecord = (i: number, prefix: number) =>
+  hex.slice(0, prefix) +
+  canonicalJson({ at: new Date().toISOString(), data: payload(i), meta: { actor: 'system', causation_seq: null, correlation_id: null }, seq: i, stream: `session-w${i % 64}`, type: 'session.state_changed', version: i });
 const also = (perSec: number, base: number, name: string) => console.log(`${''.padEnd(81)}${((perSec / base) * 100).toFixed(0).padStart(4)}% of ${name}`);
 const rate = (events: number, ms: number) => (events / ms) * 1000;
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US').padStart(10);
@@ -44,7 +54,8 @@ const report = (label: string, perSec: number, ceiling: number | null, ceilingNa
  * db.batch([ops]), which validates and encodes every op in JavaScript first. `segment64` writes what the
  * journal writes for a group of 64 (one segment of 64 records, the first with both hashes, every eighth
  * with its own, the others with a check of it, and the head) with no JavaScript in between: the most 64
- * closed-loop appenders could reach, since each of them has one event in each group.
+ * closed-loop appenders could reach, since each of them has one event in each group. Its records are the
+ * journal's own for this bench (journalRecord), so the segment is as long as the journal's.
  */
 async function rawBatchedPut(sync: boolean, form: 'chained' | 'array' | 'segment64'): Promise<number> {
   const dir = tempDir('bench-raw-');
@@ -52,7 +63,7 @@ async function rawBatchedPut(sync: boolean, form: 'chained' | 'array' | 'segment
   await db.open();
   const values = Array.from({ length: 10_000 }, (_, i) => rawValue(i));
   const segments = Array.from({ length: 100 }, (_, k) =>
-    Array.from({ length: 64 }, (_, j) => (j === 0 ? values[k * 64] : rawValue(k * 64 + j, j % ANCHOR_EVERY === 0 ? HASH_LEN : CHECK_LEN))).join('\n'),
+    Array.from({ length: 64 }, (_, j) => journalRecord(k * 64 + j, j === 0 ? 2 * HASH_LEN : j % ANCHOR_EVERY === 0 ? HASH_LEN : CHECK_LEN)).join('\n'),
   );
   let seq = 0;
   const t0 = performance.now();
