@@ -60,6 +60,14 @@ describe('canonical JSON', () => {
     expect(canonicalJson({ b: 'x', a1: 1, '1a': 2, '': 3 })).toBe('{"":3,"1a":2,"a1":1,"b":"x"}');
   });
 
+  it('given flat objects in unsorted key order whose strings and numbers JSON.stringify writes specially, when written, then each value is written as JSON.stringify writes it', () => {
+    const values = ['', 'plain', 'quote " and back \\', 'tab\tnew\nline\u001f', '\u2028 and é', '\ud83d\ude00', 'lone \udc00', '\u007f', 0, -0, 1e21, 2e-7, -1.5, 123456789012, true, false, null];
+    for (const v of values) {
+      expect(canonicalJson({ z: v, a: v })).toBe(JSON.stringify({ a: v, z: v }));
+      expect(canonicalJson(v)).toBe(JSON.stringify(v));
+    }
+  });
+
   it('given flat objects and arrays holding what JSON cannot hold, when written, then they are refused as deeper ones are', () => {
     for (const value of [{ a: 1, b: NaN }, { a: -Infinity }, [1, () => 2], ['x', Symbol('s')], { a: BigInt(2) }]) expect(() => canonicalJson(value)).toThrow(TypeError);
   });

@@ -1,4 +1,4 @@
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, write } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { ClassicLevel } from 'classic-level';
 import { JournalCorruptError, JournalError, JournalHead } from './journal.port';
@@ -93,12 +93,12 @@ const WITNESS_DELAY_MS = 1;
  * leaves a shorter but self-consistent chain. So after each durable commit the head is also written to a
  * witness file beside the database (no fsync: it is written only after the batch is durable, so it is
  * never ahead of the data); on open, a database behind its witness has lost acknowledged events.
- * The write runs off the event loop, one at a time, always the newest head: it may trail the data by the
- * commits made while one write is under way (a lower bound is still a valid witness), and it no longer holds
- * up the commit path (written synchronously, it cost about a tenth of the 64-appender throughput). It is issued
- * once the next batch's write is under way, or WITNESS_DELAY_MS after its commit if none follows: issued at once,
- * it sat between a group's durable write and the next one's submission (about 10 µs a group, handing it to
- * libuv's pool), where closed-loop appenders wait for every microsecond of JavaScript.
+ * It is written (a pwrite of 82 bytes, no fsync) once the next batch's write is under way, while the event loop
+ * would only wait, or WITNESS_DELAY_MS after its commit if none follows: it may trail the data a little (a lower
+ * bound is still a valid witness). Written right after each commit, it sat between one group's durable write and
+ * the next one's submission, where 64 closed-loop appenders wait for every microsecond: synchronously, about a
+ * tenth of their throughput; handed to libuv's pool, about 10 µs a group. Handed to the pool while the next write
+ * runs, its wake-up slowed the hand-over of that write by about as much (bench/journal-appenders.ts profiles).
  */
 export class LevelStorage implements JournalStorage {
   readonly location: string;
@@ -107,10 +107,7 @@ export class LevelStorage implements JournalStorage {
   private readonly witnessPath: string;
   private witnessFd: number | null = null;
   private witnessNext: JournalHead | null = null;
-  /** Reused: it is filled only when no witness write is in flight. */
   private readonly witnessBuffer = Buffer.alloc(WITNESS_LEN);
-  private witnessBusy = false;
-  private witnessSettled: (() => void) | null = null;
   private witnessError: Error | null = null;
   private witnessTimer: NodeJS.Timeout | null = null;
   private tail = new Map<string, TailRun>();
@@ -222,11 +219,7 @@ export class LevelStorage implements JournalStorage {
     if (this.witnessTimer) clearTimeout(this.witnessTimer);
     this.witnessTimer = null;
     // The last durable head is written before the file is closed.
-    for (;;) {
-      if (this.witnessBusy) await new Promise<void>((resolve) => (this.witnessSettled = resolve));
-      else if (this.witnessNext && this.witnessFd !== null) this.flushWitness();
-      else break;
-    }
+    this.flushWitness();
     if (this.witnessFd !== null) closeSync(this.witnessFd);
     this.witnessFd = null;
     await this.db.close();
@@ -251,10 +244,6 @@ export class LevelStorage implements JournalStorage {
   private noteWitness(head: JournalHead): void {
     if (this.witnessFd === null) this.witnessFd = openSync(this.witnessPath, existsSync(this.witnessPath) ? 'r+' : 'w');
     this.witnessNext = head;
-    this.armWitnessTimer();
-  }
-
-  private armWitnessTimer(): void {
     if (this.witnessTimer) return;
     this.witnessTimer = setTimeout(this.witnessDue, WITNESS_DELAY_MS);
     this.witnessTimer.unref();
@@ -265,27 +254,16 @@ export class LevelStorage implements JournalStorage {
     this.flushWitness();
   };
 
-  // Plain callbacks rather than a promise loop: each microsecond of JavaScript around a commit is a microsecond of
-  // append latency. One write at a time, of the newest head noted; a head noted meanwhile waits for the next call.
   private readonly flushWitness = (): void => {
     const head = this.witnessNext;
-    if (!head || this.witnessBusy || this.witnessFd === null) return;
+    if (!head || this.witnessFd === null) return;
     this.witnessNext = null;
-    this.witnessBusy = true;
     this.witnessBuffer.write(`${String(head.seq).padStart(16, '0')} ${head.hash}\n`, 0, 'latin1');
-    write(this.witnessFd, this.witnessBuffer, 0, WITNESS_LEN, 0, this.witnessWritten);
-  };
-
-  private readonly witnessWritten = (e: NodeJS.ErrnoException | null): void => {
-    this.witnessBusy = false;
-    if (e) {
-      this.witnessError = e;
-      this.witnessNext = null;
+    try {
+      writeSync(this.witnessFd, this.witnessBuffer, 0, WITNESS_LEN, 0);
+    } catch (e) {
+      this.witnessError = e as Error;
     }
-    if (this.witnessNext) this.armWitnessTimer();
-    const settled = this.witnessSettled;
-    this.witnessSettled = null;
-    settled?.();
   };
 
   async lastSeq(): Promise<number> {
