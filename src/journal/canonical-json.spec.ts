@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { canonicalJson, chainHash } from './canonical-json';
+import { canonicalJson, canonicalValue, chainHash } from './canonical-json';
 
 describe('canonical JSON', () => {
   it('sorts keys at every depth and drops undefined properties', () => {
@@ -96,6 +96,72 @@ describe('canonical JSON', () => {
       const value = { root: gen(0) };
       expect(canonicalJson(value)).toBe(reference(value));
     }
+  });
+
+  describe('the value replay reads back', () => {
+    // What replay hands out for a value: its canonical text parsed. Key order is compared through JSON.stringify.
+    const replayed = (v: unknown): unknown => JSON.parse(canonicalJson(v));
+    const same = (a: unknown, b: unknown) => {
+      expect(a).toStrictEqual(b);
+      expect(JSON.stringify(a)).toBe(JSON.stringify(b));
+    };
+
+    it('given what JSON does not keep as it is, when copied, then the copy is what the text parses back to', () => {
+      const nested = { z: [1, undefined, { y: 2, x: new Date(0) }], a: -0, n: new Number(4), s: new String('t'), b: new Boolean(true) };
+      const samples: unknown[] = [
+        nested,
+        { '2': 'b', '10': 'a', b: 1, a: { '1': 1, '0': 0 } },
+        JSON.parse('{"b":1,"__proto__":{"polluted":true}}'),
+        { toJSON: (key: string) => ({ key, z: 1, a: 2 }) },
+        [undefined, null, 'lone \ud800', '\u2028'],
+        'text',
+        -0,
+        null,
+      ];
+      for (const v of samples) same(canonicalValue(v), replayed(v));
+      const proto = canonicalValue(JSON.parse('{"__proto__":{"polluted":true}}')) as Record<string, unknown>;
+      expect(Object.getPrototypeOf(proto)).toBe(Object.prototype);
+      expect(Object.keys(proto)).toEqual(['__proto__']);
+      expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    });
+
+    it('given a value, when copied, then the copy shares nothing with it', () => {
+      const inner = { list: [1, 2] };
+      const copied = canonicalValue({ inner }) as { inner: { list: number[] } };
+      inner.list.push(3);
+      expect(copied.inner.list).toEqual([1, 2]);
+      expect(copied.inner).not.toBe(inner);
+    });
+
+    it('given what JSON cannot hold, when copied, then it is refused with the message canonicalJson gives', () => {
+      const cycle: Record<string, unknown> = {};
+      cycle.self = cycle;
+      for (const v of [{ a: 1, b: NaN }, { a: -Infinity }, [1, () => 2], ['x', Symbol('s')], { a: BigInt(2) }, undefined, cycle]) {
+        expect(() => canonicalValue(v)).toThrow(TypeError);
+        expect(() => canonicalValue(v)).toThrow((() => { try { canonicalJson(v); } catch (e) { return (e as Error).message; } return 'no error'; })());
+      }
+    });
+
+    it('given 2,000 random values, when copied, then each is what its canonical text parses back to, and writes the same text', () => {
+      let seed = 7;
+      const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+      const keys = ['a', 'b', 'session_id', '10', '2', '0', 'é', 'k"q', '', '__proto__'];
+      const leaf = (): unknown => [null, undefined, true, 0, -0, -1.5, 1e21, 'x', 'line\n"q"', '\ud800', new Date(86400000)][Math.floor(random() * 11)];
+      const gen = (depth: number): unknown => {
+        const r = random();
+        if (depth > 3 || r < 0.3) return leaf();
+        if (r < 0.55) return Array.from({ length: Math.floor(random() * 4) }, () => gen(depth + 1));
+        const o: Record<string, unknown> = {};
+        for (const k of keys) if (random() < 0.4) Object.defineProperty(o, k, { value: gen(depth + 1), enumerable: true, writable: true, configurable: true });
+        return o;
+      };
+      for (let i = 0; i < 2000; i++) {
+        const value = { root: gen(0) };
+        const copied = canonicalValue(value);
+        same(copied, replayed(value));
+        expect(canonicalJson(copied)).toBe(canonicalJson(value));
+      }
+    });
   });
 
   it('links the chain as sha256(prev_hash + event)', () => {

@@ -1,4 +1,5 @@
 import { hash } from 'node:crypto';
+import type { JsonValue } from './journal.port';
 
 export const GENESIS_HASH = '0'.repeat(64);
 
@@ -115,6 +116,60 @@ function write(value: unknown, key: string, stack: object[], depth: number): str
     default:
       throw new TypeError(`${key || '$'}: ${typeof value === 'undefined' ? 'undefined' : `a ${typeof value}`} is not valid JSON`);
   }
+}
+
+/** The JSON value `value` stands for, as `write` reads it: a fresh tree replay would parse back, or the same error. */
+function copy(value: unknown, key: string, stack: object[], depth: number): JsonValue {
+  switch (typeof value) {
+    case 'string':
+      return value;
+    case 'boolean':
+      return value;
+    case 'number':
+      if (!Number.isFinite(value)) throw new TypeError(`${key || '$'}: ${value} is not valid JSON`);
+      // JSON has no negative zero: -0 is written, and read back, as 0.
+      return value === 0 ? 0 : value;
+    case 'object': {
+      if (value === null) return null;
+      const toJSON = (value as { toJSON?: unknown }).toJSON;
+      if (typeof toJSON === 'function') return copy(toJSON.call(value, key), key, stack, depth);
+      if (value instanceof Number || value instanceof String || value instanceof Boolean) return copy(value.valueOf(), key, stack, depth);
+      for (let i = 0; i < depth; i++) if (stack[i] === value) throw new TypeError(`${key || '$'}: a cycle is not valid JSON`);
+      stack[depth] = value;
+      if (Array.isArray(value)) {
+        const out: JsonValue[] = new Array(value.length);
+        for (let i = 0; i < value.length; i++) {
+          const item: unknown = value[i];
+          out[i] = item === undefined ? null : copy(item, String(i), stack, depth + 1);
+        }
+        return out;
+      }
+      const record = value as Record<string, unknown>;
+      const keys = Object.keys(record);
+      sortKeys(keys);
+      const out: { [key: string]: JsonValue } = {};
+      for (const k of keys) {
+        const item = record[k];
+        if (item === undefined) continue;
+        const v = copy(item, k, stack, depth + 1);
+        // JSON.parse makes "__proto__" an own property; an assignment would set the prototype instead.
+        if (k === '__proto__') Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
+        else out[k] = v;
+      }
+      return out;
+    }
+    default:
+      throw new TypeError(`${key || '$'}: ${typeof value === 'undefined' ? 'undefined' : `a ${typeof value}`} is not valid JSON`);
+  }
+}
+
+/**
+ * What JSON.parse(canonicalJson(value)) returns, without writing and parsing the text: a fresh tree of plain
+ * values whose keys come in the same order, with the same errors as canonicalJson. The journal hands it to
+ * appenders and subscribers, so they see what replay will see and not the caller's live object.
+ */
+export function canonicalValue(value: unknown): JsonValue {
+  return copy(value, '', [], 0);
 }
 
 /**

@@ -1,6 +1,6 @@
 import { AsyncResource } from 'node:async_hooks';
 import { Observable, Subject } from 'rxjs';
-import { canonicalJson, chainHash, GENESIS_HASH, sha256 } from './canonical-json';
+import { canonicalJson, canonicalValue, chainHash, GENESIS_HASH, sha256 } from './canonical-json';
 import {
   AppendAllOptions,
   AppendOptions,
@@ -79,6 +79,8 @@ interface PreparedEvent {
   /** JSON of the type, and canonical JSON of data and meta, ready to be spliced into the stored body. */
   typeJson: string;
   data: string;
+  /** The data as replay will parse it back from `data`: what appenders and subscribers are handed. */
+  value: JsonValue;
   meta: string;
   metaValue: EventMeta;
 }
@@ -464,7 +466,10 @@ export class EventJournal implements Journal {
             ? DEFAULT_META_JSON
             : `{"actor":${JSON.stringify(metaValue.actor)},"causation_seq":${metaValue.causation_seq},"correlation_id":${JSON.stringify(metaValue.correlation_id)}}`;
         // The type matched EVENT_TYPE, so it needs no escaping.
-        return { type: e.type, typeJson: `"${e.type}"`, data: canonicalJson(e.data ?? null), meta, metaValue };
+        // The JSON value first, then its text: the value is a plain tree already sorted, which canonicalJson
+        // writes by its fast paths, and toJSON is called once.
+        const value = canonicalValue(e.data ?? null);
+        return { type: e.type, typeJson: `"${e.type}"`, data: canonicalJson(value), value, meta, metaValue };
       } catch (err) {
         throw invalid(`event ${i} (${e.type}): ${(err as Error).message}`);
       }
@@ -717,8 +722,8 @@ export class EventJournal implements Journal {
     for (const p of chained.accepted) if (p.fence && !fences.some((f) => sameFence(f, p.fence as Fence))) fences.push(p.fence);
     chained.written = this.storage.commit({ events: records, head: { seq, hash }, checkpoint, ...(fences.length ? { fences } : {}) });
     this.inFlight = chained;
-    // While the write is under way: what the appenders and subscribers will get. data is re-parsed so they see
-    // exactly what replay will see, not the caller's live object.
+    // While the write is under way: what the appenders and subscribers will get. data is the canonical copy made
+    // in prepare(), so they see exactly what replay will see, not the caller's live object.
     let r = 0;
     for (const p of chained.accepted) {
       const out: AppendResult[] = [];
@@ -733,7 +738,7 @@ export class EventJournal implements Journal {
             version: v,
             type: e.type,
             at,
-            data: JSON.parse(e.data),
+            data: e.value,
             meta: { actor: m.actor, causation_seq: m.causation_seq, correlation_id: m.correlation_id },
             hash: h,
           });
