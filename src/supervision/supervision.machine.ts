@@ -28,17 +28,19 @@ export interface WakeReason {
   evidence?: string;
 }
 
-/** A reason with its keys in sorted order: a round carries hundreds, and journaling then needs no sorting copy. */
+/**
+ * A reason with its keys in sorted order: a round carries hundreds, and journaling then needs no sorting copy. Built
+ * key by key, without the spread objects of the optional keys: every trigger of a burst makes one.
+ */
 export function wakeReason(r: WakeReason): WakeReason {
-  return {
-    alias: r.alias,
-    ...(r.evidence !== undefined ? { evidence: r.evidence } : {}),
-    message: r.message,
-    session_id: r.session_id,
-    ...(r.since !== undefined ? { since: r.since } : {}),
-    state: r.state,
-    trigger: r.trigger,
-  };
+  const out: Partial<WakeReason> = { alias: r.alias };
+  if (r.evidence !== undefined) out.evidence = r.evidence;
+  out.message = r.message;
+  out.session_id = r.session_id;
+  if (r.since !== undefined) out.since = r.since;
+  out.state = r.state;
+  out.trigger = r.trigger;
+  return out as WakeReason;
 }
 
 export interface RoundInFlight {
