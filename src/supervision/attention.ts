@@ -68,11 +68,11 @@ export function pendingAttention(sessions: readonly SessionView[], covered: Read
  * was interrupted may never have reached the brain: what it covered is uncovered (`uncover`).
  */
 export function coverRound(covered: ReadonlyMap<string, Coverage>, round: { id: string; started_at: number; reasons: readonly WakeReason[] }): ReadonlyMap<string, Coverage> {
-  const named = round.reasons.filter((r) => r.session_id !== '-');
-  if (named.length === 0) return covered;
-  const next = new Map(covered);
-  for (const r of named) next.set(r.session_id, { at: round.started_at, round_id: round.id });
-  return next;
+  let next: Map<string, Coverage> | null = null;
+  // One coverage for all the sessions the round names (a burst names a thousand): it is never changed in place.
+  const coverage: Coverage = { at: round.started_at, round_id: round.id };
+  for (const r of round.reasons) if (r.session_id !== '-') (next ??= new Map(covered)).set(r.session_id, coverage);
+  return next ?? covered;
 }
 
 /** The coverage less what one round covered (it failed, or was cut off): those sessions count as unseen again. */

@@ -1,4 +1,4 @@
-import { SessionDirectory } from './session-directory.port';
+import { SessionDirectory, SessionView } from './session-directory.port';
 import { sharedWorkTrees, workerEvidence } from './round-prompt';
 import { RoundInFlight, WakeReason, WorkerEvidence, WorkerReport } from './supervision.machine';
 
@@ -8,6 +8,9 @@ import { RoundInFlight, WakeReason, WorkerEvidence, WorkerReport } from './super
  * nothing to report has no entry (a burst of 1,000 wake-ups carried 1,000 such entries, 40% of its event), and a turn
  * result that is also the message of the session's pending_handling reason is not written twice.
  */
+
+/** Up to this many reasons, a round looks each session up in the directory rather than indexing the whole list. */
+const FEW_REASONS = 16;
 
 interface Woken {
   alias: string;
@@ -27,12 +30,16 @@ function wokenSessions(reasons: readonly WakeReason[]): Map<string, Woken> {
   return woken;
 }
 
-/** What the round journals of the woken sessions, taken from the directory as it starts. */
-export function takeReports(reasons: readonly WakeReason[], sessions: Pick<SessionDirectory, 'get' | 'outputTail'>): Pick<RoundInFlight, 'reports' | 'unseen'> {
+/** What the round journals of the woken sessions, taken from the directory as it starts (`find`: a session by id, by default the directory's get). */
+export function takeReports(
+  reasons: readonly WakeReason[],
+  sessions: Pick<SessionDirectory, 'get' | 'outputTail'>,
+  find: (id: string) => SessionView | undefined = (id) => sessions.get(id),
+): Pick<RoundInFlight, 'reports' | 'unseen'> {
   const reports: WorkerReport[] = [];
   const unseen: string[] = [];
   for (const [id, { turnEnd }] of wokenSessions(reasons)) {
-    const s = sessions.get(id);
+    const s = find(id);
     if (!s) {
       unseen.push(id);
       continue;
@@ -63,13 +70,22 @@ export function roundEvidence(round: Pick<RoundInFlight, 'reasons' | 'evidence' 
 
 /** A round to start for these reasons at `at`: its deadline, what the woken sessions reported and the shared work trees its prompt shows. */
 export function newRound(id: string, reasons: WakeReason[], at: number, timeout_s: number, sessions: Pick<SessionDirectory, 'get' | 'list' | 'outputTail'>): RoundInFlight {
-  const shared = sharedWorkTrees(sessions.list());
+  const all = sessions.list();
+  const shared = sharedWorkTrees(all);
+  // A round that wakes many sessions finds them among the views just listed: the directory builds a view for each get,
+  // and a burst wakes a thousand, while the round starts.
+  let find: ((id: string) => SessionView | undefined) | undefined;
+  if (reasons.length > FEW_REASONS) {
+    const byId = new Map<string, SessionView>();
+    for (const s of all) byId.set(s.id, s);
+    find = (sid) => byId.get(sid);
+  }
   return {
     id,
     started_at: at,
     deadline_at: at + timeout_s * 1000,
     reasons,
-    ...takeReports(reasons, sessions),
+    ...takeReports(reasons, sessions, find),
     ...(shared.length ? { shared_work_trees: shared } : {}),
   };
 }

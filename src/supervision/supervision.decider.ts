@@ -1,4 +1,4 @@
-import { SnapshotFrom, initialTransition, transition } from 'xstate';
+import { SnapshotFrom, initialTransition } from 'xstate';
 import { pastRetention } from '../common/retention-queue';
 import { JournalEvent } from '../journal/journal.port';
 import { Coverage, coverRound, forgetCoverage, uncover } from './attention';
@@ -7,7 +7,7 @@ import { StallKind, cooldownKey, dropExpiredCooldowns } from './stall-watchdog';
 import { ExternalInclusion, ScopeMode, ScopeSession, ToolScopeMode, planScope } from './supervision-scope';
 import { SupervisionErrorCode } from './supervision.errors';
 import { SupervisionEventMap, SupervisionJournalType, toMachineEvent } from './supervision.events';
-import { ClosedReason, MAX_TURNS_LIMIT, RoundInFlight, StartedBy, supervisionMachine, taskHintProblem } from './supervision.machine';
+import { ClosedReason, MAX_TURNS_LIMIT, RoundInFlight, StartedBy, nextSupervision, supervisionMachine, taskHintProblem } from './supervision.machine';
 
 /**
  * Supervision's rules, pure: decide() judges a command against the state and answers the events to journal (stream
@@ -124,7 +124,7 @@ function close(s: SupervisionState, reason: ClosedReason, summary?: string): Sup
 /** A round's end, and then off (max_turns) when that round was the last turn: no further round could start. */
 function endRound(s: SupervisionState, end: SupervisionJournalEvent): SupervisionJournalEvent[] {
   const ev = toMachineEvent(end.type, end.data, s.machine.context.changed_at);
-  const after = ev ? transition(supervisionMachine, s.machine, ev)[0] : s.machine;
+  const after = ev ? nextSupervision(s.machine, ev) : s.machine;
   const c = after.context;
   return after.matches('on') && c.turns_used >= c.max_turns ? [end, { type: 'supervision.disabled', data: { reason: 'max_turns' } }] : [end];
 }
@@ -241,7 +241,7 @@ export function evolve(s: SupervisionState, e: FoldedEvent): SupervisionState {
     return { ...base, loop_wakes };
   }
   const ev = toMachineEvent(e.type, e.data, e.at);
-  const machine = ev ? transition(supervisionMachine, s.machine, ev)[0] : s.machine;
+  const machine = ev ? nextSupervision(s.machine, ev) : s.machine;
   return { ...base, machine, rounds: foldRounds(s.rounds, e, machine.context), covered: foldCoverage(s.covered, e) };
 }
 

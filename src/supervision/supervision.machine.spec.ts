@@ -1,6 +1,6 @@
 import { initialTransition, transition } from 'xstate';
 import { toMachineEvent } from './supervision.events';
-import { RoundInFlight, SupervisionEvent, supervisionMachine } from './supervision.machine';
+import { RoundInFlight, SupervisionEvent, nextSupervision, supervisionMachine } from './supervision.machine';
 
 type Snap = ReturnType<typeof initialTransition<typeof supervisionMachine>>[0];
 
@@ -106,5 +106,37 @@ describe('supervision machine', () => {
       { type: 'ENABLE', at: 3, started_by: 'workflow' },
     );
     expect(s.context).toMatchObject({ max_turns: 60, task_hint: '', started_by: 'workflow', closed_reason: null, summary: null });
+  });
+
+  it('steps exactly as xstate transition() does, through every state, taken and refused events alike, with one scope for all', () => {
+    // Given a run through every state, with events each state refuses (a round ending that is not in flight, a round
+    // starting with no turn left or while off) and a close
+    const events: SupervisionEvent[] = [
+      { type: 'ROUND_START', at: 1, round: round('r0') },
+      { type: 'ROUND_END', at: 2, round_id: 'r0', outcome: 'completed' },
+      { type: 'ENABLE', at: 3, started_by: 'workflow', task_hint: 'ship it', max_turns: 1 },
+      { type: 'ROUND_START', at: 4, round: round('r1', 4) },
+      { type: 'ROUND_START', at: 5, round: round('r2', 5) },
+      { type: 'ROUND_END', at: 6, round_id: 'r2', outcome: 'failed' },
+      { type: 'ENABLE', at: 7, started_by: 'user' },
+      { type: 'ROUND_END', at: 8, round_id: 'r1', outcome: 'timed_out' },
+      { type: 'ROUND_START', at: 9, round: round('r3', 9) },
+      { type: 'DISABLE', at: 10, reason: 'max_turns', summary: 'done' },
+      { type: 'ROUND_START', at: 11, round: round('r4', 11) },
+      { type: 'ENABLE', at: 12, started_by: 'user', max_turns: 5 },
+      { type: 'ROUND_START', at: 13, round: round('r5', 13) },
+      { type: 'DISABLE', at: 14, reason: 'disabled' },
+    ];
+    // When each is stepped both ways from the same snapshot; Then every snapshot is the same, state, context and status
+    let snap = start();
+    const seen = new Set<string>();
+    for (const e of events) {
+      const expected = transition(supervisionMachine, snap, e)[0];
+      const next = nextSupervision(snap, e);
+      expect({ value: next.value, context: next.context, status: next.status }).toEqual({ value: expected.value, context: expected.context, status: expected.status });
+      seen.add(JSON.stringify(next.value));
+      snap = next;
+    }
+    expect([...seen].sort()).toEqual(['"off"', '{"on":"idle"}', '{"on":"in_round"}']);
   });
 });

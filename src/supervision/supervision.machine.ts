@@ -1,4 +1,4 @@
-import { assign, setup } from 'xstate';
+import { AnyActorScope, SnapshotFrom, assign, createActor, setup } from 'xstate';
 
 export type StartedBy = 'user' | 'workflow';
 export type ClosedReason = 'finished' | 'disabled' | 'converged' | 'workflow_converged' | 'max_turns' | 'restore_expired' | 'no_recoverable_worker';
@@ -28,17 +28,19 @@ export interface WakeReason {
   evidence?: string;
 }
 
-/** A reason with its keys in sorted order: a round carries hundreds, and journaling then needs no sorting copy. */
+/**
+ * A reason with its keys in sorted order: a round carries hundreds, and journaling then needs no sorting copy. Built
+ * key by key, without the spread objects of the optional keys: every trigger of a burst makes one.
+ */
 export function wakeReason(r: WakeReason): WakeReason {
-  return {
-    alias: r.alias,
-    ...(r.evidence !== undefined ? { evidence: r.evidence } : {}),
-    message: r.message,
-    session_id: r.session_id,
-    ...(r.since !== undefined ? { since: r.since } : {}),
-    state: r.state,
-    trigger: r.trigger,
-  };
+  const out: Partial<WakeReason> = { alias: r.alias };
+  if (r.evidence !== undefined) out.evidence = r.evidence;
+  out.message = r.message;
+  out.session_id = r.session_id;
+  if (r.since !== undefined) out.since = r.since;
+  out.state = r.state;
+  out.trigger = r.trigger;
+  return out as WakeReason;
 }
 
 export interface RoundInFlight {
@@ -176,3 +178,22 @@ export const supervisionMachine = setup({
     },
   },
 });
+
+type MachineSnapshot = SnapshotFrom<typeof supervisionMachine>;
+
+/**
+ * The scope every fold runs the machine in. xstate's transition() builds a throwaway actor, with its initial snapshot,
+ * on every call: a third of folding a round.started, which is applied before the round is published. The machine has
+ * only assign actions and guards (no children, invokes or actions to run), so one inert scope serves every step
+ * (supervision.machine.spec.ts holds the two equal).
+ */
+const inertScope: AnyActorScope = (() => {
+  const self = createActor(supervisionMachine);
+  const none = () => undefined;
+  return { self, id: '', sessionId: '', logger: none, defer: none, emit: none, system: self.system, stopChild: none, actionExecutor: none };
+})();
+
+/** The snapshot after an event: xstate's pure transition(), without the actor it builds each time. */
+export function nextSupervision(snapshot: MachineSnapshot, event: SupervisionEvent): MachineSnapshot {
+  return supervisionMachine.transition(snapshot, event, inertScope);
+}

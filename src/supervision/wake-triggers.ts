@@ -48,6 +48,12 @@ function rateLimitText(d: Record<string, unknown>): string {
   return typeof d.resets_at === 'number' ? `rate-limited${which} until ${new Date(d.resets_at).toISOString()}` : `rate-limited${which}; its runtime said no reset time`;
 }
 
+/** A session's wake reason; one that waits in the state the reason names says since when (what it waits on began). */
+function reasonOf(s: SessionView, trigger: string, message: string | null, state: string | null): WakeReason {
+  const since = state === s.state && NEEDS_ATTENTION.has(state) ? new Date(s.attention_since).toISOString() : undefined;
+  return wakeReason({ session_id: s.id, alias: s.alias, trigger, state, message, since });
+}
+
 /**
  * Maps a session event to what it means for supervision (docs/architecture/decisions.md#what-wakes-the-main-brain): a wake-up reason, a worker
  * exit (a check or a convergence close, decided by the caller), or nothing (heartbeats, request_context).
@@ -59,10 +65,7 @@ export function classifySessionEvent(e: JournalEvent, session: (id: string) => S
   const s = id ? session(id) : undefined;
   if (!s || s.excluded) return null;
   const d = (e.data ?? {}) as Record<string, unknown>;
-  // A session that waits in the state the reason names says since when (what it waits on began).
-  const since = (state: string | null) => (state === s.state && NEEDS_ATTENTION.has(state) ? { since: new Date(s.attention_since).toISOString() } : {});
-  const reason = (trigger: string, message: string | null, state: string | null = s.state): WakeReason =>
-    wakeReason({ session_id: s.id, alias: s.alias, trigger, state, message, ...since(state) });
+  const reason = (trigger: string, message: string | null, state: string | null = s.state): WakeReason => reasonOf(s, trigger, message, state);
   switch (e.type) {
     // Entering a state that needs someone, for a reason no event below wakes for itself (a resumed runtime's restart).
     case 'session.state_changed': {
