@@ -146,19 +146,19 @@ export class SessionCommands {
   }
 
   /**
-   * A session to command. One of another node's is decided here against the state this node follows, and its events
-   * appended: the owner performs the effect when it applies them (its registry's foreign events); refused while the
-   * owner is down, since nothing would act on them.
-   */
-  /**
    * The session when this node runs it, at once (no such session: not_found, as commandable() answers); null when
-   * another node does, for commandable() to judge. A worker's signal takes this way: it is always its own node's.
+   * another node does, for commandable() to judge. Signals look here first: a worker signals the node that runs it.
    */
   commandableHere(idOrAlias: string): SessionActor | null {
     const actor = this.registry.get(idOrAlias);
     return this.registry.owns(actor) ? actor : null;
   }
 
+  /**
+   * A session to command. One of another node's is decided here against the state this node follows, and its events
+   * appended: the owner performs the effect when it applies them (its registry's foreign events); refused while the
+   * owner is down, since nothing would act on them.
+   */
   async commandable(idOrAlias: string): Promise<SessionActor> {
     const actor = this.registry.get(idOrAlias);
     if (this.registry.owns(actor)) return actor;
