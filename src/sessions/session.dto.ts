@@ -202,12 +202,14 @@ export function parseCreateSession(body: object): CreateSessionDto {
   return parseDto(CreateSessionDto, body);
 }
 
+/** Named in the refusal of an unknown type. */
+const SIGNAL_TYPES = Object.keys(SIGNALS).join(', ');
+
 /** The signals body is a union discriminated by `type`: the DTO is chosen by it, then validated strictly. */
 export function parseSignal(body: unknown): Signal {
-  const types = Object.keys(SIGNALS).join(', ');
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new DomainError('invalid_input', 'body: must be a JSON object');
   const type = (body as { type?: unknown }).type;
-  if (typeof type !== 'string' || !Object.hasOwn(SIGNALS, type)) throw new DomainError('invalid_input', `type: must be one of ${types}`);
+  if (typeof type !== 'string' || !Object.hasOwn(SIGNALS, type)) throw new DomainError('invalid_input', `type: must be one of ${SIGNAL_TYPES}`);
   const cls: new () => object = SIGNALS[type as SignalType];
   return parseDto(cls, body) as Signal;
 }

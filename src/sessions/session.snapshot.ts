@@ -1,5 +1,6 @@
 import { emptyTotals } from '../usage/usage.model';
 import { SessionState } from './session.events';
+import { copyContext } from './session.context';
 import { SessionContext, SessionSnapshot, sessionMachine, stateOf } from './session.machine';
 
 /** A session's state as journal snapshots keep it, and back; fields added since read as their defaults. */
@@ -28,7 +29,7 @@ export function restoreSession(stored: StoredSession, env: Record<string, string
   const rate_limit = stored.context.rate_limit ?? null;
   return sessionMachine.resolveState({
     value: stored.value,
-    context: { ...stored.context, queued_permissions, last_result, held, worktree, waiting_since, loop, loop_cooldowns, usage, budget, rate_limit, env: env ?? stored.context.env },
+    context: copyContext({ ...stored.context, queued_permissions, last_result, held, worktree, waiting_since, loop, loop_cooldowns, usage, budget, rate_limit, env: env ?? stored.context.env }),
   });
 }
 

@@ -1,5 +1,5 @@
 import { addUsage } from '../usage/usage.model';
-import { SessionContext } from './session.context';
+import { SessionContext, copyContext } from './session.context';
 import { SessionEvent, SessionEventOf, SessionState } from './session.events';
 import { WorktreeEventType, foldWorktree, isWorktreeEvent } from './session-worktree';
 
@@ -261,7 +261,7 @@ export function selected(state: SessionState, context: SessionContext, event: Se
 export function step(state: SessionState, context: SessionContext, event: SessionEvent): { state: SessionState; context: SessionContext } | null {
   const t = selected(state, context, event);
   if (t === null) return null;
-  const next: SessionContext = { ...context };
+  const next = copyContext(context);
   const actions: readonly ActionName[] = typeof t.actions === 'string' ? [t.actions] : t.actions;
   for (const a of actions) Object.assign(next, ACTIONS[a](next, event));
   const target = t.target ?? state;

@@ -6,7 +6,7 @@ import { pageOf } from '../common/page';
 import { SessionDirectory, SessionView } from '../supervision/session-directory.port';
 import { SessionActor } from './session.actor';
 import { SessionCommands } from './session.commands';
-import { CreateSessionDto, DiffQueryDto, ListSessionsQueryDto, parseSignal } from './session.dto';
+import { CreateSessionDto, DiffQueryDto, ListSessionsQueryDto, Signal, parseSignal } from './session.dto';
 import { HoldReason, JsonObject, Pending, PermissionDecision, SessionFact, pendingPermission } from './session.events';
 import { attentionSince } from './session.machine';
 import { DEFAULT_TAIL, OutputStreamMessage, SessionOutput } from './session-output';
@@ -217,8 +217,8 @@ export class SessionsService implements WorkerSessions, OnApplicationBootstrap, 
    * naming the rule: it is never pending.
    */
   signal(idOrAlias: string, body: unknown): Promise<SessionStatus> {
-    // Chained, not awaited: a promise fewer on every signal of every worker (bench:sessions).
-    return this.signalled(idOrAlias, body).then(({ status, event }) => {
+    return this.signalled(idOrAlias, body, (actor, event) => {
+      const status = this.statusOf(actor);
       const denial = deniedOnArrival(event);
       if (denial) throw new DomainError('denied_by_profile', `${status.alias}'s permission request ${denial.request_id}: ${denial.reason}`, { ...denial, profile_id: status.profile_id });
       return status;
@@ -230,21 +230,35 @@ export class SessionsService implements WorkerSessions, OnApplicationBootstrap, 
    * profile's deny matched it as it arrived, why it was denied at once.
    */
   async requestPermission(idOrAlias: string, tool: string, input: JsonObject): Promise<{ status: SessionStatus; request_id: string; denied: string | null }> {
-    const { status, event } = await this.signalled(idOrAlias, { type: 'permission_request', tool, input });
+    const { status, event } = await this.signalled(idOrAlias, { type: 'permission_request', tool, input }, (actor, fact) => ({ status: this.statusOf(actor), event: fact }));
     if (event.type !== 'session.permission_requested' && event.type !== 'session.permission_resolved') throw new Error(`a permission_request signal became ${event.type}`);
     return { status, request_id: event.request_id, denied: deniedOnArrival(event)?.reason ?? null };
   }
 
-  private async signalled(idOrAlias: string, body: unknown): Promise<{ status: SessionStatus; event: SessionFact }> {
-    const parsed = parseSignal(body);
-    const actor = await this.commands.commandable(idOrAlias);
-    const [event] = await actor.run(() => {
-      if (parsed.type !== 'permission_request') return this.commands.execute(actor, { type: 'signal', signal: parsed }, 'worker');
-      // Judged in the mailbox by the deny rules as they are now: a request that one matches is denied as it arrives.
-      const request_id = this.ids.requestId();
-      return this.setup.denyFacts(actor.context.profile_id).then((deny) => this.commands.execute(actor, { type: 'signal', signal: { ...parsed, request_id, deny } }, 'worker'));
-    });
-    return { status: this.statusOf(actor), event };
+  /**
+   * The signal journaled in the session's mailbox, then `answer` of the session and the signal's event. Chained, not
+   * awaited, and the session taken at once when it is this node's: with the request id's async hooks on (Node 20),
+   * every promise and await costs every signal of every worker (bench/README.md, The signal path, profiled).
+   */
+  private signalled<T>(idOrAlias: string, body: unknown, answer: (actor: SessionActor, event: SessionFact) => T): Promise<T> {
+    let parsed: Signal;
+    let here: SessionActor | null;
+    try {
+      parsed = parseSignal(body);
+      here = this.commands.commandableHere(idOrAlias);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    const journal = (actor: SessionActor): Promise<T> =>
+      actor
+        .run(() => {
+          if (parsed.type !== 'permission_request') return this.commands.execute(actor, { type: 'signal', signal: parsed }, 'worker');
+          // Judged in the mailbox by the deny rules as they are now: a request that one matches is denied as it arrives.
+          const request_id = this.ids.requestId();
+          return this.setup.denyFacts(actor.context.profile_id).then((deny) => this.commands.execute(actor, { type: 'signal', signal: { ...parsed, request_id, deny } }, 'worker'));
+        })
+        .then(([event]) => answer(actor, event));
+    return here ? journal(here) : this.commands.commandable(idOrAlias).then(journal);
   }
 
   async setExcluded(idOrAlias: string, excluded: boolean, by = 'user'): Promise<void> {
