@@ -118,7 +118,11 @@ function write(value: unknown, key: string, stack: object[], depth: number): str
   }
 }
 
-/** The JSON value `value` stands for, as `write` reads it: a fresh tree replay would parse back, or the same error. */
+/**
+ * The JSON value `value` stands for, as `write` reads it: a fresh tree replay would parse back, or the same error.
+ * Beside `write` rather than under it: canonicalJson written as the text of such a copy took twice as long (12.7 ms
+ * against 6.1 ms for a supervision snapshot of 50 rounds), and snapshots need no copy.
+ */
 function copy(value: unknown, key: string, stack: object[], depth: number): JsonValue {
   switch (typeof value) {
     case 'string':

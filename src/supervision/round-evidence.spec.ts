@@ -45,7 +45,7 @@ describe('round evidence', () => {
 
   it('journals each fact once: no entry for a session with nothing, no turn result the reason carries already', () => {
     // When the round takes its reports
-    const taken = takeReports(reasons, sessions);
+    const taken = takeReports(reasons, sessions, (id) => sessions.get(id));
     // Then only the sessions that reported something have one, the result its reason quotes has no text again,
     // and the unknown session is named as such
     expect(taken).toEqual({

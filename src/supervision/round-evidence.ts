@@ -9,9 +9,6 @@ import { RoundInFlight, WakeReason, WorkerEvidence, WorkerReport } from './super
  * result that is also the message of the session's pending_handling reason is not written twice.
  */
 
-/** Up to this many reasons, a round looks each session up in the directory rather than indexing the whole list. */
-const FEW_REASONS = 16;
-
 interface Woken {
   alias: string;
   /** The message of the session's first pending_handling reason: the turn result it woke the brain with. */
@@ -30,11 +27,11 @@ function wokenSessions(reasons: readonly WakeReason[]): Map<string, Woken> {
   return woken;
 }
 
-/** What the round journals of the woken sessions, taken from the directory as it starts (`find`: a session by id, by default the directory's get). */
+/** What the round journals of the woken sessions, taken as it starts (`find`: a session's view by id). */
 export function takeReports(
   reasons: readonly WakeReason[],
-  sessions: Pick<SessionDirectory, 'get' | 'outputTail'>,
-  find: (id: string) => SessionView | undefined = (id) => sessions.get(id),
+  sessions: Pick<SessionDirectory, 'outputTail'>,
+  find: (id: string) => SessionView | undefined,
 ): Pick<RoundInFlight, 'reports' | 'unseen'> {
   const reports: WorkerReport[] = [];
   const unseen: string[] = [];
@@ -69,23 +66,19 @@ export function roundEvidence(round: Pick<RoundInFlight, 'reasons' | 'evidence' 
 }
 
 /** A round to start for these reasons at `at`: its deadline, what the woken sessions reported and the shared work trees its prompt shows. */
-export function newRound(id: string, reasons: WakeReason[], at: number, timeout_s: number, sessions: Pick<SessionDirectory, 'get' | 'list' | 'outputTail'>): RoundInFlight {
+export function newRound(id: string, reasons: WakeReason[], at: number, timeout_s: number, sessions: Pick<SessionDirectory, 'list' | 'outputTail'>): RoundInFlight {
   const all = sessions.list();
   const shared = sharedWorkTrees(all);
-  // A round that wakes many sessions finds them among the views just listed: the directory builds a view for each get,
-  // and a burst wakes a thousand, while the round starts.
-  let find: ((id: string) => SessionView | undefined) | undefined;
-  if (reasons.length > FEW_REASONS) {
-    const byId = new Map<string, SessionView>();
-    for (const s of all) byId.set(s.id, s);
-    find = (sid) => byId.get(sid);
-  }
+  // The woken sessions are found among the views just listed: the directory builds a view for each get, and a burst
+  // wakes a thousand while the round starts.
+  const byId = new Map<string, SessionView>();
+  for (const s of all) byId.set(s.id, s);
   return {
     id,
     started_at: at,
     deadline_at: at + timeout_s * 1000,
     reasons,
-    ...takeReports(reasons, sessions, find),
+    ...takeReports(reasons, sessions, (sid) => byId.get(sid)),
     ...(shared.length ? { shared_work_trees: shared } : {}),
   };
 }
