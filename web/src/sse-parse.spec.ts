@@ -2,7 +2,7 @@ import { parseSse } from './sse-parse';
 
 describe('parseSse', () => {
   it('Given a stream cut anywhere, When its pieces are parsed in turn, Then the same messages come out whole', () => {
-    const stream = ': live events after this seq\nid: 7\n\nid: 8\nevent: session.created\ndata: {"seq":8}\n\r\nevent: chat.delta\ndata: line one\ndata: line two\n\n';
+    const stream = ': live events after this seq\nid: 7\n\nid: 8\nevent: session.created\ndata: {"seq":8}\n\r\nevent: chat.delta\r\ndata: line one\r\ndata: line two\r\n\r\n: a comment alone\n\n';
     const expected = [{ id: '7', data: '' }, { id: '8', event: 'session.created', data: '{"seq":8}' }, { event: 'chat.delta', data: 'line one\nline two' }];
     for (let cut = 0; cut <= stream.length; cut++) {
       const first = parseSse(stream.slice(0, cut));

@@ -6,9 +6,11 @@ export interface SseMessage {
 
 /** Splits a growing text into complete SSE messages; what is left is the start of the next one. */
 export function parseSse(buffer: string): { messages: SseMessage[]; rest: string } {
-  const text = buffer.replace(/\r\n?/g, '\n');
+  // A buffer may end inside a \r\n: its \r waits for what follows rather than count as a line end of its own.
+  const held = buffer.endsWith('\r') ? '\r' : '';
+  const text = buffer.slice(0, buffer.length - held.length).replace(/\r\n?/g, '\n');
   const blocks = text.split('\n\n');
-  const rest = blocks.pop() ?? '';
+  const rest = (blocks.pop() ?? '') + held;
   const messages: SseMessage[] = [];
   for (const block of blocks) {
     const message: SseMessage = { data: '' };
