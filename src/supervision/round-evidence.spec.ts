@@ -108,6 +108,9 @@ describe('round evidence', () => {
     expect(text).toContain('w3 (cs_c): no turn result, and its output could not be read as the round started: the output of session w3 is kept on node c, which did not answer within 1000 ms');
     expect(text).not.toContain('w3 (cs_c): no turn result and no output yet.');
     expect(text).not.toContain('not read here');
+    // And a reason that spans lines or carries terminal escapes is said on the one line, cleaned
+    const odd = roundPrompt({ round_id: 'rd_3', reasons: [], evidence: [{ alias: 'w3', kind: 'output_unavailable', session_id: 'cs_c', text: 'node c\nanswered \u001b[1m503' }], task_hint: '', turns_used: 1, max_turns: 60 });
+    expect(odd).toContain('w3 (cs_c): no turn result, and its output could not be read as the round started: node c answered [1m503\n');
   });
 
   it('is a smaller event for a burst of sessions with nothing to report', () => {

@@ -101,7 +101,7 @@ export function workerEvidence(session: { id: string; alias: string; last_result
   const result = turnResultOf(session.last_result);
   if (result !== null) return of('turn_result', clipTurnResult(result));
   const read = tail(EVIDENCE_TAIL_LINES);
-  if (!Array.isArray(read)) return of('output_unavailable', read.unanswered);
+  if (!Array.isArray(read)) return of('output_unavailable', headBytes(read.unanswered, EVIDENCE_MAX_BYTES));
   const lines = read.join('\n');
   if (!lines.trim()) return of('nothing', '');
   return of('output_tail', tailBytes(lines, EVIDENCE_MAX_BYTES));
@@ -135,7 +135,7 @@ function evidenceLines(e: WorkerEvidence): string[] {
   const who = `  - ${e.alias} (${e.session_id})`;
   if (e.kind === 'nothing') return [`${who}: no turn result and no output yet.`];
   // Brainstem's words (which node, why), not the worker's: the output may be there; read_session_output asks again.
-  if (e.kind === 'output_unavailable') return [`${who}: no turn result, and its output could not be read as the round started: ${e.text}`];
+  if (e.kind === 'output_unavailable') return [`${who}: no turn result, and its output could not be read as the round started: ${cleanText(e.text).replace(/\n/g, ' ')}`];
   const what = e.kind === 'turn_result' ? 'its last turn result' : `the last lines of its output (its last turn reported no result)`;
   return [`${who}, ${what} (${DATA_NOTE}):`, ...quoteWorkerData(e.text)];
 }
