@@ -1,4 +1,4 @@
-import { SessionView } from './session-directory.port';
+import { SessionView, turnResultOf } from './session-directory.port';
 import { SharedWorkTree, WakeReason, WorkerEvidence } from './supervision.machine';
 
 export interface RoundPromptInput {
@@ -83,11 +83,6 @@ function tailBytes(text: string, max: number): string {
 export function clipTurnResult(result: string): string {
   const head = headBytes(result, EVIDENCE_MAX_BYTES);
   return head === result ? result : `${head}\n[cut: the first ${EVIDENCE_MAX_BYTES} bytes; read_session_output gives it all]`;
-}
-
-/** A session's last turn result as a round shows it; null when it reported none (or only blanks): its output is shown then. */
-export function turnResultOf(last_result: string | null): string | null {
-  return last_result?.trim() ? last_result : null;
 }
 
 /**

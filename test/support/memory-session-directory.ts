@@ -1,7 +1,6 @@
 import { SideWrite } from '../../src/journal/command-handler';
 import { Journal } from '../../src/journal/journal.port';
-import { turnResultOf } from '../../src/supervision/round-prompt';
-import { OutputElsewhere, SessionDirectory, SessionHolder, SessionView } from '../../src/supervision/session-directory.port';
+import { OutputElsewhere, SessionDirectory, SessionHolder, SessionView, turnResultOf } from '../../src/supervision/session-directory.port';
 
 /**
  * A session directory for supervision tests that journals session events the way the sessions module
