@@ -66,9 +66,9 @@ export class PeerClient {
     private readonly timeoutMs: number,
   ) {}
 
-  /** GET `path` (under /api/v1) of `node`, answered as JSON. */
-  async getJson(node: string, path: string): Promise<unknown> {
-    const res = await this.send(node, path, 'application/json', AbortSignal.timeout(this.timeoutMs));
+  /** GET `path` (under /api/v1) of `node`, answered as JSON; `timeoutMs` bounds it tighter (or looser) than the client's. */
+  async getJson(node: string, path: string, timeoutMs = this.timeoutMs): Promise<unknown> {
+    const res = await this.send(node, path, 'application/json', AbortSignal.timeout(timeoutMs));
     try {
       return await res.json();
     } catch (e) {

@@ -2,6 +2,7 @@ import { Observable, filter, map } from 'rxjs';
 import { isUpNow } from '../cluster/node-directory.port';
 import { PeerClient, PeerEvent, PeerRefused, PeerUnreachable } from '../cluster/peer-client';
 import { DomainError } from '../common/domain-error';
+import { OutputElsewhere, turnResultOf } from '../supervision/session-directory.port';
 import { SessionActor } from './session.actor';
 import { OutputStreamMessage, SessionOutput } from './session-output';
 import { SessionRegistry } from './session.registry';
@@ -41,15 +42,46 @@ export class SessionOutputReads {
     private readonly peers: PeerClient,
   ) {}
 
-  async tail(idOrAlias: string, lines: number): Promise<OutputTail> {
+  /** `timeoutMs`: how long the owner may take to answer, when another node owns the session (the peer client's bound by default). */
+  async tail(idOrAlias: string, lines: number, timeoutMs?: number): Promise<OutputTail> {
     const actor = this.registry.get(idOrAlias);
     const head = { id: actor.id, alias: actor.context.alias };
     if (this.registry.owns(actor)) return { ...head, lines: this.local.tail(actor, lines) };
     const owner = await this.reachableOwner(actor);
-    const body = await this.ask(actor, owner, () => this.peers.getJson(owner, `${this.pathOf(actor)}?tail=${lines}`));
+    const body = await this.ask(actor, owner, () => this.peers.getJson(owner, `${this.pathOf(actor)}?tail=${lines}`, timeoutMs));
     const answered = typeof body === 'object' && body !== null ? (body as { lines?: unknown }).lines : undefined;
     if (!isLines(answered)) throw this.unavailable(actor, owner, 'it answered no lines');
     return { ...head, lines: answered };
+  }
+
+  /**
+   * For a round (SessionDirectory.outputTailsElsewhere): the tails of those of these sessions another node runs whose
+   * last turn reported no result, all asked at once, each given `withinMs` to answer; why not, for those that did not.
+   */
+  async tailsElsewhere(ids: readonly string[], lines: number, withinMs: number): Promise<Map<string, OutputElsewhere>> {
+    const asked: Array<Promise<[string, OutputElsewhere]>> = [];
+    for (const id of ids) {
+      const actor = this.registry.find(id);
+      if (!actor || this.registry.owns(actor) || turnResultOf(actor.context.last_result) !== null) continue;
+      asked.push(this.tailWithin(actor, lines, withinMs).then((answer) => [id, answer]));
+    }
+    return new Map(asked.length ? await Promise.all(asked) : []);
+  }
+
+  private async tailWithin(actor: SessionActor, lines: number, withinMs: number): Promise<OutputElsewhere> {
+    const late = `the output of session ${actor.context.alias} is kept on node ${this.registry.ownerOf(actor)}, which did not answer within ${withinMs} ms`;
+    let timer: NodeJS.Timeout | undefined;
+    // The fetch is bounded too, but finding the owner up may read the node table first: the timer bounds it all.
+    const timedOut = new Promise<OutputElsewhere>((resolve) => (timer = setTimeout(() => resolve({ unanswered: late }), withinMs)));
+    const answered = this.tail(actor.id, lines, withinMs).then(
+      (t): OutputElsewhere => ({ lines: t.lines }),
+      (e: unknown): OutputElsewhere => ({ unanswered: e instanceof Error ? e.message : String(e) }),
+    );
+    try {
+      return await Promise.race([answered, timedOut]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** The tail, then each chunk as the worker writes it; `until` aborts when the client asking goes away. */

@@ -378,6 +378,7 @@ export class SessionsService implements WorkerSessions, OnApplicationBootstrap, 
         const a = this.registry.find(id);
         return a ? this.outputs.tail(a, lines) : [];
       },
+      outputTailsElsewhere: (ids: readonly string[], lines: number, withinMs: number) => this.reads.tailsElsewhere(ids, lines, withinMs),
       excludeNewSessions: (excluded: boolean) => {
         this.newSessionsExcluded = excluded;
       },

@@ -1,4 +1,4 @@
-import { SessionDirectory, SessionView } from './session-directory.port';
+import { OutputElsewhere, SessionDirectory, SessionView } from './session-directory.port';
 import { sharedWorkTrees, workerEvidence } from './round-prompt';
 import { RoundInFlight, WakeReason, WorkerEvidence, WorkerReport } from './supervision.machine';
 
@@ -27,11 +27,29 @@ function wokenSessions(reasons: readonly WakeReason[]): Map<string, Woken> {
   return woken;
 }
 
-/** What the round journals of the woken sessions, taken as it starts (`find`: a session's view by id). */
+/**
+ * The most a round waits for the output of woken sessions other nodes run. An owner answers a tail in milliseconds; one
+ * that has not within a second is hung or overloaded, and rounds (one at a time) must not wait on it: the round starts
+ * saying so, and the brain can read the output later (read_session_output). Sessions run here are read at once.
+ */
+export const OUTPUT_ELSEWHERE_WAIT_MS = 1000;
+
+const NONE_ELSEWHERE: ReadonlyMap<string, OutputElsewhere> = new Map();
+
+/** The sessions the reasons name (system reasons aside), each once: those whose output may be on another node. */
+export function wokenIds(reasons: readonly WakeReason[]): string[] {
+  return [...wokenSessions(reasons).keys()];
+}
+
+/**
+ * What the round journals of the woken sessions, taken as it starts (`find`: a session's view by id; `elsewhere`: what
+ * other nodes gave of the output of the sessions they run, asked before: outputTailsElsewhere).
+ */
 export function takeReports(
   reasons: readonly WakeReason[],
   sessions: Pick<SessionDirectory, 'outputTail'>,
   find: (id: string) => SessionView | undefined,
+  elsewhere: ReadonlyMap<string, OutputElsewhere> = NONE_ELSEWHERE,
 ): Pick<RoundInFlight, 'reports' | 'unseen'> {
   const reports: WorkerReport[] = [];
   const unseen: string[] = [];
@@ -41,7 +59,8 @@ export function takeReports(
       unseen.push(id);
       continue;
     }
-    const e = workerEvidence(s, (lines) => sessions.outputTail(id, lines));
+    const away = elsewhere.get(id);
+    const e = workerEvidence(s, (lines) => (away === undefined ? sessions.outputTail(id, lines) : 'lines' in away ? away.lines.slice(-lines) : away));
     if (e.kind === 'nothing') continue;
     // Keys in sorted order, as the journal writes them.
     const said = e.kind === 'turn_result' && e.text === turnEnd;
@@ -65,8 +84,18 @@ export function roundEvidence(round: Pick<RoundInFlight, 'reasons' | 'evidence' 
   return evidence;
 }
 
-/** A round to start for these reasons at `at`: its deadline, what the woken sessions reported and the shared work trees its prompt shows. */
-export function newRound(id: string, reasons: WakeReason[], at: number, timeout_s: number, sessions: Pick<SessionDirectory, 'list' | 'outputTail'>): RoundInFlight {
+/**
+ * A round to start for these reasons at `at`: its deadline, what the woken sessions reported (`elsewhere`: the output
+ * other nodes gave, asked before) and the shared work trees its prompt shows.
+ */
+export function newRound(
+  id: string,
+  reasons: WakeReason[],
+  at: number,
+  timeout_s: number,
+  sessions: Pick<SessionDirectory, 'list' | 'outputTail'>,
+  elsewhere: ReadonlyMap<string, OutputElsewhere> = NONE_ELSEWHERE,
+): RoundInFlight {
   const all = sessions.list();
   const shared = sharedWorkTrees(all);
   // The woken sessions are found among the views just listed: the directory builds a view for each get, and a burst
@@ -78,7 +107,7 @@ export function newRound(id: string, reasons: WakeReason[], at: number, timeout_
     started_at: at,
     deadline_at: at + timeout_s * 1000,
     reasons,
-    ...takeReports(reasons, sessions, (sid) => byId.get(sid)),
+    ...takeReports(reasons, sessions, (sid) => byId.get(sid), elsewhere),
     ...(shared.length ? { shared_work_trees: shared } : {}),
   };
 }

@@ -1,4 +1,4 @@
-import { SessionView } from './session-directory.port';
+import { SessionView, turnResultOf } from './session-directory.port';
 import { SharedWorkTree, WakeReason, WorkerEvidence } from './supervision.machine';
 
 export interface RoundPromptInput {
@@ -87,14 +87,17 @@ export function clipTurnResult(result: string): string {
 
 /**
  * What a round carries of a woken session: its last turn result, else the last EVIDENCE_TAIL_LINES lines of its
- * output, each cut to EVIDENCE_MAX_BYTES; `tail` is read only when there is no result.
+ * output, each cut to EVIDENCE_MAX_BYTES; `tail` is read only when there is no result, and answers `unanswered` when
+ * the node that keeps the output gave none (why, in Brainstem's words).
  */
-export function workerEvidence(session: { id: string; alias: string; last_result: string | null }, tail: (lines: number) => string[]): WorkerEvidence {
+export function workerEvidence(session: { id: string; alias: string; last_result: string | null }, tail: (lines: number) => string[] | { unanswered: string }): WorkerEvidence {
   // Keys in sorted order, as the journal writes them: such an object is canonicalised by one JSON.stringify.
   const of = (kind: WorkerEvidence['kind'], text: string): WorkerEvidence => ({ alias: session.alias, kind, session_id: session.id, text });
-  const result = session.last_result?.trim() ? session.last_result : null;
+  const result = turnResultOf(session.last_result);
   if (result !== null) return of('turn_result', clipTurnResult(result));
-  const lines = tail(EVIDENCE_TAIL_LINES).join('\n');
+  const read = tail(EVIDENCE_TAIL_LINES);
+  if (!Array.isArray(read)) return of('output_unavailable', headBytes(read.unanswered, EVIDENCE_MAX_BYTES));
+  const lines = read.join('\n');
   if (!lines.trim()) return of('nothing', '');
   return of('output_tail', tailBytes(lines, EVIDENCE_MAX_BYTES));
 }
@@ -126,6 +129,8 @@ function sharedLines(shared: readonly SharedWorkTree[]): string[] {
 function evidenceLines(e: WorkerEvidence): string[] {
   const who = `  - ${e.alias} (${e.session_id})`;
   if (e.kind === 'nothing') return [`${who}: no turn result and no output yet.`];
+  // Brainstem's words (which node, why), not the worker's: the output may be there; read_session_output asks again.
+  if (e.kind === 'output_unavailable') return [`${who}: no turn result, and its output could not be read as the round started: ${cleanText(e.text).replace(/\n/g, ' ')}`];
   const what = e.kind === 'turn_result' ? 'its last turn result' : `the last lines of its output (its last turn reported no result)`;
   return [`${who}, ${what} (${DATA_NOTE}):`, ...quoteWorkerData(e.text)];
 }

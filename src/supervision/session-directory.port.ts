@@ -26,6 +26,14 @@ export interface SessionView {
   external?: boolean;
 }
 
+/** A session's last turn result as a round shows it; null when it reported none (or only blanks): its output is shown then. */
+export function turnResultOf(last_result: string | null): string | null {
+  return last_result?.trim() ? last_result : null;
+}
+
+/** What the node that runs a session's worker gave of its output as a round started: its last lines, or why none. */
+export type OutputElsewhere = { lines: string[] } | { unanswered: string };
+
 /** Keeps exited sessions in memory past their retention while it needs them (a running workflow run naming them). */
 export interface SessionHolder {
   holds(sessionId: string): boolean;
@@ -47,6 +55,13 @@ export interface SessionDirectory {
   holdWhile(holder: SessionHolder): void;
   /** The last lines of a session's output; none for an unknown session. */
   outputTail(id: string, lines: number): string[];
+  /**
+   * The last lines of the output of those of these sessions whose worker another node runs and whose last turn reported
+   * no result (turnResultOf: their evidence is their output, round-prompt.ts workerEvidence), each asked of its owner at once; an owner
+   * that has not answered within `withinMs` is unanswered. Never rejects. Sessions run here are not in the answer:
+   * outputTail reads them.
+   */
+  outputTailsElsewhere(ids: readonly string[], lines: number, withinMs: number): Promise<ReadonlyMap<string, OutputElsewhere>>;
   /** Whether sessions created from now on start excluded from supervision (scope `only`), unless their request says. */
   excludeNewSessions(excluded: boolean): void;
   /**

@@ -72,7 +72,8 @@ export interface SharedWorkTree {
 export interface WorkerEvidence {
   session_id: string;
   alias: string;
-  kind: 'turn_result' | 'output_tail' | 'nothing';
+  /** output_unavailable: no turn result, and the node that keeps its output gave none (`text` says which and why). */
+  kind: 'turn_result' | 'output_tail' | 'output_unavailable' | 'nothing';
   text: string;
 }
 
@@ -81,7 +82,7 @@ export interface WorkerEvidence {
  * is the message of the session's pending_handling reason (the same turn result, journaled once).
  */
 export interface WorkerReport {
-  kind: 'turn_result' | 'output_tail';
+  kind: 'turn_result' | 'output_tail' | 'output_unavailable';
   session_id: string;
   text?: string;
 }

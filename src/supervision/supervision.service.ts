@@ -8,7 +8,8 @@ import { SseMessage, SseResume, sseEvents } from '../journal/audit';
 import { Fence, Journal, JournalEvent } from '../journal/journal.port';
 import { attentionReasons } from './attention';
 import { RoundDriver, streamDriver } from './round-driver.port';
-import { newRound } from './round-evidence';
+import { OUTPUT_ELSEWHERE_WAIT_MS, newRound, wokenIds } from './round-evidence';
+import { EVIDENCE_TAIL_LINES } from './round-prompt';
 import { RoundRunner } from './round-runner';
 import { RoundView } from './round.view';
 import { SessionDirectory } from './session-directory.port';
@@ -358,10 +359,11 @@ export class SupervisionService {
     this.sessions.includeNewExternalSessions(this.store.current.include_external);
   }
 
-  /** One round for these reasons, started on the command path: its view, or null when there is nothing to start. */
-  private startRound(reasons: WakeReason[]): Promise<RoundView | null> {
+  /** One round for these reasons, started on the command path (its view, or null when none starts); output other nodes keep is asked first, outside the queue (a slow node holds up no command). */
+  private async startRound(reasons: WakeReason[]): Promise<RoundView | null> {
+    const elsewhere = await this.sessions.outputTailsElsewhere(wokenIds(reasons), EVIDENCE_TAIL_LINES, OUTPUT_ELSEWHERE_WAIT_MS);
     return this.queue.run(async () => {
-      const round = newRound(`rd_${this.newId()}`, reasons, this.now(), this.settings.round_timeout_s, this.sessions);
+      const round = newRound(`rd_${this.newId()}`, reasons, this.now(), this.settings.round_timeout_s, this.sessions, elsewhere);
       try {
         await this.execute({ type: 'start_round', round });
       } catch (e) {

@@ -1,6 +1,6 @@
 import { SideWrite } from '../../src/journal/command-handler';
 import { Journal } from '../../src/journal/journal.port';
-import { SessionDirectory, SessionHolder, SessionView } from '../../src/supervision/session-directory.port';
+import { OutputElsewhere, SessionDirectory, SessionHolder, SessionView, turnResultOf } from '../../src/supervision/session-directory.port';
 
 /**
  * A session directory for supervision tests that journals session events the way the sessions module
@@ -59,6 +59,20 @@ export class MemorySessionDirectory implements SessionDirectory {
 
   outputTail(id: string, lines: number): string[] {
     return (this.outputs.get(id) ?? []).slice(-lines);
+  }
+
+  /** Sessions with a `node` run there: their output is what that node gives (outputsElsewhere), or none when it is absent. */
+  readonly outputsElsewhere = new Map<string, string[]>();
+
+  async outputTailsElsewhere(ids: readonly string[], lines: number): Promise<ReadonlyMap<string, OutputElsewhere>> {
+    const given = new Map<string, OutputElsewhere>();
+    for (const id of ids) {
+      const s = this.find(id);
+      if (!s?.node || turnResultOf(s.last_result) !== null) continue;
+      const out = this.outputsElsewhere.get(id);
+      given.set(id, out ? { lines: out.slice(-lines) } : { unanswered: `node ${s.node} did not answer` });
+    }
+    return given;
   }
 
   excludeNewSessions(excluded: boolean): void {
