@@ -77,7 +77,7 @@ export class SessionOutputReads {
       return await call();
     } catch (e) {
       if (e instanceof PeerRefused && e.status === 404) throw new DomainError('not_found', e.message);
-      if (e instanceof PeerRefused) throw this.unavailable(actor, owner, `it answered ${e.status} ${e.code ?? ''}: ${e.message}`.replace('  ', ' '));
+      if (e instanceof PeerRefused) throw this.unavailable(actor, owner, `it answered ${e.status}${e.code === null ? '' : ` ${e.code}`}: ${e.message}`);
       if (e instanceof PeerUnreachable) throw this.unavailable(actor, owner, e.message);
       throw e;
     }

@@ -46,6 +46,17 @@ const isWorktreeCode = (code: string): code is WorktreeErrorCode => Object.hasOw
 const RELAYED = { ...WORKTREE_ERRORS, not_found: 404, invalid_input: 400 } as const;
 const isRelayed = (code: string | null): code is keyof typeof RELAYED => code !== null && Object.hasOwn(RELAYED, code);
 
+const diffUnavailable = (alias: string, owner: string, why: string) =>
+  new DomainError('owner_unavailable', `the worktree of session ${alias} is on node ${owner}, which could not give its diff: ${why}`, { node: owner });
+
+/** What a non-owner answers when asking the owner `owner` for the diff of session `alias` failed with `e`. */
+export function ownerDiffError(e: unknown, alias: string, owner: string): unknown {
+  if (e instanceof PeerRefused && isRelayed(e.code) && RELAYED[e.code] === e.status) return new DomainError(e.code, e.message, e.details ?? undefined);
+  if (e instanceof PeerRefused) return diffUnavailable(alias, owner, `it answered ${e.status}${e.code === null ? '' : ` ${e.code}`}: ${e.message}`);
+  if (e instanceof PeerUnreachable) return diffUnavailable(alias, owner, e.message);
+  return e;
+}
+
 function refusalOf(e: unknown): WorktreeRefusal {
   if (e instanceof DomainError && isWorktreeCode(e.code)) return { code: e.code, message: e.message, ...(e.details ? { details: e.details } : {}) };
   return { code: 'git_failed', message: e instanceof Error ? e.message : String(e) };
@@ -210,19 +221,14 @@ export class SessionWorktrees {
   private async ownerDiff(actor: SessionActor, query: DiffQuery): Promise<SessionDiff> {
     const owner = await reachableOwner(this.registry, actor, 'its worktree is there');
     const params = new URLSearchParams({ ...(query.file === null ? {} : { file: query.file }), cursor: encodeCursor(query.cursor), limit: String(query.limit) });
-    const unavailable = (why: string) =>
-      new DomainError('owner_unavailable', `the worktree of session ${actor.context.alias} is on node ${owner}, which could not give its diff: ${why}`, { node: owner });
     let body: unknown;
     try {
       body = await this.peers.getJson(owner, `/coding-sessions/${encodeURIComponent(actor.id)}/diff?${params.toString()}`);
     } catch (e) {
-      if (e instanceof PeerRefused && isRelayed(e.code) && RELAYED[e.code] === e.status) throw new DomainError(e.code, e.message, e.details ?? undefined);
-      if (e instanceof PeerRefused) throw unavailable(`it answered ${e.status} ${e.code ?? ''}: ${e.message}`.replace('  ', ' '));
-      if (e instanceof PeerUnreachable) throw unavailable(e.message);
-      throw e;
+      throw ownerDiffError(e, actor.context.alias, owner);
     }
     const answered = typeof body === 'object' && body !== null ? (body as Partial<SessionDiff>) : null;
-    if (answered?.id !== actor.id || !Array.isArray(answered.files)) throw unavailable('it answered no diff of that session');
+    if (answered?.id !== actor.id || !Array.isArray(answered.files)) throw diffUnavailable(actor.context.alias, owner, 'it answered no diff of that session');
     return answered as SessionDiff;
   }
 
