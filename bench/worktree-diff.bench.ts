@@ -3,13 +3,14 @@
  * Brainstem nodes (a, b: real service processes) on one throwaway PostgreSQL cluster (fsync on); a worker of a's, in a
  * worktree of a real git repository, has changed FILES files and committed them. GET …/diff (the default page, 1,000
  * patch lines at most) and GET …/diff?file=… (one file's patch), on a (the owner: git runs there, the baseline) and
- * through b (forwarded to a with b's node credential), READS reads each, with 1 and 4 clients. Every answer must be
- * 200, else the bench stops.
+ * through b (forwarded to a with b's node credential), READS reads each, with 1 and 4 clients; beside each load, the CPU
+ * time per read of each node's process and of a's children (git), from /proc (Linux). Every answer must be 200, else the
+ * bench stops.
  *
  *   npm run bench:worktree-diff [-- --reads 300 --files 10]
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startPgCluster } from '../test/support/pg-cluster';
 import { ServiceProcess, startService } from '../test/support/service-process';
@@ -29,6 +30,16 @@ const READS = arg('reads', 300);
 const FILES = arg('files', 10);
 const LINES = 60;
 const WARMUP = 30;
+
+const CLK_TCK = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
+
+/** CPU time (ms) a process used, and its children it waited for (git, for a node), from /proc/<pid>/stat. */
+function cpuOf(pid: number): { own: number; children: number } {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // The fields after the command's name, from the third (state): utime, stime, cutime, cstime are the 14th to 17th.
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ').map(Number);
+  return { own: ((f[11] + f[12]) * 1000) / CLK_TCK, children: ((f[13] + f[14]) * 1000) / CLK_TCK };
+}
 
 const rate = (r: LoadResult) => (r.requests / r.ms) * 1000;
 const ms = (v: number) => `${v.toFixed(1).padStart(6)} ms`;
@@ -104,6 +115,14 @@ async function main(): Promise<void> {
 
     const read = (node: ServiceProcess, query: string, total: number, connections: number) =>
       load({ url: node.url, method: 'GET', total, connections, requests: [{ path: `${path}${query}`, token: node.token }], expect: 200 });
+    /** The load, then the CPU each node's process (and a's git) spent on it, per read. */
+    const measured = async (node: ServiceProcess, query: string, connections: number) => {
+      const before = { a: cpuOf(a.child.pid as number), b: cpuOf(b.child.pid as number) };
+      const r = await read(node, query, READS, connections);
+      const after = { a: cpuOf(a.child.pid as number), b: cpuOf(b.child.pid as number) };
+      const per = (x: number) => `${(x / READS).toFixed(1)} ms`;
+      return { r, cpu: `CPU per read: a ${per(after.a.own - before.a.own)} + git ${per(after.a.children - before.a.children)}, b ${per(after.b.own - before.b.own)}` };
+    };
     const figures: Array<[string, LoadResult, LoadResult]> = [];
     for (const [what, query] of [
       ['the default page', ''],
@@ -113,12 +132,14 @@ async function main(): Promise<void> {
       await read(b, query, WARMUP, 1);
       console.log(`\nGET …/diff${query}: ${what}, ${READS} reads each way`);
       for (const connections of [1, 4]) {
-        const owner = await read(a, query, READS, connections);
-        const other = await read(b, query, READS, connections);
+        const owner = await measured(a, query, connections);
+        const other = await measured(b, query, connections);
         const label = `${what}, ${connections} client${connections > 1 ? 's' : ''}`;
-        figures.push([label, owner, other]);
-        row(`${connections} client(s): on a, the owner (the baseline)`, owner);
-        row(`${connections} client(s): through b (forwarded to a)`, other);
+        figures.push([label, owner.r, other.r]);
+        row(`${connections} client(s): on a, the owner (the baseline)`, owner.r);
+        console.log(`  ${''.padEnd(46)} ${owner.cpu}`);
+        row(`${connections} client(s): through b (forwarded to a)`, other.r);
+        console.log(`  ${''.padEnd(46)} ${other.cpu}`);
       }
     }
     console.log('\nall figures, one run:');
