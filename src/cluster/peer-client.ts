@@ -14,13 +14,14 @@ export class PeerUnreachable extends Error {
   }
 }
 
-/** Another node's answer with an error status, and its error body's code and message when it sent them. */
+/** Another node's answer with an error status, and its error body's code, message and details when it sent them. */
 export class PeerRefused extends Error {
   constructor(
     readonly node: string,
     readonly status: number,
     readonly code: string | null,
     message: string,
+    readonly details: Record<string, unknown> | null = null,
   ) {
     super(message);
     this.name = 'PeerRefused';
@@ -148,14 +149,15 @@ export class PeerClient {
   }
 }
 
-/** An error answer of another node, with the code and message of its error body when it has one. */
+/** An error answer of another node, with the code, message and details of its error body when it has one. */
 function refusal(node: string, status: number, statusText: string, text: string): PeerRefused {
-  let body: { code?: unknown; message?: unknown } | null = null;
+  let body: { code?: unknown; message?: unknown; details?: unknown } | null = null;
   try {
-    body = JSON.parse(text) as { code?: unknown; message?: unknown };
+    body = JSON.parse(text) as { code?: unknown; message?: unknown; details?: unknown };
   } catch {
     body = null;
   }
   const message = typeof body?.message === 'string' ? body.message : `${status} ${statusText}`;
-  return new PeerRefused(node, status, typeof body?.code === 'string' ? body.code : null, message);
+  const details = typeof body?.details === 'object' && body.details !== null && !Array.isArray(body.details) ? (body.details as Record<string, unknown>) : null;
+  return new PeerRefused(node, status, typeof body?.code === 'string' ? body.code : null, message, details);
 }

@@ -1,10 +1,10 @@
 import { Observable, filter, map } from 'rxjs';
-import { isUpNow } from '../cluster/node-directory.port';
 import { PeerClient, PeerEvent, PeerRefused, PeerUnreachable } from '../cluster/peer-client';
 import { DomainError } from '../common/domain-error';
 import { OutputElsewhere, turnResultOf } from '../supervision/session-directory.port';
 import { SessionActor } from './session.actor';
 import { OutputStreamMessage, SessionOutput } from './session-output';
+import { reachableOwner } from './session-owner';
 import { SessionRegistry } from './session.registry';
 
 export interface OutputTail {
@@ -100,14 +100,8 @@ export class SessionOutputReads {
     return `/coding-sessions/${encodeURIComponent(actor.id)}/output`;
   }
 
-  private async reachableOwner(actor: SessionActor): Promise<string> {
-    const owner = this.registry.ownerOf(actor);
-    if (await isUpNow(this.registry.nodes, owner)) return owner;
-    throw new DomainError(
-      'owner_unavailable',
-      `session ${actor.context.alias} runs on node ${owner}, which has not been heard from within its lease (BRAINSTEM_NODE_LEASE_TTL_S): its output is kept there`,
-      { node: owner },
-    );
+  private reachableOwner(actor: SessionActor): Promise<string> {
+    return reachableOwner(this.registry, actor, 'its output is kept there');
   }
 
   private async ask<T>(actor: SessionActor, owner: string, call: () => Promise<T>): Promise<T> {
@@ -115,7 +109,7 @@ export class SessionOutputReads {
       return await call();
     } catch (e) {
       if (e instanceof PeerRefused && e.status === 404) throw new DomainError('not_found', e.message);
-      if (e instanceof PeerRefused) throw this.unavailable(actor, owner, `it answered ${e.status} ${e.code ?? ''}: ${e.message}`.replace('  ', ' '));
+      if (e instanceof PeerRefused) throw this.unavailable(actor, owner, `it answered ${e.status}${e.code === null ? '' : ` ${e.code}`}: ${e.message}`);
       if (e instanceof PeerUnreachable) throw this.unavailable(actor, owner, e.message);
       throw e;
     }

@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
+import { PeerClient, PeerRefused, PeerUnreachable } from '../cluster/peer-client';
 import { DomainError } from '../common/domain-error';
-import { DiffCursor, WorktreeDiff } from '../worktrees/diff-page';
+import { DiffCursor, WorktreeDiff, encodeCursor } from '../worktrees/diff-page';
 import { MergeStrategy } from '../worktrees/merge-plan';
 import { WorktreeGit } from '../worktrees/worktree-git.port';
 import { WORKTREE_ERRORS, WorktreeErrorCode, WorktreeRefusal } from '../worktrees/worktree.errors';
@@ -8,6 +9,7 @@ import { SessionActor } from './session.actor';
 import { SessionCommands } from './session.commands';
 import { SessionRegistry } from './session.registry';
 import { SessionOutput } from './session-output';
+import { reachableOwner } from './session-owner';
 import { WorkerEnvironment } from './session-workers';
 import { WorktreeOp } from './session-worktree';
 import { WorktreeOpOutcome } from './session-worktree.decider';
@@ -27,7 +29,33 @@ export interface SessionWorktreesOptions {
 /** A session's diff, as GET /coding-sessions/{id}/diff answers it. */
 export type SessionDiff = { id: string; alias: string } & WorktreeDiff;
 
+/** What GET …/diff asks, checked: a file normalized in the tree or none, a decoded cursor, a page's lines. */
+export interface DiffQuery {
+  file: string | null;
+  cursor: DiffCursor;
+  limit: number;
+}
+
 const isWorktreeCode = (code: string): code is WorktreeErrorCode => Object.hasOwn(WORKTREE_ERRORS, code);
+
+/**
+ * The refusals of a diff the owner gives, passed on as it gave them when their code has the same status here: the
+ * worktree's state (not ready, deleted by hand, …), a session it does not know. Any other (its node credential refused,
+ * a failure of its own) means it could not give the diff.
+ */
+const RELAYED = { ...WORKTREE_ERRORS, not_found: 404, invalid_input: 400 } as const;
+const isRelayed = (code: string | null): code is keyof typeof RELAYED => code !== null && Object.hasOwn(RELAYED, code);
+
+const diffUnavailable = (alias: string, owner: string, why: string) =>
+  new DomainError('owner_unavailable', `the worktree of session ${alias} is on node ${owner}, which could not give its diff: ${why}`, { node: owner });
+
+/** What a non-owner answers when asking the owner `owner` for the diff of session `alias` failed with `e`. */
+export function ownerDiffError(e: unknown, alias: string, owner: string): unknown {
+  if (e instanceof PeerRefused && isRelayed(e.code) && RELAYED[e.code] === e.status) return new DomainError(e.code, e.message, e.details ?? undefined);
+  if (e instanceof PeerRefused) return diffUnavailable(alias, owner, `it answered ${e.status}${e.code === null ? '' : ` ${e.code}`}: ${e.message}`);
+  if (e instanceof PeerUnreachable) return diffUnavailable(alias, owner, e.message);
+  return e;
+}
 
 function refusalOf(e: unknown): WorktreeRefusal {
   if (e instanceof DomainError && isWorktreeCode(e.code)) return { code: e.code, message: e.message, ...(e.details ? { details: e.details } : {}) };
@@ -52,6 +80,7 @@ export class SessionWorktrees {
     readonly setup: SessionWorktreeSetup,
     private readonly environment: WorkerEnvironment,
     private readonly output: SessionOutput,
+    private readonly peers: PeerClient,
     private readonly options: SessionWorktreesOptions,
   ) {}
 
@@ -167,17 +196,14 @@ export class SessionWorktrees {
     await this.commands.execute(actor, { type: 'record_worktree_op', op_id: op.op_id, outcome });
   }
 
-  /** The session's diff now, on the node that owns it (the worktree is on its disk). */
-  async diff(idOrAlias: string, query: { file: string | null; cursor: DiffCursor; limit: number }): Promise<SessionDiff> {
+  /** The session's diff now: the owner takes it from the worktree on its disk, any other node asks the owner for it. */
+  async diff(idOrAlias: string, query: DiffQuery): Promise<SessionDiff> {
     const actor = this.registry.get(idOrAlias);
     const { alias } = actor.context;
     const w = actor.context.worktree;
     if (!w) throw new DomainError('no_worktree', `session ${alias} has no worktree: it was started without isolation "worktree"`);
     if (w.state === 'removed') throw new DomainError('worktree_removed', `the worktree of ${alias} was removed (${w.removed?.reason}); its branch ${w.branch}${w.removed?.branch_kept ? ' is kept' : ' is gone'}`);
-    if (!this.registry.owns(actor)) {
-      const node = this.registry.ownerOf(actor);
-      throw new DomainError('worktree_on_another_node', `the worktree of ${alias} is on node ${node}: ask that node for its diff`, { node });
-    }
+    if (!this.registry.owns(actor)) return this.ownerDiff(actor, query);
     if (w.state === 'preparing') throw new DomainError('worktree_not_ready', `the worktree of ${alias} is still being prepared`);
     if (!(await this.git.exists(w.path))) {
       await actor.run(() => this.reportMissing(actor));
@@ -185,6 +211,25 @@ export class SessionWorktrees {
     }
     const diff = await this.git.diff({ path: w.path, branch: w.branch, base_ref: w.base_ref, base_branch: w.base_branch, base_sha: w.base_sha, ...query });
     return { id: actor.id, alias, ...diff };
+  }
+
+  /**
+   * Another node's session: the same route of its owner, the same query, with this node's credential; the owner's
+   * answer, or its refusal as it gave it. An owner down or not answering is a 503 owner_unavailable naming it. The owner
+   * answers from its own disk and never forwards again: a session's owner is fixed by its session.created.
+   */
+  private async ownerDiff(actor: SessionActor, query: DiffQuery): Promise<SessionDiff> {
+    const owner = await reachableOwner(this.registry, actor, 'its worktree is there');
+    const params = new URLSearchParams({ ...(query.file === null ? {} : { file: query.file }), cursor: encodeCursor(query.cursor), limit: String(query.limit) });
+    let body: unknown;
+    try {
+      body = await this.peers.getJson(owner, `/coding-sessions/${encodeURIComponent(actor.id)}/diff?${params.toString()}`);
+    } catch (e) {
+      throw ownerDiffError(e, actor.context.alias, owner);
+    }
+    const answered = typeof body === 'object' && body !== null ? (body as Partial<SessionDiff>) : null;
+    if (answered?.id !== actor.id || !Array.isArray(answered.files)) throw diffUnavailable(actor.context.alias, owner, 'it answered no diff of that session');
+    return answered as SessionDiff;
   }
 
   /**

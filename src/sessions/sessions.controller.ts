@@ -78,7 +78,9 @@ export class SessionsController {
     return this.sessions.release(id);
   }
 
+  /** Also another node's: it reads here the diff of a session this node owns (its worktree is on this disk), for its own client. */
   @Get(':id/diff')
+  @AlsoAllowed('node')
   diff(@Param('id') id: string, @Query() query: DiffQueryDto): Promise<SessionDiff> {
     return this.sessions.diff(id, query);
   }

@@ -89,7 +89,9 @@ export function sessionsSlice(deps: SessionsSliceDeps): SessionsSlice {
   const spending: SessionSpending = new SessionSpending(registry, commands, deps.profiles, deps.usage ?? null, settings, (actor) => workers.interrupt(actor));
   const workers = new SessionWorkers(registry, commands, deps.runtimes, deps.runner, environment, output, setup, loops, spending);
   const retention_ms = deps.retention_s === undefined ? Infinity : deps.retention_s * 1000;
-  const worktrees = new SessionWorktrees(registry, commands, deps.git, isolation, environment, output, {
+  // Reads of another node's session (its output, its diff) ask the owner with this node's credential.
+  const peers = new PeerClient(deps.peers ?? noPeers, deps.peer_timeout_ms ?? PEER_TIMEOUT_MS);
+  const worktrees = new SessionWorktrees(registry, commands, deps.git, isolation, environment, output, peers, {
     retention_ms,
     // Often enough to follow a short retention, at most once a minute.
     sweep_ms: Math.min(60_000, Math.max(1000, Number.isFinite(retention_ms) ? retention_ms : 60_000)),
@@ -103,7 +105,7 @@ export function sessionsSlice(deps: SessionsSliceDeps): SessionsSlice {
     return w !== null && w !== undefined && w.state !== 'removed';
   };
   registry.holdWhile({ holds: worktreeKept, loaded: Promise.resolve() });
-  const reads = new SessionOutputReads(registry, output, new PeerClient(deps.peers ?? noPeers, deps.peer_timeout_ms ?? PEER_TIMEOUT_MS));
+  const reads = new SessionOutputReads(registry, output, peers);
   const service = new SessionsService(registry, commands, workers, output, setup, deps.ids, worktrees, spending, deps.runner, reads);
   return { registry, commands, workers, worktrees, service, spending };
 }

@@ -19,7 +19,6 @@ declare module '../common/domain-error' {
     base_checked_out_elsewhere: 409;
     branch_checked_out: 409;
     worktree_op_interrupted: 409;
-    worktree_on_another_node: 409;
     git_failed: 500;
     git_unavailable: 503;
     worktree_op_timeout: 504;
@@ -32,8 +31,8 @@ declare module '../common/domain-error' {
  * folder inside the repository). 409: the worktree's state or the repository's refuses the operation (none, not ready,
  * another operation running, removed, deleted by hand, uncommitted changes, the session still live, a conflict, the main
  * checkout's changes in the way, no fast-forward, no base branch, the base or the branch checked out elsewhere, an
- * operation a restart cut short, a worktree on another node's disk). 500: git failed unexpectedly (its message is
- * given). 503: no usable git. 504: the owner node did not perform an operation in time.
+ * operation a restart cut short). 500: git failed unexpectedly (its message is given). 503: no usable git. 504: the
+ * owner node did not perform an operation in time.
  */
 export const WORKTREE_ERRORS = {
   not_a_git_repository: 400,
@@ -55,7 +54,6 @@ export const WORKTREE_ERRORS = {
   base_checked_out_elsewhere: 409,
   branch_checked_out: 409,
   worktree_op_interrupted: 409,
-  worktree_on_another_node: 409,
   git_failed: 500,
   git_unavailable: 503,
   worktree_op_timeout: 504,

@@ -45,16 +45,22 @@ describePg('node credentials over HTTP', () => {
     cluster?.stop();
   });
 
-  it("Given b's credential, Then a answers it the output of a's session, and nothing else: no other route, no MCP", async () => {
+  it("Given b's credential, Then a answers it the output and the diff of a's session, and nothing else: no other route, no MCP", async () => {
     const token = credentialOf(b);
     expect(token).toMatch(/^bsn_/);
     const output = await call('GET', `/api/v1/coding-sessions/${session.id}/output`, token);
     expect(output.status).toBe(200);
     expect(await output.json()).toMatchObject({ id: session.id, lines: expect.any(Array) });
+    // The diff too: a's answer for a session without a worktree, not a refusal of the credential.
+    const diff = await call('GET', `/api/v1/coding-sessions/${session.id}/diff`, token);
+    expect(diff.status).toBe(409);
+    expect(await diff.json()).toMatchObject({ code: 'no_worktree' });
     const refusals: Array<[string, string, unknown?]> = [
       ['GET', '/api/v1/coding-sessions'],
       ['GET', `/api/v1/coding-sessions/${session.id}`],
       ['POST', `/api/v1/coding-sessions/${session.id}/messages`, { text: 'from a node' }],
+      ['POST', `/api/v1/coding-sessions/${session.id}/merge`, { strategy: 'ff' }],
+      ['POST', `/api/v1/coding-sessions/${session.id}/discard`, {}],
       ['GET', '/api/v1/auth/whoami'],
       ['GET', '/api/v1/cluster'],
     ];

@@ -27,6 +27,8 @@ describePg("a node merges a worktree session another node owns (two real nodes o
     nodes.a = await startService({ ...common, BRAINSTEM_NODE_ID: 'a', BRAINSTEM_JOURNAL_DIR: dirs.a.path, BRAINSTEM_API_TOKEN: 'token-a' });
     // Node b has no git at all: whatever git work a merge it takes needs, the owner does.
     nodes.b = await startService({ ...common, BRAINSTEM_NODE_ID: 'b', BRAINSTEM_JOURNAL_DIR: dirs.b.path, BRAINSTEM_API_TOKEN: 'token-b', PATH: dirs.nogit.path });
+    // b reads a's diff at the address a advertised once it listened.
+    await waitFor(async () => ((await api('b', 'GET', '/cluster')).body.nodes as Json[]).find((n) => n.id === 'a')?.url === nodes.a.url, { timeoutMs: 60000, what: "b to know a's address" });
   }, 180000);
 
   afterAll(async () => {
@@ -64,8 +66,10 @@ describePg("a node merges a worktree session another node owns (two real nodes o
     reaper.track((await api('a', 'GET', `/coding-sessions/${id}`)).body.pid);
     await waitFor(async () => (await api('b', 'GET', `/coding-sessions/${id}`)).body.worktree?.state === 'ready', { what: 'b to follow the session', timeoutMs: 60000 });
 
+    // b has no git: it reads the diff from a, and answers a's.
     const diffOnB = await api('b', 'GET', `/coding-sessions/${id}/diff`);
-    expect(diffOnB).toMatchObject({ status: 409, body: { code: 'worktree_on_another_node', details: { node: 'a' } } });
+    expect(diffOnB).toEqual(await api('a', 'GET', `/coding-sessions/${id}/diff`));
+    expect(diffOnB).toMatchObject({ status: 200, body: { id, ahead: 1, files: [{ path: 'from-a.txt', change: 'added' }] } });
 
     const merged = await api('b', 'POST', `/coding-sessions/${id}/merge`, { strategy: 'ff' });
     expect(merged.status).toBe(200);
