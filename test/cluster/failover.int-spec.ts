@@ -1,11 +1,11 @@
 import { join } from 'node:path';
 import { openPgJournal } from '../../src/journal/journal.factory';
 import { JournalEvent } from '../../src/journal/journal.port';
-import { PgCluster, PgDatabase, startPgCluster, pgDescribe } from '../support/pg-cluster';
-import { ServiceProcess, callService, startService } from '../support/service-process';
-import { tempDir } from '../support/temp-dir';
+import { pgDescribe } from '../support/pg-cluster';
+import { usePgNodes } from '../support/pg-nodes';
+import { ServiceProcess, callService } from '../support/service-process';
 import { waitFor } from '../support/wait-for';
-import { WORKERS, WorkerReaper } from '../support/workers';
+import { WORKERS } from '../support/workers';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -21,55 +21,18 @@ const TAKEOVER_WORK_MS = 500;
  * completing rounds over REST. Sessions are started on the node they run on (each node's registry knows its own).
  */
 describePg('supervision failover between nodes sharing a PostgreSQL journal', () => {
-  let cluster: PgCluster;
-  let db: PgDatabase;
-  let dir: ReturnType<typeof tempDir>;
-  const reaper = new WorkerReaper();
-  const nodes: ServiceProcess[] = [];
-
-  beforeAll(async () => {
-    cluster = await startPgCluster();
-  });
-  afterAll(() => cluster?.stop());
-  beforeEach(async () => {
-    db = await cluster.createDatabase();
-    dir = tempDir('brainstem-failover-');
-  });
-  afterEach(async () => {
-    for (const n of nodes.splice(0)) {
-      if (n.child.exitCode === null) {
-        n.child.kill('SIGCONT');
-        n.child.kill('SIGKILL');
-        await n.exited;
-      }
-    }
-    reaper.killAll();
-    await db.drop();
-    dir.remove();
-  });
-
-  const boot = async (id: string, env: Record<string, string> = {}) => {
-    const svc = await startService({
-      BRAINSTEM_JOURNAL_URL: db.url,
-      BRAINSTEM_JOURNAL_DIR: join(dir.path, id),
-      BRAINSTEM_NODE_ID: id,
-      BRAINSTEM_NODE_LEASE_TTL_S: '2',
-      BRAINSTEM_SUPERVISION_DEBOUNCE_MS: '100',
-      ...env,
-    });
-    nodes.push(svc);
-    return svc;
-  };
+  const t = usePgNodes('brainstem-failover-');
+  const boot = (id: string, env: Record<string, string> = {}) => t.boot(id, { BRAINSTEM_NODE_LEASE_TTL_S: '2', BRAINSTEM_SUPERVISION_DEBOUNCE_MS: '100', ...env });
   const call = (svc: ServiceProcess, method: string, path: string, body?: object): Promise<Json> => callService<Json>(svc, method, path, body);
   const startWorker = async (svc: ServiceProcess) => {
-    const s = await call(svc, 'POST', '/coding-sessions', { cwd: dir.path, command: process.execPath, args: [join(WORKERS, 'quiet.js')] });
-    reaper.track(s.pid);
+    const s = await call(svc, 'POST', '/coding-sessions', { cwd: t.dir.path, command: process.execPath, args: [join(WORKERS, 'quiet.js')] });
+    t.reaper.track(s.pid);
     return s;
   };
   const signal = (svc: ServiceProcess, id: string, question: string) => call(svc, 'POST', `/coding-sessions/${id}/signals`, { type: 'ask_human', question });
   const rounds = async (svc: ServiceProcess) => (await call(svc, 'GET', '/session-os/main-brain/rounds')).rounds as Json[];
   const autonomous = async (svc: ServiceProcess) => (await call(svc, 'GET', '/session-os/main-brain/autonomous')).autonomous as Json;
-  const lease = async () => (await db.sql('SELECT holder, term::int AS term FROM brainstem_leases')).at(0) as { holder: string; term: number } | undefined;
+  const lease = async () => (await t.db.sql('SELECT holder, term::int AS term FROM brainstem_leases')).at(0) as { holder: string; term: number } | undefined;
   const holderIs = (ids: string[], term: number) =>
     waitFor(async () => {
       const l = await lease();
@@ -80,7 +43,7 @@ describePg('supervision failover between nodes sharing a PostgreSQL journal', ()
     waitFor(async () => (await rounds(svc)).find((r) => r.status === 'in_flight' && !not.includes(r.id)), { timeoutMs: LONG, what: 'a new round in flight' });
   /** The whole journal, read and its chain verified by a journal of its own. */
   const journalEvents = async (): Promise<JournalEvent[]> => {
-    const j = await openPgJournal(db.url);
+    const j = await openPgJournal(t.db.url);
     try {
       expect((await j.verify()).ok).toBe(true);
       return await j.readAll(0, 1_000_000);

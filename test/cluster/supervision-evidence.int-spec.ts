@@ -1,10 +1,8 @@
-import { join } from 'node:path';
 import { OUTPUT_ELSEWHERE_WAIT_MS } from '../../src/supervision/round-evidence';
-import { PgCluster, PgDatabase, startPgCluster, pgDescribe } from '../support/pg-cluster';
-import { ServiceProcess, callService, startService } from '../support/service-process';
-import { tempDir } from '../support/temp-dir';
+import { pgDescribe } from '../support/pg-cluster';
+import { usePgNodes } from '../support/pg-nodes';
+import { ServiceProcess, callService } from '../support/service-process';
 import { waitFor } from '../support/wait-for';
-import { WorkerReaper } from '../support/workers';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -25,44 +23,8 @@ const PRINTS = "console.log('built on b');console.log('tests pass on b');process
  * stream driver: the test is the brain and reads each round as the API gives it.
  */
 describePg("a supervision round shows the output of a worker another node runs", () => {
-  let cluster: PgCluster;
-  let db: PgDatabase;
-  let dir: ReturnType<typeof tempDir>;
-  const reaper = new WorkerReaper();
-  const nodes: ServiceProcess[] = [];
-
-  beforeAll(async () => {
-    cluster = await startPgCluster();
-  });
-  afterAll(() => cluster?.stop());
-  beforeEach(async () => {
-    db = await cluster.createDatabase();
-    dir = tempDir('brainstem-evidence-');
-  });
-  afterEach(async () => {
-    for (const n of nodes.splice(0)) {
-      if (n.child.exitCode === null) {
-        n.child.kill('SIGCONT');
-        n.child.kill('SIGKILL');
-        await n.exited;
-      }
-    }
-    reaper.killAll();
-    await db.drop();
-    dir.remove();
-  });
-
-  const boot = async (id: string) => {
-    const svc = await startService({
-      BRAINSTEM_JOURNAL_URL: db.url,
-      BRAINSTEM_JOURNAL_DIR: join(dir.path, id),
-      BRAINSTEM_NODE_ID: id,
-      BRAINSTEM_NODE_LEASE_TTL_S: String(LEASE_TTL_S),
-      BRAINSTEM_SUPERVISION_DEBOUNCE_MS: String(DEBOUNCE_MS),
-    });
-    nodes.push(svc);
-    return svc;
-  };
+  const t = usePgNodes('brainstem-evidence-');
+  const boot = (id: string) => t.boot(id, { BRAINSTEM_NODE_LEASE_TTL_S: String(LEASE_TTL_S), BRAINSTEM_SUPERVISION_DEBOUNCE_MS: String(DEBOUNCE_MS) });
   const call = (svc: ServiceProcess, method: string, path: string, body?: object): Promise<Json> => callService<Json>(svc, method, path, body);
   const rounds = async (svc: ServiceProcess) => (await call(svc, 'GET', '/session-os/main-brain/rounds')).rounds as Json[];
   const newRound = (svc: ServiceProcess, not: string[]) =>
@@ -73,8 +35,8 @@ describePg("a supervision round shows the output of a worker another node runs",
     await waitFor(async () => (await call(a, 'GET', '/ready')).lease?.role === 'leader', { timeoutMs: LONG, what: 'a to hold the supervisor lease' });
     const b = await boot('b');
     await waitFor(async () => ((await call(a, 'GET', '/cluster')).nodes as Json[]).filter((n) => n.url !== null).length === 2, { timeoutMs: LONG, what: 'both addresses' });
-    const s = await call(b, 'POST', '/coding-sessions', { runtime: 'command', command: process.execPath, args: ['-e', PRINTS], cwd: dir.path, title: 'prints on b' });
-    reaper.track(s.pid);
+    const s = await call(b, 'POST', '/coding-sessions', { runtime: 'command', command: process.execPath, args: ['-e', PRINTS], cwd: t.dir.path, title: 'prints on b' });
+    t.reaper.track(s.pid);
     expect(s.node).toBe('b');
     await waitFor(async () => ((await call(b, 'GET', `/coding-sessions/${s.id}/output`)).lines as string[]).includes('tests pass on b'), { timeoutMs: LONG, what: "b's worker to print" });
     await call(a, 'POST', '/session-os/main-brain/autonomous', { enabled: true, task_hint: 'ship it', max_turns: 10 });
