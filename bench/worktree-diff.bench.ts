@@ -33,6 +33,9 @@ const WARMUP = 30;
 
 const CLK_TCK = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
 
+/** A difference with its sign, +0.3 or -5.3. */
+const signed = (x: number): string => `${x < 0 ? '' : '+'}${x.toFixed(1)}`;
+
 /** CPU time (ms) a process used, and its children it waited for (git, for a node), from /proc/<pid>/stat. */
 function cpuOf(pid: number): { own: number; children: number } {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
@@ -93,7 +96,6 @@ async function main(): Promise<void> {
       cwd: repo,
       isolation: 'worktree',
     });
-    reaper.track(s.pid);
     const path = `/api/v1/coding-sessions/${s.id}/diff`;
     const page = await waitFor(async () => {
       const r = await fetch(`${a.url}${path}`, { headers: a.auth });
@@ -101,6 +103,8 @@ async function main(): Promise<void> {
       // git reads the worktree step by step: a read during the commit may see it ahead already, its head not yet.
       return r.status === 200 && d.ahead === 1 && d.head !== d.merge_base && d;
     }, { timeoutMs: 60_000, what: 'the worker to commit' });
+    // Launched once its worktree was prepared, after the create answered (with no pid yet).
+    reaper.track((await callApi<Json>(a, 'GET', `/coding-sessions/${s.id}`, 200)).pid);
     const patchLines = (page.patches as Json[]).reduce((n, p) => n + (p.lines as unknown[]).length, 0);
     const onB = await waitFor(async () => {
       const r = await fetch(`${b.url}${path}`, { headers: b.auth });
@@ -144,7 +148,7 @@ async function main(): Promise<void> {
     }
     console.log('\nall figures, one run:');
     for (const [label, owner, other] of figures) {
-      console.log(`  ${label.padEnd(30)} through b p99 ${ms(other.p99)} vs ${ms(owner.p99)} on the owner (${(other.p99 / owner.p99).toFixed(2)}×); p50 +${(other.p50 - owner.p50).toFixed(1)} ms`);
+      console.log(`  ${label.padEnd(30)} through b p99 ${ms(other.p99)} vs ${ms(owner.p99)} on the owner (${(other.p99 / owner.p99).toFixed(2)}×); p50 ${signed(other.p50 - owner.p50)} ms`);
     }
   } finally {
     for (const n of nodes.values()) if (n.child.exitCode === null && n.child.signalCode === null) n.child.kill('SIGTERM');

@@ -50,8 +50,9 @@ describePg("a session's diff read through a node that does not own it (two real 
     });
     expect(created.status).toBe(201);
     id = created.body.id as string;
-    reaper.track(created.body.pid);
     await waitFor(async () => (await diff('a')).body.ahead === 1, { ...LONG, what: 'the worker to commit' });
+    // Launched once its worktree was prepared, after the create answered (with no pid yet).
+    reaper.track((await api('a', 'GET', `/coding-sessions/${id}`)).body.pid);
     await waitFor(async () => (await api('b', 'GET', `/coding-sessions/${id}`)).body.worktree?.state === 'ready', { ...LONG, what: 'b to follow the session' });
   }, 180000);
 
