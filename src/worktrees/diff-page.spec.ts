@@ -51,4 +51,57 @@ describe('diff pages', () => {
     // Files past the page's budget are not loaded for it.
     expect(loaded).toEqual(['a', 'b', 'b', 'c']);
   });
+
+  it("given a lookahead of 3 with each file's size, when a page is read, then the next files load while the first does, none the page cannot reach", async () => {
+    const patches: Record<string, FilePatch> = { a: text(3, 'a'), b: text(5, 'b'), c: text(2, 'c'), d: text(4, 'd') };
+    const sizes = (p: string) => patches[p].lines.length;
+    const started: string[] = [];
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((r) => (release = r));
+    const load = async (p: string) => {
+      started.push(p);
+      await gate;
+      return patches[p];
+    };
+    const reading = collectPage(['a', 'b', 'c', 'd'], { file: 0, line: 0 }, 4, load, { concurrency: 3, minLines: sizes });
+    await Promise.resolve();
+    // a (3 lines) cannot fill 4: b is loaded with it; a and b (8) can, so c is not.
+    expect(started).toEqual(['a', 'b']);
+    release();
+    const page = await reading;
+    expect(page.patches.map((p) => [p.path, p.from_line, p.lines.length, p.complete])).toEqual([
+      ['a', 0, 3, true],
+      ['b', 0, 1, false],
+    ]);
+    expect(page.next_cursor).toBe('1.1');
+    expect(started).toEqual(['a', 'b']);
+  });
+
+  it('given a lookahead whose sizes are too high or too low, then every page is the one read one file at a time', async () => {
+    const patches: Record<string, FilePatch> = { a: text(3, 'a'), b: { binary: true, lines: [] }, c: text(5, 'c'), d: text(2, 'd'), e: text(1, 'e') };
+    const paths = Object.keys(patches);
+    const load = async (p: string) => patches[p];
+    for (const minLines of [() => 1, () => 100, (p: string) => patches[p].lines.length]) {
+      for (const [cursor, limit] of [
+        [{ file: 0, line: 0 }, 4],
+        [{ file: 2, line: 3 }, 3],
+        [{ file: 0, line: 1 }, 1000],
+        [{ file: 4, line: 0 }, 1],
+      ] as const) {
+        const oneByOne = await collectPage(paths, cursor, limit, load);
+        expect(await collectPage(paths, cursor, limit, load, { concurrency: 4, minLines })).toEqual(oneByOne);
+      }
+    }
+  });
+
+  it('given a file loaded ahead that fails, then the page fails only if it reaches that file', async () => {
+    const patches: Record<string, FilePatch> = { a: text(3, 'a'), b: text(3, 'b') };
+    const load = async (p: string) => {
+      if (p === 'b') throw new Error('b is gone');
+      return patches[p];
+    };
+    const lookahead = { concurrency: 2, minLines: () => 1 };
+    expect((await collectPage(['a', 'b'], { file: 0, line: 0 }, 3, load, lookahead)).next_cursor).toBe('1.0');
+    await expect(collectPage(['a', 'b'], { file: 0, line: 0 }, 4, load, lookahead)).rejects.toThrow('b is gone');
+  });
 });

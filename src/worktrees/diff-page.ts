@@ -76,21 +76,51 @@ export function patchSlice(path: string, patch: FilePatch, fromLine: number, bud
 }
 
 /**
- * The patches of one page: files from the cursor's on, loaded one at a time, until `limit` lines are taken; the cursor
- * of the next page, or null after the last file.
+ * How far ahead of the file being paged its followers' patches are loaded: at most `concurrency` loads at once, and a
+ * file only while the files before it cannot fill the page, by `minLines` (the lines a file's part takes at least, say
+ * from its counts: a lower bound, else a needed file would wait to be loaded in turn, and a too high one loads files
+ * the page never shows).
+ */
+export interface PageLookahead {
+  concurrency: number;
+  minLines: (path: string) => number;
+}
+
+const ONE_AT_A_TIME: PageLookahead = { concurrency: 1, minLines: () => 1 };
+
+/**
+ * The patches of one page: files from the cursor's on, in order, until `limit` lines are taken (loaded one at a time,
+ * or with a lookahead, the next ones while this one is); the cursor of the next page, or null after the last file.
  */
 export async function collectPage(
   paths: readonly string[],
   cursor: DiffCursor,
   limit: number,
   load: (path: string) => Promise<FilePatch>,
+  lookahead: PageLookahead = ONE_AT_A_TIME,
 ): Promise<{ patches: PatchPage[]; next_cursor: string | null }> {
+  const loads = new Map<number, Promise<FilePatch>>();
+  let next = cursor.file;
+  let promised = 0;
+  const loaded = (file: number): Promise<FilePatch> => {
+    while (next < paths.length && next - file < lookahead.concurrency && (next === file || promised < limit)) {
+      const p = load(paths[next]);
+      // A file loaded ahead that fails is reported when (if) the page reaches it.
+      p.catch(() => undefined);
+      loads.set(next, p);
+      promised += Math.max(1, lookahead.minLines(paths[next]) - (next === cursor.file ? cursor.line : 0));
+      next++;
+    }
+    const p = loads.get(file) as Promise<FilePatch>;
+    loads.delete(file);
+    return p;
+  };
   const patches: PatchPage[] = [];
   let budget = limit;
   let line = cursor.line;
   for (let file = cursor.file; file < paths.length; file++, line = 0) {
     if (budget <= 0) return { patches, next_cursor: encodeCursor({ file, line: 0 }) };
-    const { page, used } = patchSlice(paths[file], await load(paths[file]), line, budget);
+    const { page, used } = patchSlice(paths[file], await loaded(file), line, budget);
     patches.push(page);
     budget -= used;
     if (!page.complete) return { patches, next_cursor: encodeCursor({ file, line: line + page.lines.length }) };

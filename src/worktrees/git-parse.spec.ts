@@ -1,4 +1,4 @@
-import { LOG_FORMAT, parseDiffFiles, parseLeftRight, parseLog, parseMergeTree, parsePatch, parseStatus, parseWorktreeList } from './git-parse';
+import { LOG_FORMAT, parseDiffRawNumstat, parseLeftRight, parseLog, parseMergeTree, parsePatch, parseStatus, parseWorktreeList } from './git-parse';
 
 describe("git's outputs, read", () => {
   it('given worktree list --porcelain -z, then each worktree with its head and branch; the detached and the gone ones marked', () => {
@@ -18,14 +18,28 @@ describe("git's outputs, read", () => {
     ]);
   });
 
-  it('given name-status and numstat of one diff, then files sorted by path with counts; a binary file has none; a rename names its origin', () => {
-    const nameStatus = 'M\0src/a.ts\0R086\0old.txt\0new.txt\0A\0logo.png\0D\0gone\0';
+  it('given raw and numstat of one diff, then files sorted by path with counts; a binary file has none; a rename names its origin', () => {
+    const raw =
+      ':100644 100644 1111111 0000000 M\0src/a.ts\0' +
+      ':100644 100644 2222222 3333333 R086\0old.txt\0new.txt\0' +
+      ':000000 100644 0000000 4444444 A\0logo.png\0' +
+      ':100644 000000 5555555 0000000 D\0gone\0';
     const numstat = '3\t1\tsrc/a.ts\0' + '2\t2\t\0old.txt\0new.txt\0' + '-\t-\tlogo.png\0' + '0\t4\tgone\0';
-    expect(parseDiffFiles(nameStatus, numstat)).toEqual([
+    expect(parseDiffRawNumstat(raw + numstat)).toEqual([
       { path: 'gone', old_path: null, change: 'deleted', additions: 0, deletions: 4, binary: false },
       { path: 'logo.png', old_path: null, change: 'added', additions: null, deletions: null, binary: true },
       { path: 'new.txt', old_path: 'old.txt', change: 'renamed', additions: 2, deletions: 2, binary: false },
       { path: 'src/a.ts', old_path: null, change: 'modified', additions: 3, deletions: 1, binary: false },
+    ]);
+  });
+
+  it('given paths that look like records (a colon first, a tab, digits) and a type change, then each is read as the path it is', () => {
+    const raw = ':100644 100644 1111111 2222222 M\0:x\0' + ':100644 120000 3333333 4444444 T\0a\tb\0' + ':100644 100644 5555555 6666666 R100\0' + '1\t2\t\0:y\0';
+    const numstat = '1\t0\t:x\0' + '1\t1\ta\tb\0' + '0\t0\t\0' + '1\t2\t\0:y\0';
+    expect(parseDiffRawNumstat(raw + numstat)).toEqual([
+      { path: ':x', old_path: null, change: 'modified', additions: 1, deletions: 0, binary: false },
+      { path: ':y', old_path: '1\t2\t', change: 'renamed', additions: 0, deletions: 0, binary: false },
+      { path: 'a\tb', old_path: null, change: 'type_changed', additions: 1, deletions: 1, binary: false },
     ]);
   });
 

@@ -82,27 +82,33 @@ export interface ChangedFile {
 const CHANGE: Record<string, FileChange> = { A: 'added', M: 'modified', D: 'deleted', R: 'renamed', C: 'copied', T: 'type_changed' };
 
 /**
- * `git diff --name-status -z -M` and `git diff --numstat -z -M` of the same diff, joined by path. numstat writes a
- * rename as an empty path followed by the old and the new; a binary file's counts as `-`.
+ * `git diff --raw --numstat -z -M`: every file's raw record (`:<modes> <shas> <status>`, then its path, or for a rename
+ * or copy the old path and the new), then every file's counts (`<added>\t<deleted>\t<path>`, or for a rename
+ * `<added>\t<deleted>\t` then the old path and the new; a binary file's counts are `-`), joined by path.
  */
-export function parseDiffFiles(nameStatusZ: string, numstatZ: string): ChangedFile[] {
+export function parseDiffRawNumstat(z: string): ChangedFile[] {
   const counts = new Map<string, { additions: number | null; deletions: number | null }>();
-  const num = fields(numstatZ);
-  for (let i = 0; i < num.length; i++) {
-    const [added, deleted, path] = num[i].split('\t');
-    const target = path === '' ? num[(i += 2)] : path;
+  const raw: Array<{ letter: string; old_path: string | null; path: string }> = [];
+  const parts = fields(z);
+  for (let i = 0; i < parts.length; i++) {
+    const field = parts[i];
+    if (field.startsWith(':')) {
+      const letter = field[field.lastIndexOf(' ') + 1];
+      const renamed = letter === 'R' || letter === 'C';
+      const old_path = renamed ? parts[++i] : null;
+      raw.push({ letter, old_path, path: parts[++i] });
+      continue;
+    }
+    const tab1 = field.indexOf('\t');
+    const tab2 = field.indexOf('\t', tab1 + 1);
+    const [added, deleted, path] = [field.slice(0, tab1), field.slice(tab1 + 1, tab2), field.slice(tab2 + 1)];
+    const target = path === '' ? parts[(i += 2)] : path;
     counts.set(target, { additions: added === '-' ? null : Number(added), deletions: deleted === '-' ? null : Number(deleted) });
   }
-  const out: ChangedFile[] = [];
-  const names = fields(nameStatusZ);
-  for (let i = 0; i < names.length; i++) {
-    const letter = names[i][0];
-    const renamed = letter === 'R' || letter === 'C';
-    const old_path = renamed ? names[++i] : null;
-    const path = names[++i];
+  const out = raw.map(({ letter, old_path, path }): ChangedFile => {
     const c = counts.get(path) ?? { additions: null, deletions: null };
-    out.push({ path, old_path, change: CHANGE[letter] ?? 'modified', additions: c.additions, deletions: c.deletions, binary: c.additions === null });
-  }
+    return { path, old_path, change: CHANGE[letter] ?? 'modified', additions: c.additions, deletions: c.deletions, binary: c.additions === null };
+  });
   return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
