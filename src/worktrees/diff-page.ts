@@ -89,6 +89,20 @@ export interface PageLookahead {
 const ONE_AT_A_TIME: PageLookahead = { concurrency: 1, minLines: () => 1 };
 
 /**
+ * The files from the cursor's on that a page of `limit` lines can reach, by the lines each takes at least: each one
+ * while the ones before it leave room.
+ */
+export function reachable(paths: readonly string[], cursor: DiffCursor, limit: number, minLines: (path: string) => number): string[] {
+  const out: string[] = [];
+  let promised = 0;
+  for (let file = cursor.file; file < paths.length && promised < limit; file++) {
+    out.push(paths[file]);
+    promised += Math.max(1, minLines(paths[file]) - (file === cursor.file ? cursor.line : 0));
+  }
+  return out;
+}
+
+/**
  * The patches of one page: files from the cursor's on, in order, until `limit` lines are taken (loaded one at a time,
  * or with a lookahead, the next ones while this one is); the cursor of the next page, or null after the last file.
  */
@@ -100,16 +114,14 @@ export async function collectPage(
   lookahead: PageLookahead = ONE_AT_A_TIME,
 ): Promise<{ patches: PatchPage[]; next_cursor: string | null }> {
   const loads = new Map<number, Promise<FilePatch>>();
+  const ahead = cursor.file + reachable(paths, cursor, limit, lookahead.minLines).length;
   let next = cursor.file;
-  let promised = 0;
   const loaded = (file: number): Promise<FilePatch> => {
-    while (next < paths.length && next - file < lookahead.concurrency && (next === file || promised < limit)) {
+    for (; next === file || (next < ahead && next - file < lookahead.concurrency); next++) {
       const p = load(paths[next]);
       // A file loaded ahead that fails is reported when (if) the page reaches it.
       p.catch(() => undefined);
       loads.set(next, p);
-      promised += Math.max(1, lookahead.minLines(paths[next]) - (next === cursor.file ? cursor.line : 0));
-      next++;
     }
     const p = loads.get(file) as Promise<FilePatch>;
     loads.delete(file);

@@ -1,4 +1,4 @@
-import { LOG_FORMAT, parseDiffRawNumstat, parseLeftRight, parseLog, parseMergeTree, parsePatch, parseStatus, parseWorktreeList } from './git-parse';
+import { LOG_FORMAT, parseDiffRawNumstat, parseRawPatches, parseLeftRight, parseLog, parseMergeTree, parsePatch, parseStatus, parseWorktreeList } from './git-parse';
 
 describe("git's outputs, read", () => {
   it('given worktree list --porcelain -z, then each worktree with its head and branch; the detached and the gone ones marked', () => {
@@ -41,6 +41,22 @@ describe("git's outputs, read", () => {
       { path: ':y', old_path: '1\t2\t', change: 'renamed', additions: 0, deletions: 0, binary: false },
       { path: 'a\tb', old_path: null, change: 'type_changed', additions: 1, deletions: 1, binary: false },
     ]);
+  });
+
+  it('given raw records and patches of one diff, then each pair, and each patch from its diff --git line; a line of a hunk that reads like one does not split', () => {
+    const raw = ':100644 100644 1111111 2222222 M\0bin.dat\0' + ':100644 100644 3333333 4444444 R087\0old.txt\0new.txt\0' + ':100644 100644 5555555 6666666 M\0a.txt\0';
+    const bin = 'diff --git a/bin.dat b/bin.dat\nindex 1111111..2222222 100644\nBinary files a/bin.dat and b/bin.dat differ\n';
+    const renamed = 'diff --git a/old.txt b/new.txt\nsimilarity index 87%\nrename from old.txt\nrename to new.txt\n--- a/old.txt\n+++ b/new.txt\n@@ -1 +1,2 @@\n x\n+diff --git a/x b/x\n';
+    const text = 'diff --git a/a.txt b/a.txt\n--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-1\n+2\n\\ No newline at end of file\n';
+    expect(parseRawPatches(raw + '\0' + bin + renamed + text)).toEqual({
+      pairs: [
+        { path: 'bin.dat', old_path: null },
+        { path: 'new.txt', old_path: 'old.txt' },
+        { path: 'a.txt', old_path: null },
+      ],
+      patches: [bin, renamed, text],
+    });
+    expect(parseRawPatches('')).toEqual({ pairs: [], patches: [] });
   });
 
   it("given one file's patch, then its hunks' lines numbered before and after, headers and no-newline notes left out", () => {

@@ -158,6 +158,48 @@ export function parsePatch(text: string): FilePatch {
   return { binary: false, lines };
 }
 
+/** One file pair of a diff: where it is, and where it came from when renamed or copied. */
+export interface DiffPair {
+  path: string;
+  old_path: string | null;
+}
+
+/**
+ * `git diff --raw -p -z`: the raw records (as parseDiffRawNumstat reads them), an empty field, then the patches, each
+ * from its `diff --git` line on, in the records' order. Only a patch's headers can start a line with `diff --git `
+ * (every line of a hunk starts with its mark), so the text splits there exactly; a type change, shown as two patches,
+ * gives more patches than records, which a caller must take as "cannot split".
+ */
+export function parseRawPatches(z: string): { pairs: DiffPair[]; patches: string[] } {
+  const pairs: DiffPair[] = [];
+  let at = 0;
+  const field = (): string => {
+    const end = z.indexOf('\0', at);
+    const f = end < 0 ? z.slice(at) : z.slice(at, end);
+    at = end < 0 ? z.length : end + 1;
+    return f;
+  };
+  while (at < z.length && z[at] === ':') {
+    const record = field();
+    const letter = record[record.lastIndexOf(' ') + 1];
+    const old_path = letter === 'R' || letter === 'C' ? field() : null;
+    pairs.push({ path: field(), old_path });
+  }
+  if (at < z.length && z[at] === '\0') at++;
+  const patches: string[] = [];
+  let start = -1;
+  for (let line = at; line < z.length; ) {
+    if (z.startsWith('diff --git ', line)) {
+      if (start >= 0) patches.push(z.slice(start, line));
+      start = line;
+    }
+    const end = z.indexOf('\n', line);
+    line = end < 0 ? z.length : end + 1;
+  }
+  if (start >= 0) patches.push(z.slice(start));
+  return { pairs, patches };
+}
+
 export type ConflictKind = 'content' | 'add_add' | 'modify_delete' | 'rename' | 'binary' | 'submodule' | 'other';
 
 export interface MergeConflict {

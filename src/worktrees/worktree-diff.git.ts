@@ -1,10 +1,9 @@
 import { GitCli } from './git-cli';
-import { DiffFile, MAX_COMMITS, MAX_FILES, WorktreeDiff, collectPage } from './diff-page';
-import { ChangedFile, FilePatch, LOG_FORMAT, parseDiffRawNumstat, parseLeftRight, parseLog, parsePatch, parseStatus } from './git-parse';
+import { DiffFile, MAX_COMMITS, MAX_FILES, WorktreeDiff, collectPage, reachable } from './diff-page';
+import { PageFile, patchLoader } from './diff-patches.git';
+import { ChangedFile, LOG_FORMAT, parseDiffRawNumstat, parseLeftRight, parseLog, parseStatus } from './git-parse';
 import { DiffRequest } from './worktree-git.port';
 
-/** A patch is read up to this many bytes: past it, the file's page says it was cut. */
-const MAX_PATCH_BYTES = 8 * 1024 * 1024;
 /** Untracked files counted line by line at most (one git process each); more are listed with no counts. */
 const MAX_UNTRACKED_COUNTED = 200;
 /** A page's patches read at once (one git process each), ahead of the one being paged. */
@@ -31,18 +30,16 @@ export async function diffWorktree(git: GitCli, r: DiffRequest): Promise<Worktre
   const logRead = quiet(mergeBaseRead.then((mergeBase) => git.run(['log', LOG_FORMAT, '-n', String(MAX_COMMITS), `${mergeBase}..HEAD`], { cwd })));
   const trackedRead = quiet(mergeBaseRead.then((mergeBase) => git.run(['diff', '--no-ext-diff', '-M', '--raw', '--numstat', '-z', mergeBase], { cwd })));
   const head = (await headRead).stdout.trim();
-  await baseRefRead;
   const mergeBase = await mergeBaseRead;
   const { behind, ahead } = parseLeftRight((await leftRightRead).stdout);
   const commits = parseLog((await logRead).stdout);
   const files = await changedFiles(git, cwd, (await trackedRead).stdout, (await statusRead).stdout);
   const paths = r.file === null ? files.map((f) => f.path) : files.some((f) => f.path === r.file) ? [r.file] : [];
   const byPath = new Map(files.map((f) => [f.path, f]));
-  const file = (path: string) => byPath.get(path) as DiffFile & { untracked?: boolean };
-  const page = await collectPage(paths, r.cursor, r.limit, (path) => patchOf(git, cwd, mergeBase, file(path)), {
-    concurrency: PATCHES_AT_ONCE,
-    minLines: (path) => minPatchLines(file(path)),
-  });
+  const file = (path: string) => byPath.get(path) as PageFile;
+  const minLines = (path: string) => minPatchLines(file(path));
+  const load = patchLoader(git, cwd, mergeBase, reachable(paths, r.cursor, r.limit, minLines).map(file));
+  const page = await collectPage(paths, r.cursor, r.limit, (path) => load(file(path)), { concurrency: PATCHES_AT_ONCE, minLines });
   return {
     branch: r.branch,
     base_ref: r.base_ref,
@@ -75,10 +72,10 @@ function minPatchLines(file: DiffFile): number {
 }
 
 /** Tracked files changed since the merge base (committed, staged or not), then untracked ones, as added; by path. */
-async function changedFiles(git: GitCli, cwd: string, rawNumstat: string, statusZ: string): Promise<Array<DiffFile & { untracked?: boolean }>> {
+async function changedFiles(git: GitCli, cwd: string, rawNumstat: string, statusZ: string): Promise<PageFile[]> {
   const status = parseStatus(statusZ);
   const dirty = new Set(status.flatMap((s) => [s.path, ...(s.from ? [s.from] : [])]));
-  const tracked: Array<DiffFile & { untracked?: boolean }> = parseDiffRawNumstat(rawNumstat).map((f) => ({ ...f, uncommitted: dirty.has(f.path) }));
+  const tracked: PageFile[] = parseDiffRawNumstat(rawNumstat).map((f) => ({ ...f, uncommitted: dirty.has(f.path) }));
   const untrackedPaths = status.filter((s) => s.index === '?').map((s) => s.path);
   const untracked = await Promise.all(untrackedPaths.map((path, i) => untrackedFile(git, cwd, path, i < MAX_UNTRACKED_COUNTED)));
   return [...tracked, ...untracked].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
@@ -95,14 +92,4 @@ async function untrackedFile(git: GitCli, cwd: string, path: string, count: bool
     file.deletions = deleted === '-' || deleted === undefined ? null : Number(deleted);
   }
   return { ...file, uncommitted: true, untracked: true };
-}
-
-async function patchOf(git: GitCli, cwd: string, mergeBase: string, file: DiffFile & { untracked?: boolean }): Promise<FilePatch> {
-  const args = file.untracked
-    ? ['diff', '--no-index', '--no-color', '--no-ext-diff', '--', '/dev/null', file.path]
-    : ['diff', '--no-color', '--no-ext-diff', '-M', mergeBase, '--', ...(file.old_path ? [file.old_path] : []), file.path];
-  const r = await git.run(args, { cwd, ok: [1], maxBytes: MAX_PATCH_BYTES });
-  const patch = parsePatch(r.stdout);
-  if (!r.truncated) return patch;
-  return { ...patch, lines: [...patch.lines.slice(0, -1), { kind: 'hunk', text: `[patch cut: it is over ${MAX_PATCH_BYTES / 1024 / 1024} MiB]`, old_line: null, new_line: null }] };
 }

@@ -1,4 +1,4 @@
-import { GitCli } from '../../src/worktrees/git-cli';
+import { GitCli, GitResult, GitRunOptions } from '../../src/worktrees/git-cli';
 import { PatchLine } from '../../src/worktrees/git-parse';
 import { diffWorktree } from '../../src/worktrees/worktree-diff.git';
 import { GitRepo, gitRepo } from '../support/git-repo';
@@ -7,6 +7,16 @@ const hunk = (text: string): PatchLine => ({ kind: 'hunk', text, old_line: null,
 const same = (text: string, old_line: number, new_line: number): PatchLine => ({ kind: 'same', text, old_line, new_line });
 const add = (text: string, new_line: number): PatchLine => ({ kind: 'add', text, old_line: null, new_line });
 const del = (text: string, old_line: number): PatchLine => ({ kind: 'del', text, old_line, new_line: null });
+
+/** The real git CLI, noting each command it runs (its first arguments), to count the processes a diff takes. */
+class CountedGit extends GitCli {
+  readonly commands: string[] = [];
+
+  override spawn(args: readonly string[], options: GitRunOptions): Promise<GitResult> {
+    this.commands.push(args.slice(0, 2).join(' '));
+    return super.spawn(args, options);
+  }
+}
 
 /** Every file's whole patch, as git gives it for this repository (written out by hand, not read from the code). */
 const PATCH: Record<string, { binary: boolean; lines: PatchLine[] }> = {
@@ -33,7 +43,7 @@ const part = (path: string, from: number, to: number) => {
  */
 describe('a worktree diff read with the real git CLI', () => {
   let repo: GitRepo;
-  const git = new GitCli(process.env);
+  let git: CountedGit;
   let base: string;
   let work: string;
 
@@ -64,6 +74,7 @@ describe('a worktree diff read with the real git CLI', () => {
     repo.write('zz/untracked.txt', 'u1\nu2\nu3\n');
   });
   afterAll(() => repo.remove());
+  beforeEach(() => (git = new CountedGit(process.env)));
 
   const diff = (cursor: { file: number; line: number }, limit: number, file: string | null = null) =>
     diffWorktree(git, { path: repo.path, branch: 'work', base_ref: 'main', base_branch: 'main', base_sha: base, file, cursor, limit });
@@ -95,6 +106,8 @@ describe('a worktree diff read with the real git CLI', () => {
       patches: FILES.map((f) => part(f.path, 0, 1000)),
       next_cursor: null,
     });
+    // The tracked files' patches in one git diff; the untracked file's alone (and once more, to count its lines).
+    expect(git.commands.filter((c) => c.startsWith('diff '))).toEqual(['diff --no-ext-diff', 'diff --no-index', 'diff --no-color', 'diff --no-index']);
   });
 
   it('given pages of 10 lines, then a file is cut mid-way and goes on from the cursor in the next page, to the end', async () => {
@@ -127,5 +140,37 @@ describe('a worktree diff read with the real git CLI', () => {
     const unchanged = await diff({ file: 0, line: 0 }, 1000, 'other.txt');
     expect(unchanged.patches).toEqual([]);
     expect(unchanged.next_cursor).toBeNull();
+  });
+});
+
+describe('a worktree diff whose page asked alone would pair files differently', () => {
+  let repo: GitRepo;
+  afterAll(() => repo.remove());
+
+  it('given a deleted and an added file git would take for a rename asked together but not in the whole diff, then each patch is read alone, as listed', async () => {
+    repo = gitRepo({ 'a1.txt': 'a\nb\nc\nd\n', 'z1.txt': 'w\nx\ny\nz\n' });
+    const base = repo.git('rev-parse', 'HEAD').trim();
+    // One candidate pair at most: the whole diff (two deleted, two added) looks for no renames; a1 and a2 alone would.
+    repo.git('config', 'diff.renameLimit', '1');
+    repo.git('checkout', '-q', '-b', 'work');
+    repo.git('rm', '-q', 'a1.txt', 'z1.txt');
+    repo.write('a2.txt', 'a\nb\nc\nD\n');
+    repo.write('z2.txt', 'w\nx\ny\nZ\n');
+    repo.commitAll('renamed, as git cannot tell');
+    const git = new CountedGit(process.env);
+    const d = await diffWorktree(git, { path: repo.path, branch: 'work', base_ref: 'main', base_branch: 'main', base_sha: base, file: null, cursor: { file: 0, line: 0 }, limit: 10 });
+    expect(d.files.map((f) => [f.path, f.change, f.old_path])).toEqual([
+      ['a1.txt', 'deleted', null],
+      ['a2.txt', 'added', null],
+      ['z1.txt', 'deleted', null],
+      ['z2.txt', 'added', null],
+    ]);
+    expect(d.patches).toEqual([
+      { path: 'a1.txt', binary: false, from_line: 0, lines: [hunk('@@ -1,4 +0,0 @@'), del('a', 1), del('b', 2), del('c', 3), del('d', 4)], complete: true },
+      { path: 'a2.txt', binary: false, from_line: 0, lines: [hunk('@@ -0,0 +1,4 @@'), add('a', 1), add('b', 2), add('c', 3), add('D', 4)], complete: true },
+    ]);
+    expect(d.next_cursor).toBe('2.0');
+    // Tried together (that diff pairs them as a rename), then each alone.
+    expect(git.commands.filter((c) => c.startsWith('diff ')).sort()).toEqual(['diff --no-color', 'diff --no-color', 'diff --no-color', 'diff --no-ext-diff']);
   });
 });
