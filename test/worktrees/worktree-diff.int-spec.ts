@@ -174,3 +174,24 @@ describe('a worktree diff whose page asked alone would pair files differently', 
     expect(git.commands.filter((c) => c.startsWith('diff ')).sort()).toEqual(['diff --no-color', 'diff --no-color', 'diff --no-color', 'diff --no-ext-diff']);
   });
 });
+
+describe('a worktree diff of files whose names read as pathspecs', () => {
+  let repo: GitRepo;
+  afterAll(() => repo.remove());
+
+  it('given files named "*" and ":(exclude)a.txt" beside a.txt, then each patch is its own file, whether read together or alone', async () => {
+    // A worker names its files: as pathspecs, "*" would match every file and ":(exclude)a.txt" none of them.
+    repo = gitRepo({ '*': 'star\n', ':(exclude)a.txt': 'ex\n', 'a.txt': 'a\n' });
+    const base = repo.git('rev-parse', 'HEAD').trim();
+    repo.git('checkout', '-q', '-b', 'work');
+    repo.write('*', 'star2\n');
+    repo.write(':(exclude)a.txt', 'ex2\n');
+    repo.write('a.txt', 'a2\n');
+    const ask = (file: string | null) =>
+      diffWorktree(new GitCli(process.env), { path: repo.path, branch: 'work', base_ref: 'main', base_branch: 'main', base_sha: base, file, cursor: { file: 0, line: 0 }, limit: 100 });
+    const expected = (path: string, was: string, now: string) => ({ path, binary: false, from_line: 0, lines: [hunk('@@ -1 +1 @@'), del(was, 1), add(now, 1)], complete: true });
+    expect((await ask(null)).patches).toEqual([expected('*', 'star', 'star2'), expected(':(exclude)a.txt', 'ex', 'ex2'), expected('a.txt', 'a', 'a2')]);
+    expect((await ask('*')).patches).toEqual([expected('*', 'star', 'star2')]);
+    expect((await ask(':(exclude)a.txt')).patches).toEqual([expected(':(exclude)a.txt', 'ex', 'ex2')]);
+  });
+});
