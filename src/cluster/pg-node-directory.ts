@@ -17,9 +17,10 @@ export interface PgNodeDirectoryOptions {
   onError?: (e: Error) => void;
 }
 
-type PeerRow = { node_id: string; silent_ms: string; url: string | null; credential_digest: string | null };
+type PeerRow = { node_id: string; silent_ms: string; url: string | null; credential_digest: string | null; round_listeners: number };
 
 const digestOf = (token: string): Buffer => createHash('sha256').update(token).digest();
+const PEER_COLUMNS = 'node_id, floor(extract(epoch FROM (now() - heartbeat_at)) * 1000) AS silent_ms, url, credential_digest, round_listeners';
 /** Credentials of no node known look the nodes up again, at most this often: made-up ones cost at most so many reads. */
 const LOOKUP_EVERY_MS = 100;
 
@@ -37,9 +38,10 @@ export class PgNodeDirectory implements NodeDirectory, NodePeers, ClusterReader 
   /** Made at start, kept in memory only: the database holds its digest. */
   private readonly token = NODE_CREDENTIAL_PREFIX + randomBytes(32).toString('base64url');
   private url: string | null = null;
-  private peers = new Map<string, { url: string | null; digest: Buffer | null }>();
+  private peers = new Map<string, { url: string | null; digest: Buffer | null; round_listeners: number }>();
   private lastLookup = 0;
   private lookup: Promise<void> | null = null;
+  private roundListeners: () => number = () => 0;
 
   constructor(
     private readonly dbUrl: string,
@@ -60,6 +62,14 @@ export class PgNodeDirectory implements NodeDirectory, NodePeers, ClusterReader 
 
   nodes(): Array<{ node: string; up: boolean }> {
     return this.liveness.nodes();
+  }
+
+  reportRoundListeners(count: () => number): void {
+    this.roundListeners = count;
+  }
+
+  roundFollowers(): ReadonlyMap<string, number> {
+    return new Map([...this.peers].filter(([node]) => this.isUp(node)).map(([node, p]) => [node, p.round_listeners]));
   }
 
   urlOf(node: string): string | null {
@@ -136,7 +146,7 @@ export class PgNodeDirectory implements NodeDirectory, NodePeers, ClusterReader 
   async refresh(): Promise<void> {
     this.lastLookup = this.now();
     const { rows } = await this.pool.query<PeerRow>(
-      'SELECT node_id, floor(extract(epoch FROM (now() - heartbeat_at)) * 1000) AS silent_ms, url, credential_digest FROM brainstem_nodes WHERE node_id <> $1',
+      `SELECT ${PEER_COLUMNS} FROM brainstem_nodes WHERE node_id <> $1`,
       [this.self],
     );
     this.heard(rows);
@@ -178,19 +188,21 @@ export class PgNodeDirectory implements NodeDirectory, NodePeers, ClusterReader 
 
   private heard(rows: PeerRow[]): void {
     this.liveness.heard(rows.map((r) => ({ node: r.node_id, silentMs: Number(r.silent_ms) })));
-    this.peers = new Map(rows.map((r) => [r.node_id, { url: r.url, digest: r.credential_digest === null ? null : Buffer.from(r.credential_digest, 'hex') }]));
+    this.peers = new Map(
+      rows.map((r) => [r.node_id, { url: r.url, digest: r.credential_digest === null ? null : Buffer.from(r.credential_digest, 'hex'), round_listeners: r.round_listeners }]),
+    );
   }
 
   private async beat(starting: boolean): Promise<void> {
     const { rows } = await this.pool.query<PeerRow>(
       `WITH beat AS (
-         INSERT INTO brainstem_nodes (node_id, started_at, heartbeat_at, url, credential_digest, seq, head_seq)
-         VALUES ($1, now(), now(), $2, $3, $4, (SELECT seq FROM brainstem_head))
+         INSERT INTO brainstem_nodes (node_id, started_at, heartbeat_at, url, credential_digest, seq, head_seq, round_listeners)
+         VALUES ($1, now(), now(), $2, $3, $4, (SELECT seq FROM brainstem_head), $5)
          ON CONFLICT (node_id) DO UPDATE SET heartbeat_at = now(), url = EXCLUDED.url, credential_digest = EXCLUDED.credential_digest,
-           seq = EXCLUDED.seq, head_seq = EXCLUDED.head_seq, stopped_at = NULL${starting ? ', started_at = now()' : ''}
+           seq = EXCLUDED.seq, head_seq = EXCLUDED.head_seq, round_listeners = EXCLUDED.round_listeners, stopped_at = NULL${starting ? ', started_at = now()' : ''}
        )
-       SELECT node_id, floor(extract(epoch FROM (now() - heartbeat_at)) * 1000) AS silent_ms, url, credential_digest FROM brainstem_nodes WHERE node_id <> $1`,
-      [this.self, this.url, digestOf(this.token).toString('hex'), this.options.seq?.() ?? null],
+       SELECT ${PEER_COLUMNS} FROM brainstem_nodes WHERE node_id <> $1`,
+      [this.self, this.url, digestOf(this.token).toString('hex'), this.options.seq?.() ?? null, this.roundListeners()],
     );
     this.heard(rows);
   }

@@ -83,6 +83,15 @@ export const MIGRATIONS: readonly Migration[] = [
         ADD COLUMN stopped_at timestamptz;
     `,
   },
+  {
+    version: 5,
+    name: 'round followers',
+    sql: `
+      -- How many clients follow the rounds stream on the node (a brain the user brings), as of its heartbeat: a node
+      -- taking the supervisor lease keeps the round in flight that such a brain, on a live node, still drives.
+      ALTER TABLE brainstem_nodes ADD COLUMN round_listeners integer NOT NULL DEFAULT 0;
+    `,
+  },
 ];
 
 /** The schema version of this release: its last migration's. */

@@ -47,15 +47,22 @@ export function attentionReason(s: SessionView): WakeReason | null {
   return wakeReason({ ...base, trigger: 'pending_handling', message: s.last_result?.trim() ? clipTurnResult(s.last_result) : null });
 }
 
-/** Every supervised session waiting on someone now, each a reason for the next round. */
-export function attentionReasons(sessions: readonly SessionView[]): WakeReason[] {
-  return sessions.flatMap((s) => attentionReason(s) ?? []);
+/** Whether no round named the session since what it waits on began. */
+const uncovered = (s: SessionView, covered: ReadonlyMap<string, Coverage>): boolean => (covered.get(s.id)?.at ?? -Infinity) < s.attention_since;
+
+/**
+ * The reasons of the supervised sessions waiting on someone that no round covered since that began: what wakes the
+ * brain at switch-on and when a node takes the lease. A session a round showed already, still waiting on the same
+ * thing, is not news; a new turn result, question or request starts a new wait, and is.
+ */
+export function uncoveredAttention(sessions: readonly SessionView[], covered: ReadonlyMap<string, Coverage>): WakeReason[] {
+  return sessions.flatMap((s) => (uncovered(s, covered) ? (attentionReason(s) ?? []) : []));
 }
 
 /** The sessions waiting on someone that no round has named since what they wait on began, the longest waiting first. */
 export function pendingAttention(sessions: readonly SessionView[], covered: ReadonlyMap<string, Coverage>): PendingAttention[] {
   return sessions
-    .filter((s) => needsAttention(s) && (covered.get(s.id)?.at ?? -Infinity) < s.attention_since)
+    .filter((s) => needsAttention(s) && uncovered(s, covered))
     .sort((a, b) => a.attention_since - b.attention_since)
     .flatMap((s) => {
       const r = attentionReason(s);

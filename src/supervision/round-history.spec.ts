@@ -39,7 +39,7 @@ describe('round history', () => {
     expect(view.prompt).toBe(expected);
     expect(started.writes()).toBe(1);
     // And the view serialises with the prompt in its place
-    expect(Object.keys(JSON.parse(JSON.stringify(view)))).toEqual(['id', 'turn', 'status', 'started_at', 'deadline_at', 'ended_at', 'reasons', 'prompt', 'summary', 'failure']);
+    expect(Object.keys(JSON.parse(JSON.stringify(view)))).toEqual(['id', 'turn', 'status', 'started_at', 'deadline_at', 'ended_at', 'reasons', 'prompt', 'summary', 'failure', 'interruption']);
     expect(JSON.parse(JSON.stringify(view)).prompt).toBe(expected);
     // When the round ends; Then its view is a new one, ended, with the same prompt, and the one handed out is as it was
     const ended = foldRounds(rounds, { type: 'round.completed', data: { round_id: 'rd_1', summary: 'done' }, at: 1000, seq: 8 }, context).get('rd_1')!.view;

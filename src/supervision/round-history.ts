@@ -2,7 +2,7 @@ import { pastRetention } from '../common/retention-queue';
 import { RoundView } from './round.view';
 import { roundEvidence } from './round-evidence';
 import { roundPrompt } from './round-prompt';
-import { RoundOutcome, SupervisionContext } from './supervision.machine';
+import { RoundOutcome, SupervisionContext, isRoundInterruption } from './supervision.machine';
 import { ROUND_OUTCOME, RoundEndType, SupervisionEventMap } from './supervision.events';
 
 /** A round as supervision's state holds it: its view, and the seq of its round.started (its place in the list, and what its cursor names). */
@@ -55,6 +55,7 @@ export function foldRounds(rounds: RoundHistory, e: { type: string; data: unknow
         prompt: '',
         summary: null,
         failure: null,
+        interruption: null,
       },
       () =>
         roundPrompt({
@@ -72,18 +73,25 @@ export function foldRounds(rounds: RoundHistory, e: { type: string; data: unknow
   if (e.type === 'supervision.disabled') {
     // Journals written before a close interrupted the round in flight: the view ends it all the same.
     const open = [...rounds.values()].filter((r) => r.view.status === 'in_flight');
-    return open.reduce((acc, r) => ended(acc, r, 'interrupted', e.at), rounds);
+    return open.reduce((acc, r) => ended(acc, r, 'interrupted', e.at, { interruption: 'supervision_closed' }), rounds);
   }
   if (!Object.hasOwn(ROUND_OUTCOME, e.type)) return rounds;
   const status = ROUND_OUTCOME[e.type as RoundEndType];
   const d = e.data as { round_id: string; summary?: unknown; reason?: unknown };
   const held = rounds.get(d.round_id);
   if (!held || held.view.status !== 'in_flight') return rounds;
-  return ended(rounds, held, status, e.at, typeof d.summary === 'string' ? d.summary : null, status === 'failed' ? String(d.reason) : null);
+  return ended(rounds, held, status, e.at, {
+    summary: typeof d.summary === 'string' ? d.summary : null,
+    failure: status === 'failed' ? String(d.reason) : null,
+    interruption: status === 'interrupted' && isRoundInterruption(d.reason) ? d.reason : null,
+  });
 }
 
-function ended(rounds: RoundHistory, held: HeldRound, status: RoundOutcome, at: number, summary: string | null = null, failure: string | null = null): RoundHistory {
-  return new Map(rounds).set(held.view.id, { seq: held.seq, view: changed(held.view, { status, ended_at: iso(at), summary, failure }) });
+type RoundEnd = Partial<Pick<RoundView, 'summary' | 'failure' | 'interruption'>>;
+
+function ended(rounds: RoundHistory, held: HeldRound, status: RoundOutcome, at: number, end: RoundEnd = {}): RoundHistory {
+  const { summary = null, failure = null, interruption = null } = end;
+  return new Map(rounds).set(held.view.id, { seq: held.seq, view: changed(held.view, { status, ended_at: iso(at), summary, failure, interruption }) });
 }
 
 const endedAt = (r: HeldRound): number | null => (r.view.ended_at === null ? null : Date.parse(r.view.ended_at));

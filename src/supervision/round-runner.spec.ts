@@ -191,4 +191,46 @@ describe('round runner (virtual time)', () => {
     expect(delivered).toEqual([]);
     h.runner.stop();
   });
+
+  it('given a round kept in flight at a takeover, when the runner starts adopting it, then it is not delivered again, holds the next round back until it ends, and times out at its own deadline', async () => {
+    const { driver, delivered } = recordingDriver();
+    const h = await harness(driver);
+    h.runner.trigger(reason('cs_1'));
+    await jest.advanceTimersByTimeAsync(DEBOUNCE_MS);
+    const [kept] = h.rounds();
+    // The node that ran it lost the lease: this runner stops, and the next one (the new leader's) adopts the round.
+    h.runner.stop();
+    await jest.advanceTimersByTimeAsync(TIMEOUT_MS / 2);
+    h.runner.start(kept);
+    h.runner.trigger(reason('cs_2'));
+    await jest.advanceTimersByTimeAsync(5 * DEBOUNCE_MS);
+    expect(h.rounds().map((r) => r.status)).toEqual(['in_flight']);
+    expect(delivered.map((d) => d.round.id)).toEqual([kept.id]);
+    const deadline = T0 + DEBOUNCE_MS + TIMEOUT_MS;
+    await jest.advanceTimersByTimeAsync(deadline - Date.now() - 1);
+    expect(h.rounds().map((r) => r.status)).toEqual(['in_flight']);
+    await jest.advanceTimersByTimeAsync(1);
+    expect(h.rounds()[0]).toMatchObject({ status: 'timed_out', ended_at: new Date(deadline).toISOString() });
+    // The kick for the triggers held back runs on the scheduler's next tick.
+    await jest.advanceTimersByTimeAsync(1);
+    expect(h.rounds().map((r) => [r.status, r.reasons.map((x) => x.session_id)])).toEqual([
+      ['timed_out', ['cs_1']],
+      ['in_flight', ['cs_2']],
+    ]);
+    h.runner.stop();
+  });
+
+  it('given a kept round that ended before the runner started, then adopting it holds nothing back', async () => {
+    const h = await harness(recordingDriver().driver);
+    h.runner.trigger(reason('cs_1'));
+    await jest.advanceTimersByTimeAsync(DEBOUNCE_MS);
+    const [kept] = h.rounds();
+    h.runner.stop();
+    await h.run({ type: 'complete_round', round_id: kept.id });
+    h.runner.start(kept);
+    h.runner.trigger(reason('cs_2'));
+    await jest.advanceTimersByTimeAsync(DEBOUNCE_MS);
+    expect(h.rounds().map((r) => r.status)).toEqual(['completed', 'in_flight']);
+    h.runner.stop();
+  });
 });

@@ -32,7 +32,12 @@ export const MAX_WAIT_WINDOWS = 3;
 interface Trigger {
   reason: WakeReason;
   immediate: boolean;
+  /** A round in flight this runner did not start (kept at a takeover): it is waited on, not started or delivered. */
+  adopt?: RoundView;
 }
+
+/** The trigger that carries an adopted round: it names no session. */
+const ADOPTED: WakeReason = { session_id: '-', alias: '-', trigger: 'adopted_round', state: null, message: null };
 
 /** A round handed to the driver: its end (which aborts the delivery) and its deadline. */
 interface OpenRound {
@@ -49,7 +54,7 @@ interface OpenRound {
 export class RoundRunner {
   private readonly triggers = new Subject<Trigger>();
   private pipeline: Subscription | null = null;
-  private readonly open = new Map<string, OpenRound>();
+  private readonly opened = new Map<string, OpenRound>();
   private readonly scheduler: SchedulerLike;
 
   constructor(
@@ -71,16 +76,21 @@ export class RoundRunner {
     this.triggers.next({ reason, immediate });
   }
 
-  /** Rounds run from here (supervision on, on the node that supervises). */
-  start(): void {
+  /**
+   * Rounds run from here (supervision on, on the node that supervises). `adopt`: the round in flight kept at a
+   * takeover, whose brain already has it: the first round, its deadline armed from the round, and no other starts
+   * before it ends.
+   */
+  start(adopt: RoundView | null = null): void {
     if (this.pipeline) return;
-    this.pipeline = wakeRounds(this.triggers, (batch) => this.run(batch.map((t) => t.reason)), {
+    this.pipeline = wakeRounds(this.triggers, (batch) => this.run(batch), {
       debounceMs: this.options.debounce_ms,
       maxWaitMs: MAX_WAIT_WINDOWS * this.options.debounce_ms,
       key: (t) => `${t.reason.session_id}:${t.reason.trigger}`,
       immediate: (t) => t.immediate,
       scheduler: this.scheduler,
     }).subscribe();
+    if (adopt) this.triggers.next({ reason: ADOPTED, immediate: true, adopt });
   }
 
   /**
@@ -90,25 +100,28 @@ export class RoundRunner {
   stop(): void {
     this.pipeline?.unsubscribe();
     this.pipeline = null;
-    for (const r of this.open.values()) {
+    for (const r of this.opened.values()) {
       r.deadline.unsubscribe();
       r.ended.complete();
     }
-    this.open.clear();
+    this.opened.clear();
   }
 
   /** A round's end was folded, whoever journaled it: its deadline is disarmed, its delivery aborted with how it ended. */
   ended(id: string, how: RoundEnding): void {
-    const r = this.open.get(id);
+    const r = this.opened.get(id);
     if (!r) return;
-    this.open.delete(id);
+    this.opened.delete(id);
     r.deadline.unsubscribe();
     r.ended.next(how);
     r.ended.complete();
   }
 
-  /** One round: started on the command path, handed to the driver, done when it ends. */
-  private run(reasons: WakeReason[]): Observable<unknown> {
+  /** One round: started on the command path, handed to the driver, done when it ends; or an adopted one, waited on. */
+  private run(batch: Trigger[]): Observable<unknown> {
+    const adopted = batch.find((t) => t.adopt)?.adopt;
+    if (adopted) return this.commands.status(adopted.id) === 'in_flight' ? this.open(adopted, false) : EMPTY;
+    const reasons = batch.map((t) => t.reason);
     const started = () =>
       this.commands.start(reasons).catch((e: unknown) => {
         const why = reasons.map((r) => (r.session_id === '-' ? r.trigger : `${r.trigger} from ${r.alias} (${r.session_id})`)).join(', ');
@@ -119,15 +132,20 @@ export class RoundRunner {
       switchMap((round) => {
         // Ended before it could be handed over (another node's complete_round, a close): nothing to deliver.
         if (!round || this.commands.status(round.id) !== 'in_flight') return EMPTY;
-        const ended = new Subject<RoundEnding>();
-        const deadline = timer(Math.max(0, Date.parse(round.deadline_at) - this.options.now()), this.scheduler).subscribe(() => {
-          this.commands.timeOut(round.id).catch((e: unknown) => this.log.error(`round ${round.id}: its deadline passed, but recording the timeout failed: ${reasonOf(e)}`));
-        });
-        this.open.set(round.id, { ended, deadline });
-        this.deliver(round, ended);
-        return ended;
+        return this.open(round, true);
       }),
     );
+  }
+
+  /** A round in flight, timed out at its deadline; handed to the driver unless its brain has it already. */
+  private open(round: RoundView, deliver: boolean): Observable<RoundEnding> {
+    const ended = new Subject<RoundEnding>();
+    const deadline = timer(Math.max(0, Date.parse(round.deadline_at) - this.options.now()), this.scheduler).subscribe(() => {
+      this.commands.timeOut(round.id).catch((e: unknown) => this.log.error(`round ${round.id}: its deadline passed, but recording the timeout failed: ${reasonOf(e)}`));
+    });
+    this.opened.set(round.id, { ended, deadline });
+    if (deliver) this.deliver(round, ended);
+    return ended;
   }
 
   /**

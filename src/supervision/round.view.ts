@@ -1,4 +1,4 @@
-import { RoundOutcome, WakeReason } from './supervision.machine';
+import { RoundInterruption, RoundOutcome, WakeReason } from './supervision.machine';
 
 export type RoundStatus = 'in_flight' | RoundOutcome;
 /** How a round ended: the reason of the signal that aborts its delivery. */
@@ -17,4 +17,6 @@ export interface RoundView {
   summary: string | null;
   /** Why delivering the round to the brain failed (status failed), else null. */
   failure: string | null;
+  /** Why it was cut off (status interrupted; null for rounds journaled before the reason was), else null. */
+  interruption: RoundInterruption | null;
 }

@@ -147,19 +147,63 @@ describe('attention as a state (virtual time)', () => {
     svc.stop();
   });
 
-  it('Given supervision on and sessions waiting, When the service restarts and restores it, Then its first round names them', async () => {
-    const { svc, boot } = await given();
+  it('Given sessions a completed round covered, When the service restarts and restores supervision, Then they wake no round again; a new turn result does, alone', async () => {
+    const { svc, sessions, boot } = await given();
     await svc.enable({}, 'user', 'test');
     await jest.advanceTimersByTimeAsync(DEBOUNCE_MS);
     await svc.completeRound(svc.listRounds()[0].id, 'seen');
     svc.stop();
     await jest.advanceTimersByTimeAsync(60_000);
     const again = await boot();
+    await jest.advanceTimersByTimeAsync(10 * DEBOUNCE_MS);
+    expect(again.listRounds().map((r) => r.status)).toEqual(['completed']);
+    expect(again.status().autonomous?.pending).toEqual([]);
+    await sessions.emit('cs_3', 'session.turn_ended', { result: 'tests pass' });
+    await sessions.emit('cs_3', 'session.state_changed', { from: 'working', to: 'pending_handling', cause: 'session.turn_ended' });
     await jest.advanceTimersByTimeAsync(DEBOUNCE_MS);
     const [round] = again.listRounds();
-    expect(round.status).toBe('in_flight');
-    expect(named(round)).toEqual([W1, W2]);
+    expect(round.reasons.map((r) => [r.alias, r.trigger, r.message])).toEqual([['w3', 'pending_handling', 'tests pass']]);
     again.stop();
+  });
+
+  it('Given sessions a completed round covered, When supervision is switched off and on again, Then they wake no round; one whose wait began since does', async () => {
+    const { svc, sessions } = await given();
+    await svc.enable({}, 'user', 'test');
+    await jest.advanceTimersByTimeAsync(DEBOUNCE_MS);
+    await svc.completeRound(svc.listRounds()[0].id, 'seen');
+    await svc.disable('disabled');
+    // w1 asks for another permission while supervision is off: a new wait, which no round has seen.
+    await jest.advanceTimersByTimeAsync(1000);
+    const askedAt = Date.now();
+    await sessions.emit('cs_1', 'session.permission_requested', { tool: 'Write' });
+    await svc.enable({}, 'user', 'test');
+    await jest.advanceTimersByTimeAsync(10 * DEBOUNCE_MS);
+    const rounds = svc.listRounds();
+    expect(rounds).toHaveLength(2);
+    expect(named(rounds[0])).toEqual([['w1', 'pending_authorization', 'Write', iso(askedAt)]]);
+    svc.stop();
+  });
+
+  it('Given sessions a completed round of the old leader covered, When this node takes the lease, Then they wake no round', async () => {
+    const handed = handedLease({ role: 'follower', holder: 'a', term: 1 });
+    const { svc, journal } = await given({ lease: handed.lease });
+    const reasons = [W1, W2].map(([alias, trigger, message, since], i) => ({ session_id: `cs_${i + 1}`, alias, trigger, message, since, state: null }));
+    const covering = { id: 'rd_a', started_at: Date.now(), deadline_at: Date.now() + 600_000, reasons, node: 'a', term: 1, driver: 'stream' };
+    await journal.append(
+      'supervision',
+      [
+        { type: 'supervision.enabled', data: { started_by: 'user' } },
+        { type: 'round.started', data: { round: covering } },
+        { type: 'round.completed', data: { round_id: 'rd_a' } },
+      ],
+      { expectedVersion: 'no_stream' },
+    );
+    await jest.advanceTimersByTimeAsync(0);
+    handed.lead(2);
+    await jest.advanceTimersByTimeAsync(10 * DEBOUNCE_MS);
+    expect(svc.listRounds().map((r) => [r.id, r.status])).toEqual([['rd_a', 'completed']]);
+    expect(svc.status().autonomous?.pending).toEqual([]);
+    svc.stop();
   });
 
   it('Given a trigger journaled while no node led (the leader was killed), When this node takes the lease, Then its first round names that session, within the debounce', async () => {

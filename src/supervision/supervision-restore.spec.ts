@@ -1,5 +1,5 @@
 import { SessionView } from './session-directory.port';
-import { RestoreInput, decideRestore, recoverableWorkers } from './supervision-restore';
+import { RestoreInput, decideRestore, recoverableWorkers, roundAtTakeover } from './supervision-restore';
 
 const base: RestoreInput = { now: 1_000_000, last_seen_at: 1_000_000 - 60_000, restore_ttl_s: 900, was_enabled: true, recoverable_supervised_workers: 1 };
 
@@ -48,5 +48,31 @@ describe('supervised workers alive on any node', () => {
 
   it('given excluded workers, then they do not count wherever they run', () => {
     expect(recoverableWorkers([session({ excluded: true }), session({ node: 'c', excluded: true })], nodes)).toBe(0);
+  });
+});
+
+describe('the round in flight when a node takes the lease', () => {
+  const none = { self: 0, others: new Map<string, number>() };
+  const stream = { node: 'a', driver: 'stream' };
+
+  it('Given a stream round and a brain following the rounds stream on this node or another live one, Then it is kept', () => {
+    expect(roundAtTakeover(stream, 'failover', { self: 1, others: new Map() })).toBeNull();
+    expect(roundAtTakeover(stream, 'failover', { self: 0, others: new Map([['c', 2]]) })).toBeNull();
+    expect(roundAtTakeover(stream, 'boot', { self: 0, others: new Map([['c', 1]]) })).toBeNull();
+  });
+
+  it('Given a stream round whose followers were only on the node that ran it (it lost the lease), Then it is cut off', () => {
+    expect(roundAtTakeover(stream, 'failover', { self: 0, others: new Map([['a', 3], ['c', 0]]) })).toBe('leader_lost');
+  });
+
+  it('Given no one following, Then it is cut off: as a restart at boot, as a lost leader at failover', () => {
+    expect(roundAtTakeover(stream, 'boot', none)).toBe('restart');
+    expect(roundAtTakeover(stream, 'failover', none)).toBe('leader_lost');
+  });
+
+  it('Given a round of a hosted brain, a command or a webhook, or one journaled before its driver was, Then it is cut off whoever follows the stream', () => {
+    for (const driver of ['claude-code', 'command', 'webhook', undefined]) {
+      expect(roundAtTakeover({ node: 'a', driver }, 'failover', { self: 1, others: new Map([['c', 1]]) })).toBe('leader_lost');
+    }
   });
 });

@@ -1,5 +1,15 @@
 import { NodeDirectory } from '../cluster/node-directory.port';
 import { SessionView } from './session-directory.port';
+import { RoundInFlight, RoundInterruption } from './supervision.machine';
+
+/** How a node came to lead: as the one process restarting (boot), or taking over from another node (failover). */
+export type LeadHow = 'boot' | 'failover';
+
+/** Who follows the rounds stream: clients on this node now, and on each other node up, as it last heartbeat. */
+export interface RoundFollowers {
+  self: number;
+  others: ReadonlyMap<string, number>;
+}
 
 export interface RestoreInput {
   now: number;
@@ -29,4 +39,17 @@ export function decideRestore(input: RestoreInput): RestoreDecision {
 export function recoverableWorkers(sessions: readonly SessionView[], nodes: Pick<NodeDirectory, 'self' | 'isUp'>): number {
   const alive = (s: SessionView) => (s.node === undefined || s.node === nodes.self ? s.recoverable : s.active && nodes.isUp(s.node));
   return sessions.filter((s) => s.active && !s.excluded && alive(s)).length;
+}
+
+/**
+ * What a node taking the lease does with the round in flight. A brain the user brings (the stream driver) that follows
+ * the rounds stream on a live node still drives it: it is kept, its deadline re-armed. The node that ran the round does
+ * not count, whatever its last heartbeat said: it lost the lease, so it is gone or stale. Any other round has no one
+ * left to drive it (a hosted brain, a command or a webhook's delivery ran on the node that lost it; a round journaled
+ * before its driver was recorded): it is cut off, as a restart (boot) or as a lost leader (failover).
+ */
+export function roundAtTakeover(round: Pick<RoundInFlight, 'node' | 'driver'>, how: LeadHow, followers: RoundFollowers): Exclude<RoundInterruption, 'supervision_closed'> | null {
+  const elsewhere = [...followers.others].some(([node, n]) => node !== round.node && n > 0);
+  if (round.driver === 'stream' && (followers.self > 0 || elsewhere)) return null;
+  return how === 'boot' ? 'restart' : 'leader_lost';
 }

@@ -84,7 +84,7 @@ describe('supervision decide/evolve', () => {
     it('Given a round in flight, When disabled, Then the round is interrupted first, so none stays in flight', () => {
       const d = when(given(enabled(), started('rd_1')), { type: 'disable', reason: 'disabled' });
       expect(d.events).toEqual([
-        { type: 'round.interrupted', data: { round_id: 'rd_1', reasons: [reason] } },
+        { type: 'round.interrupted', data: { round_id: 'rd_1', reasons: [reason], reason: 'supervision_closed' } },
         { type: 'supervision.disabled', data: { reason: 'disabled' } },
       ]);
       expect(given(enabled(), started('rd_1'), ...d.events).machine.context.round).toBeNull();
@@ -92,7 +92,7 @@ describe('supervision decide/evolve', () => {
 
     it('Given a round in flight, When finished with a wrap-up, Then the round is interrupted and supervision closes as finished', () => {
       expect(when(given(enabled(), started('rd_1')), { type: 'finish', summary: 'all green' }).events).toEqual([
-        { type: 'round.interrupted', data: { round_id: 'rd_1', reasons: [reason] } },
+        { type: 'round.interrupted', data: { round_id: 'rd_1', reasons: [reason], reason: 'supervision_closed' } },
         { type: 'supervision.disabled', data: { reason: 'finished', summary: 'all green' } },
       ]);
     });
@@ -213,18 +213,24 @@ describe('supervision decide/evolve', () => {
     });
   });
 
-  describe('resume (a restart found supervision on)', () => {
-    it('Given a round in flight, When resumed, Then it is interrupted with its reasons (and on the last turn supervision closes)', () => {
-      expect(when(given(enabled(), started('rd_1')), { type: 'resume' }).events).toEqual([{ type: 'round.interrupted', data: { round_id: 'rd_1', reasons: [reason] } }]);
-      expect(when(given(enabled({ max_turns: 1 }), started('rd_1')), { type: 'resume' }).events).toEqual([
-        { type: 'round.interrupted', data: { round_id: 'rd_1', reasons: [reason] } },
+  describe('resume (a node took the lease and found supervision on)', () => {
+    it('Given a round in flight, When resumed cutting it off, Then it is interrupted with its reasons and why (and on the last turn supervision closes)', () => {
+      expect(when(given(enabled(), started('rd_1')), { type: 'resume', interrupt: 'restart' }).events).toEqual([
+        { type: 'round.interrupted', data: { round_id: 'rd_1', reasons: [reason], reason: 'restart' } },
+      ]);
+      expect(when(given(enabled({ max_turns: 1 }), started('rd_1')), { type: 'resume', interrupt: 'leader_lost' }).events).toEqual([
+        { type: 'round.interrupted', data: { round_id: 'rd_1', reasons: [reason], reason: 'leader_lost' } },
         { type: 'supervision.disabled', data: { reason: 'max_turns' } },
       ]);
     });
 
+    it('Given a round in flight that a brain still follows, When resumed keeping it, Then nothing is journaled and it stays in flight', () => {
+      expect(when(given(enabled({ max_turns: 1 }), started('rd_1')), { type: 'resume', interrupt: null })).toEqual({ events: [] });
+    });
+
     it('Given supervision idle, or off, When resumed, Then nothing is journaled', () => {
-      expect(when(given(enabled()), { type: 'resume' })).toEqual({ events: [] });
-      expect(when(given(), { type: 'resume' })).toEqual({ events: [] });
+      expect(when(given(enabled()), { type: 'resume', interrupt: 'restart' })).toEqual({ events: [] });
+      expect(when(given(), { type: 'resume', interrupt: 'restart' })).toEqual({ events: [] });
     });
   });
 

@@ -7,7 +7,7 @@ import { StallKind, cooldownKey, dropExpiredCooldowns } from './stall-watchdog';
 import { ExternalInclusion, ScopeMode, ScopeSession, ToolScopeMode, planScope } from './supervision-scope';
 import { SupervisionErrorCode } from './supervision.errors';
 import { SupervisionEventMap, SupervisionJournalType, toMachineEvent } from './supervision.events';
-import { ClosedReason, MAX_TURNS_LIMIT, RoundInFlight, StartedBy, nextSupervision, supervisionMachine, taskHintProblem } from './supervision.machine';
+import { ClosedReason, MAX_TURNS_LIMIT, RoundInFlight, RoundInterruption, StartedBy, nextSupervision, supervisionMachine, taskHintProblem } from './supervision.machine';
 
 /**
  * Supervision's rules, pure: decide() judges a command against the state and answers the events to journal (stream
@@ -83,8 +83,11 @@ export type SupervisionCommand =
   | { type: 'fail_round'; round_id: string; reason: string }
   /** The round's deadline passed. */
   | { type: 'time_out_round'; round_id: string }
-  /** A restart found supervision on: the round in flight was cut off with the process. */
-  | { type: 'resume' }
+  /**
+   * A node took the lease (at boot, or from another node) and found supervision on: the round in flight is cut off
+   * (`interrupt`: why), or kept (`interrupt` null) for the brain that still follows it through a live node.
+   */
+  | { type: 'resume'; interrupt: Exclude<RoundInterruption, 'supervision_closed'> | null }
   | { type: 'detect_stall'; session_id: string; kind: string; stalled_for_s: number; cooldown_until: number }
   /**
    * A loop detected in a supervised session (docs/guide/loops.md): it wakes the brain, unless the brain has been woken
@@ -116,7 +119,7 @@ function offRefusal(s: SupervisionState, what: string): SupervisionDecision {
 function close(s: SupervisionState, reason: ClosedReason, summary?: string): SupervisionJournalEvent[] {
   const round = s.machine.context.round;
   return [
-    ...(round ? [{ type: 'round.interrupted' as const, data: { round_id: round.id, reasons: round.reasons } }] : []),
+    ...(round ? [{ type: 'round.interrupted' as const, data: { round_id: round.id, reasons: round.reasons, reason: 'supervision_closed' as const } }] : []),
     { type: 'supervision.disabled', data: { reason, ...(summary ? { summary } : {}) } },
   ];
 }
@@ -200,7 +203,8 @@ export function decide(cmd: SupervisionCommand, s: SupervisionState): Supervisio
       return { events: c.round?.id === cmd.round_id ? endRound(s, { type: 'round.timed_out', data: { round_id: cmd.round_id } }) : [] };
     case 'resume': {
       if (!isOn(s)) return { events: [] };
-      if (c.round) return { events: endRound(s, { type: 'round.interrupted', data: { round_id: c.round.id, reasons: c.round.reasons } }) };
+      if (c.round && cmd.interrupt) return { events: endRound(s, { type: 'round.interrupted', data: { round_id: c.round.id, reasons: c.round.reasons, reason: cmd.interrupt } }) };
+      if (c.round) return { events: [] };
       return { events: c.turns_used >= c.max_turns ? close(s, 'max_turns') : [] };
     }
     case 'detect_stall': {

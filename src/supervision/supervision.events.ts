@@ -1,5 +1,5 @@
 import { ToolScopeMode } from './supervision-scope';
-import { ClosedReason, RoundInFlight, RoundOutcome, StartedBy, SupervisionEvent, WakeReason } from './supervision.machine';
+import { ClosedReason, RoundInFlight, RoundInterruption, RoundOutcome, StartedBy, SupervisionEvent, WakeReason } from './supervision.machine';
 
 /** Journaled supervision events (stream `supervision`), each one accepted machine event. */
 export interface SupervisionEventMap {
@@ -10,7 +10,8 @@ export interface SupervisionEventMap {
   'round.started': { round: RoundInFlight };
   'round.completed': { round_id: string; summary?: string };
   'round.timed_out': { round_id: string };
-  'round.interrupted': { round_id: string; reasons: WakeReason[] };
+  /** `reason` is absent in rounds journaled before it was recorded. */
+  'round.interrupted': { round_id: string; reasons: WakeReason[]; reason?: RoundInterruption };
   /** The driver's delivery failed: the reason says how (a crashed brain, a failed webhook, a command that could not spawn). */
   'round.failed': { round_id: string; reason: string };
   'supervision.stall_detected': { session_id: string; kind: string; stalled_for_s: number; cooldown_until: number };

@@ -4,6 +4,13 @@ export type StartedBy = 'user' | 'workflow';
 export type ClosedReason = 'finished' | 'disabled' | 'converged' | 'workflow_converged' | 'max_turns' | 'restore_expired' | 'no_recoverable_worker';
 /** failed: delivering the round to the brain failed (its process crashed, its webhook failed); the turn is used all the same. */
 export type RoundOutcome = 'completed' | 'timed_out' | 'interrupted' | 'failed';
+/**
+ * Why a round was cut off: its service restarted (restart), another node took the supervisor lease from the node that
+ * ran it (leader_lost), or supervision closed while it was in flight (supervision_closed).
+ */
+export type RoundInterruption = 'restart' | 'leader_lost' | 'supervision_closed';
+const INTERRUPTIONS: ReadonlySet<unknown> = new Set<RoundInterruption>(['restart', 'leader_lost', 'supervision_closed']);
+export const isRoundInterruption = (v: unknown): v is RoundInterruption => INTERRUPTIONS.has(v);
 
 export const DEFAULT_MAX_TURNS = 60;
 export const MAX_TURNS_LIMIT = 1000;
@@ -60,6 +67,10 @@ export interface RoundInFlight {
   unseen?: string[];
   /** Live sessions sharing one git work tree when the round started (no worktree of their own); absent when none, or before. */
   shared_work_trees?: SharedWorkTree[];
+  /** The node that started it, in which lease term, and the driver it was handed to: absent in rounds journaled before. */
+  node?: string;
+  term?: number;
+  driver?: string;
 }
 
 /** Live sessions working in one git work tree: they can overwrite each other's changes. */

@@ -6,7 +6,7 @@ import { PageRequest, pageOf } from '../common/page';
 import { SerialQueue } from '../common/serial-queue';
 import { SseMessage, SseResume, sseEvents } from '../journal/audit';
 import { Fence, Journal, JournalEvent } from '../journal/journal.port';
-import { attentionReasons } from './attention';
+import { uncoveredAttention } from './attention';
 import { RoundDriver, streamDriver } from './round-driver.port';
 import { OUTPUT_ELSEWHERE_WAIT_MS, newRound, wokenIds } from './round-evidence';
 import { EVIDENCE_TAIL_LINES } from './round-prompt';
@@ -59,6 +59,7 @@ export class SupervisionService {
   private readonly runner: RoundRunner;
   private readonly watchdog: StallScanner;
   private readonly loops: LoopEscalation;
+  private readonly nodes: SupervisionCluster['nodes'];
   private busSub: Subscription | null = null;
   /** Clients following the rounds stream on this node now (a brain the user brings, with the stream driver). */
   private listeners = 0;
@@ -74,6 +75,8 @@ export class SupervisionService {
     private driver: RoundDriver = streamDriver,
     cluster: SupervisionCluster = soleSupervision(),
   ) {
+    this.nodes = cluster.nodes;
+    this.nodes.reportRoundListeners(() => this.listeners);
     const retentionMs = settings.retention_s === undefined ? Infinity : settings.retention_s * 1000;
     this.store = new SupervisionStore(journal, this.queue, { retentionMs, now, log: this.logger }, (e) => this.react(e));
     this.runner = new RoundRunner(
@@ -94,13 +97,15 @@ export class SupervisionService {
         catchUp: () => this.store.refollow(),
         current: () => this.store.stream.current(),
         execute: (cmd) => this.execute(cmd),
-        resumed: (reasons) => {
-          this.runner.start();
+        resumed: (reasons, kept) => {
+          // A round kept for the brain that follows it holds the next one back until it ends, its deadline re-armed here.
+          this.runner.start(kept ? (this.store.current.rounds.get(kept.id)?.view ?? null) : null);
           // The interrupted round's reasons are not lost: they wake the next round, with every session waiting now
-          // (a trigger the leaderless window swallowed included).
+          // that no round covered (a trigger the leaderless window swallowed included).
           for (const r of reasons) this.runner.trigger(r);
           this.wakeForAttention();
         },
+        roundListeners: () => this.listeners,
         steppedDown: () => this.runner.stop(),
       },
     );
@@ -348,9 +353,13 @@ export class SupervisionService {
     if (enabled?.round_now) this.runner.trigger(SYSTEM_REASON('initial', enabled.task_hint ?? null), true);
   }
 
-  /** Every supervised session that waits on someone now is a trigger, merged with the others within the debounce. */
+  /**
+   * Every supervised session that waits on someone now and that no round covered since it began is a trigger, merged
+   * with the others within the debounce: at switch-on and at a takeover, what a round already showed the brain does not
+   * wake it again.
+   */
   private wakeForAttention(): void {
-    for (const r of attentionReasons(this.sessions.list())) this.runner.trigger(r);
+    for (const r of uncoveredAttention(this.sessions.list(), this.store.current.covered)) this.runner.trigger(r);
   }
 
   /** The rules for sessions created later, as the sessions apply them: scope `only`, and include_external. */
@@ -363,7 +372,14 @@ export class SupervisionService {
   private async startRound(reasons: WakeReason[]): Promise<RoundView | null> {
     const elsewhere = await this.sessions.outputTailsElsewhere(wokenIds(reasons), EVIDENCE_TAIL_LINES, OUTPUT_ELSEWHERE_WAIT_MS);
     return this.queue.run(async () => {
-      const round = newRound(`rd_${this.newId()}`, reasons, this.now(), this.settings.round_timeout_s, this.sessions, elsewhere);
+      const term = this.leadership.fence()?.term;
+      // Who runs it, and how it reaches the brain: a node taking the lease tells from them whether anyone still drives it.
+      const round = {
+        ...newRound(`rd_${this.newId()}`, reasons, this.now(), this.settings.round_timeout_s, this.sessions, elsewhere),
+        node: this.nodes.self,
+        ...(term !== undefined ? { term } : {}),
+        driver: this.driver.name,
+      };
       try {
         await this.execute({ type: 'start_round', round });
       } catch (e) {

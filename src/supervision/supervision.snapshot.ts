@@ -12,8 +12,11 @@ import { SupervisionContext, supervisionMachine } from './supervision.machine';
 export interface StoredSupervision {
   value: SupervisionSnapshot['value'];
   context: SupervisionContext;
-  /** In the order they started, each with the seq of its round.started (its place in the list); `failure` is absent in snapshots written before rounds could fail. */
-  rounds: Array<{ seq: number; round: Omit<RoundView, 'failure'> & { failure?: string | null } }>;
+  /**
+   * In the order they started, each with the seq of its round.started (its place in the list); `failure` is absent in
+   * snapshots written before rounds could fail, `interruption` in those written before it was recorded.
+   */
+  rounds: Array<{ seq: number; round: Omit<RoundView, 'failure' | 'interruption'> & { failure?: string | null; interruption?: RoundView['interruption'] } }>;
   cooldowns: Array<[string, number]>;
   last_event_at: number;
   /** The last scope mode set other than invert; absent in snapshots written before it was kept. */
@@ -44,7 +47,7 @@ export function storeSupervision(s: SupervisionState, now: number): StoredSuperv
 
 /** The state a snapshot holds, less the rounds whose retention has passed since and the cooldowns run out. */
 export function restoreSupervision(stored: StoredSupervision, now: number, retentionMs: number): SupervisionState {
-  const rounds = new Map<string, HeldRound>(stored.rounds.map(({ seq, round }) => [round.id, { seq, view: { ...round, failure: round.failure ?? null } }]));
+  const rounds = new Map<string, HeldRound>(stored.rounds.map(({ seq, round }) => [round.id, { seq, view: { ...round, failure: round.failure ?? null, interruption: round.interruption ?? null } }]));
   const state: SupervisionState = {
     machine: supervisionMachine.resolveState({ value: stored.value, context: stored.context }),
     scope_mode: stored.scope_mode ?? 'all',

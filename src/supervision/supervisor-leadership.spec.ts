@@ -1,6 +1,6 @@
 import { BehaviorSubject } from 'rxjs';
 import { SerialQueue } from '../common/serial-queue';
-import { soleNode } from '../cluster/node-directory.port';
+import { NodeDirectory, soleNode } from '../cluster/node-directory.port';
 import { LeaseState } from '../cluster/lease.rules';
 import { SupervisorLease } from '../cluster/supervisor-lease.port';
 import { CommandStream, handleCommand } from '../journal/command-handler';
@@ -48,7 +48,7 @@ const worker = (over: Partial<SessionView> = {}): SessionView => ({
  * Leadership over supervision's real rules: a journal in memory whose supervision stream already holds `history`
  * (journaled at T0), the state folded from it, and what the host was told, in order.
  */
-async function harness(history: SupervisionJournalEvent[], lease: SupervisorLease, opts: { now?: number; sessions?: SessionView[] } = {}) {
+async function harness(history: SupervisionJournalEvent[], lease: SupervisorLease, opts: { now?: number; sessions?: SessionView[]; nodes?: NodeDirectory; listeners?: number } = {}) {
   let clock = T0;
   const journal = await EventJournal.open(new MemoryStorage(), { now: () => clock });
   if (history.length) await journal.append('supervision', history);
@@ -71,14 +71,15 @@ async function harness(history: SupervisionJournalEvent[], lease: SupervisorLeas
     },
     current: () => stream.current(),
     execute: (cmd) => handleCommand(journal, stream, (s) => decide(cmd, s), evolveStored, { fence: leadership.fence() }),
-    resumed: (reasons) => told.push(['resumed', reasons]),
+    resumed: (reasons, kept) => told.push(kept ? ['resumed', reasons, 'kept', kept.id] : ['resumed', reasons]),
+    roundListeners: () => opts.listeners ?? 0,
     steppedDown: () => told.push('steppedDown'),
   };
   const log = { log: () => undefined, warn: () => undefined, error: (m: string) => told.push(['error', m]) };
   const sessions = opts.sessions ?? [worker()];
   const queue = new SerialQueue();
   const leadership: SupervisorLeadership = new SupervisorLeadership(
-    { lease, nodes: soleNode('a'), journal, sessions: { list: () => sessions }, restore_ttl_s: TTL_S, now: () => clock, queue, log },
+    { lease, nodes: opts.nodes ?? soleNode('a'), journal, sessions: { list: () => sessions }, restore_ttl_s: TTL_S, now: () => clock, queue, log },
     host,
   );
   const appended = async () => (await journal.readStream('supervision', history.length + 1)).map((e) => [e.type, e.data]);
@@ -99,7 +100,7 @@ describe('supervisor leadership', () => {
       await h.leadership.start();
       expect(h.leadership.isLeader()).toBe(true);
       expect(h.leadership.fence()).toEqual({ lease: 'supervisor', holder: 'a', term: 1 });
-      expect(await h.appended()).toEqual([['round.interrupted', { round_id: 'rd_1', reasons: [reason] }]]);
+      expect(await h.appended()).toEqual([['round.interrupted', { round_id: 'rd_1', reasons: [reason], reason: 'restart' }]]);
       expect(h.told).toEqual(['catchUp', ['resumed', [reason]]]);
     });
 
@@ -114,7 +115,7 @@ describe('supervisor leadership', () => {
       const h = await harness(inRound, testLease(leader(1)).lease, { now: T0 + TTL_S * 1000 });
       await h.leadership.start();
       expect(await h.appended()).toEqual([
-        ['round.interrupted', { round_id: 'rd_1', reasons: [reason] }],
+        ['round.interrupted', { round_id: 'rd_1', reasons: [reason], reason: 'supervision_closed' }],
         ['supervision.disabled', { reason: 'restore_expired' }],
       ]);
       expect(h.told).toEqual(['catchUp']);
@@ -151,6 +152,7 @@ describe('supervisor leadership', () => {
       l.change(leader(2));
       await h.settled();
       expect(h.leadership.fence()).toEqual({ lease: 'supervisor', holder: 'a', term: 2 });
+      expect(await h.appended()).toEqual([['round.interrupted', { round_id: 'rd_1', reasons: [reason], reason: 'leader_lost' }]]);
       expect(h.told).toEqual(['catchUp', ['resumed', [reason]]]);
       l.change(follower(3));
       l.change(follower(3));
@@ -169,6 +171,43 @@ describe('supervisor leadership', () => {
       await h.settled();
       expect(h.leadership.fence()?.term).toBe(3);
       expect(h.told).toEqual(['catchUp', ['resumed', []]]);
+    });
+
+    /** A round node b started for the given driver; nodes c (and b) follow the rounds stream as `followers` says. */
+    const streamRound = (driver: string): SupervisionJournalEvent[] => [
+      ...on,
+      { type: 'round.started', data: { round: { id: 'rd_1', started_at: T0, deadline_at: T0 + 600_000, reasons: [reason], node: 'b', term: 1, driver } } },
+    ];
+    const followersOn = (followers: Record<string, number>): NodeDirectory => ({ ...soleNode('a'), roundFollowers: () => new Map(Object.entries(followers)) });
+    const takeOver = async (history: SupervisionJournalEvent[], nodes: NodeDirectory, listeners = 0) => {
+      const l = testLease(follower(1));
+      const h = await harness(history, l.lease, { nodes, listeners });
+      await h.leadership.start();
+      l.change(leader(2));
+      await h.settled();
+      return h;
+    };
+
+    it('Given a stream round of node b and a brain following the rounds stream on live node c, When a takes the lease, Then the round is kept in flight for that brain and nothing is journaled', async () => {
+      const h = await takeOver(streamRound('stream'), followersOn({ c: 1 }));
+      expect(await h.appended()).toEqual([]);
+      expect(h.told).toEqual(['catchUp', ['resumed', [], 'kept', 'rd_1']]);
+    });
+
+    it('Given a stream round of node b and a brain following on a itself, When a takes the lease, Then the round is kept', async () => {
+      const h = await takeOver(streamRound('stream'), followersOn({}), 1);
+      expect(h.told).toEqual(['catchUp', ['resumed', [], 'kept', 'rd_1']]);
+    });
+
+    it('Given a stream round whose only follower was on b, the node that lost the lease, When a takes the lease, Then the round is interrupted as leader_lost and its reasons wake the next', async () => {
+      const h = await takeOver(streamRound('stream'), followersOn({ b: 2 }));
+      expect(await h.appended()).toEqual([['round.interrupted', { round_id: 'rd_1', reasons: [reason], reason: 'leader_lost' }]]);
+      expect(h.told).toEqual(['catchUp', ['resumed', [reason]]]);
+    });
+
+    it('Given a round of a hosted brain on b, When a takes the lease with clients following the stream on c, Then the round is interrupted: its brain died with b', async () => {
+      const h = await takeOver(streamRound('claude-code'), followersOn({ c: 1 }));
+      expect(await h.appended()).toEqual([['round.interrupted', { round_id: 'rd_1', reasons: [reason], reason: 'leader_lost' }]]);
     });
 
     it('Given a leader whose own clock says its lease ran out before the change is told, Then it no longer counts as the leader', async () => {

@@ -5,12 +5,9 @@ import { SUPERVISOR_LEASE_NAME, SupervisorLease } from '../cluster/supervisor-le
 import { Fence, JournalReader } from '../journal/journal.port';
 import { SessionDirectory } from './session-directory.port';
 import { SupervisionLog, reasonOf } from './supervision-log';
-import { decideRestore, recoverableWorkers } from './supervision-restore';
+import { LeadHow, RoundFollowers, decideRestore, recoverableWorkers, roundAtTakeover } from './supervision-restore';
 import { SupervisionCommand, SupervisionState, isOn } from './supervision.decider';
-import { WakeReason } from './supervision.machine';
-
-/** How a node came to lead: as the one process restarting (boot), or taking over from another node (failover). */
-export type LeadHow = 'boot' | 'failover';
+import { RoundInFlight, WakeReason } from './supervision.machine';
 
 /** What leading needs of supervision. */
 export interface LeadershipHost {
@@ -19,8 +16,13 @@ export interface LeadershipHost {
   current(): { state: SupervisionState; version: number };
   /** A command on supervision's command path (this node leads when it is called). */
   execute(cmd: SupervisionCommand): Promise<unknown>;
-  /** Supervision is on and this node leads it: rounds run from here; `reasons` are those of the round the restart cut off. */
-  resumed(reasons: readonly WakeReason[]): void;
+  /**
+   * Supervision is on and this node leads it: rounds run from here. `reasons` are those of the round the takeover cut
+   * off; `kept` the round in flight it kept, for the brain that still follows it.
+   */
+  resumed(reasons: readonly WakeReason[], kept: RoundInFlight | null): void;
+  /** How many clients follow the rounds stream on this node now. */
+  roundListeners(): number;
   /** This node stopped leading: its rounds, their timers and deliveries stop at once. */
   steppedDown(): void;
 }
@@ -106,7 +108,8 @@ export class SupervisorLeadership {
   /**
    * Supervision found on is restored when it was current within the TTL and a supervised worker survived (boot: as the
    * one process restarting; failover: the workers alive on any node count), else closed with why. The round in flight
-   * was cut off: it ends interrupted, and its reasons wake the next round.
+   * is kept when a brain the user brings still follows it on a live node (roundAtTakeover); otherwise it was cut off:
+   * it ends interrupted, with why, and its reasons wake the next round.
    */
   private async restore(how: LeadHow): Promise<void> {
     const { state, version } = this.host.current();
@@ -123,8 +126,18 @@ export class SupervisorLeadership {
       return;
     }
     const inFlight = state.machine.context.round;
-    await this.host.execute({ type: 'resume' });
-    if (isOn(this.host.current().state)) this.host.resumed(inFlight?.reasons ?? []);
+    const interrupt = inFlight ? roundAtTakeover(inFlight, how, await this.followers()) : null;
+    await this.host.execute({ type: 'resume', interrupt });
+    const after = this.host.current().state;
+    if (!isOn(after)) return;
+    const kept = inFlight && !interrupt && after.machine.context.round?.id === inFlight.id ? inFlight : null;
+    this.host.resumed(kept ? [] : (inFlight?.reasons ?? []), kept);
+  }
+
+  /** Who follows the rounds stream, the other nodes heard from afresh (a brain may have just connected to one). */
+  private async followers(): Promise<RoundFollowers> {
+    await this.deps.nodes.refresh().catch(() => undefined);
+    return { self: this.host.roundListeners(), others: this.deps.nodes.roundFollowers() };
   }
 
   /**

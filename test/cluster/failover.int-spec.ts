@@ -4,6 +4,7 @@ import { JournalEvent } from '../../src/journal/journal.port';
 import { pgDescribe } from '../support/pg-cluster';
 import { usePgNodes } from '../support/pg-nodes';
 import { ServiceProcess, callService } from '../support/service-process';
+import { openSse } from '../support/sse';
 import { waitFor } from '../support/wait-for';
 import { WORKERS } from '../support/workers';
 
@@ -156,6 +157,71 @@ describePg('supervision failover between nodes sharing a PostgreSQL journal', ()
     const started = supervisionEvents(await journalEvents()).filter((e) => e.type === 'round.started');
     expect(started.map((e) => (e.data as Json).round.id)).toEqual([round.id]);
     expect((await autonomous(b)).pending).toEqual([]);
+  });
+
+  it('given a round started at switch-on for a session already waiting, when its leader is killed (-9) with no brain following, then the new leader interrupts it at once (leader_lost) and a session there gets a round', async () => {
+    const a = await boot('a');
+    await holderIs(['a'], 1);
+    const b = await boot('b');
+    const wa = await startWorker(a);
+    const wb = await startWorker(b);
+    await signal(a, wa.id, 'which database?');
+    await call(a, 'POST', '/session-os/main-brain/autonomous', { enabled: true });
+    const r1 = await newRound(a, []);
+    expect(r1).toMatchObject({ status: 'in_flight', reasons: [expect.objectContaining({ session_id: wa.id })] });
+    await waitFor(async () => (await autonomous(b))?.round_in_flight === r1.id, { timeoutMs: LONG, what: 'b to follow round 1' });
+
+    a.child.kill('SIGKILL');
+    await a.exited;
+    await holderIs(['b'], 2);
+    // Round 1 is a's, and nobody follows the rounds stream anywhere: no one drives it, so b ends it as it takes over.
+    await waitFor(async () => (await autonomous(b))?.round_in_flight !== r1.id, { timeoutMs: LONG, what: "b to end a's round" });
+    expect((await rounds(b)).find((r) => r.id === r1.id)).toMatchObject({ status: 'interrupted', interruption: 'leader_lost' });
+    expect(await call(b, 'POST', `/coding-sessions/${wb.id}/signals`, { type: 'turn_ended', result: 'wb done' })).toMatchObject({ state: 'pending_handling' });
+    const r2 = await newRound(b, [r1.id]);
+    // The question round 1 never got answered for is named again, beside b's worker (merged, or in the round before).
+    const named = (await rounds(b)).filter((r) => r.id !== r1.id).flatMap((r) => r.reasons.map((x: Json) => x.session_id));
+    expect(new Set(named)).toEqual(new Set([wa.id, wb.id]));
+    expect(r2.status).toBe('in_flight');
+    const interrupted = supervisionEvents(await journalEvents()).filter((e) => e.type === 'round.interrupted');
+    expect(interrupted.map((e) => e.data)).toEqual([expect.objectContaining({ round_id: r1.id, reason: 'leader_lost' })]);
+  });
+
+  it('given a brain following the rounds stream on a live node, when the leader that started its round is killed (-9), then the round is kept for that brain, which completes it through that node, and rounds go on', async () => {
+    const a = await boot('a');
+    await holderIs(['a'], 1);
+    const b = await boot('b');
+    const wa = await startWorker(a);
+    const wb = await startWorker(b);
+    // The brain the user brings follows the rounds on b.
+    const stream = await openSse(`${b.url}/api/v1/session-os/main-brain/rounds/stream`, b.auth);
+    try {
+      await waitFor(async () => (await call(b, 'GET', '/session-os/main-brain/presence')).presence.listeners === 1, { timeoutMs: LONG, what: 'b to count the follower' });
+      await call(a, 'POST', '/session-os/main-brain/autonomous', { enabled: true });
+      await signal(a, wa.id, 'which database?');
+      const r1 = await newRound(a, []);
+      // Where the stream started, then the round, with who runs it and how it reaches the brain.
+      const [, seen] = await stream.take(2, LONG);
+      expect([seen.event, JSON.parse(seen.data).data.round]).toEqual(['round.started', expect.objectContaining({ id: r1.id, node: 'a', term: 1, driver: 'stream' })]);
+
+      a.child.kill('SIGKILL');
+      await a.exited;
+      await holderIs(['b'], 2);
+      await waitFor(async () => (await call(b, 'GET', '/ready')).lease.role === 'leader', { timeoutMs: LONG, what: 'b to know it leads' });
+      // b led long enough to have decided on round 1: a turn ended on b now waits behind it, not beside it.
+      expect(await call(b, 'POST', `/coding-sessions/${wb.id}/signals`, { type: 'turn_ended', result: 'wb done' })).toMatchObject({ state: 'pending_handling' });
+      await waitFor(() => /supervising as the lease holder \(term 2\)/.test(b.output()), { timeoutMs: LONG, what: 'b to take over supervision' });
+      expect(await autonomous(b)).toMatchObject({ round_in_flight: r1.id });
+      expect((await rounds(b)).map((r) => [r.id, r.status])).toEqual([[r1.id, 'in_flight']]);
+
+      await call(b, 'POST', `/session-os/main-brain/rounds/${r1.id}/complete`, { summary: 'answered a' });
+      const r2 = await newRound(b, [r1.id]);
+      expect(r2.reasons.map((r: Json) => r.session_id)).toEqual([wb.id]);
+      const sup = supervisionEvents(await journalEvents());
+      expect(sup.some((e) => e.type === 'round.interrupted')).toBe(false);
+    } finally {
+      stream.close();
+    }
   });
 
   it('given a leader stopped (SIGSTOP) past its lease, when it is continued, then it appends no supervision event in its old term and follows the new leader', async () => {

@@ -1,6 +1,7 @@
 import { PgNodeDirectory } from '../../src/cluster/pg-node-directory';
 import { openPgJournal } from '../../src/journal/journal.factory';
 import { PgCluster, PgDatabase, startPgCluster, pgDescribe } from '../support/pg-cluster';
+import { waitFor } from '../support/wait-for';
 
 const describePg = pgDescribe('node-directory.int-spec');
 
@@ -36,5 +37,26 @@ describePg('the node directory on PostgreSQL', () => {
     await a.refresh();
     expect(a.isUp('d')).toBe(true);
     expect(a.isUp('nobody')).toBe(false);
+  });
+
+  it('Given nodes whose clients follow the rounds stream, When a node hears them, Then it knows how many follow on each other node that is up, as each last heartbeat it', async () => {
+    const a = await open('e');
+    let followers = 2;
+    const b = await open('f');
+    b.reportRoundListeners(() => followers);
+    // f's count is sent with its heartbeats: its first one (at start) said 0, the one its URL triggers says 2.
+    b.advertise('http://127.0.0.1:1');
+    await waitFor(async () => {
+      await a.refresh();
+      return a.roundFollowers().get('f') === 2;
+    }, { what: "f's count in e's reads" });
+    followers = 0;
+    b.advertise('http://127.0.0.1:1');
+    await waitFor(async () => {
+      await a.refresh();
+      return a.roundFollowers().get('f') === 0;
+    }, { what: "f's count to fall to 0" });
+    // A node's own count is not among the others'.
+    expect(a.roundFollowers().has('e')).toBe(false);
   });
 });

@@ -48,26 +48,26 @@ describePg('journal schema versions on PostgreSQL', () => {
     expect(await versions()).toEqual([...Array.from({ length: SCHEMA_VERSION }, (_, i) => i + 1), SCHEMA_VERSION + 1]);
   }, 60000);
 
-  it('Given a database of the release before (version 3) that a node of that release runs on, Then a node of this release is refused, naming both versions and the node; once that node is gone, it migrates the journal and runs', async () => {
+  it('Given a database of the release before (version 4) that a node of that release runs on, Then a node of this release is refused, naming both versions and the node; once that node is gone, it migrates the journal and runs', async () => {
     await journalWithEvents();
-    // The schema as the release before left it (migration 4 not applied), and one of its nodes heartbeating.
-    await db.sql('ALTER TABLE brainstem_nodes DROP COLUMN url, DROP COLUMN credential_digest, DROP COLUMN seq, DROP COLUMN head_seq, DROP COLUMN stopped_at');
-    await db.sql('DELETE FROM brainstem_migrations WHERE version = 4');
+    // The schema as the release before left it (migration 5 not applied), and one of its nodes heartbeating.
+    await db.sql('ALTER TABLE brainstem_nodes DROP COLUMN round_listeners');
+    await db.sql('DELETE FROM brainstem_migrations WHERE version = 5');
     await db.sql(`INSERT INTO brainstem_nodes (node_id, started_at, heartbeat_at) VALUES ('old', now(), now())`);
-    expect(SCHEMA_VERSION).toBe(4);
+    expect(SCHEMA_VERSION).toBe(5);
 
     const refused = spawnService(env('new'));
     expect(await refused.exited).toBe(1);
     expect(refused.output()).toContain(
-      `brainstem: the journal database ${db.url} has schema version 3, older than this Brainstem's (4), and node old of the older release runs on it (heard from within 4 s): a node runs only on its own schema version. Stop every node of the older release, then start this one: it migrates the journal`,
+      `brainstem: the journal database ${db.url} has schema version 4, older than this Brainstem's (5), and node old of the older release runs on it (heard from within 4 s): a node runs only on its own schema version. Stop every node of the older release, then start this one: it migrates the journal`,
     );
-    expect(await versions()).toEqual([1, 2, 3]);
+    expect(await versions()).toEqual([1, 2, 3, 4]);
 
     // The old node stopped (silent past the lease): the new one migrates the journal and runs on it, its history whole.
     await db.sql(`UPDATE brainstem_nodes SET heartbeat_at = now() - interval '1 minute' WHERE node_id = 'old'`);
     const node = await startService(env('new'));
     try {
-      expect(await versions()).toEqual([1, 2, 3, 4]);
+      expect(await versions()).toEqual([1, 2, 3, 4, 5]);
       const events = (await (await fetch(`${node.url}/api/v1/journal/events?stream=history`, { headers: node.auth })).json()) as Json;
       expect((events.events as Json[]).map((e) => e.data.i)).toEqual([0, 1, 2, 3, 4]);
     } finally {

@@ -12,7 +12,7 @@ import { waitFor } from '../support/wait-for';
 
 const describePg = pgDescribe('session-follow.int-spec');
 
-const everyoneUp = (self: string): NodeDirectory => ({ self, isUp: () => true, refresh: () => Promise.resolve() });
+const everyoneUp = (self: string): NodeDirectory => ({ self, isUp: () => true, refresh: () => Promise.resolve(), roundFollowers: () => new Map(), reportRoundListeners: () => undefined });
 
 interface Node {
   journal: EventJournal;

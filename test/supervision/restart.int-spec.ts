@@ -92,4 +92,24 @@ describe('supervision across a service restart (SIGKILL)', () => {
     expect(await autonomous(second)).toMatchObject({ enabled: false, closed_reason: 'no_recoverable_worker' });
     expect(await firstNotices(second)).toEqual(['Supervision was not restored after the restart: no supervised worker survived.']);
   });
+
+  it('does not wake the brain again at restart for a question a completed round covered; what changed since does', async () => {
+    const first = await boot();
+    const [w1, w2] = [await startWorker(first), await startWorker(first)];
+    await call(first, 'POST', '/session-os/main-brain/autonomous', { enabled: true });
+    await call(first, 'POST', `/coding-sessions/${w1.id}/signals`, { type: 'ask_human', question: 'sqlite or postgres?' });
+    const [r1] = await waitFor(async () => ((await rounds(first)).length === 1 ? rounds(first) : undefined), { what: 'round 1' });
+    await call(first, 'POST', `/session-os/main-brain/rounds/${r1.id}/complete`, { summary: 'asked the user' });
+    await kill(first);
+
+    const second = await boot();
+    expect(await autonomous(second)).toMatchObject({ enabled: true, round_in_flight: null, pending: [] });
+    // Something new: w2's turn ends. Had the restart woken the brain for w1's question again, that round would be first.
+    await call(second, 'POST', `/coding-sessions/${w2.id}/signals`, { type: 'turn_ended', result: 'w2 done' });
+    const after = await waitFor(async () => ((await rounds(second)).length >= 2 ? rounds(second) : undefined), { what: 'the round after restore' });
+    expect(after.map((r) => [r.status, r.reasons.map((x: Json) => [x.session_id, x.trigger])])).toEqual([
+      ['in_flight', [[w2.id, 'pending_handling']]],
+      ['completed', [[w1.id, 'ask_human']]],
+    ]);
+  });
 });
