@@ -79,35 +79,37 @@ function writeAtomic(path: string, data: Buffer | string, mode: number): void {
   renameSync(temp, path);
 }
 
+/** What the listing tells of an installation: where, since when (not the bytes it keeps). */
+export type InstalledHooks = Omit<Installation, 'original' | 'original_mode' | 'hooks' | 'written_sha256'>;
+
 /**
- * Installs Brainstem's hooks into Claude Code's settings and takes them out again (docs/guide/external-sessions.md):
+ * Brainstem's hooks in Claude Code's settings files, installed and taken out again (docs/guide/external-sessions.md):
  * merged beside the user's own hooks, which are never changed; the file as it was copied to `<file>.brainstem-backup`
  * first; and its original bytes kept in the manifest (`<journal dir>/claude-hooks.json`, mode 0600), so an uninstall
  * of a file left as Brainstem wrote it puts back exactly what was there, byte for byte. One operation at a time.
+ * Local files only: the service uses it (ClaudeHooksInstaller), and `brainstem hooks uninstall|status` with the
+ * service down, on the same files by the same rules.
  */
-export class ClaudeHooksInstaller {
+export class ClaudeHooksFiles {
   private readonly queue = new SerialQueue();
 
   constructor(
     private readonly home: string,
-    private readonly manifestPath: string,
-    /** Brainstem's hooks as installed now (the hook command names this service and the hook token's file). */
-    private readonly hooks: () => BrainstemHooks,
+    readonly manifestPath: string,
   ) {}
 
   /** The settings files Brainstem's hooks are in now. */
-  list(): Array<Omit<Installation, 'original' | 'original_mode' | 'hooks' | 'written_sha256'>> {
+  list(): InstalledHooks[] {
     return Object.values(this.load().installs).map(({ scope, path, created_dir, installed_at }) => ({ scope, path, created_dir, installed_at }));
   }
 
-  install(req: HooksRequest): Promise<HooksChange> {
+  install(req: HooksRequest, hooks: BrainstemHooks): Promise<HooksChange> {
     return this.queue.run(async () => {
       const path = this.settingsPath(req);
       const before = readOrNull(path);
       const beforeText = before?.toString('utf8') ?? null;
       const manifest = this.load();
       const prev = manifest.installs[path];
-      const hooks = this.hooks();
       const after = withBrainstemHooks(path, beforeText, hooks, prev?.hooks ?? null);
       const change: HooksChange = { scope: req.scope, path, written: false, diff: unifiedDiff(path, beforeText, after), backup_path: null };
       if (req.dry_run || after === beforeText) return change;
@@ -219,5 +221,31 @@ export class ClaudeHooksInstaller {
   private save(manifest: Manifest): void {
     mkdirSync(dirname(this.manifestPath), { recursive: true, mode: 0o700 });
     writeAtomic(this.manifestPath, JSON.stringify(manifest, null, 2) + '\n', 0o600);
+  }
+}
+
+/** The hook files of a home and a data directory (the manifest is kept there), as the service and the CLI both find them. */
+export function claudeHooksFiles(home: string, dataDir: string): ClaudeHooksFiles {
+  return new ClaudeHooksFiles(home, join(dataDir, 'claude-hooks.json'));
+}
+
+/** The service's installer: the files above, with Brainstem's hooks as this service writes them. */
+export class ClaudeHooksInstaller {
+  constructor(
+    readonly files: ClaudeHooksFiles,
+    /** Brainstem's hooks as installed now (the hook command names this service and the hook token's file). */
+    private readonly hooks: () => BrainstemHooks,
+  ) {}
+
+  list(): InstalledHooks[] {
+    return this.files.list();
+  }
+
+  install(req: HooksRequest): Promise<HooksChange> {
+    return this.files.install(req, this.hooks());
+  }
+
+  uninstall(req: HooksRequest): Promise<HooksChange> {
+    return this.files.uninstall(req);
   }
 }

@@ -52,7 +52,7 @@ function parse(path: string, text: string | null): Settings {
   try {
     value = JSON.parse(text);
   } catch (e) {
-    throw new DomainError('claude_settings_malformed', `${path}: not JSON (${(e as Error).message}); fix it, or move it away, before installing the hooks`);
+    throw new DomainError('claude_settings_malformed', `${path}: not JSON (${(e as Error).message}); fix it, or move it away, first: nothing was written`);
   }
   if (!isObject(value)) throw new DomainError('claude_settings_malformed', `${path}: must hold a JSON object`);
   const hooks = value.hooks;

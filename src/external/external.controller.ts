@@ -2,7 +2,7 @@ import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { AlsoAllowed } from '../auth/principals.guard';
 import { SessionStatus } from '../sessions/session.status';
 import { AgentsListing } from './claude-agents';
-import { ClaudeHooksInstaller, HooksChange, Installation } from './claude-hooks.installer';
+import { ClaudeHooksInstaller, HooksChange, InstalledHooks } from './claude-hooks.installer';
 import { HookDecision } from './hook-waits';
 import { HookReportDto, HooksDto } from './external.dto';
 import { ExternalHooksService, ReportAnswer } from './external-hooks.service';
@@ -31,7 +31,7 @@ export class ExternalController {
   }
 
   @Get('claude-hooks')
-  installs(): { installs: Array<Omit<Installation, 'original' | 'original_mode' | 'hooks' | 'written_sha256'>> } {
+  installs(): { installs: InstalledHooks[] } {
     return { installs: this.installer.list() };
   }
 

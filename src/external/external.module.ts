@@ -15,7 +15,7 @@ import { SessionsService } from '../sessions/sessions.service';
 import { SupervisionModule } from '../supervision/supervision.module';
 import { SupervisionService } from '../supervision/supervision.service';
 import { runProgram } from './claude-agents';
-import { ClaudeHooksInstaller } from './claude-hooks.installer';
+import { ClaudeHooksInstaller, claudeHooksFiles } from './claude-hooks.installer';
 import { brainstemHooks, shellWord } from './claude-settings';
 import { ExternalController } from './external.controller';
 import { ExternalHooksService } from './external-hooks.service';
@@ -51,9 +51,7 @@ function hookCommand(url: string, tokenFile: string): (event: string) => string 
       provide: ClaudeHooksInstaller,
       inject: [CONFIG, SERVICE_HOST, Credentials, ServiceUrl],
       useFactory: (config: BrainstemConfig, host: ServiceHost, credentials: Credentials, url: ServiceUrl) =>
-        new ClaudeHooksInstaller(host.home, join(config.journal.dir, 'claude-hooks.json'), () =>
-          brainstemHooks(hookCommand(url.get(), credentials.hookToken().path), config.external),
-        ),
+        new ClaudeHooksInstaller(claudeHooksFiles(host.home, config.journal.dir), () => brainstemHooks(hookCommand(url.get(), credentials.hookToken().path), config.external)),
     },
   ],
 })

@@ -11,7 +11,7 @@ import { ISOLATIONS, Isolation } from '../profiles/profile.schema';
 import { SessionsService } from '../sessions/sessions.service';
 import { SessionStatus } from '../sessions/session.status';
 import { DomainError } from '../common/domain-error';
-import { ToolRegistry } from './tool-registry';
+import { NoChange, ToolRegistry } from './tool-registry';
 
 /** Sessions list_sessions answers by default: the live ones at the default cap (32), and room for the latest exits. */
 const LIST_SESSIONS_LIMIT = 50;
@@ -65,10 +65,21 @@ function brief(s: SessionStatus) {
   };
 }
 
-/** What stopping a live session does, for the human gate; an exited one has nothing to stop (the call answers why). */
-function stopping(sessions: SessionsService, ref: string): string | null {
+/**
+ * The gate's pre-check of a stop or a release: refused as the command would be (a session that exited, an external one),
+ * answered at once when it would change nothing (a stop under way, a session not held), else null (the user is asked).
+ */
+function sessionUnchanged(sessions: SessionsService, ref: string, body: Parameters<SessionsService['wouldChange']>[1], why: (alias: string) => string): NoChange | null {
+  const would = sessions.wouldChange(ref, body);
+  if (would === 'changes') return null;
+  if (would !== 'unchanged') return would;
   const s = sessions.status(ref);
-  if (s.state === 'exited') return null;
+  return { answer: { ...brief(s), unchanged: why(s.alias) } };
+}
+
+/** What stopping a live session does, for the human gate. */
+function stopping(sessions: SessionsService, ref: string): string {
+  const s = sessions.status(ref);
   return `Stop session ${s.alias} (${s.id}${s.title ? `, ${JSON.stringify(s.title)}` : ''}): its worker gets SIGTERM, then SIGKILL after a grace period; what it is doing is lost.`;
 }
 
@@ -124,8 +135,11 @@ export function registerSessionTools(registry: ToolRegistry, sessions: SessionsS
   registry.register<{ session: string }>({
     name: 'stop_session',
     audience: 'main_brain',
-    description: "Stop a session's worker (SIGTERM, then SIGKILL after a grace period). The user confirms it first: the call answers waiting_for_user.",
+    description:
+      "Stop a session's worker (SIGTERM, then SIGKILL after a grace period). The user confirms it first: the call answers waiting_for_user. " +
+      'A session that exited is refused (session_exited), and one already stopping answered at once: nothing is asked.',
     parameters: SessionArgs,
+    unchanged: (a) => sessionUnchanged(sessions, a.session, { type: 'request_stop', deadline_at: 0 }, (alias) => `session ${alias} is stopping already: nothing more to do`),
     irreversible: (a) => stopping(sessions, a.session),
     handler: async (a) => brief(await sessions.stop(a.session)),
   });
@@ -135,8 +149,9 @@ export function registerSessionTools(registry: ToolRegistry, sessions: SessionsS
     audience: 'main_brain',
     description:
       'Release a session Brainstem held (it kept going round in circles, or reached its budget) so it takes turns again. ' +
-      'Only the user releases: the call answers waiting_for_user, and the user confirms or refuses it.',
+      'Only the user releases: the call answers waiting_for_user, and the user confirms or refuses it. A session not held is answered at once (unchanged): nothing is asked.',
     parameters: SessionArgs,
+    unchanged: (a) => sessionUnchanged(sessions, a.session, { type: 'release', by: 'user' }, (alias) => `session ${alias} is not held: nothing to release`),
     irreversible: (a) => releasing(sessions, a.session),
     handler: async (a, ctx) => {
       if (!ctx.human) throw new DomainError('permission_denied', 'release_session: only the user releases a held session');

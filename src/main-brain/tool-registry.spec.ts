@@ -1,5 +1,6 @@
 import { IsInt, IsNotEmpty, IsOptional, IsString, Max, Min } from 'class-validator';
 import { Describe, Requires } from '../common/dto-schema';
+import { DomainError } from '../common/domain-error';
 import { GatedCall, ToolRegistry } from './tool-registry';
 
 class EchoArgs {
@@ -98,6 +99,7 @@ describe('tool registry: the human gate', () => {
     audience: 'main_brain',
     parameters: DropArgs,
     irreversible: (a) => (a.target === 'scratch' ? null : `Drop ${a.target} for good.`),
+    unchanged: (a) => (a.target === 'missing' ? { refused: new DomainError('not_found', 'no target missing') } : a.target === 'dropped' ? { answer: { unchanged: 'dropped already' } } : null),
     handler: (a) => {
       ran.push(a.target);
       return { dropped: a.target };
@@ -123,6 +125,16 @@ describe('tool registry: the human gate', () => {
     expect(await registry.call('drop', { target: 'scratch' }, 'main_brain', { actor: 'main_brain' })).toEqual({ dropped: 'scratch' });
     await expect(registry.call('drop', { target: '' }, 'main_brain', { actor: 'main_brain' })).rejects.toMatchObject({ code: 'invalid_input' });
     expect(ran).toEqual(['scratch']);
+  });
+
+  it('Given a gate keeper, When a gated call would change nothing, Then it is answered at once (its refusal, or its answer) and neither held nor run', async () => {
+    registry.gateWith(async (call) => {
+      held.push(call);
+      return { status: 'waiting_for_user' };
+    });
+    await expect(registry.call('drop', { target: 'missing' }, 'main_brain', { actor: 'main_brain' })).rejects.toMatchObject({ code: 'not_found', message: 'no target missing' });
+    expect(await registry.call('drop', { target: 'dropped' }, 'main_brain', { actor: 'main_brain' })).toEqual({ unchanged: 'dropped already' });
+    expect([ran, held]).toEqual([[], []]);
   });
 
   it('When the user makes the call, or confirms a held one, Then it runs ungated', async () => {

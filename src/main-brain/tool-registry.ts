@@ -31,7 +31,16 @@ export interface ToolDefinition<A = Record<string, unknown>> {
    * Such a call by anyone but the user runs nothing: it waits for the user's confirmation.
    */
   irreversible?: (args: A, ctx: ToolContext) => Promise<string | null> | string | null;
+  /**
+   * What the gate asks first: would this call change anything? A gated call that would not (a merge with nothing to
+   * merge, a stop of a session that exited, a release of one not held) is answered at once, never held for the user, who
+   * would only be asked to confirm nothing. Null: it would change something, and `irreversible` says what.
+   */
+  unchanged?: (args: A, ctx: ToolContext) => Promise<NoChange | null> | NoChange | null;
 }
+
+/** A call that would change nothing, answered at once: the refusal it would get, or its answer (nothing was done). */
+export type NoChange = { refused: DomainError } | { answer: unknown };
 
 /** A call held by the human gate: the tool, its validated arguments, what it will do, who asked. */
 export interface GatedCall {
@@ -82,13 +91,17 @@ export class ToolRegistry {
 
   /**
    * Validates the arguments by the tool's DTO (as a request body is), then runs it, unless the human gate holds the call for the
-   * user. Errors are DomainErrors, never crashes.
+   * user (a gated call that would change nothing is answered at once instead). Errors are DomainErrors, never crashes.
    */
   async call(name: string, args: unknown, audience: ToolAudience, ctx: ToolContext): Promise<unknown> {
     const tool = this.tools.get(name);
     if (!tool || tool.def.audience !== audience) throw new DomainError('not_found', `no tool ${name}`);
     const value = this.validated(tool.def, args);
-    const description = tool.def.irreversible && !ctx.human ? await tool.def.irreversible(value, ctx) : null;
+    const gated = tool.def.irreversible !== undefined && !ctx.human;
+    const same = gated && tool.def.unchanged ? await tool.def.unchanged(value, ctx) : null;
+    if (same !== null && 'refused' in same) throw same.refused;
+    if (same !== null) return same.answer;
+    const description = gated && tool.def.irreversible ? await tool.def.irreversible(value, ctx) : null;
     if (description === null) return tool.def.handler(value, ctx);
     // Fails closed: with no one to hold it, a gated call does not run.
     if (!this.keeper) throw new DomainError('permission_denied', `${name}: this call needs the user's confirmation, and none can be asked`);

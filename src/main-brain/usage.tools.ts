@@ -3,7 +3,7 @@ import { Describe } from '../common/dto-schema';
 import { SessionRef } from '../sessions/session.dto';
 import { SessionsService } from '../sessions/sessions.service';
 import { BudgetDto, budgetOf } from '../usage/budget.dto';
-import { amount } from '../usage/budget.rules';
+import { Budget, amount } from '../usage/budget.rules';
 import { UsageQueryDto } from '../usage/usage.dto';
 import { UsageService } from '../usage/usage.service';
 import { ToolRegistry } from './tool-registry';
@@ -23,6 +23,11 @@ class SessionBudgetArgs extends BudgetDto {
 function budgetWords(b: { tokens?: number; usd?: number } | null): string {
   const parts = [b?.tokens !== undefined ? amount('tokens', b.tokens) : null, b?.usd !== undefined ? amount('usd', b.usd) : null].filter((p) => p !== null);
   return parts.length > 0 ? parts.join(' and ') : "none of its own (its profile's per-session budget applies, if it has one)";
+}
+
+/** Two budgets that allow the same: each limit alike, none (null or no limit) alike. */
+function sameBudget(a: Budget | null, b: Budget | null): boolean {
+  return a?.tokens === b?.tokens && a?.usd === b?.usd;
 }
 
 /**
@@ -50,8 +55,13 @@ export function registerUsageTools(registry: ToolRegistry, usage: UsageService, 
     audience: 'main_brain',
     description:
       "Set a session's own budget (tokens and/or usd; a limit left out is none). Only the user changes what may be spent: the call answers " +
-      'waiting_for_user, and the user confirms or refuses it. A session its budget held is released once the budget has room again.',
+      'waiting_for_user, and the user confirms or refuses it (a budget the session has already is answered at once, unchanged). A session its budget held is released once the budget has room again.',
     parameters: SessionBudgetArgs,
+    unchanged: (a) => {
+      const s = sessions.status(a.session);
+      if (!sameBudget(s.budget, budgetOf(a))) return null;
+      return { answer: { id: s.id, alias: s.alias, budget: s.budget, usage: s.usage, held: s.held, unchanged: `the budget of session ${s.alias} is ${budgetWords(s.budget)} already` } };
+    },
     irreversible: (a) => {
       const s = sessions.status(a.session);
       const used = `${amount('tokens', s.usage.tokens)} and ${amount('usd', s.usage.cost_usd)} used so far`;

@@ -36,7 +36,7 @@ function irreversible(sessions: SessionsService, a: { session: string; action?: 
   if (action === 'branch_only') return null;
   const s = sessions.status(a.session);
   const w = s.worktree;
-  // Without a worktree the call is refused (no_worktree): nothing to ask the user.
+  // Without a worktree the pre-check refused it already (no_worktree).
   if (!w) return null;
   if (action === 'merge') {
     return `Merge session ${s.alias}'s branch ${w.branch} into ${w.base_branch ?? w.base_ref} (strategy ${a.strategy ?? 'ff'}) in the checkout ${w.repo}.`;
@@ -66,8 +66,14 @@ export function registerWorktreeTools(registry: ToolRegistry, sessions: Sessions
     description:
       "Bring a worktree session's work back: merge its branch into its base branch (strategy ff, merge or rebase) in the main checkout, or keep only the branch " +
       '(branch_only: the worktree is removed, once the worker exited), or discard both. A merge and a discard wait for the user: the call answers waiting_for_user. ' +
-      'A conflict is refused (merge_conflict, with the files) and nothing is left half-merged.',
+      'A conflict is refused (merge_conflict, with the files) and nothing is left half-merged. A call that cannot change anything is refused at once, ' +
+      'without asking the user: nothing_to_merge (ahead 0: the base has every commit of the branch), not_fast_forward, worktree_removed, session_live, ….',
     parameters: MergeSessionArgs,
+    // A call that cannot change anything (nothing to merge, a worktree removed, a live session's discard, …) is refused at once, never asked.
+    unchanged: async (a) => {
+      const refused = await sessions.worktreeRefusal(a.session, a.action ?? 'merge', { strategy: a.strategy });
+      return refused && { refused };
+    },
     irreversible: (a) => irreversible(sessions, a),
     handler: async (a, ctx) => brief(await sessions.operateWorktree(a.session, a.action ?? 'merge', { strategy: a.strategy }, ctx.actor)),
   });

@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { PeerClient, PeerRefused, PeerUnreachable } from '../cluster/peer-client';
 import { DomainError } from '../common/domain-error';
 import { DiffCursor, WorktreeDiff, encodeCursor } from '../worktrees/diff-page';
-import { MergeStrategy } from '../worktrees/merge-plan';
+import { MergeStrategy, nothingToMerge } from '../worktrees/merge-plan';
 import { WorktreeGit } from '../worktrees/worktree-git.port';
 import { WORKTREE_ERRORS, WorktreeErrorCode, WorktreeRefusal } from '../worktrees/worktree.errors';
 import { SessionActor } from './session.actor';
@@ -12,7 +12,7 @@ import { SessionOutput } from './session-output';
 import { reachableOwner } from './session-owner';
 import { WorkerEnvironment } from './session-workers';
 import { WorktreeOp } from './session-worktree';
-import { WorktreeOpOutcome } from './session-worktree.decider';
+import { WorktreeOpOutcome, decideWorktree } from './session-worktree.decider';
 import { SessionWorktreeSetup } from './session-worktree-setup';
 
 export interface SessionWorktreesOptions {
@@ -152,6 +152,8 @@ export class SessionWorktrees {
    */
   async operate(idOrAlias: string, op: WorktreeOp, args: { strategy?: MergeStrategy; force?: boolean }, by: string): Promise<SessionActor> {
     const actor = await this.commands.commandable(idOrAlias);
+    const refused = await this.refusal(actor, op, args);
+    if (refused) throw refused;
     const op_id = this.options.newOpId();
     const strategy = op === 'merge' ? (args.strategy ?? 'ff') : null;
     await actor.run(() => this.commands.execute(actor, { type: 'request_worktree_op', op_id, op, strategy, force: args.force ?? false }, by));
@@ -169,6 +171,34 @@ export class SessionWorktrees {
     const last = actor.context.worktree?.last_op;
     if (last && last.op_id === op_id && !last.ok) throw new DomainError(last.code, last.message, last.details ?? undefined);
     return actor;
+  }
+
+  /**
+   * Why the operation would change nothing, asked before it is requested (and before the human gate asks the user): what
+   * the request would be refused for, decided on the session's state as it stands; then, for a merge of a worktree on this
+   * node's disk, what git refuses before trying anything (nothing to merge, no fast-forward, uncommitted changes). Null:
+   * it would go ahead. Of another node's worktree, only nothing to merge is judged here (ahead 0 in the diff its owner
+   * gives; an owner that cannot say leaves it to the owner, which judges the rest when it performs the merge).
+   */
+  async refusal(ref: string | SessionActor, op: WorktreeOp, args: { strategy?: MergeStrategy; force?: boolean }): Promise<DomainError | null> {
+    const actor = typeof ref === 'string' ? this.registry.get(ref) : ref;
+    const strategy = op === 'merge' ? (args.strategy ?? 'ff') : null;
+    const decided = decideWorktree({ type: 'request_worktree_op', at: this.options.now(), op_id: 'check', op, strategy, force: args.force ?? false }, actor.snapshot);
+    if ('error' in decided) return new DomainError(decided.error.code, decided.error.message, decided.error.details);
+    const w = actor.context.worktree;
+    if (op !== 'merge' || !w || w.base_branch === null) return null;
+    if (!this.registry.owns(actor)) {
+      const ahead = await this.ownerDiff(actor, { file: null, cursor: { file: 0, line: 0 }, limit: 1 }).then(
+        (d) => d.ahead,
+        () => null,
+      );
+      if (ahead !== 0) return null;
+      const refusal = nothingToMerge({ branch: w.branch, base: w.base_branch });
+      return new DomainError(refusal.code, refusal.message, refusal.details);
+    }
+    const folder = await this.git.exists(w.path);
+    const refusal = await this.git.mergeRefusal({ repo: w.repo, branch: w.branch, path: w.path, base_branch: w.base_branch, strategy: strategy ?? 'ff', folder });
+    return refusal && new DomainError(refusal.code, refusal.message, refusal.details);
   }
 
   /** The requested operation, carried out with git here (the owner), its outcome journaled. Runs in the session's mailbox. */

@@ -5,7 +5,8 @@ import { DomainError } from '../common/domain-error';
 import { pageOf } from '../common/page';
 import { SessionDirectory, SessionView } from '../supervision/session-directory.port';
 import { SessionActor } from './session.actor';
-import { SessionCommands } from './session.commands';
+import { CommandBody, SessionCommands } from './session.commands';
+import { SessionCommand, decide } from './session.decider';
 import { CreateSessionDto, DiffQueryDto, ListSessionsQueryDto, Signal, parseSignal } from './session.dto';
 import { HoldReason, JsonObject, Pending, PermissionDecision, SessionFact, pendingPermission } from './session.events';
 import { attentionSince } from './session.machine';
@@ -143,6 +144,23 @@ export class SessionsService implements WorkerSessions, OnApplicationBootstrap, 
     const cursor = query.cursor ? decodeCursor(query.cursor) : { file: 0, line: 0 };
     if (cursor === null) throw new DomainError('invalid_input', 'cursor: must be a next_cursor this route gave');
     return this.worktrees.diff(idOrAlias, { file: file === null ? null : normalRelativePath(file), cursor, limit: query.limit ?? DEFAULT_DIFF_LINES });
+  }
+
+  /**
+   * Whether a stop or a release would change the session now, decided on its state as it stands (pure: nothing is
+   * journaled): `refused` with the error the command would answer, `unchanged` when it would journal nothing (a release
+   * of a session not held, a stop already under way), else `changes`. The human gate asks it before holding a call.
+   */
+  wouldChange(idOrAlias: string, body: CommandBody<Extract<SessionCommand, { type: 'request_stop' | 'release' }>>): { refused: DomainError } | 'unchanged' | 'changes' {
+    const actor = this.registry.get(idOrAlias);
+    const decided = decide({ ...body, at: this.commands.now() }, actor.snapshot);
+    if ('error' in decided) return { refused: new DomainError(decided.error.code, decided.error.message, decided.error.details) };
+    return decided.events.length === 0 ? 'unchanged' : 'changes';
+  }
+
+  /** Why a merge, branch-only or discard of the session's worktree would change nothing (its refusal), or null. */
+  worktreeRefusal(idOrAlias: string, op: WorktreeOp, args: { strategy?: MergeStrategy; force?: boolean }): Promise<DomainError | null> {
+    return this.worktrees.refusal(idOrAlias, op, args);
   }
 
   /** Merge, branch-only or discard of the session's worktree, performed by the node that owns it. */

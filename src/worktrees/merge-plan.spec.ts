@@ -5,8 +5,16 @@ const names = { branch: 'brainstem/w1-x', base: 'main' };
 
 describe('merge plans', () => {
   describe('mergeStep', () => {
-    it('given the base holds the branch already, then every strategy has nothing to do', () => {
-      for (const s of ['ff', 'merge', 'rebase'] as const) expect(mergeStep(s, { headInBase: true, baseInHead: true }, names)).toBe('up_to_date');
+    it('given the base holds the branch already (ahead 0), then every strategy is refused as nothing to merge, naming both', () => {
+      for (const s of ['ff', 'merge', 'rebase'] as const) {
+        expect(mergeStep(s, { headInBase: true, baseInHead: true }, names)).toEqual({
+          refusal: {
+            code: 'nothing_to_merge',
+            message: 'brainstem/w1-x has no commit that main does not have (ahead 0): nothing to merge, nothing was changed',
+            details: { ...names, ahead: 0 },
+          },
+        });
+      }
     });
 
     it('given the branch is on top of the base, then ff and rebase fast-forward, merge records a merge commit', () => {

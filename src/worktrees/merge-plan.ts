@@ -10,15 +10,28 @@ import { WorktreeRefusal, worktreeRefusal } from './worktree.errors';
 export type MergeStrategy = 'ff' | 'merge' | 'rebase';
 export const MERGE_STRATEGIES: readonly MergeStrategy[] = ['ff', 'merge', 'rebase'];
 
+/** `up_to_date` only in journals of versions that recorded a merge with nothing to merge as merged. */
 export type MergeStep = 'up_to_date' | 'fast_forward' | 'merge_commit' | 'rebase';
 
+/** A merge that would move the base: what mergeStep answers when it is not refused. */
+export type MovingStep = Exclude<MergeStep, 'up_to_date'>;
+
+/** A branch its base holds already (ahead 0): the merge is refused, naming both, so that no one is told it merged. */
+export function nothingToMerge(names: { branch: string; base: string }): WorktreeRefusal {
+  return worktreeRefusal('nothing_to_merge', `${names.branch} has no commit that ${names.base} does not have (ahead 0): nothing to merge, nothing was changed`, {
+    branch: names.branch,
+    base: names.base,
+    ahead: 0,
+  });
+}
+
 /**
- * The step: nothing to do when the base already holds the branch; `ff` only fast-forwards; `merge` always records a
- * merge commit (the branch's history stays visible as one); `rebase` replays the branch's commits on the base, which
- * is a fast-forward when the branch is on top of it already.
+ * The step: none when the base already holds the branch (ahead 0: nothing to merge, refused so that no one is told a
+ * merge happened); `ff` only fast-forwards; `merge` always records a merge commit (the branch's history stays visible
+ * as one); `rebase` replays the branch's commits on the base, which is a fast-forward when the branch is on top of it already.
  */
-export function mergeStep(strategy: MergeStrategy, relation: { headInBase: boolean; baseInHead: boolean }, names: { branch: string; base: string }): MergeStep | { refusal: WorktreeRefusal } {
-  if (relation.headInBase) return 'up_to_date';
+export function mergeStep(strategy: MergeStrategy, relation: { headInBase: boolean; baseInHead: boolean }, names: { branch: string; base: string }): MovingStep | { refusal: WorktreeRefusal } {
+  if (relation.headInBase) return { refusal: nothingToMerge(names) };
   switch (strategy) {
     case 'ff':
       return relation.baseInHead

@@ -1,6 +1,6 @@
 import { DiffCursor, WorktreeDiff } from './diff-page';
 import { StatusEntry, WorktreeEntry } from './git-parse';
-import { MergeStep, MergeStrategy } from './merge-plan';
+import { MergeStrategy, MovingStep } from './merge-plan';
 import { WorktreeRefusal } from './worktree.errors';
 
 /** The checkout a directory is in: its top folder, and what its HEAD is. */
@@ -19,20 +19,24 @@ export interface WorktreeRef {
   path: string;
 }
 
-export interface MergeRequest extends WorktreeRef {
+/** What a merge is judged on before it is tried: the refs, the strategy, and whether the worktree's folder is there. */
+export interface MergeCheck extends WorktreeRef {
   base_branch: string;
   strategy: MergeStrategy;
+  /** Whether the worktree's folder is still there (its uncommitted changes are checked then). */
+  folder: boolean;
+}
+
+export interface MergeRequest extends MergeCheck {
   /** The session's alias, for the merge commit's message. */
   alias: string;
   /** Names the temporary worktree a rebase is replayed in. */
   op_id: string;
   /** Where that temporary worktree goes: the repository's folder under the worktrees root. */
   scratch: string;
-  /** Whether the worktree's folder is still there (its uncommitted changes are checked then). */
-  folder: boolean;
 }
 
-export type MergeOutcome = { ok: true; step: MergeStep; commit: string; into: string; checkout_updated: boolean } | { ok: false; refusal: WorktreeRefusal };
+export type MergeOutcome = { ok: true; step: MovingStep; commit: string; into: string; checkout_updated: boolean } | { ok: false; refusal: WorktreeRefusal };
 
 export interface RemoveRequest extends WorktreeRef {
   /** Also delete the branch: `merged` only if its commits are in another branch (git branch -d), `force` whatever it holds. */
@@ -89,6 +93,8 @@ export interface WorktreeGit {
   remove(request: RemoveRequest): Promise<RemoveOutcome>;
   prune(repo: string): Promise<void>;
   merge(request: MergeRequest): Promise<MergeOutcome>;
+  /** Why that merge would be refused before anything is tried (nothing to merge, no fast-forward, …), or null. */
+  mergeRefusal(request: MergeCheck): Promise<WorktreeRefusal | null>;
   diff(request: DiffRequest): Promise<WorktreeDiff>;
 }
 

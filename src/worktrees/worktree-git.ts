@@ -6,11 +6,11 @@ import { GitCli } from './git-cli';
 import { WorktreeDiff } from './diff-page';
 import { StatusEntry, WorktreeEntry, parseStatus, parseWorktreeList } from './git-parse';
 import { gitVersionProblem } from './git-version';
-import { Checkout, DiffRequest, MergeOutcome, MergeRequest, RemoveOutcome, RemoveRequest, WorktreeGit } from './worktree-git.port';
+import { Checkout, DiffRequest, MergeCheck, MergeOutcome, MergeRequest, RemoveOutcome, RemoveRequest, WorktreeGit } from './worktree-git.port';
 import { diffWorktree } from './worktree-diff.git';
-import { mergeBranch } from './worktree-merge.git';
+import { mergeBranch, mergeRefusal } from './worktree-merge.git';
 import { isInside, worktreeName } from './worktree-names';
-import { worktreeRefusal } from './worktree.errors';
+import { WorktreeRefusal, worktreeRefusal } from './worktree.errors';
 
 const exists = (path: string): Promise<boolean> =>
   access(path, constants.F_OK).then(
@@ -157,6 +157,10 @@ export class CliWorktreeGit implements WorktreeGit {
 
   merge(request: MergeRequest): Promise<MergeOutcome> {
     return mergeBranch(this.git, this, request);
+  }
+
+  mergeRefusal(request: MergeCheck): Promise<WorktreeRefusal | null> {
+    return mergeRefusal(this.git, this, request);
   }
 
   diff(request: DiffRequest): Promise<WorktreeDiff> {

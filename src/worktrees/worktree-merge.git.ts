@@ -1,14 +1,48 @@
 import { join } from 'node:path';
 import { GitCli } from './git-cli';
 import { parseMergeTree } from './git-parse';
-import { baseTarget, dirtyOverlap, mergeMessage, mergeStep } from './merge-plan';
-import { MergeOutcome, MergeRequest, WorktreeGit } from './worktree-git.port';
+import { MovingStep, baseTarget, dirtyOverlap, mergeMessage, mergeStep } from './merge-plan';
+import { MergeCheck, MergeOutcome, MergeRequest, WorktreeGit } from './worktree-git.port';
 import { WorktreeRefusal, worktreeRefusal } from './worktree.errors';
 
 /** Who commits a merge commit or a rebased commit when the repository names no one (user.name, user.email). */
 const FALLBACK_IDENTITY = { name: 'Brainstem', email: 'brainstem@localhost' };
 
 const refused = (refusal: WorktreeRefusal): MergeOutcome => ({ ok: false, refusal });
+
+/**
+ * What a merge is refused for before anything is tried, from the refs alone: the worktree's uncommitted changes, a base
+ * or a branch gone, nothing to merge (ahead 0), no fast-forward for `ff`. Else the step and the two tips it starts from.
+ */
+async function mergePlan(git: GitCli, worktrees: Pick<WorktreeGit, 'status'>, r: MergeCheck): Promise<{ refusal: WorktreeRefusal } | { step: MovingStep; baseTip: string; head: string }> {
+  const { repo, branch, base_branch: base } = r;
+  if (r.folder) {
+    const dirty = await worktrees.status(r.path);
+    if (dirty.length > 0) {
+      const files = dirty.map((d) => d.path);
+      return { refusal: worktreeRefusal('worktree_dirty', `the worktree ${r.path} has uncommitted changes that a merge would leave behind (${files.slice(0, 20).join(', ')}): commit them first`, { files }) };
+    }
+  }
+  const rev = (ref: string) => revision(git, repo, ref);
+  const baseTip = await rev(`refs/heads/${base}`);
+  if (baseTip === null) return { refusal: worktreeRefusal('no_base_branch', `the base branch ${base} no longer exists: use branch-only to keep the work on ${branch}`, { base }) };
+  const head = await rev(`refs/heads/${branch}`);
+  if (head === null) return { refusal: worktreeRefusal('worktree_missing', `the branch ${branch} no longer exists`, { branch }) };
+  const ancestor = async (a: string, b: string) => (await git.run(['merge-base', '--is-ancestor', a, b], { cwd: repo, ok: [1] })).code === 0;
+  const step = mergeStep(r.strategy, { headInBase: await ancestor(head, baseTip), baseInHead: await ancestor(baseTip, head) }, { branch, base });
+  return typeof step === 'string' ? { step, baseTip, head } : step;
+}
+
+/** Why a merge would be refused before anything is tried (mergePlan), or null: asked before a merge is requested. */
+export async function mergeRefusal(git: GitCli, worktrees: Pick<WorktreeGit, 'status'>, r: MergeCheck): Promise<WorktreeRefusal | null> {
+  const plan = await mergePlan(git, worktrees, r);
+  return 'refusal' in plan ? plan.refusal : null;
+}
+
+async function revision(git: GitCli, repo: string, ref: string): Promise<string | null> {
+  const out = await git.spawn(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`], { cwd: repo });
+  return out.code === 0 ? out.stdout.trim() : null;
+}
 
 /**
  * Brings a session's branch into its base branch (merge-plan.ts decides each step). Nothing is ever left half-merged:
@@ -18,25 +52,9 @@ const refused = (refusal: WorktreeRefusal): MergeOutcome => ({ ok: false, refusa
  */
 export async function mergeBranch(git: GitCli, worktrees: Pick<WorktreeGit, 'status' | 'worktrees'>, r: MergeRequest): Promise<MergeOutcome> {
   const { repo, branch, base_branch: base } = r;
-  if (r.folder) {
-    const dirty = await worktrees.status(r.path);
-    if (dirty.length > 0) {
-      const files = dirty.map((d) => d.path);
-      return refused(worktreeRefusal('worktree_dirty', `the worktree ${r.path} has uncommitted changes that a merge would leave behind (${files.slice(0, 20).join(', ')}): commit them first`, { files }));
-    }
-  }
-  const rev = async (ref: string) => {
-    const out = await git.spawn(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`], { cwd: repo });
-    return out.code === 0 ? out.stdout.trim() : null;
-  };
-  const baseTip = await rev(`refs/heads/${base}`);
-  if (baseTip === null) return refused(worktreeRefusal('no_base_branch', `the base branch ${base} no longer exists: use branch-only to keep the work on ${branch}`, { base }));
-  const head = await rev(`refs/heads/${branch}`);
-  if (head === null) return refused(worktreeRefusal('worktree_missing', `the branch ${branch} no longer exists`, { branch }));
-  const ancestor = async (a: string, b: string) => (await git.run(['merge-base', '--is-ancestor', a, b], { cwd: repo, ok: [1] })).code === 0;
-  const step = mergeStep(r.strategy, { headInBase: await ancestor(head, baseTip), baseInHead: await ancestor(baseTip, head) }, { branch, base });
-  if (typeof step !== 'string') return refused(step.refusal);
-  if (step === 'up_to_date') return { ok: true, step, commit: baseTip, into: base, checkout_updated: false };
+  const plan = await mergePlan(git, worktrees, r);
+  if ('refusal' in plan) return refused(plan.refusal);
+  const { step, baseTip, head } = plan;
 
   const identity = await identityEnv(git, repo);
   let target = head;
@@ -71,7 +89,7 @@ export async function mergeBranch(git: GitCli, worktrees: Pick<WorktreeGit, 'sta
       }),
     );
   }
-  if ((await rev('HEAD')) !== baseTip) return refused(worktreeRefusal('not_fast_forward', `${base} moved in ${where.path} while ${branch} was merged: try again`, { base }));
+  if ((await revision(git, repo, 'HEAD')) !== baseTip) return refused(worktreeRefusal('not_fast_forward', `${base} moved in ${where.path} while ${branch} was merged: try again`, { base }));
   const ff = await git.spawn(['merge', '--ff-only', '--no-autostash', '--quiet', target], { cwd: where.path, env: identity });
   if (ff.code !== 0) {
     return refused(worktreeRefusal('main_checkout_dirty', `git refused to update ${where.path}, which is left as it was: ${ff.stderr.trim().split('\n').slice(0, 6).join(' ')}`, { files: touched }));

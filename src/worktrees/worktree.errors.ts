@@ -15,6 +15,7 @@ declare module '../common/domain-error' {
     merge_conflict: 409;
     main_checkout_dirty: 409;
     not_fast_forward: 409;
+    nothing_to_merge: 409;
     no_base_branch: 409;
     base_checked_out_elsewhere: 409;
     branch_checked_out: 409;
@@ -30,7 +31,7 @@ declare module '../common/domain-error' {
  * names (not a git repository, a ref that does not exist or is malformed, a path leading out of the tree, a worktrees
  * folder inside the repository). 409: the worktree's state or the repository's refuses the operation (none, not ready,
  * another operation running, removed, deleted by hand, uncommitted changes, the session still live, a conflict, the main
- * checkout's changes in the way, no fast-forward, no base branch, the base or the branch checked out elsewhere, an
+ * checkout's changes in the way, no fast-forward, nothing to merge, no base branch, the base or the branch checked out elsewhere, an
  * operation a restart cut short). 500: git failed unexpectedly (its message is given). 503: no usable git. 504: the
  * owner node did not perform an operation in time.
  */
@@ -50,6 +51,7 @@ export const WORKTREE_ERRORS = {
   merge_conflict: 409,
   main_checkout_dirty: 409,
   not_fast_forward: 409,
+  nothing_to_merge: 409,
   no_base_branch: 409,
   base_checked_out_elsewhere: 409,
   branch_checked_out: 409,

@@ -84,7 +84,13 @@ describePg("a node merges a worktree session another node owns (two real nodes o
       ['session.worktree_merged', 'brainstem'],
     ]);
 
-    // A refusal the owner finds (nothing new to merge is no refusal, a conflict is) comes back to b the same way.
+    // Nothing left to merge: b reads ahead 0 in the diff a gives, and answers so without journaling a request.
+    const again = await api('b', 'POST', `/coding-sessions/${id}/merge`, { strategy: 'ff' });
+    expect(again).toMatchObject({ status: 409, body: { code: 'nothing_to_merge', details: { base: 'main', ahead: 0 } } });
+    const requested = (await api('a', 'GET', `/journal/events?stream=session-${id}&limit=100`)).body.events.filter((e: Json) => e.type === 'session.worktree_op_requested');
+    expect(requested).toHaveLength(1);
+
+    // A refusal the owner finds (a conflict, or nothing to merge) comes back to b the same way.
     await api('a', 'POST', `/coding-sessions/${id}/messages`, { text: JSON.stringify({ write: { 'shared.txt': 'from the worker\n' }, commit: 'worker edit' }) });
     repo.write('shared.txt', 'from main\n');
     repo.commitAll('main edit');

@@ -35,6 +35,10 @@ describe("the main brain's session_diff and merge_session, merge and discard hel
     return status;
   };
 
+  const pending = async () => (await user('GET', `${BASE}/confirmations?status=pending`)).confirmations as Json[];
+  const opsRequested = async (id: string) =>
+    ((await user('GET', `/api/v1/journal/events?stream=session-${id}&limit=100`)).events as Json[]).filter((e) => e.type === 'session.worktree_op_requested').length;
+
   it('lists the tools with their arguments, and lets start_session ask for isolation', async () => {
     const tools = (await t.rawInject({ method: 'GET', url: `${BASE}/tools`, headers: t.auth('main_brain') })).json().tools as Json[];
     const byName = Object.fromEntries(tools.map((x) => [x.name, x]));
@@ -74,5 +78,47 @@ describe("the main brain's session_diff and merge_session, merge and discard hel
     const dirty = await brain('merge_session', { session: w.alias, action: 'branch_only' });
     expect(dirty).toMatchObject({ status: 409, body: { code: 'worktree_dirty', details: { files: ['loose.txt'] } } });
     expect((await brain('merge_session', { session: w.alias, action: 'branch_only', force: true })).status).toBe(400);
+  });
+
+  it('answers a merge with nothing to merge (ahead 0) at once, to the brain and to the user, asking no one and journaling nothing; one with commits still asks', async () => {
+    const w = await worker('Brain nothing to merge', { write: { 'd.txt': 'd\n' }, commit: 'add d' });
+    expect(await pending()).toEqual([]);
+    const asked = await brain('merge_session', { session: w.alias });
+    expect(asked.body.result).toMatchObject({ status: 'waiting_for_user' });
+    expect(await pending()).toHaveLength(1);
+    await user('POST', `${BASE}/confirmations/${asked.body.result.confirmation_id}/refuse`, {});
+    expect((await t.inject({ method: 'POST', url: `/api/v1/coding-sessions/${w.id}/merge`, payload: { strategy: 'ff' } })).statusCode).toBe(200);
+    expect((await user('GET', `/api/v1/coding-sessions/${w.id}/diff`)).ahead).toBe(0);
+    const requested = await opsRequested(w.id);
+
+    const nothing = {
+      code: 'nothing_to_merge',
+      message: `${w.worktree.branch} has no commit that main does not have (ahead 0): nothing to merge, nothing was changed`,
+      details: { branch: w.worktree.branch, base: 'main', ahead: 0 },
+    };
+    for (const strategy of ['ff', 'merge', 'rebase']) {
+      expect(await brain('merge_session', { session: w.alias, strategy })).toMatchObject({ status: 409, body: nothing });
+      expect(await pending()).toEqual([]);
+      const again = await t.inject({ method: 'POST', url: `/api/v1/coding-sessions/${w.id}/merge`, payload: { strategy } });
+      expect([again.statusCode, again.json()]).toEqual([409, expect.objectContaining(nothing)]);
+    }
+    expect(await opsRequested(w.id)).toBe(requested);
+    expect((await user('GET', `/api/v1/coding-sessions/${w.id}`)).worktree).toMatchObject({ pending_op: null, last_op: { op: 'merge', ok: true } });
+  });
+
+  it('asks the user nothing for a gated call that cannot change anything: a live session\'s discard, a removed worktree, an exited session, one not held, the budget it has', async () => {
+    const w = await worker('Brain no-ops', { write: { 'e.txt': 'e\n' }, commit: 'add e' });
+    expect(await pending()).toEqual([]);
+    expect(await brain('merge_session', { session: w.alias, action: 'discard' })).toMatchObject({ status: 409, body: { code: 'session_live' } });
+    expect(await brain('release_session', { session: w.alias })).toMatchObject({ status: 200, body: { result: { id: w.id, held: null, unchanged: `session ${w.alias} is not held: nothing to release` } } });
+    expect(await brain('set_session_budget', { session: w.alias })).toMatchObject({ status: 200, body: { result: { id: w.id, budget: null, unchanged: expect.stringContaining('already') } } });
+    expect(await brain('manage_agent_profile', { action: 'delete', profile_id: 'no-such-profile' })).toMatchObject({ status: 404 });
+    expect(await pending()).toEqual([]);
+
+    await user('POST', `/api/v1/coding-sessions/${w.id}/stop`, { grace_ms: 1000 });
+    expect((await t.inject({ method: 'POST', url: `/api/v1/coding-sessions/${w.id}/discard`, payload: {} })).statusCode).toBe(200);
+    expect(await brain('stop_session', { session: w.alias })).toMatchObject({ status: 409, body: { code: 'session_exited' } });
+    for (const action of ['merge', 'discard']) expect(await brain('merge_session', { session: w.alias, action })).toMatchObject({ status: 409, body: { code: 'worktree_removed' } });
+    expect(await pending()).toEqual([]);
   });
 });

@@ -94,13 +94,11 @@ describe('sessions in worktrees of their own, over HTTP, with the real git CLI',
     expect(repo.git('status', '--porcelain')).toBe('');
     expect(repo.mergeHead()).toBe(false);
     expect((await statusOf(b.id)).worktree.last_op).toMatchObject({ op: 'merge', ok: false, code: 'merge_conflict' });
-    // Journaled: the requests and their outcomes.
+    // Journaled: the requests and their outcomes; the ff, refused from the refs before anything was tried, is not requested.
     const events = (await api('GET', `/journal/events?stream=session-${b.id}&limit=100`)).body.events.map((e: Json) => e.type);
     expect(events.filter((e: string) => e.startsWith('session.worktree_'))).toEqual([
       'session.worktree_created',
       'session.worktree_prepared',
-      'session.worktree_op_requested',
-      'session.worktree_op_failed',
       'session.worktree_op_requested',
       'session.worktree_op_failed',
       'session.worktree_op_requested',
