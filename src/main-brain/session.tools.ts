@@ -108,7 +108,7 @@ export function registerSessionTools(registry: ToolRegistry, sessions: SessionsS
       "Send an instruction or an answer to a session's worker; the session goes back to working. An external session (origin external: a claude " +
       'the user started) takes it only while it waits in a round after stopping: claude then goes on with your text.',
     parameters: SendToSessionArgs,
-    handler: async (a) => brief(await sessions.dispatch(a.session, a.text)),
+    handler: async (a, ctx) => brief(await sessions.dispatch(a.session, a.text, { by: ctx.actor === 'user' ? 'user' : 'main_brain', via: 'send_to_session' })),
   });
 
   registry.register<{ session: string; decision: 'allow' | 'deny'; reason?: string; request_id?: string }>({
