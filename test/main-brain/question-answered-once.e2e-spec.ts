@@ -115,6 +115,34 @@ describe("a worker's question is answered once", () => {
     expect(await dispatched(t, id)).toEqual(['8080']);
   });
 
+  it('given a question answered longer ago than the chat the service reads at boot, then after a restart answer_to still finds who answered it', async () => {
+    const data = tempDir('brainstem-answered-long-ago-');
+    const dirs = { BRAINSTEM_JOURNAL_DIR: join(data.path, 'journal'), BRAINSTEM_PROFILES_DIR: join(data.path, 'profiles') };
+    try {
+      const first = await start(dirs);
+      const { id, question } = await asking(first, 'Which database?');
+      const brain = await httpClient(first.url, { token: first.tokenOf('main_brain') });
+      clients.push(brain);
+      expect((await call(brain, 'send_to_session', { session: id, text: 'postgres' })).isError).toBe(false);
+      const answer = await waitFor(async () => (await chat(first)).find((m) => m.answer_to === question.seq), { what: "the brain's answer in the chat" });
+      // More chat since than the 2000 messages read at boot: the question and its answer are both before them.
+      for (let i = 0; i < 2001; i++) expect((await first.inject({ method: 'POST', url: `${BASE}/messages`, payload: { text: `note ${i}` } })).statusCode).toBe(201);
+      await Promise.allSettled(clients.splice(0).map((c) => c.close()));
+      await apps.splice(0)[0].close();
+
+      const second = await start(dirs);
+      expect((await chat(second)).some((m) => m.seq === question.seq)).toBe(false);
+      expect((await answerTo(second, question.seq, 'mysql')).json()).toMatchObject({
+        statusCode: 409,
+        code: 'question_already_answered',
+        details: { answered_by: 'main_brain', via: 'send_to_session', answered_at: answer.at, answer_seq: answer.seq },
+      });
+    } finally {
+      await Promise.allSettled(apps.splice(0).map((a) => a.close()));
+      data.remove();
+    }
+  }, 120_000);
+
   it('given a question answered and a second one asked, then after a restart the first is still answered (refused, listed so) and the second still open to answer', async () => {
     const data = tempDir('brainstem-answered-restart-');
     const dirs = { BRAINSTEM_JOURNAL_DIR: join(data.path, 'journal'), BRAINSTEM_PROFILES_DIR: join(data.path, 'profiles') };
