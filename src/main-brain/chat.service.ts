@@ -135,6 +135,8 @@ export class ChatService {
   answer(questionSeq: number, text: string): Promise<{ message: ChatMessage }> {
     const cmd: ChatCommand = { type: 'answer', question_seq: questionSeq, text };
     return this.queue.run(async () => {
+      // Decided on what every node has journaled: an answer another node took is not delivered a second time here.
+      await this.journal.catchUp();
       await this.recall(questionSeq);
       const decision = decide(cmd, this.state);
       if (decision.error) throw new DomainError(decision.error.code, decision.error.message, decision.error.details);

