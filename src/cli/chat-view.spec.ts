@@ -41,6 +41,18 @@ describe('the chat as terminal text', () => {
     expect(v.message(message(11, { kind: 'activity', text: '→ send_to_session {"session":"w1"}' })).text).toBe('  → send_to_session {"session":"w1"}\n');
   });
 
+  it("shows an answer beside the question it answers, the brain's too; a question answered already says by whom instead of how to answer it", () => {
+    const v = view();
+    expect(v.message(message(12, { role: 'brain', text: 'postgres', session_id: 'cs_1', answer_to: 9, via: 'send_to_session' })).text).toBe('brain (to #9): postgres\n');
+    expect(v.message(message(13, { role: 'user', text: '8080', session_id: 'cs_1', answer_to: 10, via: 'session_messages' })).text).toBe('you (to #10): 8080\n');
+    const at = '2026-11-22T21:41:00.000Z';
+    expect(v.message(message(14, { role: 'worker', kind: 'question', text: 'Which DB?', session_id: 'cs_1', answered: { by: 'main_brain', via: 'send_to_session', at, seq: 15 } })).text).toBe(
+      `w1 asks (#14): Which DB?\n  answered by the brain (#15, ${at})\n`,
+    );
+    expect(v.message(message(16, { role: 'worker', kind: 'question', text: 'Port?', session_id: 'cs_1', answered: { by: 'user', via: 'chat', at, seq: 17 } })).text).toBe(`w1 asks (#16): Port?\n  answered by you (#17, ${at})\n`);
+    expect(v.message(message(18, { role: 'worker', kind: 'question', text: 'Name?', session_id: 'cs_1', answered: null })).text).toBe('w1 asks (#18): Name?\n  answer with: /answer 18 <text>\n');
+  });
+
   it("drops a worker's terminal escapes: it cannot move the cursor or retitle the window", () => {
     const v = view();
     const text = 'done\x1b[2J\x1b]0;pwned\x07 \x1b[31mred\x1b[0m\x07';

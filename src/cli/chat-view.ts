@@ -12,6 +12,13 @@ export interface ChatOutput {
  * the text is complete, is then not written again. The user's own lines are on the screen already (typed), so their
  * echo from the stream is skipped; messages posted elsewhere (the dashboard) are shown.
  */
+/** Under a question: who answered it (a question from the history may be), else how to answer it. */
+function answered(question: ChatMessage): string {
+  const a = question.answered;
+  if (!a) return `answer with: /answer ${question.seq} <text>`;
+  return `answered by ${a.by === 'main_brain' ? 'the brain' : 'you'} (#${a.seq}, ${a.at})`;
+}
+
 export class ChatView {
   /** Text streamed per turn that no message has covered yet. */
   private readonly drafts = new Map<string, string>();
@@ -82,9 +89,10 @@ export class ChatView {
         return m.answer_to !== undefined ? `you (to #${m.answer_to}): ${text}` : `you: ${text}`;
       case 'brain':
         if (m.kind === 'activity') return `  ${text}`;
+        if (m.answer_to !== undefined) return `brain (to #${m.answer_to}): ${text}`;
         return m.kind === 'wrap_up' ? `brain (wrap-up): ${text}` : `brain: ${text}`;
       case 'worker':
-        return m.kind === 'question' ? `${who ?? 'a worker'} asks (#${m.seq}): ${text}\n  answer with: /answer ${m.seq} <text>` : `${who ?? 'worker'}: ${text}`;
+        return m.kind === 'question' ? `${who ?? 'a worker'} asks (#${m.seq}): ${text}\n  ${answered(m)}` : `${who ?? 'worker'}: ${text}`;
       case 'system':
         // Both a held call and what became of it: /confirm and /refuse (see /help) take the id.
         return m.kind === 'confirmation' && m.confirmation_id !== undefined ? `gate (${m.confirmation_id}): ${text}` : `· ${text}`;

@@ -1,5 +1,8 @@
 import { JournalEvent } from '../journal/journal.port';
-import { ChatCommand, ChatEvent, ChatState, decide, evolveChat, initialChatState, superviseCommand } from './chat.decider';
+import { ChatCommand, ChatEvent, ChatState, decide, evolveChat, initialChatState, openQuestion, superviseCommand } from './chat.decider';
+
+/** The time the journal stamps an event stored at `seq` with. */
+const atOf = (seq: number) => `2026-11-26T10:00:${String(seq).padStart(2, '0')}.000Z`;
 
 /** A decided event as the journal stores it at `seq`. */
 const stored = (e: ChatEvent, seq: number): JournalEvent => ({
@@ -7,7 +10,7 @@ const stored = (e: ChatEvent, seq: number): JournalEvent => ({
   stream: 'chat',
   version: seq,
   type: e.type,
-  at: '2026-11-26T10:00:00.000Z',
+  at: atOf(seq),
   data: e.data as unknown as JournalEvent['data'],
   meta: { actor: 'test', correlation_id: null, causation_seq: null },
   hash: 'h',
@@ -59,7 +62,7 @@ describe('chat decide/evolve', () => {
     expect(asked.events[0].data).toEqual({ role: 'worker', kind: 'question', text: 'Which region?', session_id: 'cs_w1' });
     const { events, error } = step(asked.state, { type: 'answer', question_seq: 7, text: 'eu-west' }, 8);
     expect(error).toBeUndefined();
-    expect(events[0].data).toEqual({ role: 'user', kind: 'message', text: 'eu-west', session_id: 'cs_w1', answer_to: 7 });
+    expect(events[0].data).toEqual({ role: 'user', kind: 'message', text: 'eu-west', session_id: 'cs_w1', answer_to: 7, via: 'chat' });
   });
 
   it("Given a message that is not a worker's question, When the user answers it, Then the answer is refused naming the seq", () => {
@@ -72,10 +75,85 @@ describe('chat decide/evolve', () => {
     }
   });
 
-  it('Given a question answered already, Then it may be answered again (the worker may need a second answer)', () => {
-    const asked = step(initialChatState, { type: 'ask', session_id: 'cs_w1', question: 'Which region?' }, 2);
-    const once = step(asked.state, { type: 'answer', question_seq: 2, text: 'eu-west' }, 3);
-    expect(step(once.state, { type: 'answer', question_seq: 2, text: 'eu-central' }, 4).events).toHaveLength(1);
+  describe('a question is answered once', () => {
+    const asked = step(initialChatState, { type: 'ask', session_id: 'cs_w1', question: 'Which database?' }, 2).state;
+    const brainSent = (state: ChatState, seq: number, session_id = 'cs_w1') => step(state, { type: 'sent', session_id, text: 'sqlite', by: 'main_brain', via: 'send_to_session' }, seq);
+
+    it('Given a question the user answered in the chat, When answer_to names it again, Then it is refused naming the user, the path, the time and the answer', () => {
+      const once = step(asked, { type: 'answer', question_seq: 2, text: 'postgres' }, 3);
+      const { events, error } = step(once.state, { type: 'answer', question_seq: 2, text: 'mysql' }, 4);
+      expect(events).toEqual([]);
+      expect(error).toEqual({
+        code: 'question_already_answered',
+        message:
+          `answer_to: the worker's question at chat seq 2 is answered already: the user answered it by the chat's answer_to at ${atOf(3)} (chat seq 3). ` +
+          'To tell the worker more, send it a message (POST /api/v1/coding-sessions/cs_w1/messages).',
+        details: { question_seq: 2, session_id: 'cs_w1', answered_by: 'user', via: 'chat', answered_at: atOf(3), answer_seq: 3 },
+      });
+    });
+
+    it("Given a worker's open question, When the brain's send_to_session reaches that worker, Then the brain's text is posted as the answer beside the question, and a later answer_to is refused naming the main brain", () => {
+      const sent = brainSent(asked, 5);
+      expect(sent.events).toEqual([
+        { type: 'chat.message', data: { role: 'brain', kind: 'message', text: 'sqlite', session_id: 'cs_w1', answer_to: 2, via: 'send_to_session' } },
+      ]);
+      expect(openQuestion(sent.state, 'cs_w1')).toBeNull();
+      const { events, error } = step(sent.state, { type: 'answer', question_seq: 2, text: 'sqlite' }, 6);
+      expect(events).toEqual([]);
+      expect(error).toMatchObject({
+        code: 'question_already_answered',
+        message: expect.stringContaining(`the main brain answered it by send_to_session at ${atOf(5)} (chat seq 5)`),
+        details: { answered_by: 'main_brain', via: 'send_to_session', answered_at: atOf(5), answer_seq: 5 },
+      });
+    });
+
+    it("Given a question the user answered with a message to its session (the dashboard's reply), Then that is the user's answer, by that path", () => {
+      const { events, state } = step(asked, { type: 'sent', session_id: 'cs_w1', text: 'sqlite', by: 'user', via: 'session_messages' }, 4);
+      expect(events[0].data).toEqual({ role: 'user', kind: 'message', text: 'sqlite', session_id: 'cs_w1', answer_to: 2, via: 'session_messages' });
+      expect(step(state, { type: 'answer', question_seq: 2, text: 'x' }, 5).error).toMatchObject({ details: { answered_by: 'user', via: 'session_messages', answer_seq: 4 } });
+    });
+
+    it('Given no open question of that session (none asked, another session asked, or answered already), When a message reaches its worker, Then it is no answer and nothing is posted', () => {
+      expect(brainSent(initialChatState, 3).events).toEqual([]);
+      expect(brainSent(asked, 3, 'cs_w2').events).toEqual([]);
+      const answered = brainSent(asked, 3).state;
+      const again = brainSent(answered, 4);
+      expect(again.events).toEqual([]);
+      expect(again.state.answers.get(2)).toMatchObject({ seq: 3 });
+    });
+
+    it('Given an answered question, When the worker asks again, Then the new question is open (the next message answers it) and the old one stays answered', () => {
+      const answered = step(asked, { type: 'answer', question_seq: 2, text: 'postgres' }, 3).state;
+      const askedAgain = step(answered, { type: 'ask', session_id: 'cs_w1', question: 'Which version?' }, 4).state;
+      expect(openQuestion(askedAgain, 'cs_w1')).toBe(4);
+      expect(brainSent(askedAgain, 5).events[0].data).toMatchObject({ answer_to: 4 });
+      expect(step(askedAgain, { type: 'answer', question_seq: 2, text: 'x' }, 5).error).toMatchObject({ code: 'question_already_answered', details: { answer_seq: 3 } });
+      expect(step(askedAgain, { type: 'answer', question_seq: 4, text: '16' }, 5).events[0].data).toMatchObject({ answer_to: 4, via: 'chat' });
+    });
+
+    it("Given two open questions of one worker, When a message reaches it, Then it answers the latest (the one it waits on now); the earlier stays open to answer_to", () => {
+      const twice = step(asked, { type: 'ask', session_id: 'cs_w1', question: 'Which version?' }, 3).state;
+      const sent = brainSent(twice, 4);
+      expect(sent.events[0].data).toMatchObject({ answer_to: 3 });
+      expect(openQuestion(sent.state, 'cs_w1')).toBe(2);
+      expect(step(sent.state, { type: 'answer', question_seq: 2, text: 'postgres' }, 5).error).toBeUndefined();
+    });
+
+    it('Given the chat replayed from the journal, in any order (an answer read before its question is recalled), Then the first answer (the lowest seq) is the one, and a question answered before the restart is refused after it', () => {
+      const events: JournalEvent[] = [
+        stored({ type: 'chat.message', data: { role: 'worker', kind: 'question', text: 'Which database?', session_id: 'cs_w1' } }, 2),
+        stored({ type: 'chat.message', data: { role: 'brain', kind: 'message', text: 'sqlite', session_id: 'cs_w1', answer_to: 2, via: 'send_to_session' } }, 5),
+        // An answer journaled before `via` was: it came by the chat.
+        stored({ type: 'chat.message', data: { role: 'user', kind: 'message', text: 'mysql', session_id: 'cs_w1', answer_to: 2 } }, 7),
+      ];
+      const inOrder = events.reduce(evolveChat, initialChatState);
+      const reversed = [...events].reverse().reduce(evolveChat, initialChatState);
+      expect(inOrder.answers.get(2)).toEqual({ seq: 5, at: atOf(5), by: 'main_brain', via: 'send_to_session' });
+      expect(reversed).toEqual(inOrder);
+      expect(decide({ type: 'answer', question_seq: 2, text: 'x' }, inOrder).error).toMatchObject({ code: 'question_already_answered', details: { answered_by: 'main_brain' } });
+      const legacy = [events[0], events[2]].reduce(evolveChat, initialChatState);
+      expect(legacy.answers.get(2)).toEqual({ seq: 7, at: atOf(7), by: 'user', via: 'chat' });
+    });
   });
 
   it("Given the brain's words, a notice and a human-gate message, Then each is posted with its role, kind and reference", () => {
@@ -104,8 +182,8 @@ describe('chat decide/evolve', () => {
     expect(close('something_new')).toMatchObject({ role: 'system', text: 'Supervision closed: something_new.' });
   });
 
-  it('Given events that are not questions, Then the state is unchanged', () => {
-    const s = evolveChat(initialChatState, stored({ type: 'chat.message', data: { role: 'user', kind: 'message', text: 'x', session_id: 'cs_1', answer_to: 2 } }, 5));
-    expect(s).toBe(initialChatState);
+  it('Given events that are neither questions nor answers, Then the state is unchanged', () => {
+    const s = evolveChat(initialChatState, stored({ type: 'chat.message', data: { role: 'user', kind: 'message', text: 'x', session_id: null } }, 5));
+    expect(evolveChat(s, stored({ type: 'chat.message', data: { role: 'brain', kind: 'activity', text: '→ list_sessions {}', session_id: null, turn_id: 'bt_1' } }, 6))).toBe(initialChatState);
   });
 });

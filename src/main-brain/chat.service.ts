@@ -8,7 +8,8 @@ import { CommandStream, handleCommand } from '../journal/command-handler';
 import { Fence, Journal, JournalEvent } from '../journal/journal.port';
 import { AutonomousView, SupervisionService } from '../supervision/supervision.service';
 import { BrainPresence, noBrainNotice } from './brain-presence';
-import { ChatCommand, ChatEventMap, ChatKind, ChatRole, ChatState, decide, evolveChat, initialChatState, superviseCommand } from './chat.decider';
+import type { MessageVia } from '../sessions/session.events';
+import { ChatAnswer, ChatCommand, ChatEventMap, ChatKind, ChatRole, ChatState, decide, evolveChat, initialChatState, superviseCommand } from './chat.decider';
 
 /** A piece of the hosted brain's text as it is produced: streamed, not journaled (the complete message is). */
 export interface ChatDelta {
@@ -16,7 +17,7 @@ export interface ChatDelta {
   text: string;
 }
 
-/** Delivers the user's answer to a worker's question to that worker. */
+/** Delivers the user's answer to a worker's question to that worker (a message from the user, by the chat). */
 export type AnswerDelivery = (sessionId: string, text: string) => Promise<unknown>;
 
 export interface ChatMessage {
@@ -29,10 +30,14 @@ export interface ChatMessage {
   confirmation_id?: string;
   turn_id?: string;
   answer_to?: number;
+  /** On an answer: the path it reached the worker by. */
+  via?: MessageVia;
+  /** On a worker's question, as listed: its first answer (who, how, when, its seq), or null while it is open. */
+  answered?: ChatAnswer | null;
 }
 
 export const CHAT_STREAM = 'chat';
-const WATCHED = new Set<string>(['supervision.disabled', 'session.asked_human']);
+const WATCHED = new Set<string>(['supervision.disabled', 'session.asked_human', 'session.message_dispatched']);
 /** Messages kept in memory for listing; the journal keeps them all. */
 const KEEP = 2000;
 
@@ -46,6 +51,8 @@ export class ChatService {
   private state: ChatState = initialChatState;
   /** The stream's version the state is at: commands append at it. */
   private version = 0;
+  /** The first version read at boot: what came before it is read from the journal when asked for (recall). */
+  private readFrom = 1;
   private sub: Subscription | null = null;
   private unfollow: (() => void) | null = null;
   /** Seqs of watched events other nodes appended: the node that appended one posts what it says, not this one. */
@@ -78,6 +85,7 @@ export class ChatService {
     const head = await this.journal.streamVersion(CHAT_STREAM);
     const from = Math.max(1, head - KEEP + 1);
     this.version = from - 1;
+    this.readFrom = from;
     for (const e of await this.journal.readStream(CHAT_STREAM, from)) this.fold(e);
     this.version = Math.max(this.version, head);
     loaded = true;
@@ -104,8 +112,9 @@ export class ChatService {
     this.presence = presence;
   }
 
+  /** The latest messages; a worker's question says whether it is answered, and by whom. */
   list(limit = 200): ChatMessage[] {
-    return this.messages.slice(-limit);
+    return this.messages.slice(-limit).map((m) => (m.kind === 'question' && m.role === 'worker' ? { ...m, answered: this.state.answers.get(m.seq) ?? null } : m));
   }
 
   /** A message from the human or the brain; `/supervise [goal]` from the human enables supervision and runs a round. */
@@ -120,16 +129,20 @@ export class ChatService {
 
   /**
    * The user's answer to a worker's question (the chat message at seq `questionSeq`): decided, delivered to that
-   * worker, then appended (decided again), so the chat shows only answers that reached it.
+   * worker, then appended (decided again), so the chat shows only answers that reached it. All of it in the queue: no
+   * other answer (the brain's send_to_session meanwhile) is decided between this one's decision and its append.
    */
-  async answer(questionSeq: number, text: string): Promise<{ message: ChatMessage }> {
+  answer(questionSeq: number, text: string): Promise<{ message: ChatMessage }> {
     const cmd: ChatCommand = { type: 'answer', question_seq: questionSeq, text };
-    // In the queue, so no command in flight adopts a state from before the question was recalled.
-    await this.queue.run(() => this.recall(questionSeq));
-    const decision = decide(cmd, this.state);
-    if (decision.error) throw new DomainError(decision.error.code, decision.error.message);
-    await this.deliverAnswer(decision.events[0].data.session_id as string, text);
-    return { message: await this.command(cmd) };
+    return this.queue.run(async () => {
+      // Decided on what every node has journaled: an answer another node took is not delivered a second time here.
+      await this.journal.catchUp();
+      await this.recall(questionSeq);
+      const decision = decide(cmd, this.state);
+      if (decision.error) throw new DomainError(decision.error.code, decision.error.message, decision.error.details);
+      await this.deliverAnswer(decision.events[0].data.session_id as string, text);
+      return { message: toMessage((await this.handle(cmd))[0]) };
+    });
   }
 
   /** What the hosted brain said (kind message) or did (kind activity) in a turn. */
@@ -167,12 +180,14 @@ export class ChatService {
     },
   };
 
-  /** The one command path: decided against the state, appended at the stream's version, applied; the message it posted. */
+  /** The one command path, in the queue: decided against the state, appended at the stream's version, applied; the message it posted. */
   private command(cmd: ChatCommand, fence?: Fence): Promise<ChatMessage> {
-    return this.queue.run(async () => {
-      const { stored } = await handleCommand(this.journal, this.chatStream, (state) => decide(cmd, state), evolveChat, { fence });
-      return toMessage(stored[0]);
-    });
+    return this.queue.run(async () => toMessage((await this.handle(cmd, fence))[0]));
+  }
+
+  /** A command decided and appended (inside the queue): the events it stored, none when it posts nothing. */
+  private async handle(cmd: ChatCommand, fence?: Fence): Promise<readonly JournalEvent[]> {
+    return (await handleCommand(this.journal, this.chatStream, (state) => decide(cmd, state), evolveChat, { fence })).stored;
   }
 
   /** An event of the stream another node appended (or read at boot): into the state and the list, once. */
@@ -190,12 +205,19 @@ export class ChatService {
 
   /**
    * A question the state does not hold (older than the messages read at boot, or posted on another node and not
-   * followed yet) is read from the journal: a stored question of the stream, folded as any other.
+   * followed yet) is read from the journal: a stored question of the stream, folded as any other. Its answer may be
+   * older than the messages read at boot too: the chat between the two is read for it, a page at a time.
    */
   private async recall(seq: number): Promise<void> {
     if (this.state.questions.has(seq) || !Number.isSafeInteger(seq) || seq < 1) return;
     const [e] = await this.journal.readAll(seq - 1, 1);
-    if (e?.seq === seq && e.stream === CHAT_STREAM) this.state = evolveChat(this.state, e);
+    if (e?.seq !== seq || e.stream !== CHAT_STREAM) return;
+    this.state = evolveChat(this.state, e);
+    for (let v = e.version + 1; v < this.readFrom && !this.state.answers.has(seq); v += KEEP) {
+      for (const later of await this.journal.readStream(CHAT_STREAM, v, Math.min(KEEP, this.readFrom - v))) {
+        if ((later.data as ChatEventMap['chat.message']).answer_to === seq) this.state = evolveChat(this.state, later);
+      }
+    }
   }
 
   private async onEvent(e: JournalEvent): Promise<void> {
@@ -208,6 +230,11 @@ export class ChatService {
     } else if (e.type === 'session.asked_human' && typeof d.question === 'string') {
       const sessionId = typeof d.session_id === 'string' ? d.session_id : e.stream.replace(/^session-/, '');
       await this.command({ type: 'ask', session_id: sessionId, question: d.question });
+    } else if (e.type === 'session.message_dispatched' && typeof d.text === 'string' && (d.via === 'send_to_session' || d.via === 'session_messages')) {
+      // A person's message to the worker (the chat's own answers, via chat, are journaled by answer()): it answers an open question.
+      const by = e.meta.actor;
+      if (by !== 'user' && by !== 'main_brain') return;
+      await this.queue.run(() => this.handle({ type: 'sent', session_id: e.stream.replace(/^session-/, ''), text: d.text as string, by, via: d.via as 'send_to_session' | 'session_messages' }));
     }
   }
 }
@@ -224,5 +251,6 @@ function toMessage(e: JournalEvent): ChatMessage {
     ...(d.confirmation_id !== undefined ? { confirmation_id: d.confirmation_id } : {}),
     ...(d.turn_id !== undefined ? { turn_id: d.turn_id } : {}),
     ...(d.answer_to !== undefined ? { answer_to: d.answer_to } : {}),
+    ...(d.via !== undefined ? { via: d.via } : {}),
   };
 }

@@ -6,6 +6,7 @@ declare module '../common/domain-error' {
     confirmation_already_decided: 409;
     confirmation_not_running: 409;
     question_not_found: 404;
+    question_already_answered: 409;
   }
 }
 
@@ -17,6 +18,7 @@ export const MAIN_BRAIN_ERRORS = {
   confirmation_already_decided: 409,
   confirmation_not_running: 409,
   question_not_found: 404,
+  question_already_answered: 409,
 } as const;
 
 export type MainBrainErrorCode = keyof typeof MAIN_BRAIN_ERRORS;

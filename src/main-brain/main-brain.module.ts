@@ -55,7 +55,7 @@ const newId = () => randomBytes(6).toString('hex');
       provide: ChatService,
       inject: [EventBus, JOURNAL, SupervisionService, SessionsService],
       useFactory: (bus: EventBus, journal: Journal, supervision: SupervisionService, sessions: SessionsService) =>
-        new ChatService(bus, journal, supervision, (sessionId, text) => sessions.dispatch(sessionId, text)),
+        new ChatService(bus, journal, supervision, (sessionId, text) => sessions.dispatch(sessionId, text, { by: 'user', via: 'chat' })),
     },
     {
       provide: ToolRegistry,

@@ -117,9 +117,10 @@ export function registerSessionTools(registry: ToolRegistry, sessions: SessionsS
     audience: 'main_brain',
     description:
       "Send an instruction or an answer to a session's worker; the session goes back to working. An external session (origin external: a claude " +
-      'the user started) takes it only while it waits in a round after stopping: claude then goes on with your text.',
+      'the user started) takes it only while it waits in a round after stopping: claude then goes on with your text. ' +
+      "Sent while the worker's question to the human is open, it is that question's answer: the chat shows it beside the question, which then takes no other answer.",
     parameters: SendToSessionArgs,
-    handler: async (a) => brief(await sessions.dispatch(a.session, a.text)),
+    handler: async (a, ctx) => brief(await sessions.dispatch(a.session, a.text, { by: ctx.actor === 'user' ? 'user' : 'main_brain', via: 'send_to_session' })),
   });
 
   registry.register<{ session: string; decision: 'allow' | 'deny'; reason?: string; request_id?: string }>({

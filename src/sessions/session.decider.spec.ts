@@ -247,6 +247,11 @@ describe('session decide/evolve', () => {
       thenEvents(when(given([started, { type: 'session.asked_human', question: 'which?' }]), dispatch()), { type: 'session.message_dispatched', text: 'go on' });
     });
 
+    it("Given a person's message, When it is dispatched, Then the path it came by is journaled with it (the chat reads an answer from it)", () => {
+      const asked = given([started, { type: 'session.asked_human', question: 'which?' }]);
+      thenEvents(when(asked, { type: 'dispatch_message', text: 'go on', worker: 'ready', via: 'send_to_session' }), { type: 'session.message_dispatched', text: 'go on', via: 'send_to_session' });
+    });
+
     it('Given an exited session, Then session_exited', () => {
       expect(when(given([started, exited]), dispatch())).toEqual({ error: { code: 'session_exited', message: 'session w1 has exited', details: { state: 'exited' } } });
     });

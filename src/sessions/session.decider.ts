@@ -4,6 +4,7 @@ import { deniedBy } from '../profiles/permission-rules';
 import {
   Attachment,
   JsonObject,
+  MessageVia,
   HoldReason,
   PermissionDecision,
   PermissionRequest,
@@ -75,7 +76,7 @@ export type SessionCommand =
    */
   | { type: 'launch'; at: number; spawn: { pid: number | null; pid_start_time: string | null; idle: boolean } | null; prompt: string | null; worker: WorkerReach }
   /** A message for the worker (the user's or the main brain's). */
-  | { type: 'dispatch_message'; at: number; text: string; worker: WorkerReach }
+  | { type: 'dispatch_message'; at: number; text: string; worker: WorkerReach; via?: MessageVia }
   /**
    * An answer to the pending permission request named by `request_id`, else the oldest. `profile_deny`: the deny rules
    * the session's profile has now, null when it cannot be read; `home`: the service's home, for `~/` in a rule when
@@ -146,7 +147,7 @@ export function decide(command: SessionCommand, state: SessionSnapshot | null): 
         const why = command.worker === 'detached' ? 'is detached after a restart' : 'closed its stdin';
         return refuse('message_not_deliverable', `session ${c.alias} cannot receive messages: its worker ${why}`, { worker: command.worker });
       }
-      return userCommand(state, { type: 'session.message_dispatched', at, text: command.text }, 'a message');
+      return userCommand(state, { type: 'session.message_dispatched', at, text: command.text, ...(command.via ? { via: command.via } : {}) }, 'a message');
     }
     case 'resolve_permission': {
       const refused = exited(state) ?? stopping(state, 'its pending request ends with it');

@@ -17,6 +17,12 @@ export type ExitReason = 'exited' | 'signaled' | 'stopped' | 'lost_on_restart' |
 export type Attachment = 'none' | 'attached' | 'detached';
 export type PermissionDecision = 'allow' | 'deny';
 /**
+ * How a person's message reached a session: `chat`, an answer posted in the main chat (answer_to); `send_to_session`,
+ * the main brain's tool (or the user calling it); `session_messages`, POST /coding-sessions/:id/messages (the
+ * dashboard's reply, `brainstem send`).
+ */
+export type MessageVia = 'chat' | 'send_to_session' | 'session_messages';
+/**
  * Why a session is held (it gets no more turns until released): a loop that persisted after the brain was woken for
  * it, or a budget reached. Held sessions keep their state; a release lets messages reach the worker again.
  */
@@ -151,7 +157,8 @@ export interface BudgetCrossingData {
 export interface SessionEventData extends WorktreeEventData {
   'session.started': { at: number; pid: number | null; pid_start_time: string | null; idle: boolean };
   'session.runtime_session_assigned': { at: number; runtime_session_id: string };
-  'session.message_dispatched': { at: number; text: string };
+  /** `via`: the path a person's message came by (who sent it is the event's actor); absent on a start's prompt. */
+  'session.message_dispatched': { at: number; text: string; via?: MessageVia };
   'session.progress': { at: number; status: ProgressStatus; message: string | null };
   'session.blocked': { at: number; reason: string };
   'session.asked_human': { at: number; question: string };

@@ -54,7 +54,7 @@ export class SessionsController {
   @Post(':id/messages')
   @HttpCode(200)
   message(@Param('id') id: string, @Body() dto: MessageDto): Promise<SessionStatus> {
-    return this.sessions.dispatch(id, dto.text);
+    return this.sessions.dispatch(id, dto.text, { by: 'user', via: 'session_messages' });
   }
 
   @Post(':id/permission')

@@ -8,7 +8,7 @@ import { SessionActor } from './session.actor';
 import { CommandBody, SessionCommands } from './session.commands';
 import { SessionCommand, decide } from './session.decider';
 import { CreateSessionDto, DiffQueryDto, ListSessionsQueryDto, Signal, parseSignal } from './session.dto';
-import { HoldReason, JsonObject, Pending, PermissionDecision, SessionFact, pendingPermission } from './session.events';
+import { HoldReason, JsonObject, MessageVia, Pending, PermissionDecision, SessionFact, pendingPermission } from './session.events';
 import { attentionSince } from './session.machine';
 import { DEFAULT_TAIL, OutputStreamMessage, SessionOutput } from './session-output';
 import { OutputTail, SessionOutputReads } from './session-output-reads';
@@ -48,6 +48,12 @@ function deniedOnArrival(event: SessionFact | undefined): { request_id: string; 
 }
 /** After SIGKILL, how long a stop request waits for the exit before answering anyway. */
 const KILL_SETTLE_MS = 5000;
+
+/** Who sent a message to a worker (the journal's actor) and by which path. */
+export interface MessageFrom {
+  by: 'user' | 'main_brain';
+  via: MessageVia;
+}
 
 /**
  * Coding sessions, as the REST API, the tools and supervision use them: each request gathers its facts, goes through
@@ -202,10 +208,14 @@ export class SessionsService implements WorkerSessions, OnApplicationBootstrap, 
     return actor && actor.id === sessionId && actor.live ? actor.id : null;
   }
 
-  async dispatch(idOrAlias: string, text: string): Promise<SessionStatus> {
+  /**
+   * A message to the session's worker. `from`: the person who sent it (the event's actor) and the path it came by, so
+   * the chat can tell it answered the worker's open question; without it, it is Brainstem's own.
+   */
+  async dispatch(idOrAlias: string, text: string, from?: MessageFrom): Promise<SessionStatus> {
     const actor = await this.commands.commandable(idOrAlias);
     await actor.run(async () => {
-      await this.commands.execute(actor, { type: 'dispatch_message', text, worker: this.workers.reachOf(actor) });
+      await this.commands.execute(actor, { type: 'dispatch_message', text, worker: this.workers.reachOf(actor), ...(from ? { via: from.via } : {}) }, from?.by);
       this.workers.deliver(actor, text);
     });
     return this.statusOf(actor);

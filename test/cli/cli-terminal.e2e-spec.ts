@@ -82,6 +82,11 @@ describeInTerminal('the CLI in a terminal', () => {
       what: 'the worker to get the answer',
     });
 
+    // And a second answer to it is refused, the refusal saying who answered it and where; it never reaches the worker
+    t.typeLine(`/answer ${seq} use mysql`);
+    await t.waitForScreen((s) => /error: 409 question_already_answered: .*the user answered it by the chat's answer_to at/.test(s.replace(/\n/g, '')), 'the refusal of a second answer');
+    expect((await callService<{ lines: string[] }>(svc, 'GET', `/coding-sessions/${w.id}/output`)).lines.filter((l) => l.includes('got: use'))).toEqual([expect.stringContaining('got: use postgres')]);
+
     // And the service's refusal of an answer to no question is shown, and the chat goes on
     t.typeLine('/answer 999999 nobody asked');
     await t.waitForScreen((s) => s.includes('error: 404 question_not_found'), 'the refusal');

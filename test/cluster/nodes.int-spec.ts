@@ -226,6 +226,9 @@ describePg('three Brainstem nodes on one PostgreSQL journal (real processes)', (
       ...LONG,
       what: "a's worker to get the answer given on b",
     });
+    // And answered once: c, which followed the answer, refuses another, naming the user's answer on b.
+    const again = await api('c', 'POST', '/session-os/main-brain/messages', { text: 'hold it', answer_to: question.seq });
+    expect([again.status, again.json.code, again.json.details]).toMatchObject([409, 'question_already_answered', { answered_by: 'user', via: 'chat', answer_seq: answered.json.message.seq }]);
 
     // The three nodes post to the chat at once, racing on its stream: every post is answered (a loser decides again
     // after the winner's message), the stream's versions run without a gap, and every node lists the posts in seq order.

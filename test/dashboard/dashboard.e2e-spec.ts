@@ -324,9 +324,10 @@ describeInBrowser('the dashboard in Chromium', () => {
       await waitFor(async () => (await status(asks.id)).state === 'working', { what: 'the answered worker to work' });
       const sent = (await t.inject({ method: 'GET', url: `/api/v1/journal/events?stream=session-${asks.id}&type=session.message_dispatched` })).json();
       expect(sent.events.map((e: { data: { text: string } }) => e.data.text)).toEqual(['Yes, the ones under v1/ only']);
-      // Answered: the question names its session and asks no more.
+      // Answered: the question names its session, asks no more, and says who answered it.
       await question.getByLabel('Answer this question').waitFor({ state: 'detached' });
       await question.getByText(`worker · ${asks.alias}`).waitFor();
+      await question.getByText(/^Answered by you \(#\d+\)\.$/).waitFor();
     });
 
     it('Given the main brain asks to stop a session (a gated call), When the user confirms it in the chat, Then it runs and the buttons go', async () => {

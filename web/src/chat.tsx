@@ -90,9 +90,12 @@ export function ChatView() {
             <span class="who">
               {m.role}
               {m.session_id !== null ? ` · ${sessions.value.get(m.session_id)?.alias ?? m.session_id}` : ''}
+              {m.answer_to !== undefined ? ` · answers #${m.answer_to}` : ''}
             </span>
             <p class="text">{m.text}</p>
-            {m.role === 'worker' && m.kind === 'question' && !messages.value.some((a) => a.answer_to === m.seq) ? <AnswerForm question={m} onSent={(r) => (messages.value = withMessage(messages.value, r))} /> : null}
+            {m.role === 'worker' && m.kind === 'question' ? (
+              answeredBy(m, messages.value) ?? <AnswerForm question={m} onSent={(r) => (messages.value = withMessage(messages.value, r))} />
+            ) : null}
             {m.kind === 'confirmation' && m.confirmation_id !== undefined && pendingConfirmations.value.has(m.confirmation_id) ? (
               <Gate id={m.confirmation_id} onDone={loadConfirmations} />
             ) : null}
@@ -126,6 +129,14 @@ export function ChatView() {
       </form>
     </section>
   );
+}
+
+/** A question is answered once: who answered it (as listed, or as its answer came in since), or null while it is open. */
+function answeredBy(question: ChatMessage, all: readonly ChatMessage[]) {
+  const answer = question.answered ?? all.find((m) => m.answer_to === question.seq);
+  if (!answer) return null;
+  const brain = 'by' in answer ? answer.by === 'main_brain' : answer.role === 'brain';
+  return <p class="answered">Answered by {brain ? 'the brain' : 'you'} (#{answer.seq}).</p>;
 }
 
 /** Answers a worker's question in place: the text goes to that worker (answer_to = the question's seq). */
