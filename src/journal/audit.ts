@@ -64,13 +64,13 @@ export interface SseResume {
  * Such a stream opens with a message holding only the head's seq as its id, so an EventSource that reconnects before
  * any event came resumes there, without a gap.
  */
-export function sseEvents(journal: JournalReader, resume: SseResume, keep: (e: JournalEvent) => boolean): Observable<SseMessage> {
+export function sseEvents(journal: JournalReader, resume: SseResume, keep: (e: JournalEvent) => boolean, shape: (e: JournalEvent) => JournalEvent = (e) => e): Observable<SseMessage> {
   const after = resumePoint(resume.lastEventId, resume.afterSeq);
   return defer(() => {
     const from = after ?? journal.head().seq;
     const events = journal.subscribe(from).pipe(
       filter(keep),
-      map((e): SseMessage => ({ id: String(e.seq), type: e.type, data: e })),
+      map((e): SseMessage => ({ id: String(e.seq), type: e.type, data: shape(e) })),
     );
     return after === null ? concat(of<SseMessage>({ id: String(from), comment: 'live events after this seq' }), events) : events;
   });

@@ -130,7 +130,7 @@ export function registerSessionTools(registry: ToolRegistry, sessions: SessionsS
       "Answer a session's pending permission request (request_id, or else the oldest; more may be queued behind it). " +
       "An allow that the session's Agent Profile denies is refused; ask the user before irreversible actions.",
     parameters: ResolvePermissionArgs,
-    handler: async (a) => brief(await sessions.resolvePermission(a.session, a.decision, a.reason ?? null, a.request_id)),
+    handler: async (a, ctx) => brief(await sessions.resolvePermission(a.session, a.decision, a.reason ?? null, a.request_id, ctx.actor === 'user' ? 'user' : 'main_brain')),
   });
 
   registry.register<{ session: string }>({

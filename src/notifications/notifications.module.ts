@@ -69,7 +69,7 @@ function actionPorts(sessions: SessionsService, confirmations: ConfirmationsServ
       }
     },
     confirmationPending: (id) => confirmations.list('pending').some((c) => c.id === id),
-    resolvePermission: (sessionId, decision, reason, requestId) => sessions.resolvePermission(sessionId, decision, reason, requestId),
+    resolvePermission: (sessionId, decision, reason, requestId) => sessions.resolvePermission(sessionId, decision, reason, requestId, 'user'),
     confirm: (id) => confirmations.confirm(id, 'user'),
     refuse: (id, reason) => confirmations.refuse(id, 'user', reason),
   };

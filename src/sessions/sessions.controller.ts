@@ -60,7 +60,7 @@ export class SessionsController {
   @Post(':id/permission')
   @HttpCode(200)
   permission(@Param('id') id: string, @Body() dto: PermissionDto): Promise<SessionStatus> {
-    return this.sessions.resolvePermission(id, dto.decision, dto.reason ?? null, dto.request_id ?? undefined);
+    return this.sessions.resolvePermission(id, dto.decision, dto.reason ?? null, dto.request_id ?? undefined, 'user');
   }
 
   // POST :id/signals, every worker's hot path, is served by Fastify itself (signals.route.ts).

@@ -3,7 +3,8 @@ import { Observable } from 'rxjs';
 import { WorkerSessions } from '../auth/worker-sessions.port';
 import { DomainError } from '../common/domain-error';
 import { pageOf } from '../common/page';
-import { SessionDirectory, SessionView } from '../supervision/session-directory.port';
+import { SessionDirectory, SessionFacts, SessionView } from '../supervision/session-directory.port';
+import { SessionContext } from './session.context';
 import { SessionActor } from './session.actor';
 import { CommandBody, SessionCommands } from './session.commands';
 import { SessionCommand, decide } from './session.decider';
@@ -38,7 +39,22 @@ function waitingOn(p: Pending | null): SessionView['waiting_on'] {
   if (p === null) return null;
   if (p.kind === 'question') return { kind: 'question', text: p.question };
   if (p.kind === 'blocked') return { kind: 'blocked', text: p.reason };
-  return { kind: 'permission', text: p.tool };
+  return { kind: 'permission', text: p.tool, request_id: p.request_id, input: p.input };
+}
+
+/** What a round's board shows of a session besides its state (supervision's SessionFacts). */
+function factsOf(c: SessionContext): SessionFacts {
+  const w = c.worktree;
+  return {
+    runtime: c.runtime,
+    held: c.held ? c.held.reason : null,
+    loop: c.loop ? c.loop.pattern : null,
+    rate_limited_until: c.rate_limit?.status === 'rejected' ? (c.rate_limit.resets_at ?? 0) : null,
+    spend_usd: c.usage.cost_usd,
+    budget_usd: c.budget?.usd ?? null,
+    deny_rules: c.permission_deny?.length ?? 0,
+    worktree: w ? { branch: w.branch, base: w.base_branch, state: w.state, merged: w.merged !== null } : null,
+  };
 }
 
 /** A permission request a profile's deny answered as it arrived: which, the rule and why; null for any other event. */
@@ -226,14 +242,15 @@ export class SessionsService implements WorkerSessions, OnApplicationBootstrap, 
    * session's mailbox against the very request it answers, so no request journaled meanwhile can take it: the
    * profile's deny always wins, whoever allows (the user, the main brain), 403 naming the rule.
    */
-  async resolvePermission(idOrAlias: string, decision: PermissionDecision, reason: string | null, requestId?: string): Promise<SessionStatus> {
+  /** `by`: who decides (the journal's actor): the user, or the main brain. */
+  async resolvePermission(idOrAlias: string, decision: PermissionDecision, reason: string | null, requestId: string | undefined, by: 'user' | 'main_brain'): Promise<SessionStatus> {
     const actor = await this.commands.commandable(idOrAlias);
     await actor.run(async () => {
       const profile_deny = decision === 'allow' ? await this.setup.profileDeny(actor.context.profile_id) : [];
       // The request the decision answers, as decide() picks it: once it is journaled, the request is no longer pending.
       const request = pendingPermission(actor.context, requestId);
       const worker = this.workers.answerReach(actor, request?.request_id);
-      await this.commands.execute(actor, { type: 'resolve_permission', request_id: requestId, decision, reason, profile_deny, home: this.setup.home, worker });
+      await this.commands.execute(actor, { type: 'resolve_permission', request_id: requestId, decision, reason, profile_deny, home: this.setup.home, worker }, by);
       if (request) this.workers.answer(actor, request, decision, reason);
     });
     return this.statusOf(actor);
@@ -392,6 +409,7 @@ export class SessionsService implements WorkerSessions, OnApplicationBootstrap, 
       attention_since: attentionSince(a.context),
       work_tree: a.context.work_tree ?? null,
       external: a.context.origin === 'external',
+      facts: factsOf(a.context),
     });
     // Built apart and then returned, so it may hold more than the port names yet (exclusionWrite).
     const directory = {

@@ -1,4 +1,4 @@
-import { clipTurnResult } from './round-prompt';
+import { clipPermissionInput, clipTurnResult } from './round-prompt';
 import { SessionView } from './session-directory.port';
 import { WakeReason, wakeReason } from './supervision.machine';
 
@@ -41,7 +41,10 @@ export function attentionReason(s: SessionView): WakeReason | null {
   if (!needsAttention(s)) return null;
   const base = { session_id: s.id, alias: s.alias, state: s.state, since: iso(s.attention_since) };
   const on = s.waiting_on;
-  if (s.state === 'pending_authorization') return wakeReason({ ...base, trigger: 'pending_authorization', message: on?.kind === 'permission' ? on.text : null });
+  if (s.state === 'pending_authorization') {
+    if (on?.kind !== 'permission') return wakeReason({ ...base, trigger: 'pending_authorization', message: null });
+    return wakeReason({ ...base, trigger: 'pending_authorization', message: on.text, request_id: on.request_id, input: clipPermissionInput(on.input) });
+  }
   if (s.state === 'pending_decision') return wakeReason({ ...base, trigger: 'ask_human', message: on?.kind === 'question' ? on.text : null });
   if (on?.kind === 'blocked') return wakeReason({ ...base, trigger: 'notify_blocked', message: on.text });
   return wakeReason({ ...base, trigger: 'pending_handling', message: s.last_result?.trim() ? clipTurnResult(s.last_result) : null });

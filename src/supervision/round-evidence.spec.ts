@@ -84,7 +84,7 @@ describe('round evidence', () => {
     // Given sessions run on other nodes: one whose node gave its output, one whose node did not answer, one whose node
     // did not answer but whose turn reported a result, and a local one
     const views = [session('cs_b', 'w2', null), session('cs_c', 'w3', null), session('cs_d', 'w4', 'Shipped.'), session('cs_l', 'w5', null)];
-    const woken = views.map((s) => reason(s.id, s.alias, 'ask_human', 'Go on?'));
+    const woken = views.map((s) => reason(s.id, s.alias, 'progress_completed', 'Go on?'));
     const elsewhere = new Map([
       ['cs_b', { lines: ['older', 'built on b', 'tests pass on b'] }],
       ['cs_c', { unanswered: 'the output of session w3 is kept on node c, which did not answer within 1000 ms' }],

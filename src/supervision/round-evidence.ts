@@ -1,5 +1,6 @@
 import { OutputElsewhere, SessionDirectory, SessionView } from './session-directory.port';
 import { sharedWorkTrees, workerEvidence } from './round-prompt';
+import { boardOf, freshReasons } from './round-facts';
 import { RoundInFlight, WakeReason, WorkerEvidence, WorkerReport } from './supervision.machine';
 
 /**
@@ -90,11 +91,12 @@ export function roundEvidence(round: Pick<RoundInFlight, 'reasons' | 'evidence' 
  */
 export function newRound(
   id: string,
-  reasons: WakeReason[],
+  triggered: WakeReason[],
   at: number,
   timeout_s: number,
   sessions: Pick<SessionDirectory, 'list' | 'outputTail'>,
   elsewhere: ReadonlyMap<string, OutputElsewhere> = NONE_ELSEWHERE,
+  since: SinceRound | null = null,
 ): RoundInFlight {
   const all = sessions.list();
   const shared = sharedWorkTrees(all);
@@ -102,12 +104,25 @@ export function newRound(
   // wakes a thousand while the round starts.
   const byId = new Map<string, SessionView>();
   for (const s of all) byId.set(s.id, s);
+  const { reasons, resolved } = freshReasons(triggered, (sid) => byId.get(sid));
+  const { board, more } = boardOf(all, new Set(wokenIds(reasons)));
   return {
     id,
     started_at: at,
     deadline_at: at + timeout_s * 1000,
     reasons,
     ...takeReports(reasons, sessions, (sid) => byId.get(sid), elsewhere),
+    ...(resolved.length ? { resolved } : {}),
+    board,
+    ...(more ? { board_more: more } : {}),
+    ...(since ? { since: since.lines, ...(since.more ? { since_more: since.more } : {}), since_round: since.round_id } : {}),
     ...(shared.length ? { shared_work_trees: shared } : {}),
   };
+}
+
+/** What others did since the round before (round-facts.ts sinceLastRound), and which round that was. */
+export interface SinceRound {
+  round_id: string;
+  lines: string[];
+  more: number;
 }

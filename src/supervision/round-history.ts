@@ -60,9 +60,16 @@ export function foldRounds(rounds: RoundHistory, e: { type: string; data: unknow
       () =>
         roundPrompt({
           round_id: round.id,
+          started_at: round.started_at,
           reasons: round.reasons,
           evidence: roundEvidence(round),
           shared_work_trees: round.shared_work_trees,
+          board: round.board,
+          board_more: round.board_more,
+          resolved: round.resolved,
+          since: round.since,
+          since_more: round.since_more,
+          since_round: round.since_round,
           task_hint,
           turns_used,
           max_turns,

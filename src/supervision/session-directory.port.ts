@@ -16,14 +16,41 @@ export interface SessionView {
   node?: string;
   /** What the worker's latest turn reported as its result; null when it reported none (or no turn ended yet). */
   last_result: string | null;
-  /** What a waiting session waits on: a question, a permission request (its tool), a blocked reason; null otherwise. */
-  waiting_on: { kind: 'question' | 'permission' | 'blocked'; text: string } | null;
+  /**
+   * What a waiting session waits on: a question, a permission request (its tool, with its id and input), a blocked
+   * reason; null otherwise.
+   */
+  waiting_on: WaitingOn | null;
   /** Epoch ms when what it waits on began: entering its state, or a later change within it (a new question, a new turn result). */
   attention_since: number;
   /** The git work tree the worker runs in (its worktree, or the checkout of its cwd); null outside git or unknown. */
   work_tree?: string | null;
   /** A claude started outside Brainstem: it joins supervision only by the user's choice. Absent: Brainstem's own. */
   external?: boolean;
+  /** What a round's board shows of it besides its state; absent from directories that do not keep them. */
+  facts?: SessionFacts;
+}
+
+export type WaitingOn =
+  | { kind: 'question' | 'blocked'; text: string }
+  /** `input` is the tool's input as the worker's runtime sent it (worker data). */
+  | { kind: 'permission'; text: string; request_id: string; input: unknown };
+
+/** A session's standing, as the sessions keep it: Brainstem's facts, no worker text. */
+export interface SessionFacts {
+  runtime: string;
+  /** Why Brainstem holds it (loop, budget), or null. */
+  held: string | null;
+  /** The pattern of the latest loop detected, or null. */
+  loop: string | null;
+  /** Until when its model's rate limit holds it (epoch ms; 0: no reset time said), or null when not limited. */
+  rate_limited_until: number | null;
+  spend_usd: number;
+  budget_usd: number | null;
+  /** How many deny rules its Agent Profile gives it (a pending request matched none of them). */
+  deny_rules: number;
+  /** Its git worktree (isolation worktree), or null. */
+  worktree: { branch: string; base: string | null; state: string; merged: boolean } | null;
 }
 
 /** A session's last turn result as a round shows it; null when it reported none (or only blanks): its output is shown then. */

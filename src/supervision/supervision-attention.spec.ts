@@ -45,7 +45,7 @@ async function given(opts: { lease?: SupervisorLease; fail?: boolean } = {}) {
   const journal = await EventJournal.open(new MemoryStorage());
   const bus = new EventBus(journal);
   const sessions = new MemorySessionDirectory(journal);
-  sessions.add('cs_1', { state: 'pending_authorization', state_since: T0 - 60_000, waiting_on: { kind: 'permission', text: 'Bash' } });
+  sessions.add('cs_1', { state: 'pending_authorization', state_since: T0 - 60_000, waiting_on: { kind: 'permission', text: 'Bash', request_id: 'req_1', input: { command: 'npm run migrate -- --force' } } });
   sessions.add('cs_2', { state: 'pending_decision', state_since: T0 - 30_000, waiting_on: { kind: 'question', text: 'Which DB?' } });
   sessions.add('cs_3');
   sessions.add('cs_4', { state: 'pending_handling', state_since: T0 - 10_000, excluded: true });

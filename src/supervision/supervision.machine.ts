@@ -33,6 +33,9 @@ export interface WakeReason {
   since?: string;
   /** A loop's evidence: what the worker tried and what came back, its own text (quoted as data); absent for other triggers. */
   evidence?: string;
+  /** A permission request's id, and its input as JSON (the worker's data, bounded); absent for other triggers, and before. */
+  request_id?: string;
+  input?: string;
 }
 
 /**
@@ -42,7 +45,9 @@ export interface WakeReason {
 export function wakeReason(r: WakeReason): WakeReason {
   const out: Partial<WakeReason> = { alias: r.alias };
   if (r.evidence !== undefined) out.evidence = r.evidence;
+  if (r.input !== undefined) out.input = r.input;
   out.message = r.message;
+  if (r.request_id !== undefined) out.request_id = r.request_id;
   out.session_id = r.session_id;
   if (r.since !== undefined) out.since = r.since;
   out.state = r.state;
@@ -67,10 +72,53 @@ export interface RoundInFlight {
   unseen?: string[];
   /** Live sessions sharing one git work tree when the round started (no worktree of their own); absent when none, or before. */
   shared_work_trees?: SharedWorkTree[];
+  /**
+   * The facts taken as it started (round-facts.ts): reasons resolved before it started, one line per supervised
+   * session (and how many more there were), what others did since the round before (and how many lines more), and
+   * which round that was. Absent in rounds journaled before.
+   */
+  resolved?: ResolvedReason[];
+  board?: BoardLine[];
+  board_more?: number;
+  since?: string[];
+  since_more?: number;
+  since_round?: string;
   /** The node that started it, in which lease term, and the driver it was handed to: absent in rounds journaled before. */
   node?: string;
   term?: number;
   driver?: string;
+}
+
+/** A reason the round was woken for that was resolved before it started: shown as such, never as waiting. */
+export interface ResolvedReason {
+  session_id: string;
+  alias: string;
+  trigger: string;
+  /** The state the session is in when the round starts, and since when (epoch ms). */
+  state: string;
+  at: number;
+}
+
+/** A supervised session as the board shows it: Brainstem's facts, no worker text. */
+export interface BoardLine {
+  session_id: string;
+  alias: string;
+  state: string;
+  /** Since when (epoch ms) it is in its state, or waits on what it waits on. */
+  since: number;
+  /** What it waits on (permission, question, blocked), or absent. */
+  waits?: 'permission' | 'question' | 'blocked';
+  runtime?: string;
+  /** Brainstem holds it (loop, budget). */
+  held?: string;
+  loop?: string;
+  /** Until when its model's rate limit holds it (epoch ms; 0: no reset said). */
+  rate_limited_until?: number;
+  spend_usd?: number;
+  budget_usd?: number;
+  /** How many deny rules its profile gives it: a pending request matched none of them. */
+  deny_rules?: number;
+  worktree?: { branch: string; base: string | null; state: string; merged: boolean };
 }
 
 /** Live sessions working in one git work tree: they can overwrite each other's changes. */

@@ -8,7 +8,8 @@ import { SseMessage, SseResume, sseEvents } from '../journal/audit';
 import { Fence, Journal, JournalEvent } from '../journal/journal.port';
 import { uncoveredAttention } from './attention';
 import { RoundDriver, streamDriver } from './round-driver.port';
-import { OUTPUT_ELSEWHERE_WAIT_MS, newRound, wokenIds } from './round-evidence';
+import { OUTPUT_ELSEWHERE_WAIT_MS, SinceRound, newRound, wokenIds } from './round-evidence';
+import { sinceLastRound } from './round-facts';
 import { EVIDENCE_TAIL_LINES } from './round-prompt';
 import { RoundRunner } from './round-runner';
 import { RoundView } from './round.view';
@@ -41,6 +42,9 @@ export type { EnableRequest, SupervisionCluster, SupervisionSettings } from './s
 
 /** Commands only the lease holder's own logic makes: a follower never decides them. */
 const LEADER_ONLY = new Set<SupervisionCommand['type']>(['start_round', 'time_out_round', 'fail_round', 'resume', 'detect_stall', 'take_loop']);
+
+/** The most journal events read for what happened since the round before: the newest, when there were more. */
+const SINCE_READ_MAX = 2000;
 
 const SYSTEM_REASON = (trigger: string, message: string | null = null): WakeReason => wakeReason({ session_id: '-', alias: '-', trigger, state: null, message });
 
@@ -149,12 +153,24 @@ export class SupervisionService {
     return this.listeners;
   }
 
-  /** GET …/rounds/stream: the round events, resumable by seq; each client following it is counted while it does. */
+  /**
+   * GET …/rounds/stream: the round events, resumable by seq; each client following it is counted while it does. A
+   * round.started carries the round's prompt beside the event (null once the round has left memory): a brain that
+   * follows the stream needs nothing else to start working.
+   */
   roundStream(resume: SseResume): Observable<SseMessage> {
     return defer(() => {
       this.listeners++;
-      return sseEvents(this.journal, resume, isRoundEvent).pipe(finalize(() => this.listeners--));
+      return sseEvents(this.journal, resume, isRoundEvent, (e) => this.withPrompt(e)).pipe(finalize(() => this.listeners--));
     });
+  }
+
+  /** A round.started with its round's prompt as folded here (every node folds it before its stream sends it); other events as they are. */
+  private withPrompt(e: JournalEvent): JournalEvent {
+    if (e.type !== 'round.started') return e;
+    const id = (e.data as SupervisionEventMap['round.started'] | null)?.round?.id;
+    const started: JournalEvent & { prompt: string | null } = { ...e, prompt: (id && this.store.current.rounds.get(id)?.view.prompt) || null };
+    return started;
   }
 
   /** Rebuilds from the journal, then follows it; holding the lease, it leads. */
@@ -368,18 +384,24 @@ export class SupervisionService {
     this.sessions.includeNewExternalSessions(this.store.current.include_external);
   }
 
-  /** One round for these reasons, started on the command path (its view, or null when none starts); output other nodes keep is asked first, outside the queue (a slow node holds up no command). */
+  /**
+   * One round for these reasons, started on the command path (its view, or null when none starts: also when every
+   * reason was resolved before it could start). Output other nodes keep, and what happened since the round before, are
+   * read first, outside the queue (a slow node holds up no command).
+   */
   private async startRound(reasons: WakeReason[]): Promise<RoundView | null> {
-    const elsewhere = await this.sessions.outputTailsElsewhere(wokenIds(reasons), EVIDENCE_TAIL_LINES, OUTPUT_ELSEWHERE_WAIT_MS);
+    const [elsewhere, since] = await Promise.all([this.sessions.outputTailsElsewhere(wokenIds(reasons), EVIDENCE_TAIL_LINES, OUTPUT_ELSEWHERE_WAIT_MS), this.sinceLastRound()]);
     return this.queue.run(async () => {
       const term = this.leadership.fence()?.term;
       // Who runs it, and how it reaches the brain: a node taking the lease tells from them whether anyone still drives it.
       const round = {
-        ...newRound(`rd_${this.newId()}`, reasons, this.now(), this.settings.round_timeout_s, this.sessions, elsewhere),
+        ...newRound(`rd_${this.newId()}`, reasons, this.now(), this.settings.round_timeout_s, this.sessions, elsewhere, since),
         node: this.nodes.self,
         ...(term !== undefined ? { term } : {}),
         driver: this.driver.name,
       };
+      // Everything it was woken for was resolved meanwhile: nothing to show the brain, and no turn spent on it.
+      if (round.reasons.length === 0) return null;
       try {
         await this.execute({ type: 'start_round', round });
       } catch (e) {
@@ -389,6 +411,24 @@ export class SupervisionService {
       }
       return this.store.current.rounds.get(round.id)?.view ?? null;
     });
+  }
+
+  /**
+   * What the user and the rest of Brainstem did since the round before started: read from the journal, its newest
+   * SINCE_READ_MAX events at most; null before the first round (there is no "since" yet), or when the read fails (the
+   * round starts all the same).
+   */
+  private async sinceLastRound(): Promise<SinceRound | null> {
+    const last = [...this.store.current.rounds.values()].at(-1);
+    if (!last) return null;
+    const after = Math.max(last.seq, this.journal.head().seq - SINCE_READ_MAX);
+    try {
+      const events = await this.journal.readAll(after, SINCE_READ_MAX);
+      return { round_id: last.view.id, ...sinceLastRound(events, (id) => this.sessions.get(id)?.alias) };
+    } catch (e) {
+      this.logger.warn(`what happened since round ${last.view.id} could not be read: ${reasonOf(e)}`);
+      return null;
+    }
   }
 
   /**

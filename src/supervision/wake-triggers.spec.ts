@@ -13,7 +13,7 @@ const view: SessionView = {
   active: true,
   recoverable: false,
   last_result: null,
-  waiting_on: { kind: 'permission', text: 'Bash' },
+  waiting_on: { kind: 'permission', text: 'Bash', request_id: 'req_1', input: { command: 'ls' } },
   attention_since: SINCE + 5_000,
 };
 const since = new Date(SINCE + 5_000).toISOString();
@@ -29,12 +29,20 @@ const event = (type: string, data: JournalEvent['data']): JournalEvent => ({
 });
 
 describe('wake triggers', () => {
-  it('given a permission request queued behind another (no state change), then it wakes the brain as 待授权, naming the tool', () => {
-    const what = classifySessionEvent(event('session.permission_requested', { request_id: 'r2', tool: 'WebFetch', input: {} }), () => view);
+  it('given a permission request queued behind another (no state change), then it wakes the brain as 待授权, naming the tool, the request id and its input', () => {
+    const input = { url: 'https://example.test/docs', prompt: 'summarise' };
+    const what = classifySessionEvent(event('session.permission_requested', { request_id: 'r2', tool: 'WebFetch', input }), () => view);
     expect(what).toEqual({
       kind: 'wake',
-      reason: { session_id: 'cs_a', alias: 'w1', trigger: 'pending_authorization', state: 'pending_authorization', message: 'WebFetch', since },
+      reason: { session_id: 'cs_a', alias: 'w1', trigger: 'pending_authorization', state: 'pending_authorization', message: 'WebFetch', request_id: 'r2', input: JSON.stringify(input), since },
     });
+  });
+
+  it('given a permission request whose input is past the bound, then its JSON keeps its head, marked as cut', () => {
+    const what = classifySessionEvent(event('session.permission_requested', { request_id: 'r2', tool: 'Write', input: { content: 'x'.repeat(10_000) } }), () => view);
+    const input = what?.reason.input ?? '';
+    expect(input).toMatch(/\n\[cut: the first 2048 bytes of 10014; the session's output has it all\]$/);
+    expect(input.startsWith('{"content":"xxx')).toBe(true);
   });
 
   it.each([
@@ -69,9 +77,10 @@ describe('wake triggers', () => {
   ])(
     'given a session that waits already, when %s comes (its state keeps its name, no state change), then it wakes the brain, saying since when',
     (_what, state, type, data, trigger, message) => {
+      const request = type === 'session.permission_requested' ? { request_id: 'r3', input: '{}' } : {};
       expect(classifySessionEvent(event(type, { at: 1, ...data }), () => ({ ...view, state }))).toEqual({
         kind: 'wake',
-        reason: { session_id: 'cs_a', alias: 'w1', trigger, state, message, since },
+        reason: { session_id: 'cs_a', alias: 'w1', trigger, state, message, since, ...request },
       });
     },
   );

@@ -1,6 +1,6 @@
 import { JournalEvent } from '../journal/journal.port';
 import { NEEDS_ATTENTION } from './attention';
-import { clipTurnResult } from './round-prompt';
+import { clipPermissionInput, clipTurnResult } from './round-prompt';
 import { WakeReason, wakeReason } from './supervision.machine';
 import { SessionView } from './session-directory.port';
 import { BudgetScope, describeCrossing } from '../usage/budget.rules';
@@ -49,9 +49,9 @@ function rateLimitText(d: Record<string, unknown>): string {
 }
 
 /** A session's wake reason; one that waits in the state the reason names says since when (what it waits on began). */
-function reasonOf(s: SessionView, trigger: string, message: string | null, state: string | null): WakeReason {
+function reasonOf(s: SessionView, trigger: string, message: string | null, state: string | null, request: Pick<WakeReason, 'request_id' | 'input'> = {}): WakeReason {
   const since = state === s.state && NEEDS_ATTENTION.has(state) ? new Date(s.attention_since).toISOString() : undefined;
-  return wakeReason({ session_id: s.id, alias: s.alias, trigger, state, message, since });
+  return wakeReason({ session_id: s.id, alias: s.alias, trigger, state, message, since, ...request });
 }
 
 /**
@@ -81,8 +81,10 @@ export function classifySessionEvent(e: JournalEvent, session: (id: string) => S
         ? { kind: 'wake', reason: reason(`progress_${d.status}`, text(d.message)) }
         : null;
     // Wakes also when queued behind another request (no state change).
-    case 'session.permission_requested':
-      return { kind: 'wake', reason: reason('pending_authorization', text(d.tool)) };
+    case 'session.permission_requested': {
+      const request = typeof d.request_id === 'string' ? { request_id: d.request_id, input: clipPermissionInput(d.input) } : {};
+      return { kind: 'wake', reason: reasonOf(s, 'pending_authorization', text(d.tool), s.state, request) };
+    }
     case 'session.blocked':
       return { kind: 'wake', reason: reason('notify_blocked', text(d.reason)) };
     case 'session.asked_human':

@@ -114,11 +114,10 @@ export class MemorySessionDirectory implements SessionDirectory {
         s.state = data.to as string;
         s.state_since = s.attention_since = Date.now();
       }
-      const waits = { 'session.asked_human': ['question', data.question], 'session.blocked': ['blocked', data.reason], 'session.permission_requested': ['permission', data.tool] }[type];
-      if (waits) {
-        s.waiting_on = { kind: waits[0] as 'question' | 'blocked' | 'permission', text: String(waits[1]) };
-        s.attention_since = Date.now();
-      }
+      const waits = { 'session.asked_human': ['question', data.question], 'session.blocked': ['blocked', data.reason] }[type];
+      if (waits) s.waiting_on = { kind: waits[0] as 'question' | 'blocked', text: String(waits[1]) };
+      if (type === 'session.permission_requested') s.waiting_on = { kind: 'permission', text: String(data.tool), request_id: String(data.request_id), input: data.input ?? {} };
+      if (waits || type === 'session.permission_requested') s.attention_since = Date.now();
       if (type === 'session.turn_ended' && !data.superseded) {
         s.last_result = typeof data.result === 'string' ? data.result : null;
         s.waiting_on = null;

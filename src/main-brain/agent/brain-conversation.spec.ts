@@ -11,6 +11,7 @@ import {
   initialBrainState,
   keptSummary,
 } from './brain-conversation';
+import { ROUND_GUIDE } from '../../supervision/round-prompt';
 
 const fold = (events: BrainEvent[]): BrainState => events.reduce(evolveBrain, initialBrainState);
 const HOUR = 3600_000;
@@ -47,6 +48,13 @@ describe('the brain conversation', () => {
       const s = fold([started(), identified('c-1'), ended('x', null, 90_000), rotated]);
       expect(s).toMatchObject({ conversation_id: null, seed: 'kept', context_tokens: 0 });
       expect(evolveBrain(s, turn('t9', [])).seed).toBeNull();
+    });
+
+    it('given a turn that took a round, then the conversation has read the guide, until a new conversation starts', () => {
+      const round: BrainEvent = { type: 'brain.turn_started', data: { turn_id: 't2', round_id: 'rd_1', chat_seqs: [] }, at: 3 };
+      expect(fold([started(), turn('t1', [1])]).guided).toBe(false);
+      expect(fold([started(), turn('t1', [1]), round, turn('t3', [2])]).guided).toBe(true);
+      expect(fold([started(), round, started(5)]).guided).toBe(false);
     });
 
     it(`given more than ${RECENT_KEPT} turns, then only the last ${RECENT_KEPT} texts are kept`, () => {
@@ -172,6 +180,14 @@ describe('the brain conversation', () => {
       const at = order.map((part) => prompt.indexOf(part));
       expect(at.every((i) => i >= 0)).toBe(true);
       expect([...at].sort((a, b) => a - b)).toEqual(at);
+    });
+
+    it("given a conversation that read the guide, then a round comes without it; a new one's first round with it", () => {
+      const prompt = `${ROUND_GUIDE}\n\nGoal: ship\n\nSupervision round rd_2 (turn 2 of 60; 58 left).`;
+      const later = brainTurnPrompt({ seed: null, guided: true, round: { id: 'rd_2', prompt }, chats: [] });
+      expect(later).not.toContain(ROUND_GUIDE);
+      expect(later).toContain('\n\nGoal: ship\n\nSupervision round rd_2 (turn 2');
+      expect(brainTurnPrompt({ seed: 'SEED', guided: false, round: { id: 'rd_2', prompt }, chats: [] })).toContain(ROUND_GUIDE);
     });
 
     it('given a chat turn alone, then it carries no round', () => {

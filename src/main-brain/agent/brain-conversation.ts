@@ -1,6 +1,6 @@
 import { Decision } from '../../journal/command-handler';
 import { JournalEvent } from '../../journal/journal.port';
-import { quoteWorkerData } from '../../supervision/round-prompt';
+import { promptAfterGuide, quoteWorkerData } from '../../supervision/round-prompt';
 import { BudgetLine, BudgetScope, BudgetUnit, crossings } from '../../usage/budget.rules';
 import { PricedUsage, addTurn } from '../../usage/usage.model';
 
@@ -51,6 +51,8 @@ export interface BrainState {
   conversation_id: string | null;
   /** The kept summary the next turn opens with: set by a new conversation, spent by its first turn. */
   seed: string | null;
+  /** Whether a turn of this conversation took a round: it read the rounds' guide, which later rounds leave out. */
+  guided: boolean;
   context_tokens: number;
   turn: BrainTurnView | null;
   /** The newest chat seq a turn took in: messages after it still wait for the brain. */
@@ -70,6 +72,7 @@ export const initialBrainState: BrainState = {
   runtime: null,
   conversation_id: null,
   seed: null,
+  guided: false,
   context_tokens: 0,
   turn: null,
   chat_seq_taken: 0,
@@ -82,12 +85,12 @@ export function evolveBrain(state: BrainState, event: BrainEvent): BrainState {
   const next = { ...state, last_at: event.at };
   switch (event.type) {
     case 'brain.conversation_started':
-      return { ...next, runtime: event.data.runtime, conversation_id: null, seed: event.data.summary, context_tokens: 0 };
+      return { ...next, runtime: event.data.runtime, conversation_id: null, seed: event.data.summary, guided: false, context_tokens: 0 };
     case 'brain.conversation_identified':
       return { ...next, conversation_id: event.data.conversation_id };
     case 'brain.turn_started': {
       const taken = Math.max(state.chat_seq_taken, ...event.data.chat_seqs);
-      return { ...next, seed: null, turn: { ...event.data }, chat_seq_taken: taken, turns: state.turns + 1 };
+      return { ...next, seed: null, guided: state.guided || event.data.round_id !== null, turn: { ...event.data }, chat_seq_taken: taken, turns: state.turns + 1 };
     }
     case 'brain.turn_ended': {
       const { text, context_tokens } = event.data;
@@ -215,14 +218,16 @@ export interface ChatInput {
   session_id: string | null;
 }
 
-/** One turn's prompt: the kept summary (a new conversation's first turn), the round, and the chat since the last turn. */
-export function brainTurnPrompt(input: { seed: string | null; round: { id: string; prompt: string } | null; chats: readonly ChatInput[] }): string {
+/**
+ * One turn's prompt: the kept summary (a new conversation's first turn), the round, and the chat since the last turn.
+ * A conversation that took a round before (`guided`) has read the rounds' guide: the round comes without it.
+ */
+export function brainTurnPrompt(input: { seed: string | null; guided?: boolean; round: { id: string; prompt: string } | null; chats: readonly ChatInput[] }): string {
   const parts: string[] = [];
   if (input.seed) parts.push(input.seed);
   if (input.round) {
-    parts.push(
-      `Supervision round ${input.round.id}. Your turn ends the round: your last message is its summary (or call complete_round yourself).\n\n${input.round.prompt}`,
-    );
+    const prompt = input.guided ? promptAfterGuide(input.round.prompt) : input.round.prompt;
+    parts.push(`Supervision round ${input.round.id}. Your turn ends the round: your last message is its summary (or call complete_round yourself).\n\n${prompt}`);
   }
   for (const c of input.chats) {
     if (c.role === 'system') parts.push(`Main chat, from Brainstem (#${c.seq}): ${c.text}`);

@@ -294,7 +294,7 @@ export class BrainHost {
 
   private async attempt(turnId: string, round: PendingRound | null, chats: ChatInput[]): Promise<BrainTurnEnd> {
     if (this.running) this.running.turn_id = turnId;
-    const prompt = brainTurnPrompt({ seed: this.state.seed, round: round ? { id: round.round.id, prompt: round.round.prompt } : null, chats });
+    const prompt = brainTurnPrompt({ seed: this.state.seed, guided: this.state.guided, round: round ? { id: round.round.id, prompt: round.round.prompt } : null, chats });
     await this.command({ type: 'start_turn', turn_id: turnId, round_id: round?.round.id ?? null, chat_seqs: chats.map((c) => c.seq) });
     let contextTokens: number | null = null;
     let usage: (BrainActivity & { kind: 'turn_usage' }) | null = null;
