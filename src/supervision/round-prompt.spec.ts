@@ -1,4 +1,4 @@
-import { EVIDENCE_MAX_BYTES, PROMPT_MAX_BYTES, ROUND_GUIDE, promptAfterGuide, quoteWorkerData, roundPrompt, sharedWorkTrees, workerEvidence } from './round-prompt';
+import { EVIDENCE_MAX_BYTES, PROMPT_MAX_BYTES, ROUND_GUIDE, promptAfterGuide, promptDelta, quoteWorkerData, roundPrompt, sharedWorkTrees, workerEvidence } from './round-prompt';
 
 const base = { round_id: 'rd_1', task_hint: 'fix the build', turns_used: 3, max_turns: 60 };
 
@@ -150,9 +150,27 @@ describe('round prompt', () => {
       });
       expect(text).toContain("Since round rd_0 (what the user and Brainstem did; your own calls are not listed):\n  - 08:59:10 the user denied w3's request r1\n");
       expect(text).toContain('Resolved before this round started (do not act on them):\n  - w3 (cs_c) no longer waits for a permission decision (待授权): working since 08:59:56\n');
-      expect(text).toContain('Sessions (supervised, as the round started):\n  w1 (cs_a) pending_handling for 2m05s · codex · $1.50 of $5.00 · worktree "brainstem/w1-x" into "main", not merged\n');
-      expect(text).toContain('  w2 (cs_b) working for 2h00m · held (budget) · loop: repeated_call · rate-limited until 2026-12-01T09:01:00.000Z\n  … and 3 more: list_sessions lists them\n');
+      expect(text).toContain('Sessions (supervised, as the round started):\n  w1 (cs_a) pending_handling since 08:57:55 · codex · $1.50 of $5.00 · worktree "brainstem/w1-x" into "main", not merged\n');
+      expect(text).toContain('  w2 (cs_b) working since 07:00:00 · held (budget) · loop: repeated_call · rate-limited until 2026-12-01T09:01:00.000Z\n  … and 3 more: list_sessions lists them\n');
       expect(text).toContain('    act: give the next step with send_to_session {"session":"w1","text":"…"}; read_session_output {"session":"w1"} reads more; its branch: session_diff {"session":"w1"}, merge_session {"session":"w1"} (the person confirms)');
+      expect(text).toContain('Supervision round rd_1 (turn 3 of 60; 57 left), started 09:00:00 UTC.');
+    });
+
+    it('Given the round before as the conversation read it, Then the next is sent without the guide and without the sessions whose line is unchanged', () => {
+      const board = (w2: string) => [
+        { alias: 'w1', session_id: 'cs_a', state: 'working', since: T - 60_000 },
+        { alias: 'w2', session_id: 'cs_b', state: w2, since: T - 5_000 },
+        { alias: 'w3', session_id: 'cs_c', state: 'working', since: T - 90_000 },
+      ];
+      const one = roundPrompt({ ...base, started_at: T, reasons: [], board: board('working') });
+      const two = roundPrompt({ ...base, round_id: 'rd_2', started_at: T + 30_000, reasons: [], board: board('pending_handling') });
+      const delta = promptDelta(two, one);
+      expect(delta).not.toContain(ROUND_GUIDE);
+      expect(delta).toContain('Sessions (supervised, as the round started):\n  w2 (cs_b) pending_handling since 08:59:55\n  (2 other sessions as in the round before)\n');
+      expect(delta).not.toContain('w1 (cs_a)');
+      // Nothing changed: every line is left out; no board at all: the prompt less its guide
+      expect(promptDelta(two, two)).toContain('  (3 other sessions as in the round before)');
+      expect(promptDelta(roundPrompt({ ...base, reasons: [] }), one)).toBe(promptAfterGuide(roundPrompt({ ...base, reasons: [] })));
     });
 
     it('Given a worktree already merged, Then its act line says so instead of offering the merge', () => {

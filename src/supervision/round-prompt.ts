@@ -177,6 +177,35 @@ export function promptAfterGuide(prompt: string): string {
   return prompt.startsWith(`${ROUND_GUIDE}\n\n`) ? prompt.slice(ROUND_GUIDE.length + 2) : prompt;
 }
 
+const BOARD_HEAD = 'Sessions (supervised, as the round started):';
+
+/** The lines of a prompt's sessions section. */
+function boardSection(lines: readonly string[]): { from: number; to: number } | null {
+  const from = lines.indexOf(BOARD_HEAD);
+  if (from < 0) return null;
+  let to = from + 1;
+  while (to < lines.length && lines[to].startsWith('  ')) to++;
+  return { from: from + 1, to };
+}
+
+/**
+ * A round's prompt for a conversation that read `previous` (the whole prompt of the round before it got): without
+ * the guide, and with the sessions whose line is word for word the same as there left out and counted. Their facts
+ * have not changed; the conversation has them.
+ */
+export function promptDelta(prompt: string, previous: string): string {
+  const lines = promptAfterGuide(prompt).split('\n');
+  const now = boardSection(lines);
+  const before = boardSection(promptAfterGuide(previous).split('\n'));
+  if (!now || !before) return lines.join('\n');
+  const seen = new Set(promptAfterGuide(previous).split('\n').slice(before.from, before.to));
+  const board = lines.slice(now.from, now.to);
+  const changed = board.filter((l) => !seen.has(l) || l.startsWith('  …'));
+  const same = board.length - changed.length;
+  const note = same > 0 ? [`  (${same} other session${same === 1 ? '' : 's'} as in the round before)`] : [];
+  return [...lines.slice(0, now.from), ...changed, ...note, ...lines.slice(now.to)].join('\n');
+}
+
 /**
  * The most a prompt carries besides the workers' evidence, in bytes: reasons past it are counted, and where to read
  * them is said. The evidence section has its own bound.
@@ -187,19 +216,21 @@ export const EVIDENCE_SECTION_MAX_BYTES = 32 * 1024;
 const bytes = (lines: readonly string[]): number => lines.reduce((n, l) => n + Buffer.byteLength(l) + 1, 0);
 const hms = (ms: number): string => new Date(ms).toISOString().slice(11, 19);
 
-/** A duration as the board says it: 45s, 12m05s, 3h20m. */
-export function forHowLong(ms: number): string {
-  const s = Math.max(0, Math.floor(ms / 1000));
-  if (s < 60) return `${s}s`;
-  if (s < 3600) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
-  return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
+/**
+ * A time as the prompt says it, beside the round's own start (so how long is one subtraction away): its time of day
+ * (UTC) on the round's day, else its date and time. The same fact reads the same in the next round: unchanged lines
+ * stay word for word the same.
+ */
+export function stamp(ms: number, roundAt: number): string {
+  const day = (t: number) => new Date(t).toISOString().slice(0, 10);
+  return day(ms) === day(roundAt) ? hms(ms) : new Date(ms).toISOString().slice(0, 16).replace('T', ' ');
 }
 
 const usd = (n: number): string => `$${n.toFixed(2)}`;
 
 /** One supervised session on one line: state, for how long, what it waits on, and Brainstem's facts about it. */
 function boardText(b: BoardLine, at: number): string {
-  const parts = [`${b.alias} (${b.session_id}) ${b.state} for ${forHowLong(at - b.since)}${b.waits ? `, waits on a ${b.waits}` : ''}`];
+  const parts = [`${b.alias} (${b.session_id}) ${b.state} since ${stamp(b.since, at)}${b.waits ? `, waits on a ${b.waits}` : ''}`];
   if (b.runtime) parts.push(b.runtime);
   if (b.spend_usd !== undefined || b.budget_usd !== undefined) parts.push(b.budget_usd !== undefined ? `${usd(b.spend_usd ?? 0)} of ${usd(b.budget_usd)}` : usd(b.spend_usd ?? 0));
   if (b.worktree) {
@@ -286,12 +317,12 @@ const NO_LONGER: Readonly<Record<string, string>> = {
 /** Reasons whose own lines carry what the session waits on: a report of nothing beside them says nothing. */
 const SELF_CONTAINED = new Set(['pending_authorization', 'ask_human', 'pending_decision']);
 
-function resolvedLines(resolved: readonly ResolvedReason[]): string[] {
+function resolvedLines(resolved: readonly ResolvedReason[], at: number): string[] {
   if (resolved.length === 0) return [];
   return [
     '',
     'Resolved before this round started (do not act on them):',
-    ...resolved.map((r) => `  - ${r.alias} (${r.session_id}) no longer ${NO_LONGER[r.trigger] ?? `waits (${r.trigger})`}: ${r.state} since ${hms(r.at)}`),
+    ...resolved.map((r) => `  - ${r.alias} (${r.session_id}) no longer ${NO_LONGER[r.trigger] ?? `waits (${r.trigger})`}: ${r.state} since ${stamp(r.at, at)}`),
   ];
 }
 
@@ -312,11 +343,11 @@ export function roundPrompt(input: RoundPromptInput): string {
     '',
     input.task_hint ? `Goal: ${input.task_hint}` : 'Goal: none recorded; set one with enable_supervision.',
     '',
-    `Supervision round ${input.round_id} (turn ${input.turns_used} of ${input.max_turns}; ${left} left).`,
+    `Supervision round ${input.round_id} (turn ${input.turns_used} of ${input.max_turns}; ${left} left), started ${stamp(at, at)} UTC.`,
     ...sinceLines(input),
-    ...resolvedLines(input.resolved ?? []),
+    ...resolvedLines(input.resolved ?? [], at),
     ...(input.board?.length
-      ? ['', `Sessions (supervised, as the round started):`, ...input.board.map((b) => boardText(b, at)), ...(input.board_more ? [`  … and ${input.board_more} more: list_sessions lists them`] : [])]
+      ? ['', BOARD_HEAD, ...input.board.map((b) => boardText(b, at)), ...(input.board_more ? [`  … and ${input.board_more} more: list_sessions lists them`] : [])]
       : []),
     '',
     'Why you were woken:',

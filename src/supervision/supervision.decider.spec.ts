@@ -363,7 +363,7 @@ describe('supervision decide/evolve', () => {
         seq: 2,
         view: { id: 'rd_1', turn: 1, status: 'in_flight', started_at: '2026-11-25T10:00:00.000Z', deadline_at: '2026-11-25T10:01:00.000Z', ended_at: null, reasons: [reason], summary: null, failure: null },
       });
-      expect(held?.view.prompt).toContain('Supervision round rd_1 (turn 1 of 3; 2 left).');
+      expect(held?.view.prompt).toContain('Supervision round rd_1 (turn 1 of 3; 2 left), started ');
       expect(held?.view.prompt).toContain('Goal: ship it');
     });
 

@@ -62,8 +62,8 @@ describe('the round prompt: a true, complete picture taken as the round starts',
     expect(second.prompt).toContain(`Resolved before this round started (do not act on them):\n  - ${b.alias} (${b.id}) no longer waits for a permission decision (待授权): working since`);
     expect(second.prompt).toMatch(new RegExp(`Since round ${first.id} \\(what the user and Brainstem did; your own calls are not listed\\):\\n  - \\d\\d:\\d\\d:\\d\\d the user denied ${b.alias}'s request ${id}\\n`));
     // And every supervised session has its line, with its state now.
-    expect(second.prompt).toContain(`\n  ${a.alias} (${a.id}) pending_decision for `);
-    expect(second.prompt).toContain(`\n  ${b.alias} (${b.id}) working for `);
+    expect(second.prompt).toContain(`\n  ${a.alias} (${a.id}) pending_decision since `);
+    expect(second.prompt).toContain(`\n  ${b.alias} (${b.id}) working since `);
   });
 
   it('a round whose every reason was resolved before it could start does not start at all', async () => {

@@ -190,6 +190,15 @@ describe('the brain conversation', () => {
       expect(brainTurnPrompt({ seed: 'SEED', guided: false, round: { id: 'rd_2', prompt }, chats: [] })).toContain(ROUND_GUIDE);
     });
 
+    it('given the whole prompt of the round before, then a round comes as what changed since: its unchanged sessions left out', () => {
+      const at = (state: string) => `${ROUND_GUIDE}\n\nGoal: ship\n\nSessions (supervised, as the round started):\n  w1 (cs_1) working since 09:00:00\n  w2 (cs_2) ${state} since 09:01:00\n\nWhy you were woken:`;
+      const next = brainTurnPrompt({ seed: null, guided: true, previous: at('working'), round: { id: 'rd_3', prompt: at('pending_handling') }, chats: [] });
+      expect(next).toContain('  w2 (cs_2) pending_handling since 09:01:00\n  (1 other session as in the round before)\n');
+      expect(next).not.toContain('w1 (cs_1)');
+      // A new conversation gets it whole, whatever came before.
+      expect(brainTurnPrompt({ seed: 'SEED', guided: false, previous: at('working'), round: { id: 'rd_3', prompt: at('pending_handling') }, chats: [] })).toContain('w1 (cs_1) working');
+    });
+
     it('given a chat turn alone, then it carries no round', () => {
       expect(brainTurnPrompt({ seed: null, round: null, chats: [{ seq: 1, role: 'user', text: 'hi', session_id: null }] })).toBe('Main chat, the user (#1):\nhi');
     });

@@ -1,6 +1,6 @@
 import { Decision } from '../../journal/command-handler';
 import { JournalEvent } from '../../journal/journal.port';
-import { promptAfterGuide, quoteWorkerData } from '../../supervision/round-prompt';
+import { promptAfterGuide, promptDelta, quoteWorkerData } from '../../supervision/round-prompt';
 import { BudgetLine, BudgetScope, BudgetUnit, crossings } from '../../usage/budget.rules';
 import { PricedUsage, addTurn } from '../../usage/usage.model';
 
@@ -220,13 +220,20 @@ export interface ChatInput {
 
 /**
  * One turn's prompt: the kept summary (a new conversation's first turn), the round, and the chat since the last turn.
- * A conversation that took a round before (`guided`) has read the rounds' guide: the round comes without it.
+ * A conversation that took a round before (`guided`) has read the rounds' guide: the round comes without it, and when
+ * the whole prompt of the round before is known (`previous`), without the sessions whose line has not changed since.
  */
-export function brainTurnPrompt(input: { seed: string | null; guided?: boolean; round: { id: string; prompt: string } | null; chats: readonly ChatInput[] }): string {
+export function brainTurnPrompt(input: {
+  seed: string | null;
+  guided?: boolean;
+  previous?: string | null;
+  round: { id: string; prompt: string } | null;
+  chats: readonly ChatInput[];
+}): string {
   const parts: string[] = [];
   if (input.seed) parts.push(input.seed);
   if (input.round) {
-    const prompt = input.guided ? promptAfterGuide(input.round.prompt) : input.round.prompt;
+    const prompt = !input.guided ? input.round.prompt : input.previous ? promptDelta(input.round.prompt, input.previous) : promptAfterGuide(input.round.prompt);
     parts.push(`Supervision round ${input.round.id}. Your turn ends the round: your last message is its summary (or call complete_round yourself).\n\n${prompt}`);
   }
   for (const c of input.chats) {

@@ -85,6 +85,11 @@ export class BrainHost {
    * appended to it is in the state the next command is decided on.
    */
   private readonly stream: FollowedStream<BrainState>;
+  /**
+   * The whole prompt of the last round this conversation took: the next round is sent as what changed since. Memory
+   * only: after a restart the next round's board is sent whole.
+   */
+  private lastRoundPrompt: string | null = null;
   private round: PendingRound | null = null;
   private chats: ChatInput[] = [];
   /** A user's message waits: the brain is woken for it. (Brainstem's own notices wait for the next turn.) */
@@ -294,7 +299,14 @@ export class BrainHost {
 
   private async attempt(turnId: string, round: PendingRound | null, chats: ChatInput[]): Promise<BrainTurnEnd> {
     if (this.running) this.running.turn_id = turnId;
-    const prompt = brainTurnPrompt({ seed: this.state.seed, guided: this.state.guided, round: round ? { id: round.round.id, prompt: round.round.prompt } : null, chats });
+    const prompt = brainTurnPrompt({
+      seed: this.state.seed,
+      guided: this.state.guided,
+      previous: this.lastRoundPrompt,
+      round: round ? { id: round.round.id, prompt: round.round.prompt } : null,
+      chats,
+    });
+    if (round) this.lastRoundPrompt = round.round.prompt;
     await this.command({ type: 'start_turn', turn_id: turnId, round_id: round?.round.id ?? null, chat_seqs: chats.map((c) => c.seq) });
     let contextTokens: number | null = null;
     let usage: (BrainActivity & { kind: 'turn_usage' }) | null = null;
@@ -345,6 +357,7 @@ export class BrainHost {
   private async newConversation(reason: ConversationReason): Promise<void> {
     const summary = reason === 'first' ? null : keptSummary({ reason, goal: this.surroundings.goal(), sessions: this.surroundings.openSessions(), recent: this.state.recent });
     await this.command({ type: 'start_conversation', runtime: this.agent.runtime, reason, summary });
+    this.lastRoundPrompt = null;
     if (reason !== 'first') await this.notice(conversationNotice(reason));
   }
 
