@@ -6,6 +6,14 @@ import { OutputElsewhere, SessionDirectory, SessionHolder, SessionView, turnResu
  * A session directory for supervision tests that journals session events the way the sessions module
  * does (stream session-<id>), so supervision sees real bus events.
  */
+/** The state a waiting signal takes a session to. */
+const WAITS_IN: Readonly<Record<string, string>> = {
+  'session.asked_human': 'pending_decision',
+  'session.blocked': 'pending_handling',
+  'session.permission_requested': 'pending_authorization',
+  'session.turn_ended': 'pending_handling',
+};
+
 export class MemorySessionDirectory implements SessionDirectory {
   readonly sessions: SessionView[] = [];
   readonly holders: SessionHolder[] = [];
@@ -106,6 +114,7 @@ export class MemorySessionDirectory implements SessionDirectory {
     };
   }
 
+  /** Emits a session event, applied as the sessions module applies it (its state, what it waits on) before it is published. */
   async emit(id: string, type: string, data: Record<string, unknown>): Promise<void> {
     const s = this.find(id)!;
     // What the sessions module's directory would say after the event: the state, and what a waiting session waits on.
@@ -113,6 +122,12 @@ export class MemorySessionDirectory implements SessionDirectory {
       if (type === 'session.state_changed') {
         s.state = data.to as string;
         s.state_since = s.attention_since = Date.now();
+      }
+      // A signal that makes a session wait takes it to its state, as the session machine does (a spec may say so too).
+      const waitsIn = WAITS_IN[type];
+      if (waitsIn && !data.superseded && s.active && s.state !== waitsIn) {
+        s.state = waitsIn;
+        s.state_since = Date.now();
       }
       const waits = { 'session.asked_human': ['question', data.question], 'session.blocked': ['blocked', data.reason] }[type];
       if (waits) s.waiting_on = { kind: waits[0] as 'question' | 'blocked', text: String(waits[1]) };
