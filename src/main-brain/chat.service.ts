@@ -9,7 +9,7 @@ import { Fence, Journal, JournalEvent } from '../journal/journal.port';
 import { AutonomousView, SupervisionService } from '../supervision/supervision.service';
 import { BrainPresence, noBrainNotice } from './brain-presence';
 import type { MessageVia } from '../sessions/session.events';
-import { ChatAnswer, ChatCommand, ChatEventMap, ChatKind, ChatRole, ChatState, decide, evolveChat, initialChatState, superviseCommand } from './chat.decider';
+import { ChatAnswer, ChatCommand, ChatEventMap, ChatKind, ChatRole, ChatState, decide, evolveChat, initialChatState, openQuestion, superviseCommand } from './chat.decider';
 
 /** A piece of the hosted brain's text as it is produced: streamed, not journaled (the complete message is). */
 export interface ChatDelta {
@@ -110,6 +110,11 @@ export class ChatService {
   /** Where the chat learns whether a brain reads it: a message posted while none does gets a notice saying so. */
   usePresence(presence: () => BrainPresence): void {
     this.presence = presence;
+  }
+
+  /** The seq of a session's open question in the chat (its latest not answered yet), or null. */
+  openQuestionSeq(sessionId: string): number | null {
+    return openQuestion(this.state, sessionId);
   }
 
   /** The latest messages; a worker's question says whether it is answered, and by whom. */

@@ -54,8 +54,12 @@ const newId = () => randomBytes(6).toString('hex');
     {
       provide: ChatService,
       inject: [EventBus, JOURNAL, SupervisionService, SessionsService],
-      useFactory: (bus: EventBus, journal: Journal, supervision: SupervisionService, sessions: SessionsService) =>
-        new ChatService(bus, journal, supervision, (sessionId, text) => sessions.dispatch(sessionId, text, { by: 'user', via: 'chat' })),
+      useFactory: (bus: EventBus, journal: Journal, supervision: SupervisionService, sessions: SessionsService) => {
+        const chat = new ChatService(bus, journal, supervision, (sessionId, text) => sessions.dispatch(sessionId, text, { by: 'user', via: 'chat' }));
+        // Rounds name a worker's open question by its seq in the chat, where the user answers it.
+        supervision.useQuestions((sessionId) => chat.openQuestionSeq(sessionId));
+        return chat;
+      },
     },
     {
       provide: ToolRegistry,

@@ -92,7 +92,7 @@ describe('round evidence', () => {
     ]);
     expect(wokenIds([...woken, wakeReason({ session_id: '-', alias: '-', trigger: 'initial', state: null, message: null })])).toEqual(['cs_b', 'cs_c', 'cs_d', 'cs_l']);
     // When the round is built with them (the local one read here, as always)
-    const round = newRound('rd_3', woken, 0, 600, directory(views, { cs_l: ['local line'], cs_b: ['not read here'] }), elsewhere);
+    const round = newRound('rd_3', woken, 0, 600, directory(views, { cs_l: ['local line'], cs_b: ['not read here'] }), { elsewhere });
     // Then it journals what b gave (its last lines, as a local tail would be cut), why c gave nothing, the turn result
     // (which wins over any output), and the local tail
     expect(round.reports).toEqual([

@@ -1,7 +1,7 @@
 import { OutputElsewhere, SessionDirectory, SessionView } from './session-directory.port';
 import { sharedWorkTrees, workerEvidence } from './round-prompt';
 import { boardOf, freshReasons } from './round-facts';
-import { RoundInFlight, WakeReason, WorkerEvidence, WorkerReport } from './supervision.machine';
+import { RoundInFlight, WakeReason, WorkerEvidence, WorkerReport, wakeReason } from './supervision.machine';
 
 /**
  * What a round journals of the woken sessions, and what its prompt shows of them. `round.started` is written and synced
@@ -95,16 +95,22 @@ export function newRound(
   at: number,
   timeout_s: number,
   sessions: Pick<SessionDirectory, 'list' | 'outputTail'>,
-  elsewhere: ReadonlyMap<string, OutputElsewhere> = NONE_ELSEWHERE,
-  since: SinceRound | null = null,
+  taken: RoundTaken = {},
 ): RoundInFlight {
+  const { elsewhere = NONE_ELSEWHERE, since = null, questionSeq = () => null } = taken;
   const all = sessions.list();
   const shared = sharedWorkTrees(all);
   // The woken sessions are found among the views just listed: the directory builds a view for each get, and a burst
   // wakes a thousand while the round starts.
   const byId = new Map<string, SessionView>();
   for (const s of all) byId.set(s.id, s);
-  const { reasons, resolved } = freshReasons(triggered, (sid) => byId.get(sid));
+  const fresh = freshReasons(triggered, (sid) => byId.get(sid));
+  const resolved = fresh.resolved;
+  // A question is named by its seq in the chat too, where the user answers it.
+  const reasons = fresh.reasons.map((r) => {
+    const seq = r.trigger === 'ask_human' || r.trigger === 'pending_decision' ? questionSeq(r.session_id) : null;
+    return seq === null ? r : wakeReason({ ...r, chat_seq: seq });
+  });
   const { board, more } = boardOf(all, new Set(wokenIds(reasons)));
   return {
     id,
@@ -118,6 +124,16 @@ export function newRound(
     ...(since ? { since: since.lines, ...(since.more ? { since_more: since.more } : {}), since_round: since.round_id } : {}),
     ...(shared.length ? { shared_work_trees: shared } : {}),
   };
+}
+
+/**
+ * What a round takes besides the sessions: the output other nodes gave of the sessions they run (asked before), what
+ * others did since the round before, and each session's open question's seq in the chat.
+ */
+export interface RoundTaken {
+  elsewhere?: ReadonlyMap<string, OutputElsewhere>;
+  since?: SinceRound | null;
+  questionSeq?: (sessionId: string) => number | null;
 }
 
 /** What others did since the round before (round-facts.ts sinceLastRound), and which round that was. */

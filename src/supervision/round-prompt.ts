@@ -282,7 +282,8 @@ function reasonLines(r: WakeReason, results: ReadonlyMap<string, string>, board:
   const system = r.session_id === '-';
   const what = TRIGGER_TEXT[r.trigger] ?? r.trigger;
   const state = r.state ? ` [state: ${r.state}${r.since ? `, waiting since ${r.since}` : ''}]` : '';
-  const head = system ? `  - ${what}` : `  - ${r.alias} (${r.session_id}) ${what}${state}`;
+  const chat = r.chat_seq !== undefined ? ` (chat #${r.chat_seq})` : '';
+  const head = system ? `  - ${what}` : `  - ${r.alias} (${r.session_id}) ${what}${chat}${state}`;
   const act = actLine(r, board);
   const tail = act ? [`    ${act}`] : [];
   // A loop's evidence is what the worker tried and what came back: its own text.

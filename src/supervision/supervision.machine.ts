@@ -36,6 +36,8 @@ export interface WakeReason {
   /** A permission request's id, and its input as JSON (the worker's data, bounded); absent for other triggers, and before. */
   request_id?: string;
   input?: string;
+  /** A question's seq in the main chat, where the user answers it (answer_to); absent when it is not there yet, and before. */
+  chat_seq?: number;
 }
 
 /**
@@ -44,6 +46,7 @@ export interface WakeReason {
  */
 export function wakeReason(r: WakeReason): WakeReason {
   const out: Partial<WakeReason> = { alias: r.alias };
+  if (r.chat_seq !== undefined) out.chat_seq = r.chat_seq;
   if (r.evidence !== undefined) out.evidence = r.evidence;
   if (r.input !== undefined) out.input = r.input;
   out.message = r.message;

@@ -64,6 +64,7 @@ export class SupervisionService {
   private readonly watchdog: StallScanner;
   private readonly loops: LoopEscalation;
   private readonly nodes: SupervisionCluster['nodes'];
+  private questionSeq: (sessionId: string) => number | null = () => null;
   private busSub: Subscription | null = null;
   /** Clients following the rounds stream on this node now (a brain the user brings, with the stream driver). */
   private listeners = 0;
@@ -136,6 +137,11 @@ export class SupervisionService {
   /** Who asks the user about a session held for a loop that persisted: the main brain's human gate. */
   onLoopHeld(listener: LoopHeldListener): void {
     this.loops.onHeld(listener);
+  }
+
+  /** Where a session's open question is in the main chat (its seq), set by the main-brain module: rounds name it. */
+  useQuestions(seqOf: (sessionId: string) => number | null): void {
+    this.questionSeq = seqOf;
   }
 
   /** How rounds reach the main brain, set by the main-brain module before supervision starts. */
@@ -395,7 +401,7 @@ export class SupervisionService {
       const term = this.leadership.fence()?.term;
       // Who runs it, and how it reaches the brain: a node taking the lease tells from them whether anyone still drives it.
       const round = {
-        ...newRound(`rd_${this.newId()}`, reasons, this.now(), this.settings.round_timeout_s, this.sessions, elsewhere, since),
+        ...newRound(`rd_${this.newId()}`, reasons, this.now(), this.settings.round_timeout_s, this.sessions, { elsewhere, since, questionSeq: this.questionSeq }),
         node: this.nodes.self,
         ...(term !== undefined ? { term } : {}),
         driver: this.driver.name,

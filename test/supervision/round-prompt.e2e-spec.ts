@@ -89,6 +89,9 @@ describe('the round prompt: a true, complete picture taken as the round starts',
     expect(round.prompt).not.toContain('- - supervision started');
     expect(round.prompt).toContain('\n  - supervision started\n    act: look at the sessions above and dispatch work toward the goal');
     expect(round.prompt).toContain(`    act: answer with send_to_session {"session":"${w.alias}","text":"…"} when the goal and the facts settle it; else put it to the person with reply_to_human`);
+    // The question is named by its seq in the chat, where the user answers it.
+    const question = ((await req('GET', '/session-os/main-brain/messages')).body.messages as Json[]).find((m) => m.kind === 'question');
+    expect(round.prompt).toContain(`${w.alias} (${w.id}) asked the human a question (chat #${question?.seq}) [state: pending_decision`);
     expect(round.prompt).toContain('A question a worker put to "the human"\nis yours to answer when the goal and the facts settle it');
     expect(round.prompt).toContain('A call that answers waiting_for_user waits for the person: do not retry it or work around it');
     expect(round.prompt).toContain(`End this round with complete_round {"round_id":"${round.id}","summary":"…"}`);
