@@ -117,49 +117,65 @@ const at = (e: JournalEvent): string => e.at.slice(11, 19);
 const who = (actor: string): string => (actor === 'user' ? 'the user' : actor === 'main_brain' ? 'you' : actor === 'profile' ? 'its profile' : 'Brainstem');
 
 /**
- * What the user and the rest of Brainstem did since the round before, in one line each (the brain's own calls are left
- * out: it made them): answers, permission decisions, confirmations, merges, sessions started, exited, held or
- * released. Brainstem's words: an alias, a tool's name, an id, a time; never the worker's or the user's text.
+ * One thing the user or the rest of Brainstem did, as "since the round before" says it, or null for what it does not
+ * list (the brain's own calls: it made them; a worker's own signals: they are the reasons). Brainstem's words: an
+ * alias, a tool's name, an id, a time; never the worker's or the user's text.
  */
-export function sinceLastRound(events: readonly JournalEvent[], aliasOf: (sessionId: string) => string | undefined): { lines: string[]; more: number } {
-  const lines: string[] = [];
-  const sessionOf = (e: JournalEvent): string | null => (e.stream.startsWith('session-') ? e.stream.slice('session-'.length) : null);
+export function sinceLine(e: JournalEvent, aliasOf: (sessionId: string) => string | undefined): string | null {
+  const actor = e.meta.actor;
+  if (actor === 'main_brain') return null;
+  const d = (e.data ?? {}) as Record<string, unknown>;
   const name = (id: string | null): string => (id ? (aliasOf(id) ?? id) : 'a session');
-  for (const e of events) {
-    const actor = e.meta.actor;
-    if (actor === 'main_brain') continue;
-    const d = (e.data ?? {}) as Record<string, unknown>;
-    const s = name(sessionOf(e));
-    const line = ((): string | null => {
-      switch (e.type) {
-        case 'session.permission_resolved': {
-          const by = d.by === 'profile' ? 'its profile' : who(actor);
-          return `${at(e)} ${by} ${d.decision === 'allow' ? 'allowed' : 'denied'} ${s}'s request ${String(d.request_id)}`;
-        }
-        case 'chat.message':
-          return typeof d.answer_to === 'number' && typeof d.session_id === 'string' && d.role === 'user' ? `${at(e)} the user answered ${name(d.session_id)}'s question (chat #${d.answer_to})` : null;
-        case 'session.message_dispatched':
-          return d.via === 'session_messages' ? `${at(e)} the user sent ${s} a message` : null;
-        case 'confirmation.confirmed':
-        case 'confirmation.refused':
-          return `${at(e)} ${who(String(d.by))} ${e.type === 'confirmation.confirmed' ? 'confirmed' : 'refused'} held call ${String(d.id)}`;
-        case 'confirmation.expired':
-          return `${at(e)} held call ${String(d.id)} expired unanswered`;
-        case 'session.worktree_merged':
-          return `${at(e)} ${s}'s branch was merged into ${JSON.stringify(String(d.into ?? ''))}`;
-        case 'session.created':
-          return `${at(e)} ${who(actor)} started ${s}`;
-        case 'session.exited':
-          return `${at(e)} ${s} exited (${String(d.reason)})`;
-        case 'session.held':
-          return `${at(e)} Brainstem held ${s} (${String(d.reason)})`;
-        case 'session.released':
-          return `${at(e)} ${s} was released (by ${String(d.by)})`;
-        default:
-          return null;
-      }
-    })();
-    if (line) lines.push(line);
+  const s = name(e.stream.startsWith('session-') ? e.stream.slice('session-'.length) : null);
+  switch (e.type) {
+    case 'session.permission_resolved': {
+      const by = d.by === 'profile' ? 'its profile' : who(actor);
+      return `${at(e)} ${by} ${d.decision === 'allow' ? 'allowed' : 'denied'} ${s}'s request ${String(d.request_id)}`;
+    }
+    case 'chat.message':
+      return typeof d.answer_to === 'number' && typeof d.session_id === 'string' && d.role === 'user' ? `${at(e)} the user answered ${name(d.session_id)}'s question (chat #${d.answer_to})` : null;
+    case 'session.message_dispatched':
+      return d.via === 'session_messages' ? `${at(e)} the user sent ${s} a message` : null;
+    case 'confirmation.confirmed':
+    case 'confirmation.refused':
+      return `${at(e)} ${who(String(d.by))} ${e.type === 'confirmation.confirmed' ? 'confirmed' : 'refused'} held call ${String(d.id)}`;
+    case 'confirmation.expired':
+      return `${at(e)} held call ${String(d.id)} expired unanswered`;
+    case 'session.worktree_merged':
+      return `${at(e)} ${s}'s branch was merged into ${JSON.stringify(String(d.into ?? ''))}`;
+    case 'session.created':
+      return `${at(e)} ${who(actor)} started ${s}`;
+    case 'session.exited':
+      return `${at(e)} ${s} exited (${String(d.reason)})`;
+    case 'session.held':
+      return `${at(e)} Brainstem held ${s} (${String(d.reason)})`;
+    case 'session.released':
+      return `${at(e)} ${s} was released (by ${String(d.by)})`;
+    default:
+      return null;
   }
-  return { lines: lines.slice(-SINCE_MAX_LINES), more: Math.max(0, lines.length - SINCE_MAX_LINES) };
+}
+
+/** What "since the round before" says: its newest lines, at most SINCE_MAX_LINES, and how many more there were. */
+export interface SinceLog {
+  lines: string[];
+  more: number;
+}
+
+export const emptySince = (): SinceLog => ({ lines: [], more: 0 });
+
+/** The log with one more line: the oldest leaves past SINCE_MAX_LINES, and is counted. */
+export function noteSince(log: SinceLog, line: string): SinceLog {
+  const lines = [...log.lines, line];
+  return lines.length > SINCE_MAX_LINES ? { lines: lines.slice(1), more: log.more + 1 } : { lines, more: log.more };
+}
+
+/** What the user and the rest of Brainstem did, from events in the order they were journaled (sinceLine for each). */
+export function sinceLastRound(events: readonly JournalEvent[], aliasOf: (sessionId: string) => string | undefined): SinceLog {
+  let log = emptySince();
+  for (const e of events) {
+    const line = sinceLine(e, aliasOf);
+    if (line) log = noteSince(log, line);
+  }
+  return log;
 }

@@ -206,6 +206,31 @@ describe('attention as a state (virtual time)', () => {
     svc.stop();
   });
 
+  it('Given what the user did between two rounds, Then the second round says it, noted live, and read from the journal after a restart', async () => {
+    const { svc, sessions, journal, boot } = await given();
+    await svc.enable({}, 'user', 'test');
+    await jest.advanceTimersByTimeAsync(DEBOUNCE_MS);
+    const [first] = svc.listRounds();
+    const decided = (request_id: string) => journal.append('session-cs_1', [{ type: 'session.permission_resolved', data: { request_id, decision: 'deny', reason: null }, meta: { actor: 'user' } }]);
+    await decided('r1');
+    await svc.completeRound(first.id, 'seen');
+    await sessions.emit('cs_3', 'session.turn_ended', { result: 'one' });
+    await jest.advanceTimersByTimeAsync(DEBOUNCE_MS);
+    const [second] = svc.listRounds();
+    expect(second.prompt).toMatch(new RegExp(`Since round ${first.id} \\(what the user and Brainstem did; your own calls are not listed\\):\\n  - \\d\\d:\\d\\d:\\d\\d the user denied w1's request r1\\n\\n`));
+    await svc.completeRound(second.id, 'seen');
+    await decided('r2');
+    svc.stop();
+    const again = await boot();
+    await sessions.emit('cs_3', 'session.turn_ended', { result: 'two' });
+    await jest.advanceTimersByTimeAsync(DEBOUNCE_MS);
+    const [third] = again.listRounds();
+    expect(third.prompt).toContain(`Since round ${second.id}`);
+    expect(third.prompt).toContain("the user denied w1's request r2\n");
+    expect(third.prompt).not.toContain("request r1\n");
+    again.stop();
+  });
+
   it('Given a trigger journaled while no node led (the leader was killed), When this node takes the lease, Then its first round names that session, within the debounce', async () => {
     const handed = handedLease({ role: 'follower', holder: 'a', term: 1 });
     const { svc, sessions, journal } = await given({ lease: handed.lease });

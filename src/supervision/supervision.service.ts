@@ -9,7 +9,7 @@ import { Fence, Journal, JournalEvent } from '../journal/journal.port';
 import { uncoveredAttention } from './attention';
 import { RoundDriver, streamDriver } from './round-driver.port';
 import { OUTPUT_ELSEWHERE_WAIT_MS, SinceRound, newRound, wokenIds } from './round-evidence';
-import { sinceLastRound } from './round-facts';
+import { SinceLog, emptySince, noteSince, sinceLastRound, sinceLine } from './round-facts';
 import { EVIDENCE_TAIL_LINES } from './round-prompt';
 import { RoundRunner } from './round-runner';
 import { RoundView } from './round.view';
@@ -65,6 +65,8 @@ export class SupervisionService {
   private readonly loops: LoopEscalation;
   private readonly nodes: SupervisionCluster['nodes'];
   private questionSeq: (sessionId: string) => number | null = () => null;
+  /** What others did since the last round this node started (null while it has started none since it led). */
+  private since: { round_id: string; log: SinceLog } | null = null;
   private busSub: Subscription | null = null;
   /** Clients following the rounds stream on this node now (a brain the user brings, with the stream driver). */
   private listeners = 0;
@@ -111,7 +113,10 @@ export class SupervisionService {
           this.wakeForAttention();
         },
         roundListeners: () => this.listeners,
-        steppedDown: () => this.runner.stop(),
+        steppedDown: () => {
+          this.since = null;
+          this.runner.stop();
+        },
       },
     );
     this.watchdog = new StallScanner(
@@ -186,6 +191,7 @@ export class SupervisionService {
     this.busSub = this.bus.events$.subscribe((e) => {
       if (e.stream === SUPERVISION_STREAM) this.store.follow(e as unknown as JournalEvent);
       else if (e.type.startsWith('session.')) this.onSessionEvent(e as unknown as JournalEvent);
+      if (this.since) this.noteSince(e as unknown as JournalEvent);
     });
     this.watchdog.start();
     await this.leadership.start();
@@ -363,6 +369,8 @@ export class SupervisionService {
    */
   private react(e: JournalEvent): void {
     if (e.type === 'supervision.scope_set') this.followScopeRules();
+    // From a round the leader started, what others do is noted as it is published, for the next round.
+    if (e.type === 'round.started' && this.leadership.isLeader()) this.since = { round_id: (e.data as unknown as SupervisionEventMap['round.started']).round.id, log: emptySince() };
     if (Object.hasOwn(ROUND_OUTCOME, e.type)) this.runner.ended((e.data as { round_id: string }).round_id, ROUND_OUTCOME[e.type as RoundEndType]);
     if (!this.isOn()) return this.runner.stop();
     if (!this.leadership.isLeader()) return;
@@ -420,22 +428,31 @@ export class SupervisionService {
   }
 
   /**
-   * What the user and the rest of Brainstem did since the round before started: read from the journal, its newest
-   * SINCE_READ_MAX events at most; null before the first round (there is no "since" yet), or when the read fails (the
-   * round starts all the same).
+   * What the user and the rest of Brainstem did since the round before started: noted as it is published since this
+   * node started a round; else (the first round after a takeover) read from the journal, its newest SINCE_READ_MAX
+   * events at most. Null before the first round (there is no "since" yet), or when the read fails (the round starts
+   * all the same).
    */
   private async sinceLastRound(): Promise<SinceRound | null> {
+    if (this.since) return { round_id: this.since.round_id, ...this.since.log };
     const last = [...this.store.current.rounds.values()].at(-1);
     if (!last) return null;
     const after = Math.max(last.seq, this.journal.head().seq - SINCE_READ_MAX);
     try {
       const events = await this.journal.readAll(after, SINCE_READ_MAX);
-      return { round_id: last.view.id, ...sinceLastRound(events, (id) => this.sessions.get(id)?.alias) };
+      return { round_id: last.view.id, ...sinceLastRound(events, this.sessionAlias) };
     } catch (e) {
       this.logger.warn(`what happened since round ${last.view.id} could not be read: ${reasonOf(e)}`);
       return null;
     }
   }
+
+  private noteSince(e: JournalEvent): void {
+    const line = sinceLine(e, this.sessionAlias);
+    if (line && this.since) this.since = { round_id: this.since.round_id, log: noteSince(this.since.log, line) };
+  }
+
+  private readonly sessionAlias = (id: string): string | undefined => this.sessions.get(id)?.alias;
 
   /**
    * A session event wakes the brain, or (a worker's exit with no supervised worker left) closes supervision as
