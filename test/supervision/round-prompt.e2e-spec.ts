@@ -1,9 +1,8 @@
-import { tmpdir } from 'node:os';
-import { resolve } from 'node:path';
 import { openSse } from '../support/sse';
+import { supervisionCalls } from '../support/supervision-calls';
 import { useTestApp } from '../support/use-test-app';
 import { waitFor } from '../support/wait-for';
-import { WORKERS, WorkerReaper } from '../support/workers';
+import { WorkerReaper } from '../support/workers';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -15,16 +14,7 @@ describe('the round prompt: a true, complete picture taken as the round starts',
   const reaper = new WorkerReaper();
   const t = useTestApp({ BRAINSTEM_SUPERVISION_DEBOUNCE_MS: '200' }, { listen: true, each: true, beforeClose: () => reaper.killAll() });
 
-  const req = async (method: 'GET' | 'POST', url: string, payload?: unknown) => {
-    const res = await t.inject({ method, url: `/api/v1${url}`, ...(payload !== undefined ? { payload: payload as Json } : {}) });
-    return { status: res.statusCode, body: res.body ? (res.json() as Json) : {} };
-  };
-  const startWorker = async (): Promise<Json> => {
-    const res = await req('POST', '/coding-sessions', { runtime: 'command', command: process.execPath, args: [resolve(WORKERS, 'quiet.js')], cwd: tmpdir() });
-    expect(res.status).toBe(201);
-    reaper.track(res.body.pid);
-    return res.body;
-  };
+  const { req, startWorker } = supervisionCalls(() => t, reaper);
   const signal = (id: string, body: Json) => req('POST', `/coding-sessions/${id}/signals`, body);
   const rounds = async () => (await req('GET', '/session-os/main-brain/rounds')).body.rounds as Json[];
   const roundNo = (n: number) => waitFor(async () => ((await rounds()).length >= n ? (await rounds())[0] : undefined), { what: `round ${n}` });

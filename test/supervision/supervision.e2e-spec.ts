@@ -1,38 +1,21 @@
 import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { resolve } from 'node:path';
 import { Journal, JournalError } from '../../src/journal/journal.port';
 import { JOURNAL } from '../../src/journal/journal.tokens';
 import { CapturedLogger } from '../support/captured-logger';
 import { openSse, readSse } from '../support/sse';
-import { TestApp } from '../support/test-app';
+import { supervisionCalls } from '../support/supervision-calls';
 import { useTestApp } from '../support/use-test-app';
 import { waitFor } from '../support/wait-for';
-import { WORKERS, WorkerReaper } from '../support/workers';
+import { WorkerReaper } from '../support/workers';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-
-/** REST calls on the app a describe block holds, and a quiet command worker it reaps. */
-function calls(app: () => TestApp, reaper: WorkerReaper) {
-  const req = async (method: 'GET' | 'POST' | 'PATCH', url: string, payload?: unknown) => {
-    const res = await app().inject({ method, url: `/api/v1${url}`, ...(payload !== undefined ? { payload: payload as Json } : {}) });
-    return { status: res.statusCode, body: res.body ? (res.json() as Json) : {} };
-  };
-  const startWorker = async (): Promise<Json> => {
-    const res = await req('POST', '/coding-sessions', { runtime: 'command', command: process.execPath, args: [resolve(WORKERS, 'quiet.js')], cwd: tmpdir() });
-    expect(res.status).toBe(201);
-    reaper.track(res.body.pid);
-    return res.body;
-  };
-  return { req, startWorker };
-}
 
 describe('autonomous supervision over HTTP with real command workers', () => {
   const reaper = new WorkerReaper();
   const t = useTestApp({ BRAINSTEM_SUPERVISION_DEBOUNCE_MS: '200' }, { listen: true, each: true, beforeClose: () => reaper.killAll() });
 
-  const { req, startWorker } = calls(() => t, reaper);
+  const { req, startWorker } = supervisionCalls(() => t, reaper);
   const rounds = async () => (await req('GET', '/session-os/main-brain/rounds')).body.rounds as Json[];
   const inFlight = async () => (await rounds()).filter((r) => r.status === 'in_flight');
   const signal = (id: string, body: Json) => req('POST', `/coding-sessions/${id}/signals`, body);
@@ -156,7 +139,7 @@ describe('autonomous supervision over HTTP with real command workers', () => {
     expect(on.body.autonomous.pending).toEqual([{ session_id: a.id, alias: a.alias, state: 'pending_decision', trigger: 'ask_human', since }]);
     // And a round names it, with why and since when, and the working worker not at all
     const [round] = await waitFor(async () => ((await rounds()).length ? rounds() : undefined), { what: 'the round' });
-    expect(round.reasons).toEqual([{ session_id: a.id, alias: a.alias, trigger: 'ask_human', state: 'pending_decision', message: 'Which region?', since }]);
+    expect(round.reasons).toEqual([{ session_id: a.id, alias: a.alias, trigger: 'ask_human', state: 'pending_decision', message: 'Which region?', since, chat_seq: expect.any(Number) }]);
     expect(round.reasons.map((r: Json) => r.session_id)).not.toContain(b.id);
     // Within the debounce (200 ms) plus 1 s of the switch, as the journal timed both
     const enabled = (await req('GET', '/journal/events?stream=supervision&type=supervision.enabled')).body.events as Json[];
@@ -344,7 +327,7 @@ describe('supervision work nobody waits for, when the journal refuses it', () =>
     { each: true, beforeClose: () => reaper.killAll() },
   );
 
-  const { req, startWorker } = calls(() => t, reaper);
+  const { req, startWorker } = supervisionCalls(() => t, reaper);
   /**
    * From now on the journal refuses the service's appends to the supervision stream. (A foreign write no longer makes
    * them fail: the service follows other writers' supervision events, and decides again on a conflict.)
@@ -407,7 +390,7 @@ describe('a round whose delivery to the brain fails, over HTTP', () => {
   let answer = { status: 502, body: 'bad gateway' };
   const reaper = new WorkerReaper();
 
-  const { req, startWorker } = calls(() => t, reaper);
+  const { req, startWorker } = supervisionCalls(() => t, reaper);
   const rounds = async () => (await req('GET', '/session-os/main-brain/rounds')).body.rounds as Json[];
 
   beforeEach(async () => {
