@@ -32,6 +32,7 @@ const history = (events: JournalRecord[], over: Partial<FaultHistory> = {}): Fau
   seen: new Map(),
   leaderChanges: [],
   outages: [],
+  fullDiskAnswers: [],
   now: T0 + 60_000,
   ...over,
 });
@@ -58,7 +59,7 @@ describe('the fault campaign invariants', () => {
     const { j, acknowledged } = cleanRun();
     const result = checkInvariants(history(j.events, { acknowledged, seen: new Map([[1, 'h1']]) }), BOUNDS);
     expect(result.violations).toEqual([]);
-    expect(result.checked).toHaveLength(8);
+    expect(result.checked).toHaveLength(9);
   });
 
   it('given the journal\'s audit failed, when checked, then chain_verifies is violated with the first bad seq', () => {
@@ -104,6 +105,21 @@ describe('the fault campaign invariants', () => {
     const [v] = checkInvariants(history(j.events, { refused }), BOUNDS).violations;
     expect(v.invariant).toBe('refused_absent');
     expect(v.detail).toContain('503 journal_unavailable');
+  });
+
+  it('given writes answered 500 or not at all while the disk was full, when checked, then full_disk_refused_clearly counts each answer; a 503 with its code and a 2xx are fine', () => {
+    const fullDiskAnswers = [
+      { status: 503, code: 'journal_unavailable' },
+      { status: 201, code: null },
+      { status: 500, code: 'internal_error' },
+      { status: 500, code: 'internal_error' },
+      { status: 0, code: null },
+    ];
+    const found = checkInvariants(history([], { fullDiskAnswers }), BOUNDS).violations;
+    expect(found.map((v) => [v.key, v.detail.split(' ')[0]])).toEqual([
+      ['full_disk_refused_clearly:500 internal_error', '2'],
+      ['full_disk_refused_clearly:no answer', '1'],
+    ]);
   });
 
   it('given a question no round named for longer than debounce + TTL + 2 s, when checked, then attention_served is violated; within the bound, or behind a round in flight, it is not', () => {

@@ -45,6 +45,13 @@ export interface Outage {
   what: string;
 }
 
+/** What the service answered a write while the journal's disk was full. */
+export interface FullDiskAnswer {
+  /** 0: no answer came (the connection was refused or reset, or it timed out). */
+  status: number;
+  code: string | null;
+}
+
 export interface FaultHistory {
   /** The journal's own audit of its hash chain. */
   verify: { ok: boolean; error?: string; first_bad_seq?: number };
@@ -56,6 +63,8 @@ export interface FaultHistory {
   seen: ReadonlyMap<number, string>;
   leaderChanges: readonly LeaderChange[];
   outages: readonly Outage[];
+  /** Every answer to a write while the disk was full: each a 2xx (it was written) or a 503 naming its code. */
+  fullDiskAnswers: readonly FullDiskAnswer[];
   /** Epoch ms of this check. */
   now: number;
 }
@@ -72,6 +81,7 @@ export type InvariantName =
   | 'history_unchanged'
   | 'acknowledged_kept'
   | 'refused_absent'
+  | 'full_disk_refused_clearly'
   | 'attention_served'
   | 'stale_round_interrupted'
   | 'single_wake'
@@ -82,6 +92,7 @@ export const INVARIANTS: readonly InvariantName[] = [
   'history_unchanged',
   'acknowledged_kept',
   'refused_absent',
+  'full_disk_refused_clearly',
   'attention_served',
   'stale_round_interrupted',
   'single_wake',
@@ -279,6 +290,14 @@ export function checkInvariants(h: FaultHistory, b: Bounds): { checked: Invarian
   for (const r of h.refused) {
     if (occurrences(r.write, h.events) > 0) add('refused_absent', keyOf(r.write), `${keyOf(r.write)} was refused (${r.status} ${r.code ?? 'no code'}) yet is in the journal`);
   }
+
+  const unclear = new Map<string, number>();
+  for (const a of h.fullDiskAnswers) {
+    if ((a.status >= 200 && a.status < 300) || (a.status === 503 && a.code !== null)) continue;
+    const k = a.status === 0 ? 'no answer' : `${a.status} ${a.code ?? 'without a code'}`;
+    unclear.set(k, (unclear.get(k) ?? 0) + 1);
+  }
+  for (const [k, n] of unclear) add('full_disk_refused_clearly', k, `${n} write(s) answered ${k} while the disk was full (expected a 503 naming its code)`);
 
   const rounds = roundsOf(h.events).sort((x, y) => x.started_at - y.started_at);
   const changes = [...h.leaderChanges].sort((x, y) => x.at - y.at);

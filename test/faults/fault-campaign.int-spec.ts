@@ -1,0 +1,38 @@
+import { pgDescribe } from '../support/pg-cluster';
+import { runCampaign } from './fault-campaign';
+
+const describePg = pgDescribe('fault-campaign.int-spec');
+/** The full disk is a tmpfs the campaign mounts: that takes root. */
+const asRoot = process.getuid?.() === 0;
+if (!asRoot) console.warn('fault-campaign.int-spec: not root, so no tmpfs can be mounted for the full disk: the LevelDB campaign is skipped');
+
+/**
+ * The short fault campaign CI runs (npm run test:faults runs the long one): a fixed seed and a bounded count of faults,
+ * each one really injected, the invariants checked after each, and none violated.
+ */
+describePg('the fault campaign, short', () => {
+  const lines: string[] = [];
+  const log = (line: string) => lines.push(line);
+  afterEach(() => {
+    // What the campaign printed (the seed, each fault, each check) is the evidence of a failure.
+    if (lines.length) console.log(lines.splice(0).join('\n'));
+  });
+
+  it('given three nodes on PostgreSQL supervising 10 workers, when 6 faults from seed 4711 are injected (kills and stops of the leader and a follower, PostgreSQL restarts), then no invariant is violated', async () => {
+    const result = await runCampaign({ mode: 'pg', seed: 4711, faults: 6, log });
+    expect(result.faultsInjected).toBe(6);
+    expect(result.invariantsChecked).toBeGreaterThanOrEqual(6 * 9);
+    expect(result.acknowledged).toBeGreaterThan(0);
+    expect(result.rounds).toBeGreaterThan(0);
+    expect(result.violations).toEqual([]);
+  }, 170_000);
+
+  (asRoot ? it : it.skip)('given one node on LevelDB supervising 10 workers, when 4 faults from seed 4712 are injected (kills, a stop, a full disk), then no invariant is violated', async () => {
+    const result = await runCampaign({ mode: 'level', seed: 4712, faults: 4, log });
+    expect(result.faultsInjected).toBe(4);
+    expect(result.invariantsChecked).toBeGreaterThanOrEqual(4 * 9);
+    expect(result.acknowledged).toBeGreaterThan(0);
+    expect(result.rounds).toBeGreaterThan(0);
+    expect(result.violations).toEqual([]);
+  }, 170_000);
+});
