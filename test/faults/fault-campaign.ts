@@ -105,6 +105,7 @@ class Ledger {
   readonly acknowledged: Write[] = [];
   readonly refused: Refusal[] = [];
   unanswered = 0;
+  notTaken = 0;
   readonly leaderChanges: LeaderChange[] = [];
   readonly outages: Outage[] = [];
   readonly seen = new Map<number, string>();
@@ -220,7 +221,11 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
     note(write, a);
   };
   const note = (write: Write, a: Answer) => {
-    if (a.status >= 200 && a.status < 300) ledger.acknowledged.push(write);
+    if (a.status >= 200 && a.status < 300) {
+      // A signal the session's state does not take is answered with its state and journals nothing (a report after its exit).
+      if (write.kind === 'signal' && a.body?.state !== (write.event_type === 'session.asked_human' ? 'pending_decision' : 'pending_handling')) ledger.notTaken++;
+      else ledger.acknowledged.push(write);
+    }
     else if (definiteRefusal(a)) {
       const code = typeof a.body?.code === 'string' ? (a.body.code as string) : typeof a.body?.error === 'string' ? (a.body.error as string) : null;
       ledger.refused.push({ write, status: a.status, code });
@@ -311,18 +316,22 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
     return { verify, events };
   };
   const check = async (label: string, read: () => Promise<{ verify: VerifyReport; events: JournalEvent[] }> = readJournal): Promise<number> => {
+    // What was answered before the read began must be in what it reads; what is answered meanwhile, at the next check.
+    const acknowledged = ledger.acknowledged.slice();
+    const refused = ledger.refused.slice();
+    const now = Date.now();
     const { verify, events } = await read();
     const { checked, violations } = checkInvariants(
       {
         verify,
         events,
-        acknowledged: ledger.acknowledged,
-        refused: ledger.refused,
+        acknowledged,
+        refused,
         seen: ledger.seen,
         leaderChanges: ledger.leaderChanges,
         outages: ledger.outages,
         fullDiskAnswers: ledger.fullDiskAnswers,
-        now: Date.now(),
+        now,
       },
       BOUNDS,
     );
@@ -394,6 +403,19 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
       n.svc!.child.kill('SIGCONT');
       n.stopped = false;
       return `SIGSTOP of the leader ${n.id} for ${held} ms, continued`;
+    }],
+    [2, 'pg:stop-leader-at-round-start', async () => {
+      const n = leader()!;
+      await signal(faultRandom.pick(followers()), faultRandom.pick(sessions));
+      const delay = DEBOUNCE_MS + faultRandom.between(-50, 150);
+      await sleep(delay);
+      const held = LEASE_TTL_S * 1000 + faultRandom.between(300, 2500);
+      n.svc!.child.kill('SIGSTOP');
+      n.stopped = true;
+      await sleep(held);
+      n.svc!.child.kill('SIGCONT');
+      n.stopped = false;
+      return `SIGSTOP of the leader ${n.id} ${delay} ms after a trigger (a round's start) for ${held} ms, continued`;
     }],
     [2, 'pg:stop-follower', async () => {
       const n = faultRandom.pick(followers());
@@ -561,9 +583,15 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
 
     const faults = (options.mode === 'pg' ? pgFaults : levelFaults).filter(([, name]) => !options.only || options.only.includes(name));
     if (faults.length === 0) throw new Error(`no fault of mode ${options.mode} is named ${options.only?.join(', ')}`);
+    const firstPass = [...faults];
+    for (let i = firstPass.length - 1; i > 0; i--) {
+      const j = faultRandom.int(i + 1);
+      [firstPass[i], firstPass[j]] = [firstPass[j], firstPass[i]];
+    }
     for (let f = 1; f <= options.faults; f++) {
       await sleep(faultRandom.between(500, 2500));
-      const [, name, run] = faultRandom.weighted(faults.map((fault) => [fault[0], () => fault] as const));
+      // Each kind once first, in an order of the seed's (so a short run has them all), then as their weights draw.
+      const [, name, run] = f <= faults.length ? firstPass[f - 1] : faultRandom.weighted(faults.map((fault) => [fault[0], () => fault] as const));
       const started = Date.now();
       try {
         const said = await run();
@@ -636,7 +664,7 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
       durationMs: Date.now() - t0,
     };
     const codes = [...ledger.refusedCodes].map(([k, c]) => `${c}x ${k}`).join(', ');
-    log(`writes: ${result.acknowledged} acknowledged, ${result.refused} refused${codes ? ` (${codes})` : ''}, ${result.unanswered} unanswered; ${result.rounds} rounds taken by the brain; ${events} events`);
+    log(`writes: ${result.acknowledged} acknowledged, ${result.refused} refused${codes ? ` (${codes})` : ''}, ${result.unanswered} unanswered or 5xx, ${ledger.notTaken} not taken by the session's state; ${result.rounds} rounds taken by the brain; ${events} events`);
     log(`faults injected ${result.faultsInjected}, invariants checked ${result.invariantsChecked}, violations ${violations.length} (seed ${options.seed}, ${Math.round(result.durationMs / 1000)} s)`);
     return result;
   } catch (e) {

@@ -284,7 +284,7 @@ export function checkInvariants(h: FaultHistory, b: Bounds): { checked: Invarian
 
   for (const w of h.acknowledged) {
     const n = occurrences(w, h.events);
-    if (n === 0) add('acknowledged_kept', keyOf(w), `acknowledged ${keyOf(w)} is not in the journal`);
+    if (n === 0) add('acknowledged_kept', keyOf(w), `acknowledged ${keyOf(w)} is not in the journal${w.kind === 'completion' ? ` (${roundsOf(h.events).some((r) => r.id === w.round_id) ? 'its round.started is' : 'nor is its round.started'})` : ''}`);
     else if (n > 1 && w.kind !== 'answer') add('acknowledged_kept', keyOf(w), `acknowledged ${keyOf(w)} is in the journal ${n} times`);
   }
   for (const r of h.refused) {
