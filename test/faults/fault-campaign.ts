@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, rmSync, statfsSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, rmSync, statfsSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { Pool } from 'pg';
 import { openLevelJournal, openPgJournal } from '../../src/journal/journal.factory';
@@ -10,7 +10,8 @@ import { ServiceProcess, startService } from '../support/service-process';
 import { tempDir } from '../support/temp-dir';
 import { waitFor } from '../support/wait-for';
 import { WORKERS, WorkerReaper } from '../support/workers';
-import { Bounds, FullDiskAnswer, LeaderChange, Outage, Refusal, Violation, Write, answerTo, checkInvariants } from './fault-invariants';
+import { GitRepo, gitRepo } from '../support/git-repo';
+import { Bounds, FullDiskAnswer, LeaderChange, MergeProbe, Outage, Refusal, Violation, Write, answerTo, checkInvariants } from './fault-invariants';
 
 /**
  * The fault campaign (bench/README.md, The fault campaign): real service processes supervising about ten `command`
@@ -115,6 +116,7 @@ class Ledger {
   readonly faultsByKind: Record<string, number> = {};
   readonly refusedCodes = new Map<string, number>();
   readonly fullDiskAnswers: FullDiskAnswer[] = [];
+  readonly merges: Array<{ session_id: string; acknowledged: boolean; commit: string }> = [];
 }
 
 /** The service could not go on (a node that will not start again): the campaign stops there, with this as a violation. */
@@ -138,6 +140,7 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
   let db: PgDatabase | null = null;
   let leases: Pool | null = null;
   let tmpfs: string | null = null;
+  const repo: GitRepo = gitRepo({ 'README.md': 'the fault campaign\n' }, 'brainstem-faults-repo-');
   const nodes: Node[] = [];
   let running = true;
   let halted = false;
@@ -318,6 +321,12 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
   const check = async (label: string, read: () => Promise<{ verify: VerifyReport; events: JournalEvent[] }> = readJournal): Promise<number> => {
     // What was answered before the read began must be in what it reads; what is answered meanwhile, at the next check.
     const acknowledged = ledger.acknowledged.slice();
+    const merges = ledger.merges.map((m): MergeProbe => ({
+      session_id: m.session_id,
+      acknowledged: m.acknowledged,
+      in_git: spawnSync('git', ['merge-base', '--is-ancestor', m.commit, 'main'], { cwd: repo.path }).status === 0,
+      half_done: repo.mergeHead(),
+    }));
     const refused = ledger.refused.slice();
     const now = Date.now();
     const { verify, events } = await read();
@@ -331,6 +340,7 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
         leaderChanges: ledger.leaderChanges,
         outages: ledger.outages,
         fullDiskAnswers: ledger.fullDiskAnswers,
+        merges,
         now,
       },
       BOUNDS,
@@ -427,6 +437,7 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
       n.stopped = false;
       return `SIGSTOP of the follower ${n.id} for ${held} ms, continued`;
     }],
+    [2, 'pg:kill-owner-during-merge', () => killDuringMerge()],
     [2, 'pg:postgres-restart', async () => {
       const from = Date.now();
       cluster!.crash();
@@ -474,7 +485,50 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
       return `SIGSTOP of the node for ${held} ms, continued`;
     }],
     [3, 'level:disk-full', () => diskFull()],
+    [1, 'level:kill-during-merge', () => killDuringMerge()],
   ];
+
+  /**
+   * A worktree session commits its work; its merge is asked through any node, and the node that owns the session (it
+   * runs git) is killed 0–80 ms later, then restarted: git and the journal must agree on whether it merged.
+   */
+  let merged = 0;
+  const killDuringMerge = async (): Promise<string> => {
+    const owner = faultRandom.pick(live());
+    const via = faultRandom.pick(live());
+    const k = ++merged;
+    const s = await must(owner, 'POST', '/coding-sessions', {
+      runtime: 'command',
+      command: process.execPath,
+      args: [join(WORKERS, 'git-editor.js'), JSON.stringify({ write: { [`merge-${k}.txt`]: `work ${k}\n` }, commit: `work ${k}` })],
+      cwd: repo.path,
+      isolation: 'worktree',
+      title: `merge ${k}`,
+    });
+    reaper.track(s.pid as number);
+    const branch = await waitFor(
+      async () => {
+        const d = await call(owner, 'GET', `/coding-sessions/${s.id}/diff`, undefined, 5000);
+        return d.status === 200 && d.body?.ahead === 1 && ((await must(owner, 'GET', `/coding-sessions/${s.id}`)).worktree?.branch as string);
+      },
+      { timeoutMs: RECOVERY_MS, intervalMs: 100, what: `merge ${k}'s worker to commit` },
+    );
+    const commit = spawnSync('git', ['rev-parse', branch], { cwd: repo.path, encoding: 'utf8' }).stdout.trim();
+    const from = Date.now();
+    const asked = call(via, 'POST', `/coding-sessions/${s.id}/merge`, { strategy: 'merge' }, 5000);
+    const delay = faultRandom.between(0, 80);
+    await sleep(delay);
+    await kill(owner);
+    const answer = await asked;
+    ledger.merges.push({ session_id: s.id as string, acknowledged: answer.status === 200, commit });
+    await restartLater(owner);
+    if (options.mode === 'level') {
+      ledger.outages.push({ from, to: Date.now(), what: 'the node killed' });
+      ledger.leaderChanges.push({ at: Date.now(), holder: `${owner.id} (restarted)` });
+    }
+    const said = answer.status === 0 ? `no answer (${answer.error})` : `${answer.status} ${answer.body?.code ?? answer.body?.worktree?.last_op?.ok ?? ''}`;
+    return `SIGKILL of ${owner.id}${leader() === owner ? ' (the leader)' : ''}, the owner, ${delay} ms into a merge asked through ${via.id} (answered ${said}), restarted`;
+  };
 
   /** Fills the journal's tmpfs: writes must be refused with a 503 and a clear code, and go through once space returns. */
   const diskFull = async (): Promise<string> => {
@@ -676,6 +730,7 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
     await Promise.allSettled(loops);
     for (const n of nodes) await kill(n).catch(() => undefined);
     reaper.killAll();
+    repo.remove();
     await leases?.end().catch(() => undefined);
     cluster?.stop();
     if (tmpfs) {

@@ -33,6 +33,7 @@ const history = (events: JournalRecord[], over: Partial<FaultHistory> = {}): Fau
   leaderChanges: [],
   outages: [],
   fullDiskAnswers: [],
+  merges: [],
   now: T0 + 60_000,
   ...over,
 });
@@ -59,7 +60,7 @@ describe('the fault campaign invariants', () => {
     const { j, acknowledged } = cleanRun();
     const result = checkInvariants(history(j.events, { acknowledged, seen: new Map([[1, 'h1']]) }), BOUNDS);
     expect(result.violations).toEqual([]);
-    expect(result.checked).toHaveLength(9);
+    expect(result.checked).toHaveLength(10);
   });
 
   it('given the journal\'s audit failed, when checked, then chain_verifies is violated with the first bad seq', () => {
@@ -206,6 +207,33 @@ describe('the fault campaign invariants', () => {
     const { j } = cleanRun();
     j.message('s1', T0 + 700, answerTo('q-1'));
     expect(violated(history(j.events))).toEqual(['single_answer']);
+  });
+
+  it('given merges cut off by a kill, when checked, then merge_consistent holds only where the journal and git agree, and a 200 means merged in both', () => {
+    const j = journal();
+    const merge = (session: string, outcome: 'merged' | 'failed' | 'none') => {
+      j.events.push({ seq: j.events.length + 1, stream: `session-${session}`, type: 'session.worktree_op_requested', at: iso(T0), data: { at: T0, op: 'merge', op_id: `op-${session}` }, hash: 'x' });
+      if (outcome === 'merged') j.events.push({ seq: j.events.length + 1, stream: `session-${session}`, type: 'session.worktree_merged', at: iso(T0), data: { at: T0, op_id: `op-${session}` }, hash: 'x' });
+      if (outcome === 'failed') j.events.push({ seq: j.events.length + 1, stream: `session-${session}`, type: 'session.worktree_op_failed', at: iso(T0), data: { at: T0, op_id: `op-${session}`, code: 'worktree_op_interrupted' }, hash: 'x' });
+    };
+    merge('ok', 'merged');
+    merge('cut', 'failed');
+    merge('lied', 'failed');
+    merge('lost', 'none');
+    const merges = [
+      { session_id: 'ok', acknowledged: true, in_git: true, half_done: false },
+      { session_id: 'cut', acknowledged: false, in_git: false, half_done: false },
+      { session_id: 'lied', acknowledged: false, in_git: true, half_done: true },
+      { session_id: 'lost', acknowledged: true, in_git: true, half_done: false },
+    ];
+    const found = checkInvariants(history(j.events, { merges }), BOUNDS).violations.filter((v) => v.invariant === 'merge_consistent');
+    expect(found.map((v) => v.key)).toEqual([
+      'merge_consistent:lied:half',
+      'merge_consistent:lied:failed (worktree_op_interrupted)',
+      'merge_consistent:lost:pending',
+      'merge_consistent:lost:acknowledged',
+    ]);
+    expect(found[1].detail).toBe("session lied's merge: the journal says failed (worktree_op_interrupted), but its branch is in the base branch");
   });
 
   it('given a journal, when its waits and rounds are read, then each wait ends at the next change of its session and each round at its end event', () => {

@@ -52,6 +52,17 @@ export interface FullDiskAnswer {
   code: string | null;
 }
 
+/** A worktree merge the campaign asked for (and killed its owner during), as git has it at the check. */
+export interface MergeProbe {
+  session_id: string;
+  /** The merge was answered 200. */
+  acknowledged: boolean;
+  /** The session's branch is in the base branch. */
+  in_git: boolean;
+  /** git left a merge half done in the checkout (MERGE_HEAD). */
+  half_done: boolean;
+}
+
 export interface FaultHistory {
   /** The journal's own audit of its hash chain. */
   verify: { ok: boolean; error?: string; first_bad_seq?: number };
@@ -65,6 +76,7 @@ export interface FaultHistory {
   outages: readonly Outage[];
   /** Every answer to a write while the disk was full: each a 2xx (it was written) or a 503 naming its code. */
   fullDiskAnswers: readonly FullDiskAnswer[];
+  merges: readonly MergeProbe[];
   /** Epoch ms of this check. */
   now: number;
 }
@@ -85,7 +97,8 @@ export type InvariantName =
   | 'attention_served'
   | 'stale_round_interrupted'
   | 'single_wake'
-  | 'single_answer';
+  | 'single_answer'
+  | 'merge_consistent';
 
 export const INVARIANTS: readonly InvariantName[] = [
   'chain_verifies',
@@ -97,6 +110,7 @@ export const INVARIANTS: readonly InvariantName[] = [
   'stale_round_interrupted',
   'single_wake',
   'single_answer',
+  'merge_consistent',
 ];
 
 export interface Violation {
@@ -262,6 +276,18 @@ function occurrences(w: Write, events: readonly JournalRecord[]): number {
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 
+/** How the session's last merge ended, as its stream says: merged, failed with a code, or null while it has no outcome. */
+function mergeOutcome(events: readonly JournalRecord[], session: string): { merged: boolean; code: string | null } | null {
+  let outcome: { merged: boolean; code: string | null } | null = null;
+  for (const e of events) {
+    if (e.stream !== `session-${session}`) continue;
+    if (e.type === 'session.worktree_op_requested' && data(e).op === 'merge') outcome = null;
+    else if (e.type === 'session.worktree_merged') outcome = { merged: true, code: null };
+    else if (e.type === 'session.worktree_op_failed') outcome = { merged: false, code: String(data(e).code) };
+  }
+  return outcome;
+}
+
 /**
  * Every invariant over one history: which were checked and what violated them. The wait bound is
  * debounce + lease TTL + slack, less any outage the wait overlapped.
@@ -347,6 +373,16 @@ export function checkInvariants(h: FaultHistory, b: Bounds): { checked: Invarian
     const question = String(data(e).question);
     const n = answers.get(`${session}\n${answerTo(question)}`) ?? 0;
     if (n > 1) add('single_answer', `${session}:${question}`, `session ${session}'s question "${question}" was answered ${n} times`);
+  }
+
+  for (const m of h.merges) {
+    const outcome = mergeOutcome(h.events, m.session_id);
+    const says = outcome === null ? 'no outcome' : outcome.merged ? 'merged' : `failed (${outcome.code})`;
+    const git = m.in_git ? 'in the base branch' : 'not in the base branch';
+    if (m.half_done) add('merge_consistent', `${m.session_id}:half`, `session ${m.session_id}'s merge was left half done in the checkout (MERGE_HEAD); the journal says ${says}`);
+    if (outcome === null) add('merge_consistent', `${m.session_id}:pending`, `session ${m.session_id}'s merge has no outcome in the journal after its owner recovered; its branch is ${git}`);
+    else if (outcome.merged !== m.in_git) add('merge_consistent', `${m.session_id}:${says}`, `session ${m.session_id}'s merge: the journal says ${says}, but its branch is ${git}`);
+    if (m.acknowledged && !(outcome?.merged && m.in_git)) add('merge_consistent', `${m.session_id}:acknowledged`, `session ${m.session_id}'s merge was answered 200, yet the journal says ${says} and its branch is ${git}`);
   }
 
   return { checked: [...INVARIANTS], violations: v };
