@@ -6,7 +6,8 @@ import { openLevelJournal, openPgJournal } from '../../src/journal/journal.facto
 import { JournalEvent, VerifyReport } from '../../src/journal/journal.port';
 import { PgCluster, PgDatabase, startPgCluster } from '../support/pg-cluster';
 import { SeededRandom } from '../support/seeded-random';
-import { ServiceProcess, startService } from '../support/service-process';
+import { ServiceProcess, spawnService } from '../support/service-process';
+import { TEST_USER_TOKEN } from '../support/test-config';
 import { tempDir } from '../support/temp-dir';
 import { waitFor } from '../support/wait-for';
 import { WORKERS, WorkerReaper } from '../support/workers';
@@ -59,7 +60,7 @@ const ROUND_TIMEOUT_S = 20;
 const BOUNDS: Bounds = { debounceMs: DEBOUNCE_MS, leaseTtlMs: LEASE_TTL_S * 1000, slackMs: 2000 };
 /** The most a supervision allows; the brain enables it again (its turns start over) well before the rounds reach it. */
 const MAX_TURNS = 1000;
-const TMPFS_SIZE = '48m';
+const TMPFS_SIZE = '128m';
 /** Every wait on the service is bounded: the campaign stops by itself. */
 const RECOVERY_MS = 90_000;
 
@@ -154,13 +155,24 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
     mkdirSync(options.logDir, { recursive: true });
     writeFileSync(join(options.logDir, `${n.id}-${++incarnations}.log`), output ?? svc!.output());
   };
+  /** A node started as startService starts one, except that one that does not come up is killed, its output kept. */
   const boot = async (n: Node) => {
+    const p = spawnService(n.env);
     try {
-      n.svc = await startService(n.env);
+      const url = await waitFor(
+        () => {
+          if (p.child.exitCode !== null) throw new Error(`it exited ${p.child.exitCode}`);
+          return /Brainstem listening on (http:\/\/\S+)/.exec(p.output())?.[1];
+        },
+        { timeoutMs: RECOVERY_MS, intervalMs: 50, what: `node ${n.id} to listen` },
+      );
+      n.svc = { ...p, url, token: TEST_USER_TOKEN, auth: { authorization: `Bearer ${TEST_USER_TOKEN}` } };
     } catch (e) {
-      const why = (e as Error).message;
-      keepOutput(n, null, why);
-      throw new CampaignHalted({ invariant: 'acknowledged_kept', key: `acknowledged_kept:restart:${n.id}`, detail: `node ${n.id} did not start again: ${why.slice(0, 600)}` });
+      p.child.kill('SIGKILL');
+      await p.exited;
+      keepOutput(n, null, p.output());
+      const said = p.output().split('\n').filter((l) => !l.includes('"msg":"GET ') && !l.includes('"msg":"POST ')).slice(-8).join('\n');
+      throw new CampaignHalted({ invariant: 'acknowledged_kept', key: `acknowledged_kept:restart:${n.id}`, detail: `node ${n.id} did not start again (${(e as Error).message}); its output ends:\n${said.slice(-1500)}` });
     }
     n.stopped = false;
   };
@@ -619,7 +631,8 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
         id: 'solo',
         stopped: false,
         svc: null,
-        env: { BRAINSTEM_JOURNAL_DIR: tmpfs, BRAINSTEM_SUPERVISION_DEBOUNCE_MS: String(DEBOUNCE_MS), BRAINSTEM_MAIN_BRAIN_ROUND_TIMEOUT_S: String(ROUND_TIMEOUT_S) },
+        // The worktrees off the tmpfs: the disk fills when the campaign fills it, not as the merges' checkouts add up.
+        env: { BRAINSTEM_JOURNAL_DIR: tmpfs, BRAINSTEM_WORKTREES_DIR: join(dir.path, 'worktrees'), BRAINSTEM_SUPERVISION_DEBOUNCE_MS: String(DEBOUNCE_MS), BRAINSTEM_MAIN_BRAIN_ROUND_TIMEOUT_S: String(ROUND_TIMEOUT_S) },
       });
       await boot(nodes[0]);
     }
