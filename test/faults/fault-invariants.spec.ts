@@ -220,7 +220,10 @@ describe('the fault campaign invariants', () => {
     merge('cut', 'failed');
     merge('lied', 'failed');
     merge('lost', 'none');
+    // 'early' was cut off before its request was journaled: nothing to agree on but that git has not merged it.
     const merges = [
+      { session_id: 'early', acknowledged: false, in_git: false, half_done: false },
+      { session_id: 'early-but-merged', acknowledged: false, in_git: true, half_done: false },
       { session_id: 'ok', acknowledged: true, in_git: true, half_done: false },
       { session_id: 'cut', acknowledged: false, in_git: false, half_done: false },
       { session_id: 'lied', acknowledged: false, in_git: true, half_done: true },
@@ -228,12 +231,13 @@ describe('the fault campaign invariants', () => {
     ];
     const found = checkInvariants(history(j.events, { merges }), BOUNDS).violations.filter((v) => v.invariant === 'merge_consistent');
     expect(found.map((v) => v.key)).toEqual([
+      'merge_consistent:early-but-merged:it was never asked',
       'merge_consistent:lied:half',
       'merge_consistent:lied:failed (worktree_op_interrupted)',
       'merge_consistent:lost:pending',
       'merge_consistent:lost:acknowledged',
     ]);
-    expect(found[1].detail).toBe("session lied's merge: the journal says failed (worktree_op_interrupted), but its branch is in the base branch");
+    expect(found[2].detail).toBe("session lied's merge: the journal says failed (worktree_op_interrupted), but its branch is in the base branch");
   });
 
   it('given a journal, when its waits and rounds are read, then each wait ends at the next change of its session and each round at its end event', () => {

@@ -276,12 +276,14 @@ function occurrences(w: Write, events: readonly JournalRecord[]): number {
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 
-/** How the session's last merge ended, as its stream says: merged, failed with a code, or null while it has no outcome. */
-function mergeOutcome(events: readonly JournalRecord[], session: string): { merged: boolean; code: string | null } | null {
-  let outcome: { merged: boolean; code: string | null } | null = null;
+type MergeOutcome = { merged: boolean; code: string | null } | 'pending' | 'never_asked';
+
+/** How the session's last merge ended, as its stream says: merged, failed with a code, pending, or never asked (cut off before). */
+function mergeOutcome(events: readonly JournalRecord[], session: string): MergeOutcome {
+  let outcome: MergeOutcome = 'never_asked';
   for (const e of events) {
     if (e.stream !== `session-${session}`) continue;
-    if (e.type === 'session.worktree_op_requested' && data(e).op === 'merge') outcome = null;
+    if (e.type === 'session.worktree_op_requested' && data(e).op === 'merge') outcome = 'pending';
     else if (e.type === 'session.worktree_merged') outcome = { merged: true, code: null };
     else if (e.type === 'session.worktree_op_failed') outcome = { merged: false, code: String(data(e).code) };
   }
@@ -377,12 +379,13 @@ export function checkInvariants(h: FaultHistory, b: Bounds): { checked: Invarian
 
   for (const m of h.merges) {
     const outcome = mergeOutcome(h.events, m.session_id);
-    const says = outcome === null ? 'no outcome' : outcome.merged ? 'merged' : `failed (${outcome.code})`;
+    const says = outcome === 'pending' ? 'no outcome' : outcome === 'never_asked' ? 'it was never asked' : outcome.merged ? 'merged' : `failed (${outcome.code})`;
+    const merged = typeof outcome === 'object' && outcome.merged;
     const git = m.in_git ? 'in the base branch' : 'not in the base branch';
     if (m.half_done) add('merge_consistent', `${m.session_id}:half`, `session ${m.session_id}'s merge was left half done in the checkout (MERGE_HEAD); the journal says ${says}`);
-    if (outcome === null) add('merge_consistent', `${m.session_id}:pending`, `session ${m.session_id}'s merge has no outcome in the journal after its owner recovered; its branch is ${git}`);
-    else if (outcome.merged !== m.in_git) add('merge_consistent', `${m.session_id}:${says}`, `session ${m.session_id}'s merge: the journal says ${says}, but its branch is ${git}`);
-    if (m.acknowledged && !(outcome?.merged && m.in_git)) add('merge_consistent', `${m.session_id}:acknowledged`, `session ${m.session_id}'s merge was answered 200, yet the journal says ${says} and its branch is ${git}`);
+    if (outcome === 'pending') add('merge_consistent', `${m.session_id}:pending`, `session ${m.session_id}'s merge has no outcome in the journal after its owner recovered; its branch is ${git}`);
+    else if (merged !== m.in_git) add('merge_consistent', `${m.session_id}:${says}`, `session ${m.session_id}'s merge: the journal says ${says}, but its branch is ${git}`);
+    if (m.acknowledged && !(merged && m.in_git)) add('merge_consistent', `${m.session_id}:acknowledged`, `session ${m.session_id}'s merge was answered 200, yet the journal says ${says} and its branch is ${git}`);
   }
 
   return { checked: [...INVARIANTS], violations: v };
