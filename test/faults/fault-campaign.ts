@@ -130,6 +130,8 @@ class CampaignHalted extends Error {
 export async function runCampaign(options: CampaignOptions): Promise<CampaignResult> {
   const log = options.log ?? ((line: string) => console.log(line));
   const t0 = Date.now();
+  // The faults' kinds, delays and durations come from the seed alone, drawn a fixed number of times per fault; picks
+  // whose count depends on timing (the signals during a full disk) come from the traffic's.
   const faultRandom = new SeededRandom(options.seed);
   const trafficRandom = new SeededRandom(options.seed ^ 0x5bd1e995);
   const brainRandom = new SeededRandom(options.seed ^ 0x1b873593);
@@ -561,7 +563,7 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
     const held = faultRandom.between(1000, 3000);
     const until = Date.now() + held;
     while (Date.now() < until) {
-      const session = faultRandom.pick(sessions);
+      const session = trafficRandom.pick(sessions);
       const key = `q-${++written}`;
       const write: Write = { kind: 'signal', session_id: session, event_type: 'session.asked_human', key };
       const a = await call(n, 'POST', `/coding-sessions/${session}/signals`, { type: 'ask_human', question: key });
@@ -577,7 +579,7 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
     const back = await waitFor(
       async () => {
         if (n.svc?.child.exitCode !== null) return 'died';
-        const session = faultRandom.pick(sessions);
+        const session = trafficRandom.pick(sessions);
         const key = `q-${++written}`;
         const a = await call(n, 'POST', `/coding-sessions/${session}/signals`, { type: 'ask_human', question: key });
         note({ kind: 'signal', session_id: session, event_type: 'session.asked_human', key }, a);
