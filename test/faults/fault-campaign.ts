@@ -242,8 +242,7 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
       // A signal the session's state does not take is answered with its state and journals nothing (a report after its exit).
       if (write.kind === 'signal' && a.body?.state !== (write.event_type === 'session.asked_human' ? 'pending_decision' : 'pending_handling')) ledger.notTaken++;
       else ledger.acknowledged.push(write);
-    }
-    else if (definiteRefusal(a)) {
+    } else if (definiteRefusal(a)) {
       const code = typeof a.body?.code === 'string' ? (a.body.code as string) : typeof a.body?.error === 'string' ? (a.body.error as string) : null;
       ledger.refused.push({ write, status: a.status, code });
       const k = `${a.status} ${code}`;
@@ -295,7 +294,8 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
           note({ kind: 'answer', session_id: reason.session_id, key: reason.message }, a);
         }
         for (let tries = 0; tries < 20 && running; tries++) {
-          if (attached !== here || leader() !== here.node || here.node.svc?.child.pid !== here.pid) break;
+          // The lease moved on, or the node restarted: the round is the new leader's to interrupt.
+          if (leader() !== here.node || here.node.svc?.child.pid !== here.pid) break;
           const done = await call(here.node, 'POST', `/session-os/main-brain/rounds/${r.id}/complete`, { summary: `seed ${options.seed}` });
           if (done.status === 200) ledger.acknowledged.push({ kind: 'completion', round_id: r.id });
           if (done.status !== 0 && done.status !== 503) break;
