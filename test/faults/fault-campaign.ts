@@ -207,13 +207,24 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
       return null;
     }
   };
-  /** Notes each change of holder, from when the new holder took it (its first expiry less the TTL, if seen that early). */
+  /**
+   * When a node took the lease in a term, as it logged it ("supervising as the lease holder (term N)"); null before it
+   * logged it. The table alone can say it late: read after renewals (the poll held up by a database restart), its
+   * expiry no longer tells when the term began, and a leader's own first rounds would look older than its term.
+   */
+  const tookLease = (id: string, term: number): number | null => {
+    const out = nodes.find((n) => n.id === id)?.svc?.output() ?? '';
+    const line = out.split('\n').reverse().find((l) => l.includes(`supervising as the lease holder (term ${term})`));
+    const time = line ? /"time":"([^"]+)"/.exec(line)?.[1] : undefined;
+    return time ? Date.parse(time) : null;
+  };
+  /** Notes each change of holder, from when the new holder took it: as it logged it, else its first expiry less the TTL. */
   const watchLease = async () => {
     while (running) {
       const l = await readLease();
       if (l) {
         if (lease && l.holder !== lease.holder) {
-          const at = Math.min(Date.now(), l.expires - LEASE_TTL_S * 1000);
+          const at = tookLease(l.holder, l.term) ?? Math.min(Date.now(), l.expires - LEASE_TTL_S * 1000);
           ledger.leaderChanges.push({ at, holder: l.holder });
           log(`  lease: ${lease.holder} (term ${lease.term}) -> ${l.holder} (term ${l.term}) at ${new Date(at).toISOString()}`);
         }
