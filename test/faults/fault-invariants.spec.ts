@@ -137,7 +137,21 @@ describe('the fault campaign invariants', () => {
     j.ended('round.completed', 'r3', T0 + 13_300);
     const found = checkInvariants(history(j.events), BOUNDS).violations;
     expect(found.map((v) => v.key)).toEqual([`attention_served:s3:${T0 + 9000}`]);
-    expect(found[0].detail).toContain('4201 ms without a round');
+    expect(found[0].detail).toContain('4201 ms with no round in flight');
+  });
+
+  it('given a question that came as a round was starting without it, when that round ran long, then the wait is counted from its end', () => {
+    const j = journal();
+    j.asked('s1', T0, 'q-1');
+    j.started('r1', T0 + 40, [{ session: 's2', since: T0 - 100 }]);
+    j.ended('round.completed', 'r1', T0 + 4600);
+    j.started('r2', T0 + 4620, [{ session: 's1', since: T0 }]);
+    expect(violated(history(j.events))).toEqual([]);
+    // Were r1's span not counted out, s1 would have waited 4620 ms.
+    const k = journal();
+    k.asked('s1', T0, 'q-1');
+    k.started('r2', T0 + 4620, [{ session: 's1', since: T0 }]);
+    expect(violated(history(k.events))).toEqual(['attention_served']);
   });
 
   it('given a question that still waits with no round at the check, when checked past the bound, then attention_served says it waits until now', () => {

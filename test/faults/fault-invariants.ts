@@ -239,24 +239,31 @@ export function names(round: Round, a: Attention): boolean {
   );
 }
 
-const overlap = (outages: readonly Outage[], from: number, to: number): number =>
-  outages.reduce((sum, o) => sum + Math.max(0, Math.min(o.to, to) - Math.max(o.from, from)), 0);
+/** The length of the union of the spans, clipped to [from, to]. */
+function covered(spans: ReadonlyArray<readonly [number, number]>, from: number, to: number): number {
+  const clipped = spans
+    .map(([a, b]) => [Math.max(a, from), Math.min(b, to)] as const)
+    .filter(([a, b]) => b > a)
+    .sort((x, y) => x[0] - y[0]);
+  let sum = 0;
+  let reach = from;
+  for (const [a, b] of clipped) {
+    if (b <= reach) continue;
+    sum += b - Math.max(a, reach);
+    reach = b;
+  }
+  return sum;
+}
 
 /**
- * When the wait could first have been answered by a round: not while a round was in flight (one at a time), unless the
- * leader changed during that round; then from the change, which must interrupt it at once (stale_round_interrupted).
+ * The spans a wait is not counted in: while another round is in flight (one at a time), unless the leader changed
+ * during it; then only until the change, which must interrupt it at once (stale_round_interrupted); and outages.
  */
-function eligibleFrom(a: Attention, rounds: readonly Round[], changes: readonly LeaderChange[], now: number): number {
-  let t = a.since;
-  for (let guard = 0; guard < rounds.length; guard++) {
-    const inFlight = rounds.find((r) => r.started_at <= t && (r.ended_at ?? now) > t && !names(r, a));
-    if (!inFlight) break;
-    const change = changes.find((c) => c.at > inFlight.started_at);
-    const excused = Math.min(inFlight.ended_at ?? now, change?.at ?? Infinity);
-    if (excused <= t) break;
-    t = excused;
-  }
-  return t;
+function excused(a: Attention, rounds: readonly Round[], changes: readonly LeaderChange[], outages: readonly Outage[], now: number): Array<readonly [number, number]> {
+  const busy = rounds
+    .filter((r) => !names(r, a))
+    .map((r) => [r.started_at, Math.min(r.ended_at ?? now, changes.find((c) => c.at > r.started_at)?.at ?? Infinity)] as const);
+  return [...busy, ...outages.map((o) => [o.from, o.to] as const)];
 }
 
 const keyOf = (w: Write): string =>
@@ -348,14 +355,13 @@ export function checkInvariants(h: FaultHistory, b: Bounds): { checked: Invarian
   for (const a of attentionsOf(h.events)) {
     const naming = rounds.filter((r) => names(r, a));
     const served = naming[0]?.started_at ?? null;
-    const eligible = eligibleFrom(a, rounds, changes, h.now);
     const end = served ?? a.ended ?? h.now;
-    const waited = end - eligible - overlap(h.outages, eligible, end);
+    const waited = end - a.since - covered(excused(a, rounds, changes, h.outages, h.now), a.since, end);
     if (waited > bound) {
       add(
         'attention_served',
         `${a.session_id}:${a.since}`,
-        `session ${a.session_id} waited (${a.trigger} "${a.key}" since ${iso(a.since)}) ${waited} ms without a round, from ${iso(eligible)} to ${served !== null ? `round ${naming[0].id} at ${iso(served)}` : a.ended !== null ? `its end at ${iso(a.ended)}` : `now (${iso(h.now)})`}; the bound is ${bound} ms`,
+        `session ${a.session_id} waited (${a.trigger} "${a.key}") ${waited} ms with no round in flight and no outage, from ${iso(a.since)} to ${served !== null ? `round ${naming[0].id} at ${iso(served)}` : a.ended !== null ? `its end at ${iso(a.ended)}` : `now (${iso(h.now)})`}; the bound is ${bound} ms`,
       );
     }
     const completed = naming.filter((r) => r.outcome === 'completed');
