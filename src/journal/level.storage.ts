@@ -1,4 +1,4 @@
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, statfsSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { ClassicLevel } from 'classic-level';
 import { JournalCorruptError, JournalError, JournalHead } from './journal.port';
@@ -85,6 +85,8 @@ interface TailRun {
 const WITNESS_LEN = 16 + 1 + 64 + 1;
 /** How long a durable head waits, at most, for the next commit to write its witness before it is written on its own. */
 const WITNESS_DELAY_MS = 1;
+/** The free space a reopen after a failed write needs at least (its recovery writes the log's tail out as a table). */
+const RECOVERY_SPACE = 1 << 20;
 
 /**
  * LevelDB storage through classic-level. Nothing LevelDB-specific leaves this file.
@@ -113,6 +115,12 @@ export class LevelStorage implements JournalStorage {
   private tail = new Map<string, TailRun>();
   /** Set when the events after the checkpoint could not be indexed; stream reads then refuse, naming the seq. */
   private tailDamage: JournalCorruptError | null = null;
+  /**
+   * A write that failed (a full disk): LevelDB may have left part of it at the end of its log and would append the
+   * next writes after that torn record, which its recovery then drops with them. Nothing is written until the database
+   * has been closed and opened again: its recovery ends the log at the last whole record and starts a new one.
+   */
+  private writeFailure: Error | null = null;
 
   constructor(
     dir: string,
@@ -339,7 +347,8 @@ export class LevelStorage implements JournalStorage {
 
   async commit(batch: CommitBatch): Promise<void> {
     // A witness that cannot be written can no longer vouch for acknowledged events: stop acknowledging.
-    if (this.witnessError) throw this.witnessError;
+    if (this.witnessError) throw this.unwritable(this.witnessError);
+    if (this.writeFailure) await this.reopenAfterFailure();
     // The chained form: several times cheaper per op than db.batch(array) in classic-level.
     const b = this.db.batch();
     const { events } = batch;
@@ -365,7 +374,12 @@ export class LevelStorage implements JournalStorage {
     const written = b.write({ sync: this.options.sync });
     // The previous commit's head, durable: its witness is written while this write is under way.
     this.flushWitness();
-    await written;
+    try {
+      await written;
+    } catch (e) {
+      this.writeFailure = e as Error;
+      throw this.unwritable(e as Error);
+    }
     if (batch.checkpoint) this.tail = new Map();
     else addToTail(tail, events);
     this.noteWitness(batch.head);
@@ -477,7 +491,35 @@ export class LevelStorage implements JournalStorage {
    * crash can lose the newest one (boot replays a longer tail) but never leave one ahead of the events.
    */
   async putSnapshot(stream: string, text: string): Promise<void> {
-    await this.db.put('n!' + stream, text, { sync: false });
+    if (this.writeFailure) throw this.unwritable(this.writeFailure);
+    try {
+      await this.db.put('n!' + stream, text, { sync: false });
+    } catch (e) {
+      this.writeFailure = e as Error;
+      throw this.unwritable(e as Error);
+    }
+  }
+
+  /** A write refused for the disk (full, failing): 503 journal_unavailable, nothing of it acknowledged. */
+  private unwritable(cause: Error): JournalError {
+    return new JournalError('journal_unavailable', `the journal at ${this.location} cannot be written (${cause.message}): nothing of this write was kept; writes resume once the disk has space again`);
+  }
+
+  /**
+   * Before the first write after a failed one: closed and opened again, which ends the log at its last whole record.
+   * While the disk has too little space for that recovery, it is not tried (the database stays open for reads).
+   */
+  private async reopenAfterFailure(): Promise<void> {
+    const failure = this.writeFailure as Error;
+    const { bavail, bsize } = statfsSync(this.location);
+    if (bavail * bsize < RECOVERY_SPACE) throw this.unwritable(failure);
+    try {
+      if (this.db.status === 'open') await this.db.close();
+      await this.db.open();
+    } catch (e) {
+      throw this.unwritable(e as Error);
+    }
+    this.writeFailure = null;
   }
 
   async getSnapshot(stream: string): Promise<string | undefined> {
