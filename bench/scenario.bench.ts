@@ -35,9 +35,9 @@ const PERSON_DELAY_MS = 1500;
 const STEP_GAP_MS = 700;
 /** Quiet for this long (no round in flight, none started, nothing pending) and the run has settled. */
 const SETTLED_MS = 8000;
-/** What each claude worker request reports: a turn of one request crosses 80% of the budget worker's budget, not 100%. */
+/** What each claude worker request reports: its third turn (the brain sends it two) crosses 80% of its budget, not 100%. */
 const WORKER_USAGE = { input_tokens: 1000, output_tokens: 100 };
-const BUDGET_TOKENS = 1300;
+const BUDGET_TOKENS = 3600;
 
 type Json = Record<string, unknown>;
 
@@ -74,6 +74,7 @@ class Service {
       },
       { timeoutMs: 90_000, what: 'the service to listen' },
     );
+    if (process.env.BENCH_SCENARIO_VERBOSE) console.error(`  service of ${this.root} at ${this.url}`);
   }
 
   async stop(): Promise<void> {
@@ -117,25 +118,24 @@ interface Worker {
 
 const turn = (result: string): Step => ({ signal: { type: 'turn_ended', result } });
 
-/** The script: role, how many, and each one's steps (n is the worker's number within its role). */
-const SCRIPT: Array<{ role: WorkerRole; count: number; steps: (n: number) => Step[]; worktree?: boolean; deniesRm?: boolean }> = [
-  { role: 'turns', count: 9, steps: (n) => [1, 2, 3].map((k) => turn(`Part ${n}: step ${k} done; tests pass.`)) },
-  { role: 'asker', count: 2, steps: (n) => [{ signal: { type: 'ask_human', question: `Part ${n}: should the cache be per user or global?` } }, turn(`Part ${n}: done as answered.`)] },
-  {
-    role: 'permission',
-    count: 2,
-    steps: (n) => [{ signal: { type: 'permission_request', tool: 'Bash', input: { command: `npm test -- part${n}` } } }, turn(`Part ${n}: tests ran.`)],
-  },
+/**
+ * The script: role, how many, in which phase, and each one's steps (n is the worker's number). Phase 2's workers start
+ * after the restart: a command worker from before it is detached (alive, reachable by its signals only), so the brain
+ * could not send it anything more; the restart comes once no phase-1 worker waits on the brain.
+ */
+const SCRIPT: Array<{ role: WorkerRole; count: number; phase: 1 | 2; steps: (n: number) => Step[]; worktree?: boolean; deniesRm?: boolean }> = [
+  { role: 'turns', count: 5, phase: 1, steps: (n) => [1, 2, 3].map((k) => turn(`Part ${n}: step ${k} done; tests pass.`)) },
+  { role: 'asker', count: 1, phase: 1, steps: (n) => [{ signal: { type: 'ask_human', question: `Part ${n}: should the cache be per user or global?` } }, turn(`Part ${n}: done as answered.`)] },
+  { role: 'permission', count: 1, phase: 1, steps: (n) => [{ signal: { type: 'permission_request', tool: 'Bash', input: { command: `npm test -- part${n}` } } }, turn(`Part ${n}: tests ran.`)] },
   // Its profile denies rm: the request is refused at once, never reaching the brain; then its turn ends.
-  { role: 'turns', count: 1, deniesRm: true, steps: () => [{ signal: { type: 'permission_request', tool: 'Bash', input: { command: 'rm -rf build' } } }, turn('Could not clean the build; left it.')] },
-  { role: 'loop', count: 1, steps: () => [1, 2, 3, 4].map(() => turn('Retrying the flaky test.')) },
-  {
-    role: 'merge',
-    count: 2,
-    worktree: true,
-    steps: (n) => [{ commit: `feature-${n}.txt` }, { signal: { type: 'report_progress', status: 'completed', message: `Feature ${n} is committed on my branch.` } }],
-  },
-  { role: 'quiet', count: 1, steps: () => [] },
+  { role: 'turns', count: 1, phase: 1, deniesRm: true, steps: () => [{ signal: { type: 'permission_request', tool: 'Bash', input: { command: 'rm -rf build' } } }, turn('Could not clean the build; left it.')] },
+  { role: 'loop', count: 1, phase: 1, steps: () => [1, 2, 3, 4].map(() => turn('Retrying the flaky test.')) },
+  { role: 'merge', count: 1, phase: 1, worktree: true, steps: (n) => [{ commit: `feature-${n}.txt` }, { signal: { type: 'report_progress', status: 'completed', message: `Feature ${n} is committed on my branch.` } }] },
+  { role: 'turns', count: 4, phase: 2, steps: (n) => [1, 2, 3].map((k) => turn(`Part ${n}: step ${k} done; tests pass.`)) },
+  { role: 'asker', count: 1, phase: 2, steps: (n) => [{ signal: { type: 'ask_human', question: `Part ${n}: may the API answer 202 here?` } }, turn(`Part ${n}: done as answered.`)] },
+  { role: 'permission', count: 1, phase: 2, steps: (n) => [{ signal: { type: 'permission_request', tool: 'Bash', input: { command: `npm run lint -- part${n}` } } }, turn(`Part ${n}: lint is clean.`)] },
+  { role: 'merge', count: 1, phase: 2, worktree: true, steps: (n) => [{ commit: `feature-${n}.txt` }, { signal: { type: 'report_progress', status: 'completed', message: `Feature ${n} is committed on my branch.` } }] },
+  { role: 'quiet', count: 1, phase: 2, steps: () => [] },
 ];
 const CLAUDE_WORKERS = 2;
 
@@ -198,32 +198,38 @@ async function runScenario(label: string, root: string, claude: string): Promise
     await svc.start();
     const profile = await svc.ok<{ id: string }>('POST', '/agent-profiles', { name: 'No Removals', permissions: { deny: ['Bash(rm:*)'] } });
     const workers: Worker[] = [];
-    for (const part of SCRIPT) {
-      for (let n = 1; n <= part.count; n++) {
-        const body: Json = { runtime: 'command', command: process.execPath, args: [join(WORKERS, 'quiet.js')], cwd: part.worktree ? repo.path : dirs.work.path };
-        if (part.worktree) body.isolation = 'worktree';
-        if (part.deniesRm) body.profile_id = profile.id;
-        const s = await svc.ok<{ id: string }>('POST', '/coding-sessions', body);
-        roles.set(s.id, part.role);
-        workers.push({ role: part.role, id: s.id, steps: part.steps(workers.length + 1), waiting: false, ready_at: started + workers.length * 400 });
+    const startPhase = async (phase: 1 | 2) => {
+      const from = Date.now();
+      for (const part of SCRIPT.filter((p) => p.phase === phase)) {
+        for (let n = 1; n <= part.count; n++) {
+          const body: Json = { runtime: 'command', command: process.execPath, args: [join(WORKERS, 'quiet.js')], cwd: part.worktree ? repo.path : dirs.work.path };
+          if (part.worktree) body.isolation = 'worktree';
+          if (part.deniesRm) body.profile_id = profile.id;
+          const s = await svc.ok<{ id: string }>('POST', '/coding-sessions', body);
+          roles.set(s.id, part.role);
+          workers.push({ role: part.role, id: s.id, steps: part.steps(workers.length + 1), waiting: false, ready_at: from + (workers.length % 10) * 400 });
+        }
       }
-    }
+    };
+    await startPhase(1);
     for (let n = 1; n <= CLAUDE_WORKERS; n++) {
       const s = await svc.ok<{ id: string }>('POST', '/coding-sessions', { runtime: 'claude-code', cwd: dirs.work.path, prompt: `Write part ${n} of the report.` });
       roles.set(s.id, 'claude');
       if (n === 1) await svc.ok('PATCH', `/coding-sessions/${s.id}/budget`, { tokens: BUDGET_TOKENS });
     }
     await svc.ok('POST', '/session-os/main-brain/autonomous', { enabled: true, task_hint: 'Finish the twenty parts of the scenario and merge the two features.', max_turns: 500 });
-    const totalSteps = workers.reduce((a, w) => a + w.steps.length, 0);
+    const totalSteps = SCRIPT.reduce((a, p) => a + p.count * p.steps(0).length, 0);
     let posted = 0;
     let lastActivity = Date.now();
     let lastLog = Date.now();
     while (Date.now() - started < RUN_DEADLINE_MS) {
-      if (restartAt === 0 && posted >= totalSteps / 2) {
-        // The restart in the middle: the journal outlives the service; the workers outlive it too.
+      if (restartAt === 0 && workers.every((w) => w.steps.length === 0 && !w.waiting)) {
+        // The restart in the middle: the journal outlives the service; the workers (and a round in flight) outlive it too.
         restartAt = Date.now();
+        console.error(`  [${label}] ${((restartAt - started) / 1000).toFixed(0)} s: restarting the service`);
         await svc.stop();
         await svc.start();
+        await startPhase(2);
       }
       const now = Date.now();
       const sessions = (await svc.ok<{ sessions: Array<{ id: string; state: string; work_tree: string | null }> }>('GET', '/coding-sessions?limit=100')).sessions;

@@ -56,6 +56,7 @@ export function readRoundPrompt(text: string): { round_id: string; sessions: str
 export class ScenarioBrain {
   private plan: ModelReply[] = [];
   private readonly sends = new Map<string, number>();
+  private readonly merges = new Set<string>();
   /** The round the brain works on, and the calls it made in it (the bench reads them). */
   round: string | null = null;
   readonly calls = new Map<string, BrainCall[]>();
@@ -66,7 +67,14 @@ export class ScenarioBrain {
 
   reply(request: Pick<MessagesRequest, 'messages'>): ModelReply {
     const last = lastUser(request);
-    if (last.toolResult && last.error !== null && this.round) this.errors.push(`${this.round}: ${last.error.slice(0, 300)}`);
+    if (last.toolResult && last.error !== null && this.round) {
+      this.errors.push(`${this.round}: ${last.error.slice(0, 300)}`);
+      // No permission pending (the prompt named the session for its turn's end, not a request): it is told to go on.
+      const previous = this.calls.get(this.round)?.at(-1);
+      if (previous?.tool === 'resolve_permission' && last.error.includes('permission_not_pending')) {
+        this.plan.unshift({ tool: 'mcp__brainstem__send_to_session', input: { session: previous.input.session, text: 'Go on with the next step.' } });
+      }
+    }
     if (!last.toolResult) {
       const round = readRoundPrompt(last.text);
       if (!round) return { text: 'Noted.' };
@@ -88,7 +96,12 @@ export class ScenarioBrain {
         const ids = round.permissions.get(session) ?? [];
         return ids.length ? ids.map((request_id) => tool('resolve_permission', { session, decision: 'allow', request_id })) : [tool('resolve_permission', { session, decision: 'allow' })];
       }
-      if (role === 'merge') return [tool('merge_session', { session, action: 'merge', strategy: 'merge' })];
+      if (role === 'merge') {
+        // Asked once: the user confirms or refuses it, and a second ask would be refused as nothing to merge.
+        if (this.merges.has(session)) return [];
+        this.merges.add(session);
+        return [tool('merge_session', { session, action: 'merge', strategy: 'merge' })];
+      }
       const sent = this.sends.get(session) ?? 0;
       if (sent >= (SEND_CAP[role] ?? Infinity)) return [];
       this.sends.set(session, sent + 1);

@@ -81,6 +81,9 @@ export interface ScenarioReport {
   lost_examples: string[];
   confirmations: number;
   notices: number;
+  merges: number;
+  /** The models the brain's requests named. */
+  models: string[];
 }
 
 /** The p-th percentile (nearest rank) of xs; NaN when empty. */
@@ -145,6 +148,7 @@ export function scenarioReport(input: ScenarioInput): ScenarioReport {
   let goal = '';
   let confirmations = 0;
   let notices = 0;
+  let merges = 0;
   for (const e of input.journal) {
     const d = (e.data ?? {}) as Record<string, unknown>;
     const session = sessionOf(e.stream);
@@ -180,6 +184,8 @@ export function scenarioReport(input: ScenarioInput): ScenarioReport {
       ended.set(d.round_id, e.type.slice('round.'.length));
     } else if (e.type === 'brain.turn_started' && typeof d.round_id === 'string' && !deliveries.has(d.round_id)) {
       deliveries.set(d.round_id, Date.parse(e.at));
+    } else if (e.type === 'session.worktree_merged') {
+      merges++;
     } else if (e.type === 'confirmation.requested') {
       confirmations++;
     } else if (e.type === 'chat.message' && d.kind === 'notice') {
@@ -248,7 +254,8 @@ export function scenarioReport(input: ScenarioInput): ScenarioReport {
     if (!first) continue;
     toRound.push(first.started_at - t.at);
     const call = input.brainRequests.find((q) => q.round === first.id && q.session === t.session);
-    if (call) toFirstCall.push(call.at - t.at);
+    if (!call) continue;
+    toFirstCall.push(call.at - t.at);
     if (goneOn && goneOn.seq > first.seq) toGoingOn.push(goneOn.at - t.at);
   }
   const roundToDelivery = started.filter((r) => deliveries.has(r.id)).map((r) => deliveries.get(r.id)! - r.started_at);
@@ -284,6 +291,8 @@ export function scenarioReport(input: ScenarioInput): ScenarioReport {
     lost_examples: lostExamples,
     confirmations,
     notices,
+    merges,
+    models: [...new Set(input.brainRequests.map((q) => q.model))],
   };
 }
 

@@ -35,6 +35,8 @@ export function printTable(columns: readonly TableColumn[]): void {
     ['round.started → prompt at model API', (r) => ms(r.latency.round_to_api)],
     ['triggers; attention lost (must be 0)', (r) => `${r.triggers}; ${r.attention_lost}`],
     ['reached the person: confirmations; notices', (r) => `${r.confirmations}; ${r.notices}`],
+    ['worktrees merged', (r) => n(r.merges)],
+    ["brain's model (as claude asked)", (r) => r.models.join(', ')],
   ];
   const width = 44;
   const colWidth = Math.max(26, ...columns.map((c) => c.label.length + 2));
