@@ -21,6 +21,7 @@ import { CacheUsage, PromptCache, dollarsOf, estimateTokens } from './scenario/p
 import { ScenarioBrain, WorkerRole, lastUser } from './scenario/scenario-brain';
 import { BrainRequest, JournalRecord, RoundRecord, ScenarioReport, scenarioReport } from './scenario/scenario-metrics';
 import { printTable } from './scenario/scenario-table';
+import { longRunReport } from './scenario/long-run-metrics';
 
 const arg = (name: string): string | undefined => {
   const i = process.argv.indexOf(name);
@@ -146,8 +147,8 @@ interface RunResult {
   elapsed_ms: number;
 }
 
-/** One run of the script against the service of `root`. */
-async function runScenario(label: string, root: string, claude: string): Promise<RunResult> {
+/** Everything one run needs: the fake API playing the brain (and the claude workers), and the service of `root` on it. */
+async function openRun(root: string, claude: string, extraEnv: Record<string, string> = {}) {
   const dirs = { bin: tempDir('bench-scenario-bin-'), home: tempDir('bench-scenario-home-'), data: tempDir('bench-scenario-data-'), work: tempDir('bench-scenario-work-') };
   const repo = gitRepo({ 'README.md': 'scenario\n' }, 'bench-scenario-repo-');
   symlinkSync(claude, join(dirs.bin.path, 'claude'));
@@ -169,7 +170,16 @@ async function runScenario(label: string, root: string, claude: string): Promise
     const reply = replies.get(n)!;
     const output_tokens = estimateTokens(JSON.stringify(reply));
     const last = lastUser(request);
-    brainRequests.push({ at, model: request.model, round: brain.round, usage, output_tokens, tool: 'tool' in reply ? reply.tool.replace('mcp__brainstem__', '') : null, session: 'tool' in reply && typeof reply.input.session === 'string' ? reply.input.session : null, round_prompt: !last.toolResult && /\brd_[a-z0-9]+/.test(last.text) });
+    brainRequests.push({
+      at,
+      model: request.model,
+      round: brain.round,
+      usage,
+      output_tokens,
+      tool: 'tool' in reply ? reply.tool.replace('mcp__brainstem__', '') : null,
+      session: 'tool' in reply && typeof reply.input.session === 'string' ? reply.input.session : null,
+      round_prompt: !last.toolResult && /\brd_[a-z0-9]+/.test(last.text),
+    });
     return { ...usage, output_tokens };
   };
   api.releaseAll();
@@ -188,8 +198,48 @@ async function runScenario(label: string, root: string, claude: string): Promise
     BRAINSTEM_MAIN_BRAIN_ROUND_TIMEOUT_S: '120',
     BRAINSTEM_SUPERVISION_DEBOUNCE_MS: '300',
     BRAINSTEM_SUPERVISION_STALL_WATCHDOG_INTERVAL_S: '0',
+    ...extraEnv,
   };
   const svc = new Service(root, env);
+  const commandWorker = async (role: WorkerRole, opts: { worktree?: boolean; profile_id?: string } = {}) => {
+    const body: Json = { runtime: 'command', command: process.execPath, args: [join(WORKERS, 'quiet.js')], cwd: opts.worktree ? repo.path : dirs.work.path };
+    if (opts.worktree) body.isolation = 'worktree';
+    if (opts.profile_id) body.profile_id = opts.profile_id;
+    const s = await svc.ok<{ id: string }>('POST', '/coding-sessions', body);
+    roles.set(s.id, role);
+    return s.id;
+  };
+  /** The journal and the rounds as the service gives them at the end. */
+  const collect = async (): Promise<{ journal: JournalRecord[]; rounds: RoundRecord[] }> => {
+    const journal: JournalRecord[] = [];
+    for (let after = 0; ; ) {
+      const page = await svc.ok<{ events: JournalRecord[]; next_after_seq: number | null }>('GET', `/journal/events?after_seq=${after}&limit=1000`);
+      journal.push(...page.events);
+      if (page.next_after_seq === null) break;
+      after = page.next_after_seq;
+    }
+    const rounds: RoundRecord[] = [];
+    for (let cursor: string | null = null; ; ) {
+      const page: { rounds: RoundRecord[]; next_cursor: string | null } = await svc.ok('GET', `/session-os/main-brain/rounds?limit=100${cursor ? `&cursor=${cursor}` : ''}`);
+      rounds.push(...page.rounds);
+      if (!page.next_cursor) break;
+      cursor = page.next_cursor;
+    }
+    return { journal, rounds };
+  };
+  const close = async () => {
+    await svc.stop().catch(() => undefined);
+    await api.close();
+    await stopProcessesOfHome(dirs.home.path).catch(() => undefined);
+    repo.remove();
+    for (const d of Object.values(dirs)) d.remove();
+  };
+  return { svc, brain, roles, brainRequests, dirs, commandWorker, collect, close, repo };
+}
+
+/** One run of the script against the service of `root`. */
+async function runScenario(label: string, root: string, claude: string): Promise<RunResult> {
+  const { svc, brain, roles, brainRequests, dirs, repo, commandWorker, collect, close } = await openRun(root, claude);
   const started = Date.now();
   let settled = false;
   let restartAt = 0;
@@ -202,12 +252,8 @@ async function runScenario(label: string, root: string, claude: string): Promise
       const from = Date.now();
       for (const part of SCRIPT.filter((p) => p.phase === phase)) {
         for (let n = 1; n <= part.count; n++) {
-          const body: Json = { runtime: 'command', command: process.execPath, args: [join(WORKERS, 'quiet.js')], cwd: part.worktree ? repo.path : dirs.work.path };
-          if (part.worktree) body.isolation = 'worktree';
-          if (part.deniesRm) body.profile_id = profile.id;
-          const s = await svc.ok<{ id: string }>('POST', '/coding-sessions', body);
-          roles.set(s.id, part.role);
-          workers.push({ role: part.role, id: s.id, steps: part.steps(workers.length + 1), waiting: false, ready_at: from + (workers.length % 10) * 400 });
+          const id = await commandWorker(part.role, { worktree: part.worktree, profile_id: part.deniesRm ? profile.id : undefined });
+          workers.push({ role: part.role, id, steps: part.steps(workers.length + 1), waiting: false, ready_at: from + (workers.length % 10) * 400 });
         }
       }
     };
@@ -280,30 +326,72 @@ async function runScenario(label: string, root: string, claude: string): Promise
       }
       await sleep(150);
     }
-    const journal: JournalRecord[] = [];
-    for (let after = 0; ; ) {
-      const page = await svc.ok<{ events: JournalRecord[]; next_after_seq: number | null }>('GET', `/journal/events?after_seq=${after}&limit=1000`);
-      journal.push(...page.events);
-      if (page.next_after_seq === null) break;
-      after = page.next_after_seq;
-    }
-    const rounds: RoundRecord[] = [];
-    for (let cursor: string | null = null; ; ) {
-      const page: { rounds: RoundRecord[]; next_cursor: string | null } = await svc.ok('GET', `/session-os/main-brain/rounds?limit=100${cursor ? `&cursor=${cursor}` : ''}`);
-      rounds.push(...page.rounds);
-      if (!page.next_cursor) break;
-      cursor = page.next_cursor;
-    }
+    const { journal, rounds } = await collect();
     for (const w of workers) if (w.waiting || w.steps.length) console.error(`  [${label}] unfinished: ${w.role} ${w.id} ${w.waiting ? 'waiting' : ''} ${w.steps.length} steps left`);
     for (const e of brain.errors) console.error(`  [${label}] a brain call failed: ${e}`);
     const report = scenarioReport({ journal, rounds, brainRequests, brainCalls: brain.calls, prices: dollarsOf });
     return { label, report, settled, elapsed_ms: Date.now() - started };
   } finally {
-    await svc.stop().catch(() => undefined);
-    await api.close();
-    await stopProcessesOfHome(dirs.home.path).catch(() => undefined);
-    repo.remove();
-    for (const d of Object.values(dirs)) d.remove();
+    await close();
+  }
+}
+
+/** Between the long run's worker going on and its next turn's end. */
+const LONG_STEP_GAP_MS = 100;
+
+/**
+ * Part 3: `rounds` rounds of one worker's turns on a small context budget, so the brain's conversation rolls over again
+ * and again; a question nobody answers and a merge the person never confirms stay open throughout. Prints tokens per
+ * round in ten stretches of the run, the roll-overs, and what their kept summaries carry.
+ */
+async function runLong(root: string, claude: string, rounds: number, budget: number): Promise<void> {
+  const { svc, brain, brainRequests, repo, commandWorker, collect, close } = await openRun(root, claude, { BRAINSTEM_MAIN_BRAIN_CONTEXT_BUDGET_TOKENS: String(budget) });
+  const started = Date.now();
+  const goal = 'Take the long task to its end, one step at a time.';
+  const question = 'Should the archive be kept per user or globally?';
+  try {
+    await svc.start();
+    const worker = await commandWorker('turns');
+    const asker = await commandWorker('quiet');
+    const merger = await commandWorker('merge', { worktree: true });
+    const tree = (await svc.ok<{ work_tree: string }>('GET', `/coding-sessions/${merger}`)).work_tree;
+    repo.write('archive.txt', 'archive\n', tree);
+    repo.commitAll('add the archive', tree);
+    await svc.ok('POST', '/session-os/main-brain/autonomous', { enabled: true, task_hint: goal, max_turns: Math.min(1000, rounds + 50) });
+    await svc.ok('POST', `/coding-sessions/${asker}/signals`, { type: 'ask_human', question });
+    await svc.ok('POST', `/coding-sessions/${merger}/signals`, { type: 'report_progress', status: 'completed', message: 'The archive feature is committed on my branch.' });
+    let step = 0;
+    let waiting = false;
+    let readyAt = Date.now() + 1000;
+    let lastLog = Date.now();
+    while (brain.calls.size < rounds && Date.now() - started < RUN_DEADLINE_MS) {
+      const now = Date.now();
+      const state = (await svc.ok<{ state: string }>('GET', `/coding-sessions/${worker}`)).state;
+      if (waiting && state === 'working') {
+        waiting = false;
+        readyAt = now + LONG_STEP_GAP_MS;
+      }
+      if (!waiting && state === 'working' && now >= readyAt) {
+        step++;
+        waiting = (await svc.ok<{ state: string }>('POST', `/coding-sessions/${worker}/signals`, { type: 'turn_ended', result: `Step ${step} of the long task is done.` })).state !== 'working';
+      }
+      if (now - lastLog >= 15_000) {
+        lastLog = now;
+        console.error(`  [long] ${((now - started) / 1000).toFixed(0)} s: ${brain.calls.size} rounds`);
+      }
+      await sleep(50);
+    }
+    const pending = (await svc.ok<{ confirmations: Array<{ id: string }> }>('GET', '/session-os/main-brain/confirmations?status=pending')).confirmations;
+    const { journal } = await collect();
+    const r = longRunReport(journal, brainRequests, { goal, question, confirmation_id: pending[0]?.id ?? null });
+    console.log(`\nlong run: ${r.rounds} rounds in ${((Date.now() - started) / 1000).toFixed(0)} s, context budget ${budget} tokens, ${r.rollovers} roll-overs (context_budget)`);
+    console.log(`${'rounds'.padEnd(14)}${'fresh/round p50'.padStart(18)}${'p99'.padStart(10)}${'cache-read/round p50'.padStart(24)}${'p99'.padStart(10)}`);
+    for (const w of r.windows) console.log(`${`${w.from}-${w.to}`.padEnd(14)}${String(w.fresh.p50).padStart(18)}${String(w.fresh.p99).padStart(10)}${String(w.cache_read.p50).padStart(24)}${String(w.cache_read.p99).padStart(10)}`);
+    const of = (x: number) => `${x} of ${r.rollovers}`;
+    console.log(`kept summaries carrying: the goal ${of(r.carries.goal)}; the open question ${of(r.carries.question)}; the pending confirmation ${pending[0] ? of(r.carries.confirmation) : '(none was pending)'}`);
+    if (r.first_summary) console.log(`the first kept summary:\n${r.first_summary.split('\n').map((l) => `  | ${l}`).join('\n')}`);
+  } finally {
+    await close();
   }
 }
 
@@ -317,6 +405,15 @@ async function main(): Promise<void> {
   if (baseline && !existsSync(join(baseline, 'src/supervision/round-prompt.ts'))) throw new Error(`--baseline: ${baseline} is not a Brainstem checkout`);
   const head = (root: string) => execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8' }).trim();
   console.log(`scenario bench: ${execFileSync(claude, ['--version'], { encoding: 'utf8' }).trim()}; this checkout ${head(HERE)}${baseline ? `, baseline ${baseline} at ${head(baseline)}` : ''}`);
+  const long = arg('--rounds');
+  if (long !== undefined) {
+    const rounds = Number(long);
+    const budget = Number(arg('--context-budget') ?? 60_000);
+    if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`--rounds: a whole number ≥ 1, got ${long}`);
+    if (!Number.isInteger(budget) || budget < 1000) throw new Error(`--context-budget: a whole number ≥ 1000, got ${arg('--context-budget')}`);
+    await runLong(HERE, claude, rounds, budget);
+    return;
+  }
   const results: RunResult[] = [];
   results.push(await runScenario(`this checkout (${head(HERE)})`, HERE, claude));
   if (baseline) results.push(await runScenario(`baseline (${head(baseline)})`, resolve(baseline), claude));

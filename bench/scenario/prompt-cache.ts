@@ -128,7 +128,7 @@ export interface TokenPrices {
 }
 
 const PRICES: Array<[RegExp, TokenPrices]> = [
-  [/opus-4-[5-9]/, { input: 5, cache_write: 6.25, cache_read: 0.5, output: 25 }],
+  [/opus-(4-[5-9]|[5-9])/, { input: 5, cache_write: 6.25, cache_read: 0.5, output: 25 }],
   [/opus/, { input: 15, cache_write: 18.75, cache_read: 1.5, output: 75 }],
   [/haiku-4/, { input: 1, cache_write: 1.25, cache_read: 0.1, output: 5 }],
   [/haiku/, { input: 0.8, cache_write: 1, cache_read: 0.08, output: 4 }],

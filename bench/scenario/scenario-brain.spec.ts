@@ -11,6 +11,10 @@ describe('the scripted brain of the scenario bench', () => {
       expect(read).toEqual({ round_id: 'rd_ab12', sessions: ['cs_perm', 'cs_ask'], permissions: new Map([['cs_perm', ['perm_x1', 'perm_x2']]]) });
     });
 
+    it('when a kept summary before the round lists open sessions, then only the sessions from the round on count', () => {
+      expect(readRoundPrompt('Open sessions: cs_old w1\n\nSupervision round rd_9: cs_new')?.sessions).toEqual(['cs_new']);
+    });
+
     it('when the text names no round, then it is not a round prompt', () => {
       expect(readRoundPrompt('hello cs_ask')).toBeNull();
     });

@@ -41,7 +41,8 @@ export function readRoundPrompt(text: string): { round_id: string; sessions: str
   const sessions: string[] = [];
   const permissions = new Map<string, string[]>();
   let current: string | null = null;
-  for (const m of text.matchAll(/\b(cs|perm)_[a-z0-9]+/g)) {
+  // From the round on: a new conversation's kept summary before it lists every open session, not what to act on.
+  for (const m of text.slice(round.index).matchAll(/\b(cs|perm)_[a-z0-9]+/g)) {
     if (m[1] === 'cs') {
       current = m[0];
       if (!sessions.includes(current)) sessions.push(current);
@@ -71,6 +72,8 @@ export class ScenarioBrain {
       this.errors.push(`${this.round}: ${last.error.slice(0, 300)}`);
       // No permission pending (the prompt named the session for its turn's end, not a request): it is told to go on.
       const previous = this.calls.get(this.round)?.at(-1);
+      // Nothing to merge yet (named before its commit): asked again when named next.
+      if (previous?.tool === 'merge_session' && last.error.includes('nothing_to_merge')) this.merges.delete(String(previous.input.session));
       if (previous?.tool === 'resolve_permission' && last.error.includes('permission_not_pending')) {
         this.plan.unshift({ tool: 'mcp__brainstem__send_to_session', input: { session: previous.input.session, text: 'Go on with the next step.' } });
       }
