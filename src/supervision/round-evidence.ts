@@ -97,14 +97,14 @@ export function newRound(
   sessions: Pick<SessionDirectory, 'list' | 'outputTail'>,
   taken: RoundTaken = {},
 ): RoundInFlight {
-  const { elsewhere = NONE_ELSEWHERE, since = null, questionSeq = () => null } = taken;
+  const { elsewhere = NONE_ELSEWHERE, since = null, questionSeq = () => null, coveredAt = () => undefined } = taken;
   const all = sessions.list();
   const shared = sharedWorkTrees(all);
   // The woken sessions are found among the views just listed: the directory builds a view for each get, and a burst
   // wakes a thousand while the round starts.
   const byId = new Map<string, SessionView>();
   for (const s of all) byId.set(s.id, s);
-  const fresh = freshReasons(triggered, (sid) => byId.get(sid));
+  const fresh = freshReasons(triggered, (sid) => byId.get(sid), coveredAt);
   const resolved = fresh.resolved;
   // A question is named by its seq in the chat too, where the user answers it.
   const reasons = fresh.reasons.map((r) => {
@@ -134,6 +134,8 @@ export interface RoundTaken {
   elsewhere?: ReadonlyMap<string, OutputElsewhere>;
   since?: SinceRound | null;
   questionSeq?: (sessionId: string) => number | null;
+  /** When the round that last named a session started (supervision's coverage): a wait it named is not woken for again. */
+  coveredAt?: (sessionId: string) => number | undefined;
 }
 
 /** What others did since the round before (round-facts.ts sinceLastRound), and which round that was. */

@@ -64,6 +64,14 @@ describe('the facts a round takes as it starts', () => {
       ]);
     });
 
+    it('Given a wait a round named already (triggered again, at a takeover and as its event arrived), Then it is dropped; a newer wait of the session is kept, and so is a stall', () => {
+      const s = view('cs_1', { state: 'pending_decision', waiting_on: { kind: 'question', text: 'm' } });
+      const covered = (at: number) => () => at;
+      expect(freshReasons([reason('cs_1', 'ask_human', 'pending_decision')], () => s, covered(T - 30_000))).toEqual({ reasons: [], resolved: [] });
+      expect(freshReasons([reason('cs_1', 'ask_human', 'pending_decision')], () => s, covered(T - 90_000)).reasons).toHaveLength(1);
+      expect(freshReasons([reason('cs_1', 'stall', 'pending_decision')], () => s, covered(T - 30_000)).reasons).toHaveLength(1);
+    });
+
     it('Given a reason of a session excluded since, or exited, Then it is resolved', () => {
       const excluded = view('cs_1', { state: 'pending_handling', excluded: true });
       const exited = view('cs_2', { state: 'exited', active: false });

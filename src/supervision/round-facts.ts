@@ -40,9 +40,15 @@ const waitChanged = (r: WakeReason, s: SessionView): boolean => {
  * The reasons as they stand when the round starts. A waiting reason whose session no longer waits so is dropped and
  * listed as resolved; one whose session waits on something new since is replaced by what it waits on now; an event
  * (a milestone, an exit, a loop, a budget) is kept with the session's state now. A reason of a session unknown, or a
- * system reason, is kept as it is.
+ * system reason, is kept as it is. A waiting reason a round named already (`coveredAt`: when the round that last
+ * named the session started) is dropped: the same wait, triggered twice (at a takeover and as its event arrived),
+ * wakes the brain once.
  */
-export function freshReasons(reasons: readonly WakeReason[], find: (id: string) => SessionView | undefined): { reasons: WakeReason[]; resolved: ResolvedReason[] } {
+export function freshReasons(
+  reasons: readonly WakeReason[],
+  find: (id: string) => SessionView | undefined,
+  coveredAt: (id: string) => number | undefined = () => undefined,
+): { reasons: WakeReason[]; resolved: ResolvedReason[] } {
   const kept: WakeReason[] = [];
   const resolved: ResolvedReason[] = [];
   const seen = new Set<string>();
@@ -67,7 +73,10 @@ export function freshReasons(reasons: readonly WakeReason[], find: (id: string) 
       continue;
     }
     const now = r.trigger === 'stall' ? null : waitChanged(r, s) ? attentionReason(s) : null;
-    keep(now ?? r);
+    const shown = now ?? r;
+    const covered = coveredAt(s.id);
+    if (shown.trigger !== 'stall' && shown.since !== undefined && covered !== undefined && covered >= Date.parse(shown.since)) continue;
+    keep(shown);
   }
   return { reasons: kept, resolved };
 }

@@ -409,7 +409,7 @@ export class SupervisionService {
       const term = this.leadership.fence()?.term;
       // Who runs it, and how it reaches the brain: a node taking the lease tells from them whether anyone still drives it.
       const round = {
-        ...newRound(`rd_${this.newId()}`, reasons, this.now(), this.settings.round_timeout_s, this.sessions, { elsewhere, since, questionSeq: this.questionSeq }),
+        ...newRound(`rd_${this.newId()}`, reasons, this.now(), this.settings.round_timeout_s, this.sessions, { elsewhere, since, questionSeq: this.questionSeq, coveredAt: (id) => this.store.current.covered.get(id)?.at }),
         node: this.nodes.self,
         ...(term !== undefined ? { term } : {}),
         driver: this.driver.name,
