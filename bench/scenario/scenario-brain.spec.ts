@@ -65,4 +65,9 @@ describe('the scripted brain of the scenario bench', () => {
   it('given a chat message, when asked, then it just notes it', () => {
     expect(new ScenarioBrain(() => undefined).reply(user('hello'))).toEqual({ text: 'Noted.' });
   });
+
+  it('Given a round whose board lists every session before its reasons, Then it acts only on the sessions the reasons name', () => {
+    const text = 'Supervision round rd_1 (turn 1).\n\nSessions (supervised, as the round started):\n  w1 (cs_a) working\n  w2 (cs_b) pending_authorization\n\nWhy you were woken:\n  - w2 (cs_b) waits (request perm_x)';
+    expect(readRoundPrompt(text)).toEqual({ round_id: 'rd_1', sessions: ['cs_b'], permissions: new Map([['cs_b', ['perm_x']]]) });
+  });
 });

@@ -41,8 +41,10 @@ export function readRoundPrompt(text: string): { round_id: string; sessions: str
   const sessions: string[] = [];
   const permissions = new Map<string, string[]>();
   let current: string | null = null;
-  // From the round on: a new conversation's kept summary before it lists every open session, not what to act on.
-  for (const m of text.slice(round.index).matchAll(/\b(cs|perm)_[a-z0-9]+/g)) {
+  // From its reasons on (else the round on): a new conversation's kept summary and a round's board list every session,
+  // not what to act on.
+  const reasons = text.indexOf('Why you were woken:', round.index);
+  for (const m of text.slice(reasons >= 0 ? reasons : round.index).matchAll(/\b(cs|perm)_[a-z0-9]+/g)) {
     if (m[1] === 'cs') {
       current = m[0];
       if (!sessions.includes(current)) sessions.push(current);
