@@ -16,6 +16,7 @@ function journal() {
     asked: (session: string, at: number, question: string) => add(`session-${session}`, 'session.asked_human', at, { at, question }),
     turnEnded: (session: string, at: number, result: string) => add(`session-${session}`, 'session.turn_ended', at, { at, result }),
     message: (session: string, at: number, text: string) => add(`session-${session}`, 'session.message_dispatched', at, { at, text }),
+    chat: (at: number, d: Record<string, unknown>) => add('chat', 'chat.message', at, d),
     started: (id: string, at: number, reasons: Array<{ session: string; since: number; trigger?: string }>) =>
       add('supervision', 'round.started', at, {
         round: { id, started_at: at, deadline_at: at + 60_000, reasons: reasons.map((r) => ({ session_id: r.session, trigger: r.trigger ?? 'ask_human', since: iso(r.since) })) },
@@ -220,6 +221,16 @@ describe('the fault campaign invariants', () => {
   it('given a question answered twice, when checked, then single_answer is violated', () => {
     const { j } = cleanRun();
     j.message('s1', T0 + 700, answerTo('q-1'));
+    expect(violated(history(j.events))).toEqual(['single_answer']);
+  });
+
+  it('given a question the chat records, when it records two answers, then single_answer is violated; one answer and a later message are not', () => {
+    const { j } = cleanRun();
+    const question = j.chat(T0 + 10, { role: 'worker', kind: 'question', text: 'q-1', session_id: 's1' });
+    const answered = j.chat(T0 + 400, { role: 'user', kind: 'message', text: answerTo('q-1'), session_id: 's1', answer_to: question.seq });
+    j.message('s1', T0 + 700, answerTo('q-1'));
+    expect(violated(history(j.events))).toEqual([]);
+    j.chat(T0 + 800, { ...answered.data, answer_to: question.seq });
     expect(violated(history(j.events))).toEqual(['single_answer']);
   });
 

@@ -370,16 +370,26 @@ export function checkInvariants(h: FaultHistory, b: Bounds): { checked: Invarian
     }
   }
 
-  const answers = new Map<string, number>();
+  // A question is answered by what Brainstem records as its answer in the chat (the first message to the session while
+  // it is open, by any path; a later one is a message, not an answer); where the chat has no record of the question,
+  // every message carrying its answer counts.
+  const messages = new Map<string, number>();
+  const chatQuestion = new Map<string, number>();
+  const chatAnswers = new Map<number, number>();
   for (const e of h.events) {
     const session = sessionOf(e.stream);
-    if (session !== null && e.type === 'session.message_dispatched') answers.set(`${session}\n${String(data(e).text)}`, (answers.get(`${session}\n${String(data(e).text)}`) ?? 0) + 1);
+    const d = data(e);
+    if (session !== null && e.type === 'session.message_dispatched') messages.set(`${session}\n${String(d.text)}`, (messages.get(`${session}\n${String(d.text)}`) ?? 0) + 1);
+    if (e.type !== 'chat.message') continue;
+    if (d.kind === 'question' && typeof d.session_id === 'string') chatQuestion.set(`${d.session_id}\n${String(d.text)}`, e.seq);
+    if (typeof d.answer_to === 'number') chatAnswers.set(d.answer_to, (chatAnswers.get(d.answer_to) ?? 0) + 1);
   }
   for (const e of h.events) {
     const session = sessionOf(e.stream);
     if (session === null || e.type !== 'session.asked_human') continue;
     const question = String(data(e).question);
-    const n = answers.get(`${session}\n${answerTo(question)}`) ?? 0;
+    const seq = chatQuestion.get(`${session}\n${question}`);
+    const n = seq !== undefined ? (chatAnswers.get(seq) ?? 0) : (messages.get(`${session}\n${answerTo(question)}`) ?? 0);
     if (n > 1) add('single_answer', `${session}:${question}`, `session ${session}'s question "${question}" was answered ${n} times`);
   }
 
