@@ -11,7 +11,7 @@ import { SessionRegistry } from './session.registry';
 import { SessionOutput } from './session-output';
 import { reachableOwner } from './session-owner';
 import { WorkerEnvironment } from './session-workers';
-import { WorktreeOp } from './session-worktree';
+import { SessionWorktree, WorktreeOp } from './session-worktree';
 import { WorktreeOpOutcome, decideWorktree } from './session-worktree.decider';
 import { SessionWorktreeSetup } from './session-worktree-setup';
 
@@ -112,11 +112,35 @@ export class SessionWorktrees {
     const w = actor.context.worktree;
     if (!w) return;
     if (w.pending_op) {
-      const refusal: WorktreeRefusal = { code: 'worktree_op_interrupted', message: `the service stopped during the ${w.pending_op.op}; git left no half-done merge: look at the branch and try again` };
-      await this.commands.execute(actor, { type: 'record_worktree_op', op_id: w.pending_op.op_id, outcome: { ok: false, refusal } });
+      const outcome = (await this.mergedMeanwhile(w)) ?? {
+        ok: false,
+        refusal: { code: 'worktree_op_interrupted', message: `the service stopped during the ${w.pending_op.op}; git left no half-done merge: look at the branch and try again` },
+      };
+      await this.commands.execute(actor, { type: 'record_worktree_op', op_id: w.pending_op.op_id, outcome });
     }
     if (w.state === 'preparing') await this.commands.execute(actor, { type: 'record_worktree_prepared', ok: false, reason: 'the service stopped while the worktree was prepared' });
     if (!(await this.git.exists(w.path))) await this.reportMissing(actor);
+  }
+
+  /**
+   * A merge cut off by the service's death after git had finished it: its base holds the branch now (git answers
+   * nothing to merge), so it is recorded as merged, into the base's commit now. The checkout is not said to be updated:
+   * that cannot be known. Null for any other operation, or when git says otherwise (or cannot say).
+   */
+  private async mergedMeanwhile(w: SessionWorktree): Promise<WorktreeOpOutcome | null> {
+    const op = w.pending_op;
+    if (op?.op !== 'merge' || !w.base_branch) return null;
+    const strategy = op.strategy ?? 'ff';
+    try {
+      const refusal = await this.git.mergeRefusal({ repo: w.repo, branch: w.branch, path: w.path, base_branch: w.base_branch, strategy, folder: false });
+      const commit = refusal?.code === 'nothing_to_merge' ? await this.git.resolveCommit(w.repo, w.base_branch) : null;
+      if (commit === null) return null;
+      const step = strategy === 'rebase' ? 'rebase' : strategy === 'ff' ? 'fast_forward' : 'merge_commit';
+      return { ok: true, merged: { strategy, step, into: w.base_branch, commit, checkout_updated: false } };
+    } catch (e) {
+      this.logger.warn(`the ${op.op} cut off at the restart could not be checked against git: ${(e as Error).message}`);
+      return null;
+    }
   }
 
   private async reportMissing(actor: SessionActor): Promise<void> {

@@ -227,10 +227,11 @@ describe('the fault campaign invariants', () => {
   it('given a question the chat records, when it records two answers, then single_answer is violated; one answer and a later message are not', () => {
     const { j } = cleanRun();
     const question = j.chat(T0 + 10, { role: 'worker', kind: 'question', text: 'q-1', session_id: 's1' });
-    const answered = j.chat(T0 + 400, { role: 'user', kind: 'message', text: answerTo('q-1'), session_id: 's1', answer_to: question.seq });
+    const answer = { role: 'user', kind: 'message', text: answerTo('q-1'), session_id: 's1', answer_to: question.seq };
+    j.chat(T0 + 400, answer);
     j.message('s1', T0 + 700, answerTo('q-1'));
     expect(violated(history(j.events))).toEqual([]);
-    j.chat(T0 + 800, { ...answered.data, answer_to: question.seq });
+    j.chat(T0 + 800, answer);
     expect(violated(history(j.events))).toEqual(['single_answer']);
   });
 

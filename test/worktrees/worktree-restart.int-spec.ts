@@ -1,5 +1,6 @@
 import { existsSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { openLevelJournal } from '../../src/journal/journal.factory';
 import { GitRepo, gitRepo } from '../support/git-repo';
 import { ServiceProcess, startService } from '../support/service-process';
 import { tempDir } from '../support/temp-dir';
@@ -80,6 +81,32 @@ describe('worktree sessions across a service restart (SIGKILL), real service and
     const merged = await api(second, 'POST', `/coding-sessions/${done.id}/merge`, { strategy: 'ff' });
     expect(merged.status).toBe(200);
     expect(existsSync(join(repo.path, 'done.txt'))).toBe(true);
+    second.child.kill('SIGTERM');
+    await second.exited;
+  });
+
+  it('records a merge cut off by the kill, after git had finished it, as merged: the base holds the branch', async () => {
+    const first = await boot();
+    const s = await start(first, 'Cut', { write: { 'cut.txt': 'cut\n' }, commit: 'cut', exit: 0 });
+    await waitFor(async () => (await status(first, s.id)).state === 'exited', { what: 'the worker to commit and exit' });
+    first.child.kill('SIGKILL');
+    await first.exited;
+    // As the kill left it: the merge requested in the journal, and git done with it.
+    const journal = await openLevelJournal(join(dir.path, 'journal'));
+    try {
+      const events = await journal.readStream(`session-${s.id}`);
+      const at = Date.now();
+      await journal.append(`session-${s.id}`, [{ type: 'session.worktree_op_requested', data: { at, op_id: 'op_cut', op: 'merge', strategy: 'ff', force: false } }], {
+        expectedVersion: events.at(-1)!.version,
+      });
+    } finally {
+      await journal.close();
+    }
+    repo.git('merge', '--ff-only', s.worktree.branch);
+    const second = await boot();
+    const recovered = await status(second, s.id);
+    expect(recovered.worktree).toMatchObject({ pending_op: null, merged: { strategy: 'ff', into: 'main', commit: repo.git('rev-parse', 'main').trim() } });
+    expect(recovered.worktree.last_op).toMatchObject({ op_id: 'op_cut', ok: true });
     second.child.kill('SIGTERM');
     await second.exited;
   });
