@@ -157,10 +157,32 @@ describe('the brain conversation', () => {
       expect(text).toContain('1. Told w1 to run the tests.');
     });
 
+    it('given a session waiting on a question and another on a permission, and a call waiting for the user, then each open item is named with its text and id', () => {
+      const text = keptSummary({
+        reason: 'context_budget',
+        goal: 'ship the release',
+        sessions: [
+          { id: 'cs_1', alias: 'w1', title: null, state: 'pending_decision', runtime: 'command', waits_on: 'question: per user or global?' },
+          { id: 'cs_2', alias: 'w2', title: null, state: 'pending_authorization', runtime: 'command', waits_on: 'permission perm_7: Bash {"command":"npm test"}' },
+          { id: 'cs_3', alias: 'w3', title: null, state: 'working', runtime: 'command', waits_on: null },
+        ],
+        confirmations: [{ id: 'cf_9', tool: 'merge_session', description: 'Merge the branch of w3 into main.' }],
+        recent: [],
+      });
+      expect(text).toContain('Open questions and requests (id, alias, what it waits on):');
+      expect(text).toContain('cs_1 w1 question: per user or global?');
+      expect(text).toContain('cs_2 w2 permission perm_7: Bash {"command":"npm test"}');
+      expect(text).not.toContain('cs_3 w3 question');
+      expect(text).toContain('Waiting for the user to confirm (id, tool, what):');
+      expect(text).toContain('cf_9 merge_session Merge the branch of w3 into main.');
+    });
+
     it('given nothing kept, then it says so rather than leaving blanks', () => {
       const text = keptSummary({ reason: 'resume_failed', goal: null, sessions: [], recent: [] });
       expect(text).toContain('Goal: (none set)');
       expect(text).toContain('Open sessions: none.');
+      expect(text).toContain('Open questions and requests: none.');
+      expect(text).toContain('Waiting for the user to confirm: nothing.');
       expect(text).toContain('Your recent decisions: none recorded.');
     });
   });

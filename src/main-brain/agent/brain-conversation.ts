@@ -179,6 +179,15 @@ export interface OpenSession {
   title: string | null;
   state: string;
   runtime: string;
+  /** What it waits on, in a line: a question's text, a permission request (id, tool, input), a block; null when nothing. */
+  waits_on?: string | null;
+}
+
+/** A call the brain made that waits for the user's confirmation. */
+export interface PendingConfirmation {
+  id: string;
+  tool: string;
+  description: string;
 }
 
 const REASON_TEXT: Record<ConversationReason, string> = {
@@ -196,13 +205,34 @@ export const conversationNotice = (reason: ConversationReason): string => `The m
  * What a new conversation opens with: the goal, the open sessions and the brain's recent decisions, as Brainstem kept
  * them. Session titles are the users' and aliases the workers' text: quoted as data.
  */
-export function keptSummary(input: { reason: ConversationReason; goal: string | null; sessions: readonly OpenSession[]; recent: readonly string[] }): string {
+export function keptSummary(input: {
+  reason: ConversationReason;
+  goal: string | null;
+  sessions: readonly OpenSession[];
+  confirmations?: readonly PendingConfirmation[];
+  recent: readonly string[];
+}): string {
   const lines = [`Brainstem starts a new conversation with you because ${REASON_TEXT[input.reason]}. What it kept from before:`, ''];
   lines.push(`Goal: ${input.goal ?? '(none set)'}`, '');
   if (input.sessions.length === 0) lines.push('Open sessions: none.');
   else {
     lines.push('Open sessions (id, alias, runtime, state, title):');
     lines.push(...quoteWorkerData(input.sessions.map((s) => `${s.id} ${s.alias} ${s.runtime} ${s.state} ${s.title ?? ''}`.trimEnd()).join('\n'), ''));
+  }
+  // What is still open must survive the new conversation: the questions and requests waiting, the calls the user has not confirmed.
+  const waiting = input.sessions.filter((s) => s.waits_on);
+  lines.push('');
+  if (waiting.length === 0) lines.push('Open questions and requests: none.');
+  else {
+    lines.push('Open questions and requests (id, alias, what it waits on):');
+    lines.push(...quoteWorkerData(waiting.map((s) => `${s.id} ${s.alias} ${(s.waits_on ?? '').replace(/\s+/g, ' ')}`).join('\n'), ''));
+  }
+  const confirmations = input.confirmations ?? [];
+  lines.push('');
+  if (confirmations.length === 0) lines.push('Waiting for the user to confirm: nothing.');
+  else {
+    lines.push('Waiting for the user to confirm (id, tool, what):');
+    lines.push(...quoteWorkerData(confirmations.map((c) => `${c.id} ${c.tool} ${c.description.replace(/\s+/g, ' ')}`).join('\n'), ''));
   }
   lines.push('');
   if (input.recent.length === 0) lines.push('Your recent decisions: none recorded.');

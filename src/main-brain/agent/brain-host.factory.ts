@@ -11,6 +11,7 @@ import { claudeModel, claudeSystemPrompt } from '../../profiles/emitters/claude-
 import { TOKEN_ENV, denyRules } from '../../profiles/emitters/emitter-support';
 import { ProfileDoc } from '../../profiles/profile.schema';
 import { ProfilesService } from '../../profiles/profiles.service';
+import { Pending } from '../../sessions/session.events';
 import { ProcessRunner } from '../../sessions/runtimes/process-runner';
 import { SessionsService } from '../../sessions/sessions.service';
 import { SupervisionService } from '../../supervision/supervision.service';
@@ -104,7 +105,8 @@ export async function createBrainHost(d: BrainHostDeps): Promise<BrainHost> {
         d.sessions
           .activeFirst(SUMMARY_SESSIONS)
           .sessions.filter((s) => s.state !== 'exited')
-          .map((s) => ({ id: s.id, alias: s.alias, title: s.title || null, state: s.state, runtime: s.runtime })),
+          .map((s) => ({ id: s.id, alias: s.alias, title: s.title || null, state: s.state, runtime: s.runtime, waits_on: waitsOn(s.pending) })),
+      pendingConfirmations: () => d.confirmations.list('pending').map((c) => ({ id: c.id, tool: c.tool, description: c.description })),
     },
     (call) => d.confirmations.request(call),
     {
@@ -119,4 +121,12 @@ export async function createBrainHost(d: BrainHostDeps): Promise<BrainHost> {
   );
   d.confirmations.runWith(BRAIN_PERMISSION, (args) => host.allowPermission(args));
   return host;
+}
+
+/** What a session waits on, in a line for the kept summary: its question, its permission request (id, tool, input) or its block. */
+function waitsOn(pending: Pending | null): string | null {
+  if (!pending) return null;
+  if (pending.kind === 'question') return `question: ${pending.question}`;
+  if (pending.kind === 'permission') return `permission ${pending.request_id}: ${pending.tool} ${JSON.stringify(pending.input)}`;
+  return `blocked: ${pending.reason}`;
 }

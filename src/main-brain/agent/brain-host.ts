@@ -19,6 +19,7 @@ import {
   ChatInput,
   ConversationReason,
   OpenSession,
+  PendingConfirmation,
   brainTurnPrompt,
   conversationNotice,
   conversationToStart,
@@ -47,6 +48,8 @@ export interface BrainHostSettings {
 export interface BrainSurroundings {
   goal(): string | null;
   openSessions(): OpenSession[];
+  /** The brain's calls waiting for the user's confirmation. */
+  pendingConfirmations(): PendingConfirmation[];
 }
 
 export interface BrainConversationView {
@@ -355,7 +358,8 @@ export class BrainHost {
   }
 
   private async newConversation(reason: ConversationReason): Promise<void> {
-    const summary = reason === 'first' ? null : keptSummary({ reason, goal: this.surroundings.goal(), sessions: this.surroundings.openSessions(), recent: this.state.recent });
+    const s = this.surroundings;
+    const summary = reason === 'first' ? null : keptSummary({ reason, goal: s.goal(), sessions: s.openSessions(), confirmations: s.pendingConfirmations(), recent: this.state.recent });
     await this.command({ type: 'start_conversation', runtime: this.agent.runtime, reason, summary });
     this.lastRoundPrompt = null;
     if (reason !== 'first') await this.notice(conversationNotice(reason));
