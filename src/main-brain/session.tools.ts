@@ -140,7 +140,7 @@ export function registerSessionTools(registry: ToolRegistry, sessions: SessionsS
       "Stop a session's worker (SIGTERM, then SIGKILL after a grace period). The user confirms it first: the call answers waiting_for_user. " +
       'A session that exited is refused (session_exited), and one already stopping answered at once: nothing is asked.',
     parameters: SessionArgs,
-    unchanged: (a) => sessionUnchanged(sessions, a.session, { type: 'request_stop', deadline_at: 0 }, (alias) => `session ${alias} is stopping already: nothing more to do`),
+    unchanged: (a) => sessionUnchanged(sessions, a.session, { type: 'request_stop', grace_ms: 0 }, (alias) => `session ${alias} is stopping already: nothing more to do`),
     irreversible: (a) => stopping(sessions, a.session),
     handler: async (a) => brief(await sessions.stop(a.session)),
   });

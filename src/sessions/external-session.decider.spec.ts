@@ -104,7 +104,7 @@ describe('external sessions: decide and evolve', () => {
   });
 
   it('Given an external session, When it is asked to stop, Then it is refused: its claude is the user\'s', () => {
-    expect(decide({ type: 'request_stop', at: T, deadline_at: T + 5000 }, given([run()]))).toEqual({ error: { code: 'session_external', message: expect.stringContaining('did not start') } });
+    expect(decide({ type: 'request_stop', at: T, grace_ms: 5000 }, given([run()]))).toEqual({ error: { code: 'session_external', message: expect.stringContaining('did not start') } });
   });
 
   it('Given no hook waiting, When a message or a permission answer is decided, Then hook_not_waiting is refused; with one waiting they go through', () => {

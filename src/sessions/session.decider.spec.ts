@@ -225,7 +225,7 @@ describe('session decide/evolve', () => {
     });
 
     it('Then a refusal records nothing', () => {
-      expect(decideRecords({ type: 'request_stop', at: T, deadline_at: 1 }, given([started, exited]))).toMatchObject({ events: [], error: { code: 'session_exited' } });
+      expect(decideRecords({ type: 'request_stop', at: T, grace_ms: 1 }, given([started, exited]))).toMatchObject({ events: [], error: { code: 'session_exited' } });
     });
   });
 
@@ -443,9 +443,9 @@ describe('session decide/evolve', () => {
 
   describe('request_stop', () => {
     it('Given a live session, Then stop_requested with its deadline; Given one requested already, Then nothing; Given exited, Then session_exited', () => {
-      thenEvents(when(given([started]), { type: 'request_stop', deadline_at: 10_000 }), { type: 'session.stop_requested', deadline_at: 10_000 });
-      thenEvents(when(given([started, stopRequested]), { type: 'request_stop', deadline_at: 10_000 }));
-      expect(when(given([started, exited]), { type: 'request_stop', deadline_at: 10_000 })).toMatchObject({ error: { code: 'session_exited' } });
+      thenEvents(when(given([started]), { type: 'request_stop', grace_ms: 10_000 }), { type: 'session.stop_requested', deadline_at: T + 10_000 });
+      thenEvents(when(given([started, stopRequested]), { type: 'request_stop', grace_ms: 10_000 }));
+      expect(when(given([started, exited]), { type: 'request_stop', grace_ms: 10_000 })).toMatchObject({ error: { code: 'session_exited' } });
     });
   });
 

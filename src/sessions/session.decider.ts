@@ -95,7 +95,8 @@ export type SessionCommand =
     }
   | { type: 'signal'; at: number; signal: WorkerSignal }
   | { type: 'set_excluded'; at: number; excluded: boolean }
-  | { type: 'request_stop'; at: number; deadline_at: number }
+  /** The deadline is counted from the decision's own time: `grace_ms` after it. */
+  | { type: 'request_stop'; at: number; grace_ms: number }
   /** No more turns until released (a loop that persisted, a budget reached); a session already held stays held as it was. */
   | { type: 'hold'; at: number; reason: HoldReason; detail: string }
   /** Lets messages reach the worker again; `by` names who released it (the user, a raised budget). */
@@ -188,7 +189,7 @@ export function decide(command: SessionCommand, state: SessionSnapshot | null): 
         return refuse('session_external', `session ${c.alias} is a claude session Brainstem did not start: stop it where it runs (its terminal, or claude stop)`);
       }
       // A repeated stop journals nothing: the service signals again and waits for the same deadline.
-      return exited(state) ?? (c.stop_deadline_at !== null ? { events: [] } : fact(state, { type: 'session.stop_requested', at, deadline_at: command.deadline_at }));
+      return exited(state) ?? (c.stop_deadline_at !== null ? { events: [] } : fact(state, { type: 'session.stop_requested', at, deadline_at: at + command.grace_ms }));
     case 'hold':
       return c.held !== null ? { events: [] } : fact(state, { type: 'session.held', at, reason: command.reason, detail: command.detail });
     case 'release':

@@ -367,7 +367,7 @@ export class SessionsService implements WorkerSessions, OnApplicationBootstrap, 
   async stop(idOrAlias: string, graceMs = DEFAULT_STOP_GRACE_MS): Promise<SessionStatus> {
     const actor = await this.commands.commandable(idOrAlias);
     await actor.run(async () => {
-      await this.commands.execute(actor, { type: 'request_stop', deadline_at: this.commands.now() + graceMs });
+      await this.commands.execute(actor, { type: 'request_stop', grace_ms: graceMs });
       if (this.registry.owns(actor)) await this.workers.armStop(actor);
     });
     let settle: NodeJS.Timeout | undefined;
