@@ -3,6 +3,7 @@ import { PriceTable } from './price-table';
 /** The typed configuration and the table of its knobs. Pure: no file or env access here. */
 
 import type { NotifyConfig } from './notify-config';
+import { SANDBOX_MODES, type SandboxMode } from '../sandbox/sandbox-availability';
 
 /** `auto`: the hosted brain (`agent`) when an agent runtime is on PATH, else `stream`. */
 export type MainBrainDriver = 'auto' | 'agent' | 'stream' | 'command' | 'webhook';
@@ -64,6 +65,11 @@ export interface BrainstemConfig {
    * waits for the round its stop wakes, and its PermissionRequest hook for an answer, before claude goes on as usual.
    */
   external: { stop_wait_s: number; permission_wait_s: number };
+  /**
+   * The OS sandbox of workers (docs/operations/security.md): `auto` where the machine can, `required` refuses a session it
+   * cannot sandbox, `off`; how long a sandboxed worker's connection to a host no rule decides waits for an answer.
+   */
+  sandbox: { mode: SandboxMode; ask_wait_s: number };
   plugins: string[];
   /** Seconds that exited sessions, ended rounds and converged workflow runs stay in memory (the journal keeps them). */
   retention_s: number;
@@ -133,6 +139,8 @@ export const KNOBS: readonly Knob[] = [
   { path: 'profiles.dir', env: 'BRAINSTEM_PROFILES_DIR', kind: 'string' },
   { path: 'external.stop_wait_s', env: 'BRAINSTEM_EXTERNAL_STOP_WAIT_S', kind: 'int', min: 1, max: 3600 },
   { path: 'external.permission_wait_s', env: 'BRAINSTEM_EXTERNAL_PERMISSION_WAIT_S', kind: 'int', min: 1, max: 3600 },
+  { path: 'sandbox.mode', env: 'BRAINSTEM_SANDBOX', kind: 'enum', values: SANDBOX_MODES },
+  { path: 'sandbox.ask_wait_s', env: 'BRAINSTEM_SANDBOX_ASK_WAIT_S', kind: 'int', min: 1, max: 3600 },
   { path: 'plugins', env: 'BRAINSTEM_PLUGINS', kind: 'list' },
   // At least a second: a session a running workflow run holds is looked at again each retention period.
   { path: 'retention_s', env: 'BRAINSTEM_RETENTION_S', kind: 'int', min: 1, max: INT32 },
