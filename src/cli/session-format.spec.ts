@@ -33,6 +33,7 @@ const session = (s: Partial<SessionStatus>): SessionStatus => ({
   work_tree: '/src/app',
   worktree: null,
   warnings: [],
+  sandbox: { on: false, policy: null, reason: 'BRAINSTEM_SANDBOX is off' },
   origin: 'brainstem',
   external: null,
   created_at: '2026-11-22T21:38:00.000Z',

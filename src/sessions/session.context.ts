@@ -100,6 +100,7 @@ export function copyContext(c: SessionContext): SessionContext {
     usage: c.usage,
     budget: c.budget,
     rate_limit: c.rate_limit,
+    sandbox: c.sandbox,
   };
   return copy;
 }

@@ -1,3 +1,4 @@
+import type { SandboxPolicy } from '../sandbox/sandbox-policy';
 import { SessionActor } from './session.actor';
 import { Budget } from '../usage/budget.rules';
 import { UsageTotals, tokensOf } from '../usage/usage.model';
@@ -62,6 +63,11 @@ export interface SessionStatus {
   worktree: WorktreeStatus | null;
   /** What the session should know of (another live session in its work tree). */
   warnings: SessionWarning[];
+  /**
+   * Whether its worker runs in the OS sandbox (docs/operations/security.md), and under which policy; else why not
+   * (`policy` null). External sessions, and sessions created before sandboxing, are not sandboxed.
+   */
+  sandbox: { on: boolean; policy: SandboxPolicy | null; reason: string | null };
 }
 
 /** Each member of T with its K fields as ISO text (distributed, so a union keeps its members apart). */
@@ -135,5 +141,12 @@ export function toStatus(actor: SessionActor, warnings: SessionWarning[] = []): 
     work_tree: c.work_tree ?? null,
     worktree: c.worktree ? worktreeStatus(c.worktree) : null,
     warnings,
+    sandbox: sandboxStatus(c),
   };
+}
+
+function sandboxStatus(c: SessionActor['context']): SessionStatus['sandbox'] {
+  if (c.sandbox?.on) return { on: true, policy: c.sandbox.policy, reason: null };
+  const reason = c.sandbox ? c.sandbox.reason : c.origin === 'external' ? 'started outside Brainstem' : 'created before sandboxing';
+  return { on: false, policy: null, reason };
 }

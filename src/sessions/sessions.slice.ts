@@ -1,3 +1,4 @@
+import { SandboxSetup } from '../sandbox/sandbox-setup';
 import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { NodeDirectory } from '../cluster/node-directory.port';
@@ -57,6 +58,8 @@ export interface SessionsSliceDeps {
   usage?: UsageFacts;
   /** BRAINSTEM_BUDGET_USD_PER_DAY and the price table; none and empty when absent. */
   spending?: SpendingSettings;
+  /** The OS sandbox of workers (BRAINSTEM_SANDBOX); workers run unsandboxed when absent. */
+  sandbox?: SandboxSetup;
 }
 
 /** A call to another node waits this long for its answer, by default (the default lease time: a node silent that long is down). */
@@ -83,7 +86,7 @@ export function sessionsSlice(deps: SessionsSliceDeps): SessionsSlice {
   commands.observeWith((actor, facts) => loops.facts(actor, facts));
   const environment = workerEnvironment(deps.host, deps.endpoint);
   const isolation = new SessionWorktreeSetup(deps.git, deps.worktrees_dir, deps.runner, availableParallelism());
-  const setup = new SessionSetup(deps.profiles, deps.workspace, deps.runtimes, deps.host, { max_sessions: deps.max_sessions }, isolation);
+  const setup = new SessionSetup(deps.profiles, deps.workspace, deps.runtimes, deps.host, { max_sessions: deps.max_sessions }, isolation, deps.sandbox ?? null);
   const settings = deps.spending ?? { usd_per_day: null, prices: {} };
   // The workers interrupt a worker once its hold is journaled; spending decides the holds.
   const spending: SessionSpending = new SessionSpending(registry, commands, deps.profiles, deps.usage ?? null, settings, (actor) => workers.interrupt(actor));

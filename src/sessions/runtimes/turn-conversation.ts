@@ -254,7 +254,7 @@ class TurnConversation implements WorkerHandle {
 
   private runTurn(text: string): void {
     const args = this.protocol.args(this.spec, this.threadId);
-    const proc = this.runner.spawn({ command: this.protocol.executable, args, cwd: this.spec.cwd, env: this.spec.env });
+    const proc = this.runner.spawn({ command: this.protocol.executable, args, cwd: this.spec.cwd, env: this.spec.env, sandbox: this.spec.sandbox });
     this.proc = proc;
     this.turns++;
     const turn = new Turn(undefined, (activity) => this.sink.report({ kind: 'activity', activity }));
