@@ -47,6 +47,8 @@ export interface LaunchSpec {
   profile_args: string[];
   /** The complete environment of the worker. */
   env: Record<string, string>;
+  /** The worker runs in Brainstem's sandbox: the runtime's own is turned off inside it (runtime-own-sandbox.ts). */
+  sandboxed?: boolean;
 }
 
 /** What survived a restart, as the journal knows it. */
