@@ -48,7 +48,10 @@ export interface LaunchSpec {
   profile_args: string[];
   /** The complete environment of the worker. */
   env: Record<string, string>;
-  /** The OS sandbox the worker runs in (session.created's policy); null: unsandboxed. */
+  /**
+   * The OS sandbox the worker runs in (session.created's policy); null: unsandboxed. Inside it the runtime's own
+   * sandbox is turned off (runtime-own-sandbox.ts).
+   */
   sandbox: SandboxPolicy | null;
 }
 

@@ -153,7 +153,7 @@ export interface TurnProtocol {
   readonly runtime: string;
   readonly executable: string;
   /** Arguments of one turn's process; its prompt goes on stdin (argv caps one argument at 128 KiB). */
-  args(spec: Pick<LaunchSpec, 'args' | 'profile_args'>, threadId: string | null): string[];
+  args(spec: Pick<LaunchSpec, 'args' | 'profile_args' | 'sandbox'>, threadId: string | null): string[];
   /** Reads one JSON line into the turn; returns the thread id the line announces, if it does. */
   read(event: OutputEvent, turn: Turn): string | null;
   /** What the runtime prints (on stderr) when the thread to resume is unknown, before it exits. */
