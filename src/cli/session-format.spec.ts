@@ -54,18 +54,21 @@ describe('sessions as terminal text', () => {
     expect(pendingSummary({ kind: 'blocked', reason: 'x'.repeat(200) }, 20)).toBe(`blocked: ${'x'.repeat(10)}…`);
   });
 
-  it('lists sessions in aligned columns, and says when there are none', () => {
+  it('lists sessions in aligned columns, marks the unsandboxed ones, and says when there are none', () => {
+    const sandboxed: SessionStatus['sandbox'] = { on: true, policy: null, reason: null };
     const rows = sessionTable(
       [
-        session({}),
-        session({ alias: 'w12', state: 'pending_authorization', state_since: '2026-11-22T21:44:30.000Z', title: 'a\x1b[2Jb', pending: { kind: 'permission', request_id: 'r', tool: 'Bash', input: { command: 'make' } } }),
+        session({ sandbox: sandboxed }),
+        session({ alias: 'w12', state: 'pending_authorization', state_since: '2026-11-22T21:44:30.000Z', title: 'a\x1b[2Jb', pending: { kind: 'permission', request_id: 'r', tool: 'Bash', input: { command: 'make' } }, sandbox: sandboxed }),
+        session({ alias: 'w13' }),
       ],
       NOW,
     );
     expect(rows).toEqual([
-      'ALIAS  STATE                  RUNTIME      SINCE  COST   TITLE      WAITS FOR',
-      'w1     working                claude-code  5m     $0.00  fix tests',
-      'w12    pending_authorization  claude-code  30s    $0.00  ab         permission Bash: make',
+      'ALIAS  STATE                  RUNTIME                  SINCE  COST   TITLE      WAITS FOR',
+      'w1     working                claude-code              5m     $0.00  fix tests',
+      'w12    pending_authorization  claude-code              30s    $0.00  ab         permission Bash: make',
+      'w13    working                claude-code UNSANDBOXED  5m     $0.00  fix tests',
     ]);
     expect(sessionTable([], NOW)).toEqual(['no sessions']);
   });

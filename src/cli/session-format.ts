@@ -37,8 +37,19 @@ function waitsFor(s: SessionStatus, max: number): string {
 /** `brainstem ls`: one row per session, what it spent and what it waits for last. */
 export function sessionTable(sessions: readonly SessionStatus[], now: number): string[] {
   if (sessions.length === 0) return ['no sessions'];
-  const rows = sessions.map((s) => [s.alias, s.state, s.runtime, ago(s.state_since, now), dollars(s.usage.cost_usd, s.usage.cost_estimated), oneLine(s.title, 40), waitsFor(s, 60)]);
+  const rows = sessions.map((s) => [s.alias, s.state, `${s.runtime}${unsandboxed(s) ? ' UNSANDBOXED' : ''}`, ago(s.state_since, now), dollars(s.usage.cost_usd, s.usage.cost_estimated), oneLine(s.title, 40), waitsFor(s, 60)]);
   return columns([['ALIAS', 'STATE', 'RUNTIME', 'SINCE', 'COST', 'TITLE', 'WAITS FOR'], ...rows]);
+}
+
+/** Marked in lists: a worker of Brainstem's that runs with the user's full rights (a service older than sandboxing says nothing). */
+function unsandboxed(s: SessionStatus): boolean {
+  return s.sandbox !== undefined && !s.sandbox.on && s.origin !== 'external';
+}
+
+function sandboxText(sandbox: SessionStatus['sandbox']): string {
+  if (!sandbox.on || !sandbox.policy) return `off: ${sandbox.reason ?? 'unsandboxed'}`;
+  const p = sandbox.policy;
+  return `on: writes ${p.allow_write.length} path(s) (${oneLine(p.allow_write[0] ?? '', 60)}…), network ${p.network.allow.length} allowed, ${p.network.deny.length} denied, others asked`;
 }
 
 /** Its budget in a few words: each limit it has. */
@@ -56,6 +67,7 @@ export function sessionDetail(s: SessionStatus, now: number): string[] {
     ['folder', s.cwd],
     ...(s.external ? [['started', `outside Brainstem: claude session ${s.external.claude_session_id}`]] : []),
     ['supervised', s.supervised ? 'yes' : 'no (excluded)'],
+    ...(s.sandbox ? [['sandbox', sandboxText(s.sandbox)]] : []),
     ['pid', s.pid === null ? '-' : `${s.pid}${s.detached ? ' (detached)' : ''}`],
     ['spent', `${s.usage.tokens} tokens, ${dollars(s.usage.cost_usd, s.usage.cost_estimated)} in ${s.usage.turns} turn(s)${s.budget ? `; budget ${budgetText(s.budget)}` : ''}`],
   ];

@@ -263,6 +263,12 @@ const SessionRow = memo(function SessionRow({ session: s }: { session: Session }
           </>
         ) : null}
         {s.held ? <span class="chip held"> held: {s.held.detail}</span> : null}
+        {s.sandbox && !s.sandbox.on && s.origin !== 'external' ? (
+          <span class="chip unsandboxed" title={s.sandbox.reason ?? ''}>
+            {' '}
+            unsandboxed
+          </span>
+        ) : null}
       </p>
       <SharedWorkTree session={s} />
       <div class="actions">
