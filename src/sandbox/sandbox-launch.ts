@@ -25,7 +25,8 @@ export function parsePolicy(text: string | undefined): SandboxPolicy {
   if (!text) throw new Error(`${POLICY_ENV} is not set: the launcher runs only as the service starts it`);
   const p = JSON.parse(text) as Partial<SandboxPolicy> & { network?: { allow?: unknown; deny?: unknown } };
   const lists = [p.allow_write, p.deny_write, p.deny_read, p.allow_read, p.network?.allow, p.network?.deny];
-  if (!lists.every(isStrings) || typeof p.tmp_dir !== 'string' || !(p.brainstem_port === null || typeof p.brainstem_port === 'number')) {
+  const ports = p.loopback_ports;
+  if (!lists.every(isStrings) || typeof p.tmp_dir !== 'string' || !Array.isArray(ports) || !ports.every((n) => Number.isInteger(n) && n > 0 && n < 65536)) {
     throw new Error(`${POLICY_ENV} is not a sandbox policy`);
   }
   const policy = p as SandboxPolicy;
@@ -55,6 +56,8 @@ export function shellQuote(s: string): string {
 export function innerScript(policy: SandboxPolicy, envFile: string, command: string, args: readonly string[]): string {
   const excludes = `${policy.tmp_dir}/.git-excludes`;
   const lines = [
+    // Descriptors the service's process left open without close-on-exec (its journal's files among them) go no further.
+    'for __fd in /proc/self/fd/*; do __n="${__fd##*/}"; [ "$__n" -gt 2 ] 2>/dev/null && eval "exec $__n>&-" 2>/dev/null; done; unset __fd __n',
     `. ${shellQuote(envFile)}`,
     `rm -f ${shellQuote(envFile)}`,
     `export TMPDIR=${shellQuote(policy.tmp_dir)}`,
@@ -63,15 +66,19 @@ export function innerScript(policy: SandboxPolicy, envFile: string, command: str
     `{ cat "$(git config --type=path --get core.excludesFile 2>/dev/null || echo "$HOME/.config/git/ignore")" 2>/dev/null; printf '%s\\n' ${SRT_MOUNT_NAMES.map((n) => shellQuote(`/${n}`)).join(' ')}; } > ${shellQuote(excludes)}`,
     `export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.excludesFile GIT_CONFIG_VALUE_0=${shellQuote(excludes)}`,
   ];
-  const port = policy.brainstem_port;
-  if (port !== null) {
-    const listening = `:${port.toString(16).toUpperCase().padStart(4, '0')} 00000000:0000 0A`;
+  const ports = policy.loopback_ports;
+  if (ports.length > 0) {
+    const listening = ports.map((port) => `:${port.toString(16).toUpperCase().padStart(4, '0')} 00000000:0000 0A`);
     lines.push(
       // The proxy's credential is in HTTP_PROXY (user:token, URL-encoded); socat takes it decoded.
       `__auth="\${HTTP_PROXY#*://}"; __auth="\${__auth%@*}"; __auth="$(printf '%b' "\${__auth//%/\\\\x}")"; __pport="\${HTTP_PROXY##*:}"; __pport="\${__pport%/}"`,
-      `socat TCP-LISTEN:${port},bind=127.0.0.1,fork,reuseaddr "PROXY:localhost:127.0.0.1:${port},proxyport=$__pport,proxyauth=$__auth" </dev/null >/dev/null 2>&1 &`,
-      `for __i in $(seq 1 500); do grep -q ${shellQuote(listening)} /proc/net/tcp 2>/dev/null && break; sleep 0.01; done`,
-      'unset __auth __pport __i',
+      ...ports.map(
+        (port) =>
+          `socat TCP-LISTEN:${port},bind=127.0.0.1,fork,reuseaddr "PROXY:localhost:127.0.0.1:${port},proxyport=$__pport,proxyauth=$__auth" </dev/null >/dev/null 2>&1 &`,
+      ),
+      // Every forward listens before the worker starts (a worker's first call to the service must not be refused).
+      `for __i in $(seq 1 500); do __ok=1; for __l in ${listening.map(shellQuote).join(' ')}; do grep -q "$__l" /proc/net/tcp 2>/dev/null || __ok=0; done; [ $__ok = 1 ] && break; sleep 0.01; done`,
+      'unset __auth __pport __i __ok __l',
     );
   }
   lines.push(`exec ${[command, ...args].map(shellQuote).join(' ')}`);

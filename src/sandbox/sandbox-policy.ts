@@ -16,8 +16,12 @@ export interface SandboxPolicy {
   allow_read: string[];
   /** srt's domain grammar; deny always wins. A host neither lists is asked (a `Network` permission request). */
   network: { allow: string[]; deny: string[] };
-  /** Brainstem's port on loopback, forwarded inside the sandbox so BRAINSTEM_URL reaches the service from there. */
-  brainstem_port: number | null;
+  /**
+   * Loopback ports of allowed hosts (Brainstem's own, a model API's base URL, the profile's `127.0.0.1:5432`), forwarded
+   * inside the sandbox through srt's proxy: the sandbox has a loopback of its own, so BRAINSTEM_URL and a local model
+   * API would reach nothing there.
+   */
+  loopback_ports: number[];
   /** The worker's own temp dir (TMPDIR), made by the launcher. */
   tmp_dir: string;
   /** Folders the launcher makes before the worker starts: srt cannot let a worker write a folder that is not there. */
@@ -104,8 +108,14 @@ export function urlHost(url: string): { entry: string; host: string; port: numbe
   return { entry: `${u.hostname}:${port}`, host: u.hostname, port };
 }
 
-function loopback(host: string): boolean {
-  return host === 'localhost' || host === '[::1]' || host.startsWith('127.');
+/** The port of an allow entry naming a loopback host with one (`127.0.0.1:4820`, `localhost:3000`), else null. */
+function loopbackPort(entry: string): number | null {
+  const at = entry.lastIndexOf(':');
+  if (at < 0 || entry.endsWith(']')) return null;
+  const host = entry.slice(0, at);
+  const port = Number(entry.slice(at + 1));
+  const loopback = host === 'localhost' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+  return loopback && Number.isInteger(port) && port > 0 && port < 65536 ? port : null;
 }
 
 const unique = (xs: string[]): string[] => [...new Set(xs)];
@@ -137,6 +147,7 @@ export function sandboxPolicy(facts: SandboxFacts): SandboxPolicy {
   const dataDeny = underData(facts.cwd)
     ? facts.data_dir_entries.map((e) => join(facts.data_dir, e)).filter((p) => facts.cwd !== p && !facts.cwd.startsWith(`${p}/`))
     : [facts.data_dir];
+  const allow = unique([...(service ? [service.entry] : []), ...(api?.hosts ?? []), ...apiUrls, ...(profile?.network.allow ?? [])]);
   const git = facts.git_common_dir;
   const state = RUNTIME_STATE[facts.runtime];
   return {
@@ -162,11 +173,8 @@ export function sandboxPolicy(facts: SandboxFacts): SandboxPolicy {
       ...(profile?.deny_read ?? []).map((p) => pathOf(p, facts)),
     ]),
     allow_read: unique([facts.session_config_dir, ...(worktreeHidden ? [facts.cwd] : [])]),
-    network: {
-      allow: unique([...(service ? [service.entry] : []), ...(api?.hosts ?? []), ...apiUrls, ...(profile?.network.allow ?? [])]),
-      deny: unique([...(profile?.network.deny ?? [])]),
-    },
-    brainstem_port: service && loopback(service.host) ? service.port : null,
+    network: { allow, deny: unique([...(profile?.network.deny ?? [])]) },
+    loopback_ports: [...new Set(allow.map(loopbackPort).filter((p): p is number => p !== null))],
     tmp_dir: tmp,
     make_dirs: (state?.dirs ?? []).map(home),
   };
