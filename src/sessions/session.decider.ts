@@ -6,6 +6,7 @@ import {
   JsonObject,
   MessageVia,
   HoldReason,
+  NetworkScope,
   PermissionDecision,
   PermissionRequest,
   ProgressStatus,
@@ -23,6 +24,8 @@ import { BudgetCommand, decideBudgetCommand } from './session-budget';
 import { ExternalCommand, decideCreateExternal, decideExternalReport } from './external-session.decider';
 import { CreateSession, decideCreate } from './session-create.decider';
 import { SessionDecision, SessionRefusal, refuse } from './session-refusal';
+import { NetworkCommand, decideNetwork, isNetworkCommand, networkAnswer } from './session-network.decider';
+import { NETWORK_TOOL } from './network-hosts';
 
 export { refuse } from './session-refusal';
 export type { SessionDecision, SessionRefusal } from './session-refusal';
@@ -92,8 +95,16 @@ export type SessionCommand =
       home: string;
       /** Whether the answer can reach the worker; only an external session's hook that no longer waits refuses it. */
       worker?: WorkerReach;
+      /** Who answers; only the user may allow a `Network` request. Absent: not the user. */
+      by?: 'user' | 'main_brain';
+      /** A `Network` request's allow: this connection (the default), the rest of the session, or the profile's allow list too. */
+      scope?: NetworkScope;
+      /** A `Network` request's allow: the profile's `sandbox.network.deny` now, null when it cannot be read. */
+      network_deny?: string[] | null;
     }
   | { type: 'signal'; at: number; signal: WorkerSignal }
+  /** A sandboxed worker's network: decided in session-network.decider.ts. */
+  | NetworkCommand
   | { type: 'set_excluded'; at: number; excluded: boolean }
   /** The deadline is counted from the decision's own time: `grace_ms` after it. */
   | { type: 'request_stop'; at: number; grace_ms: number }
@@ -123,6 +134,7 @@ export function decide(command: SessionCommand, state: SessionSnapshot | null): 
   if (isWorktreeCommand(command)) return decideWorktree(command, state);
   if (command.type === 'create_external') return decideCreateExternal(command, state);
   if (state === null) return refuse('not_found', `no coding session to take ${command.type}`);
+  if (isNetworkCommand(command)) return decideNetwork(command, state);
   const c = state.context;
   const { at } = command;
   switch (command.type) {
@@ -175,10 +187,16 @@ export function decide(command: SessionCommand, state: SessionSnapshot | null): 
           );
         }
       }
-      return userCommand(state, { type: 'session.permission_resolved', at, request_id: request.request_id, decision: command.decision, reason: command.reason }, 'a permission decision');
+      const network = networkAnswer(c, request, { at, decision: command.decision, reason: command.reason, by: command.by, scope: command.scope, network_deny: command.network_deny });
+      if (network !== null && 'error' in network) return network;
+      const answered = userCommand(state, { type: 'session.permission_resolved', at, request_id: request.request_id, decision: command.decision, reason: command.reason }, 'a permission decision');
+      return network === null || 'error' in answered ? answered : { events: [...answered.events, network.event] };
     }
     case 'signal': {
       const sig = command.signal;
+      if (sig.type === 'permission_request' && sig.tool === NETWORK_TOOL) {
+        return refuse('invalid_input', `tool: ${NETWORK_TOOL} requests are the sandbox's own, raised by POST /api/v1/coding-sessions/:id/network-asks`);
+      }
       const event = sig.type === 'permission_request' ? arrival(c, { request_id: sig.request_id, tool: sig.tool, input: sig.input ?? {} }, sig.deny, at) : signalEvent(sig, at);
       return exited(state) ?? userCommand(state, event, `a ${sig.type} signal`);
     }

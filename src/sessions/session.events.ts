@@ -98,6 +98,21 @@ export interface LastProgress {
   at: number;
 }
 
+/**
+ * Who decided a sandboxed worker's connection to a host (session.network_decided): the user or the main brain answering
+ * its `Network` request, the profile's rules or the user's earlier allow for this session as it arrived, or the wait's
+ * end: no answer in time, the session's exit, the launcher gone.
+ */
+export type NetworkDecider = 'user' | 'brain' | 'profile' | 'session' | 'timeout' | 'exited' | 'abandoned';
+/** How far a user's allow of a host reaches: this connection, every later one of the session, or the profile's allow list. */
+export type NetworkScope = 'once' | 'session' | 'profile';
+export const NETWORK_SCOPES: readonly NetworkScope[] = ['once', 'session', 'profile'];
+
+/** One network fact as the session keeps it (the latest NETWORK_LOG_MAX): a decision, or a refusal srt made on its own. */
+export type NetworkRecord =
+  | ({ kind: 'decided' } & SessionEventData['session.network_decided'])
+  | ({ kind: 'refused' } & SessionEventData['session.network_refused']);
+
 /** What a session is created with; the data of `session.created` and the machine's input. */
 export interface SessionInput {
   id: string;
@@ -221,6 +236,24 @@ export interface SessionEventData extends WorktreeEventData {
   'session.external_run': { at: number; pid: number | null; pid_start_time: string | null };
   /** An external session's claude works again: a prompt was submitted, or a tool (named) is about to run. */
   'session.external_activity': { at: number; activity: 'prompt' | 'tool'; tool: string | null };
+  /**
+   * A sandboxed worker's connection to a host no sandbox rule decided, decided: `by` who (NetworkDecider); `rule`, the
+   * profile's or the session's entry that matched; `request_id`, the `Network` permission request it answered, when one
+   * was raised; `scope`, how far a user's allow reaches.
+   */
+  'session.network_decided': {
+    at: number;
+    host: string;
+    port: number;
+    decision: PermissionDecision;
+    by: NetworkDecider;
+    reason: string | null;
+    request_id?: string;
+    rule?: string;
+    scope?: NetworkScope;
+  };
+  /** A connection the sandbox refused on its own (a deny rule of its policy), as the launcher reported it. */
+  'session.network_refused': { at: number; host: string; port: number; reason: string };
 }
 
 export type SessionEventType = keyof SessionEventData;
@@ -324,6 +357,8 @@ const FACT_TYPES: ReadonlySet<string> = new Set<SessionEventType>([
   'session.rate_limited',
   'session.external_run',
   'session.external_activity',
+  'session.network_decided',
+  'session.network_refused',
 ]);
 
 /** A journaled record back as a machine event, or null for derived records (state_changed, created). */
