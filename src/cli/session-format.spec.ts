@@ -33,6 +33,7 @@ const session = (s: Partial<SessionStatus>): SessionStatus => ({
   work_tree: '/src/app',
   worktree: null,
   warnings: [],
+  network: [],
   origin: 'brainstem',
   external: null,
   created_at: '2026-11-22T21:38:00.000Z',

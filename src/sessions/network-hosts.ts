@@ -69,3 +69,8 @@ export function matchingRule(rules: readonly string[], host: string, port: numbe
 export function hostRule(host: string, port: number): string {
   return `${isIP(host) === 6 ? `[${host}]` : host.toLowerCase()}:${port}`;
 }
+
+/** A host as a profile's allow names it, every port (`[::1]` for IPv6): what a user's allow with scope `profile` adds. */
+export function profileHostRule(host: string): string {
+  return isIP(host) === 6 ? `[${host}]` : host.toLowerCase();
+}

@@ -176,7 +176,7 @@ describe('a sandboxed worker\'s network asks', () => {
 
   describe('a wait that ends unanswered', () => {
     const waiting = given([started, networkRequest('net_1', 'example.org')]);
-    const end = (why: 'timeout' | 'exited' | 'abandoned'): When => ({ type: 'end_network_ask', request_id: 'net_1', host: 'example.org', port: 443, why, wait_s: 120 });
+    const end = (why: 'timeout' | 'abandoned'): When => ({ type: 'end_network_ask', request_id: 'net_1', host: 'example.org', port: 443, why, wait_s: 120 });
 
     it('a timeout denies the request, saying so, and the session works again', () => {
       const d = when(waiting, end('timeout'));
@@ -198,9 +198,14 @@ describe('a sandboxed worker\'s network asks', () => {
       thenEvents(when(answered, end('timeout')));
     });
 
+    it('a request cleared as the session moved on (its turn ended) is denied as withdrawn', () => {
+      const cleared = given([started, networkRequest('net_1', 'example.org'), { type: 'session.turn_ended', result: null }]);
+      expect(when(cleared, end('timeout'))).toMatchObject({ events: [{ type: 'session.network_decided', decision: 'deny', by: 'withdrawn', request_id: 'net_1' }] });
+    });
+
     it('the session\'s exit ends it: the decision is journaled on the exited session', () => {
       const gone = given([started, networkRequest('net_1', 'example.org'), { type: 'session.exited', code: 0, signal: null, reason: 'exited' }]);
-      thenEvents(when(gone, end('exited')), {
+      thenEvents(when(gone, end('timeout')), {
         type: 'session.network_decided',
         host: 'example.org',
         port: 443,

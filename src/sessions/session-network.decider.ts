@@ -17,13 +17,16 @@ export interface NetworkRules {
   deny: string[] | null;
 }
 
-/** Why a wait for an answer ended without one: no answer in time, the session's exit, the launcher gone. */
-export type NetworkWaitEnd = 'timeout' | 'exited' | 'abandoned';
+/** Why the launcher's wait for an answer ended without one, as it saw it: no answer in time, or its connection closed. */
+export type NetworkWaitEnd = 'timeout' | 'abandoned';
 
 export type NetworkCommand =
   /** A connection srt asked about; `request_id` is the id its permission request gets if one is raised. */
   | { type: 'ask_network'; at: number; host: string; port: number; request_id: string; rules: NetworkRules }
-  /** The wait for request `request_id` ended unanswered: denied, unless it was answered meanwhile. `wait_s`: the wait's length. */
+  /**
+   * The wait for request `request_id` ended unanswered: denied (by the exit when the session exited, as `withdrawn` when
+   * the request was cleared), unless it was answered meanwhile. `wait_s`: the wait's length.
+   */
   | { type: 'end_network_ask'; at: number; request_id: string; host: string; port: number; why: NetworkWaitEnd; wait_s: number }
   /** A connection srt refused on its own (its policy's deny), reported by the launcher. */
   | { type: 'report_network_refused'; at: number; host: string; port: number; reason: string };
@@ -53,18 +56,19 @@ export function decideNetwork(command: NetworkCommand, state: SessionSnapshot): 
       return refuse('session_not_started', `session ${c.alias} is ${stateOf(state)}: its worker has not started, so it asks for no host`, { state: stateOf(state) });
     }
     case 'end_network_ask': {
-      if (stateOf(state) === 'exited') {
-        return taken(state, [decided(at, host, port, 'deny', 'exited', 'the session exited before the request was answered', { request_id: command.request_id })]);
-      }
-      const request = pendingPermission(c, command.request_id);
       // Answered meanwhile: that answer stands.
-      if (!request) return { events: [] };
+      if (decidedFor(c, command.request_id)) return { events: [] };
+      const ended = (by: NetworkDecider, reason: string) => decided(at, host, port, 'deny', by, reason, { request_id: command.request_id });
+      if (stateOf(state) === 'exited') return taken(state, [ended('exited', 'the session exited before the request was answered')]);
+      const request = pendingPermission(c, command.request_id);
+      // Cleared unanswered as the session moved on (its worker's turn ended, a message was sent): nothing allowed it.
+      if (!request) return taken(state, [ended('withdrawn', 'the request was cleared before it was answered')]);
       const reason =
         command.why === 'timeout'
           ? `no answer within ${command.wait_s} s (BRAINSTEM_SANDBOX_ASK_WAIT_S): denied`
           : 'the sandbox launcher stopped waiting (its connection closed) before the request was answered';
       const resolved: SessionEvent = { type: 'session.permission_resolved', at, request_id: request.request_id, decision: 'deny', reason };
-      return taken(state, [resolved, decided(at, host, port, 'deny', command.why, reason, { request_id: request.request_id })]);
+      return taken(state, [resolved, ended(command.why, reason)]);
     }
     case 'report_network_refused':
       return taken(state, [{ type: 'session.network_refused', at, host, port, reason: command.reason }]);
@@ -123,6 +127,14 @@ export function networkAnswer(c: SessionContext, request: PermissionRequest, ans
   const by: NetworkDecider = answer.by === 'user' ? 'user' : 'brain';
   const scope = allow ? (answer.scope ?? 'once') : undefined;
   return { event: decided(answer.at, host, port, answer.decision, by, answer.reason, { request_id: request.request_id, ...(scope ? { scope } : {}) }) };
+}
+
+/** The network decision journaled for request `requestId`, among those the session keeps; null when none is. */
+export function decidedFor(c: SessionContext, requestId: string): SessionEventOf<'session.network_decided'> | null {
+  const found = (c.network ?? []).find((r) => r.kind === 'decided' && r.request_id === requestId);
+  if (found === undefined || found.kind !== 'decided') return null;
+  const { kind: _kind, ...data } = found;
+  return { type: 'session.network_decided', ...data };
 }
 
 /** The host and port a `Network` request's input names, or null when it is not one the service raised. */

@@ -21,9 +21,28 @@ export interface SessionProfiles {
   denyRules(profileId: string): Promise<string[] | null>;
   /** The profile's budgets now (per session, per day); null when it sets none or cannot be read. Absent: no profile budgets. */
   budgets?(profileId: string): Promise<ProfileBudget | null>;
+  /** The profile's `sandbox.network` rules now; null when it cannot be read. Absent: no profile network rules. */
+  networkRules?(profileId: string): Promise<{ allow: string[]; deny: string[] } | null>;
+  /**
+   * Adds `rule` to the profile's `sandbox.network.allow` through the profile's own update (journaled as any profile
+   * change); refused as that update would be (a built-in profile is locked). Absent: no profile can be widened.
+   */
+  allowHost?(profileId: string, rule: string): Promise<void>;
 }
 
 export const SESSION_PROFILES = Symbol('SessionProfiles');
+
+/** A list of strings at `path` of a document, read defensively: what is not one is none. */
+function stringsAt(doc: unknown, path: readonly string[]): string[] {
+  let at: unknown = doc;
+  for (const key of path) at = typeof at === 'object' && at !== null && Object.hasOwn(at, key) ? (at as Record<string, unknown>)[key] : undefined;
+  return Array.isArray(at) ? at.filter((x): x is string => typeof x === 'string') : [];
+}
+
+/** A profile's `sandbox.network` allow and deny lists (docs/guide/sessions.md#network-access); empty where it sets none. */
+export function sandboxNetwork(doc: unknown): { allow: string[]; deny: string[] } {
+  return { allow: stringsAt(doc, ['sandbox', 'network', 'allow']), deny: stringsAt(doc, ['sandbox', 'network', 'deny']) };
+}
 
 /** The rules a session's worker runs denied: the profile's permissions.deny, then its tools.deny. */
 export function sessionDenyRules(doc: Pick<ProfileDoc, 'permissions' | 'tools'>): string[] {

@@ -5,6 +5,7 @@ import { CONFIGURED_RUNTIMES, ConfiguredRuntime, SessionProfiles, sessionDenyRul
 import { CreateSessionDto } from './session.dto';
 import { CreateBody } from './session.commands';
 import { DenyFacts, ProfileConfigFact, RuntimeFact, sessionCwd } from './session.decider';
+import { NetworkRules } from './session-network.decider';
 import { SessionHost } from './session.ports';
 import { claudeSessionConfig } from './runtimes/claude-code-profile';
 import { codexSessionArgs } from './runtimes/codex-profile';
@@ -108,6 +109,20 @@ export class SessionSetup {
   /** What a permission request is judged by as it arrives: the profile's deny rules now, and the service's home. */
   async denyFacts(profileId: string | null): Promise<DenyFacts> {
     return { profile_deny: await this.profileDeny(profileId), home: this.home };
+  }
+
+  /** The profile's `sandbox.network` rules now, for a connection asked about or an allow of one; null lists when it cannot be read. */
+  async networkRules(profileId: string | null): Promise<NetworkRules> {
+    if (profileId === null || !this.profiles.networkRules) return { allow: [], deny: [] };
+    const rules = await this.profiles.networkRules(profileId);
+    return rules ?? { allow: null, deny: null };
+  }
+
+  /** Adds a host to the profile's `sandbox.network.allow` (a user's allow with scope `profile`). */
+  async allowHost(profileId: string | null, rule: string): Promise<void> {
+    if (profileId === null) throw new DomainError('invalid_input', 'scope: profile needs a session with a profile');
+    if (!this.profiles.allowHost) throw new DomainError('invalid_input', 'scope: profile is not available here');
+    await this.profiles.allowHost(profileId, rule);
   }
 
   writeConfig(id: string, files: readonly SessionFile[]): Promise<void> {

@@ -1,3 +1,4 @@
+import { NETWORK_TOOL } from './network-hosts';
 import { Logger } from '@nestjs/common';
 import { inheritedEnv } from '../auth/child-env';
 import { SESSION_ENV, TOKEN_ENV } from '../profiles/emitters/emitter-support';
@@ -107,6 +108,8 @@ export class SessionWorkers {
 
   /** A permission answer journaled for the session: its worker's runtime gets it, when it runs here. */
   answer(actor: SessionActor, request: PermissionRequest, decision: PermissionDecision, reason: string | null): void {
+    // A Network request is the sandbox launcher's, answered by its waiting call (session-network.ts), not the runtime's.
+    if (request.tool === NETWORK_TOOL) return;
     if (this.registry.owns(actor)) actor.handle?.resolvePermission(request.request_id, decision, reason, request.input);
   }
 

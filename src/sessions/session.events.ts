@@ -101,9 +101,9 @@ export interface LastProgress {
 /**
  * Who decided a sandboxed worker's connection to a host (session.network_decided): the user or the main brain answering
  * its `Network` request, the profile's rules or the user's earlier allow for this session as it arrived, or the wait's
- * end: no answer in time, the session's exit, the launcher gone.
+ * end: no answer in time, the session's exit, the launcher gone, the request cleared as the session moved on.
  */
-export type NetworkDecider = 'user' | 'brain' | 'profile' | 'session' | 'timeout' | 'exited' | 'abandoned';
+export type NetworkDecider = 'user' | 'brain' | 'profile' | 'session' | 'timeout' | 'exited' | 'abandoned' | 'withdrawn';
 /** How far a user's allow of a host reaches: this connection, every later one of the session, or the profile's allow list. */
 export type NetworkScope = 'once' | 'session' | 'profile';
 export const NETWORK_SCOPES: readonly NetworkScope[] = ['once', 'session', 'profile'];

@@ -21,7 +21,7 @@ import { ProfilesModule } from '../profiles/profiles.module';
 import { ProfilesService } from '../profiles/profiles.service';
 import { SESSION_DIRECTORY } from '../supervision/session-directory.port';
 import { FileSessionEnvStore } from './session-env.store';
-import { SESSION_PROFILES, SessionProfiles, sessionDenyRules } from './session-profiles.port';
+import { SESSION_PROFILES, SessionProfiles, sandboxNetwork, sessionDenyRules } from './session-profiles.port';
 import { CLOCK, Clock, ID_GENERATOR, IdGenerator, SESSION_HOST, SessionHost, WORKER_ENDPOINT, WorkerEndpoint, randomIds, systemClock } from './session.ports';
 import { SessionRegistry } from './session.registry';
 import { FileSessionWorkspace } from './session-workspace.files';
@@ -67,6 +67,18 @@ function sessionProfiles(profiles: ProfilesService, applier: ProfileApplier): Se
     budgets: async (id) => {
       const profile = await profiles.get(id).catch(() => null);
       return profile && profile.error === null ? (profile.budget ?? null) : null;
+    },
+    networkRules: async (id) => {
+      const profile = await profiles.get(id).catch(() => null);
+      return profile && profile.error === null ? sandboxNetwork(profile) : null;
+    },
+    allowHost: async (id, rule) => {
+      const profile = await profiles.get(id);
+      if (profile.error !== null) throw new DomainError('unknown_profile', `profile ${id} does not parse: ${profile.error}`);
+      const { allow } = sandboxNetwork(profile);
+      if (allow.includes(rule)) return;
+      // A merge patch: the rest of the profile's sandbox is left as it is, the allow list replaced whole.
+      await profiles.update(id, { sandbox: { network: { allow: [...allow, rule] } } });
     },
   };
 }
@@ -141,6 +153,7 @@ function sessionProfiles(profiles: ProfilesService, applier: ProfileApplier): Se
           worktrees_dir: config.worktrees.dir,
           usage,
           spending: { usd_per_day: config.budget.usd_per_day, prices: config.prices },
+          sandbox: { ask_wait_s: config.sandbox.ask_wait_s },
         }),
       inject: [CONFIG, JOURNAL, NODE_DIRECTORY, RuntimeCatalog, PROCESS_RUNNER, SESSION_PROFILES, SESSION_WORKSPACE, SESSION_HOST, WORKER_ENDPOINT, CLOCK, ID_GENERATOR, WORKTREE_GIT, UsageService, NODE_PEERS],
     },
