@@ -1,3 +1,4 @@
+import { sandboxAvailability, sandboxReadiness, sandboxStartupLine } from './sandbox/sandbox-availability';
 import { Logger } from '@nestjs/common';
 import { createApp } from './app.factory';
 import { claimPluginError } from './bus/plugin-host';
@@ -61,6 +62,9 @@ async function main(argv: readonly string[]): Promise<void> {
   }
   // Tests and scripts read this line to find the port (the URL is followed by a space), so it is written whatever the
   // level: plain on a terminal, a JSON line otherwise.
+  const sandbox = sandboxStartupLine(sandboxReadiness(config.sandbox.mode, sandboxAvailability()));
+  if (sandbox.level === 'warn') logger.warn(sandbox.text);
+  else logger.log(sandbox.text);
   const listening = `Brainstem listening on ${url} (user token: ${credentials.userTokenSource()}; main brain token: ${credentials.brainTokenPath()})`;
   if (terminal) process.stdout.write(`${listening}\n`);
   else log.child({ context: 'brainstem' }, { level: 'info' }).info(listening);

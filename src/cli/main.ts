@@ -4,6 +4,7 @@ import { chatCommand } from './commands/chat.command';
 import { hooksCommand } from './commands/hooks.command';
 import { runHook } from './claude-hook';
 import { Command, usageOf } from './commands/command';
+import { doctorCommand } from './commands/doctor.command';
 import { logsCommand } from './commands/logs.command';
 import { lsCommand } from './commands/ls.command';
 import { releaseCommand } from './commands/release.command';
@@ -17,8 +18,9 @@ import { journalCli } from './journal.cli';
 import { mcpCli } from './mcp.cli';
 import { tokenCli } from './token.cli';
 
-/** The commands that work on a stopped service or beside it: the journal on disk, MCP on stdio, the token file. */
+/** The commands that work on a stopped service or beside it: this machine, the journal on disk, MCP on stdio, the token file. */
 const LOCAL: readonly Command[] = [
+  doctorCommand,
   {
     name: 'journal',
     synopsis: 'verify|replay|tail --dir <path>',

@@ -34,6 +34,7 @@ const session = (s: Partial<SessionStatus>): SessionStatus => ({
   worktree: null,
   warnings: [],
   network: [],
+  sandbox: { on: false, policy: null, reason: 'BRAINSTEM_SANDBOX is off' },
   origin: 'brainstem',
   external: null,
   created_at: '2026-11-22T21:38:00.000Z',

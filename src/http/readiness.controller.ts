@@ -1,5 +1,8 @@
 import { Controller, Get, Inject } from '@nestjs/common';
 import { SUPERVISOR_LEASE, SupervisorLease } from '../cluster/supervisor-lease.port';
+import { CONFIG } from '../config/config.module';
+import { BrainstemConfig } from '../config/config.schema';
+import { SandboxReadiness, sandboxAvailability, sandboxReadiness } from '../sandbox/sandbox-availability';
 import { Journal } from '../journal/journal.port';
 import { JOURNAL } from '../journal/journal.tokens';
 
@@ -31,14 +34,17 @@ export interface Readiness {
   /** This node's hold on the supervisor lease: its id, leader or follower, and the term it knows. */
   lease: { node: string; role: 'leader' | 'follower'; term: number };
   brain: BrainReadiness;
+  /** The OS sandbox of workers on this node: its mode, whether workers are sandboxed, what the machine lacks. */
+  sandbox: SandboxReadiness;
 }
 
-export function readiness(journal: Journal, lease: SupervisorLease, brain: BrainReadinessSource): Readiness {
+export function readiness(journal: Journal, lease: SupervisorLease, brain: BrainReadinessSource, sandbox: SandboxReadiness): Readiness {
   const held = lease.state();
   return {
     journal: { head_seq: journal.head().seq, open: journal.isOpen() },
     lease: { node: lease.holder, role: held.role, term: held.term },
     brain: brain.brain(),
+    sandbox,
   };
 }
 
@@ -49,10 +55,11 @@ export class ReadinessController {
     @Inject(JOURNAL) private readonly journal: Journal,
     @Inject(SUPERVISOR_LEASE) private readonly lease: SupervisorLease,
     @Inject(BRAIN_READINESS) private readonly brain: BrainReadinessSource,
+    @Inject(CONFIG) private readonly config: BrainstemConfig,
   ) {}
 
   @Get()
   ready(): Readiness {
-    return readiness(this.journal, this.lease, this.brain);
+    return readiness(this.journal, this.lease, this.brain, sandboxReadiness(this.config.sandbox.mode, sandboxAvailability()));
   }
 }

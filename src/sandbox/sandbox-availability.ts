@@ -45,3 +45,25 @@ export function sandboxAvailability(platform: string = process.platform, path: s
     reason: `${absent.map((t) => t.executable).join(', ')} not found on PATH (install Debian's ${absent.map((t) => t.debian).join(' ')})`,
   };
 }
+
+/** What GET /api/v1/ready says of the sandbox: the mode, whether workers started now are sandboxed, and why not. */
+export interface SandboxReadiness {
+  mode: SandboxMode;
+  /** Whether a worker started now runs sandboxed (with `required`, false means sessions are refused). */
+  workers_sandboxed: boolean;
+  missing: string[];
+  reason: string | null;
+}
+
+export function sandboxReadiness(mode: SandboxMode, availability: SandboxAvailability): SandboxReadiness {
+  if (mode === 'off') return { mode, workers_sandboxed: false, missing: [], reason: 'BRAINSTEM_SANDBOX is off' };
+  return { mode, workers_sandboxed: availability.available, missing: availability.missing, reason: availability.reason };
+}
+
+/** The start-up line about the sandbox, when there is something to say: workers run unsandboxed, or are refused. */
+export function sandboxStartupLine(r: SandboxReadiness): { level: 'warn' | 'log'; text: string } {
+  if (r.mode === 'off') return { level: 'warn', text: 'BRAINSTEM_SANDBOX=off: workers run with your full rights (your files, your network, this service\'s data directory)' };
+  if (r.workers_sandboxed) return { level: 'log', text: `workers run sandboxed (BRAINSTEM_SANDBOX=${r.mode})` };
+  if (r.mode === 'required') return { level: 'warn', text: `BRAINSTEM_SANDBOX=required and ${r.reason}: every new session is refused until it is installed` };
+  return { level: 'warn', text: `workers run UNSANDBOXED: ${r.reason}; BRAINSTEM_SANDBOX=required refuses them instead` };
+}

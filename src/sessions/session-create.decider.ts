@@ -1,4 +1,5 @@
 import { posix } from 'node:path';
+import { SandboxFacts, sandboxPolicy } from '../sandbox/sandbox-policy';
 import { Budget } from '../usage/budget.rules';
 import { LoopThresholds } from './loops/loop-thresholds';
 import { SessionRefusal, SessionDecision, refuse } from './session-refusal';
@@ -65,7 +66,15 @@ export interface CreateSession {
   budget?: Budget | null;
   /** Today's budget of its profile, or Brainstem's, that is spent already (in plain words); absent when none is. */
   day_budget_spent?: string | null;
+  /** Whether its worker is sandboxed, and the facts of its policy but the cwd (known once the worktree is). */
+  sandbox: SandboxFact;
 }
+
+/**
+ * The sandbox of a create: its policy's facts, or why it runs without one (`required`: refused then), as the mode
+ * (BRAINSTEM_SANDBOX) and the machine decide.
+ */
+export type SandboxFact = { on: true; facts: Omit<SandboxFacts, 'cwd' | 'git_common_dir'> } | { on: false; reason: string; required: boolean };
 
 /**
  * The directory a session starts in: the request's cwd, else its profile's default_cwd; absolute, since relative to
@@ -105,14 +114,17 @@ export function decideCreate(command: CreateSession, state: SessionSnapshot | nu
     return refuse('max_sessions_reached', `at most ${command.max_sessions} live coding sessions (BRAINSTEM_MAX_SESSIONS)`);
   }
   if (command.day_budget_spent) return refuse('budget_exhausted', `no new session: ${command.day_budget_spent} is spent; raise it first`);
+  const sandbox = command.sandbox;
+  if (!sandbox.on && sandbox.required) return refuse('sandbox_unavailable', `BRAINSTEM_SANDBOX is required and this worker cannot be sandboxed: ${sandbox.reason}`);
+  // The worker works in its worktree, at the place the request's cwd has in the checkout.
+  const workerCwd = worktree ? posix.join(worktree.path, worktree.subdir) : cwd.path;
   const input: SessionInput = {
     id: command.id,
     alias: command.alias,
     title: command.title,
     runtime: command.runtime.name,
     profile_id: command.profile.id,
-    // The worker works in its worktree, at the place the request's cwd has in the checkout.
-    cwd: worktree ? posix.join(worktree.path, worktree.subdir) : cwd.path,
+    cwd: workerCwd,
     command: command.runtime.command,
     args: command.args,
     profile_args: config?.args ?? [],
@@ -126,6 +138,9 @@ export function decideCreate(command: CreateSession, state: SessionSnapshot | nu
     isolation: command.isolation,
     work_tree: worktree ? worktree.path : command.work_tree,
     ...(command.budget ? { budget: command.budget } : {}),
+    sandbox: sandbox.on
+      ? { on: true, policy: sandboxPolicy({ ...sandbox.facts, cwd: workerCwd, git_common_dir: worktree ? posix.join(worktree.repo, '.git') : null }) }
+      : { on: false, reason: sandbox.reason },
   };
   const created: SessionFact = { type: 'session.created', at: command.at, input };
   if (!worktree) return { events: [created] };

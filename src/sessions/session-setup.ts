@@ -1,3 +1,4 @@
+import { inheritedEnv } from '../auth/child-env';
 import { DomainError } from '../common/domain-error';
 import { SessionFile, SessionWorkspace } from './session-workspace.port';
 import { SessionWorktreeSetup, WorktreeRequest } from './session-worktree-setup';
@@ -6,6 +7,9 @@ import { CreateSessionDto } from './session.dto';
 import { CreateBody } from './session.commands';
 import { DenyFacts, ProfileConfigFact, RuntimeFact, sessionCwd } from './session.decider';
 import { NetworkRules } from './session-network.decider';
+import { SandboxFact } from './session-create.decider';
+import { SandboxSetup } from '../sandbox/sandbox-setup';
+import { profileSandboxOf } from '../sandbox/sandbox-policy';
 import { SessionHost } from './session.ports';
 import { claudeSessionConfig } from './runtimes/claude-code-profile';
 import { codexSessionArgs } from './runtimes/codex-profile';
@@ -37,6 +41,8 @@ export class SessionSetup {
     private readonly host: SessionHost,
     private readonly limits: { max_sessions: number },
     readonly worktrees: SessionWorktreeSetup,
+    /** Null: workers run unsandboxed (a slice built without the sandbox, as some specs are). */
+    private readonly sandbox: SandboxSetup | null = null,
   ) {}
 
   /** The home `~/` in a profile's rule means when the worker's env sets none. */
@@ -74,6 +80,11 @@ export class SessionSetup {
       copy: profile.doc.worktree?.copy ?? [],
     });
     const request = isolated.request;
+    const chosen = runtime !== null && 'name' in runtime ? runtime.name : null;
+    const sandbox: SandboxFact =
+      this.sandbox && chosen !== null
+        ? await this.sandbox.fact(id, chosen, inheritedEnv({ ...this.host.env, ...(configured && 'args' in configured.fact ? configured.fact.env : {}), ...env }), profileSandboxOf(profile.doc))
+        : { on: false, reason: 'not sandboxed by this service', required: false };
     return {
       body: {
         id,
@@ -89,6 +100,7 @@ export class SessionSetup {
         isolation,
         work_tree: isolated.work_tree,
         worktree: request && 'refusal' in request ? request : null,
+        sandbox,
       },
       files: configured?.files ?? [],
       worktree: request && !('refusal' in request) ? request : null,

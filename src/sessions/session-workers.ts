@@ -276,6 +276,14 @@ export class SessionWorkers {
 
   private launchSpec(actor: SessionActor): LaunchSpec {
     const c = actor.context;
-    return { session_id: c.id, cwd: c.cwd, command: c.command, args: c.args, profile_args: c.profile_args ?? [], env: this.environment(c) };
+    return {
+      session_id: c.id,
+      cwd: c.cwd,
+      command: c.command,
+      args: c.args,
+      profile_args: c.profile_args ?? [],
+      env: this.environment(c),
+      sandbox: c.sandbox?.on ? c.sandbox.policy : null,
+    };
   }
 }

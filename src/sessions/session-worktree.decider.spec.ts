@@ -40,6 +40,7 @@ const create = (over: Partial<CreateSession> = {}): When => ({
   isolation: 'worktree',
   work_tree: null,
   worktree,
+  sandbox: { on: false, reason: 'BRAINSTEM_SANDBOX is off', required: false },
   ...over,
 });
 

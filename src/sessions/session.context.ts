@@ -109,6 +109,7 @@ export function copyContext(c: SessionContext): SessionContext {
     rate_limit: c.rate_limit,
     network: c.network,
     network_allowed: c.network_allowed,
+    sandbox: c.sandbox,
   };
   return copy;
 }

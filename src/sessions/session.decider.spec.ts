@@ -80,6 +80,7 @@ describe('session decide/evolve', () => {
       isolation: 'none',
       work_tree: '/work',
       worktree: null,
+      sandbox: { on: false, reason: 'BRAINSTEM_SANDBOX is off', required: false },
       ...over,
     });
 
@@ -525,7 +526,7 @@ describe('session decide/evolve', () => {
     });
 
     it("Given a profile with loop thresholds, When a session is created with it, Then they are journaled with the session's input", () => {
-      const d = decide({ type: 'create', at: T, id: 'cs_l', alias: 'w2', node: 'n1', title: '', cwd: '/repo', profile: { id: 'p', default_cwd: null, deny: [], loops: { repeated_call: 8 } }, cwd_is_directory: true, runtime: { name: 'codex', command: null }, profile_config: null, args: [], env: {}, excluded: false, live_sessions: 0, max_sessions: 3, isolation: 'none', work_tree: null, worktree: null }, null);
+      const d = decide({ type: 'create', at: T, id: 'cs_l', alias: 'w2', node: 'n1', title: '', cwd: '/repo', profile: { id: 'p', default_cwd: null, deny: [], loops: { repeated_call: 8 } }, cwd_is_directory: true, runtime: { name: 'codex', command: null }, profile_config: null, args: [], env: {}, excluded: false, live_sessions: 0, max_sessions: 3, isolation: 'none', work_tree: null, worktree: null, sandbox: { on: false, reason: 'off', required: false } }, null);
       expect('events' in d && d.events[0].type === 'session.created' && d.events[0].input.loops).toEqual({ repeated_call: 8 });
     });
   });

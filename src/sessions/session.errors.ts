@@ -24,6 +24,7 @@ declare module '../common/domain-error' {
     cwd_not_absolute: 400;
     cwd_not_a_directory: 400;
     owner_unavailable: 503;
+    sandbox_unavailable: 409;
   }
 }
 
@@ -35,6 +36,7 @@ declare module '../common/domain-error' {
  * answer, an external session cannot be stopped by Brainstem. 403: a profile's deny rule (or an unreadable profile)
  * refuses an allow; only the user may allow a sandboxed worker's `Network` request. 429: BRAINSTEM_MAX_SESSIONS live sessions. 409 budget_exhausted: a create while today's budget of
  * its profile, or Brainstem's, is spent. 400: a create whose profile, runtime, command or cwd cannot be used.
+ * 409 sandbox_unavailable: BRAINSTEM_SANDBOX=required and this machine cannot sandbox the worker (what it lacks is named).
  * 503: the session runs on another node sharing the journal, and that node has not been heard from within its lease.
  */
 export const SESSION_ERRORS = {
@@ -62,6 +64,7 @@ export const SESSION_ERRORS = {
   cwd_not_absolute: 400,
   cwd_not_a_directory: 400,
   owner_unavailable: 503,
+  sandbox_unavailable: 409,
 } as const;
 
 export type SessionErrorCode = keyof typeof SESSION_ERRORS;

@@ -1,3 +1,4 @@
+import type { SandboxPolicy } from '../sandbox/sandbox-policy';
 import type { LoopPattern } from './loops/loop-pattern';
 import type { LoopThresholds } from './loops/loop-thresholds';
 import { Budget, BudgetScope, BudgetUnit } from '../usage/budget.rules';
@@ -114,6 +115,12 @@ export type NetworkRecord =
   | ({ kind: 'refused' } & SessionEventData['session.network_refused']);
 
 /** What a session is created with; the data of `session.created` and the machine's input. */
+/**
+ * Whether the worker runs in the OS sandbox (docs/operations/security.md), under which policy, or why not (`off`, the
+ * machine lacks bubblewrap…). Absent in sessions created before sandboxing: they ran unsandboxed.
+ */
+export type SessionSandbox = { on: true; policy: SandboxPolicy } | { on: false; reason: string };
+
 export interface SessionInput {
   id: string;
   alias: string;
@@ -158,6 +165,7 @@ export interface SessionInput {
   origin?: SessionOrigin;
   /** Set for external sessions only. */
   external?: ExternalBinding;
+  sandbox?: SessionSandbox;
 }
 
 /** A budget a turn took past 80% or to its limit (docs/guide/usage.md#budgets), as the session's stream records it. */

@@ -1,3 +1,4 @@
+import type { SandboxPolicy } from '../sandbox/sandbox-policy';
 import { SessionActor } from './session.actor';
 import { Budget } from '../usage/budget.rules';
 import { UsageTotals, tokensOf } from '../usage/usage.model';
@@ -67,6 +68,11 @@ export interface SessionStatus {
    * connections the sandbox refused on its own (`kind: refused`), oldest first, at most 50 (docs/guide/sessions.md#network-access).
    */
   network: Timed<NetworkRecord, 'at'>[];
+  /**
+   * Whether its worker runs in the OS sandbox (docs/operations/security.md), and under which policy; else why not
+   * (`policy` null). External sessions, and sessions created before sandboxing, are not sandboxed.
+   */
+  sandbox: { on: boolean; policy: SandboxPolicy | null; reason: string | null };
 }
 
 /** Each member of T with its K fields as ISO text (distributed, so a union keeps its members apart). */
@@ -141,5 +147,12 @@ export function toStatus(actor: SessionActor, warnings: SessionWarning[] = []): 
     worktree: c.worktree ? worktreeStatus(c.worktree) : null,
     warnings,
     network: (c.network ?? []).map((r) => ({ ...r, at: iso(r.at) })),
+    sandbox: sandboxStatus(c),
   };
+}
+
+function sandboxStatus(c: SessionActor['context']): SessionStatus['sandbox'] {
+  if (c.sandbox?.on) return { on: true, policy: c.sandbox.policy, reason: null };
+  const reason = c.sandbox ? c.sandbox.reason : c.origin === 'external' ? 'started outside Brainstem' : 'created before sandboxing';
+  return { on: false, policy: null, reason };
 }

@@ -1,3 +1,6 @@
+import { tmpdir } from 'node:os';
+import { sandboxAvailability } from '../sandbox/sandbox-availability';
+import { SandboxSetup } from '../sandbox/sandbox-setup';
 import { join } from 'node:path';
 import { Module, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { Subscription, concatMap, filter, map, merge } from 'rxjs';
@@ -153,7 +156,18 @@ function sessionProfiles(profiles: ProfilesService, applier: ProfileApplier): Se
           worktrees_dir: config.worktrees.dir,
           usage,
           spending: { usd_per_day: config.budget.usd_per_day, prices: config.prices },
-          sandbox: { ask_wait_s: config.sandbox.ask_wait_s },
+          network: { ask_wait_s: config.sandbox.ask_wait_s },
+          sandbox: new SandboxSetup({
+            mode: config.sandbox.mode,
+            availability: sandboxAvailability(process.platform, host.env.PATH ?? ''),
+            data_dir: config.journal.dir,
+            profiles_dir: config.profiles.dir,
+            worktrees_dir: config.worktrees.dir,
+            session_config_dir: (id) => workspace.configDir(id),
+            service_url: () => endpoint.url(),
+            home: host.home,
+            tmp_root: tmpdir(),
+          }),
         }),
       inject: [CONFIG, JOURNAL, NODE_DIRECTORY, RuntimeCatalog, PROCESS_RUNNER, SESSION_PROFILES, SESSION_WORKSPACE, SESSION_HOST, WORKER_ENDPOINT, CLOCK, ID_GENERATOR, WORKTREE_GIT, UsageService, NODE_PEERS],
     },

@@ -1,3 +1,4 @@
+import { SandboxSetup } from '../sandbox/sandbox-setup';
 import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { NodeDirectory } from '../cluster/node-directory.port';
@@ -58,7 +59,9 @@ export interface SessionsSliceDeps {
   /** BRAINSTEM_BUDGET_USD_PER_DAY and the price table; none and empty when absent. */
   spending?: SpendingSettings;
   /** How long a sandboxed worker's connection waits for an answer (BRAINSTEM_SANDBOX_ASK_WAIT_S); its default when absent. */
-  sandbox?: { ask_wait_s: number };
+  network?: { ask_wait_s: number };
+  /** The OS sandbox of workers (BRAINSTEM_SANDBOX); workers run unsandboxed when absent. */
+  sandbox?: SandboxSetup;
 }
 
 /** BRAINSTEM_SANDBOX_ASK_WAIT_S's default (src/config/config.schema.ts). */
@@ -88,7 +91,7 @@ export function sessionsSlice(deps: SessionsSliceDeps): SessionsSlice {
   commands.observeWith((actor, facts) => loops.facts(actor, facts));
   const environment = workerEnvironment(deps.host, deps.endpoint);
   const isolation = new SessionWorktreeSetup(deps.git, deps.worktrees_dir, deps.runner, availableParallelism());
-  const setup = new SessionSetup(deps.profiles, deps.workspace, deps.runtimes, deps.host, { max_sessions: deps.max_sessions }, isolation);
+  const setup = new SessionSetup(deps.profiles, deps.workspace, deps.runtimes, deps.host, { max_sessions: deps.max_sessions }, isolation, deps.sandbox ?? null);
   const settings = deps.spending ?? { usd_per_day: null, prices: {} };
   // The workers interrupt a worker once its hold is journaled; spending decides the holds.
   const spending: SessionSpending = new SessionSpending(registry, commands, deps.profiles, deps.usage ?? null, settings, (actor) => workers.interrupt(actor));
@@ -111,6 +114,6 @@ export function sessionsSlice(deps: SessionsSliceDeps): SessionsSlice {
   };
   registry.holdWhile({ holds: worktreeKept, loaded: Promise.resolve() });
   const reads = new SessionOutputReads(registry, output, peers);
-  const service = new SessionsService(registry, commands, workers, output, setup, deps.ids, worktrees, spending, deps.runner, reads, deps.sandbox ?? { ask_wait_s: ASK_WAIT_S });
+  const service = new SessionsService(registry, commands, workers, output, setup, deps.ids, worktrees, spending, deps.runner, reads, deps.network ?? { ask_wait_s: ASK_WAIT_S });
   return { registry, commands, workers, worktrees, service, spending };
 }

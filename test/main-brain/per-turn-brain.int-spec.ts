@@ -1,4 +1,4 @@
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -100,7 +100,10 @@ const REAL_CODEX = process.env.BRAINSTEM_REAL_CODEX;
     api = new FakeOpenAiApi(0, reply);
     const home = h.dir('brainstem-codex-home-');
     writeFileSync(join(home, 'config.toml'), `model_provider = "fake"\n[model_providers.fake]\nname = "fake"\nbase_url = "${await api.start()}"\nenv_key = "OPENAI_API_KEY"\nwire_api = "responses"\n`);
-    return h.agent({ PATH: `${bin.path}:${process.env.PATH}`, CODEX_HOME: home, OPENAI_API_KEY: 'sk-fake' }, model);
+    // codex runs its commands in its own sandbox. With the system's bubblewrap, that needs the helper it links under
+    // CODEX_HOME, which it refuses to put under its temp dir (where this home is), and then every command fails
+    // ("bwrap: execvp codex-linux-sandbox: No such file or directory"): codex gets a temp dir of its own.
+    return h.agent({ PATH: `${bin.path}:${process.env.PATH}`, CODEX_HOME: home, TMPDIR: h.dir('brainstem-codex-tmp-'), OPENAI_API_KEY: 'sk-fake' }, model);
   }
 
   it('given two turns, then the second continues the conversation of the first, whose thread id is reported, and the instructions and the MCP credential reach codex', async () => {
@@ -130,6 +133,17 @@ const REAL_CODEX = process.env.BRAINSTEM_REAL_CODEX;
       { kind: 'tool_use', name: 'command_execution', input: { command: expect.stringContaining('echo hi') } },
       { kind: 'text', text: 'reply 2' },
     ]);
+  }, 120000);
+
+  it("given the model runs a command that writes, then codex's own sandbox, which the brain keeps, refuses the write", async () => {
+    const target = join(h.dir('brainstem-brain-write-'), 'written');
+    const script = `const r = await tools.exec_command({ cmd: ${JSON.stringify(`touch ${target}`)} }); text(JSON.stringify(r));`;
+    const agent = await codexAgent((n) => (n === 1 ? { exec: script } : { text: `reply ${n}` }), null);
+    const { end } = await turn(agent, 'first', null);
+    expect(end).toEqual({ outcome: 'completed', text: 'reply 2' });
+    // What the command gave the model, in the next request: codex's read-only sandbox (its default) refused it.
+    expect(JSON.stringify(api.requests[1].input)).toContain('Read-only file system');
+    expect(existsSync(target)).toBe(false);
   }, 120000);
 
   it("given the API says the context window is exceeded, then the turn fails with a full context, and the API's failure is reported", async () => {

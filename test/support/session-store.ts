@@ -36,6 +36,7 @@ export function sessionStore(journal: Journal, envs: SessionEnvStore, options: R
         isolation: 'none',
         work_tree: null,
         worktree: null,
+        sandbox: { on: false, reason: 'BRAINSTEM_SANDBOX is off', required: false },
         node: registry.nodes.self,
         ...over,
       }),

@@ -36,6 +36,7 @@ const session = (over: Partial<Session>): Session => ({
   worktree: null,
   warnings: [],
   network: [],
+  sandbox: { on: false, policy: null, reason: 'BRAINSTEM_SANDBOX is off' },
   ...over,
 });
 

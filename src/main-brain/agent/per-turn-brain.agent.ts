@@ -40,7 +40,7 @@ export class PerTurnBrainAgent implements BrainAgent {
     const { protocol } = this.brain;
     const launch = this.launch();
     const { args, env } = this.prepare(launch);
-    const command = { command: protocol.executable, args: protocol.args({ args, profile_args: launch.profile_args }, conversationId) };
+    const command = { command: protocol.executable, args: protocol.args({ args, profile_args: launch.profile_args, sandbox: null }, conversationId) };
     const proc = this.runner.spawn({ ...command, cwd: launch.cwd, env: { ...launch.env, ...env } });
     this.proc = proc;
     this.interruption = null;

@@ -43,7 +43,8 @@ const modelFlag = (launch: BrainLaunch) => (launch.model ? ['-m', launch.model] 
 /**
  * codex: everything by `-c` overrides, nothing written. The brain's directory is no git repository, and a headless
  * `codex exec` refuses an MCP call that would need approval, as every one does by default: the brain's server is
- * approved. The instructions are developer instructions, given to every turn.
+ * approved. The instructions are developer instructions, given to every turn. The brain is not in Brainstem's
+ * sandbox, so it keeps codex's own (read-only by default) for its commands (docs/reference/runtimes.md).
  */
 export const codexBrain: PerTurnBrainRuntime = {
   protocol: codexProtocol,

@@ -2,15 +2,13 @@ import { dump } from 'js-yaml';
 import { RESERVED_MCP_SERVER } from '../profile.lint';
 import { McpServer, ProfileDoc } from '../profile.schema';
 import { EmitContext, EmitWarning, EmitWarningCode } from './emitter.types';
+import { SESSION_ENV, TOKEN_ENV } from '../../common/worker-env';
 
 /** Helpers the emitters share. Pure. */
 
 export const SESSION_HEADER = 'X-Brainstem-Session';
-export const SESSION_ENV = 'BRAINSTEM_SESSION_ID';
 export { RESERVED_MCP_SERVER };
-
-/** The worker's own credential (minted for its session; never the user's API token). */
-export const TOKEN_ENV = 'BRAINSTEM_TOKEN';
+export { SESSION_ENV, TOKEN_ENV } from '../../common/worker-env';
 
 export function brainstemMcpUrl(ctx: EmitContext): string {
   return `${ctx.serviceUrl.replace(/\/+$/, '')}/mcp`;

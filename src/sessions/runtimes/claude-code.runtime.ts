@@ -235,7 +235,7 @@ export class ClaudeCodeRuntime implements SessionRuntime {
   start(spec: LaunchSpec, sink: RuntimeSink, resume: string | null = null): WorkerHandle {
     const args = [...CLAUDE_ARGS, ...spec.profile_args, ...(resume ? ['--resume', resume] : []), ...spec.args];
     const env = { ...spec.env, ...claudeToolsUpFront(spec.env) };
-    return new ClaudeWorker(this.runner.spawn({ command: this.executable, args, cwd: spec.cwd, env }), this.runner, sink);
+    return new ClaudeWorker(this.runner.spawn({ command: this.executable, args, cwd: spec.cwd, env, sandbox: spec.sandbox }), this.runner, sink);
   }
 
   /**

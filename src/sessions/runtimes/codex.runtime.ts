@@ -1,5 +1,6 @@
 import { isPlainObject } from '../../profiles/merge-patch';
 import { JsonObject } from '../session.events';
+import { ownSandboxArgs } from './runtime-own-sandbox';
 import { LaunchSpec } from './runtime.port';
 import { codexTurnUsage } from './runtime-usage';
 import { OutputEvent, Turn, TurnProtocol } from './turn-conversation';
@@ -36,13 +37,21 @@ function resultOf(item: Record<string, unknown>): { ok: boolean; exit_code: numb
  * it (a command's exit code and output; a file change names its files, not what it wrote), `turn.completed` has the
  * thread's token usage so far, `turn.failed` says why a turn failed. An `error` is often a retry under way ("Reconnecting... 1/5",
  * codex 0.169): it fails the turn only if nothing follows it. Later turns run `codex exec … resume <thread id> -`.
- * `codex exec` asks no permissions: the profile's approval_policy and sandbox_mode decide.
+ * `codex exec` asks no permissions: the profile's approval_policy and sandbox_mode decide, except inside Brainstem's
+ * sandbox, where codex's own cannot nest and is turned off (runtime-own-sandbox.ts).
  */
 export const codexProtocol: TurnProtocol = {
   runtime: 'codex',
   executable: 'codex',
   // Options go before `resume`: after it, codex takes only its global flags.
-  args: (spec: Pick<LaunchSpec, 'args' | 'profile_args'>, threadId: string | null) => [...CODEX_ARGS, ...spec.profile_args, ...spec.args, ...(threadId ? ['resume', threadId] : []), '-'],
+  args: (spec: Pick<LaunchSpec, 'args' | 'profile_args' | 'sandbox'>, threadId: string | null) => [
+    ...CODEX_ARGS,
+    ...spec.profile_args,
+    ...ownSandboxArgs('codex', spec.sandbox !== null),
+    ...spec.args,
+    ...(threadId ? ['resume', threadId] : []),
+    '-',
+  ],
   read(event: OutputEvent, turn: Turn): string | null {
     const { type, item, error, message } = event;
     if (type === 'thread.started' && typeof event.thread_id === 'string') return event.thread_id;

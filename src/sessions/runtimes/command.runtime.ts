@@ -17,7 +17,7 @@ export class CommandRuntime implements SessionRuntime {
 
   start(spec: LaunchSpec, sink: RuntimeSink): WorkerHandle {
     if (!spec.command) throw new Error('the command runtime needs a command');
-    const proc = this.runner.spawn({ command: spec.command, args: spec.args, cwd: spec.cwd, env: spec.env });
+    const proc = this.runner.spawn({ command: spec.command, args: spec.args, cwd: spec.cwd, env: spec.env, sandbox: spec.sandbox });
     proc.stdout.on('data', (c: Buffer) => sink.output(c));
     return new AttachedWorker(proc, this.runner, sink);
   }

@@ -1,12 +1,16 @@
 import { spawn } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import { Readable, Writable } from 'node:stream';
+import { launcherSpawn } from '../../sandbox/sandbox-launch';
+import type { SandboxPolicy } from '../../sandbox/sandbox-policy';
 
 export interface SpawnSpec {
   command: string;
   args: string[];
   cwd: string;
   env: Record<string, string>;
+  /** Run inside the OS sandbox under this policy (through its launcher, src/sandbox/sandbox-launcher.ts); absent: as is. */
+  sandbox?: SandboxPolicy | null;
 }
 
 /** A worker process the service started and holds the pipes of. */
@@ -76,7 +80,8 @@ function procGroup(pid: number): number | null {
 
 export class NodeProcessRunner implements ProcessRunner {
   spawn(spec: SpawnSpec): WorkerProcess {
-    const child = spawn(spec.command, spec.args, { cwd: spec.cwd, env: spec.env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+    const run = spec.sandbox ? launcherSpawn(spec, spec.sandbox) : spec;
+    const child = spawn(run.command, run.args, { cwd: spec.cwd, env: run.env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
     const pid = child.pid ?? null;
     const startTime = pid === null ? null : procStartTime(pid);
     // Broken pipes (a worker that exited or closed stdin) surface as exit, not as crashes of the service.

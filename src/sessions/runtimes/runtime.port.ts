@@ -1,3 +1,4 @@
+import type { SandboxPolicy } from '../../sandbox/sandbox-policy';
 import { ModelUsage } from '../../usage/usage.model';
 import { Attachment, JsonObject, PermissionDecision, RateLimitStatus } from '../session.events';
 
@@ -47,6 +48,11 @@ export interface LaunchSpec {
   profile_args: string[];
   /** The complete environment of the worker. */
   env: Record<string, string>;
+  /**
+   * The OS sandbox the worker runs in (session.created's policy); null: unsandboxed. Inside it the runtime's own
+   * sandbox is turned off (runtime-own-sandbox.ts).
+   */
+  sandbox: SandboxPolicy | null;
 }
 
 /** What survived a restart, as the journal knows it. */

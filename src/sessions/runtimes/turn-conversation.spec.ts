@@ -6,7 +6,7 @@ import { opencodeProtocol } from './opencode.runtime';
 import { LaunchSpec, WorkerActivity } from './runtime.port';
 import { Turn, TurnActivity } from './turn-conversation';
 
-const spec: LaunchSpec = { session_id: 'cs_1', cwd: '/w', command: null, args: ['--extra'], profile_args: ['-c', 'model="m"'], env: {} };
+const spec: LaunchSpec = { session_id: 'cs_1', cwd: '/w', command: null, args: ['--extra'], profile_args: ['-c', 'model="m"'], env: {}, sandbox: null };
 
 describe('Turn', () => {
   it('given streamed deltas, then the result is the message they make; a tool call starts a new message', () => {

@@ -153,7 +153,7 @@ export interface TurnProtocol {
   readonly runtime: string;
   readonly executable: string;
   /** Arguments of one turn's process; its prompt goes on stdin (argv caps one argument at 128 KiB). */
-  args(spec: Pick<LaunchSpec, 'args' | 'profile_args'>, threadId: string | null): string[];
+  args(spec: Pick<LaunchSpec, 'args' | 'profile_args' | 'sandbox'>, threadId: string | null): string[];
   /** Reads one JSON line into the turn; returns the thread id the line announces, if it does. */
   read(event: OutputEvent, turn: Turn): string | null;
   /** What the runtime prints (on stderr) when the thread to resume is unknown, before it exits. */
@@ -254,7 +254,7 @@ class TurnConversation implements WorkerHandle {
 
   private runTurn(text: string): void {
     const args = this.protocol.args(this.spec, this.threadId);
-    const proc = this.runner.spawn({ command: this.protocol.executable, args, cwd: this.spec.cwd, env: this.spec.env });
+    const proc = this.runner.spawn({ command: this.protocol.executable, args, cwd: this.spec.cwd, env: this.spec.env, sandbox: this.spec.sandbox });
     this.proc = proc;
     this.turns++;
     const turn = new Turn(undefined, (activity) => this.sink.report({ kind: 'activity', activity }));

@@ -1,0 +1,59 @@
+import { readdir } from 'node:fs/promises';
+import type { SandboxFact } from '../sessions/session-create.decider';
+import { SandboxAvailability, SandboxMode } from './sandbox-availability';
+import { PolicyProfileSandbox } from './sandbox-policy';
+
+/** The runtimes whose workers run sandboxed: every one Brainstem starts (its own hook and brain processes are not workers). */
+export const SANDBOXED_RUNTIMES: readonly string[] = ['claude-code', 'codex', 'gemini-cli', 'opencode', 'command'];
+
+/** What the service knows of itself that every session's policy is made from. */
+export interface SandboxHost {
+  mode: SandboxMode;
+  availability: SandboxAvailability;
+  data_dir: string;
+  profiles_dir: string;
+  worktrees_dir: string;
+  session_config_dir(sessionId: string): string;
+  /** BRAINSTEM_URL as workers get it (known once the service listens). */
+  service_url(): string;
+  home: string;
+  tmp_root: string;
+}
+
+/** Whether a create's worker is sandboxed and, if so, the facts of its policy (src/sandbox/sandbox-policy.ts). */
+export class SandboxSetup {
+  constructor(private readonly host: SandboxHost) {}
+
+  get mode(): SandboxMode {
+    return this.host.mode;
+  }
+
+  get availability(): SandboxAvailability {
+    return this.host.availability;
+  }
+
+  async fact(sessionId: string, runtime: string, env: Readonly<Record<string, string>>, profile: PolicyProfileSandbox | null): Promise<SandboxFact> {
+    const h = this.host;
+    const required = h.mode === 'required';
+    if (h.mode === 'off') return { on: false, reason: 'BRAINSTEM_SANDBOX is off', required: false };
+    if (!SANDBOXED_RUNTIMES.includes(runtime)) return { on: false, reason: `runtime ${runtime} is not sandboxed`, required };
+    if (!h.availability.available) return { on: false, reason: h.availability.reason ?? 'sandboxing is not available here', required };
+    return {
+      on: true,
+      facts: {
+        session_id: sessionId,
+        runtime,
+        home: h.home,
+        env,
+        data_dir: h.data_dir,
+        profiles_dir: h.profiles_dir,
+        worktrees_dir: h.worktrees_dir,
+        session_config_dir: h.session_config_dir(sessionId),
+        service_url: h.service_url(),
+        tmp_root: h.tmp_root,
+        data_dir_entries: await readdir(h.data_dir).catch(() => []),
+        profile,
+      },
+    };
+  }
+}
