@@ -58,7 +58,7 @@ const resolve = (over: Partial<Extract<When, { type: 'resolve_permission' }>> = 
   ...over,
 });
 
-describe('a sandboxed worker\'s network asks', () => {
+describe('a sandboxed worker\'s network asks, and its Bash', () => {
   describe('on arrival, in order: profile deny, this session\'s allows, profile allow, else a Network request', () => {
     it('denies at once, journaled with the rule, when the profile\'s deny matches (even a host it also allows)', () => {
       const d = when(given([started]), ask('api.evil.com', 443, rules(['*.evil.com'], ['*.evil.com:443'])));
@@ -229,6 +229,50 @@ describe('a sandboxed worker\'s network asks', () => {
     const network = given([started, ...refusals]).context.network ?? [];
     expect(network).toHaveLength(NETWORK_LOG_MAX);
     expect(network[0]).toMatchObject({ host: 'h5.example.com' });
+  });
+
+  describe('Bash in a sandboxed session (sandbox.auto_allow_bash)', () => {
+    const policy = { allow_write: ['/repo'], deny_write: [], deny_read: [], allow_read: [], network: { allow: [], deny: [] }, brainstem_port: null, tmp_dir: '/tmp/w', make_dirs: [] };
+    const sandboxed = given([started], { sandbox: { on: true, policy } });
+    const bash = (command: string, facts: { profile_deny?: string[] | null; sandbox_bash?: { auto_allow: boolean; ask: string[] } | null } = {}): When => ({
+      type: 'report_permission_requested',
+      request_id: 'r1',
+      tool: 'Bash',
+      input: { command },
+      deny: { profile_deny: facts.profile_deny === undefined ? [] : facts.profile_deny, home: '/h', sandbox_bash: facts.sandbox_bash === undefined ? { auto_allow: true, ask: [] } : facts.sandbox_bash },
+    });
+
+    it('allows Bash that no deny or ask rule matches at once, journaled by the sandbox; the session keeps working', () => {
+      const d = when(sandboxed, bash('npm test'));
+      thenEvents(d, {
+        type: 'session.permission_resolved',
+        request_id: 'r1',
+        decision: 'allow',
+        reason: 'the worker runs in the OS sandbox and its profile lets Bash run there without asking (sandbox.auto_allow_bash)',
+        by: 'sandbox',
+        tool: 'Bash',
+        input: { command: 'npm test' },
+      });
+      expect(stateOf(after(sandboxed, d))).toBe('working');
+    });
+
+    it('still denies what a deny rule matches, and still asks what an ask rule matches', () => {
+      expect(when(sandboxed, bash('rm -rf /', { profile_deny: ['Bash(rm *)'] }))).toMatchObject({ events: [{ decision: 'deny', by: 'profile', rule: 'Bash(rm *)' }] });
+      expect(when(sandboxed, bash('git push', { sandbox_bash: { auto_allow: true, ask: ['Bash(git push*)'] } }))).toMatchObject({ events: [{ type: 'session.permission_requested' }] });
+    });
+
+    it('asks when the profile turns it off or cannot be read, and for any tool but Bash', () => {
+      expect(when(sandboxed, bash('ls', { sandbox_bash: { auto_allow: false, ask: [] } }))).toMatchObject({ events: [{ type: 'session.permission_requested' }] });
+      expect(when(sandboxed, bash('ls', { sandbox_bash: null }))).toMatchObject({ events: [{ type: 'session.permission_requested' }] });
+      expect(when(sandboxed, bash('ls', { profile_deny: null }))).toMatchObject({ events: [{ type: 'session.permission_requested' }] });
+      const edit: When = { type: 'report_permission_requested', request_id: 'r2', tool: 'Edit', input: { file_path: '/repo/a' }, deny: { profile_deny: [], home: '/h', sandbox_bash: { auto_allow: true, ask: [] } } };
+      expect(when(sandboxed, edit)).toMatchObject({ events: [{ type: 'session.permission_requested' }] });
+    });
+
+    it('never applies outside a sandbox', () => {
+      expect(when(given([started]), bash('ls'))).toMatchObject({ events: [{ type: 'session.permission_requested' }] });
+      expect(when(given([started], { sandbox: { on: false, reason: 'BRAINSTEM_SANDBOX is off' } }), bash('ls'))).toMatchObject({ events: [{ type: 'session.permission_requested' }] });
+    });
   });
 
   it('a worker cannot raise a Network request itself: those are the sandbox\'s', () => {

@@ -21,6 +21,11 @@ export interface SessionProfiles {
   denyRules(profileId: string): Promise<string[] | null>;
   /** The profile's budgets now (per session, per day); null when it sets none or cannot be read. Absent: no profile budgets. */
   budgets?(profileId: string): Promise<ProfileBudget | null>;
+  /**
+   * Whether the profile lets a sandboxed session's Bash run without asking (`sandbox.auto_allow_bash`, default on), and
+   * its ask rules (permissions.ask), which still ask; null when it cannot be read. Absent: Bash is always asked.
+   */
+  sandboxBash?(profileId: string): Promise<SandboxBash | null>;
   /** The profile's `sandbox.network` rules now; null when it cannot be read. Absent: no profile network rules. */
   networkRules?(profileId: string): Promise<{ allow: string[]; deny: string[] } | null>;
   /**
@@ -30,19 +35,19 @@ export interface SessionProfiles {
   allowHost?(profileId: string, rule: string): Promise<void>;
 }
 
+/** A profile's say on Bash in a sandboxed session (SessionProfiles.sandboxBash). */
+export interface SandboxBash {
+  auto_allow: boolean;
+  ask: string[];
+}
+
+/** `sandbox.auto_allow_bash` of a profile document, read defensively: on unless it is `false`. */
+export function autoAllowBash(doc: object): boolean {
+  const sandbox = (doc as { sandbox?: { auto_allow_bash?: unknown } }).sandbox;
+  return sandbox?.auto_allow_bash !== false;
+}
+
 export const SESSION_PROFILES = Symbol('SessionProfiles');
-
-/** A list of strings at `path` of a document, read defensively: what is not one is none. */
-function stringsAt(doc: unknown, path: readonly string[]): string[] {
-  let at: unknown = doc;
-  for (const key of path) at = typeof at === 'object' && at !== null && Object.hasOwn(at, key) ? (at as Record<string, unknown>)[key] : undefined;
-  return Array.isArray(at) ? at.filter((x): x is string => typeof x === 'string') : [];
-}
-
-/** A profile's `sandbox.network` allow and deny lists (docs/guide/sessions.md#network-access); empty where it sets none. */
-export function sandboxNetwork(doc: unknown): { allow: string[]; deny: string[] } {
-  return { allow: stringsAt(doc, ['sandbox', 'network', 'allow']), deny: stringsAt(doc, ['sandbox', 'network', 'deny']) };
-}
 
 /** The rules a session's worker runs denied: the profile's permissions.deny, then its tools.deny. */
 export function sessionDenyRules(doc: Pick<ProfileDoc, 'permissions' | 'tools'>): string[] {

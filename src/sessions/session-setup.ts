@@ -118,9 +118,15 @@ export class SessionSetup {
     return profileId === null ? Promise.resolve([]) : this.profiles.denyRules(profileId);
   }
 
-  /** What a permission request is judged by as it arrives: the profile's deny rules now, and the service's home. */
-  async denyFacts(profileId: string | null): Promise<DenyFacts> {
-    return { profile_deny: await this.profileDeny(profileId), home: this.home };
+  /**
+   * What a permission request is judged by as it arrives: the profile's deny rules now, the service's home, and, in a
+   * sandboxed session, whether its profile lets Bash run unasked (null: it cannot be read, so Bash is asked).
+   */
+  async denyFacts(profileId: string | null, sandboxed = false): Promise<DenyFacts> {
+    const facts: DenyFacts = { profile_deny: await this.profileDeny(profileId), home: this.home };
+    if (!sandboxed) return facts;
+    const bash = profileId === null ? { auto_allow: true, ask: [] } : ((await this.profiles.sandboxBash?.(profileId)) ?? null);
+    return { ...facts, sandbox_bash: bash };
   }
 
   /** The profile's `sandbox.network` rules now, for a connection asked about or an allow of one; null lists when it cannot be read. */

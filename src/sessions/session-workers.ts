@@ -247,10 +247,10 @@ export class SessionWorkers {
       }
       case 'permission_requested': {
         const { request_id, tool, input } = report;
-        const deny = await this.setup.denyFacts(actor.context.profile_id);
+        const deny = await this.setup.denyFacts(actor.context.profile_id, actor.context.sandbox?.on === true);
         const [event] = await this.commands.execute(actor, { type: 'report_permission_requested', request_id, tool, input, deny }, 'runtime');
-        // Denied as it arrived (a profile's deny matched): the runtime is told so at once, with the rule.
-        if (event?.type === 'session.permission_resolved') this.answer(actor, { request_id, tool, input }, 'deny', event.reason);
+        // Answered as it arrived (a profile's deny matched, with the rule; the sandbox let Bash run): the runtime is told so at once.
+        if (event?.type === 'session.permission_resolved') this.answer(actor, { request_id, tool, input }, event.decision, event.decision === 'deny' ? event.reason : null);
         return;
       }
       case 'usage':

@@ -194,15 +194,16 @@ export interface SessionEventData extends WorktreeEventData {
   'session.permission_requested': { at: number; request_id: string; tool: string; input: JsonObject };
   /**
    * A request answered. One a profile's deny matched is denied as it arrives, never pending: `by: 'profile'`, the
-   * `rule` that matched, and the request's `tool` and `input` (no session.permission_requested records them); these
-   * are absent on every other answer.
+   * `rule` that matched, and the request's `tool` and `input` (no session.permission_requested records them). Bash in a
+   * sandboxed session whose profile lets it run unasked is allowed as it arrives the same way: `by: 'sandbox'`, no
+   * rule. These are absent on every other answer.
    */
   'session.permission_resolved': {
     at: number;
     request_id: string;
     decision: PermissionDecision;
     reason: string | null;
-    by?: 'profile';
+    by?: 'profile' | 'sandbox';
     rule?: string;
     tool?: string;
     input?: JsonObject;

@@ -26,7 +26,7 @@ export const GUARDS = {
     event.type === 'session.permission_resolved' && context.queued_permissions.some((p) => p.request_id === event.request_id),
   resumedRuntime: (_context, event) => event.type === 'session.recovered' && event.resumed,
   supersededTurn: (_context, event) => event.type === 'session.turn_ended' && event.superseded === true,
-  deniedOnArrival: (_context, event) => event.type === 'session.permission_resolved' && event.by === 'profile',
+  answeredOnArrival: (_context, event) => event.type === 'session.permission_resolved' && event.by !== undefined,
   startsIdle: (_context, event) => event.type === 'session.started' && event.idle,
 } satisfies Record<string, (context: SessionContext, event: SessionEvent) => boolean>;
 
@@ -195,8 +195,8 @@ const LIVE = {
     { target: 'pending_handling', actions: ['turnResult', 'clearPending', 'waitChanged', 'touch'] },
   ],
   'session.permission_requested': { target: 'pending_authorization', actions: ['permissionRequested', 'waitChanged', 'touch'] },
-  // Denied by the profile as it arrived: recorded, never pending, and the state stays as it was.
-  'session.permission_resolved': { guard: 'deniedOnArrival', actions: 'touch' },
+  // Answered as it arrived (the profile's deny, the sandbox's Bash): recorded, never pending, and the state stays as it was.
+  'session.permission_resolved': { guard: 'answeredOnArrival', actions: 'touch' },
   // An external claude works again: what it waited for was answered where it runs (its own prompt, its terminal).
   'session.external_activity': { target: 'working', actions: ['clearPending', 'touch'] },
   // A resumed runtime restarts between turns: it waits for an instruction, its old prompt is gone.
@@ -235,7 +235,7 @@ export const STATES = {
       ...LIVE,
       'session.permission_requested': { actions: ['queuePermission', 'waitChanged', 'touch'] },
       'session.permission_resolved': [
-        { guard: 'deniedOnArrival', actions: 'touch' },
+        { guard: 'answeredOnArrival', actions: 'touch' },
         { guard: 'isCurrentPermissionWithQueue', actions: ['nextPermission', 'touch'] },
         { guard: 'isCurrentPermission', target: 'working', actions: ['clearPending', 'touch'] },
         { guard: 'isQueuedPermission', actions: ['dropQueuedPermission', 'touch'] },

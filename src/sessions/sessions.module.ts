@@ -24,7 +24,8 @@ import { ProfilesModule } from '../profiles/profiles.module';
 import { ProfilesService } from '../profiles/profiles.service';
 import { SESSION_DIRECTORY } from '../supervision/session-directory.port';
 import { FileSessionEnvStore } from './session-env.store';
-import { SESSION_PROFILES, SessionProfiles, sandboxNetwork, sessionDenyRules } from './session-profiles.port';
+import { SESSION_PROFILES, SessionProfiles, autoAllowBash, sessionDenyRules } from './session-profiles.port';
+import { profileSandboxOf } from '../sandbox/sandbox-policy';
 import { CLOCK, Clock, ID_GENERATOR, IdGenerator, SESSION_HOST, SessionHost, WORKER_ENDPOINT, WorkerEndpoint, randomIds, systemClock } from './session.ports';
 import { SessionRegistry } from './session.registry';
 import { FileSessionWorkspace } from './session-workspace.files';
@@ -46,6 +47,12 @@ import { CliWorktreeGit } from '../worktrees/worktree-git';
 import { WORKTREE_GIT, WorktreeGit } from '../worktrees/worktree-git.port';
 
 const SESSIONS_SLICE = Symbol('SessionsSlice');
+
+/** A profile's `sandbox.network` lists, empty where it sets none. */
+function sandboxNetwork(doc: object): { allow: string[]; deny: string[] } {
+  const network = profileSandboxOf(doc)?.network;
+  return { allow: [...(network?.allow ?? [])], deny: [...(network?.deny ?? [])] };
+}
 
 /** The profile-resolver port over the profiles feature: the same calls the sessions made of it directly before. */
 function sessionProfiles(profiles: ProfilesService, applier: ProfileApplier): SessionProfiles {
@@ -70,6 +77,10 @@ function sessionProfiles(profiles: ProfilesService, applier: ProfileApplier): Se
     budgets: async (id) => {
       const profile = await profiles.get(id).catch(() => null);
       return profile && profile.error === null ? (profile.budget ?? null) : null;
+    },
+    sandboxBash: async (id) => {
+      const profile = await profiles.get(id).catch(() => null);
+      return profile && profile.error === null ? { auto_allow: autoAllowBash(profile), ask: [...profile.permissions.ask] } : null;
     },
     networkRules: async (id) => {
       const profile = await profiles.get(id).catch(() => null);

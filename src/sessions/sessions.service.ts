@@ -303,12 +303,14 @@ export class SessionsService implements WorkerSessions, OnApplicationBootstrap, 
 
   /**
    * A permission_request signal that also names the request it raised (others may be pending before it), and, when a
-   * profile's deny matched it as it arrived, why it was denied at once.
+   * profile's deny matched it as it arrived, why it was denied at once; `allowed`: the sandbox let it run at once (Bash
+   * in a sandboxed session, sandbox.auto_allow_bash).
    */
-  async requestPermission(idOrAlias: string, tool: string, input: JsonObject): Promise<{ status: SessionStatus; request_id: string; denied: string | null }> {
+  async requestPermission(idOrAlias: string, tool: string, input: JsonObject): Promise<{ status: SessionStatus; request_id: string; denied: string | null; allowed: boolean }> {
     const { status, event } = await this.signalled(idOrAlias, { type: 'permission_request', tool, input }, (actor, fact) => ({ status: this.statusOf(actor), event: fact }));
     if (event.type !== 'session.permission_requested' && event.type !== 'session.permission_resolved') throw new Error(`a permission_request signal became ${event.type}`);
-    return { status, request_id: event.request_id, denied: deniedOnArrival(event)?.reason ?? null };
+    const allowed = event.type === 'session.permission_resolved' && event.by === 'sandbox' && event.decision === 'allow';
+    return { status, request_id: event.request_id, denied: deniedOnArrival(event)?.reason ?? null, allowed };
   }
 
   /**
@@ -331,7 +333,7 @@ export class SessionsService implements WorkerSessions, OnApplicationBootstrap, 
           if (parsed.type !== 'permission_request') return this.commands.execute(actor, { type: 'signal', signal: parsed }, 'worker');
           // Judged in the mailbox by the deny rules as they are now: a request that one matches is denied as it arrives.
           const request_id = this.ids.requestId();
-          return this.setup.denyFacts(actor.context.profile_id).then((deny) => this.commands.execute(actor, { type: 'signal', signal: { ...parsed, request_id, deny } }, 'worker'));
+          return this.setup.denyFacts(actor.context.profile_id, actor.context.sandbox?.on === true).then((deny) => this.commands.execute(actor, { type: 'signal', signal: { ...parsed, request_id, deny } }, 'worker'));
         })
         .then(([event]) => answer(actor, event));
     return here ? journal(here) : this.commands.commandable(idOrAlias).then(journal);
