@@ -109,7 +109,7 @@ describe('network asks over HTTP', () => {
 
   it('refuses a scope on a request that is not a Network one, and a widening scope on a deny (400)', async () => {
     const s = await c.start();
-    const signal = await t.inject({ method: 'POST', url: `/api/v1/coding-sessions/${s.id}/signals`, payload: { type: 'permission_request', tool: 'Bash', input: { command: 'ls' } } });
+    const signal = await t.inject({ method: 'POST', url: `/api/v1/coding-sessions/${s.id}/signals`, payload: { type: 'permission_request', tool: 'Edit', input: { file_path: 'a.ts' } } });
     expect(signal.statusCode).toBe(200);
     const scoped = await c.permission(s, { decision: 'allow', scope: 'session' });
     expect(scoped.statusCode).toBe(400);
@@ -144,6 +144,15 @@ describe('network asks over HTTP', () => {
       return now.state === 'working' ? now : undefined;
     }, { what: 'the abandoned request to be denied' });
     expect(d.network).toEqual([expect.objectContaining({ decision: 'deny', by: 'abandoned', request_id })]);
+  });
+
+  it('lets Bash run unasked in a sandboxed session (sandbox.auto_allow_bash), journaled by the sandbox', async () => {
+    const s = await c.start();
+    expect((await c.detail(s)).sandbox.on).toBe(true);
+    const res = await t.rawInject({ method: 'POST', url: `/api/v1/coding-sessions/${s.id}/signals`, payload: { type: 'permission_request', tool: 'Bash', input: { command: 'npm test' } }, headers: t.auth({ worker: s.id }) });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({ state: 'working', pending: null });
+    expect((await c.networkEvents(s)).map((e) => [e.type, (e.data as { by?: string; decision: string }).by, (e.data as { decision: string }).decision])).toEqual([['session.permission_resolved', 'sandbox', 'allow']]);
   });
 
   it('journals a refusal srt made on its own, and lists it', async () => {
@@ -211,10 +220,10 @@ describe('network asks over HTTP', () => {
   });
 });
 
-describe('network asks nobody answers', () => {
+describe('network asks nobody answers; Bash outside a sandbox', () => {
   const reaper = new WorkerReaper();
   const cwd = tempDir('brainstem-net-cwd-');
-  const t = useTestApp({ BRAINSTEM_SANDBOX_ASK_WAIT_S: '1' }, { listen: true, beforeClose: () => reaper.killAll() });
+  const t = useTestApp({ BRAINSTEM_SANDBOX_ASK_WAIT_S: '1', BRAINSTEM_SANDBOX: 'off' }, { listen: true, beforeClose: () => reaper.killAll() });
   afterAll(() => cwd.remove());
   const c = calls(t, () => cwd.path, reaper);
 
@@ -226,5 +235,12 @@ describe('network asks nobody answers', () => {
     expect(d.state).toBe('working');
     expect(d.network).toEqual([expect.objectContaining({ decision: 'deny', by: 'timeout' })]);
     expect((await c.networkEvents(s)).map((e) => e.type)).toEqual(['session.permission_requested', 'session.permission_resolved', 'session.network_decided']);
+  });
+
+  it('asks about Bash outside a sandbox: auto_allow_bash never applies there', async () => {
+    const s = await c.start();
+    expect((await c.detail(s)).sandbox.on).toBe(false);
+    const res = await t.rawInject({ method: 'POST', url: `/api/v1/coding-sessions/${s.id}/signals`, payload: { type: 'permission_request', tool: 'Bash', input: { command: 'npm test' } }, headers: t.auth({ worker: s.id }) });
+    expect(res.json()).toMatchObject({ state: 'pending_authorization', pending: { tool: 'Bash' } });
   });
 });
