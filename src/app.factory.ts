@@ -31,6 +31,7 @@ import { currentRequestId } from './logging/request-context';
 import { requestIdFrom } from './logging/request-id';
 import { installRequestLog } from './logging/request-log.hook';
 import { installSignalsRoute, signalsRoute } from './sessions/signals.route';
+import { installNetworkRoutes, networkRoutes } from './sessions/network.route';
 import { SessionsService } from './sessions/sessions.service';
 import type { Logger as PinoLogger } from 'pino';
 
@@ -113,7 +114,8 @@ export async function createApp(config: BrainstemConfig, options: AppOptions = {
     app.useGlobalPipes(createValidationPipe());
     app.useGlobalFilters(new AllExceptionsFilter(errorStatuses));
     installSignalsRoute(fastify, API_PREFIX, app.get(SessionsService));
-    installOpenApi(app, API_PREFIX, MCP_SERVER_VERSION, ERROR_STATUSES, [signalsRoute(API_PREFIX)]);
+    installNetworkRoutes(fastify, API_PREFIX, app.get(SessionsService));
+    installOpenApi(app, API_PREFIX, MCP_SERVER_VERSION, ERROR_STATUSES, [signalsRoute(API_PREFIX), ...networkRoutes(API_PREFIX)]);
     await app.init();
     await fastify.ready();
     return app;

@@ -33,6 +33,7 @@ const session = (s: Partial<SessionStatus>): SessionStatus => ({
   work_tree: '/src/app',
   worktree: null,
   warnings: [],
+  network: [],
   sandbox: { on: false, policy: null, reason: 'BRAINSTEM_SANDBOX is off' },
   origin: 'brainstem',
   external: null,

@@ -135,9 +135,11 @@ async function awaitPermission(
     .pipe(filter((e) => e.stream === stream))
     .subscribe(outcomes);
   try {
-    const { status, request_id: requestId, denied } = await sessions.requestPermission(sessionId, tool, input);
+    const { status, request_id: requestId, denied, allowed } = await sessions.requestPermission(sessionId, tool, input);
     // A profile's deny matched it as it arrived: denied at once, with the rule.
     if (denied !== null) return { behavior: 'deny', message: denied };
+    // Bash in a sandboxed session whose profile lets it run unasked.
+    if (allowed) return { behavior: 'allow', updatedInput: input };
     const gone$ = signal ? fromEvent(signal, 'abort') : NEVER;
     const outcome = signal?.aborted
       ? null

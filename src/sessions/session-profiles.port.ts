@@ -21,6 +21,30 @@ export interface SessionProfiles {
   denyRules(profileId: string): Promise<string[] | null>;
   /** The profile's budgets now (per session, per day); null when it sets none or cannot be read. Absent: no profile budgets. */
   budgets?(profileId: string): Promise<ProfileBudget | null>;
+  /**
+   * Whether the profile lets a sandboxed session's Bash run without asking (`sandbox.auto_allow_bash`, default on), and
+   * its ask rules (permissions.ask), which still ask; null when it cannot be read. Absent: Bash is always asked.
+   */
+  sandboxBash?(profileId: string): Promise<SandboxBash | null>;
+  /** The profile's `sandbox.network` rules now; null when it cannot be read. Absent: no profile network rules. */
+  networkRules?(profileId: string): Promise<{ allow: string[]; deny: string[] } | null>;
+  /**
+   * Adds `rule` to the profile's `sandbox.network.allow` through the profile's own update (journaled as any profile
+   * change); refused as that update would be (a built-in profile is locked). Absent: no profile can be widened.
+   */
+  allowHost?(profileId: string, rule: string): Promise<void>;
+}
+
+/** A profile's say on Bash in a sandboxed session (SessionProfiles.sandboxBash). */
+export interface SandboxBash {
+  auto_allow: boolean;
+  ask: string[];
+}
+
+/** `sandbox.auto_allow_bash` of a profile document, read defensively: on unless it is `false`. */
+export function autoAllowBash(doc: object): boolean {
+  const sandbox = (doc as { sandbox?: { auto_allow_bash?: unknown } }).sandbox;
+  return sandbox?.auto_allow_bash !== false;
 }
 
 export const SESSION_PROFILES = Symbol('SessionProfiles');

@@ -6,6 +6,7 @@ import { CONFIGURED_RUNTIMES, ConfiguredRuntime, SessionProfiles, sessionDenyRul
 import { CreateSessionDto } from './session.dto';
 import { CreateBody } from './session.commands';
 import { DenyFacts, ProfileConfigFact, RuntimeFact, sessionCwd } from './session.decider';
+import { NetworkRules } from './session-network.decider';
 import { SandboxFact } from './session-create.decider';
 import { SandboxSetup } from '../sandbox/sandbox-setup';
 import { profileSandboxOf } from '../sandbox/sandbox-policy';
@@ -117,9 +118,29 @@ export class SessionSetup {
     return profileId === null ? Promise.resolve([]) : this.profiles.denyRules(profileId);
   }
 
-  /** What a permission request is judged by as it arrives: the profile's deny rules now, and the service's home. */
-  async denyFacts(profileId: string | null): Promise<DenyFacts> {
-    return { profile_deny: await this.profileDeny(profileId), home: this.home };
+  /**
+   * What a permission request is judged by as it arrives: the profile's deny rules now, the service's home, and, in a
+   * sandboxed session, whether its profile lets Bash run unasked (null: it cannot be read, so Bash is asked).
+   */
+  async denyFacts(profileId: string | null, sandboxed = false): Promise<DenyFacts> {
+    const facts: DenyFacts = { profile_deny: await this.profileDeny(profileId), home: this.home };
+    if (!sandboxed) return facts;
+    const bash = profileId === null ? { auto_allow: true, ask: [] } : ((await this.profiles.sandboxBash?.(profileId)) ?? null);
+    return { ...facts, sandbox_bash: bash };
+  }
+
+  /** The profile's `sandbox.network` rules now, for a connection asked about or an allow of one; null lists when it cannot be read. */
+  async networkRules(profileId: string | null): Promise<NetworkRules> {
+    if (profileId === null || !this.profiles.networkRules) return { allow: [], deny: [] };
+    const rules = await this.profiles.networkRules(profileId);
+    return rules ?? { allow: null, deny: null };
+  }
+
+  /** Adds a host to the profile's `sandbox.network.allow` (a user's allow with scope `profile`). */
+  async allowHost(profileId: string | null, rule: string): Promise<void> {
+    if (profileId === null) throw new DomainError('invalid_input', 'scope: profile needs a session with a profile');
+    if (!this.profiles.allowHost) throw new DomainError('invalid_input', 'scope: profile is not available here');
+    await this.profiles.allowHost(profileId, rule);
   }
 
   writeConfig(id: string, files: readonly SessionFile[]): Promise<void> {

@@ -1,3 +1,4 @@
+import { NETWORK_TOOL } from './network-hosts';
 import { Logger } from '@nestjs/common';
 import { inheritedEnv } from '../auth/child-env';
 import { SESSION_ENV, TOKEN_ENV } from '../profiles/emitters/emitter-support';
@@ -107,6 +108,8 @@ export class SessionWorkers {
 
   /** A permission answer journaled for the session: its worker's runtime gets it, when it runs here. */
   answer(actor: SessionActor, request: PermissionRequest, decision: PermissionDecision, reason: string | null): void {
+    // A Network request is the sandbox launcher's, answered by its waiting call (session-network.ts), not the runtime's.
+    if (request.tool === NETWORK_TOOL) return;
     if (this.registry.owns(actor)) actor.handle?.resolvePermission(request.request_id, decision, reason, request.input);
   }
 
@@ -244,10 +247,10 @@ export class SessionWorkers {
       }
       case 'permission_requested': {
         const { request_id, tool, input } = report;
-        const deny = await this.setup.denyFacts(actor.context.profile_id);
+        const deny = await this.setup.denyFacts(actor.context.profile_id, actor.context.sandbox?.on === true);
         const [event] = await this.commands.execute(actor, { type: 'report_permission_requested', request_id, tool, input, deny }, 'runtime');
-        // Denied as it arrived (a profile's deny matched): the runtime is told so at once, with the rule.
-        if (event?.type === 'session.permission_resolved') this.answer(actor, { request_id, tool, input }, 'deny', event.reason);
+        // Answered as it arrived (a profile's deny matched, with the rule; the sandbox let Bash run): the runtime is told so at once.
+        if (event?.type === 'session.permission_resolved') this.answer(actor, { request_id, tool, input }, event.decision, event.decision === 'deny' ? event.reason : null);
         return;
       }
       case 'usage':

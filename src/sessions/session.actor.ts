@@ -55,21 +55,25 @@ export class SessionActor {
 
   /**
    * Resolves true once `test` holds of the session (judged now, then as each next state is adopted: another node's
-   * events included), or false after timeoutMs.
+   * events included), or false after timeoutMs or once `gone` aborts.
    */
-  until(test: (actor: SessionActor) => boolean, timeoutMs: number): Promise<boolean> {
+  until(test: (actor: SessionActor) => boolean, timeoutMs: number, gone?: AbortSignal): Promise<boolean> {
     if (test(this)) return Promise.resolve(true);
+    if (gone?.aborted) return Promise.resolve(false);
     return new Promise((resolve) => {
       const check = (): void => {
         if (!test(this)) return;
         finish(true);
       };
-      const timer = setTimeout(() => finish(false), timeoutMs);
+      const abandon = (): void => finish(false);
+      const timer = setTimeout(abandon, timeoutMs);
       const finish = (held: boolean): void => {
         clearTimeout(timer);
+        gone?.removeEventListener('abort', abandon);
         this.watchers = this.watchers.filter((w) => w !== check);
         resolve(held);
       };
+      gone?.addEventListener('abort', abandon);
       this.watchers.push(check);
     });
   }

@@ -1,6 +1,6 @@
 import { Budget } from '../usage/budget.rules';
 import { UsageTotals, emptyTotals } from '../usage/usage.model';
-import { Attachment, ExitReason, Hold, LastProgress, LoopRecord, Pending, PermissionRequest, RateLimit, SessionInput } from './session.events';
+import { Attachment, ExitReason, Hold, LastProgress, LoopRecord, NetworkRecord, Pending, PermissionRequest, RateLimit, SessionInput } from './session.events';
 import { SessionWorktree } from './session-worktree';
 
 /** What a session holds besides its state, pure: the session machine's context (session.machine.ts). */
@@ -47,7 +47,14 @@ export interface SessionContext extends Omit<SessionInput, 'budget'> {
   budget: Budget | null;
   /** Its runtime's rate-limit state, as last reported; null until it reports one. */
   rate_limit: RateLimit | null;
+  /** Its sandboxed worker's latest network decisions and refusals, oldest first (NETWORK_LOG_MAX). Absent in sessions from before them. */
+  network?: NetworkRecord[];
+  /** The host:port rules the user allowed for the rest of this session (scope `session`). Absent when none. */
+  network_allowed?: string[];
 }
+
+/** How many network facts a session keeps for its detail: the journal has them all. */
+export const NETWORK_LOG_MAX = 50;
 
 /**
  * A copy of the context as one object literal, every field in one order, so that every session's context has the one
@@ -100,6 +107,8 @@ export function copyContext(c: SessionContext): SessionContext {
     usage: c.usage,
     budget: c.budget,
     rate_limit: c.rate_limit,
+    network: c.network,
+    network_allowed: c.network_allowed,
     sandbox: c.sandbox,
   };
   return copy;

@@ -6,6 +6,7 @@ import {
   JsonObject,
   MessageVia,
   HoldReason,
+  NetworkScope,
   PermissionDecision,
   PermissionRequest,
   ProgressStatus,
@@ -23,6 +24,9 @@ import { BudgetCommand, decideBudgetCommand } from './session-budget';
 import { ExternalCommand, decideCreateExternal, decideExternalReport } from './external-session.decider';
 import { CreateSession, decideCreate } from './session-create.decider';
 import { SessionDecision, SessionRefusal, refuse } from './session-refusal';
+import { NetworkCommand, decideNetwork, isNetworkCommand, networkAnswer } from './session-network.decider';
+import { NETWORK_TOOL } from './network-hosts';
+import type { SandboxBash } from './session-profiles.port';
 
 export { refuse } from './session-refusal';
 export type { SessionDecision, SessionRefusal } from './session-refusal';
@@ -51,6 +55,11 @@ export type WorkerReach = 'ready' | 'detached' | 'stdin_closed' | 'not_waiting';
 export interface DenyFacts {
   profile_deny: string[] | null;
   home: string;
+  /**
+   * In a sandboxed session, whether its profile lets Bash run unasked (`sandbox.auto_allow_bash`) and its ask rules,
+   * which still ask; null when the profile cannot be read; absent outside a sandbox (Bash is asked).
+   */
+  sandbox_bash?: SandboxBash | null;
 }
 
 /**
@@ -92,8 +101,16 @@ export type SessionCommand =
       home: string;
       /** Whether the answer can reach the worker; only an external session's hook that no longer waits refuses it. */
       worker?: WorkerReach;
+      /** Who answers; only the user may allow a `Network` request. Absent: not the user. */
+      by?: 'user' | 'main_brain';
+      /** A `Network` request's allow: this connection (the default), the rest of the session, or the profile's allow list too. */
+      scope?: NetworkScope;
+      /** A `Network` request's allow: the profile's `sandbox.network.deny` now, null when it cannot be read. */
+      network_deny?: string[] | null;
     }
   | { type: 'signal'; at: number; signal: WorkerSignal }
+  /** A sandboxed worker's network: decided in session-network.decider.ts. */
+  | NetworkCommand
   | { type: 'set_excluded'; at: number; excluded: boolean }
   /** The deadline is counted from the decision's own time: `grace_ms` after it. */
   | { type: 'request_stop'; at: number; grace_ms: number }
@@ -123,6 +140,7 @@ export function decide(command: SessionCommand, state: SessionSnapshot | null): 
   if (isWorktreeCommand(command)) return decideWorktree(command, state);
   if (command.type === 'create_external') return decideCreateExternal(command, state);
   if (state === null) return refuse('not_found', `no coding session to take ${command.type}`);
+  if (isNetworkCommand(command)) return decideNetwork(command, state);
   const c = state.context;
   const { at } = command;
   switch (command.type) {
@@ -175,10 +193,16 @@ export function decide(command: SessionCommand, state: SessionSnapshot | null): 
           );
         }
       }
-      return userCommand(state, { type: 'session.permission_resolved', at, request_id: request.request_id, decision: command.decision, reason: command.reason }, 'a permission decision');
+      const network = networkAnswer(c, request, { at, decision: command.decision, reason: command.reason, by: command.by, scope: command.scope, network_deny: command.network_deny });
+      if (network !== null && 'error' in network) return network;
+      const answered = userCommand(state, { type: 'session.permission_resolved', at, request_id: request.request_id, decision: command.decision, reason: command.reason }, 'a permission decision');
+      return network === null || 'error' in answered ? answered : { events: [...answered.events, network.event] };
     }
     case 'signal': {
       const sig = command.signal;
+      if (sig.type === 'permission_request' && sig.tool === NETWORK_TOOL) {
+        return refuse('invalid_input', `tool: ${NETWORK_TOOL} requests are the sandbox's own, raised by POST /api/v1/coding-sessions/:id/network-asks`);
+      }
       const event = sig.type === 'permission_request' ? arrival(c, { request_id: sig.request_id, tool: sig.tool, input: sig.input ?? {} }, sig.deny, at) : signalEvent(sig, at);
       return exited(state) ?? userCommand(state, event, `a ${sig.type} signal`);
     }
@@ -269,19 +293,32 @@ type SessionCommandOf<K extends SessionCommand['type']> = Extract<SessionCommand
  */
 function profileRule(c: SessionContext, request: PermissionRequest, facts: { profile_deny: string[]; home: string }): string | null {
   if (c.profile_id === null) return null;
-  // `~/` in a rule is the worker's home: its HOME, as the service's launch spec sets it.
-  const home = [c.env.HOME, c.profile_env?.HOME, facts.home].find((h): h is string => h !== undefined && posix.isAbsolute(h)) ?? '/';
-  return deniedBy([...(c.permission_deny ?? []), ...facts.profile_deny], request, { cwd: c.cwd, home });
+  return deniedBy([...(c.permission_deny ?? []), ...facts.profile_deny], request, { cwd: c.cwd, home: workerHome(c, facts.home) });
+}
+
+/** `~/` in a rule is the worker's home: its HOME, as the service's launch spec sets it, else the service's. */
+function workerHome(c: SessionContext, serviceHome: string): string {
+  return [c.env.HOME, c.profile_env?.HOME, serviceHome].find((h): h is string => h !== undefined && posix.isAbsolute(h)) ?? '/';
 }
 
 /**
  * A permission request as it arrives: pending, unless a profile's deny matches it; then it is answered deny at once,
  * with the rule, and never offered for an allow that could only be refused. A profile that cannot be read leaves the
  * request to be answered (its allow is refused then, its deny goes through), judged by the rules the session started with.
+ * In a sandboxed session, Bash that no deny or ask rule matches is allowed at once when the profile lets it
+ * (`sandbox.auto_allow_bash`): the sandbox contains what it does, as Claude Code's own sandbox mode lets it run.
  */
 function arrival(c: SessionContext, request: PermissionRequest, deny: DenyFacts, at: number): SessionEvent {
   const rule = profileRule(c, request, { profile_deny: deny.profile_deny ?? [], home: deny.home });
-  if (rule === null) return { type: 'session.permission_requested', at, ...request };
+  if (rule === null) {
+    const bash = deny.sandbox_bash;
+    const unasked = request.tool === 'Bash' && c.sandbox?.on === true && deny.profile_deny !== null && bash?.auto_allow === true;
+    if (unasked && deniedBy(bash.ask, request, { cwd: c.cwd, home: workerHome(c, deny.home) }) === null) {
+      const reason = 'the worker runs in the OS sandbox and its profile lets Bash run there without asking (sandbox.auto_allow_bash)';
+      return { type: 'session.permission_resolved', at, request_id: request.request_id, decision: 'allow', reason, by: 'sandbox', tool: request.tool, input: request.input };
+    }
+    return { type: 'session.permission_requested', at, ...request };
+  }
   const reason = `profile ${c.profile_id} denies ${request.tool} (rule ${rule}): a profile's deny always wins`;
   return { type: 'session.permission_resolved', at, request_id: request.request_id, decision: 'deny', reason, by: 'profile', rule, tool: request.tool, input: request.input };
 }

@@ -29,7 +29,8 @@ import { ISOLATIONS, Isolation } from '../profiles/profile.schema';
 import { REF_INPUT_PATTERN } from '../worktrees/worktree-names';
 import { MAX_DIFF_LINES } from '../worktrees/diff-page';
 import { MERGE_STRATEGIES, MergeStrategy } from '../worktrees/merge-plan';
-import { JsonObject, PermissionDecision, ProgressStatus, SessionState } from './session.events';
+import { JsonObject, NETWORK_SCOPES, NetworkScope, PermissionDecision, ProgressStatus, SessionState } from './session.events';
+import { hostProblem } from './network-hosts';
 import { BudgetDto } from '../usage/budget.dto';
 
 export { MAX_TEXT_BYTES, fitsTextLimit } from '../common/text-limit';
@@ -137,6 +138,36 @@ export class PermissionDto {
   @IsOptional() @Text() reason?: string;
   /** Which pending request; the oldest when absent. */
   @IsOptional() @IsString() @IsNotEmpty() @MaxLength(200) @Describe('Which pending request (its request_id); the oldest when absent.') request_id?: string;
+}
+
+/** The user's answer (POST …/permission): a `Network` request's allow may reach further than this connection. */
+export class UserPermissionDto extends PermissionDto {
+  @IsOptional()
+  @IsIn(NETWORK_SCOPES)
+  @Describe('Only on a Network request: once (the default), session (this host:port for the rest of the session) or profile (the host added to the profile\'s sandbox.network.allow).')
+  scope?: NetworkScope;
+}
+
+/** A host a sandboxed worker connects to: a hostname, an IPv4 address or an IPv6 one without brackets. */
+function IsNetworkHost(): PropertyDecorator {
+  return ValidateBy({
+    name: 'isNetworkHost',
+    validator: {
+      validate: (v: unknown) => typeof v === 'string' && hostProblem(v) === null,
+      defaultMessage: (args) => `$property: ${typeof args?.value === 'string' ? hostProblem(args.value) : 'must be a string'}`,
+    },
+  });
+}
+
+/** POST …/network-asks: a connection srt asked about (its ask callback), brought by the worker's sandbox launcher. */
+export class NetworkAskDto {
+  @IsNetworkHost() @Describe('The host the worker connects to: a hostname, an IPv4 address or an IPv6 address without brackets (at most 253 characters).') host!: string;
+  @IsInt() @Min(1) @Max(65535) port!: number;
+}
+
+/** POST …/network-refusals: a connection srt refused on its own (a deny rule), reported by the launcher. */
+export class NetworkRefusalDto extends NetworkAskDto {
+  @RequiredText() reason!: string;
 }
 
 export class SupervisionDto {

@@ -8,6 +8,7 @@ declare module '../common/domain-error' {
     permission_not_pending: 409;
     message_not_deliverable: 409;
     denied_by_profile: 403;
+    network_allow_needs_user: 403;
     permission_wait_abandoned: 409;
     hook_not_waiting: 409;
     session_external: 409;
@@ -33,7 +34,7 @@ declare module '../common/domain-error' {
  * pending, the worker cannot take a message (detached after a restart, stdin closed), a worker's permission_prompt
  * call went away before its request was answered, an external session's claude has no hook waiting for the message or
  * answer, an external session cannot be stopped by Brainstem. 403: a profile's deny rule (or an unreadable profile)
- * refuses an allow. 429: BRAINSTEM_MAX_SESSIONS live sessions. 409 budget_exhausted: a create while today's budget of
+ * refuses an allow; only the user may allow a sandboxed worker's `Network` request. 429: BRAINSTEM_MAX_SESSIONS live sessions. 409 budget_exhausted: a create while today's budget of
  * its profile, or Brainstem's, is spent. 400: a create whose profile, runtime, command or cwd cannot be used.
  * 409 sandbox_unavailable: BRAINSTEM_SANDBOX=required and this machine cannot sandbox the worker (what it lacks is named).
  * 503: the session runs on another node sharing the journal, and that node has not been heard from within its lease.
@@ -47,6 +48,7 @@ export const SESSION_ERRORS = {
   permission_not_pending: 409,
   message_not_deliverable: 409,
   denied_by_profile: 403,
+  network_allow_needs_user: 403,
   permission_wait_abandoned: 409,
   hook_not_waiting: 409,
   session_external: 409,

@@ -99,6 +99,21 @@ export interface LastProgress {
   at: number;
 }
 
+/**
+ * Who decided a sandboxed worker's connection to a host (session.network_decided): the user or the main brain answering
+ * its `Network` request, the profile's rules or the user's earlier allow for this session as it arrived, or the wait's
+ * end: no answer in time, the session's exit, the launcher gone, the request cleared as the session moved on.
+ */
+export type NetworkDecider = 'user' | 'brain' | 'profile' | 'session' | 'timeout' | 'exited' | 'abandoned' | 'withdrawn';
+/** How far a user's allow of a host reaches: this connection, every later one of the session, or the profile's allow list. */
+export type NetworkScope = 'once' | 'session' | 'profile';
+export const NETWORK_SCOPES: readonly NetworkScope[] = ['once', 'session', 'profile'];
+
+/** One network fact as the session keeps it (the latest NETWORK_LOG_MAX): a decision, or a refusal srt made on its own. */
+export type NetworkRecord =
+  | ({ kind: 'decided' } & SessionEventData['session.network_decided'])
+  | ({ kind: 'refused' } & SessionEventData['session.network_refused']);
+
 /** What a session is created with; the data of `session.created` and the machine's input. */
 /**
  * Whether the worker runs in the OS sandbox (docs/operations/security.md), under which policy, or why not (`off`, the
@@ -179,15 +194,16 @@ export interface SessionEventData extends WorktreeEventData {
   'session.permission_requested': { at: number; request_id: string; tool: string; input: JsonObject };
   /**
    * A request answered. One a profile's deny matched is denied as it arrives, never pending: `by: 'profile'`, the
-   * `rule` that matched, and the request's `tool` and `input` (no session.permission_requested records them); these
-   * are absent on every other answer.
+   * `rule` that matched, and the request's `tool` and `input` (no session.permission_requested records them). Bash in a
+   * sandboxed session whose profile lets it run unasked is allowed as it arrives the same way: `by: 'sandbox'`, no
+   * rule. These are absent on every other answer.
    */
   'session.permission_resolved': {
     at: number;
     request_id: string;
     decision: PermissionDecision;
     reason: string | null;
-    by?: 'profile';
+    by?: 'profile' | 'sandbox';
     rule?: string;
     tool?: string;
     input?: JsonObject;
@@ -229,6 +245,24 @@ export interface SessionEventData extends WorktreeEventData {
   'session.external_run': { at: number; pid: number | null; pid_start_time: string | null };
   /** An external session's claude works again: a prompt was submitted, or a tool (named) is about to run. */
   'session.external_activity': { at: number; activity: 'prompt' | 'tool'; tool: string | null };
+  /**
+   * A sandboxed worker's connection to a host no sandbox rule decided, decided: `by` who (NetworkDecider); `rule`, the
+   * profile's or the session's entry that matched; `request_id`, the `Network` permission request it answered, when one
+   * was raised; `scope`, how far a user's allow reaches.
+   */
+  'session.network_decided': {
+    at: number;
+    host: string;
+    port: number;
+    decision: PermissionDecision;
+    by: NetworkDecider;
+    reason: string | null;
+    request_id?: string;
+    rule?: string;
+    scope?: NetworkScope;
+  };
+  /** A connection the sandbox refused on its own (a deny rule of its policy), as the launcher reported it. */
+  'session.network_refused': { at: number; host: string; port: number; reason: string };
 }
 
 export type SessionEventType = keyof SessionEventData;
@@ -332,6 +366,8 @@ const FACT_TYPES: ReadonlySet<string> = new Set<SessionEventType>([
   'session.rate_limited',
   'session.external_run',
   'session.external_activity',
+  'session.network_decided',
+  'session.network_refused',
 ]);
 
 /** A journaled record back as a machine event, or null for derived records (state_changed, created). */

@@ -2,7 +2,7 @@ import type { SandboxPolicy } from '../sandbox/sandbox-policy';
 import { SessionActor } from './session.actor';
 import { Budget } from '../usage/budget.rules';
 import { UsageTotals, tokensOf } from '../usage/usage.model';
-import { ExitReason, ExternalBinding, HoldReason, LastProgress, LoopRecord, Pending, PermissionRequest, RateLimitStatus, SessionOrigin, SessionState } from './session.events';
+import { ExitReason, ExternalBinding, HoldReason, LastProgress, LoopRecord, NetworkRecord, Pending, PermissionRequest, RateLimitStatus, SessionOrigin, SessionState } from './session.events';
 import { SessionWarning } from './session-warnings';
 import { SessionWorktree } from './session-worktree';
 
@@ -63,6 +63,11 @@ export interface SessionStatus {
   worktree: WorktreeStatus | null;
   /** What the session should know of (another live session in its work tree). */
   warnings: SessionWarning[];
+  /**
+   * Its sandboxed worker's latest network decisions (`kind: decided`: by whom, the rule, the request answered) and the
+   * connections the sandbox refused on its own (`kind: refused`), oldest first, at most 50 (docs/guide/sessions.md#network-access).
+   */
+  network: Timed<NetworkRecord, 'at'>[];
   /**
    * Whether its worker runs in the OS sandbox (docs/operations/security.md), and under which policy; else why not
    * (`policy` null). External sessions, and sessions created before sandboxing, are not sandboxed.
@@ -141,6 +146,7 @@ export function toStatus(actor: SessionActor, warnings: SessionWarning[] = []): 
     work_tree: c.work_tree ?? null,
     worktree: c.worktree ? worktreeStatus(c.worktree) : null,
     warnings,
+    network: (c.network ?? []).map((r) => ({ ...r, at: iso(r.at) })),
     sandbox: sandboxStatus(c),
   };
 }

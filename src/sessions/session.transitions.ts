@@ -1,7 +1,8 @@
 import { addUsage } from '../usage/usage.model';
-import { SessionContext, copyContext } from './session.context';
+import { NETWORK_LOG_MAX, SessionContext, copyContext } from './session.context';
 import { SessionEvent, SessionEventOf, SessionState } from './session.events';
 import { WorktreeEventType, foldWorktree, isWorktreeEvent } from './session-worktree';
+import { hostRule } from './network-hosts';
 
 /**
  * The session machine's transitions as plain data and functions, pure: session.machine.ts builds the XState machine
@@ -25,7 +26,7 @@ export const GUARDS = {
     event.type === 'session.permission_resolved' && context.queued_permissions.some((p) => p.request_id === event.request_id),
   resumedRuntime: (_context, event) => event.type === 'session.recovered' && event.resumed,
   supersededTurn: (_context, event) => event.type === 'session.turn_ended' && event.superseded === true,
-  deniedOnArrival: (_context, event) => event.type === 'session.permission_resolved' && event.by === 'profile',
+  answeredOnArrival: (_context, event) => event.type === 'session.permission_resolved' && event.by !== undefined,
   startsIdle: (_context, event) => event.type === 'session.started' && event.idle,
 } satisfies Record<string, (context: SessionContext, event: SessionEvent) => boolean>;
 
@@ -112,6 +113,15 @@ export const ACTIONS = {
     const e = of(event, 'session.external_run');
     return e ? { pid: e.pid, pid_start_time: e.pid_start_time, attachment: 'attached' as const } : {};
   },
+  network: (context, event) => {
+    const record = event.type === 'session.network_decided' ? { kind: 'decided' as const, ...event } : event.type === 'session.network_refused' ? { kind: 'refused' as const, ...event } : null;
+    if (record === null) return {};
+    const { type: _type, ...kept } = record;
+    const network = [...(context.network ?? []), kept].slice(-NETWORK_LOG_MAX);
+    const allowed = event.type === 'session.network_decided' && event.decision === 'allow' && event.scope === 'session' ? hostRule(event.host, event.port) : null;
+    const known = context.network_allowed ?? [];
+    return allowed === null || known.includes(allowed) ? { network } : { network, network_allowed: [...known, allowed] };
+  },
   reopened: () => ({ exit_code: null, exit_signal: null, exit_reason: null }),
   recovered: (_c, event) => {
     const e = of(event, 'session.recovered');
@@ -166,6 +176,8 @@ const REPORTS = {
   'session.budget_exceeded': { actions: 'touch' },
   'session.rate_limited': { actions: ['rateLimited', 'touch'] },
   'session.exited': { target: 'exited', actions: ['exited', 'touch'] },
+  'session.network_decided': { actions: ['network', 'touch'] },
+  'session.network_refused': { actions: ['network', 'touch'] },
   // An external session's claude under another process (a new pid), in whatever state the session is.
   'session.external_run': { actions: ['externalRun', 'touch'] },
 } as const satisfies On;
@@ -183,8 +195,8 @@ const LIVE = {
     { target: 'pending_handling', actions: ['turnResult', 'clearPending', 'waitChanged', 'touch'] },
   ],
   'session.permission_requested': { target: 'pending_authorization', actions: ['permissionRequested', 'waitChanged', 'touch'] },
-  // Denied by the profile as it arrived: recorded, never pending, and the state stays as it was.
-  'session.permission_resolved': { guard: 'deniedOnArrival', actions: 'touch' },
+  // Answered as it arrived (the profile's deny, the sandbox's Bash): recorded, never pending, and the state stays as it was.
+  'session.permission_resolved': { guard: 'answeredOnArrival', actions: 'touch' },
   // An external claude works again: what it waited for was answered where it runs (its own prompt, its terminal).
   'session.external_activity': { target: 'working', actions: ['clearPending', 'touch'] },
   // A resumed runtime restarts between turns: it waits for an instruction, its old prompt is gone.
@@ -223,7 +235,7 @@ export const STATES = {
       ...LIVE,
       'session.permission_requested': { actions: ['queuePermission', 'waitChanged', 'touch'] },
       'session.permission_resolved': [
-        { guard: 'deniedOnArrival', actions: 'touch' },
+        { guard: 'answeredOnArrival', actions: 'touch' },
         { guard: 'isCurrentPermissionWithQueue', actions: ['nextPermission', 'touch'] },
         { guard: 'isCurrentPermission', target: 'working', actions: ['clearPending', 'touch'] },
         { guard: 'isQueuedPermission', actions: ['dropQueuedPermission', 'touch'] },
@@ -237,6 +249,9 @@ export const STATES = {
       'session.exclusion_changed': { actions: ['exclusion', 'touch'] },
       // A turn's usage can come after the exit it ended with: it was spent all the same.
       'session.usage': { actions: 'usage' },
+      // A connection still waiting when the session exited is denied by the exit; the launcher may report a refusal late.
+      'session.network_decided': { actions: ['network', 'touch'] },
+      'session.network_refused': { actions: ['network', 'touch'] },
       // An external session resumed (`claude --resume`): the same claude session, so the same Brainstem session.
       'session.external_run': { target: 'working', actions: ['reopened', 'externalRun', 'touch'] },
     },

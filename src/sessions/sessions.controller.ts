@@ -8,10 +8,10 @@ import {
   MergeDto,
   MessageDto,
   OutputQueryDto,
-  PermissionDto,
   RemoveWorktreeDto,
   StopDto,
   SupervisionDto,
+  UserPermissionDto,
 } from './session.dto';
 import { SessionDiff } from './session-worktrees';
 import { SessionStatus } from './session.status';
@@ -59,11 +59,12 @@ export class SessionsController {
 
   @Post(':id/permission')
   @HttpCode(200)
-  permission(@Param('id') id: string, @Body() dto: PermissionDto): Promise<SessionStatus> {
-    return this.sessions.resolvePermission(id, dto.decision, dto.reason ?? null, dto.request_id ?? undefined, 'user');
+  permission(@Param('id') id: string, @Body() dto: UserPermissionDto): Promise<SessionStatus> {
+    return this.sessions.resolvePermission(id, dto.decision, dto.reason ?? null, dto.request_id ?? undefined, 'user', dto.scope ?? undefined);
   }
 
-  // POST :id/signals, every worker's hot path, is served by Fastify itself (signals.route.ts).
+  // POST :id/signals, every worker's hot path, is served by Fastify itself (signals.route.ts); so are a sandbox
+  // launcher's POST :id/network-asks and :id/network-refusals, which only the session's worker may call (network.route.ts).
 
   @Post(':id/stop')
   @HttpCode(200)

@@ -9,7 +9,9 @@ import { SessionActor } from './session.actor';
 import { CommandBody, SessionCommands } from './session.commands';
 import { SessionCommand, decide } from './session.decider';
 import { CreateSessionDto, DiffQueryDto, ListSessionsQueryDto, Signal, parseSignal } from './session.dto';
-import { HoldReason, JsonObject, MessageVia, Pending, PermissionDecision, SessionFact, pendingPermission } from './session.events';
+import { HoldReason, JsonObject, MessageVia, NetworkScope, Pending, PermissionDecision, SessionFact, pendingPermission } from './session.events';
+import { profileHostRule } from './network-hosts';
+import { SessionNetwork } from './session-network';
 import { attentionSince } from './session.machine';
 import { DEFAULT_TAIL, OutputStreamMessage, SessionOutput } from './session-output';
 import { OutputTail, SessionOutputReads } from './session-output-reads';
@@ -83,6 +85,8 @@ export class SessionsService implements WorkerSessions, OnApplicationBootstrap, 
   private newExternalJoins = false;
   /** The claude sessions started outside Brainstem that report through its hooks. */
   readonly externals: ExternalSessions;
+  /** Sandboxed workers' network asks and refusals, as their launchers bring them. */
+  readonly network: SessionNetwork;
 
   constructor(
     private readonly registry: SessionRegistry,
@@ -95,7 +99,9 @@ export class SessionsService implements WorkerSessions, OnApplicationBootstrap, 
     private readonly spending: SessionSpending,
     runner: ProcessRunner,
     private readonly reads: SessionOutputReads,
+    sandbox: { ask_wait_s: number },
   ) {
+    this.network = new SessionNetwork(commands, setup, ids, sandbox.ask_wait_s);
     this.externals = new ExternalSessions(registry, commands, setup, runner, ids, () => !this.newExternalJoins || this.newSessionsExcluded);
   }
 
@@ -242,15 +248,40 @@ export class SessionsService implements WorkerSessions, OnApplicationBootstrap, 
    * session's mailbox against the very request it answers, so no request journaled meanwhile can take it: the
    * profile's deny always wins, whoever allows (the user, the main brain), 403 naming the rule.
    */
-  /** `by`: who decides (the journal's actor): the user, or the main brain. */
-  async resolvePermission(idOrAlias: string, decision: PermissionDecision, reason: string | null, requestId: string | undefined, by: 'user' | 'main_brain'): Promise<SessionStatus> {
+  /**
+   * `by`: who decides (the journal's actor): the user, or the main brain. `scope`: only on a sandboxed worker's `Network`
+   * request, how far the user's allow reaches; with `profile` the host is added to the profile's sandbox.network.allow
+   * first (a profile change, journaled as any), once the answer is known to be taken.
+   */
+  async resolvePermission(
+    idOrAlias: string,
+    decision: PermissionDecision,
+    reason: string | null,
+    requestId: string | undefined,
+    by: 'user' | 'main_brain',
+    scope?: NetworkScope,
+  ): Promise<SessionStatus> {
     const actor = await this.commands.commandable(idOrAlias);
-    await actor.run(async () => {
-      const profile_deny = decision === 'allow' ? await this.setup.profileDeny(actor.context.profile_id) : [];
-      // The request the decision answers, as decide() picks it: once it is journaled, the request is no longer pending.
+    const answer = async (): Promise<CommandBody<Extract<SessionCommand, { type: 'resolve_permission' }>>> => {
+      const allow = decision === 'allow';
+      const profile_deny = allow ? await this.setup.profileDeny(actor.context.profile_id) : [];
+      const network_deny = allow ? (await this.setup.networkRules(actor.context.profile_id)).deny : [];
       const request = pendingPermission(actor.context, requestId);
       const worker = this.workers.answerReach(actor, request?.request_id);
-      await this.commands.execute(actor, { type: 'resolve_permission', request_id: requestId, decision, reason, profile_deny, home: this.setup.home, worker }, by);
+      return { type: 'resolve_permission', request_id: requestId, decision, reason, profile_deny, home: this.setup.home, worker, by, scope, network_deny };
+    };
+    if (scope === 'profile') {
+      // Judged first on the session as it stands (nothing journaled), so a refused answer widens no profile. Outside the
+      // session's mailbox: the profile's change is followed by checks of its sessions, this one's among them.
+      const decided = decide({ ...(await answer()), at: this.commands.now() }, actor.snapshot);
+      if ('error' in decided) throw new DomainError(decided.error.code, decided.error.message, decided.error.details);
+      const target = decided.events.find((e) => e.type === 'session.network_decided');
+      if (target?.type === 'session.network_decided') await this.setup.allowHost(actor.context.profile_id, profileHostRule(target.host));
+    }
+    await actor.run(async () => {
+      // The request the decision answers, as decide() picks it: once it is journaled, the request is no longer pending.
+      const request = pendingPermission(actor.context, requestId);
+      await this.commands.execute(actor, await answer(), by);
       if (request) this.workers.answer(actor, request, decision, reason);
     });
     return this.statusOf(actor);
@@ -272,12 +303,14 @@ export class SessionsService implements WorkerSessions, OnApplicationBootstrap, 
 
   /**
    * A permission_request signal that also names the request it raised (others may be pending before it), and, when a
-   * profile's deny matched it as it arrived, why it was denied at once.
+   * profile's deny matched it as it arrived, why it was denied at once; `allowed`: the sandbox let it run at once (Bash
+   * in a sandboxed session, sandbox.auto_allow_bash).
    */
-  async requestPermission(idOrAlias: string, tool: string, input: JsonObject): Promise<{ status: SessionStatus; request_id: string; denied: string | null }> {
+  async requestPermission(idOrAlias: string, tool: string, input: JsonObject): Promise<{ status: SessionStatus; request_id: string; denied: string | null; allowed: boolean }> {
     const { status, event } = await this.signalled(idOrAlias, { type: 'permission_request', tool, input }, (actor, fact) => ({ status: this.statusOf(actor), event: fact }));
     if (event.type !== 'session.permission_requested' && event.type !== 'session.permission_resolved') throw new Error(`a permission_request signal became ${event.type}`);
-    return { status, request_id: event.request_id, denied: deniedOnArrival(event)?.reason ?? null };
+    const allowed = event.type === 'session.permission_resolved' && event.by === 'sandbox' && event.decision === 'allow';
+    return { status, request_id: event.request_id, denied: deniedOnArrival(event)?.reason ?? null, allowed };
   }
 
   /**
@@ -300,7 +333,7 @@ export class SessionsService implements WorkerSessions, OnApplicationBootstrap, 
           if (parsed.type !== 'permission_request') return this.commands.execute(actor, { type: 'signal', signal: parsed }, 'worker');
           // Judged in the mailbox by the deny rules as they are now: a request that one matches is denied as it arrives.
           const request_id = this.ids.requestId();
-          return this.setup.denyFacts(actor.context.profile_id).then((deny) => this.commands.execute(actor, { type: 'signal', signal: { ...parsed, request_id, deny } }, 'worker'));
+          return this.setup.denyFacts(actor.context.profile_id, actor.context.sandbox?.on === true).then((deny) => this.commands.execute(actor, { type: 'signal', signal: { ...parsed, request_id, deny } }, 'worker'));
         })
         .then(([event]) => answer(actor, event));
     return here ? journal(here) : this.commands.commandable(idOrAlias).then(journal);

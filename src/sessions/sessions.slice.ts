@@ -58,9 +58,14 @@ export interface SessionsSliceDeps {
   usage?: UsageFacts;
   /** BRAINSTEM_BUDGET_USD_PER_DAY and the price table; none and empty when absent. */
   spending?: SpendingSettings;
+  /** How long a sandboxed worker's connection waits for an answer (BRAINSTEM_SANDBOX_ASK_WAIT_S); its default when absent. */
+  network?: { ask_wait_s: number };
   /** The OS sandbox of workers (BRAINSTEM_SANDBOX); workers run unsandboxed when absent. */
   sandbox?: SandboxSetup;
 }
+
+/** BRAINSTEM_SANDBOX_ASK_WAIT_S's default (src/config/config.schema.ts). */
+const ASK_WAIT_S = 120;
 
 /** A call to another node waits this long for its answer, by default (the default lease time: a node silent that long is down). */
 const PEER_TIMEOUT_MS = 6000;
@@ -109,6 +114,6 @@ export function sessionsSlice(deps: SessionsSliceDeps): SessionsSlice {
   };
   registry.holdWhile({ holds: worktreeKept, loaded: Promise.resolve() });
   const reads = new SessionOutputReads(registry, output, peers);
-  const service = new SessionsService(registry, commands, workers, output, setup, deps.ids, worktrees, spending, deps.runner, reads);
+  const service = new SessionsService(registry, commands, workers, output, setup, deps.ids, worktrees, spending, deps.runner, reads, deps.network ?? { ask_wait_s: ASK_WAIT_S });
   return { registry, commands, workers, worktrees, service, spending };
 }

@@ -138,6 +138,8 @@ export function sinceLine(e: JournalEvent, aliasOf: (sessionId: string) => strin
   const s = name(e.stream.startsWith('session-') ? e.stream.slice('session-'.length) : null);
   switch (e.type) {
     case 'session.permission_resolved': {
+      // The sandbox's own allows of Bash are routine, as many as the worker's commands: not listed.
+      if (d.by === 'sandbox') return null;
       const by = d.by === 'profile' ? 'its profile' : who(actor);
       return `${at(e)} ${by} ${d.decision === 'allow' ? 'allowed' : 'denied'} ${s}'s request ${String(d.request_id)}`;
     }

@@ -200,6 +200,19 @@ describe('round prompt', () => {
       );
     });
 
+    it('Given a sandboxed worker\'s Network request, Then it offers the brain only a deny, and the person the allow', () => {
+      const text = roundPrompt({
+        ...base,
+        reasons: [{ session_id: 'cs_a', alias: 'w1', trigger: 'pending_authorization', state: 'pending_authorization', message: 'Network', request_id: 'perm_1', input: '{"host":"example.org","port":443}' }],
+        board: [{ alias: 'w1', session_id: 'cs_a', state: 'pending_authorization', since: 0 }],
+      });
+      expect(text).toContain('    asks to use "Network" (request perm_1)');
+      expect(text).toContain(
+        '    act: resolve_permission {"session":"w1","request_id":"perm_1","decision":"deny","reason":"…"} when the connection is not needed for the goal; only the person may allow it: ask them with reply_to_human',
+      );
+      expect(text).not.toContain('"decision":"allow"');
+    });
+
     it('Given more reasons than the bound holds, Then the first are shown, the rest counted with where to read them, and the prompt stays near the bound', () => {
       const reasons = Array.from({ length: 400 }, (_, i) => ({ session_id: `cs_${i}`, alias: `w${i}`, trigger: 'progress_completed', state: 'working', message: `milestone ${i} done` }));
       const text = roundPrompt({ ...base, reasons });

@@ -1,3 +1,4 @@
+import { NETWORK_TOOL } from '../sessions/network-hosts';
 import { SessionView, turnResultOf } from './session-directory.port';
 import { BoardLine, ResolvedReason, SharedWorkTree, WakeReason, WorkerEvidence } from './supervision.machine';
 
@@ -253,6 +254,10 @@ function actLine(r: WakeReason, board: BoardLine | undefined): string | null {
   if (r.session_id === '-') return t === 'initial' ? 'act: look at the sessions above and dispatch work toward the goal (send_to_session, start_session)' : null;
   if (t === 'pending_authorization') {
     const id = r.request_id ? { request_id: r.request_id } : {};
+    // A sandboxed worker's connection to a host: allowing widens what it reaches, so the brain may only deny it.
+    if (r.message === NETWORK_TOOL) {
+      return `act: resolve_permission ${JSON.stringify({ session, ...id, decision: 'deny', reason: '…' })} when the connection is not needed for the goal; only the person may allow it: ask them with reply_to_human`;
+    }
     return `act: resolve_permission ${JSON.stringify({ session, ...id, decision: 'allow' })} (or "deny" with a reason); when it is the person's to decide, ask them with reply_to_human`;
   }
   if (t === 'ask_human' || t === 'pending_decision') return `act: answer with ${send} when the goal and the facts settle it; else put it to the person with reply_to_human ${args({ text: '…' })}`;

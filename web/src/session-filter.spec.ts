@@ -35,6 +35,7 @@ const session = (over: Partial<Session>): Session => ({
   work_tree: null,
   worktree: null,
   warnings: [],
+  network: [],
   sandbox: { on: false, policy: null, reason: 'BRAINSTEM_SANDBOX is off' },
   ...over,
 });

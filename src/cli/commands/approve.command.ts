@@ -5,9 +5,9 @@ import { apiCommand, printJson, sessionPath } from './command';
 
 export const approveCommand = apiCommand({
   name: 'approve',
-  synopsis: '<session> [--deny <reason>] [--request <request id>] [--json]',
-  summary: "allow the session's pending permission request (the oldest, or --request), or deny it with a reason",
-  options: { deny: { type: 'string' }, request: { type: 'string' }, json: { type: 'boolean' } },
+  synopsis: '<session> [--deny <reason>] [--request <request id>] [--scope once|session|profile] [--json]',
+  summary: "allow the session's pending permission request (the oldest, or --request), or deny it with a reason; --scope: how far a Network allow reaches",
+  options: { deny: { type: 'string' }, request: { type: 'string' }, scope: { type: 'string' }, json: { type: 'boolean' } },
   positionals: { min: 1, max: 1 },
   run: async (p, api, ctx) => {
     const path = sessionPath(p.positionals[0]);
@@ -16,7 +16,9 @@ export const approveCommand = apiCommand({
     const before = await api.call<SessionStatus>('GET', path);
     const pending = before.pending?.kind === 'permission' ? before.pending : null;
     const requestId = stringFlag(p, 'request') ?? pending?.request_id;
-    const body = { decision: reason === undefined ? 'allow' : 'deny', ...(reason ? { reason } : {}), ...(requestId ? { request_id: requestId } : {}) };
+    // The service judges the scope (only a Network request takes one).
+    const scope = stringFlag(p, 'scope');
+    const body = { decision: reason === undefined ? 'allow' : 'deny', ...(reason ? { reason } : {}), ...(requestId ? { request_id: requestId } : {}), ...(scope ? { scope } : {}) };
     const status = await api.call<SessionStatus>('POST', `${path}/permission`, body);
     if (p.values.json) printJson(ctx, status);
     else {
