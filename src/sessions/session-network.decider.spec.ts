@@ -232,7 +232,7 @@ describe('a sandboxed worker\'s network asks, and its Bash', () => {
   });
 
   describe('Bash in a sandboxed session (sandbox.auto_allow_bash)', () => {
-    const policy = { allow_write: ['/repo'], deny_write: [], deny_read: [], allow_read: [], network: { allow: [], deny: [] }, brainstem_port: null, tmp_dir: '/tmp/w', make_dirs: [] };
+    const policy = { allow_write: ['/repo'], deny_write: [], deny_read: [], allow_read: [], network: { allow: [], deny: [] }, loopback_ports: [], tmp_dir: '/tmp/w', make_dirs: [] };
     const sandboxed = given([started], { sandbox: { on: true, policy } });
     const bash = (command: string, facts: { profile_deny?: string[] | null; sandbox_bash?: { auto_allow: boolean; ask: string[] } | null } = {}): When => ({
       type: 'report_permission_requested',
