@@ -105,7 +105,25 @@ describe('session decide/evolve', () => {
           node: 'n1',
           isolation: 'none',
           work_tree: '/work',
+          sandbox: { on: false, reason: 'BRAINSTEM_SANDBOX is off' },
         },
+      });
+    });
+
+    const sandboxFacts = {
+      session_id: 'cs_new', runtime: 'claude-code', home: '/home/dev', env: {}, data_dir: '/data', profiles_dir: '/profiles', worktrees_dir: '/data/worktrees',
+      session_config_dir: '/data/session-config/cs_new', service_url: 'http://127.0.0.1:4820', tmp_root: '/tmp', data_dir_entries: [], profile: null,
+    };
+
+    it("Given a machine that sandboxes, When a request passes every rule, Then its policy is journaled with it, made for the worker's own folder", () => {
+      const d = when(null, create({ sandbox: { on: true, facts: sandboxFacts } }));
+      const input = 'events' in d && d.events[0].type === 'session.created' ? d.events[0].input : null;
+      expect(input?.sandbox).toMatchObject({ on: true, policy: { allow_write: expect.arrayContaining(['/work']), deny_write: expect.arrayContaining(['/data', '/profiles']) } });
+    });
+
+    it('Given BRAINSTEM_SANDBOX=required on a machine that cannot sandbox, When a request passes every other rule, Then sandbox_unavailable naming why, and nothing', () => {
+      expect(when(null, create({ sandbox: { on: false, reason: 'bwrap not found on PATH', required: true } }))).toEqual({
+        error: { code: 'sandbox_unavailable', message: 'BRAINSTEM_SANDBOX is required and this worker cannot be sandboxed: bwrap not found on PATH' },
       });
     });
 
