@@ -61,6 +61,9 @@ const MEANING: Record<string, string> = {
     "How long a supervised external claude session's Stop hook waits for the round its stop wakes; then claude stops as usual. Install the hooks again after changing it (claude's own hook timeout is written from it).",
   BRAINSTEM_EXTERNAL_PERMISSION_WAIT_S:
     "How long a supervised external claude session's PermissionRequest hook waits for an answer; then claude shows its own prompt. Install the hooks again after changing it.",
+  BRAINSTEM_SANDBOX:
+    'The OS sandbox of workers ([security](../operations/security.md#workers-in-the-os-sandbox)). `auto`: sandboxed where bubblewrap, socat and ripgrep are on PATH, else unsandboxed (the start-up line and `GET /api/v1/ready` say what is missing); `required`: a session that cannot be sandboxed is refused (`409 sandbox_unavailable`); `off`: never.',
+  BRAINSTEM_SANDBOX_ASK_WAIT_S: "How long a sandboxed worker's connection to a host no rule decides waits for an answer to its `Network` request; then it is refused.",
   BRAINSTEM_PLUGINS: 'Plugin module paths.',
   BRAINSTEM_RETENTION_S: 'How long exited sessions, ended rounds and converged workflow runs stay in memory and lists (the journal keeps them).',
   BRAINSTEM_LOG_LEVEL: 'The least severe level logged. The line saying where the service listens is written whatever the level.',
