@@ -12,6 +12,9 @@ import { NodeProcessRunner } from '../sessions/runtimes/process-runner';
 import { SESSION_ENV, TOKEN_ENV } from '../common/worker-env';
 import { POLICY_ENV, innerScript, launcherSettings, parsePolicy, shellQuote } from './sandbox-launch';
 
+/** The signals a worker gets through its launcher (SIGKILL cannot be caught: the service sends it by the session id too). */
+const FORWARDED = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
+
 /** Marks the denials that came from the service's answer (journaled there), so they are not reported twice. */
 const ANSWER_MARK = 'brainstem:';
 
@@ -78,23 +81,39 @@ async function main(): Promise<number> {
   const runner = new NodeProcessRunner();
   // A signal to the worker's group reaches this process only (bwrap runs in a group of its own): it is passed to the
   // worker's own processes inside, which end as they would unsandboxed.
-  for (const sig of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(sig, () => runner.signalByEnv(SESSION_ENV, sessionId, sig));
+  for (const sig of FORWARDED) process.on(sig, () => runner.signalByEnv(SESSION_ENV, sessionId, sig));
   const status = await new Promise<number>((resolve) => {
     child.once('error', () => resolve(127));
     child.once('exit', (code, signal) => resolve(code ?? (signal ? 128 + signalNumber(signal) : 1)));
   });
   SandboxManager.cleanupAfterCommand();
-  await SandboxManager.reset();
+  // Connections the worker left open would keep the proxies' close waiting: the process exit ends them.
+  void SandboxManager.reset().catch(() => undefined);
   return status;
 }
 
+/**
+ * bubblewrap reports a worker ended by a signal as 128 + its number: the launcher ends by the same signal, so the service
+ * records the signal as it would unsandboxed.
+ */
+function exitLike(status: number): void {
+  const signal = SIGNALS_BY_NUMBER[status - 128];
+  if (signal) {
+    for (const s of FORWARDED) process.removeAllListeners(s);
+    process.kill(process.pid, signal);
+  }
+  process.exit(status);
+}
+
+const SIGNAL_NUMBERS: Partial<Record<NodeJS.Signals, number>> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGABRT: 6, SIGKILL: 9, SIGSEGV: 11, SIGPIPE: 13, SIGALRM: 14, SIGTERM: 15 };
+const SIGNALS_BY_NUMBER: Partial<Record<number, NodeJS.Signals>> = Object.fromEntries(Object.entries(SIGNAL_NUMBERS).map(([s, n]) => [n, s as NodeJS.Signals]));
+
 function signalNumber(signal: NodeJS.Signals): number {
-  const numbers: Partial<Record<NodeJS.Signals, number>> = { SIGHUP: 1, SIGINT: 2, SIGKILL: 9, SIGTERM: 15 };
-  return numbers[signal] ?? 1;
+  return SIGNAL_NUMBERS[signal] ?? 1;
 }
 
 main().then(
-  (code) => process.exit(code),
+  (code) => exitLike(code),
   (e: unknown) => {
     process.stderr.write(`brainstem sandbox: ${(e as Error).message}\n`);
     process.exit(126);

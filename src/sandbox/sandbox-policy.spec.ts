@@ -15,6 +15,7 @@ const facts = (over: Partial<SandboxFacts> = {}): SandboxFacts => ({
   git_common_dir: null,
   data_dir_entries: [],
   profile: null,
+  config_urls: [],
   ...over,
 });
 
@@ -58,6 +59,12 @@ describe('sandboxPolicy', () => {
     expect(p.deny_read).toEqual(expect.arrayContaining(['/home/dev/secrets', '/etc/company']));
     expect(p.network).toEqual({ allow: ['127.0.0.1:4820', 'registry.npmjs.org', 'localhost:5432'], deny: ['evil.example'] });
     expect(p.loopback_ports).toEqual([4820, 5432]);
+  });
+
+  it("given a codex worker whose configuration names its provider's URL, then that host is allowed", () => {
+    const p = sandboxPolicy(facts({ runtime: 'codex', config_urls: ['http://127.0.0.1:9200/v1'] }));
+    expect(p.network.allow).toEqual(expect.arrayContaining(['*.openai.com', '127.0.0.1:9200']));
+    expect(p.loopback_ports).toEqual([4820, 9200]);
   });
 
   it('given a service URL off loopback, then it is allowed through the proxy and nothing is forwarded', () => {

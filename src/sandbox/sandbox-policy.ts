@@ -62,6 +62,8 @@ export interface SandboxFacts {
   /** The entries of the data directory, when the cwd lies inside it (a worktree there): each but the cwd's is denied. */
   data_dir_entries: readonly string[];
   profile: PolicyProfileSandbox | null;
+  /** Model API URLs the runtime's own configuration names (codex's `base_url`, OpenCode's `baseURL`). */
+  config_urls: readonly string[];
 }
 
 /** Hidden from every worker: credentials of other tools (the issue's list), relative to home. */
@@ -134,9 +136,12 @@ export function sandboxPolicy(facts: SandboxFacts): SandboxPolicy {
   const profile = facts.profile;
   const service = urlHost(facts.service_url);
   const api = MODEL_APIS[facts.runtime];
-  const apiUrls = unique([...(api?.urls ?? []), ...Object.keys(facts.env).filter((k) => k.endsWith('_BASE_URL'))])
-    .map((k) => facts.env[k])
-    .filter((v): v is string => typeof v === 'string')
+  const apiUrls = [
+    ...unique([...(api?.urls ?? []), ...Object.keys(facts.env).filter((k) => k.endsWith('_BASE_URL'))])
+      .map((k) => facts.env[k])
+      .filter((v): v is string => typeof v === 'string'),
+    ...facts.config_urls,
+  ]
     .map(urlHost)
     .filter((u): u is NonNullable<typeof u> => u !== null)
     .map((u) => u.entry);

@@ -1,4 +1,5 @@
-import { readdir } from 'node:fs/promises';
+import { readFile, readdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { SandboxFact } from '../sessions/session-create.decider';
 import { SandboxAvailability, SandboxMode } from './sandbox-availability';
 import { PolicyProfileSandbox } from './sandbox-policy';
@@ -32,7 +33,7 @@ export class SandboxSetup {
     return this.host.availability;
   }
 
-  async fact(sessionId: string, runtime: string, env: Readonly<Record<string, string>>, profile: PolicyProfileSandbox | null): Promise<SandboxFact> {
+  async fact(sessionId: string, runtime: string, cwd: string, env: Readonly<Record<string, string>>, profile: PolicyProfileSandbox | null): Promise<SandboxFact> {
     const h = this.host;
     const required = h.mode === 'required';
     if (h.mode === 'off') return { on: false, reason: 'BRAINSTEM_SANDBOX is off', required: false };
@@ -53,7 +54,26 @@ export class SandboxSetup {
         tmp_root: h.tmp_root,
         data_dir_entries: await readdir(h.data_dir).catch(() => []),
         profile,
+        config_urls: await configUrls(runtime, h.home, env, cwd),
       },
     };
   }
+}
+
+/** The configuration files a runtime reads its model provider's URL from. */
+function configFiles(runtime: string, home: string, env: Readonly<Record<string, string>>, cwd: string): string[] {
+  if (runtime === 'codex') return [join(env.CODEX_HOME ?? join(home, '.codex'), 'config.toml'), join(cwd, '.codex', 'config.toml')];
+  if (runtime === 'opencode') {
+    const dir = join(env.XDG_CONFIG_HOME ?? join(home, '.config'), 'opencode');
+    return [...(env.OPENCODE_CONFIG ? [env.OPENCODE_CONFIG] : []), join(dir, 'opencode.json'), join(dir, 'opencode.jsonc'), join(cwd, 'opencode.json'), join(cwd, 'opencode.jsonc')];
+  }
+  return [];
+}
+
+/** `base_url = "…"` (TOML) and `"baseURL": "…"` (JSON) in the runtime's configuration: the hosts its model API is at. */
+const PROVIDER_URL = /(?:base_url|baseURL)"?\s*[=:]\s*"(https?:\/\/[^"\s]+)"/g;
+
+async function configUrls(runtime: string, home: string, env: Readonly<Record<string, string>>, cwd: string): Promise<string[]> {
+  const texts = await Promise.all(configFiles(runtime, home, env, cwd).map((f) => readFile(f, 'utf8').catch(() => '')));
+  return texts.flatMap((t) => [...t.matchAll(PROVIDER_URL)].map((m) => m[1]));
 }

@@ -83,7 +83,7 @@ export class SessionSetup {
     const chosen = runtime !== null && 'name' in runtime ? runtime.name : null;
     const sandbox: SandboxFact =
       this.sandbox && chosen !== null
-        ? await this.sandbox.fact(id, chosen, inheritedEnv({ ...this.host.env, ...(configured && 'args' in configured.fact ? configured.fact.env : {}), ...env }), profileSandboxOf(profile.doc))
+        ? await this.sandbox.fact(id, chosen, dir ?? '/', inheritedEnv({ ...this.host.env, ...(configured && 'args' in configured.fact ? configured.fact.env : {}), ...env }), profileSandboxOf(profile.doc))
         : { on: false, reason: 'not sandboxed by this service', required: false };
     return {
       body: {

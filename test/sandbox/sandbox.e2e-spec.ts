@@ -53,6 +53,8 @@ describe('workers in the OS sandbox', () => {
           `echo x > ${data}/journal-poke && echo DATA-WRITTEN`,
           `echo x >> ${other}/theirs.txt && echo OTHER-WRITTEN`,
           `echo mine > own.txt && echo OWN-WRITTEN`,
+          // No descriptor the service had open (its journal's files) reached the worker.
+          `echo "fds into data: $(ls -l /proc/self/fd/ 2>/dev/null | grep -c '${data}')"`,
         ].join('; '),
       ),
     );
@@ -64,6 +66,7 @@ describe('workers in the OS sandbox', () => {
     expect(report[0]).toBe('0');
     expect(report).toContain('data: 0 entries');
     expect(report).toContain('OWN-WRITTEN');
+    expect(report).toContain('fds into data: 0');
     expect(report.join('\n')).not.toMatch(/PROFILES-WRITTEN|OTHER-WRITTEN/);
     // The hidden data directory is an empty scratch folder inside (srt's tmpfs): what is written there never reaches it.
     expect(existsSync(join(profiles, 'mine.yaml'))).toBe(false);

@@ -12,7 +12,9 @@ type Status = Record<string, unknown> & { id: string; alias: string; state: stri
 describe('coding sessions with real worker processes', () => {
   const reaper = new WorkerReaper();
   const cwd = tempDir('brainstem-cwd-');
-  const t = useTestApp({}, { listen: true, beforeClose: () => reaper.killAll() });
+  // The process handling of unsandboxed workers (BRAINSTEM_SANDBOX=off): pids, process groups, stdin and spawn errors as
+  // the host sees them. A sandboxed worker's are in test/sandbox/sandbox-processes.int-spec.ts.
+  const t = useTestApp({ BRAINSTEM_SANDBOX: 'off' }, { listen: true, beforeClose: () => reaper.killAll() });
   afterEach(() => reaper.killAll());
   afterAll(() => cwd.remove());
 
