@@ -56,6 +56,7 @@ function factsOf(c: SessionContext): SessionFacts {
     budget_usd: c.budget?.usd ?? null,
     deny_rules: c.permission_deny?.length ?? 0,
     worktree: w ? { branch: w.branch, base: w.base_branch, state: w.state, merged: w.merged !== null } : null,
+    unsandboxed: c.origin !== 'external' && c.sandbox?.on !== true,
   };
 }
 

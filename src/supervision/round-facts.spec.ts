@@ -85,7 +85,7 @@ describe('the facts a round takes as it starts', () => {
   });
 
   describe('boardOf', () => {
-    const facts = (over: Partial<SessionFacts> = {}): SessionFacts => ({ runtime: 'claude-code', held: null, loop: null, rate_limited_until: null, spend_usd: 0, budget_usd: null, deny_rules: 0, worktree: null, ...over });
+    const facts = (over: Partial<SessionFacts> = {}): SessionFacts => ({ runtime: 'claude-code', held: null, loop: null, rate_limited_until: null, spend_usd: 0, budget_usd: null, deny_rules: 0, worktree: null, unsandboxed: false, ...over });
 
     it('Given supervised sessions, Then those waiting come first (longest first), then live ones, then the exited ones named; excluded ones never', () => {
       const sessions = [

@@ -108,6 +108,7 @@ function boardLine(s: SessionView): BoardLine {
     since: NEEDS_ATTENTION.has(s.state) ? s.attention_since : s.state_since,
     ...(f && f.spend_usd > 0 ? { spend_usd: f.spend_usd } : {}),
     state: s.state,
+    ...(f?.unsandboxed ? { unsandboxed: true as const } : {}),
     ...(waits ? { waits } : {}),
     ...(f?.worktree ? { worktree: f.worktree } : {}),
   };

@@ -141,7 +141,7 @@ describe('round prompt', () => {
         reasons: [{ session_id: 'cs_a', alias: 'w1', trigger: 'pending_handling', state: 'pending_handling', message: null }],
         board: [
           { alias: 'w1', session_id: 'cs_a', state: 'pending_handling', since: T - 125_000, runtime: 'codex', spend_usd: 1.5, budget_usd: 5, worktree: { branch: 'brainstem/w1-x', base: 'main', state: 'ready', merged: false } },
-          { alias: 'w2', session_id: 'cs_b', state: 'working', since: T - 7_200_000, held: 'budget', loop: 'repeated_call', rate_limited_until: T + 60_000 },
+          { alias: 'w2', session_id: 'cs_b', state: 'working', since: T - 7_200_000, held: 'budget', loop: 'repeated_call', rate_limited_until: T + 60_000, unsandboxed: true },
         ],
         board_more: 3,
         resolved: [{ session_id: 'cs_c', alias: 'w3', trigger: 'pending_authorization', state: 'working', at: T - 4_000 }],
@@ -151,7 +151,7 @@ describe('round prompt', () => {
       expect(text).toContain("Since round rd_0 (what the user and Brainstem did; your own calls are not listed):\n  - 08:59:10 the user denied w3's request r1\n");
       expect(text).toContain('Resolved before this round started (do not act on them):\n  - w3 (cs_c) no longer waits for a permission decision (待授权): working since 08:59:56\n');
       expect(text).toContain('Sessions (supervised, as the round started):\n  w1 (cs_a) pending_handling since 08:57:55 · codex · $1.50 of $5.00 · worktree "brainstem/w1-x" into "main", not merged\n');
-      expect(text).toContain('  w2 (cs_b) working since 07:00:00 · held (budget) · loop: repeated_call · rate-limited until 2026-12-01T09:01:00.000Z\n  … and 3 more: list_sessions lists them\n');
+      expect(text).toContain('  w2 (cs_b) working since 07:00:00 · held (budget) · loop: repeated_call · rate-limited until 2026-12-01T09:01:00.000Z · unsandboxed\n  … and 3 more: list_sessions lists them\n');
       expect(text).toContain('    act: give the next step with send_to_session {"session":"w1","text":"…"}; read_session_output {"session":"w1"} reads more; its branch: session_diff {"session":"w1"}, merge_session {"session":"w1"} (the person confirms)');
       expect(text).toContain('Supervision round rd_1 (turn 3 of 60; 57 left), started 09:00:00 UTC.');
     });

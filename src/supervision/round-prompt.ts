@@ -241,6 +241,7 @@ function boardText(b: BoardLine, at: number): string {
   if (b.held) parts.push(`held (${b.held})`);
   if (b.loop) parts.push(`loop: ${b.loop}`);
   if (b.rate_limited_until !== undefined) parts.push(b.rate_limited_until > 0 ? `rate-limited until ${new Date(b.rate_limited_until).toISOString()}` : 'rate-limited');
+  if (b.unsandboxed) parts.push('unsandboxed');
   return `  ${parts.join(' · ')}`;
 }
 

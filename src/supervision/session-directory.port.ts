@@ -51,6 +51,8 @@ export interface SessionFacts {
   deny_rules: number;
   /** Its git worktree (isolation worktree), or null. */
   worktree: { branch: string; base: string | null; state: string; merged: boolean } | null;
+  /** Its worker runs with the user's full rights (not in the OS sandbox). */
+  unsandboxed: boolean;
 }
 
 /** A session's last turn result as a round shows it; null when it reported none (or only blanks): its output is shown then. */

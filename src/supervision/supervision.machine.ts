@@ -122,6 +122,8 @@ export interface BoardLine {
   /** How many deny rules its profile gives it: a pending request matched none of them. */
   deny_rules?: number;
   worktree?: { branch: string; base: string | null; state: string; merged: boolean };
+  /** Its worker runs outside the OS sandbox, with the user's full rights. */
+  unsandboxed?: true;
 }
 
 /** Live sessions working in one git work tree: they can overwrite each other's changes. */

@@ -51,7 +51,7 @@ const REAL_CLAUDE = process.env.BRAINSTEM_REAL_CLAUDE;
     api.releaseAll();
     const started = await call('POST', '', { cwd: dirs.cwd.path, runtime: 'claude-code', env, prompt: 'go' });
     expect(started.status).toBe(201);
-    expect(started.body.sandbox).toMatchObject({ on: true });
+    expect((started.body as { sandbox?: unknown }).sandbox).toMatchObject({ on: true });
     const id = started.body.id as string;
     await untilState(id, 'pending_handling');
     await waitFor(() => existsSync(join(dirs.cwd.path, 'own.txt')), { timeoutMs: 30_000, what: "claude's command to run" });

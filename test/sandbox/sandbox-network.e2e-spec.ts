@@ -8,7 +8,7 @@ import { tempDir } from '../support/temp-dir';
 import { useTestApp } from '../support/use-test-app';
 import { waitFor } from '../support/wait-for';
 
-type Detail = SessionStatus & { network: { host: string; port: number; decision?: string; by?: string; scope?: string; reason: string | null }[] };
+type Detail = SessionStatus;
 
 /**
  * A sandboxed worker's connections, end to end: a real worker runs curl in bubblewrap, srt's proxy asks the launcher,
@@ -110,7 +110,7 @@ describe('a sandboxed worker asks for the network', () => {
     expect(file('p-code.txt')).toBe('403');
     const d = await detail(s.id);
     expect(d.pending).toBeNull();
-    await waitFor(async () => (await detail(s.id)).network.some((n) => n.port === askedPort && n.decision === undefined), { timeoutMs: 30_000, what: 'the refusal journaled' });
+    await waitFor(async () => (await detail(s.id)).network.some((n) => n.port === askedPort && n.kind === 'refused'), { timeoutMs: 30_000, what: 'the refusal journaled' });
   });
 
   it('lets the next session through without asking once the person added the host to the profile', async () => {
@@ -123,6 +123,6 @@ describe('a sandboxed worker asks for the network', () => {
     const next = await worker(id, 'n');
     await done('n');
     expect(file('n-asked.txt')).toBe('asked-ok');
-    expect((await detail(next.id)).network.filter((n) => n.by === 'user')).toEqual([]);
+    expect((await detail(next.id)).network.filter((n) => n.kind === 'decided' && n.by === 'user')).toEqual([]);
   });
 });
