@@ -5,6 +5,7 @@ const facts = (over: Partial<SandboxFacts> = {}): SandboxFacts => ({
   runtime: 'command',
   cwd: '/src/app',
   home: '/home/dev',
+  service_home: '/home/dev',
   env: {},
   data_dir: '/home/dev/.brainstem',
   profiles_dir: '/home/dev/.brainstem/profiles',
@@ -59,6 +60,13 @@ describe('sandboxPolicy', () => {
     expect(p.deny_read).toEqual(expect.arrayContaining(['/home/dev/secrets', '/etc/company']));
     expect(p.network).toEqual({ allow: ['127.0.0.1:4820', 'registry.npmjs.org', 'localhost:5432'], deny: ['evil.example'] });
     expect(p.loopback_ports).toEqual([4820, 5432]);
+  });
+
+  it("given an opencode worker with XDG folders, and a HOME of its own, then its state is written where they say, and the user's credentials stay hidden in both homes", () => {
+    const p = sandboxPolicy(facts({ runtime: 'opencode', home: '/w/home', env: { XDG_DATA_HOME: '/w/xdg/data', HOME: '/w/home' } }));
+    expect(p.allow_write).toEqual(expect.arrayContaining(['/w/xdg/data/opencode', '/w/home/.local/state/opencode', '/w/home/.config/opencode']));
+    expect(p.make_dirs).toEqual(expect.arrayContaining(['/w/xdg/data/opencode']));
+    expect(p.deny_read).toEqual(expect.arrayContaining(['/w/home/.ssh', '/home/dev/.ssh']));
   });
 
   it("given a codex worker whose configuration names its provider's URL, then that host is allowed", () => {

@@ -41,7 +41,10 @@ export interface SandboxFacts {
   runtime: string;
   /** The directory the worker runs in (its worktree, with isolation `worktree`). */
   cwd: string;
+  /** The worker's home (its HOME, else the service's): its runtime keeps its state there. */
   home: string;
+  /** The service's own home: the user's credentials there are hidden too, whatever HOME the worker is given. */
+  service_home: string;
   /** The worker's environment: base URLs of model APIs are read from it. */
   env: Readonly<Record<string, string>>;
   /** Brainstem's data directory (journal, tokens, keys, session env values, logs; worktrees by default). */
@@ -70,12 +73,27 @@ export interface SandboxFacts {
 export const DEFAULT_DENY_READ_HOME: readonly string[] = ['.ssh', '.aws', '.gnupg', '.config/gh', '.netrc', '.docker', '.kube', '.git-credentials'];
 
 /** Each runtime's own state, relative to home: written by the runtime as it works. */
-const RUNTIME_STATE: Readonly<Record<string, { dirs: readonly string[]; files: readonly string[] }>> = {
-  'claude-code': { dirs: ['.claude', '.cache/claude', '.config/claude'], files: ['.claude.json', '.claude.json.backup'] },
-  codex: { dirs: ['.codex'], files: [] },
-  'gemini-cli': { dirs: ['.gemini'], files: [] },
-  opencode: { dirs: ['.local/share/opencode', '.local/state/opencode', '.cache/opencode', '.config/opencode'], files: [] },
-};
+function runtimeState(runtime: string, home: string, env: Readonly<Record<string, string>>): { dirs: string[]; files: string[] } {
+  const xdg = (name: string, fallback: string) => env[name] || join(home, fallback);
+  switch (runtime) {
+    case 'claude-code':
+      return {
+        dirs: [env.CLAUDE_CONFIG_DIR || join(home, '.claude'), join(xdg('XDG_CACHE_HOME', '.cache'), 'claude'), join(xdg('XDG_CONFIG_HOME', '.config'), 'claude')],
+        files: [join(home, '.claude.json'), join(home, '.claude.json.backup')],
+      };
+    case 'codex':
+      return { dirs: [env.CODEX_HOME || join(home, '.codex')], files: [] };
+    case 'gemini-cli':
+      return { dirs: [join(home, '.gemini')], files: [] };
+    case 'opencode':
+      return {
+        dirs: [['XDG_DATA_HOME', '.local/share'], ['XDG_STATE_HOME', '.local/state'], ['XDG_CACHE_HOME', '.cache'], ['XDG_CONFIG_HOME', '.config']].map(([v, d]) => join(xdg(v, d), 'opencode')),
+        files: [],
+      };
+    default:
+      return { dirs: [], files: [] };
+  }
+}
 
 /**
  * The settings each runtime reads permissions, hooks or MCP servers from: a worker that wrote them would widen its own
@@ -154,14 +172,14 @@ export function sandboxPolicy(facts: SandboxFacts): SandboxPolicy {
     : [facts.data_dir];
   const allow = unique([...(service ? [service.entry] : []), ...(api?.hosts ?? []), ...apiUrls, ...(profile?.network.allow ?? [])]);
   const git = facts.git_common_dir;
-  const state = RUNTIME_STATE[facts.runtime];
+  const state = runtimeState(facts.runtime, facts.home, facts.env);
   return {
     allow_write: unique([
       facts.cwd,
       tmp,
       ...(git ? [git] : []),
-      ...(state?.dirs ?? []).map(home),
-      ...(state?.files ?? []).map(home),
+      ...state.dirs,
+      ...state.files,
       ...(profile?.allow_write ?? []).map((p) => pathOf(p, facts)),
     ]),
     deny_write: unique([
@@ -173,6 +191,7 @@ export function sandboxPolicy(facts: SandboxFacts): SandboxPolicy {
     ]),
     deny_read: unique([
       ...DEFAULT_DENY_READ_HOME.map(home),
+      ...DEFAULT_DENY_READ_HOME.map((p) => join(facts.service_home, p)),
       facts.data_dir,
       facts.worktrees_dir,
       ...(profile?.deny_read ?? []).map((p) => pathOf(p, facts)),
@@ -181,7 +200,7 @@ export function sandboxPolicy(facts: SandboxFacts): SandboxPolicy {
     network: { allow, deny: unique([...(profile?.network.deny ?? [])]) },
     loopback_ports: [...new Set(allow.map(loopbackPort).filter((p): p is number => p !== null))],
     tmp_dir: tmp,
-    make_dirs: (state?.dirs ?? []).map(home),
+    make_dirs: state.dirs,
   };
 }
 

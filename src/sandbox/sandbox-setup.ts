@@ -44,7 +44,8 @@ export class SandboxSetup {
       facts: {
         session_id: sessionId,
         runtime,
-        home: h.home,
+        home: env.HOME || h.home,
+        service_home: h.home,
         env,
         data_dir: h.data_dir,
         profiles_dir: h.profiles_dir,

@@ -111,7 +111,7 @@ describe('session decide/evolve', () => {
     });
 
     const sandboxFacts = {
-      session_id: 'cs_new', runtime: 'claude-code', home: '/home/dev', env: {}, data_dir: '/data', profiles_dir: '/profiles', worktrees_dir: '/data/worktrees',
+      session_id: 'cs_new', runtime: 'claude-code', home: '/home/dev', service_home: '/home/dev', env: {}, data_dir: '/data', profiles_dir: '/profiles', worktrees_dir: '/data/worktrees',
       session_config_dir: '/data/session-config/cs_new', service_url: 'http://127.0.0.1:4820', tmp_root: '/tmp', data_dir_entries: [], profile: null, config_urls: [],
     };
 

@@ -2,7 +2,7 @@ import { codexProtocol } from './codex.runtime';
 import { sandboxPolicy } from '../../sandbox/sandbox-policy';
 
 const POLICY = sandboxPolicy({
-  session_id: 'cs_1', runtime: 'codex', cwd: '/w', home: '/home/u', env: {}, data_dir: '/data', profiles_dir: '/profiles', worktrees_dir: '/data/worktrees',
+  session_id: 'cs_1', runtime: 'codex', cwd: '/w', home: '/home/u', service_home: '/home/u', env: {}, data_dir: '/data', profiles_dir: '/profiles', worktrees_dir: '/data/worktrees',
   session_config_dir: '/data/session-config/cs_1', service_url: 'http://127.0.0.1:4820', tmp_root: '/tmp', git_common_dir: null, data_dir_entries: [], profile: null, config_urls: [],
 });
 
