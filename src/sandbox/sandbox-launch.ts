@@ -44,6 +44,17 @@ export function launcherSettings(policy: SandboxPolicy): SandboxRuntimeConfig {
 /** The names srt protects in a writable cwd with a mount when they are missing (its mandatory denies). */
 export const SRT_MOUNT_NAMES: readonly string[] = ['.bashrc', '.bash_profile', '.zshrc', '.zprofile', '.profile', '.gitconfig', '.gitmodules', '.ripgreprc', '.mcp.json', '.vscode', '.idea'];
 
+/**
+ * The environment srt's bash starts with, as the launcher gives it. Debian's bash reads ~/.bashrc when its stdin is a
+ * socket (as under sshd) and SHLVL is unset: a worker's stdin is the service's socket pair, and a service started
+ * without a shell (systemd, a test) passes no SHLVL, so the user's ~/.bashrc ran inside the sandbox before every
+ * worker (its exports in the worker's environment, its errors on the worker's stderr, 100 ms and more of the start).
+ * SHLVL 1 tells bash a shell already started; the worker's own command still starts as the service asked.
+ */
+export function withShellLevel(env: Record<string, string>): Record<string, string> {
+  return Number(env.SHLVL) >= 1 ? env : { ...env, SHLVL: '1' };
+}
+
 export function shellQuote(s: string): string {
   return `'${s.replace(/'/g, `'\\''`)}'`;
 }

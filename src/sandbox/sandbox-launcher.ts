@@ -10,7 +10,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { NodeProcessRunner } from '../sessions/runtimes/process-runner';
 import { SESSION_ENV, TOKEN_ENV } from '../common/worker-env';
-import { POLICY_ENV, innerScript, launcherSettings, parsePolicy, shellQuote } from './sandbox-launch';
+import { POLICY_ENV, innerScript, launcherSettings, parsePolicy, shellQuote, withShellLevel } from './sandbox-launch';
 
 /** The signals a worker gets through its launcher (SIGKILL cannot be caught: the service sends it by the session id too). */
 const FORWARDED = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
@@ -77,7 +77,7 @@ async function main(): Promise<number> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(wrapped.env)) if (v !== undefined && !carried.includes(k)) env[k] = v;
   Object.assign(env, outerEnv);
-  const child = spawn(wrapped.argv[0], wrapped.argv.slice(1), { env, stdio: 'inherit', detached: true });
+  const child = spawn(wrapped.argv[0], wrapped.argv.slice(1), { env: withShellLevel(env), stdio: 'inherit', detached: true });
   const runner = new NodeProcessRunner();
   // A signal to the worker's group reaches this process only (bwrap runs in a group of its own): it is passed to the
   // worker's own processes inside, which end as they would unsandboxed.

@@ -87,6 +87,24 @@ describe('workers in the OS sandbox', () => {
     expect(done.last_progress).toMatchObject({ message: 'from inside' });
   });
 
+  it("does not run the user's ~/.bashrc before the worker, with the service started without a shell (no SHLVL)", async () => {
+    // Debian's bash reads ~/.bashrc when its stdin is a socket and SHLVL is unset: srt's wrapper shell would, as the
+    // worker's stdin is the service's socket pair.
+    const home = join(root.path, 'home');
+    mkdirSync(home, { recursive: true });
+    writeFileSync(join(home, '.bashrc'), 'export BASHRC_RAN=yes\n');
+    const shell = await startService({ HOME: home, BRAINSTEM_JOURNAL_DIR: join(root.path, 'data-rc'), BRAINSTEM_PROFILES_DIR: profiles, BRAINSTEM_SANDBOX: 'auto' });
+    try {
+      const s = await callService<SessionStatus>(shell, 'POST', '/coding-sessions', probe(cwd, 'echo "bashrc: ${BASHRC_RAN:-no}"'));
+      expect(s.sandbox.on).toBe(true);
+      await waitFor(async () => ((await callService<SessionStatus>(shell, 'GET', `/coding-sessions/${s.id}`)).state === 'exited' ? true : undefined), { timeoutMs: 60_000, what: 'the worker to exit' });
+      expect(readFileSync(join(cwd, 'report.txt'), 'utf8')).toBe('bashrc: no\n');
+    } finally {
+      shell.child.kill('SIGTERM');
+      await shell.exited;
+    }
+  });
+
   it('cannot write into another session\'s worktree, and commits in its own', async () => {
     const repo = gitRepo({ 'README.md': 'hello\n' });
     try {

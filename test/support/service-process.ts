@@ -18,9 +18,13 @@ export interface ServiceProcess {
   exited: Promise<number | null>;
 }
 
-/** Runs the real service (src/main.ts through swc) as a child process with the given env. */
-export function spawnService(env: Record<string, string>, args: string[] = []): Pick<ServiceProcess, 'child' | 'output' | 'stdout' | 'exited'> {
-  const child = spawn(process.execPath, ['-r', '@swc-node/register', resolve(ROOT, 'src/main.ts'), ...args], {
+/** Where the service runs from: the TypeScript source through swc, or the build in dist/ (as `npm start` runs it). */
+export type ServiceEntry = 'source' | 'build';
+
+/** Runs the real service (src/main.ts through swc, or dist/src/main.js) as a child process with the given env. */
+export function spawnService(env: Record<string, string>, args: string[] = [], entry: ServiceEntry = 'source'): Pick<ServiceProcess, 'child' | 'output' | 'stdout' | 'exited'> {
+  const main = entry === 'build' ? [resolve(ROOT, 'dist/src/main.js')] : ['-r', '@swc-node/register', resolve(ROOT, 'src/main.ts')];
+  const child = spawn(process.execPath, [...main, ...args], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', BRAINSTEM_PORT: '0', BRAINSTEM_API_TOKEN: TEST_USER_TOKEN, BRAINSTEM_MAIN_BRAIN_DRIVER: 'stream', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -37,8 +41,8 @@ export function spawnService(env: Record<string, string>, args: string[] = []): 
 }
 
 /** Starts the service and waits until it prints the URL it listens on. */
-export async function startService(env: Record<string, string>, args: string[] = []): Promise<ServiceProcess> {
-  const p = spawnService(env, args);
+export async function startService(env: Record<string, string>, args: string[] = [], entry: ServiceEntry = 'source'): Promise<ServiceProcess> {
+  const p = spawnService(env, args, entry);
   const url = await waitFor(
     () => {
       if (p.child.exitCode !== null) throw new Error(`service exited ${p.child.exitCode}:\n${p.output()}`);
