@@ -96,6 +96,12 @@ describe('sandboxLoosened', () => {
     expect(sandboxLoosened(undefined, doc({ network: { allow: ['x.example.com'] } }))).toEqual(['profile.sandbox.network.allow: allow "x.example.com"']);
   });
 
+  it('given paths and hosts a known profile (a built-in template) allows, then adding them widens nothing; others still do', () => {
+    const template = doc({ allow_write: ['~/.npm'], network: { allow: ['registry.npmjs.org'] } });
+    const after = doc({ allow_write: ['~/.npm'], network: { allow: ['registry.npmjs.org', 'evil.example.com'] } });
+    expect(sandboxLoosened(undefined, after, [template])).toEqual(['profile.sandbox.network.allow: allow "evil.example.com"']);
+  });
+
   it('given a host re-written in another case, then it is the same host; a path in another case is not the same path', () => {
     expect(sandboxLoosened(doc({ network: { allow: ['A.example.com'] } }), doc({ network: { allow: ['a.example.com'] } }))).toEqual([]);
     expect(sandboxLoosened(doc({ allow_write: ['/Srv'] }), doc({ allow_write: ['/srv'] }))).toHaveLength(1);

@@ -49,17 +49,23 @@ export function withNetworkAllow<D extends Pick<ProfileDoc, 'sandbox'>>(doc: D, 
 /**
  * What a change to a profile's sandbox widens: a path made writable, a path no longer hidden, a host allowed or no
  * longer denied, Bash let run without asking. Those are the user's to allow, never the main brain's; narrowing widens
- * nothing. Paths are compared as written, hosts without regard to case. Pure.
+ * nothing. A path or host one of `known` allows already (the built-in templates, which any session may use) is no
+ * widening either. Paths are compared as written, hosts without regard to case. Pure.
  */
-export function sandboxLoosened(before: Pick<ProfileDoc, 'sandbox'> | undefined, after: Pick<ProfileDoc, 'sandbox'>): string[] {
+export function sandboxLoosened(
+  before: Pick<ProfileDoc, 'sandbox'> | undefined,
+  after: Pick<ProfileDoc, 'sandbox'>,
+  known: readonly Pick<ProfileDoc, 'sandbox'>[] = [],
+): string[] {
   const was = profileSandbox(before ?? {});
   const now = profileSandbox(after);
-  const added = (from: readonly string[], to: readonly string[], same: (a: string, b: string) => boolean) => to.filter((x) => !from.some((y) => same(x, y)));
+  const granted = [was, ...known.map(profileSandbox)];
   const samePath = (a: string, b: string) => a === b;
+  const added = (from: readonly string[], to: readonly string[], same: (a: string, b: string) => boolean) => to.filter((x) => !from.some((y) => same(x, y)));
   const out: string[] = [];
-  for (const p of added(was.allow_write, now.allow_write, samePath)) out.push(`profile.sandbox.allow_write: let workers write ${JSON.stringify(p)}`);
+  for (const p of added(granted.flatMap((g) => g.allow_write), now.allow_write, samePath)) out.push(`profile.sandbox.allow_write: let workers write ${JSON.stringify(p)}`);
   for (const p of added(now.deny_read, was.deny_read, samePath)) out.push(`profile.sandbox.deny_read: no longer hide ${JSON.stringify(p)}`);
-  for (const h of added(was.network.allow, now.network.allow, sameEntry)) out.push(`profile.sandbox.network.allow: allow ${JSON.stringify(h)}`);
+  for (const h of added(granted.flatMap((g) => g.network.allow), now.network.allow, sameEntry)) out.push(`profile.sandbox.network.allow: allow ${JSON.stringify(h)}`);
   for (const h of added(now.network.deny, was.network.deny, sameEntry)) out.push(`profile.sandbox.network.deny: no longer deny ${JSON.stringify(h)}`);
   // A profile without the section had Bash auto-allowed already (the default), so only a change from false widens.
   if (!was.auto_allow_bash && now.auto_allow_bash) out.push('profile.sandbox.auto_allow_bash: let Bash run without asking in the sandbox');
