@@ -7,9 +7,11 @@ import { ProfileApplier } from '../profiles/apply/profile-applier';
 import { APPLY_RUNTIMES, ApplyRuntime, ProfileId } from '../profiles/profile.dto';
 import { HOOK_EVENTS, IsProfileName, ProfileDoc } from '../profiles/profile.schema';
 import { budgetLoosened } from '../profiles/profile-budget.schema';
+import { sandboxLoosened } from '../profiles/profile-sandbox';
 import { dumpProfileYaml } from '../profiles/profile.yaml';
 import { ProfileItem, ProfileView, ProfilesService, SaveCheck, SavedProfile } from '../profiles/profiles.service';
 import { readScanFiles, scanProfile } from '../profiles/scan';
+import { BUILTIN_TEMPLATES } from '../profiles/templates';
 import { generateProfile } from './profile-generator';
 import { ToolRegistry } from './tool-registry';
 
@@ -124,7 +126,7 @@ function whatRuns(doc: Pick<ProfileDoc, 'hooks' | 'tools'>): Runs[] {
  * user's. Nor may it widen what runs: a command hook, an MCP server started by a command, or an auto_apply_dir (every
  * later save writes the profile's hooks there) that the profile did not hold already, the same. What the user put there
  * may stay, and removing it widens nothing. A new profile has nothing already, so any of them is the user's. Nor may it
- * raise or remove a budget: what the workers may spend is the user's to widen.
+ * raise or remove a budget: what the workers may spend is the user's to widen. Nor widen the sandbox its workers run in.
  */
 function userOnlySave(before: Parameters<SaveCheck>[0], after: Parameters<SaveCheck>[1]): string[] {
   if (before?.doc.permissions.mode === 'bypassPermissions') return [`change profile ${before.id}, which bypasses permissions`];
@@ -136,6 +138,8 @@ function userOnlySave(before: Parameters<SaveCheck>[0], after: Parameters<SaveCh
   const dir = after.doc.auto_apply_dir;
   if (dir && dir !== before?.doc.auto_apply_dir) problems.push(`profile.auto_apply_dir: set it to ${JSON.stringify(dir)} (every later save writes the profile's files there)`);
   problems.push(...budgetLoosened(before?.doc.budget, after.doc.budget));
+  // What a built-in template's sandbox allows, any session may have already by using that template.
+  problems.push(...sandboxLoosened(before?.doc, after.doc, BUILTIN_TEMPLATES.map((t) => t.doc)));
   return problems;
 }
 

@@ -57,6 +57,7 @@ const RICH = {
   isolation: 'worktree',
   worktree: { copy: ['.env'], setup: 'npm ci' },
   budget: { per_day: { usd: 2.5 }, per_session: { tokens: 1000, usd: 0.5 } },
+  sandbox: { network: { deny: ['*:22'], allow: ['x.example.com:443', '[::1]'] }, auto_allow_bash: false, allow_write: ['~/.npm'], deny_read: ['.env'] },
   created_at: '2026-01-01T00:00:00Z',
   locked: true,
   scope: { any: 'thing' },
@@ -66,6 +67,7 @@ const POOL: unknown[] = [
   'x', '', ' ', 'a\0b', '/abs', 'rel/dir', '../up', 'x'.repeat(5000), 'claude-code', 'auto', 'worktree', 'plan', 'stdio', 'http', 'command',
   0, 1, -1, 1.5, 60, 86_401, 1e300, true, false, null, [], ['a'], [1], ['a', 2], {}, { a: 1 }, { type: 'stdio' }, { type: 'command', command: 'x' },
   { name: 'skill' }, { glob: '*', instruction: 'i' }, [{ type: 'prompt' }], { tokens: 5 }, { repeated_call: 2 },
+  '*', 'x.example.com', ['*.com'], ['~/x', 'a*'], { allow: ['a.example.com'], deny: ['*'] },
 ];
 const KEYS = [...FIELD_NAMES, 'extra', 'size', 'get', '0', '10', 'SessionStart', 'per_day', 'tokens', 'type', 'glob', 'name'];
 

@@ -1,4 +1,6 @@
+import { posix } from 'node:path';
 import { mcpRuleTarget } from './mcp-rules';
+import { profileSandbox } from './profile-sandbox';
 import { HOOK_EVENTS, Hook, HookEvent, MetadataField, ProfileDoc } from './profile.schema';
 
 /** The profile linter: a pure function (profile, context) → findings. Findings never block a save; apply refuses errors. */
@@ -21,6 +23,11 @@ export type LintCode =
   | 'loop_threshold_trivial'
   | 'worktree_copy_refused'
   | 'budget_day_below_session'
+  | 'sandbox_host_allowed_and_denied'
+  | 'sandbox_host_too_broad'
+  | 'sandbox_loopback_allowed'
+  | 'sandbox_write_too_wide'
+  | 'sandbox_hides_cwd'
   | 'schema';
 
 export interface LintFinding {
@@ -125,6 +132,7 @@ export function lintProfile(doc: ProfileDoc, ctx: LintContext): LintResult {
   lintRuntime(doc, warn);
   lintLoops(doc, warn);
   lintBudget(doc, warn);
+  lintSandbox(doc, error, warn);
   return { valid: errors.length === 0, errors, warnings };
 }
 
@@ -155,6 +163,81 @@ function lintBudget(doc: ProfileDoc, warn: Report): void {
 }
 
 type Report = (path: string, code: LintCode, message: string) => void;
+
+/** Second-level labels under which anyone registers a name: `*.co.uk` allows every company in the UK. */
+const PUBLIC_SECOND_LEVEL = new Set(['co', 'com', 'net', 'org', 'gov', 'edu', 'ac', 'or', 'ne', 'go', 'gob', 'nic', 'ltd', 'plc']);
+/** Folders that hold home directories: a worker that writes one writes every user's files. */
+const HOMES_PARENTS = new Set(['/home', '/Users', '/root']);
+
+/** An entry's host and port as written (`[::1]:443` → `[::1]`, 443); the schema has checked its grammar. */
+function hostPort(entry: string): { host: string; port: string | null } {
+  const colon = entry.startsWith('[') ? entry.indexOf(':', entry.indexOf(']')) : entry.indexOf(':');
+  return colon === -1 ? { host: entry.toLowerCase(), port: null } : { host: entry.slice(0, colon).toLowerCase(), port: entry.slice(colon + 1) };
+}
+
+/** Whether deny entry `deny` refuses every connection allow entry `allow` lets through (srt: deny always wins). */
+function deniedEntirely(allow: string, deny: string): boolean {
+  const a = hostPort(allow);
+  const d = hostPort(deny);
+  if (d.port !== null && d.port !== a.port) return false;
+  if (d.host === '*') return true;
+  if (d.host.startsWith('*.')) return a.host.endsWith(d.host.slice(1));
+  return a.host === d.host;
+}
+
+/** Where a profile's path leads, as far as is known without the machine: from `/`, from home, or from the cwd. */
+function pathPlace(p: string): { from: 'root' | 'home' | 'cwd'; rest: string } {
+  const clean = (x: string) => posix.normalize(x).replace(/(.)\/+$/, '$1');
+  if (p === '~' || p.startsWith('~/')) return { from: 'home', rest: clean(p.slice(2) || '.') };
+  if (p.startsWith('/')) return { from: 'root', rest: clean(p) };
+  return { from: 'cwd', rest: clean(p) };
+}
+
+const above = (rest: string): boolean => rest === '..' || rest.startsWith('../');
+/** Only `..` parts: the cwd's parent, grandparent… which hold the cwd. */
+const onlyUp = (rest: string): boolean => rest.split('/').every((part) => part === '..');
+
+/**
+ * The sandbox section: a host allowed and denied (deny wins, so the allow does nothing), an allow as wide as a public
+ * suffix or every port of this machine, write access to a home directory or more (the sandbox then contains nothing
+ * worth containing), and a hidden path that hides the worker's own folder.
+ */
+function lintSandbox(doc: ProfileDoc, error: Report, warn: Report): void {
+  if (!doc.sandbox) return;
+  const s = profileSandbox(doc);
+  s.network.allow.forEach((entry, i) => {
+    const at = `sandbox.network.allow[${i}]`;
+    const j = s.network.deny.findIndex((d) => deniedEntirely(entry, d));
+    if (j !== -1) {
+      warn(at, 'sandbox_host_allowed_and_denied', `${entry} is denied by sandbox.network.deny[${j}] (${s.network.deny[j]}); deny always wins, so this allow does nothing`);
+      return;
+    }
+    const { host, port } = hostPort(entry);
+    const labels = host.split('.');
+    if (host.startsWith('*.') && labels.length === 3 && PUBLIC_SECOND_LEVEL.has(labels[1])) {
+      warn(at, 'sandbox_host_too_broad', `${entry} allows every name registered under .${labels.slice(1).join('.')}; name the hosts the work needs`);
+    } else if (port === null && (host === 'localhost' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host))) {
+      warn(at, 'sandbox_loopback_allowed', `${entry} lets workers reach every service on this machine's ${host}; add the port it needs (${host}:5432); Brainstem's own URL is allowed already`);
+    }
+  });
+  s.allow_write.forEach((p, i) => {
+    const { from, rest } = pathPlace(p);
+    const at = `sandbox.allow_write[${i}]`;
+    if (from === 'root' && rest === '/') error(at, 'sandbox_write_too_wide', 'lets workers write every file you can: the sandbox would contain nothing');
+    else if (from === 'root' && HOMES_PARENTS.has(rest)) error(at, 'sandbox_write_too_wide', `${rest} holds home directories: workers could write your shell's startup files and credentials`);
+    else if (from === 'home' && (rest === '.' || above(rest))) {
+      error(at, 'sandbox_write_too_wide', `${p} is your home directory${rest === '.' ? '' : ' or above it'}: workers could write your shell's startup files and credentials; name the folders they need (~/.npm)`);
+    }
+  });
+  s.deny_read.forEach((p, i) => {
+    const { from, rest } = pathPlace(p);
+    const at = `sandbox.deny_read[${i}]`;
+    if (from === 'cwd' && (rest === '.' || onlyUp(rest))) warn(at, 'sandbox_hides_cwd', `${p} is the worker's own folder${rest === '.' ? '' : ' or holds it'}: hidden, the worker cannot read its own files`);
+    else if ((from === 'root' && rest === '/') || (from === 'home' && (rest === '.' || above(rest)))) {
+      warn(at, 'sandbox_hides_cwd', `${p} holds the worker's folder and its runtime's own state: hidden, the worker cannot start or read its files`);
+    }
+  });
+}
 
 /** A worktree's setup command runs with the worker's environment: a secret belongs there, not in the profile. */
 function lintWorktree(doc: ProfileDoc, error: Report): void {

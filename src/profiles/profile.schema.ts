@@ -23,9 +23,11 @@ import { inheritedKeyProblem } from '../common/inherited-key';
 import { describeValidationErrors } from '../common/validation-errors';
 import { ProfileBudget, ProfileBudgetConfig, normalizeBudget } from './profile-budget.schema';
 import { LoopsConfig } from './profile-loops.schema';
+import { SandboxConfig } from './profile-sandbox.schema';
 import { WorktreeConfig } from './profile-worktree.schema';
 
 export { LoopsConfig } from './profile-loops.schema';
+export { SandboxConfig } from './profile-sandbox.schema';
 export { WorktreeConfig } from './profile-worktree.schema';
 
 /**
@@ -267,6 +269,10 @@ export abstract class ProfileFields {
   @IsOptional() @ValidateNested() @Type(() => WorktreeConfig)
   worktree?: WorktreeConfig;
   @IsOptional() @ValidateNested() @Type(() => ProfileBudgetConfig) budget?: ProfileBudgetConfig;
+
+  /** What its workers may do in Brainstem's sandbox beyond the defaults (profile-sandbox.ts reads it with them). */
+  @IsOptional() @ValidateNested() @Type(() => SandboxConfig)
+  sandbox?: SandboxConfig;
 }
 
 /** The document as stored on disk and exported. Metadata keys are tolerated so hand-written files stay readable. */
@@ -332,6 +338,16 @@ export interface ProfileDoc {
   worktree?: { setup?: string; copy?: string[] };
   /** What its sessions may spend; absent when the profile sets no budget. */
   budget?: ProfileBudget;
+  /** As written (absent when the profile has none); profileSandbox() reads it with the defaults. */
+  sandbox?: ProfileSandboxSection;
+}
+
+/** The profile's `sandbox` section as written: every field optional. */
+export interface ProfileSandboxSection {
+  allow_write?: string[];
+  deny_read?: string[];
+  network?: { allow?: string[]; deny?: string[] };
+  auto_allow_bash?: boolean;
 }
 
 export const HOOK_TIMEOUT_DEFAULT_S = 60;
@@ -391,5 +407,7 @@ export function normalizeDocument(d: Partial<ProfileDoc> & { name: string }): Pr
     ...(d.isolation ? { isolation: d.isolation } : {}),
     ...(d.worktree ? { worktree: d.worktree } : {}),
     ...normalizeBudget(d.budget),
+    // Only when set, as isolation: a profile without one reads and writes back as it was.
+    ...(d.sandbox ? { sandbox: d.sandbox } : {}),
   };
 }

@@ -168,6 +168,38 @@ describe('manage_agent_profile over MCP', () => {
     }
   });
 
+  it("asks the user before widening a profile's sandbox; what a built-in template allows, and narrowing, it does at once", async () => {
+    const waits = async (args: Record<string, unknown>) => {
+      const r = await profileTool(args);
+      expect([r.isError, r.json?.status]).toEqual([false, 'waiting_for_user']);
+      return (r.json as { what: string }).what;
+    };
+    const only = (...problems: string[]) => `Save the Agent Profile boxed (update) with what only the user may allow: ${problems.join('; ')}.`;
+    // Given a profile the main brain creates with a registry and a cache the coding assistant template allows: created at once
+    const sandbox = { allow_write: ['~/.npm'], network: { allow: ['registry.npmjs.org'], deny: ['x.example.com'] }, auto_allow_bash: false };
+    const created = await profileTool({ action: 'create', profile: { name: 'Boxed', sandbox } });
+    expect(created.json.profile).toMatchObject({ id: 'boxed', sandbox });
+    // And one that allows a host no template does waits for the user
+    expect(await waits({ action: 'create', profile: { name: 'Open', sandbox: { network: { allow: ['exfil.example.com'] } } } })).toBe(
+      'Save a new Agent Profile "Open" (create) with what only the user may allow: profile.sandbox.network.allow: allow "exfil.example.com".',
+    );
+    // When it widens the sandbox in any way; Then it waits for the user, naming what
+    for (const [change, problem] of [
+      [{ allow_write: ['~/.npm', '~/'] }, 'profile.sandbox.allow_write: let workers write "~/"'],
+      [{ deny_read: ['.env'] }, null],
+      [{ network: { allow: ['registry.npmjs.org', 'exfil.example.com'], deny: ['x.example.com'] } }, 'profile.sandbox.network.allow: allow "exfil.example.com"'],
+      [{ network: { allow: ['registry.npmjs.org'], deny: [] } }, 'profile.sandbox.network.deny: no longer deny "x.example.com"'],
+      [{ auto_allow_bash: true }, 'profile.sandbox.auto_allow_bash: let Bash run without asking in the sandbox'],
+    ] as const) {
+      const args = { action: 'update', profile_id: 'boxed', profile: { sandbox: change } };
+      if (problem === null) expect((await profileTool(args)).json.profile.sandbox).toMatchObject(change);
+      else expect([change, await waits(args)]).toEqual([change, only(problem)]);
+    }
+    // And narrowing runs at once: a host denied, Bash asked
+    const narrowed = await profileTool({ action: 'update', profile_id: 'boxed', profile: { sandbox: { network: { allow: [], deny: ['x.example.com', 'y.example.com'] } } } });
+    expect(narrowed.json.profile.sandbox).toEqual({ ...sandbox, deny_read: ['.env'], network: { allow: [], deny: ['x.example.com', 'y.example.com'] } });
+  });
+
   describe('what runs commands (command hooks, MCP servers started by a command, auto_apply_dir) waits for the user', () => {
     const TOOL_ROUTE = '/api/v1/session-os/main-brain/tools/manage_agent_profile';
     const guard = { type: 'command', command: './guard.sh', matcher: 'Bash' };

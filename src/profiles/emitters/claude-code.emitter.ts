@@ -1,3 +1,4 @@
+import { profileSandbox } from '../profile-sandbox';
 import { HOOK_EVENTS, Hook, ProfileDoc } from '../profile.schema';
 import {
   RESERVED_MCP_SERVER,
@@ -87,9 +88,37 @@ function claudeSettings(profile: ProfileDoc, ctx: EmitContext, model: string | u
   }
   const hooks = claudeHooks(profile, warnings);
   if (Object.keys(hooks).length) settings.hooks = hooks;
+  const sandbox = claudeSandbox(profile);
+  if (sandbox) settings.sandbox = sandbox;
   settings.agent = ctx.profileId;
   if (profile.model.provider) warnings.add('model_not_mapped', 'claude-code has no provider setting; model.provider is ignored');
   return settings;
+}
+
+/**
+ * The profile's sandbox as claude's own (`sandbox` in settings, Claude Code 2.1): on, Bash auto-allowed as the profile
+ * says, its paths and hosts. Only for a profile with a `sandbox` section: one without leaves claude's sandbox to the
+ * user's settings. Claude resolves paths as the profile does (absolute, `~/`, relative to the project, which is the
+ * folder applied to), and takes hosts in srt's grammar, as the schema does. Claude merges `WebFetch(domain:…)` and
+ * `Edit(…)` allow rules into the same lists: the profile's rules are not rewritten into them, since each also lets a
+ * tool run unasked.
+ */
+export function claudeSandbox(profile: ProfileDoc): Record<string, unknown> | undefined {
+  if (!profile.sandbox) return undefined;
+  const s = profileSandbox(profile);
+  const path = (p: string) => (p === '~' ? '~/' : p);
+  const filesystem: Record<string, string[]> = {};
+  if (s.allow_write.length) filesystem.allowWrite = s.allow_write.map(path);
+  if (s.deny_read.length) filesystem.denyRead = s.deny_read.map(path);
+  const network: Record<string, string[]> = {};
+  if (s.network.allow.length) network.allowedDomains = s.network.allow;
+  if (s.network.deny.length) network.deniedDomains = s.network.deny;
+  return {
+    enabled: true,
+    autoAllowBashIfSandboxed: s.auto_allow_bash,
+    ...(Object.keys(filesystem).length ? { filesystem } : {}),
+    ...(Object.keys(network).length ? { network } : {}),
+  };
 }
 
 export function claudeHooks(profile: ProfileDoc, warnings: Warnings): Record<string, ClaudeMatcher[]> {

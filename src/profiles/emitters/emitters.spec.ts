@@ -60,6 +60,44 @@ describe('claude-code emitter', () => {
     expect(settings.permissions).toEqual({ defaultMode: 'default', allow: ['mcp__brainstem'], deny: ['mcp__brainstem__permission_prompt'] });
   });
 
+  const settingsOf = (doc: ReturnType<typeof normalizeDocument>) => JSON.parse(emitProfile('claude-code', doc, CTX).files.find((f) => f.path === '.claude/settings.json')!.content);
+
+  it("given a profile with a sandbox section, then claude's own sandbox is on with its paths, hosts and Bash auto-allow, and no permission rule is added", () => {
+    // Given a section setting every field; When emitted; Then settings.sandbox carries each in claude's names
+    const doc = normalizeDocument({
+      name: 'Boxed',
+      permissions: { mode: 'default', allow: ['Read'], deny: [], ask: [] },
+      sandbox: { allow_write: ['~/.npm', '/srv/cache', 'build', '~'], deny_read: ['.env'], network: { allow: ['registry.npmjs.org', '[::1]:5432'], deny: ['*:22'] }, auto_allow_bash: false },
+    });
+    const settings = settingsOf(doc);
+    expect(settings.sandbox).toEqual({
+      enabled: true,
+      autoAllowBashIfSandboxed: false,
+      filesystem: { allowWrite: ['~/.npm', '/srv/cache', 'build', '~/'], denyRead: ['.env'] },
+      network: { allowedDomains: ['registry.npmjs.org', '[::1]:5432'], deniedDomains: ['*:22'] },
+    });
+    expect(settings.permissions).toEqual({ defaultMode: 'default', allow: ['Read', 'mcp__brainstem'] });
+  });
+
+  it('given a section that sets nothing, then the sandbox is on with Bash auto-allowed (the default) and no empty lists', () => {
+    expect(settingsOf(normalizeDocument({ name: 'Boxed', sandbox: {} })).sandbox).toEqual({ enabled: true, autoAllowBashIfSandboxed: true });
+    expect(settingsOf(normalizeDocument({ name: 'Hosts', sandbox: { network: { deny: ['x.example.com'] } } })).sandbox).toEqual({
+      enabled: true,
+      autoAllowBashIfSandboxed: true,
+      network: { deniedDomains: ['x.example.com'] },
+    });
+  });
+
+  it("given a profile without a sandbox section, then claude's sandbox is left to the user's own settings", () => {
+    expect(settingsOf(normalizeDocument({ name: 'Plain' }))).not.toHaveProperty('sandbox');
+  });
+
+  it.each(['codex', 'gemini-cli', 'opencode'] as const)('given a sandbox section, then %s writes nothing of it and warns of nothing (it applies in Brainstem\'s sandbox)', (runtime) => {
+    const boxed = normalizeDocument({ name: 'Boxed', sandbox: { network: { allow: ['x.example.com'] } } });
+    const plain = normalizeDocument({ name: 'Boxed' });
+    expect(emitProfile(runtime, boxed, CTX)).toEqual(emitProfile(runtime, plain, CTX));
+  });
+
   it('keeps only command handlers on SessionStart and warns about the skipped one', () => {
     const { content, warnings } = file('claude-code', '.claude/settings.json');
     expect(JSON.parse(content).hooks.SessionStart).toEqual([{ hooks: [{ type: 'command', command: './start.sh', timeout: 10 }] }]);

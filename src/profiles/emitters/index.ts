@@ -6,7 +6,7 @@ import { emitGeminiCli } from './gemini-cli.emitter';
 import { emitOpencode } from './opencode.emitter';
 
 export { EMIT_RUNTIMES, EmitContext, EmitResult, EmitRuntime, EmitWarning, EmittedFile, FileMerge, SkillFiles } from './emitter.types';
-export { claudeFallbackModel, claudeHooks, claudeMcpServers, claudeModel, claudeSystemPrompt } from './claude-code.emitter';
+export { claudeFallbackModel, claudeHooks, claudeMcpServers, claudeModel, claudeSandbox, claudeSystemPrompt } from './claude-code.emitter';
 export { blockEnd, blockStart, denyRules } from './emitter-support';
 export { opencodeAgent } from './opencode.emitter';
 

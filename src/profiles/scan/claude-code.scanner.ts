@@ -14,12 +14,14 @@ import {
 } from './scan-support';
 import { ScanFiles, ScanOptions, ScanResult } from './scan.types';
 import { BRAINSTEM_TOOLS_RULE } from '../emitters/claude-code.emitter';
+import { networkEntryProblem, sandboxPathProblem } from '../profile-sandbox.schema';
 
 const SETTINGS = '.claude/settings.json';
 const MCP = '.mcp.json';
 const AGENT_FILE = /^\.claude\/agents\/([^/]+)\.md$/;
 const RULE_FILE = /^\.claude\/rules\/([^/]+)\.md$/;
-const SETTINGS_KEYS = ['permissions', 'model', 'fallbackModel', 'effortLevel', 'hooks', 'agent'];
+const SETTINGS_KEYS = ['permissions', 'model', 'fallbackModel', 'effortLevel', 'hooks', 'sandbox', 'agent'];
+const SANDBOX_KEYS = ['enabled', 'autoAllowBashIfSandboxed', 'filesystem', 'network'];
 const PERMISSION_KEYS = ['defaultMode', 'allow', 'deny', 'ask'];
 const AGENT_KEYS = ['name', 'description', 'tools', 'disallowedTools', 'model', 'permissionMode', 'skills'];
 
@@ -77,8 +79,55 @@ export function scanClaudeCode(files: ScanFiles, opts: ScanOptions): ScanResult 
     },
     skills: localSkills(fm.skills, files, opts, agentPath, warnings),
     hooks: readHooks(settings.hooks, warnings),
+    ...readSandbox(settings.sandbox, warnings),
   };
   return { runtime: 'claude-code', profileId: id, profile: validatedProposal(raw), filesUsed: used, warnings: warnings.list };
+}
+
+/**
+ * Claude's own sandbox settings back to the profile's section (the emitter's mapping, docs/reference/profile-schema.md#sandbox):
+ * only when claude's sandbox is on. A path or host the profile's schema refuses is left out with a warning, so one odd
+ * entry does not sink the whole proposal.
+ */
+function readSandbox(value: unknown, warnings: ScanWarnings): { sandbox?: Plain } {
+  if (value === undefined) return {};
+  if (!isPlain(value)) {
+    warnings.add('malformed', SETTINGS, 'sandbox is not an object; ignored');
+    return {};
+  }
+  if (value.enabled !== true) {
+    warnings.add('not_mapped', SETTINGS, "sandbox: claude's sandbox is not enabled, so no sandbox section is proposed");
+    return {};
+  }
+  warnUnknownKeys(value, SANDBOX_KEYS, SETTINGS, warnings, 'sandbox.');
+  const fs = isPlain(value.filesystem) ? value.filesystem : {};
+  const net = isPlain(value.network) ? value.network : {};
+  warnUnknownKeys(fs, ['allowWrite', 'denyRead'], SETTINGS, warnings, 'sandbox.filesystem.');
+  warnUnknownKeys(net, ['allowedDomains', 'deniedDomains'], SETTINGS, warnings, 'sandbox.network.');
+  const kept = (v: unknown, key: string, problem: (x: string) => string | null): string[] | undefined => {
+    if (v === undefined) return undefined;
+    const list = stringList(v);
+    if (!list) {
+      warnings.add('malformed', SETTINGS, `sandbox.${key} is not a list of strings; ignored`);
+      return undefined;
+    }
+    const good = list.filter((x) => problem(x) === null);
+    for (const x of list.filter((y) => problem(y) !== null)) warnings.add('not_mapped', SETTINGS, `sandbox.${key}: ${JSON.stringify(x.slice(0, 200))} ${problem(x)}; not kept`);
+    return good;
+  };
+  const allow_write = kept(fs.allowWrite, 'filesystem.allowWrite', sandboxPathProblem);
+  const deny_read = kept(fs.denyRead, 'filesystem.denyRead', sandboxPathProblem);
+  const allow = kept(net.allowedDomains, 'network.allowedDomains', (h) => networkEntryProblem(h, 'allow'));
+  const deny = kept(net.deniedDomains, 'network.deniedDomains', (h) => networkEntryProblem(h, 'deny'));
+  const network = { ...(allow?.length ? { allow } : {}), ...(deny?.length ? { deny } : {}) };
+  return {
+    sandbox: {
+      ...(allow_write?.length ? { allow_write } : {}),
+      ...(deny_read?.length ? { deny_read } : {}),
+      ...(Object.keys(network).length ? { network } : {}),
+      ...(typeof value.autoAllowBashIfSandboxed === 'boolean' ? { auto_allow_bash: value.autoAllowBashIfSandboxed } : {}),
+    },
+  };
 }
 
 /** `agent` in settings.json names the main agent; without it, the only (or first) agent file. */

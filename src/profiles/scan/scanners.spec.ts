@@ -112,6 +112,35 @@ describe.each(EMIT_RUNTIMES.map((r) => [r]))('scan: every built-in template gold
 describe('scan: claude-code mapping details', () => {
   const settings = (value: unknown) => ['.claude/settings.json', JSON.stringify(value)] as const;
 
+  it("reads claude's own sandbox back into the profile's section, leaving out what the profile cannot hold, with a warning each", () => {
+    const files = new Map<string, string>([
+      settings({
+        sandbox: {
+          enabled: true,
+          autoAllowBashIfSandboxed: false,
+          excludedCommands: ['docker'],
+          filesystem: { allowWrite: ['~/.npm', 'src/*'], denyRead: ['.env'], denyWrite: ['x'] },
+          network: { allowedDomains: ['registry.npmjs.org', '*'], deniedDomains: ['*:22'], allowLocalBinding: true },
+        },
+      }),
+    ]);
+    const result = scanProfile(files, 'claude-code', { projectDir: '/work/app' });
+    expect(result.profile.sandbox).toEqual({ allow_write: ['~/.npm'], deny_read: ['.env'], network: { allow: ['registry.npmjs.org'], deny: ['*:22'] }, auto_allow_bash: false });
+    expect(result.warnings.map((w) => w.message)).toEqual([
+      expect.stringContaining('sandbox.excludedCommands'),
+      expect.stringContaining('sandbox.filesystem.denyWrite'),
+      expect.stringContaining('sandbox.network.allowLocalBinding'),
+      expect.stringContaining('sandbox.filesystem.allowWrite: "src/*" must name a folder or file'),
+      expect.stringContaining('sandbox.network.allowedDomains: "*" may not be *'),
+    ]);
+  });
+
+  it("given claude's sandbox not enabled, then no section is proposed, and it says so", () => {
+    const result = scanProfile(new Map([settings({ sandbox: { enabled: false, network: { allowedDomains: ['x.example.com'] } } })]), 'claude-code', { projectDir: '/work/app' });
+    expect(result.profile.sandbox).toBeUndefined();
+    expect(result.warnings).toEqual([expect.objectContaining({ code: 'not_mapped', message: expect.stringContaining('not enabled') })]);
+  });
+
   it('ignores the reserved brainstem server, keeps others, warns what a profile cannot hold', () => {
     const files = new Map<string, string>([
       settings({ permissions: { defaultMode: 'plan' }, env: { FOO: '1' }, hooks: { Stop: [] } }),

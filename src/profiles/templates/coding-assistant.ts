@@ -1,4 +1,4 @@
-import { template } from './builtin-template';
+import { packageRegistriesSandbox, template } from './builtin-template';
 
 export const codingAssistant = template('coding-assistant', {
   name: 'Coding Assistant',
@@ -25,4 +25,5 @@ When you finish, report: what changed (files), how you verified it (commands and
   },
   tools: {},
   permissions: { mode: 'acceptEdits', allow: [], deny: ['Bash(rm -rf *)', 'Bash(git push --force *)'], ask: ['Bash(git push *)'] },
+  sandbox: packageRegistriesSandbox(),
 });

@@ -1,4 +1,4 @@
-import { template } from './builtin-template';
+import { packageRegistriesSandbox, template } from './builtin-template';
 
 export const devopsEngineer = template('devops-engineer', {
   name: 'DevOps Engineer',
@@ -31,4 +31,5 @@ Report what you changed, the commands you ran with their results, what you verif
     deny: ['Bash(rm -rf /*)', 'Bash(git push --force *)'],
     ask: ['Bash(terraform apply *)', 'Bash(terraform destroy *)', 'Bash(kubectl delete *)', 'Bash(kubectl apply *)', 'Bash(helm upgrade *)', 'Bash(docker system prune *)', 'Bash(git push *)'],
   },
+  sandbox: packageRegistriesSandbox(),
 });

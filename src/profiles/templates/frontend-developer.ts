@@ -1,4 +1,4 @@
-import { DESTRUCTIVE_COMMANDS, template } from './builtin-template';
+import { DESTRUCTIVE_COMMANDS, packageRegistriesSandbox, template } from './builtin-template';
 
 export const frontendDeveloper = template('frontend-developer', {
   name: 'Frontend Developer',
@@ -26,4 +26,5 @@ Test with the project's tools (unit tests for logic, component tests for behavio
   },
   tools: { builtin: ['Read', 'Write', 'Edit', 'MultiEdit', 'Bash', 'Glob', 'Grep', 'WebFetch', 'WebSearch'] },
   permissions: { mode: 'acceptEdits', allow: [], deny: DESTRUCTIVE_COMMANDS, ask: [] },
+  sandbox: packageRegistriesSandbox(),
 });

@@ -1,4 +1,4 @@
-import { template } from './builtin-template';
+import { packageRegistriesSandbox, template } from './builtin-template';
 
 export const pairProgrammer = template('pair-programmer', {
   name: 'Pair Programmer',
@@ -21,4 +21,5 @@ Ask before anything irreversible or outside the working tree: deleting files you
   },
   tools: { builtin: ['Read', 'Write', 'Edit', 'MultiEdit', 'Bash', 'Glob', 'Grep', 'WebSearch', 'WebFetch', 'Agent', 'TodoWrite'] },
   permissions: { mode: 'acceptEdits', allow: [], deny: ['Bash(rm -rf *)', 'Bash(git push --force *)'], ask: ['Bash(git push *)'] },
+  sandbox: packageRegistriesSandbox(),
 });
