@@ -263,6 +263,7 @@ async function main(): Promise<void> {
         runtime: 'command',
         cwd,
         home: process.env.HOME ?? '/tmp',
+        service_home: process.env.HOME ?? '/tmp',
         env: {},
         data_dir: join(dir.path, 'data-net'),
         profiles_dir: join(dir.path, 'profiles-net'),
@@ -273,6 +274,7 @@ async function main(): Promise<void> {
         tmp_root: dir.path,
         git_common_dir: null,
         data_dir_entries: [],
+        config_urls: [],
         profile: { allow_write: [], deny_read: [], network: { allow: [`127.0.0.1:${server.port}`], deny: [] } },
       });
       const inside = (curl: string) => {

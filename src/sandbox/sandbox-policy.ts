@@ -203,12 +203,3 @@ export function sandboxPolicy(facts: SandboxFacts): SandboxPolicy {
     make_dirs: state.dirs,
   };
 }
-
-const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
-
-/** A profile document's `sandbox` section as the policy reads it (validated by the profile's schema); null when it has none. */
-export function profileSandboxOf(doc: object): PolicyProfileSandbox | null {
-  const s = (doc as { sandbox?: { allow_write?: unknown; deny_read?: unknown; network?: { allow?: unknown; deny?: unknown } } }).sandbox;
-  if (!s) return null;
-  return { allow_write: strings(s.allow_write), deny_read: strings(s.deny_read), network: { allow: strings(s.network?.allow), deny: strings(s.network?.deny) } };
-}

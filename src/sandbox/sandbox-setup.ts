@@ -33,6 +33,11 @@ export class SandboxSetup {
     return this.host.availability;
   }
 
+  /** Whether a worker of this runtime started now runs sandboxed. */
+  sandboxes(runtime: string): boolean {
+    return this.host.mode !== 'off' && this.host.availability.available && SANDBOXED_RUNTIMES.includes(runtime);
+  }
+
   async fact(sessionId: string, runtime: string, cwd: string, env: Readonly<Record<string, string>>, profile: PolicyProfileSandbox | null): Promise<SandboxFact> {
     const h = this.host;
     const required = h.mode === 'required';

@@ -9,7 +9,7 @@ import { DenyFacts, ProfileConfigFact, RuntimeFact, sessionCwd } from './session
 import { NetworkRules } from './session-network.decider';
 import { SandboxFact } from './session-create.decider';
 import { SandboxSetup } from '../sandbox/sandbox-setup';
-import { profileSandboxOf } from '../sandbox/sandbox-policy';
+import { profileSandbox } from '../profiles/profile-sandbox';
 import { SessionHost } from './session.ports';
 import { claudeSessionConfig } from './runtimes/claude-code-profile';
 import { codexSessionArgs } from './runtimes/codex-profile';
@@ -66,7 +66,8 @@ export class SessionSetup {
     // A request with a command runs it, whatever runtime the profile targets.
     const runtimeName = dto.runtime ?? (command === undefined ? profile.doc.runtime : undefined);
     const runtime: RuntimeFact | null = dir === null ? null : this.runtimes.choose({ runtime: runtimeName, command, cwd: dir, pathEnv: env.PATH ?? this.host.env.PATH ?? '' });
-    const configured = dir !== null && runtime !== null && 'name' in runtime ? await this.profileConfig(runtime.name, profile.id, dir, id) : null;
+    const sandboxed = runtime !== null && 'name' in runtime && this.sandbox !== null && this.sandbox.sandboxes(runtime.name);
+    const configured = dir !== null && runtime !== null && 'name' in runtime ? await this.profileConfig(runtime.name, profile.id, dir, id, sandboxed) : null;
     // A worktree is looked at only for a create the facts before it let through: one refused anyway adds none.
     const usable = runtime !== null && 'name' in runtime && !(configured && 'errors' in configured.fact);
     const isolated = await this.worktrees.plan({
@@ -83,7 +84,7 @@ export class SessionSetup {
     const chosen = runtime !== null && 'name' in runtime ? runtime.name : null;
     const sandbox: SandboxFact =
       this.sandbox && chosen !== null
-        ? await this.sandbox.fact(id, chosen, dir ?? '/', inheritedEnv({ ...this.host.env, ...(configured && 'args' in configured.fact ? configured.fact.env : {}), ...env }), profileSandboxOf(profile.doc))
+        ? await this.sandbox.fact(id, chosen, dir ?? '/', inheritedEnv({ ...this.host.env, ...(configured && 'args' in configured.fact ? configured.fact.env : {}), ...env }), profileSandbox(profile.doc))
         : { on: false, reason: 'not sandboxed by this service', required: false };
     return {
       body: {
@@ -157,13 +158,13 @@ export class SessionSetup {
    * opencode's config file there is named by OPENCODE_CONFIG and its agent by `--agent`. Gemini CLI has no per-run
    * way to take settings, so its sessions only record their profile.
    */
-  private async profileConfig(runtime: string, profileId: string, cwd: string, id: string): Promise<{ fact: ProfileConfigFact; files: readonly SessionFile[] } | null> {
+  private async profileConfig(runtime: string, profileId: string, cwd: string, id: string, sandboxed: boolean): Promise<{ fact: ProfileConfigFact; files: readonly SessionFile[] } | null> {
     if (!CONFIGURED_RUNTIMES.includes(runtime)) return null;
     const { doc, files: emitted, errors } = await this.profiles.emission(profileId, runtime as ConfiguredRuntime, cwd);
     if (errors.length) return { fact: { errors }, files: [] };
     if (runtime === 'codex') return { fact: { args: codexSessionArgs(doc, emitted) }, files: [] };
     const dir = this.workspace.configDir(id);
-    const { files, args, env } = runtime === 'opencode' ? opencodeSessionConfig(doc, profileId, emitted, dir) : claudeSessionConfig(doc, emitted, dir);
+    const { files, args, env } = runtime === 'opencode' ? opencodeSessionConfig(doc, profileId, emitted, dir) : claudeSessionConfig(doc, emitted, dir, sandboxed);
     return { fact: { args, ...(env ? { env } : {}) }, files };
   }
 }

@@ -25,7 +25,7 @@ import { ProfilesService } from '../profiles/profiles.service';
 import { SESSION_DIRECTORY } from '../supervision/session-directory.port';
 import { FileSessionEnvStore } from './session-env.store';
 import { SESSION_PROFILES, SessionProfiles, autoAllowBash, sessionDenyRules } from './session-profiles.port';
-import { profileSandboxOf } from '../sandbox/sandbox-policy';
+import { profileSandbox, withNetworkAllow } from '../profiles/profile-sandbox';
 import { CLOCK, Clock, ID_GENERATOR, IdGenerator, SESSION_HOST, SessionHost, WORKER_ENDPOINT, WorkerEndpoint, randomIds, systemClock } from './session.ports';
 import { SessionRegistry } from './session.registry';
 import { FileSessionWorkspace } from './session-workspace.files';
@@ -47,12 +47,6 @@ import { CliWorktreeGit } from '../worktrees/worktree-git';
 import { WORKTREE_GIT, WorktreeGit } from '../worktrees/worktree-git.port';
 
 const SESSIONS_SLICE = Symbol('SessionsSlice');
-
-/** A profile's `sandbox.network` lists, empty where it sets none. */
-function sandboxNetwork(doc: object): { allow: string[]; deny: string[] } {
-  const network = profileSandboxOf(doc)?.network;
-  return { allow: [...(network?.allow ?? [])], deny: [...(network?.deny ?? [])] };
-}
 
 /** The profile-resolver port over the profiles feature: the same calls the sessions made of it directly before. */
 function sessionProfiles(profiles: ProfilesService, applier: ProfileApplier): SessionProfiles {
@@ -84,15 +78,15 @@ function sessionProfiles(profiles: ProfilesService, applier: ProfileApplier): Se
     },
     networkRules: async (id) => {
       const profile = await profiles.get(id).catch(() => null);
-      return profile && profile.error === null ? sandboxNetwork(profile) : null;
+      return profile && profile.error === null ? profileSandbox(profile).network : null;
     },
     allowHost: async (id, rule) => {
       const profile = await profiles.get(id);
       if (profile.error !== null) throw new DomainError('unknown_profile', `profile ${id} does not parse: ${profile.error}`);
-      const { allow } = sandboxNetwork(profile);
-      if (allow.includes(rule)) return;
+      const added = withNetworkAllow(profile, rule);
+      if (added === profile) return;
       // A merge patch: the rest of the profile's sandbox is left as it is, the allow list replaced whole.
-      await profiles.update(id, { sandbox: { network: { allow: [...allow, rule] } } });
+      await profiles.update(id, { sandbox: { network: { allow: added.sandbox?.network?.allow ?? [] } } });
     },
   };
 }

@@ -34,4 +34,12 @@ describe('claudeSessionConfig', () => {
     expect(args).toEqual(expect.arrayContaining(['--model', 'm1']));
     expect(args).not.toContain('--fallback-model');
   });
+
+  it("given a sandboxed session, then claude's own sandbox is turned off in its settings (it cannot nest in Brainstem's), the profile's keys kept", () => {
+    const doc = normalizeDocument({ name: 'Bare', sandbox: { network: { allow: ['registry.npmjs.org'] } } });
+    const emitted = emitProfile('claude-code', doc, ctx).files;
+    const settings = (sandboxed: boolean) => JSON.parse(claudeSessionConfig(doc, emitted, '/d', sandboxed).files.find((f) => f.path === '.claude/settings.json')?.content ?? '{}');
+    expect(settings(false).sandbox).toMatchObject({ enabled: true });
+    expect(settings(true).sandbox).toMatchObject({ enabled: false, network: { allowedDomains: ['registry.npmjs.org'] } });
+  });
 });

@@ -22,8 +22,10 @@ export interface SessionConfig {
  * user's `.claude/agents/` — not in the session directory. The agent's content travels by flags instead
  * (system prompt, model, mode, tools), so the session's copy of the settings drops `agent`.
  */
-export function claudeSessionConfig(profile: ProfileDoc, emitted: readonly EmittedFile[], configDir: string): SessionConfig {
-  const files = emitted.map((f) => (f.path === SETTINGS_FILE ? { path: f.path, content: withoutAgent(f.content) } : { path: f.path, content: f.content }));
+export function claudeSessionConfig(profile: ProfileDoc, emitted: readonly EmittedFile[], configDir: string, sandboxed = false): SessionConfig {
+  const files = emitted.map((f) => (f.path === SETTINGS_FILE ? { path: f.path, content: sessionSettings(f.content, sandboxed) } : { path: f.path, content: f.content }));
+  // Inside Brainstem's sandbox claude's own cannot nest (bubblewrap in bubblewrap): it is turned off, over the user's settings too.
+  if (sandboxed && !files.some((f) => f.path === SETTINGS_FILE)) files.push({ path: SETTINGS_FILE, content: sessionSettings('{}', true) });
   const args: string[] = [];
   // Variadic flags first: each is followed by another flag, so none swallows what comes after it.
   const builtin = profile.tools.builtin ?? [];
@@ -44,8 +46,9 @@ export function claudeSessionConfig(profile: ProfileDoc, emitted: readonly Emitt
   return { files, args };
 }
 
-function withoutAgent(content: string): string {
+function sessionSettings(content: string, sandboxed: boolean): string {
   const settings = JSON.parse(content) as Record<string, unknown>;
   delete settings.agent;
+  if (sandboxed) settings.sandbox = { ...(settings.sandbox as Record<string, unknown> | undefined), enabled: false };
   return `${JSON.stringify(settings, null, 2)}\n`;
 }
