@@ -41,7 +41,7 @@ describe('a sandboxed worker asks for the network', () => {
     return { status: res.statusCode, body: res.json() as T };
   };
   const profile = async (name: string, network: { allow?: string[]; deny?: string[] }) => {
-    const res = await api<{ id: string }>('POST', '/profiles', { name, sandbox: { network } });
+    const res = await api<{ id: string }>('POST', '/agent-profiles', { name, sandbox: { network } });
     expect(res.status).toBe(201);
     return res.body.id;
   };
