@@ -6,8 +6,11 @@ import { SandboxPolicy } from './sandbox-policy';
 /** The variable that hands the launcher its session's policy (removed before the worker starts). */
 export const POLICY_ENV = 'BRAINSTEM_SANDBOX_POLICY';
 
-/** The launcher's entry (bin/brainstem-sandbox.js runs the build, or the source in a clone whose build is stale). */
-export const LAUNCHER_PATH = join(packageRoot(), 'bin', 'brainstem-sandbox.js');
+/**
+ * The launcher's entry: beside this file when the service runs from its build (no check of the build per start), else
+ * bin/brainstem-sandbox.js (the service runs from source: the build if it is current, else the source through swc).
+ */
+export const LAUNCHER_PATH = __filename.endsWith('.js') ? join(__dirname, 'sandbox-launcher.js') : join(packageRoot(), 'bin', 'brainstem-sandbox.js');
 
 /** How the service starts a sandboxed worker: the launcher, with the worker's command line after it. */
 export function launcherSpawn(
