@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { sandboxAvailability } from '../../src/sandbox/sandbox-availability';
+import { fakeModelClaudeEnv } from '../support/claude-env';
 import { FakeAnthropicApi } from '../support/fake-anthropic-api';
 import { sessionCalls } from '../support/session-calls';
 import { tempDir } from '../support/temp-dir';
@@ -40,14 +41,7 @@ const REAL_CLAUDE = process.env.BRAINSTEM_REAL_CLAUDE;
       `echo from-claude > own.txt`,
     ].join('; ');
     api = new FakeAnthropicApi((n) => (n === 1 ? { tool: 'Bash', input: { command } } : { text: `reply ${n}` }));
-    const env = {
-      PATH: `${dirs.bin.path}:${process.env.PATH}`,
-      HOME: dirs.home.path,
-      ANTHROPIC_BASE_URL: await api.start(),
-      ANTHROPIC_API_KEY: 'sk-ant-fake',
-      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-      MCP_TIMEOUT: '60000',
-    };
+    const env = fakeModelClaudeEnv(await api.start(), dirs.home.path, dirs.bin.path);
     api.releaseAll();
     const started = await call('POST', '', { cwd: dirs.cwd.path, runtime: 'claude-code', env, prompt: 'go' });
     expect(started.status).toBe(201);

@@ -2,6 +2,7 @@ import { symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { Journal, JournalEvent } from '../../src/journal/journal.port';
 import { JOURNAL } from '../../src/journal/journal.tokens';
+import { fakeModelClaudeEnv } from '../support/claude-env';
 import { FakeAnthropicApi } from '../support/fake-anthropic-api';
 import { tempDir } from '../support/temp-dir';
 import { TestApp, startTestApp } from '../support/test-app';
@@ -40,14 +41,7 @@ const CALLS = 8;
   async function startClaude(app: TestApp, reply: ConstructorParameters<typeof FakeAnthropicApi>[0]): Promise<string> {
     api = new FakeAnthropicApi(reply);
     api.releaseAll();
-    const env = {
-      PATH: `${dirs.bin.path}:${process.env.PATH}`,
-      HOME: dirs.home.path,
-      ANTHROPIC_BASE_URL: await api.start(),
-      ANTHROPIC_API_KEY: 'sk-ant-fake',
-      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-      MCP_TIMEOUT: '60000',
-    };
+    const env = fakeModelClaudeEnv(await api.start(), dirs.home.path, dirs.bin.path);
     expect((await app.inject({ method: 'POST', url: '/api/v1/session-os/main-brain/autonomous', payload: { enabled: true, task_hint: 'list the fixtures' } })).statusCode).toBe(200);
     const started = await app.inject({
       method: 'POST',
