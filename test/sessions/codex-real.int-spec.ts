@@ -30,6 +30,9 @@ const REAL_CODEX = process.env.BRAINSTEM_REAL_CODEX;
   // The profile's own MCP server in the rule checks is this service's /mcp reached with no credential (the main
   // brain's tools), which takes BRAINSTEM_AUTH=off. Workers still send their own credential, and a wrong one is refused.
   const t = useTestApp({ BRAINSTEM_AUTH: 'off' }, { listen: true });
+  // codex's own approval of an MCP tool a profile marks `ask` holds only with codex's own sandbox on, which is off
+  // inside Brainstem's (docs/reference/runtimes.md): that rule is checked on an unsandboxed worker.
+  const unsandboxed = useTestApp({ BRAINSTEM_AUTH: 'off', BRAINSTEM_SANDBOX: 'off' }, { listen: true });
   afterEach(async () => {
     homes.cleanUp();
     await api?.close();
@@ -40,15 +43,16 @@ const REAL_CODEX = process.env.BRAINSTEM_REAL_CODEX;
   });
 
   const { call, turnsEnded, untilState } = sessionCalls(() => t);
+  const plain = sessionCalls(() => unsandboxed);
 
   /** A codex session whose CODEX_HOME names the fake API as its model provider; strict: unknown config keys fail. */
-  async function startCodex(body: object = {}, drops = 0, reply?: (n: number, request: ResponsesRequest) => ResponsesReply): Promise<string> {
+  async function startCodex(body: object = {}, drops = 0, reply?: (n: number, request: ResponsesRequest) => ResponsesReply, on = call): Promise<string> {
     api = new FakeOpenAiApi(drops, reply);
     const home = homes.create('brainstem-codex-home-');
     const provider = `model_provider = "fake"\n[model_providers.fake]\nname = "fake"\nbase_url = "${await api.start()}"\nenv_key = "OPENAI_API_KEY"\nwire_api = "responses"\n`;
     writeFileSync(join(home, 'config.toml'), provider);
     const env = { PATH: `${bin.path}:${process.env.PATH}`, CODEX_HOME: home, OPENAI_API_KEY: 'sk-fake' };
-    const res = await call('POST', '', { cwd: cwd.path, runtime: 'codex', env, prompt: 'first', args: ['--strict-config', '--skip-git-repo-check'], ...body });
+    const res = await on('POST', '', { cwd: cwd.path, runtime: 'codex', env, prompt: 'first', args: ['--strict-config', '--skip-git-repo-check'], ...body });
     expect(res.status).toBe(201);
     return res.body.id;
   }
@@ -85,18 +89,18 @@ const REAL_CODEX = process.env.BRAINSTEM_REAL_CODEX;
     const profile = {
       name: 'Codex MCP rules',
       target_runtime: 'codex',
-      tools: { mcp_servers: { other: { type: 'http', url: `${t.url}/mcp` } } },
+      tools: { mcp_servers: { other: { type: 'http', url: `${unsandboxed.url}/mcp` } } },
       permissions: { mode: 'default', allow: ['mcp__other'], ask: ['mcp__other__supervision_status'], deny: ['mcp__other__stop_session'] },
     };
-    const created = await t.inject({ method: 'POST', url: '/api/v1/agent-profiles', payload: profile });
+    const created = await unsandboxed.inject({ method: 'POST', url: '/api/v1/agent-profiles', payload: profile });
     expect(created.json()).toMatchObject({ id: expect.any(String) });
     const script = [
       'const listed = await tools.mcp__other__list_sessions({});',
       'const asked = await tools.mcp__other__supervision_status({});',
       "text(JSON.stringify({ listed, asked, stop: typeof tools.mcp__other__stop_session, names: ALL_TOOLS.map((x) => x.name).filter((n) => n.startsWith('mcp__other')) }));",
     ].join('\n');
-    const id = await startCodex({ profile_id: created.json().id }, 0, (n) => (n === 1 ? { exec: script } : { text: `reply ${n}` }));
-    expect(await turnsEnded(id, 1)).toEqual(['reply 2']);
+    const id = await startCodex({ profile_id: created.json().id }, 0, (n) => (n === 1 ? { exec: script } : { text: `reply ${n}` }), plain.call);
+    expect(await plain.turnsEnded(id, 1)).toEqual(['reply 2']);
     const output = (api.requests[1].input as Array<{ type: string; output?: Array<{ text: string }> }>).find((i) => i.type === 'custom_tool_call_output');
     const result = JSON.parse(output!.output![1].text) as { listed: { isError?: boolean; content: Array<{ text: string }> }; asked: { isError?: boolean; content: Array<{ text: string }> }; stop: string; names: string[] };
     expect(result.listed.isError).toBeFalsy();
