@@ -84,7 +84,7 @@ function runtimeState(runtime: string, home: string, env: Readonly<Record<string
     case 'codex':
       return { dirs: [env.CODEX_HOME || join(home, '.codex')], files: [] };
     case 'gemini-cli':
-      return { dirs: [join(home, '.gemini')], files: [] };
+      return { dirs: [join(env.GEMINI_CLI_HOME || home, '.gemini')], files: [] };
     case 'opencode':
       return {
         dirs: [['XDG_DATA_HOME', '.local/share'], ['XDG_STATE_HOME', '.local/state'], ['XDG_CACHE_HOME', '.cache'], ['XDG_CONFIG_HOME', '.config']].map(([v, d]) => join(xdg(v, d), 'opencode')),

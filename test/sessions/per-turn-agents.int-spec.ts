@@ -52,7 +52,10 @@ const AGENTS: Agent[] = [
 describe.each(AGENTS)('$runtime sessions: one headless process per turn, resumed by session id', (agent) => {
   const cwd = tempDir(`brainstem-${agent.executable}-cwd-`);
   const homes = new AgentHomes();
-  const t = useTestApp({}, { listen: true });
+  // The per-turn protocol with fakes that write their argv into the home folder itself (a real runtime keeps its
+  // state in a folder of its own there, which the sandbox lets it write): unsandboxed. The real ones run sandboxed
+  // in their *-real specs.
+  const t = useTestApp({ BRAINSTEM_SANDBOX: 'off' }, { listen: true });
   afterEach(() => homes.cleanUp());
   afterAll(() => cwd.remove());
 
