@@ -126,6 +126,12 @@ describe('workers in the OS sandbox', () => {
       expect(repo.gitIn(own, 'show', '--name-only', '--format=', 'HEAD').trim().split('\n').sort()).toEqual(['mine.txt', 'report.txt']);
       expect(repo.gitIn(own, 'log', '-1', '--format=%s').trim()).toBe('mine');
       expect(readFileSync(join(theirs, 'README.md'), 'utf8')).toBe('hello\n');
+      // While the first worker runs, srt's empty mount points (.bashrc, .mcp.json…) are in its worktree on the host:
+      // its diff leaves them out.
+      const mountPoint = join(theirs, '.bashrc');
+      await waitFor(() => existsSync(mountPoint), { timeoutMs: 30_000, what: "srt's mount point in the live worktree" });
+      const diff = await callService<{ files: { path: string }[] }>(svc, 'GET', `/coding-sessions/${first.id}/diff`);
+      expect(diff.files.map((f) => f.path)).toEqual([]);
       await callService(svc, 'POST', `/coding-sessions/${first.id}/stop`, {});
     } finally {
       repo.remove();
