@@ -29,7 +29,7 @@ const REAL_CODEX = process.env.BRAINSTEM_REAL_CODEX;
   });
   // The profile's own MCP server in the rule checks is this service's /mcp reached with no credential (the main
   // brain's tools), which takes BRAINSTEM_AUTH=off. Workers still send their own credential, and a wrong one is refused.
-  const t = useTestApp({ BRAINSTEM_AUTH: 'off' }, { listen: true });
+  const t = useTestApp({ BRAINSTEM_AUTH: 'off', BRAINSTEM_SANDBOX: 'required' }, { listen: true });
   // codex's own approval of an MCP tool a profile marks `ask` holds only with codex's own sandbox on, which is off
   // inside Brainstem's (docs/reference/runtimes.md): that rule is checked on an unsandboxed worker.
   const unsandboxed = useTestApp({ BRAINSTEM_AUTH: 'off', BRAINSTEM_SANDBOX: 'off' }, { listen: true });

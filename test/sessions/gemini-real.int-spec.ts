@@ -37,7 +37,7 @@ const PLAN_MODE_TOOLS = ['read_file', 'glob', 'grep_search', 'list_directory', '
   });
   // The profile's own MCP server in the rule checks is this service's /mcp reached with no credential (the main
   // brain's tools), which takes BRAINSTEM_AUTH=off. Workers still send their own credential, and a wrong one is refused.
-  const t = useTestApp({ BRAINSTEM_AUTH: 'off' }, { listen: true });
+  const t = useTestApp({ BRAINSTEM_AUTH: 'off', BRAINSTEM_SANDBOX: 'required' }, { listen: true });
   afterEach(async () => api?.close());
   afterAll(async () => {
     // The service has closed: a gemini still writing into the home is stopped before it is removed.

@@ -51,7 +51,7 @@ function calls(t: TestApp, cwd: () => string, reaper: WorkerReaper) {
 describe('network asks over HTTP', () => {
   const reaper = new WorkerReaper();
   const cwd = tempDir('brainstem-net-cwd-');
-  const t = useTestApp({ BRAINSTEM_SANDBOX_ASK_WAIT_S: '600' }, { listen: true, beforeClose: () => reaper.killAll() });
+  const t = useTestApp({ BRAINSTEM_SANDBOX_ASK_WAIT_S: '600', BRAINSTEM_SANDBOX: 'required' }, { listen: true, beforeClose: () => reaper.killAll() });
   afterAll(() => cwd.remove());
   const c = calls(t, () => cwd.path, reaper);
 

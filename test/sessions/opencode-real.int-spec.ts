@@ -30,7 +30,7 @@ const MODEL = 'claude-sonnet-4-5';
   });
   // The profile's own MCP server in the rule checks is this service's /mcp reached with no credential (the main
   // brain's tools), which takes BRAINSTEM_AUTH=off. Workers still send their own credential, and a wrong one is refused.
-  const t = useTestApp({ BRAINSTEM_AUTH: 'off' }, { listen: true });
+  const t = useTestApp({ BRAINSTEM_AUTH: 'off', BRAINSTEM_SANDBOX: 'required' }, { listen: true });
   afterEach(async () => api?.close());
   afterAll(async () => {
     // The service has closed: an opencode still writing into the home is stopped before it is removed.

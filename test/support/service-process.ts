@@ -26,7 +26,7 @@ export function spawnService(env: Record<string, string>, args: string[] = [], e
   const main = entry === 'build' ? [resolve(ROOT, 'dist/src/main.js')] : ['-r', '@swc-node/register', resolve(ROOT, 'src/main.ts')];
   const child = spawn(process.execPath, [...main, ...args], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', BRAINSTEM_PORT: '0', BRAINSTEM_API_TOKEN: TEST_USER_TOKEN, BRAINSTEM_MAIN_BRAIN_DRIVER: 'stream', ...env },
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', BRAINSTEM_PORT: '0', BRAINSTEM_API_TOKEN: TEST_USER_TOKEN, BRAINSTEM_MAIN_BRAIN_DRIVER: 'stream', BRAINSTEM_SANDBOX: 'off', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
