@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 'use strict';
-// The launcher's start (bin/brainstem-sandbox.js, then src/sandbox/sandbox-launcher.ts), step by step in the same
+// The launcher's start (bin/brainstem-sandbox.js, then src/sandbox-launcher.ts), step by step in the same
 // order and from the same modules (the build when current, else the source through swc, as the entry chooses), each
 // step timed. bench/sandbox.bench.ts runs it as the service runs the launcher: `node` with this file and the worker's
 // command line, the session's policy in BRAINSTEM_SANDBOX_POLICY. One JSON line of epoch-ms marks goes to stderr.

@@ -3,12 +3,14 @@ import { PriceTable } from './price-table';
 /** The typed configuration and the table of its knobs. Pure: no file or env access here. */
 
 import type { NotifyConfig } from './notify-config';
-import { SANDBOX_MODES, type SandboxMode } from '../sandbox/sandbox-availability';
 
 /** `auto`: the hosted brain (`agent`) when an agent runtime is on PATH, else `stream`. */
 export type MainBrainDriver = 'auto' | 'agent' | 'stream' | 'command' | 'webhook';
 export type MainBrainRuntime = 'auto' | 'claude-code' | 'codex' | 'gemini-cli' | 'opencode';
 export type AuthMode = 'token' | 'off';
+/** BRAINSTEM_SANDBOX: `auto` sandboxes where the machine can, `required` refuses a session it cannot sandbox, `off` never sandboxes. */
+export type SandboxMode = 'auto' | 'required' | 'off';
+export const SANDBOX_MODES: readonly SandboxMode[] = ['auto', 'required', 'off'];
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 export const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 

@@ -1,9 +1,9 @@
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
 
-/** BRAINSTEM_SANDBOX: `auto` sandboxes where the machine can, `required` refuses a session it cannot sandbox, `off` never sandboxes. */
-export type SandboxMode = 'auto' | 'required' | 'off';
-export const SANDBOX_MODES: readonly SandboxMode[] = ['auto', 'required', 'off'];
+import type { SandboxMode } from '../config/config.schema';
+
+export type { SandboxMode } from '../config/config.schema';
 
 /** The Debian packages srt runs workers with on Linux, by the executable each provides. */
 export const SANDBOX_TOOLS: readonly { executable: string; debian: string }[] = [

@@ -10,7 +10,7 @@ export const POLICY_ENV = 'BRAINSTEM_SANDBOX_POLICY';
  * The launcher's entry: beside this file when the service runs from its build (no check of the build per start), else
  * bin/brainstem-sandbox.js (the service runs from source: the build if it is current, else the source through swc).
  */
-export const LAUNCHER_PATH = __filename.endsWith('.js') ? join(__dirname, 'sandbox-launcher.js') : join(packageRoot(), 'bin', 'brainstem-sandbox.js');
+export const LAUNCHER_PATH = __filename.endsWith('.js') ? join(__dirname, '..', 'sandbox-launcher.js') : join(packageRoot(), 'bin', 'brainstem-sandbox.js');
 
 /** How the service starts a sandboxed worker: the launcher, with the worker's command line after it. */
 export function launcherSpawn(

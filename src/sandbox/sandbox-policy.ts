@@ -147,6 +147,12 @@ function pathOf(p: string, facts: SandboxFacts): string {
   return isAbsolute(p) ? resolve(p) : resolve(facts.cwd, p);
 }
 
+/**
+ * The sandbox of a create: its policy's facts, or why it runs without one (`required`: refused then), as the mode
+ * (BRAINSTEM_SANDBOX) and the machine decide.
+ */
+export type SandboxFact = { on: true; facts: Omit<SandboxFacts, 'cwd' | 'git_common_dir'> } | { on: false; reason: string; required: boolean };
+
 /** The policy of one session, from its facts. Pure. */
 export function sandboxPolicy(facts: SandboxFacts): SandboxPolicy {
   const home = (p: string) => join(facts.home, p);

@@ -1,8 +1,7 @@
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { SandboxFact } from '../sessions/session-create.decider';
 import { SandboxAvailability, SandboxMode } from './sandbox-availability';
-import { PolicyProfileSandbox } from './sandbox-policy';
+import { PolicyProfileSandbox, SandboxFact } from './sandbox-policy';
 
 /** The runtimes whose workers run sandboxed: every one Brainstem starts (its own hook and brain processes are not workers). */
 export const SANDBOXED_RUNTIMES: readonly string[] = ['claude-code', 'codex', 'gemini-cli', 'opencode', 'command'];

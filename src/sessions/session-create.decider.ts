@@ -1,5 +1,5 @@
 import { posix } from 'node:path';
-import { SandboxFacts, sandboxPolicy } from '../sandbox/sandbox-policy';
+import { SandboxFact, sandboxPolicy } from '../sandbox/sandbox-policy';
 import { Budget } from '../usage/budget.rules';
 import { LoopThresholds } from './loops/loop-thresholds';
 import { SessionRefusal, SessionDecision, refuse } from './session-refusal';
@@ -69,12 +69,6 @@ export interface CreateSession {
   /** Whether its worker is sandboxed, and the facts of its policy but the cwd (known once the worktree is). */
   sandbox: SandboxFact;
 }
-
-/**
- * The sandbox of a create: its policy's facts, or why it runs without one (`required`: refused then), as the mode
- * (BRAINSTEM_SANDBOX) and the machine decide.
- */
-export type SandboxFact = { on: true; facts: Omit<SandboxFacts, 'cwd' | 'git_common_dir'> } | { on: false; reason: string; required: boolean };
 
 /**
  * The directory a session starts in: the request's cwd, else its profile's default_cwd; absolute, since relative to

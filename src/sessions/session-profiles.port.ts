@@ -1,7 +1,7 @@
 import type { EmittedFile } from '../profiles/emitters/emitter.types';
 import type { ProfileBudget } from '../profiles/profile-budget.schema';
 import type { ProfileDoc } from '../profiles/profile.schema';
-import type { ProfileFinding } from './session.decider';
+import type { ProfileFinding } from './session-create.decider';
 
 /** The runtimes a session's profile reaches by flags and files of its own (gemini-cli has no per-run way to take one). */
 export type ConfiguredRuntime = 'claude-code' | 'codex' | 'opencode';

@@ -7,7 +7,7 @@ import { CreateSessionDto } from './session.dto';
 import { CreateBody } from './session.commands';
 import { DenyFacts, ProfileConfigFact, RuntimeFact, sessionCwd } from './session.decider';
 import { NetworkRules } from './session-network.decider';
-import { SandboxFact } from './session-create.decider';
+import { SandboxFact } from '../sandbox/sandbox-policy';
 import { SandboxSetup } from '../sandbox/sandbox-setup';
 import { profileSandbox } from '../profiles/profile-sandbox';
 import { SessionHost } from './session.ports';

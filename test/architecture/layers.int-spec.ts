@@ -11,7 +11,7 @@ const LAYERS: ReadonlyArray<{ name: string; folders: readonly string[] }> = [
   { name: 'shared kernel', folders: ['common'] },
   { name: 'foundations', folders: ['config', 'journal'] },
   { name: 'event bus', folders: ['bus'] },
-  { name: 'infrastructure', folders: ['cluster', 'logging'] },
+  { name: 'infrastructure', folders: ['cluster', 'logging', 'sandbox'] },
   { name: 'http platform', folders: ['http'] },
   { name: 'features', folders: ['auth', 'usage', 'worktrees', 'profiles', 'sessions', 'supervision', 'workflows', 'main-brain', 'mcp', 'notifications', 'dashboard', 'external', 'nodes'] },
   { name: 'composition', folders: ['.', 'cli'] },

@@ -9,7 +9,7 @@ export interface SpawnSpec {
   args: string[];
   cwd: string;
   env: Record<string, string>;
-  /** Run inside the OS sandbox under this policy (through its launcher, src/sandbox/sandbox-launcher.ts); absent: as is. */
+  /** Run inside the OS sandbox under this policy (through its launcher, src/sandbox-launcher.ts); absent: as is. */
   sandbox?: SandboxPolicy | null;
 }
 

@@ -3,14 +3,15 @@
  * the session's policy, starts the worker inside bubblewrap, asks the service about hosts no rule decides, and ends
  * with the worker's exit status. It runs outside the sandbox as the worker's process for the service (its pid, its
  * group); the worker's pipes pass straight through (stdio inherited). One per worker, so every ask names its session.
+ * A program of its own, like main.ts, so it sits at the root: it puts srt, the policy and the process table together.
  */
 import { SandboxManager } from '@anthropic-ai/sandbox-runtime';
 import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { NodeProcessRunner } from '../sessions/runtimes/process-runner';
-import { SESSION_ENV, TOKEN_ENV } from '../common/worker-env';
-import { POLICY_ENV, innerScript, launcherSettings, parsePolicy, shellQuote, withShellLevel } from './sandbox-launch';
+import { NodeProcessRunner } from './sessions/runtimes/process-runner';
+import { SESSION_ENV, TOKEN_ENV } from './common/worker-env';
+import { POLICY_ENV, innerScript, launcherSettings, parsePolicy, shellQuote, withShellLevel } from './sandbox/sandbox-launch';
 
 /** The signals a worker gets through its launcher (SIGKILL cannot be caught: the service sends it by the session id too). */
 const FORWARDED = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
