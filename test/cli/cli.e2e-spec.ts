@@ -83,7 +83,8 @@ describe('the brainstem CLI', () => {
     expect((await json<SessionStatus[]>('ls', '--state', 'pending_authorization')).map((s) => s.alias)).toEqual(['w1']);
     expect(await json('ls', '--state', 'exited')).toEqual([]);
     const table = await cli('ls');
-    expect(table.out).toMatch(/^ALIAS +STATE +RUNTIME +SINCE +COST +TITLE +WAITS FOR\nw1 +pending_authorization +claude-code +\d+s +~?\$\d+\.\d+ +build it +permission Bash: npm run build\n$/);
+    // The harness runs workers unsandboxed (BRAINSTEM_SANDBOX=off), which ls marks beside the runtime.
+    expect(table.out).toMatch(/^ALIAS +STATE +RUNTIME +SINCE +COST +TITLE +WAITS FOR\nw1 +pending_authorization +claude-code UNSANDBOXED +\d+s +~?\$\d+\.\d+ +build it +permission Bash: npm run build\n$/);
     expect((await cli('show', 'w1')).out).toContain('waits for   permission req-1: Bash {"command":"npm run build"}');
 
     // When it is approved, the tool runs and the turn ends

@@ -67,6 +67,8 @@ describe('GET /api/v1/ready: what this node stands on, for the user', () => {
       lease: { node: t.config.node.id, role: 'leader', term: 1 },
       // The test apps publish rounds for a brain the user brings (stream): Brainstem hosts none and holds no connection.
       brain: { driver: 'stream', hosted: false, runtime: null, connected: null },
+      // The test apps run workers unsandboxed (test/support/test-config.ts), and say so.
+      sandbox: { mode: 'off', workers_sandboxed: false, missing: [], reason: 'BRAINSTEM_SANDBOX is off' },
     });
     expect(res.json().journal.head_seq).toBeGreaterThan(0);
   });

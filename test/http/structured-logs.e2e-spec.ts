@@ -85,13 +85,17 @@ describe('the service log, stdout not a terminal', () => {
     expect(line).toEqual(expect.objectContaining({ req: { id, method: 'GET', url: '/api/v1/ready' }, res: { status: 401 } }));
   });
 
-  it('logs nothing at info with BRAINSTEM_LOG_LEVEL=warn but the line announcing where it listens', async () => {
+  it('logs nothing at info with BRAINSTEM_LOG_LEVEL=warn but the line announcing where it listens, and the warning that workers run unsandboxed', async () => {
     const s = await start({ BRAINSTEM_LOG_LEVEL: 'warn' });
     const health = await fetch(`${s.url}/api/v1/health`, { headers: s.auth });
     expect(health.status).toBe(200);
     // Stopping logs at info too ("SIGTERM: shutting down"): the process has exited, so everything it would log is written.
     s.child.kill('SIGTERM');
     expect(await s.exited).toBe(0);
-    expect(logLines(s)).toEqual([expect.objectContaining({ level: 'info', msg: expect.stringMatching(/^Brainstem listening on /) })]);
+    // The harness runs workers with BRAINSTEM_SANDBOX=off, which warns at start-up whatever the level.
+    expect(logLines(s)).toEqual([
+      expect.objectContaining({ level: 'warn', msg: expect.stringMatching(/^BRAINSTEM_SANDBOX=off: workers run with your full rights/) }),
+      expect.objectContaining({ level: 'info', msg: expect.stringMatching(/^Brainstem listening on /) }),
+    ]);
   });
 });

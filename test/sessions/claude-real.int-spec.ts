@@ -136,8 +136,20 @@ const claudeEnv = (baseUrl: string, home: string, bin?: string): Record<string, 
     expect(JSON.stringify(api.requests[1].messages)).toContain('tool_result');
   }, 120000);
 
-  it('given a tool call the supervisor denies, then claude gets the denial with its reason and the turn ends', async () => {
+  it("given the default profile and a worker outside Brainstem's sandbox, then claude runs Bash unasked in its own sandbox, as the profile's sandbox section turns it on", async () => {
     const id = await startClaude((n) => (n === 1 ? { tool: 'Bash', input: { command: 'make deploy' } } : { text: `reply ${n}` }));
+    api.releaseAll();
+    await untilState(id, 'pending_handling');
+    const all = await events(id);
+    expect(ofType(all, 'session.created')[0].sandbox).toEqual({ on: false, reason: 'BRAINSTEM_SANDBOX is off' });
+    expect(ofType(all, 'session.permission_requested')).toEqual([]);
+    // The command ran (make found no rule), and the model was told so.
+    expect(JSON.stringify(api.requests[1].messages)).toContain("No rule to make target 'deploy'");
+  }, 120000);
+
+  it('given a tool call the supervisor denies, then claude gets the denial with its reason and the turn ends', async () => {
+    // A profile without a sandbox section, so claude asks before Bash (the default one runs it in claude's own sandbox).
+    const id = await startClaude((n) => (n === 1 ? { tool: 'Bash', input: { command: 'make deploy' } } : { text: `reply ${n}` }), { profile_id: 'documentation-writer' });
     api.releaseAll();
     await untilState(id, 'pending_authorization');
     expect((await call('POST', `/${id}/permission`, { decision: 'deny', reason: 'not in this repository' })).status).toBe(200);
