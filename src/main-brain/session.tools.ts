@@ -66,6 +66,14 @@ function brief(s: SessionStatus) {
 }
 
 /**
+ * What the brain reads back after acting on a session: where it stands now and what it waits on next. Lean, since it
+ * goes into the brain's context once per call; list_sessions and read_session_output read the rest.
+ */
+function acted(s: SessionStatus) {
+  return { id: s.id, alias: s.alias, state: s.state, pending: s.pending, queued_permissions: s.queued_permissions, held: s.held };
+}
+
+/**
  * The gate's pre-check of a stop or a release: refused as the command would be (a session that exited, an external one),
  * answered at once when it would change nothing (a stop under way, a session not held), else null (the user is asked).
  */
@@ -74,7 +82,7 @@ function sessionUnchanged(sessions: SessionsService, ref: string, body: Paramete
   if (would === 'changes') return null;
   if (would !== 'unchanged') return would;
   const s = sessions.status(ref);
-  return { answer: { ...brief(s), unchanged: why(s.alias) } };
+  return { answer: { ...acted(s), unchanged: why(s.alias) } };
 }
 
 /** What stopping a live session does, for the human gate. */
@@ -120,7 +128,7 @@ export function registerSessionTools(registry: ToolRegistry, sessions: SessionsS
       'the user started) takes it only while it waits in a round after stopping: claude then goes on with your text. ' +
       "Sent while the worker's question to the human is open, it is that question's answer: the chat shows it beside the question, which then takes no other answer.",
     parameters: SendToSessionArgs,
-    handler: async (a, ctx) => brief(await sessions.dispatch(a.session, a.text, { by: ctx.actor === 'user' ? 'user' : 'main_brain', via: 'send_to_session' })),
+    handler: async (a, ctx) => acted(await sessions.dispatch(a.session, a.text, { by: ctx.actor === 'user' ? 'user' : 'main_brain', via: 'send_to_session' })),
   });
 
   registry.register<{ session: string; decision: 'allow' | 'deny'; reason?: string; request_id?: string }>({
@@ -130,7 +138,7 @@ export function registerSessionTools(registry: ToolRegistry, sessions: SessionsS
       "Answer a session's pending permission request (request_id, or else the oldest; more may be queued behind it). " +
       "An allow that the session's Agent Profile denies is refused; ask the user before irreversible actions.",
     parameters: ResolvePermissionArgs,
-    handler: async (a, ctx) => brief(await sessions.resolvePermission(a.session, a.decision, a.reason ?? null, a.request_id, ctx.actor === 'user' ? 'user' : 'main_brain')),
+    handler: async (a, ctx) => acted(await sessions.resolvePermission(a.session, a.decision, a.reason ?? null, a.request_id, ctx.actor === 'user' ? 'user' : 'main_brain')),
   });
 
   registry.register<{ session: string }>({
@@ -142,7 +150,7 @@ export function registerSessionTools(registry: ToolRegistry, sessions: SessionsS
     parameters: SessionArgs,
     unchanged: (a) => sessionUnchanged(sessions, a.session, { type: 'request_stop', grace_ms: 0 }, (alias) => `session ${alias} is stopping already: nothing more to do`),
     irreversible: (a) => stopping(sessions, a.session),
-    handler: async (a) => brief(await sessions.stop(a.session)),
+    handler: async (a) => acted(await sessions.stop(a.session)),
   });
 
   registry.register<{ session: string }>({
@@ -156,7 +164,7 @@ export function registerSessionTools(registry: ToolRegistry, sessions: SessionsS
     irreversible: (a) => releasing(sessions, a.session),
     handler: async (a, ctx) => {
       if (!ctx.human) throw new DomainError('permission_denied', 'release_session: only the user releases a held session');
-      return brief(await sessions.release(a.session, 'user'));
+      return acted(await sessions.release(a.session, 'user'));
     },
   });
 }

@@ -81,7 +81,11 @@ export function registerSupervisionTools(registry: ToolRegistry, supervision: Su
     audience: 'main_brain',
     description: 'End the current supervision round (what you did, optionally), releasing the lock for the next one.',
     parameters: CompleteRoundArgs,
-    handler: (a) => supervision.completeRound(a.round_id, a.summary),
+    // The round's prompt and reasons are the brain's already: it reads back that the round ended, not them again.
+    handler: async (a) => {
+      const r = await supervision.completeRound(a.round_id, a.summary);
+      return { id: r.id, status: r.status, summary: r.summary };
+    },
   });
 
   registry.register<{ text: string }>({

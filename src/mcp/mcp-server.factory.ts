@@ -53,7 +53,8 @@ function audienceOf(identity: McpIdentity): ToolAudience {
 
 function asResult(value: unknown, textOnly: boolean): CallToolResult {
   const structured = !textOnly && typeof value === 'object' && value !== null && !Array.isArray(value) ? { structuredContent: value as Record<string, unknown> } : {};
-  return { content: [{ type: 'text', text: JSON.stringify(value ?? null, null, 2) }], ...structured };
+  // Compact: the text goes into an agent's context, where indentation is tokens spent on nothing.
+  return { content: [{ type: 'text', text: JSON.stringify(value ?? null) }], ...structured };
 }
 
 /** Tool-level failures are results with isError (the agent reads them and retries), never protocol errors. */

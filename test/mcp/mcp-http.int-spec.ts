@@ -118,9 +118,12 @@ describe('MCP over streamable HTTP (the SDK client against /mcp)', () => {
     expect(prompt.messages).toEqual([{ role: 'user', content: { type: 'text', text: expect.stringContaining(round.prompt) } }]);
     await expect(brain.getPrompt({ name: 'nope' })).rejects.toThrow(/no prompt nope/);
 
-    expect((await call(brain, 'complete_round', { round_id: round.id, summary: 'checked' })).json).toMatchObject({ status: 'completed' });
+    // What the brain reads back is lean: the round ended (its prompt is the brain's already), where the session stands.
+    expect((await call(brain, 'complete_round', { round_id: round.id, summary: 'checked' })).json).toEqual({ id: round.id, status: 'completed', summary: 'checked' });
     expect((await call(brain, 'reply_to_human', { text: 'all done' })).json).toMatchObject({ text: 'all done' });
-    expect((await call(brain, 'send_to_session', { session: w.alias, text: 'next: docs' })).json).toMatchObject({ id: w.id, state: 'working' });
+    const sent = await call(brain, 'send_to_session', { session: w.alias, text: 'next: docs' });
+    expect(sent.json).toEqual({ id: w.id, alias: w.alias, state: 'working', pending: null, queued_permissions: [], held: null });
+    expect(sent.text).not.toContain('\n');
     expect((await call(brain, 'finish_supervision', { summary: 'wrapped' })).json.autonomous).toMatchObject({ enabled: false, closed_reason: 'finished' });
     expect((await call(brain, 'stop_session', { session: w.id })).isError).toBe(false);
   });
