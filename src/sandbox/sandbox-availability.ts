@@ -3,8 +3,6 @@ import { delimiter, join } from 'node:path';
 
 import type { SandboxMode } from '../config/config.schema';
 
-export type { SandboxMode } from '../config/config.schema';
-
 /** The Debian packages srt runs workers with on Linux, by the executable each provides. */
 export const SANDBOX_TOOLS: readonly { executable: string; debian: string }[] = [
   { executable: 'bwrap', debian: 'bubblewrap' },

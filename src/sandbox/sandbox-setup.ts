@@ -1,6 +1,7 @@
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { SandboxAvailability, SandboxMode } from './sandbox-availability';
+import type { SandboxMode } from '../config/config.schema';
+import { SandboxAvailability } from './sandbox-availability';
 import { PolicyProfileSandbox, SandboxFact } from './sandbox-policy';
 
 /** The runtimes whose workers run sandboxed: every one Brainstem starts (its own hook and brain processes are not workers). */
