@@ -1,11 +1,9 @@
-import { stat } from 'node:fs/promises';
-import { join } from 'node:path';
-import { SRT_MOUNT_NAMES } from '../sandbox/sandbox-launch';
 import { GitCli } from './git-cli';
 import { DiffFile, MAX_COMMITS, MAX_FILES, WorktreeDiff, collectPage, reachable } from './diff-page';
 import { PageFile, patchLoader } from './diff-patches.git';
 import { ChangedFile, LOG_FORMAT, parseDiffRawNumstat, parseLeftRight, parseLog, parseStatus } from './git-parse';
 import { DiffRequest } from './worktree-git.port';
+import { withoutSandboxMounts } from './sandbox-mounts';
 
 /** Untracked files counted line by line at most (one git process each); more are listed with no counts. */
 const MAX_UNTRACKED_COUNTED = 200;
@@ -76,25 +74,12 @@ function minPatchLines(file: DiffFile): number {
 
 /** Tracked files changed since the merge base (committed, staged or not), then untracked ones, as added; by path. */
 async function changedFiles(git: GitCli, cwd: string, rawNumstat: string, statusZ: string): Promise<PageFile[]> {
-  const status = parseStatus(statusZ);
+  const status = await withoutSandboxMounts(cwd, parseStatus(statusZ));
   const dirty = new Set(status.flatMap((s) => [s.path, ...(s.from ? [s.from] : [])]));
   const tracked: PageFile[] = parseDiffRawNumstat(rawNumstat).map((f) => ({ ...f, uncommitted: dirty.has(f.path) }));
-  const untrackedPaths: string[] = [];
-  for (const s of status) if (s.index === '?' && !(await sandboxMountPoint(cwd, s.path))) untrackedPaths.push(s.path);
+  const untrackedPaths = status.filter((s) => s.index === '?').map((s) => s.path);
   const untracked = await Promise.all(untrackedPaths.map((path, i) => untrackedFile(git, cwd, path, i < MAX_UNTRACKED_COUNTED)));
   return [...tracked, ...untracked].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-}
-
-/**
- * An empty file srt put where a protected name was missing, while a sandboxed worker runs (its .bashrc, .mcp.json…):
- * the worker cannot write those names, so such a file is never its work, and the diff leaves it out.
- */
-async function sandboxMountPoint(cwd: string, path: string): Promise<boolean> {
-  if (!SRT_MOUNT_NAMES.includes(path)) return false;
-  return stat(join(cwd, path)).then(
-    (st) => st.size === 0,
-    () => false,
-  );
 }
 
 async function untrackedFile(git: GitCli, cwd: string, path: string, count: boolean): Promise<DiffFile & { untracked: true }> {

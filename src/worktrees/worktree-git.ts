@@ -10,6 +10,7 @@ import { Checkout, DiffRequest, MergeCheck, MergeOutcome, MergeRequest, RemoveOu
 import { diffWorktree } from './worktree-diff.git';
 import { mergeBranch, mergeRefusal } from './worktree-merge.git';
 import { isInside, worktreeName } from './worktree-names';
+import { withoutSandboxMounts } from './sandbox-mounts';
 import { WorktreeRefusal, worktreeRefusal } from './worktree.errors';
 
 const exists = (path: string): Promise<boolean> =>
@@ -122,7 +123,7 @@ export class CliWorktreeGit implements WorktreeGit {
   }
 
   async status(dir: string): Promise<StatusEntry[]> {
-    return parseStatus((await this.git.run(['status', '--porcelain=v1', '-z', '--untracked-files=all'], { cwd: dir })).stdout);
+    return withoutSandboxMounts(dir, parseStatus((await this.git.run(['status', '--porcelain=v1', '-z', '--untracked-files=all'], { cwd: dir })).stdout));
   }
 
   async exists(path: string): Promise<boolean> {

@@ -108,7 +108,12 @@ describe('workers in the OS sandbox', () => {
   it('cannot write into another session\'s worktree, and commits in its own', async () => {
     const repo = gitRepo({ 'README.md': 'hello\n' });
     try {
-      const first = await start({ cwd: repo.path, isolation: 'worktree', command: 'bash', args: ['-c', 'sleep 30'] });
+      const first = await start({
+        cwd: repo.path,
+        isolation: 'worktree',
+        command: 'bash',
+        args: ['-c', 'echo f > f.txt && git add f.txt && git -c user.name=w -c user.email=w@example.invalid commit -qm f && sleep 30'],
+      });
       const theirs = first.worktree!.path;
       const s = await start({
         cwd: repo.path,
@@ -127,11 +132,14 @@ describe('workers in the OS sandbox', () => {
       expect(repo.gitIn(own, 'log', '-1', '--format=%s').trim()).toBe('mine');
       expect(readFileSync(join(theirs, 'README.md'), 'utf8')).toBe('hello\n');
       // While the first worker runs, srt's empty mount points (.bashrc, .mcp.json…) are in its worktree on the host:
-      // its diff leaves them out.
+      // its diff leaves them out, and they do not make its worktree too dirty to merge.
       const mountPoint = join(theirs, '.bashrc');
-      await waitFor(() => existsSync(mountPoint), { timeoutMs: 30_000, what: "srt's mount point in the live worktree" });
+      await waitFor(() => existsSync(mountPoint) && repo.gitIn(theirs, 'log', '-1', '--format=%s').trim() === 'f', { timeoutMs: 30_000, what: "srt's mount point and the commit in the live worktree" });
       const diff = await callService<{ files: { path: string }[] }>(svc, 'GET', `/coding-sessions/${first.id}/diff`);
-      expect(diff.files.map((f) => f.path)).toEqual([]);
+      expect(diff.files.map((f) => f.path)).toEqual(['f.txt']);
+      const merged = await callService<{ worktree: { merged: { into: string } | null } }>(svc, 'POST', `/coding-sessions/${first.id}/merge`, { strategy: 'merge' });
+      expect(merged.worktree.merged).toMatchObject({ into: 'main' });
+      expect(repo.git('show', 'main:f.txt')).toBe('f\n');
       await callService(svc, 'POST', `/coding-sessions/${first.id}/stop`, {});
     } finally {
       repo.remove();
