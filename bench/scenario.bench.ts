@@ -124,17 +124,18 @@ const turn = (result: string): Step => ({ signal: { type: 'turn_ended', result }
  * after the restart: a command worker from before it is detached (alive, reachable by its signals only), so the brain
  * could not send it anything more; the restart comes once no phase-1 worker waits on the brain.
  */
-const SCRIPT: Array<{ role: WorkerRole; count: number; phase: 1 | 2; steps: (n: number) => Step[]; worktree?: boolean; deniesRm?: boolean }> = [
+const SCRIPT: Array<{ role: WorkerRole; count: number; phase: 1 | 2; steps: (n: number) => Step[]; worktree?: boolean; profile?: 'no_removals' | 'asks_npm' }> = [
   { role: 'turns', count: 5, phase: 1, steps: (n) => [1, 2, 3].map((k) => turn(`Part ${n}: step ${k} done; tests pass.`)) },
   { role: 'asker', count: 1, phase: 1, steps: (n) => [{ signal: { type: 'ask_human', question: `Part ${n}: should the cache be per user or global?` } }, turn(`Part ${n}: done as answered.`)] },
-  { role: 'permission', count: 1, phase: 1, steps: (n) => [{ signal: { type: 'permission_request', tool: 'Bash', input: { command: `npm test -- part${n}` } } }, turn(`Part ${n}: tests ran.`)] },
+  // Its profile asks before npm: a sandboxed worker's Bash would otherwise run unasked (sandbox.auto_allow_bash).
+  { role: 'permission', count: 1, phase: 1, profile: 'asks_npm', steps: (n) => [{ signal: { type: 'permission_request', tool: 'Bash', input: { command: `npm test -- part${n}` } } }, turn(`Part ${n}: tests ran.`)] },
   // Its profile denies rm: the request is refused at once, never reaching the brain; then its turn ends.
-  { role: 'turns', count: 1, phase: 1, deniesRm: true, steps: () => [{ signal: { type: 'permission_request', tool: 'Bash', input: { command: 'rm -rf build' } } }, turn('Could not clean the build; left it.')] },
+  { role: 'turns', count: 1, phase: 1, profile: 'no_removals', steps: () => [{ signal: { type: 'permission_request', tool: 'Bash', input: { command: 'rm -rf build' } } }, turn('Could not clean the build; left it.')] },
   { role: 'loop', count: 1, phase: 1, steps: () => [1, 2, 3, 4].map(() => turn('Retrying the flaky test.')) },
   { role: 'merge', count: 1, phase: 1, worktree: true, steps: (n) => [{ commit: `feature-${n}.txt` }, { signal: { type: 'report_progress', status: 'completed', message: `Feature ${n} is committed on my branch.` } }] },
   { role: 'turns', count: 4, phase: 2, steps: (n) => [1, 2, 3].map((k) => turn(`Part ${n}: step ${k} done; tests pass.`)) },
   { role: 'asker', count: 1, phase: 2, steps: (n) => [{ signal: { type: 'ask_human', question: `Part ${n}: may the API answer 202 here?` } }, turn(`Part ${n}: done as answered.`)] },
-  { role: 'permission', count: 1, phase: 2, steps: (n) => [{ signal: { type: 'permission_request', tool: 'Bash', input: { command: `npm run lint -- part${n}` } } }, turn(`Part ${n}: lint is clean.`)] },
+  { role: 'permission', count: 1, phase: 2, profile: 'asks_npm', steps: (n) => [{ signal: { type: 'permission_request', tool: 'Bash', input: { command: `npm run lint -- part${n}` } } }, turn(`Part ${n}: lint is clean.`)] },
   { role: 'merge', count: 1, phase: 2, worktree: true, steps: (n) => [{ commit: `feature-${n}.txt` }, { signal: { type: 'report_progress', status: 'completed', message: `Feature ${n} is committed on my branch.` } }] },
   { role: 'quiet', count: 1, phase: 2, steps: () => [] },
 ];
@@ -248,13 +249,16 @@ async function runScenario(label: string, root: string, claude: string): Promise
   const person = { seen: new Map<string, number>(), confirmed: 0 };
   try {
     await svc.start();
-    const profile = await svc.ok<{ id: string }>('POST', '/agent-profiles', { name: 'No Removals', permissions: { deny: ['Bash(rm:*)'] } });
+    const profiles = {
+      no_removals: (await svc.ok<{ id: string }>('POST', '/agent-profiles', { name: 'No Removals', permissions: { deny: ['Bash(rm:*)'] } })).id,
+      asks_npm: (await svc.ok<{ id: string }>('POST', '/agent-profiles', { name: 'Asks Before npm', permissions: { ask: ['Bash(npm:*)'] } })).id,
+    };
     const workers: Worker[] = [];
     const startPhase = async (phase: 1 | 2) => {
       const from = Date.now();
       for (const part of SCRIPT.filter((p) => p.phase === phase)) {
         for (let n = 1; n <= part.count; n++) {
-          const id = await commandWorker(part.role, { worktree: part.worktree, profile_id: part.deniesRm ? profile.id : undefined });
+          const id = await commandWorker(part.role, { worktree: part.worktree, profile_id: part.profile ? profiles[part.profile] : undefined });
           workers.push({ role: part.role, id, steps: part.steps(workers.length + 1), waiting: false, ready_at: from + (workers.length % 10) * 400 });
         }
       }

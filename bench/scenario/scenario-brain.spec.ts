@@ -49,7 +49,7 @@ describe('the scripted brain of the scenario bench', () => {
   });
 
   describe('given a claude worker named in round after round', () => {
-    it('when it was sent two messages, then later rounds leave it alone', () => {
+    it('when it was sent two messages, then it is stopped once, and later rounds leave it alone', () => {
       const brain = new ScenarioBrain((s) => roles[s]);
       const first = (n: number) => brain.reply(user(`round rd_${n}: cs_claude`));
       expect(first(1)).toMatchObject({ tool: 'mcp__brainstem__send_to_session' });
@@ -58,7 +58,10 @@ describe('the scripted brain of the scenario bench', () => {
       expect(first(2)).toMatchObject({ tool: 'mcp__brainstem__send_to_session' });
       brain.reply(toolResult('ok'));
       brain.reply(toolResult('ok'));
-      expect(first(3)).toMatchObject({ tool: 'mcp__brainstem__complete_round' });
+      expect(first(3)).toEqual({ tool: 'mcp__brainstem__stop_session', input: { session: 'cs_claude' } });
+      brain.reply(toolResult('ok'));
+      brain.reply(toolResult('ok'));
+      expect(first(4)).toMatchObject({ tool: 'mcp__brainstem__complete_round' });
     });
   });
 

@@ -9,7 +9,7 @@ import type { MessagesRequest, ModelReply } from '../../test/support/fake-anthro
  */
 export type WorkerRole = 'turns' | 'asker' | 'permission' | 'loop' | 'merge' | 'claude' | 'quiet';
 
-/** A role's sends at most per session over the run (a claude worker's every turn would wake a round again). */
+/** A role's sends at most per session over the run (a claude worker's every turn would wake a round again); then it is stopped. */
 const SEND_CAP: Partial<Record<WorkerRole, number>> = { claude: 2 };
 
 export interface BrainCall {
@@ -60,6 +60,7 @@ export class ScenarioBrain {
   private plan: ModelReply[] = [];
   private readonly sends = new Map<string, number>();
   private readonly merges = new Set<string>();
+  private readonly stops = new Set<string>();
   /** The round the brain works on, and the calls it made in it (the bench reads them). */
   round: string | null = null;
   readonly calls = new Map<string, BrainCall[]>();
@@ -108,7 +109,12 @@ export class ScenarioBrain {
         return [tool('merge_session', { session, action: 'merge', strategy: 'merge' })];
       }
       const sent = this.sends.get(session) ?? 0;
-      if (sent >= (SEND_CAP[role] ?? Infinity)) return [];
+      if (sent >= (SEND_CAP[role] ?? Infinity)) {
+        // Named again after its last message: its work is done, so it is stopped (the person confirms), once.
+        if (this.stops.has(session)) return [];
+        this.stops.add(session);
+        return [tool('stop_session', { session })];
+      }
       this.sends.set(session, sent + 1);
       const text = role === 'asker' ? 'Use option A.' : role === 'loop' ? 'Stop retrying; skip the flaky test and go on.' : 'Go on with the next step.';
       return [tool('send_to_session', { session, text })];

@@ -70,7 +70,14 @@ function brief(s: SessionStatus) {
  * goes into the brain's context once per call; list_sessions and read_session_output read the rest.
  */
 function acted(s: SessionStatus) {
-  return { id: s.id, alias: s.alias, state: s.state, pending: s.pending, queued_permissions: s.queued_permissions, held: s.held };
+  // What it waits on, what is queued and why it is held only when there is any: most calls leave the session working.
+  return {
+    alias: s.alias,
+    state: s.state,
+    ...(s.pending ? { pending: s.pending } : {}),
+    ...(s.queued_permissions.length > 0 ? { queued_permissions: s.queued_permissions } : {}),
+    ...(s.held ? { held: s.held } : {}),
+  };
 }
 
 /**

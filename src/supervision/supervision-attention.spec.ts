@@ -88,7 +88,8 @@ describe('attention as a state (virtual time)', () => {
     const [round] = svc.listRounds();
     expect(Date.parse(round.started_at) - T0).toBe(DEBOUNCE_MS);
     expect(named(round)).toEqual([W1, W2]);
-    expect(round.prompt).toContain('w1 (cs_1) waits for a permission decision (待授权) [state: pending_authorization, waiting since 2026-11-26T08:59:00.000Z]');
+    expect(round.prompt).toContain('  w1 (cs_1) pending_authorization since 08:59:00, waits on a permission');
+    expect(round.prompt).toContain('  - w1 (cs_1) waits for a permission decision (待授权)\n');
     expect(delivered.map((r) => r.id)).toEqual([round.id]);
     // Covered by the round: nothing is pending any more.
     expect(svc.status().autonomous?.pending).toEqual([]);

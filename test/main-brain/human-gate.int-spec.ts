@@ -77,7 +77,7 @@ describe('the human gate', () => {
     // When the user confirms; Then the stop runs with the held arguments, and the chat says so
     const confirmed = await t.inject({ method: 'POST', url: `${BASE}/confirmations/${id}/confirm` });
     expect(confirmed.statusCode).toBe(200);
-    expect(confirmed.json()).toMatchObject({ id, status: 'confirmed', resolved_by: 'user', outcome: { ok: true, result: { id: w.id, state: 'exited' } } });
+    expect(confirmed.json()).toMatchObject({ id, status: 'confirmed', resolved_by: 'user', outcome: { ok: true, result: { alias: w.alias, state: 'exited' } } });
     expect(await state(t, w.id)).toBe('exited');
     await waitFor(() => !isAlive(w.pid), { what: 'the worker to be gone' });
     const [, done] = await gateMessages(t, id);
@@ -111,7 +111,7 @@ describe('the human gate', () => {
 
     // When the user calls the same tool over the tool route; Then it runs at once: the user is the human
     const direct = await t.inject({ method: 'POST', url: `${BASE}/tools/stop_session`, payload: { session: stopped.alias } });
-    expect([direct.statusCode, direct.json().result]).toEqual([200, expect.objectContaining({ id: stopped.id, state: 'exited' })]);
+    expect([direct.statusCode, direct.json().result]).toEqual([200, expect.objectContaining({ alias: stopped.alias, state: 'exited' })]);
     expect((await t.inject({ method: 'GET', url: `${BASE}/confirmations` })).json().confirmations.map((c: Json) => c.id)).toEqual([id]);
 
     // And bad requests are named: an unknown id, an unknown status, a bad reason; a stop of no session is not held
@@ -139,7 +139,7 @@ describe('the human gate', () => {
       expect([(await second.inject({ method: 'GET', url: `/api/v1/coding-sessions/${w.id}` })).json().state, isAlive(w.pid)]).toEqual(['working', true]);
       // When the user confirms it now; Then the worker is stopped, and the chat says so
       const confirmed = await second.inject({ method: 'POST', url: `${BASE}/confirmations/${id}/confirm` });
-      expect(confirmed.json()).toMatchObject({ id, status: 'confirmed', outcome: { ok: true, result: { id: w.id, state: 'exited' } } });
+      expect(confirmed.json()).toMatchObject({ id, status: 'confirmed', outcome: { ok: true, result: { alias: w.alias, state: 'exited' } } });
       await waitFor(() => !isAlive(w.pid), { what: 'the worker to be gone' });
       expect((await gateMessages(second, id)).map((m) => m.split(':')[0])).toEqual([`Waiting for the user's confirmation (${id}) of what the main brain asked (stop_session)`, `Confirmed by the user (${id}) and done`]);
     } finally {

@@ -122,7 +122,7 @@ describe('MCP over streamable HTTP (the SDK client against /mcp)', () => {
     expect((await call(brain, 'complete_round', { round_id: round.id, summary: 'checked' })).json).toEqual({ id: round.id, status: 'completed', summary: 'checked' });
     expect((await call(brain, 'reply_to_human', { text: 'all done' })).json).toMatchObject({ text: 'all done' });
     const sent = await call(brain, 'send_to_session', { session: w.alias, text: 'next: docs' });
-    expect(sent.json).toEqual({ id: w.id, alias: w.alias, state: 'working', pending: null, queued_permissions: [], held: null });
+    expect(sent.json).toEqual({ alias: w.alias, state: 'working' });
     expect(sent.text).not.toContain('\n');
     expect((await call(brain, 'finish_supervision', { summary: 'wrapped' })).json.autonomous).toMatchObject({ enabled: false, closed_reason: 'finished' });
     expect((await call(brain, 'stop_session', { session: w.id })).isError).toBe(false);
@@ -175,7 +175,8 @@ describe('MCP over streamable HTTP (the SDK client against /mcp)', () => {
     }, { what: 'both requests pending' });
     const queued = (both.queued_permissions as Json[])[0];
     const resolved = await call(brain, 'resolve_permission', { session: w.alias, decision: 'deny', reason: 'not that one', request_id: queued.request_id });
-    expect(resolved.json).toMatchObject({ state: 'pending_authorization', queued_permissions: [] });
+    expect(resolved.json).toMatchObject({ alias: w.alias, state: 'pending_authorization', pending: { kind: 'permission' } });
+    expect(resolved.json).not.toHaveProperty('queued_permissions');
     expect((await call(brain, 'resolve_permission', { session: w.alias, decision: 'allow' })).json).toMatchObject({ state: 'working' });
     const answers = new Map([[(queued.input as Json).url, 'deny']]);
     for (const [p, input] of [[first, { url: 'https://a.example' }], [second, { url: 'https://b.example' }]] as const) {

@@ -123,8 +123,8 @@ describe('autonomous supervision over HTTP with real command workers', () => {
     const [round] = await waitFor(async () => ((await rounds()).length ? rounds() : undefined), { what: 'the round' });
     const since = (await req('GET', `/coding-sessions/${a.id}`)).body.state_since as string;
     expect(round.reasons).toEqual([{ session_id: a.id, alias: a.alias, trigger: 'pending_handling', state: 'pending_handling', message: 'All 12 tests pass.', since }]);
-    expect(round.prompt).toContain(`${a.alias} (${a.id}) finished its turn and waits for handling (待处理) [state: pending_handling, waiting since ${since}]; its turn result is quoted below`);
-    expect(round.prompt).toContain('    ```worker-data\n    All 12 tests pass.\n    ```');
+    expect(round.prompt).toContain(`  ${a.alias} (${a.id}) pending_handling since ${since.slice(11, 19)}`);
+    expect(round.prompt).toContain(`  - ${a.alias} (${a.id}) finished its turn and waits for handling (待处理); its turn result:\n    \`\`\`worker-data\n    All 12 tests pass.\n    \`\`\``);
     expect(round.prompt.split('All 12 tests pass.')).toHaveLength(2);
   });
 

@@ -110,7 +110,7 @@ describe("the main brain's session_diff and merge_session, merge and discard hel
     const w = await worker('Brain no-ops', { write: { 'e.txt': 'e\n' }, commit: 'add e' });
     expect(await pending()).toEqual([]);
     expect(await brain('merge_session', { session: w.alias, action: 'discard' })).toMatchObject({ status: 409, body: { code: 'session_live' } });
-    expect(await brain('release_session', { session: w.alias })).toMatchObject({ status: 200, body: { result: { id: w.id, held: null, unchanged: `session ${w.alias} is not held: nothing to release` } } });
+    expect(await brain('release_session', { session: w.alias })).toMatchObject({ status: 200, body: { result: { alias: w.alias, unchanged: `session ${w.alias} is not held: nothing to release` } } });
     expect(await brain('set_session_budget', { session: w.alias })).toMatchObject({ status: 200, body: { result: { id: w.id, budget: null, unchanged: expect.stringContaining('already') } } });
     expect(await brain('manage_agent_profile', { action: 'delete', profile_id: 'no-such-profile' })).toMatchObject({ status: 404 });
     expect(await pending()).toEqual([]);

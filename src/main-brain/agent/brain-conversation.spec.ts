@@ -217,6 +217,8 @@ describe('the brain conversation', () => {
       const next = brainTurnPrompt({ seed: null, guided: true, previous: at('working'), round: { id: 'rd_3', prompt: at('pending_handling') }, chats: [] });
       expect(next).toContain('  w2 (cs_2) pending_handling since 09:01:00\n  (1 other session as in the round before)\n');
       expect(next).not.toContain('w1 (cs_1)');
+      // It knows how a turn ends a round from the rounds it took: the delta comes without that preamble.
+      expect(next.startsWith('Goal: ship\n')).toBe(true);
       // A new conversation gets it whole, whatever came before.
       expect(brainTurnPrompt({ seed: 'SEED', guided: false, previous: at('working'), round: { id: 'rd_3', prompt: at('pending_handling') }, chats: [] })).toContain('w1 (cs_1) working');
     });

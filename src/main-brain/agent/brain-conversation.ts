@@ -263,8 +263,12 @@ export function brainTurnPrompt(input: {
   const parts: string[] = [];
   if (input.seed) parts.push(input.seed);
   if (input.round) {
-    const prompt = !input.guided ? input.round.prompt : input.previous ? promptDelta(input.round.prompt, input.previous) : promptAfterGuide(input.round.prompt);
-    parts.push(`Supervision round ${input.round.id}. Your turn ends the round: your last message is its summary (or call complete_round yourself).\n\n${prompt}`);
+    // A conversation that read a round before knows how a turn ends one: it gets the delta alone.
+    if (input.guided && input.previous) parts.push(promptDelta(input.round.prompt, input.previous));
+    else {
+      const prompt = input.guided ? promptAfterGuide(input.round.prompt) : input.round.prompt;
+      parts.push(`Supervision round ${input.round.id}. Your turn ends the round: your last message is its summary (or call complete_round yourself).\n\n${prompt}`);
+    }
   }
   for (const c of input.chats) {
     if (c.role === 'system') parts.push(`Main chat, from Brainstem (#${c.seq}): ${c.text}`);
