@@ -9,6 +9,7 @@
 // --rounds N (part 3): instead, a long run of N rounds of one worker's turns on a small context budget, to show tokens
 // per round stay flat across roll-overs and the kept summary carries the goal.
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { appendFileSync, existsSync, symlinkSync } from 'node:fs';
 import { delimiter, join, resolve } from 'node:path';
 import { FakeAnthropicApi, MessagesRequest, ModelReply } from '../test/support/fake-anthropic-api';
@@ -181,8 +182,13 @@ async function openRun(root: string, claude: string, extraEnv: Record<string, st
       session: 'tool' in reply && typeof reply.input.session === 'string' ? reply.input.session : null,
       round_prompt: !last.toolResult && /\brd_[a-z0-9]+/.test(last.text),
     });
-    // BENCH_SCENARIO_DUMP=<file>: each brain request's last two messages and counts, to see what its fresh tokens are.
-    if (process.env.BENCH_SCENARIO_DUMP) appendFileSync(process.env.BENCH_SCENARIO_DUMP, `${JSON.stringify({ round: brain.round, usage, tail: request.messages.slice(-2) })}\n`);
+    // BENCH_SCENARIO_DUMP=<file>: each brain request's last two messages and counts, to see what its fresh tokens are;
+    // and digests of its tools, system and earlier messages, to see what a cache miss changed.
+    if (process.env.BENCH_SCENARIO_DUMP) {
+      const digest = (v: unknown) => createHash('sha256').update(JSON.stringify(v ?? null)).digest('hex').slice(0, 8);
+      const prefix = { tools: digest(request.tools), system: digest(request.system), messages: request.messages.length, earlier: digest(request.messages.slice(0, -2)) };
+      appendFileSync(process.env.BENCH_SCENARIO_DUMP, `${JSON.stringify({ round: brain.round, usage, prefix, tail: request.messages.slice(-2) })}\n`);
+    }
     return { ...usage, output_tokens };
   };
   api.releaseAll();

@@ -321,9 +321,14 @@ export class SupervisionService {
   }
 
   getRound(id: string): RoundView {
-    const r = this.store.current.rounds.get(id);
+    const r = this.findRound(id);
     if (!r) throw roundNotFound(id, this.settings.retention_s);
-    return r.view;
+    return r;
+  }
+
+  /** A round in memory, or null (never one, or past retention). */
+  findRound(id: string): RoundView | null {
+    return this.store.current.rounds.get(id)?.view ?? null;
   }
 
   isOn(): boolean {

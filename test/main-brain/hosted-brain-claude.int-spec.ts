@@ -6,6 +6,7 @@ import { BrainHost } from '../../src/main-brain/agent/brain-host';
 import { BRAIN_HOST } from '../../src/main-brain/main-brain.tokens';
 import { Journal } from '../../src/journal/journal.port';
 import { JOURNAL } from '../../src/journal/journal.tokens';
+import { ROUND_GUIDE } from '../../src/supervision/round-prompt';
 import { FakeAnthropicApi, MessagesRequest, ModelReply } from '../support/fake-anthropic-api';
 import { openSse } from '../support/sse';
 import { tempDir } from '../support/temp-dir';
@@ -198,6 +199,39 @@ function lastUserText(request: MessagesRequest): string {
     const ids = brainEvents.filter((e) => e.type === 'brain.conversation_identified').map((e) => (e.data as Json).conversation_id);
     expect(ids[0]).toBe(id);
     expect((await conversation(again)).conversation_id).toBe(ids[ids.length - 1]);
+  });
+
+  it('after a restart, sends the next round as what changed since the round the conversation answered before it', async () => {
+    script = [
+      ['Supervision round', () => ({ text: 'Round read.' })],
+      ['before the restart', () => ({ text: 'Noted.' })],
+    ];
+    const first = await start();
+    const quiet = async (app: TestApp) => {
+      const w = await app.inject({ method: 'POST', url: '/api/v1/coding-sessions', payload: { runtime: 'command', command: process.execPath, args: [resolve(WORKERS, 'quiet.js')], cwd: tmpdir() } });
+      reaper.track(w.json().pid);
+      return w.json() as Json;
+    };
+    const a = await quiet(first.t);
+    await say(first.t, '/supervise keep them going');
+    await waitFor(async () => ((await first.t.inject({ method: 'GET', url: `${BASE}/rounds` })).json().rounds as Json[]).find((r) => r.status === 'completed'), { timeoutMs: 90_000 });
+    await waitFor(async () => ((await conversation(first.t)).turn_in_flight === null ? true : undefined));
+    await first.t.app.close();
+    t = null;
+    const { t: again } = await start(first.journal);
+    const b = await quiet(again);
+    expect((await again.inject({ method: 'POST', url: `/api/v1/coding-sessions/${String(b.id)}/stop`, payload: {} })).statusCode).toBeLessThan(300);
+    const second = await waitFor(
+      async () => ((await again.inject({ method: 'GET', url: `${BASE}/rounds` })).json().rounds as Json[]).find((r) => (r.reasons as Json[]).some((x) => x.session_id === b.id)),
+      { timeoutMs: 90_000 },
+    );
+    const sent = await waitFor(() => brainRequests().map(lastUserText).find((x) => x.includes(String(second.id))), { timeoutMs: 90_000 });
+    // The conversation read the guide and the round before the restart: this one comes as a delta of it.
+    expect(sent).not.toContain(ROUND_GUIDE);
+    expect(sent).not.toContain('Your turn ends the round');
+    expect(String(second.prompt)).toContain(`  ${String(a.alias)} (${String(a.id)}) working since`);
+    expect(sent).not.toContain(`  ${String(a.alias)} (${String(a.id)}) working since`);
+    expect(sent).toContain('(1 other session as in the round before)');
   });
 
   it('is hosted again in the same process once its node holds the supervisor lease again, in the same conversation', async () => {

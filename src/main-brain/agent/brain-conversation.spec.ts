@@ -57,6 +57,17 @@ describe('the brain conversation', () => {
       expect(fold([started(), round, started(5)]).guided).toBe(false);
     });
 
+    it('given a round turn that ended answered, then it is the round the next one is a delta of, until a new conversation starts', () => {
+      const round = (id: string, rd: string): BrainEvent => ({ type: 'brain.turn_started', data: { turn_id: id, round_id: rd, chat_seqs: [] }, at: 3 });
+      const failed: BrainEvent = { type: 'brain.turn_ended', data: { turn_id: 't3', outcome: 'failed', text: null, reason: 'crashed', context_tokens: null }, at: 4 };
+      // A turn in flight (the service died in it) or one that failed may not have been read: the last answered one counts.
+      expect(fold([started(), round('t1', 'rd_1')]).last_round_id).toBeNull();
+      expect(fold([started(), round('t1', 'rd_1'), ended('t1', 'ok', null)]).last_round_id).toBe('rd_1');
+      expect(fold([started(), round('t1', 'rd_1'), ended('t1', 'ok', null), round('t3', 'rd_2'), failed]).last_round_id).toBe('rd_1');
+      expect(fold([started(), round('t1', 'rd_1'), ended('t1', 'ok', null), turn('t2', [4]), ended('t2', 'hi', null)]).last_round_id).toBe('rd_1');
+      expect(fold([started(), round('t1', 'rd_1'), ended('t1', 'ok', null), started(5)]).last_round_id).toBeNull();
+    });
+
     it(`given more than ${RECENT_KEPT} turns, then only the last ${RECENT_KEPT} texts are kept`, () => {
       const events = Array.from({ length: RECENT_KEPT + 3 }, (_, i) => ended(`t${i}`, `decision ${i}`, null));
       expect(fold(events).recent).toEqual(Array.from({ length: RECENT_KEPT }, (_, i) => `decision ${i + 3}`));

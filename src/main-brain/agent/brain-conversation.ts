@@ -53,6 +53,8 @@ export interface BrainState {
   seed: string | null;
   /** Whether a turn of this conversation took a round: it read the rounds' guide, which later rounds leave out. */
   guided: boolean;
+  /** The round of this conversation's last turn that ended answered: the brain read its prompt, so the next round is sent as what changed since. */
+  last_round_id: string | null;
   context_tokens: number;
   turn: BrainTurnView | null;
   /** The newest chat seq a turn took in: messages after it still wait for the brain. */
@@ -73,6 +75,7 @@ export const initialBrainState: BrainState = {
   conversation_id: null,
   seed: null,
   guided: false,
+  last_round_id: null,
   context_tokens: 0,
   turn: null,
   chat_seq_taken: 0,
@@ -85,7 +88,7 @@ export function evolveBrain(state: BrainState, event: BrainEvent): BrainState {
   const next = { ...state, last_at: event.at };
   switch (event.type) {
     case 'brain.conversation_started':
-      return { ...next, runtime: event.data.runtime, conversation_id: null, seed: event.data.summary, guided: false, context_tokens: 0 };
+      return { ...next, runtime: event.data.runtime, conversation_id: null, seed: event.data.summary, guided: false, last_round_id: null, context_tokens: 0 };
     case 'brain.conversation_identified':
       return { ...next, conversation_id: event.data.conversation_id };
     case 'brain.turn_started': {
@@ -95,7 +98,8 @@ export function evolveBrain(state: BrainState, event: BrainEvent): BrainState {
     case 'brain.turn_ended': {
       const { text, context_tokens } = event.data;
       const recent = text ? [...state.recent, text.slice(0, RECENT_MAX_CHARS)].slice(-RECENT_KEPT) : state.recent;
-      return { ...next, turn: null, recent, context_tokens: context_tokens ?? state.context_tokens };
+      const read = event.data.outcome === 'completed' && state.turn?.turn_id === event.data.turn_id ? state.turn.round_id : null;
+      return { ...next, turn: null, recent, last_round_id: read ?? state.last_round_id, context_tokens: context_tokens ?? state.context_tokens };
     }
     // Spending is the usage projection's to sum; the conversation's state does not change with it.
     case 'brain.usage':

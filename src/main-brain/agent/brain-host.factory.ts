@@ -107,6 +107,7 @@ export async function createBrainHost(d: BrainHostDeps): Promise<BrainHost> {
           .sessions.filter((s) => s.state !== 'exited')
           .map((s) => ({ id: s.id, alias: s.alias, title: s.title || null, state: s.state, runtime: s.runtime, waits_on: waitsOn(s.pending) })),
       pendingConfirmations: () => d.confirmations.list('pending').map((c) => ({ id: c.id, tool: c.tool, description: c.description })),
+      roundPrompt: (id) => d.supervision.findRound(id)?.prompt ?? null,
     },
     (call) => d.confirmations.request(call),
     {

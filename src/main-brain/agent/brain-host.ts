@@ -50,6 +50,8 @@ export interface BrainSurroundings {
   openSessions(): OpenSession[];
   /** The brain's calls waiting for the user's confirmation. */
   pendingConfirmations(): PendingConfirmation[];
+  /** A round's whole prompt, as journaled; null when there is no such round. */
+  roundPrompt(roundId: string): string | null;
 }
 
 export interface BrainConversationView {
@@ -88,11 +90,6 @@ export class BrainHost {
    * appended to it is in the state the next command is decided on.
    */
   private readonly stream: FollowedStream<BrainState>;
-  /**
-   * The whole prompt of the last round this conversation took: the next round is sent as what changed since. Memory
-   * only: after a restart the next round's board is sent whole.
-   */
-  private lastRoundPrompt: string | null = null;
   private round: PendingRound | null = null;
   private chats: ChatInput[] = [];
   /** A user's message waits: the brain is woken for it. (Brainstem's own notices wait for the next turn.) */
@@ -305,11 +302,11 @@ export class BrainHost {
     const prompt = brainTurnPrompt({
       seed: this.state.seed,
       guided: this.state.guided,
-      previous: this.lastRoundPrompt,
+      // The last round this conversation answered, from the journal: after a restart too, a round is what changed since.
+      previous: this.state.last_round_id ? this.surroundings.roundPrompt(this.state.last_round_id) : null,
       round: round ? { id: round.round.id, prompt: round.round.prompt } : null,
       chats,
     });
-    if (round) this.lastRoundPrompt = round.round.prompt;
     await this.command({ type: 'start_turn', turn_id: turnId, round_id: round?.round.id ?? null, chat_seqs: chats.map((c) => c.seq) });
     let contextTokens: number | null = null;
     let usage: (BrainActivity & { kind: 'turn_usage' }) | null = null;
@@ -361,7 +358,6 @@ export class BrainHost {
     const s = this.surroundings;
     const summary = reason === 'first' ? null : keptSummary({ reason, goal: s.goal(), sessions: s.openSessions(), confirmations: s.pendingConfirmations(), recent: this.state.recent });
     await this.command({ type: 'start_conversation', runtime: this.agent.runtime, reason, summary });
-    this.lastRoundPrompt = null;
     if (reason !== 'first') await this.notice(conversationNotice(reason));
   }
 
