@@ -10,6 +10,11 @@ import { RoundView } from './round.view';
  */
 export interface RoundDriver {
   readonly name: string;
+  /**
+   * Settles when the brain can read a round now (a hosted brain still finishing the turn of the round before): the
+   * round starts then, so its facts are taken as the brain reads them, not while it could not. Absent: at once.
+   */
+  ready?(): Promise<void>;
   deliver(round: RoundView, signal: AbortSignal): Promise<{ summary: string } | null>;
 }
 

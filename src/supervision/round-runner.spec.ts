@@ -3,7 +3,7 @@ import { CommandStream, handleCommand } from '../journal/command-handler';
 import { EventJournal } from '../journal/event-journal';
 import { MemoryStorage } from '../journal/memory.storage';
 import { RoundDriver } from './round-driver.port';
-import { RoundCommands, RoundRunner } from './round-runner';
+import { READY_WAIT_MS, RoundCommands, RoundRunner } from './round-runner';
 import { RoundView } from './round.view';
 import { SupervisionCommand, SupervisionState, decide, evolveStored, initialSupervisionState } from './supervision.decider';
 import { ROUND_OUTCOME, RoundEndType } from './supervision.events';
@@ -98,6 +98,33 @@ describe('round runner (virtual time)', () => {
     expect(delivered.map((d) => d.round.id)).toEqual([h.rounds()[0].id]);
     expect(delivered[0].round.prompt).toContain('w2 (cs_2) asked the human a question');
     h.runner.stop();
+  });
+
+  it('given a driver not ready (its brain finishing a turn), then the round starts once it is, and at most READY_WAIT_MS later', async () => {
+    // Given a driver whose brain is busy until told
+    let idle: () => void = () => undefined;
+    const { driver, delivered } = recordingDriver();
+    const busy: RoundDriver = { ...driver, ready: () => new Promise<void>((resolve) => (idle = resolve)) };
+    const h = await harness(busy);
+    // When a trigger's window closes, Then no round starts while the brain is busy
+    h.runner.trigger(reason('cs_1'));
+    await jest.advanceTimersByTimeAsync(DEBOUNCE_MS + 1_000);
+    expect(h.rounds()).toEqual([]);
+    // When it is ready, Then the round starts then, and is delivered
+    idle();
+    await jest.advanceTimersByTimeAsync(0);
+    expect(h.rounds().map((r) => [r.status, Date.parse(r.started_at) - T0])).toEqual([['in_flight', DEBOUNCE_MS + 1_000]]);
+    expect(delivered).toHaveLength(1);
+    h.runner.stop();
+    // And a brain that never gets ready holds a round back READY_WAIT_MS, not longer
+    const never = await harness({ ...recordingDriver().driver, ready: () => new Promise<void>(() => undefined) });
+    const from = Date.now();
+    never.runner.trigger(reason('cs_2'), true);
+    await jest.advanceTimersByTimeAsync(READY_WAIT_MS - 1);
+    expect(never.rounds()).toEqual([]);
+    await jest.advanceTimersByTimeAsync(1);
+    expect(never.rounds().map((r) => Date.parse(r.started_at) - from)).toEqual([READY_WAIT_MS]);
+    never.runner.stop();
   });
 
   it('given an immediate trigger, then its round starts without waiting for the window', async () => {

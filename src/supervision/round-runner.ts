@@ -1,4 +1,4 @@
-import { EMPTY, Observable, SchedulerLike, Subject, Subscription, asyncScheduler, defer, from, switchMap, timer } from 'rxjs';
+import { EMPTY, Observable, SchedulerLike, Subject, Subscription, asyncScheduler, defer, from, of, race, switchMap, take, timer } from 'rxjs';
 import { RoundDriver } from './round-driver.port';
 import { RoundEnding, RoundStatus, RoundView } from './round.view';
 import { SupervisionLog, reasonOf } from './supervision-log';
@@ -28,6 +28,9 @@ export interface RoundRunnerOptions {
  * (a worker reporting every second) must not hold back the round of everyone waiting.
  */
 export const MAX_WAIT_WINDOWS = 3;
+
+/** The longest a round waits for its brain to be ready (a turn that runs on): then it starts, and is delivered when it can be. */
+export const READY_WAIT_MS = 5_000;
 
 interface Trigger {
   reason: WakeReason;
@@ -128,7 +131,12 @@ export class RoundRunner {
         this.log.error(`a round to wake the brain for ${why} could not start: ${reasonOf(e)}`);
         return null;
       });
-    return defer(() => from(started())).pipe(
+    const ready = (): Observable<unknown> => {
+      const driver = this.driver();
+      return driver.ready ? race(from(driver.ready().catch(() => undefined)), timer(READY_WAIT_MS, this.scheduler)).pipe(take(1)) : of(null);
+    };
+    return defer(ready).pipe(
+      switchMap(() => from(started())),
       switchMap((round) => {
         // Ended before it could be handed over (another node's complete_round, a close): nothing to deliver.
         if (!round || this.commands.status(round.id) !== 'in_flight') return EMPTY;

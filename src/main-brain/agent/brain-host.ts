@@ -103,7 +103,10 @@ export class BrainHost {
   private readonly permissions = new Map<string, PendingPermission>();
   private readonly logger = new Logger('main-brain');
 
-  readonly driver: RoundDriver = { name: 'agent', deliver: (round, signal) => this.deliver(round, signal) };
+  /** Waiting for the turn that runs to end: the next round starts then (see RoundDriver.ready). */
+  private readonly idle: Array<() => void> = [];
+
+  readonly driver: RoundDriver = { name: 'agent', ready: () => this.whenIdle(), deliver: (round, signal) => this.deliver(round, signal) };
 
   constructor(
     private readonly bus: EventBus,
@@ -164,6 +167,7 @@ export class BrainHost {
 
   stop(): Promise<void> {
     this.closed = true;
+    for (const resolve of this.idle.splice(0)) resolve();
     this.stream.stop();
     this.sub?.unsubscribe();
     return this.agent.close();
@@ -189,6 +193,12 @@ export class BrainHost {
     this.permissions.delete(entry[0]);
     this.agent.resolvePermission(entry[1].request_id, 'allow', null, entry[1].input);
     return { allowed: entry[1].request_id };
+  }
+
+  /** Settles once no turn runs: a round ended by complete_round mid-turn waits for the brain's last words, not the next round. */
+  private whenIdle(): Promise<void> {
+    if (!this.running || this.closed) return Promise.resolve();
+    return new Promise((resolve) => this.idle.push(resolve));
   }
 
   private deliver(round: RoundView, signal: AbortSignal): Promise<{ summary: string } | null> {
@@ -256,6 +266,7 @@ export class BrainHost {
       .finally(() => {
         this.running = null;
         this.booted = false;
+        for (const resolve of this.idle.splice(0)) resolve();
         this.kick();
       });
   }
