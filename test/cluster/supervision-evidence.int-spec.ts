@@ -45,7 +45,7 @@ describePg("a supervision round shows the output of a worker another node runs",
     await call(b, 'POST', `/coding-sessions/${s.id}/signals`, { type: 'ask_human', question: 'Deploy?' });
     const r1 = await newRound(a, []);
     expect(r1.reasons.map((r: Json) => [r.session_id, r.trigger])).toContainEqual([s.id, 'ask_human']);
-    expect(r1.prompt).toContain(`${s.alias} (${s.id}), the last lines of its output (its last turn reported no result)`);
+    expect(r1.prompt).toContain(`  - ${s.alias}, the last lines of its output (its last turn reported no result)`);
     expect(r1.prompt).toContain('    built on b\n    tests pass on b\n');
     // Journaled as it was seen: b's follower view of the round, folded from round.started, shows the same.
     await waitFor(async () => (await rounds(b)).find((r) => r.id === r1.id)?.prompt === r1.prompt, { timeoutMs: LONG, what: 'b to follow the round' });
@@ -56,7 +56,7 @@ describePg("a supervision round shows the output of a worker another node runs",
     await call(a, 'POST', `/coding-sessions/${s.id}/signals`, { type: 'ask_human', question: 'Deploy now?' });
     const signalled = Date.now();
     const r2 = await newRound(a, [r1.id]);
-    expect(r2.prompt).toContain(`${s.alias} (${s.id}): no turn result, and its output could not be read as the round started: the output of session ${s.alias} is kept on node b, which`);
+    expect(r2.prompt).toContain(`  - ${s.alias}: no turn result, and its output could not be read as the round started: the output of session ${s.alias} is kept on node b, which`);
     expect(r2.prompt).toMatch(/node b, which (did not answer within 1000 ms|could not give it: node b at \S+ did not answer)/);
     expect(r2.prompt).not.toContain('no turn result and no output yet');
     // Started once the debounce and the wait for b had passed, not the peer client's bound (the lease TTL).
