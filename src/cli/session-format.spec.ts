@@ -29,6 +29,7 @@ const session = (s: Partial<SessionStatus>): SessionStatus => ({
   usage: { turns: 0, input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, tokens: 0, cost_usd: 0, cost_estimated: false },
   budget: null,
   rate_limit: null,
+  parked: null,
   isolation: 'none',
   work_tree: '/src/app',
   worktree: null,

@@ -72,6 +72,11 @@ export interface BrainstemConfig {
    * cannot sandbox, `off`; how long a sandboxed worker's connection to a host no rule decides waits for an answer.
    */
   sandbox: { mode: SandboxMode; ask_wait_s: number };
+  /**
+   * Workers parked at their model's usage or rate limit (docs/guide/usage.md#usage-limits): the backoff when the runtime
+   * names no reset, the longest wait taken from a reset, and how many on one limit resume at once, how far apart.
+   */
+  limits: { backoff_base_s: number; backoff_max_s: number; max_wait_s: number; resume_batch: number; resume_stagger_s: number };
   plugins: string[];
   /** Seconds that exited sessions, ended rounds and converged workflow runs stay in memory (the journal keeps them). */
   retention_s: number;
@@ -143,6 +148,11 @@ export const KNOBS: readonly Knob[] = [
   { path: 'external.permission_wait_s', env: 'BRAINSTEM_EXTERNAL_PERMISSION_WAIT_S', kind: 'int', min: 1, max: 3600 },
   { path: 'sandbox.mode', env: 'BRAINSTEM_SANDBOX', kind: 'enum', values: SANDBOX_MODES },
   { path: 'sandbox.ask_wait_s', env: 'BRAINSTEM_SANDBOX_ASK_WAIT_S', kind: 'int', min: 1, max: 3600 },
+  { path: 'limits.backoff_base_s', env: 'BRAINSTEM_LIMIT_BACKOFF_BASE_S', kind: 'int', min: 1, max: 86_400 },
+  { path: 'limits.backoff_max_s', env: 'BRAINSTEM_LIMIT_BACKOFF_MAX_S', kind: 'int', min: 1, max: 86_400 },
+  { path: 'limits.max_wait_s', env: 'BRAINSTEM_LIMIT_MAX_WAIT_S', kind: 'int', min: 60, max: 7 * 86_400 },
+  { path: 'limits.resume_batch', env: 'BRAINSTEM_LIMIT_RESUME_BATCH', kind: 'int', min: 1, max: 1000 },
+  { path: 'limits.resume_stagger_s', env: 'BRAINSTEM_LIMIT_RESUME_STAGGER_S', kind: 'int', min: 0, max: 3600 },
   { path: 'plugins', env: 'BRAINSTEM_PLUGINS', kind: 'list' },
   // At least a second: a session a running workflow run holds is looked at again each retention period.
   { path: 'retention_s', env: 'BRAINSTEM_RETENTION_S', kind: 'int', min: 1, max: INT32 },

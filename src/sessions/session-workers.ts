@@ -6,7 +6,9 @@ import { ExternalLine } from './external-line';
 import { SessionActor } from './session.actor';
 import { SessionCommands } from './session.commands';
 import { WorkerReach } from './session.decider';
-import { PermissionDecision, PermissionRequest, SessionEvent, pendingPermission } from './session.events';
+import { PermissionDecision, PermissionRequest, SessionEvent, SessionEventOf, pendingPermission } from './session.events';
+import { DEFAULT_LIMIT_SETTINGS } from './session-limits';
+import { LimitCommandOf, limitCommandOf } from './session-parking';
 import { SessionContext, SessionSnapshot } from './session.machine';
 import { SessionHost, WorkerEndpoint } from './session.ports';
 import { SessionOutput } from './session-output';
@@ -54,6 +56,8 @@ export class SessionWorkers {
     private readonly loops: SessionLoops,
     /** What the workers spend, and the budgets that hold them. */
     private readonly spending: SessionSpending | null = null,
+    /** How a turn refused by its model's limit parks its session (session-limits.ts). */
+    private readonly limitCommand: LimitCommandOf = limitCommandOf(DEFAULT_LIMIT_SETTINGS, Math.random),
   ) {}
 
   /** After the registry loaded: the effects of other nodes' commands are performed here; this node's workers recovered. */
@@ -240,6 +244,11 @@ export class SessionWorkers {
         await this.commands.execute(actor, { type: 'report_runtime_session', runtime_session_id: report.runtime_session_id }, 'runtime');
         return;
       case 'turn_ended': {
+        if (report.limit) {
+          const [parked] = await this.commands.execute(actor, this.limitCommand(report.limit), 'runtime');
+          if (parked?.type === 'session.parked') this.logParked(actor, parked);
+          return;
+        }
         // The worker was given messages this turn did not take up: its next turn runs them, still working.
         const superseded = report.turn !== undefined && (actor.handle?.turnsStarted ?? 0) > report.turn;
         await this.commands.execute(actor, { type: 'report_turn_ended', result: report.result, superseded }, 'runtime');
@@ -271,6 +280,15 @@ export class SessionWorkers {
         actor.log?.close();
         return;
       }
+    }
+  }
+
+  private logParked(actor: SessionActor, p: SessionEventOf<'session.parked'>): void {
+    const when = p.resumes_at === null ? 'until resumed' : `until ${new Date(p.resumes_at).toISOString()} (${p.source === 'runtime' ? 'its reset' : `backoff, refusal ${p.attempt} in a row`})`;
+    this.logger.log(`session ${actor.context.alias}: parked at its ${p.reason.replace('_', ' ')} ${when}`);
+    if (p.clamped) {
+      const named = p.reported_resets_at == null ? 'none' : new Date(p.reported_resets_at).toISOString();
+      this.logger.warn(`session ${actor.context.alias}: its runtime named a reset ${p.clamped === 'past' ? 'already past' : 'too far away'} (${named}): resumes at ${when}`);
     }
   }
 

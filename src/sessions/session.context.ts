@@ -2,6 +2,7 @@ import { Budget } from '../usage/budget.rules';
 import { UsageTotals, emptyTotals } from '../usage/usage.model';
 import { Attachment, ExitReason, Hold, LastProgress, LoopRecord, NetworkRecord, Pending, PermissionRequest, RateLimit, SessionInput } from './session.events';
 import { SessionWorktree } from './session-worktree';
+import type { Parked } from './session-limits';
 
 /** What a session holds besides its state, pure: the session machine's context (session.machine.ts). */
 
@@ -47,6 +48,10 @@ export interface SessionContext extends Omit<SessionInput, 'budget'> {
   budget: Budget | null;
   /** Its runtime's rate-limit state, as last reported; null until it reports one. */
   rate_limit: RateLimit | null;
+  /** Parked at its model's limit until it resumes (session.parked); null or absent when not. */
+  parked?: Parked | null;
+  /** Limit refusals in a row (the backoff grows with them); a turn that ends normally sets it back to 0. Absent: 0. */
+  limit_attempts?: number;
   /** Its sandboxed worker's latest network decisions and refusals, oldest first (NETWORK_LOG_MAX). Absent in sessions from before them. */
   network?: NetworkRecord[];
   /** The host:port rules the user allowed for the rest of this session (scope `session`). Absent when none. */
@@ -110,6 +115,8 @@ export function copyContext(c: SessionContext): SessionContext {
     network: c.network,
     network_allowed: c.network_allowed,
     sandbox: c.sandbox,
+    parked: c.parked,
+    limit_attempts: c.limit_attempts,
   };
   return copy;
 }

@@ -21,6 +21,7 @@ import { SessionContext, SessionSnapshot, accepts, createSession, nextSnapshot, 
 import { LoopDetection } from './loops/loop-detector';
 import { WorktreeCommand, decideWorktree, isWorktreeCommand } from './session-worktree.decider';
 import { BudgetCommand, decideBudgetCommand } from './session-budget';
+import { LimitCommand, decideLimitCommand, isLimitCommand } from './session-limits';
 import { ExternalCommand, decideCreateExternal, decideExternalReport } from './external-session.decider';
 import { CreateSession, decideCreate } from './session-create.decider';
 import { SessionDecision, SessionRefusal, refuse } from './session-refusal';
@@ -79,6 +80,8 @@ export type SessionCommand =
   | WorktreeCommand
   /** Usage, budgets and rate limits: decided in session-budget.ts. */
   | BudgetCommand
+  /** A turn refused by its model's limit, and the parked session's resume: decided in session-limits.ts. */
+  | LimitCommand
   /**
    * The worker was started (the create's launch): what the spawn gave, null when nothing ran; the create's prompt goes
    * to it with its start when the worker can take it (`worker`), as a message would.
@@ -141,6 +144,7 @@ export function decide(command: SessionCommand, state: SessionSnapshot | null): 
   if (command.type === 'create_external') return decideCreateExternal(command, state);
   if (state === null) return refuse('not_found', `no coding session to take ${command.type}`);
   if (isNetworkCommand(command)) return decideNetwork(command, state);
+  if (isLimitCommand(command)) return decideLimitCommand(state, command, accepts);
   const c = state.context;
   const { at } = command;
   switch (command.type) {

@@ -174,6 +174,11 @@ export class SupervisionDto {
   @IsBoolean() excluded!: boolean;
 }
 
+export class ResumeDto {
+  /** Keep it parked until someone resumes it (its timer is disarmed), instead of resuming it now. */
+  @IsOptional() @IsBoolean() keep_parked?: boolean;
+}
+
 export class StopDto {
   /** How long SIGTERM may take before SIGKILL. */
   @IsOptional() @IsInt() @Min(0) @Max(600_000) grace_ms?: number;

@@ -25,6 +25,7 @@ declare module '../common/domain-error' {
     cwd_not_a_directory: 400;
     owner_unavailable: 503;
     sandbox_unavailable: 409;
+    session_not_parked: 409;
   }
 }
 
@@ -37,6 +38,7 @@ declare module '../common/domain-error' {
  * refuses an allow; only the user may allow a sandboxed worker's `Network` request. 429: BRAINSTEM_MAX_SESSIONS live sessions. 409 budget_exhausted: a create while today's budget of
  * its profile, or Brainstem's, is spent. 400: a create whose profile, runtime, command or cwd cannot be used.
  * 409 sandbox_unavailable: BRAINSTEM_SANDBOX=required and this machine cannot sandbox the worker (what it lacks is named).
+ * 409 session_not_parked: a resume (or keep parked) of a session no limit parked.
  * 503: the session runs on another node sharing the journal, and that node has not been heard from within its lease.
  */
 export const SESSION_ERRORS = {
@@ -65,6 +67,7 @@ export const SESSION_ERRORS = {
   cwd_not_a_directory: 400,
   owner_unavailable: 503,
   sandbox_unavailable: 409,
+  session_not_parked: 409,
 } as const;
 
 export type SessionErrorCode = keyof typeof SESSION_ERRORS;

@@ -3,6 +3,7 @@ import type { LoopPattern } from './loops/loop-pattern';
 import type { LoopThresholds } from './loops/loop-thresholds';
 import { Budget, BudgetScope, BudgetUnit } from '../usage/budget.rules';
 import { PricedUsage } from '../usage/usage.model';
+import type { LimitReason, ParkSource } from './session-limits';
 
 /**
  * The facts a session journals (stream `session-<cs_id>`). Each one is also the event fed to the
@@ -263,6 +264,25 @@ export interface SessionEventData extends WorktreeEventData {
   };
   /** A connection the sandbox refused on its own (a deny rule of its policy), as the launcher reported it. */
   'session.network_refused': { at: number; host: string; port: number; reason: string };
+  /**
+   * The worker's turn was refused or cut short by its model's limit (docs/guide/usage.md#usage-limits): it waits, still
+   * active, until `resumes_at` (null: until someone resumes it), then goes on. `attempt`: refusals in a row; `prompt`: what
+   * the resume sends when the model never saw the turn's own (else a short "continue"). A reset the runtime named outside
+   * what Brainstem waits for is `clamped`, with the one `reported`.
+   */
+  'session.parked': {
+    at: number;
+    reason: LimitReason;
+    resumes_at: number | null;
+    source: ParkSource;
+    limit_type: string | null;
+    attempt: number;
+    prompt: string | null;
+    clamped?: 'past' | 'far';
+    reported_resets_at?: number | null;
+  };
+  /** A parked session resumed: by its timer at the reset, or by the user or the brain (its resume message follows). */
+  'session.unparked': { at: number; by: 'timer' | 'user' | 'main_brain' };
 }
 
 export type SessionEventType = keyof SessionEventData;
@@ -368,6 +388,8 @@ const FACT_TYPES: ReadonlySet<string> = new Set<SessionEventType>([
   'session.external_activity',
   'session.network_decided',
   'session.network_refused',
+  'session.parked',
+  'session.unparked',
 ]);
 
 /** A journaled record back as a machine event, or null for derived records (state_changed, created). */

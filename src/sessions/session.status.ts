@@ -5,6 +5,7 @@ import { UsageTotals, tokensOf } from '../usage/usage.model';
 import { ExitReason, ExternalBinding, HoldReason, LastProgress, LoopRecord, NetworkRecord, Pending, PermissionRequest, RateLimitStatus, SessionOrigin, SessionState } from './session.events';
 import { SessionWarning } from './session-warnings';
 import { SessionWorktree } from './session-worktree';
+import type { LimitReason, ParkSource } from './session-limits';
 
 /** The display labels (docs/architecture/decisions.md#session-states) for the three states that wake the main brain. */
 export const STATE_LABELS: Partial<Record<SessionState, string>> = {
@@ -50,6 +51,11 @@ export interface SessionStatus {
   budget: Budget | null;
   /** Its runtime's rate-limit state, when it reported one: `rejected` until `resets_at`. */
   rate_limit: { status: RateLimitStatus; resets_at: string | null; limit_type: string | null; since: string } | null;
+  /**
+   * Parked at its model's limit (docs/guide/usage.md#usage-limits): why, when it resumes by itself (null: kept parked
+   * until someone resumes it), where that time came from, and since when; null when not parked.
+   */
+  parked: { reason: LimitReason; resumes_at: string | null; source: ParkSource; limit_type: string | null; attempt: number; since: string } | null;
   /** `external`: a claude started outside Brainstem that reports through its hooks (docs/guide/external-sessions.md). */
   origin: SessionOrigin;
   /** An external session's claude session id and transcript; null for Brainstem's own sessions. */
@@ -137,6 +143,9 @@ export function toStatus(actor: SessionActor, warnings: SessionWarning[] = []): 
     budget: c.budget,
     rate_limit: c.rate_limit
       ? { status: c.rate_limit.status, resets_at: c.rate_limit.resets_at === null ? null : iso(c.rate_limit.resets_at), limit_type: c.rate_limit.limit_type, since: iso(c.rate_limit.since) }
+      : null,
+    parked: c.parked
+      ? { reason: c.parked.reason, resumes_at: c.parked.resumes_at === null ? null : iso(c.parked.resumes_at), source: c.parked.source, limit_type: c.parked.limit_type, attempt: c.parked.attempt, since: iso(c.parked.since) }
       : null,
     origin: c.origin ?? 'brainstem',
     external: c.external ?? null,

@@ -28,6 +28,8 @@ export const GUARDS = {
   supersededTurn: (_context, event) => event.type === 'session.turn_ended' && event.superseded === true,
   answeredOnArrival: (_context, event) => event.type === 'session.permission_resolved' && event.by !== undefined,
   startsIdle: (_context, event) => event.type === 'session.started' && event.idle,
+  /** Parked at its limit: a restart's resume keeps it working, its timer resumes it at the reset. */
+  isParked: (context) => (context.parked ?? null) !== null,
 } satisfies Record<string, (context: SessionContext, event: SessionEvent) => boolean>;
 
 export const ACTIONS = {
@@ -47,6 +49,16 @@ export const ACTIONS = {
     const e = of(event, 'session.turn_ended');
     return e ? { last_result: e.result } : {};
   },
+  /** A turn that ended as turns do: the next limit refusal is the first in a row again. */
+  limitsReset: () => ({ limit_attempts: 0 }),
+  parked: (context, event) => {
+    const e = of(event, 'session.parked');
+    if (!e) return {};
+    // One episode from its first refusal: a refusal again, or kept parked, does not start it anew.
+    const since = context.parked?.since ?? e.at;
+    return { parked: { reason: e.reason, resumes_at: e.resumes_at, source: e.source, limit_type: e.limit_type, attempt: e.attempt, prompt: e.prompt, since }, limit_attempts: e.attempt };
+  },
+  unparked: () => ({ parked: null }),
   progress: (_c, event) => {
     const e = of(event, 'session.progress');
     return e ? { last_progress: { status: e.status, message: e.message, at: e.at } } : {};
@@ -130,7 +142,7 @@ export const ACTIONS = {
   exited: (_c, event) => {
     const e = of(event, 'session.exited');
     return e
-      ? { exit_code: e.code, exit_signal: e.signal, exit_reason: e.reason, attachment: 'none' as const, pending: null, queued_permissions: [], stop_deadline_at: null, held: null }
+      ? { exit_code: e.code, exit_signal: e.signal, exit_reason: e.reason, attachment: 'none' as const, pending: null, queued_permissions: [], stop_deadline_at: null, held: null, parked: null }
       : {};
   },
 } satisfies Record<string, Update>;
@@ -192,8 +204,11 @@ const LIVE = {
   'session.asked_human': { target: 'pending_decision', actions: ['askedHuman', 'waitChanged', 'touch'] },
   'session.turn_ended': [
     { guard: 'supersededTurn', actions: ['turnResult', 'touch'] },
-    { target: 'pending_handling', actions: ['turnResult', 'clearPending', 'waitChanged', 'touch'] },
+    { target: 'pending_handling', actions: ['turnResult', 'limitsReset', 'clearPending', 'waitChanged', 'touch'] },
   ],
+  // Refused by its model's limit: still active, waiting for the reset (its timer, or someone, resumes it).
+  'session.parked': { target: 'working', actions: ['parked', 'clearPending', 'touch'] },
+  'session.unparked': { actions: ['unparked', 'touch'] },
   'session.permission_requested': { target: 'pending_authorization', actions: ['permissionRequested', 'waitChanged', 'touch'] },
   // Answered as it arrived (the profile's deny, the sandbox's Bash): recorded, never pending, and the state stays as it was.
   'session.permission_resolved': { guard: 'answeredOnArrival', actions: 'touch' },
@@ -201,12 +216,14 @@ const LIVE = {
   'session.external_activity': { target: 'working', actions: ['clearPending', 'touch'] },
   // A resumed runtime restarts between turns: it waits for an instruction, its old prompt is gone.
   'session.recovered': [
+    { guard: 'isParked', actions: ['recovered', 'touch'] },
     { guard: 'resumedRuntime', target: 'pending_handling', actions: ['recovered', 'clearPending', 'touch'] },
     { actions: ['recovered', 'touch'] },
   ],
 } as const satisfies On;
 
-const DISPATCH = { target: 'working', actions: ['clearPending', 'touch'] } as const;
+/** A message for the worker: a parked one takes it as its resume. */
+const DISPATCH = { target: 'working', actions: ['clearPending', 'unparked', 'touch'] } as const;
 
 /** Each state: the action on entering it from another, and what it accepts. */
 export const STATES = {

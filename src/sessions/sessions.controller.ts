@@ -9,6 +9,7 @@ import {
   MessageDto,
   OutputQueryDto,
   RemoveWorktreeDto,
+  ResumeDto,
   StopDto,
   SupervisionDto,
   UserPermissionDto,
@@ -77,6 +78,13 @@ export class SessionsController {
   @HttpCode(200)
   release(@Param('id') id: string): Promise<SessionStatus> {
     return this.sessions.release(id);
+  }
+
+  /** A session parked at its model's limit: resumed now, or kept parked until someone resumes it. */
+  @Post(':id/resume')
+  @HttpCode(200)
+  resume(@Param('id') id: string, @Body() dto: ResumeDto): Promise<SessionStatus> {
+    return this.sessions.resume(id, dto.keep_parked === true);
   }
 
   /** Also another node's: it reads here the diff of a session this node owns (its worktree is on this disk), for its own client. */

@@ -31,6 +31,7 @@ import { SessionRegistry } from './session.registry';
 import { FileSessionWorkspace } from './session-workspace.files';
 import { SESSION_WORKSPACE, SessionWorkspace } from './session-workspace.port';
 import { SessionsController } from './sessions.controller';
+import { limitSettings } from './session-limits';
 import { SessionsService } from './sessions.service';
 import { SessionsSlice, sessionsSlice } from './sessions.slice';
 import { ClaudeCodeRuntime } from './runtimes/claude-code.runtime';
@@ -162,6 +163,7 @@ function sessionProfiles(profiles: ProfilesService, applier: ProfileApplier): Se
           usage,
           spending: { usd_per_day: config.budget.usd_per_day, prices: config.prices },
           network: { ask_wait_s: config.sandbox.ask_wait_s },
+          limits: limitSettings(config.limits),
           sandbox: new SandboxSetup({
             mode: config.sandbox.mode,
             availability: sandboxAvailability(process.platform, host.env.PATH ?? ''),

@@ -21,6 +21,7 @@ import { SessionSetup } from './session-setup';
 import { SessionStatus, toStatus } from './session.status';
 import { workTreeWarnings } from './session-warnings';
 import { SessionWorkers } from './session-workers';
+import { SessionParking } from './session-parking';
 import { WorktreeOp } from './session-worktree';
 import { SessionDiff, SessionWorktrees } from './session-worktrees';
 import { DEFAULT_DIFF_LINES, decodeCursor } from '../worktrees/diff-page';
@@ -101,6 +102,7 @@ export class SessionsService implements WorkerSessions, OnApplicationBootstrap, 
     runner: ProcessRunner,
     private readonly reads: SessionOutputReads,
     sandbox: { ask_wait_s: number },
+    private readonly parking: SessionParking,
   ) {
     this.network = new SessionNetwork(commands, setup, ids, sandbox.ask_wait_s);
     this.externals = new ExternalSessions(registry, commands, setup, runner, ids, () => !this.newExternalJoins || this.newSessionsExcluded);
@@ -111,6 +113,8 @@ export class SessionsService implements WorkerSessions, OnApplicationBootstrap, 
     // Before the workers: a worktree whose preparation a restart cut short fails its session rather than leave it starting.
     await this.worktrees.start();
     await this.workers.start();
+    // Once the workers are back: a session parked before the restart resumes at its journaled time.
+    this.parking.start();
     await this.externals.start();
     void this.registry.startRetention();
     // The budgets may have changed while the service was down (BRAINSTEM_BUDGET_USD_PER_DAY, a profile, a new day).
@@ -124,6 +128,7 @@ export class SessionsService implements WorkerSessions, OnApplicationBootstrap, 
 
   onApplicationShutdown(): void {
     this.worktrees.stop();
+    this.parking.release();
     this.workers.release();
   }
 
@@ -370,6 +375,24 @@ export class SessionsService implements WorkerSessions, OnApplicationBootstrap, 
       return held;
     });
     return { status: toStatus(actor), now };
+  }
+
+  /**
+   * A session parked at its model's limit (docs/guide/usage.md#usage-limits): resumed now (its "continue", or the prompt
+   * it never got to, goes to the worker), or kept parked until someone resumes it. 409 session_not_parked otherwise.
+   */
+  async resume(idOrAlias: string, keep: boolean, by: 'user' | 'main_brain' = 'user'): Promise<SessionStatus> {
+    const actor = await this.commands.commandable(idOrAlias);
+    await actor.run(async () => {
+      if (keep) {
+        await this.commands.execute(actor, { type: 'keep_parked' }, by);
+        return;
+      }
+      const facts = await this.commands.execute(actor, { type: 'resume_parked', by, worker: this.workers.reachOf(actor) }, by);
+      const sent = facts.find((f) => f.type === 'session.message_dispatched');
+      if (sent) this.workers.deliver(actor, sent.text);
+    });
+    return this.statusOf(actor);
   }
 
   /** Lets messages reach the worker again; nothing happens to a session that is not held. */

@@ -24,6 +24,8 @@ import { ProcessRunner } from './runtimes/process-runner';
 import { SessionLoops } from './loops/session-loops';
 import { DEFAULT_LOOP_THRESHOLDS, LoopThresholds } from './loops/loop-thresholds';
 import { RuntimeCatalog } from './runtimes/runtime-catalog';
+import { DEFAULT_LIMIT_SETTINGS, LimitSettings } from './session-limits';
+import { SessionParking, limitCommandOf } from './session-parking';
 
 /** Everything the sessions slice runs on: the journal, and one adapter per port. */
 export interface SessionsSliceDeps {
@@ -62,6 +64,10 @@ export interface SessionsSliceDeps {
   network?: { ask_wait_s: number };
   /** The OS sandbox of workers (BRAINSTEM_SANDBOX); workers run unsandboxed when absent. */
   sandbox?: SandboxSetup;
+  /** Parking at a model's limit (BRAINSTEM_LIMIT_*); the defaults when absent. */
+  limits?: LimitSettings;
+  /** The backoff's jitter, in [0, 1); Math.random when absent. */
+  random?: () => number;
 }
 
 /** BRAINSTEM_SANDBOX_ASK_WAIT_S's default (src/config/config.schema.ts). */
@@ -80,6 +86,7 @@ export interface SessionsSlice {
   worktrees: SessionWorktrees;
   service: SessionsService;
   spending: SessionSpending;
+  parking: SessionParking;
 }
 
 /** The sessions slice, composed: the Nest module builds it from its providers, a spec from in-memory adapters. */
@@ -88,14 +95,19 @@ export function sessionsSlice(deps: SessionsSliceDeps): SessionsSlice {
   const commands = new SessionCommands(deps.journal, registry, deps.clock);
   const output = new SessionOutput(deps.logsDir, deps.host.home);
   const loops = new SessionLoops(deps.loops ?? DEFAULT_LOOP_THRESHOLDS, () => deps.clock.now(), (actor, body) => commands.execute(actor, body));
-  commands.observeWith((actor, facts) => loops.facts(actor, facts));
+  commands.observeWith((actor, facts) => {
+    parking.facts(facts);
+    return loops.facts(actor, facts);
+  });
   const environment = workerEnvironment(deps.host, deps.endpoint);
   const isolation = new SessionWorktreeSetup(deps.git, deps.worktrees_dir, deps.runner, availableParallelism());
   const setup = new SessionSetup(deps.profiles, deps.workspace, deps.runtimes, deps.host, { max_sessions: deps.max_sessions }, isolation, deps.sandbox ?? null);
   const settings = deps.spending ?? { usd_per_day: null, prices: {} };
   // The workers interrupt a worker once its hold is journaled; spending decides the holds.
   const spending: SessionSpending = new SessionSpending(registry, commands, deps.profiles, deps.usage ?? null, settings, (actor) => workers.interrupt(actor));
-  const workers = new SessionWorkers(registry, commands, deps.runtimes, deps.runner, environment, output, setup, loops, spending);
+  const limits = deps.limits ?? DEFAULT_LIMIT_SETTINGS;
+  const workers = new SessionWorkers(registry, commands, deps.runtimes, deps.runner, environment, output, setup, loops, spending, limitCommandOf(limits, deps.random ?? Math.random));
+  const parking = new SessionParking(registry, commands, workers, limits);
   const retention_ms = deps.retention_s === undefined ? Infinity : deps.retention_s * 1000;
   // Reads of another node's session (its output, its diff) ask the owner with this node's credential.
   const peers = new PeerClient(deps.peers ?? noPeers, deps.peer_timeout_ms ?? PEER_TIMEOUT_MS);
@@ -114,6 +126,6 @@ export function sessionsSlice(deps: SessionsSliceDeps): SessionsSlice {
   };
   registry.holdWhile({ holds: worktreeKept, loaded: Promise.resolve() });
   const reads = new SessionOutputReads(registry, output, peers);
-  const service = new SessionsService(registry, commands, workers, output, setup, deps.ids, worktrees, spending, deps.runner, reads, deps.network ?? { ask_wait_s: ASK_WAIT_S });
-  return { registry, commands, workers, worktrees, service, spending };
+  const service = new SessionsService(registry, commands, workers, output, setup, deps.ids, worktrees, spending, deps.runner, reads, deps.network ?? { ask_wait_s: ASK_WAIT_S }, parking);
+  return { registry, commands, workers, worktrees, service, spending, parking };
 }

@@ -64,6 +64,11 @@ const MEANING: Record<string, string> = {
   BRAINSTEM_SANDBOX:
     'The OS sandbox of workers ([security](../operations/security.md#workers-in-the-os-sandbox)). `auto`: sandboxed where bubblewrap, socat and ripgrep are on PATH, else unsandboxed (the start-up line and `GET /api/v1/ready` say what is missing); `required`: a session that cannot be sandboxed is refused (`409 sandbox_unavailable`); `off`: never.',
   BRAINSTEM_SANDBOX_ASK_WAIT_S: "How long a sandboxed worker's connection to a host no rule decides waits for an answer to its `Network` request; then it is refused.",
+  BRAINSTEM_LIMIT_BACKOFF_BASE_S: "A worker parked at its model's limit with no reset named waits this long first; each refusal in a row doubles it.",
+  BRAINSTEM_LIMIT_BACKOFF_MAX_S: 'The longest such backoff.',
+  BRAINSTEM_LIMIT_MAX_WAIT_S: 'A reset further away than this is waited for only this long (and logged); one already past gets a second.',
+  BRAINSTEM_LIMIT_RESUME_BATCH: 'How many workers parked on one limit (one runtime, profile and limit) resume at once.',
+  BRAINSTEM_LIMIT_RESUME_STAGGER_S: 'How long each further batch of them waits after the one before it.',
   BRAINSTEM_PLUGINS: 'Plugin module paths.',
   BRAINSTEM_RETENTION_S: 'How long exited sessions, ended rounds and converged workflow runs stay in memory and lists (the journal keeps them).',
   BRAINSTEM_LOG_LEVEL: 'The least severe level logged. The line saying where the service listens is written whatever the level.',

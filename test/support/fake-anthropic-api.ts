@@ -2,7 +2,13 @@ import { IncomingMessage, ServerResponse } from 'node:http';
 import { FakeModelApi } from './fake-model-api';
 
 /** What the fake model answers to one /v1/messages request. */
-export type ModelReply = { text: string } | { tool: string; input: Record<string, unknown> } | { refuse: string } | { rate_limited: string };
+export type ModelReply =
+  | { text: string }
+  | { tool: string; input: Record<string, unknown> }
+  | { refuse: string }
+  | { rate_limited: string }
+  /** A subscription's usage limit, as the API refuses it: 429 with the unified headers saying `rejected` until `resets_at` (epoch seconds). */
+  | { usage_limited: { resets_at: number; claim: string } };
 
 /** The unified rate-limit state the API's headers report (what claude shows as its rate limits). */
 export interface AnthropicRateLimit {
@@ -84,6 +90,15 @@ export class FakeAnthropicApi extends FakeModelApi<MessagesRequest> {
   private stream(res: ServerResponse, model: string, n: number, reply: ModelReply, usage: AnthropicUsage, headers: Record<string, string>): void {
     if ('refuse' in reply) {
       res.writeHead(400, { 'content-type': 'application/json', ...headers }).end(JSON.stringify({ type: 'error', error: { type: 'invalid_request_error', message: reply.refuse } }));
+      return;
+    }
+    if ('usage_limited' in reply) {
+      const limit = {
+        'anthropic-ratelimit-unified-status': 'rejected',
+        'anthropic-ratelimit-unified-reset': String(reply.usage_limited.resets_at),
+        'anthropic-ratelimit-unified-representative-claim': reply.usage_limited.claim,
+      };
+      res.writeHead(429, { 'content-type': 'application/json', ...headers, ...limit }).end(JSON.stringify({ type: 'error', error: { type: 'rate_limit_error', message: 'usage limit reached' } }));
       return;
     }
     if ('rate_limited' in reply) {

@@ -4,6 +4,8 @@ import { AddressInfo } from 'node:net';
 /** A model vendor's HTTP API stood in for on a loopback port: requests are kept, answers are the subclass's. */
 export abstract class FakeModelApi<Request> {
   readonly requests: Request[] = [];
+  /** When each model call arrived (epoch ms), in the order of `requests`. */
+  readonly arrivals: number[] = [];
   protected server: Server | null = null;
 
   /** Listens, and resolves with the origin (`http://127.0.0.1:<port>`). */
@@ -14,6 +16,7 @@ export abstract class FakeModelApi<Request> {
       req.on('end', () => {
         if (!this.isModelCall(req)) return this.other(res);
         this.requests.push(JSON.parse(body) as Request);
+        this.arrivals.push(Date.now());
         this.answer(this.requests[this.requests.length - 1], this.requests.length, res);
       });
     });

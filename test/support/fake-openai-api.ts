@@ -7,7 +7,12 @@ export type ResponsesRequest = { model: string; input: unknown[]; instructions?:
  * What the fake model answers: a message, JavaScript for codex's `exec` tool (how codex 0.169 reaches MCP tools), or
  * a failed response with the API's error code (`context_length_exceeded`: the context window is full).
  */
-export type ResponsesReply = { text: string } | { exec: string } | { fail: { code: string; message: string } };
+export type ResponsesReply =
+  | { text: string }
+  | { exec: string }
+  | { fail: { code: string; message: string } }
+  /** A ChatGPT plan's usage limit, as the API refuses it: 429 `usage_limit_reached` until `resets_at` (epoch seconds). */
+  | { usage_limited: { resets_at: number } };
 
 /**
  * A stand-in for the OpenAI Responses API, enough for a real `codex` to run turns against it (a model provider
@@ -50,13 +55,19 @@ export class FakeOpenAiApi extends FakeModelApi<ResponsesRequest> {
 
   protected answer(request: ResponsesRequest, n: number, res: ServerResponse): void {
     const sse = FakeModelApi.sse;
+    const reply = this.reply(n, request);
+    if ('usage_limited' in reply) {
+      const { resets_at } = reply.usage_limited;
+      const error = { type: 'usage_limit_reached', message: 'The usage limit has been reached', plan_type: 'plus', resets_at, resets_in_seconds: Math.max(0, resets_at - Math.floor(Date.now() / 1000)) };
+      res.writeHead(429, { 'content-type': 'application/json' }).end(JSON.stringify({ error }));
+      return;
+    }
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     res.write(sse('response.created', { response: { id: `resp_${n}` } }));
     if (n <= this.drops) {
       res.end();
       return;
     }
-    const reply = this.reply(n, request);
     if ('fail' in reply) {
       res.end(sse('response.failed', { response: { id: `resp_${n}`, error: reply.fail } }));
       return;

@@ -27,6 +27,7 @@ const session = (over: Partial<Session>): Session => ({
   usage: { turns: 0, input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, tokens: 0, cost_usd: 0, cost_estimated: false },
   budget: null,
   rate_limit: null,
+  parked: null,
   origin: 'brainstem',
   external: null,
   created_at: '2026-01-01T00:00:00.000Z',

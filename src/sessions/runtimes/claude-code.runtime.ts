@@ -5,6 +5,8 @@ import { LineSplitter, MAX_LINE_CHARS } from '../session-log';
 import { ProcessRunner, WorkerProcess } from './process-runner';
 import { clipOutput } from '../loops/loop-text';
 import { LaunchSpec, Recovery, RecoverySpec, RuntimeSink, SessionRuntime, WorkerActivity, WorkerHandle } from './runtime.port';
+import { claudeLimit } from './runtime-limits';
+import type { LimitHit } from '../session-limits';
 import { claudeRateLimit, claudeTurnUsage } from './runtime-usage';
 import { AttachedWorker } from './worker-handles';
 
@@ -97,6 +99,9 @@ class ClaudeWorker extends AttachedWorker {
   private model: string | null = null;
   private costSoFar = 0;
   private rateLimit: string | null = null;
+  /** The turn's `rate_limit_event` that refused it, for the reset its result may not say; the result's limit, for its turn end. */
+  private rejected: { resets_at: number | null; limit_type: string | null } | null = null;
+  private limitHit: Omit<LimitHit, 'prompt'> | null = null;
 
   constructor(proc: WorkerProcess, runner: ProcessRunner, sink: RuntimeSink) {
     super(proc, runner, sink);
@@ -124,7 +129,9 @@ class ClaudeWorker extends AttachedWorker {
   }
 
   private turnEnded(result: string | null): void {
-    this.sink.report({ kind: 'turn_ended', result, turn: this.taken });
+    const limit = this.limitHit;
+    this.limitHit = null;
+    this.sink.report({ kind: 'turn_ended', result, turn: this.taken, ...(limit ? { limit: { ...limit, prompt: null } } : {}) });
   }
 
   override resolvePermission(requestId: string, decision: PermissionDecision, reason: string | null, input: JsonObject): void {
@@ -150,7 +157,11 @@ class ClaudeWorker extends AttachedWorker {
     } else if (msg.type === 'rate_limit_event') {
       const limit = claudeRateLimit(msg);
       if (limit) this.reportRateLimit(limit);
+      this.rejected = limit?.status === 'rejected' ? limit : null;
     } else if (msg.type === 'result') {
+      // The conversation holds the refused turn: its resume is a "continue" (session-limits.ts).
+      this.limitHit = claudeLimit(msg, this.rejected);
+      this.rejected = null;
       const entries = claudeTurnUsage(msg, this.model, this.costSoFar);
       if (typeof msg.total_cost_usd === 'number') this.costSoFar = msg.total_cost_usd;
       if (entries.length > 0) this.sink.report({ kind: 'usage', entries });

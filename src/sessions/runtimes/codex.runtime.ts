@@ -3,6 +3,7 @@ import { JsonObject } from '../session.events';
 import { ownSandboxArgs } from './runtime-own-sandbox';
 import { LaunchSpec } from './runtime.port';
 import { codexTurnUsage } from './runtime-usage';
+import { codexLimit } from './runtime-limits';
 import { OutputEvent, Turn, TurnProtocol } from './turn-conversation';
 
 const CODEX_ARGS = ['exec', '--json'];
@@ -65,6 +66,8 @@ export const codexProtocol: TurnProtocol = {
       turn.toolResult(itemId, r.ok, r.exit_code, r.output);
     } else if (type === 'turn.failed' && isPlainObject(error) && typeof error.message === 'string') {
       if (error.message.includes(CONTEXT_FULL)) turn.contextFull();
+      const limit = codexLimit(error.message, new Date());
+      if (limit) turn.limited(limit);
       turn.fail(error.message);
     } else if (type === 'turn.completed') {
       if (isPlainObject(event.usage) && typeof event.usage.input_tokens === 'number') turn.usage(event.usage.input_tokens);

@@ -1,6 +1,7 @@
 import { isPlainObject } from '../../profiles/merge-patch';
 import { LaunchSpec } from './runtime.port';
 import { geminiTurnUsage } from './runtime-usage';
+import { geminiLimit } from './runtime-limits';
 import { OutputEvent, Turn, TurnProtocol } from './turn-conversation';
 
 const GEMINI_ARGS = ['--output-format', 'stream-json'];
@@ -9,6 +10,8 @@ const CONTEXT_FULL = 'Context window will overflow';
 
 function failed(turn: Turn, message: string): void {
   if (message.includes(CONTEXT_FULL)) turn.contextFull();
+  const limit = geminiLimit(message, Date.now());
+  if (limit) turn.limited(limit);
   turn.fail(message);
 }
 

@@ -1,4 +1,5 @@
 import { isPlainObject } from '../../profiles/merge-patch';
+import { opencodeLimit } from './runtime-limits';
 import { LaunchSpec } from './runtime.port';
 import { opencodeStepUsage } from './runtime-usage';
 import { OutputEvent, Turn, TurnProtocol } from './turn-conversation';
@@ -69,6 +70,8 @@ export const opencodeProtocol: TurnProtocol = {
       if (isPlainObject(part)) turn.spend(opencodeStepUsage(part, turn.model));
     } else if (type === 'error') {
       if (isPlainObject(event.error) && event.error.name === 'ContextOverflowError') turn.contextFull();
+      const limit = opencodeLimit(event.error, Date.now());
+      if (limit) turn.limited(limit);
       turn.fail(errorMessage(event.error));
     }
     return typeof event.sessionID === 'string' ? event.sessionID : null;

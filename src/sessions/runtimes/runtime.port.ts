@@ -1,6 +1,7 @@
 import type { SandboxPolicy } from '../../sandbox/sandbox-policy';
 import { ModelUsage } from '../../usage/usage.model';
 import { Attachment, JsonObject, PermissionDecision, RateLimitStatus } from '../session.events';
+import type { LimitHit } from '../session-limits';
 
 /**
  * What a worker did, as its runtime's stream shows it: a tool call (with the call id the runtime gives it, if any) and
@@ -16,8 +17,11 @@ export type WorkerActivity =
 export type RuntimeReport =
   | { kind: 'activity'; activity: WorkerActivity }
   | { kind: 'runtime_session'; runtime_session_id: string }
-  /** turn: how many of the turns given (turnsStarted) this end completes, from workers that count them. */
-  | { kind: 'turn_ended'; result: string | null; turn?: number }
+  /**
+   * turn: how many of the turns given (turnsStarted) this end completes, from workers that count them; limit: the
+   * model's usage or rate limit refused the turn (the session parks until its reset).
+   */
+  | { kind: 'turn_ended'; result: string | null; turn?: number; limit?: LimitHit }
   | { kind: 'permission_requested'; request_id: string; tool: string; input: JsonObject }
   | { kind: 'exited'; code: number | null; signal: string | null; spawn_error: string | null }
   /**

@@ -8,6 +8,7 @@ import { clipOutput } from '../loops/loop-text';
 import { ModelUsage } from '../../usage/usage.model';
 import { LaunchSpec, Recovery, RecoverySpec, RuntimeSink, SessionRuntime, WorkerActivity, WorkerHandle } from './runtime.port';
 import { mergeUsage, modelInArgs } from './runtime-usage';
+import { CONTINUE_TEXT, LimitHit } from '../session-limits';
 
 /** How long a finished turn waits for the rest of its output once the process exited (a descendant may hold the pipe). */
 export const OUTPUT_DRAIN_MS = 1000;
@@ -38,6 +39,7 @@ export class Turn {
   private failure: string | null = null;
   private trouble: string | null = null;
   private overflowed = false;
+  private limitHit: Omit<LimitHit, 'prompt'> | null = null;
   private usageEntries: ModelUsage[] = [];
   /** Its runtime reports the thread's running total (codex): set by the agent that reads it. */
   cumulativeUsage = false;
@@ -95,6 +97,15 @@ export class Turn {
     if (this.failure !== null) return;
     this.failure = message;
     this.on({ kind: 'api_error', message });
+  }
+
+  /** The model's usage or rate limit refused the turn: the session parks until it resets. */
+  limited(hit: Omit<LimitHit, 'prompt'>): void {
+    this.limitHit = hit;
+  }
+
+  get limit(): Omit<LimitHit, 'prompt'> | null {
+    return this.limitHit;
   }
 
   /** The runtime said the conversation's context window is exceeded: it cannot go on. */
@@ -269,7 +280,7 @@ class TurnConversation implements WorkerHandle {
       this.proc = null;
       // Spent whether the turn answered, failed or was cut off: reported before its end.
       if (turn.spent.length > 0) this.sink.report({ kind: 'usage', entries: turn.spent, ...(this.protocol.cumulativeUsage ? { cumulative: true as const } : {}) });
-      this.turnEnded(turn, exit.code, exit.signal, exit.error, this.interrupted === proc);
+      this.turnEnded(turn, text, exit.code, exit.signal, exit.error, this.interrupted === proc);
     };
     proc.stdout.setEncoding('utf8');
     proc.stdout.on('data', (c: string) => {
@@ -304,7 +315,15 @@ class TurnConversation implements WorkerHandle {
     }
   }
 
-  private turnEnded(turn: Turn, code: number | null, signal: string | null, error: Error | null, interrupted: boolean): void {
+  private turnEnded(turn: Turn, text: string, code: number | null, signal: string | null, error: Error | null, interrupted: boolean): void {
+    const limit = turn.limit;
+    // Refused by the model's limit: the conversation waits for the reset; without a thread yet, its prompt goes again.
+    if (limit !== null && !this.stopping && !error && !interrupted) {
+      const queued = this.queued.splice(0);
+      const prompt = this.threadId === null ? [text, ...queued].join('\n\n') : queued.length > 0 ? [CONTINUE_TEXT, ...queued].join('\n\n') : null;
+      this.sink.report({ kind: 'turn_ended', result: turn.result(this.protocol.runtime, code, signal), turn: this.turns, limit: { ...limit, prompt } });
+      return;
+    }
     // Stopped, unable to start, or failed before a thread existed: there is no conversation to continue.
     if (this.stopping || error || this.threadId === null) {
       this.end(code, signal, error);
