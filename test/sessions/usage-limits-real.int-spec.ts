@@ -54,8 +54,9 @@ const answered = (t: TestApp, id: string, result: string, timeoutMs = 120_000) =
     });
     api.releaseAll();
     // A subscription's credential: claude then takes a usage limit as one (no retries of its own) and says when it resets.
+    const { ANTHROPIC_API_KEY: _key, ...inherited } = process.env;
     const env = {
-      ...process.env,
+      ...inherited,
       PATH: `${dirs.bin.path}:${process.env.PATH}`,
       HOME: dirs.home.path,
       ANTHROPIC_BASE_URL: await api.start(),
@@ -63,7 +64,6 @@ const answered = (t: TestApp, id: string, result: string, timeoutMs = 120_000) =
       CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
       MCP_TIMEOUT: '60000',
     };
-    delete env.ANTHROPIC_API_KEY;
     host = { env, home: dirs.home.path, cwd: process.cwd() };
   });
   afterEach(async () => {
