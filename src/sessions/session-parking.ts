@@ -2,19 +2,12 @@ import { Logger } from '@nestjs/common';
 import { SessionActor } from './session.actor';
 import { SessionCommands } from './session.commands';
 import { SessionFact } from './session.events';
-import { LimitHit, LimitSettings, ParkedEntry, resumeSchedule } from './session-limits';
+import { LimitSettings, ParkedEntry, resumeSchedule } from './session-limit.model';
 import { SessionRegistry } from './session.registry';
 import type { SessionWorkers } from './session-workers';
 
 /** Facts that change whether, or when, a session of this node resumes from its limit. */
 const RESCHEDULES: ReadonlySet<string> = new Set(['session.parked', 'session.unparked', 'session.message_dispatched', 'session.exited', 'session.held', 'session.released', 'session.recovered']);
-
-/** The command a turn refused by its limit is decided with: the settings, and the jitter its backoff gets. */
-export type LimitCommandOf = (limit: LimitHit) => { type: 'report_limit'; limit: LimitHit; settings: LimitSettings; jitter: number };
-
-export const limitCommandOf =
-  (settings: LimitSettings, random: () => number): LimitCommandOf =>
-  (limit) => ({ type: 'report_limit', limit, settings, jitter: random() });
 
 /** Sessions on one account and one limit: the same runtime, profile, kind of limit and named limit. */
 const keyOf = (actor: SessionActor): string => {

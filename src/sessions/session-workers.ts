@@ -5,10 +5,9 @@ import { SESSION_ENV, TOKEN_ENV } from '../profiles/emitters/emitter-support';
 import { ExternalLine } from './external-line';
 import { SessionActor } from './session.actor';
 import { SessionCommands } from './session.commands';
-import { WorkerReach } from './session.decider';
+import { WorkerReach } from './worker-reach';
 import { PermissionDecision, PermissionRequest, SessionEvent, SessionEventOf, pendingPermission } from './session.events';
-import { DEFAULT_LIMIT_SETTINGS } from './session-limits';
-import { LimitCommandOf, limitCommandOf } from './session-parking';
+import { DEFAULT_LIMIT_SETTINGS, LimitCommandOf, limitCommandOf } from './session-limit.model';
 import { SessionContext, SessionSnapshot } from './session.machine';
 import { SessionHost, WorkerEndpoint } from './session.ports';
 import { SessionOutput } from './session-output';
@@ -56,7 +55,7 @@ export class SessionWorkers {
     private readonly loops: SessionLoops,
     /** What the workers spend, and the budgets that hold them. */
     private readonly spending: SessionSpending | null = null,
-    /** How a turn refused by its model's limit parks its session (session-limits.ts). */
+    /** How a turn refused by its model's limit parks its session (session-limit.decider.ts). */
     private readonly limitCommand: LimitCommandOf = limitCommandOf(DEFAULT_LIMIT_SETTINGS, Math.random),
   ) {}
 

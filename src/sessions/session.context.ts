@@ -2,7 +2,7 @@ import { Budget } from '../usage/budget.rules';
 import { UsageTotals, emptyTotals } from '../usage/usage.model';
 import { Attachment, ExitReason, Hold, LastProgress, LoopRecord, NetworkRecord, Pending, PermissionRequest, RateLimit, SessionInput } from './session.events';
 import { SessionWorktree } from './session-worktree';
-import type { Parked } from './session-limits';
+import type { Parked } from './session-limit.model';
 
 /** What a session holds besides its state, pure: the session machine's context (session.machine.ts). */
 

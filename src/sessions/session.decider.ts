@@ -21,7 +21,8 @@ import { SessionContext, SessionSnapshot, accepts, createSession, nextSnapshot, 
 import { LoopDetection } from './loops/loop-detector';
 import { WorktreeCommand, decideWorktree, isWorktreeCommand } from './session-worktree.decider';
 import { BudgetCommand, decideBudgetCommand } from './session-budget';
-import { LimitCommand, decideLimitCommand, isLimitCommand } from './session-limits';
+import { LimitCommand, decideLimitCommand, isLimitCommand } from './session-limit.decider';
+import type { WorkerReach } from './worker-reach';
 import { ExternalCommand, decideCreateExternal, decideExternalReport } from './external-session.decider';
 import { CreateSession, decideCreate } from './session-create.decider';
 import { SessionDecision, SessionRefusal, refuse } from './session-refusal';
@@ -41,12 +42,6 @@ export type { CreateSession, ProfileConfigFact, ProfileFinding, RuntimeFact, Wor
  * command needs (time, the worker's reach, what a spawn gave), decides, journals the events and only then acts on the
  * worker. Time comes in the command (`at`), as every event carries it.
  */
-
-/**
- * Whether the worker can take a message now: its handle says, the state cannot (a restart detaches it, a worker may
- * close stdin). An external session's claude takes one only while its hook waits for it (`not_waiting` otherwise).
- */
-export type WorkerReach = 'ready' | 'detached' | 'stdin_closed' | 'not_waiting';
 
 /**
  * The deny rules a permission request is judged by: those of the session's profile now (null when it cannot be read),
@@ -80,7 +75,7 @@ export type SessionCommand =
   | WorktreeCommand
   /** Usage, budgets and rate limits: decided in session-budget.ts. */
   | BudgetCommand
-  /** A turn refused by its model's limit, and the parked session's resume: decided in session-limits.ts. */
+  /** A turn refused by its model's limit, and the parked session's resume: decided in session-limit.decider.ts. */
   | LimitCommand
   /**
    * The worker was started (the create's launch): what the spawn gave, null when nothing ran; the create's prompt goes

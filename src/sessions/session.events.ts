@@ -3,7 +3,7 @@ import type { LoopPattern } from './loops/loop-pattern';
 import type { LoopThresholds } from './loops/loop-thresholds';
 import { Budget, BudgetScope, BudgetUnit } from '../usage/budget.rules';
 import { PricedUsage } from '../usage/usage.model';
-import type { LimitReason, ParkSource } from './session-limits';
+import type { LimitReason, ParkSource } from './session-limit.model';
 
 /**
  * The facts a session journals (stream `session-<cs_id>`). Each one is also the event fed to the

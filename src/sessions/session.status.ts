@@ -5,7 +5,7 @@ import { UsageTotals, tokensOf } from '../usage/usage.model';
 import { ExitReason, ExternalBinding, HoldReason, LastProgress, LoopRecord, NetworkRecord, Pending, PermissionRequest, RateLimitStatus, SessionOrigin, SessionState } from './session.events';
 import { SessionWarning } from './session-warnings';
 import { SessionWorktree } from './session-worktree';
-import type { LimitReason, ParkSource } from './session-limits';
+import type { LimitReason, ParkSource } from './session-limit.model';
 
 /** The display labels (docs/architecture/decisions.md#session-states) for the three states that wake the main brain. */
 export const STATE_LABELS: Partial<Record<SessionState, string>> = {

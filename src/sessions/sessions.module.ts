@@ -31,7 +31,7 @@ import { SessionRegistry } from './session.registry';
 import { FileSessionWorkspace } from './session-workspace.files';
 import { SESSION_WORKSPACE, SessionWorkspace } from './session-workspace.port';
 import { SessionsController } from './sessions.controller';
-import { limitSettings } from './session-limits';
+import { limitSettings } from './session-limit.model';
 import { SessionsService } from './sessions.service';
 import { SessionsSlice, sessionsSlice } from './sessions.slice';
 import { ClaudeCodeRuntime } from './runtimes/claude-code.runtime';

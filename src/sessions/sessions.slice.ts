@@ -24,8 +24,8 @@ import { ProcessRunner } from './runtimes/process-runner';
 import { SessionLoops } from './loops/session-loops';
 import { DEFAULT_LOOP_THRESHOLDS, LoopThresholds } from './loops/loop-thresholds';
 import { RuntimeCatalog } from './runtimes/runtime-catalog';
-import { DEFAULT_LIMIT_SETTINGS, LimitSettings } from './session-limits';
-import { SessionParking, limitCommandOf } from './session-parking';
+import { DEFAULT_LIMIT_SETTINGS, LimitSettings, limitCommandOf } from './session-limit.model';
+import { SessionParking } from './session-parking';
 
 /** Everything the sessions slice runs on: the journal, and one adapter per port. */
 export interface SessionsSliceDeps {

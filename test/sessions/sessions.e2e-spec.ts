@@ -125,7 +125,7 @@ describe('coding sessions over HTTP: bad input and limits', () => {
       expect(ask.body.node).toBe('local');
       expect(Object.keys(ask.body).sort()).toEqual(
         ['id', 'alias', 'title', 'runtime', 'profile_id', 'cwd', 'node', 'state', 'state_label', 'state_since', 'excluded', 'supervised', 'pid', 'detached',
-          'exit_code', 'exit_signal', 'exit_reason', 'last_progress', 'pending', 'queued_permissions', 'held', 'loop', 'usage', 'budget', 'rate_limit', 'origin', 'external',
+          'exit_code', 'exit_signal', 'exit_reason', 'last_progress', 'pending', 'queued_permissions', 'held', 'loop', 'usage', 'budget', 'rate_limit', 'parked', 'origin', 'external',
           'created_at', 'updated_at', 'isolation', 'work_tree', 'worktree', 'warnings', 'sandbox', 'network'].sort(),
       );
       const ctx = await post(`/${id}/signals`, { type: 'request_context', query: 'where is the spec?' });

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { ServiceHost } from '../../src/config/service-host';
 import { Journal } from '../../src/journal/journal.port';
 import { JOURNAL } from '../../src/journal/journal.tokens';
-import { CONTINUE_TEXT } from '../../src/sessions/session-limits';
+import { CONTINUE_TEXT } from '../../src/sessions/session-limit.model';
 import { FakeAnthropicApi } from '../support/fake-anthropic-api';
 import { FakeOpenAiApi } from '../support/fake-openai-api';
 import { tempDir } from '../support/temp-dir';

@@ -6,7 +6,7 @@ import { ProcessRunner, WorkerProcess } from './process-runner';
 import { clipOutput } from '../loops/loop-text';
 import { LaunchSpec, Recovery, RecoverySpec, RuntimeSink, SessionRuntime, WorkerActivity, WorkerHandle } from './runtime.port';
 import { claudeLimit } from './runtime-limits';
-import type { LimitHit } from '../session-limits';
+import type { LimitHit } from '../session-limit.model';
 import { claudeRateLimit, claudeTurnUsage } from './runtime-usage';
 import { AttachedWorker } from './worker-handles';
 
@@ -159,7 +159,7 @@ class ClaudeWorker extends AttachedWorker {
       if (limit) this.reportRateLimit(limit);
       this.rejected = limit?.status === 'rejected' ? limit : null;
     } else if (msg.type === 'result') {
-      // The conversation holds the refused turn: its resume is a "continue" (session-limits.ts).
+      // The conversation holds the refused turn: its resume is a "continue" (session-limit.model.ts).
       this.limitHit = claudeLimit(msg, this.rejected);
       this.rejected = null;
       const entries = claudeTurnUsage(msg, this.model, this.costSoFar);

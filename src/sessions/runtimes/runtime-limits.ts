@@ -1,5 +1,5 @@
 import { isPlainObject } from '../../profiles/merge-patch';
-import type { LimitHit } from '../session-limits';
+import type { LimitHit } from '../session-limit.model';
 
 /**
  * How each runtime says its model's limit refused a turn, read into a LimitHit (docs/guide/usage.md#usage-limits).

@@ -1,7 +1,7 @@
 import type { SandboxPolicy } from '../../sandbox/sandbox-policy';
 import { ModelUsage } from '../../usage/usage.model';
 import { Attachment, JsonObject, PermissionDecision, RateLimitStatus } from '../session.events';
-import type { LimitHit } from '../session-limits';
+import type { LimitHit } from '../session-limit.model';
 
 /**
  * What a worker did, as its runtime's stream shows it: a tool call (with the call id the runtime gives it, if any) and

@@ -8,7 +8,7 @@ import { clipOutput } from '../loops/loop-text';
 import { ModelUsage } from '../../usage/usage.model';
 import { LaunchSpec, Recovery, RecoverySpec, RuntimeSink, SessionRuntime, WorkerActivity, WorkerHandle } from './runtime.port';
 import { mergeUsage, modelInArgs } from './runtime-usage';
-import { CONTINUE_TEXT, LimitHit } from '../session-limits';
+import { CONTINUE_TEXT, LimitHit } from '../session-limit.model';
 
 /** How long a finished turn waits for the rest of its output once the process exited (a descendant may hold the pipe). */
 export const OUTPUT_DRAIN_MS = 1000;
