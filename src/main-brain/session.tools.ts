@@ -1,4 +1,4 @@
-import { IsIn, IsInt, IsOptional, Max, Min } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsOptional, Max, Min } from 'class-validator';
 import { Describe } from '../common/dto-schema';
 import { MAX_PAGE_LIMIT } from '../common/page';
 import { PathField } from '../common/path-field';
@@ -23,6 +23,10 @@ class ListSessionsArgs {
 }
 class SessionArgs {
   @SessionRef() @Describe(SESSION_REF) session!: string;
+}
+class ResumeSessionArgs {
+  @SessionRef() @Describe(SESSION_REF) session!: string;
+  @IsOptional() @IsBoolean() @Describe('true: keep it parked until someone resumes it, instead of resuming now.') keep_parked?: boolean;
 }
 class SendToSessionArgs extends MessageDto {
   @SessionRef() @Describe(SESSION_REF) session!: string;
@@ -60,6 +64,7 @@ function brief(s: SessionStatus) {
     queued_permissions: s.queued_permissions,
     last_progress: s.last_progress,
     held: s.held,
+    parked: s.parked ? { reason: s.parked.reason, resumes_at: s.parked.resumes_at } : null,
     loop: s.loop ? { pattern: s.loop.pattern, count: s.loop.count, summary: s.loop.summary, detected_at: s.loop.detected_at } : null,
     usage: { tokens: s.usage.tokens, cost_usd: s.usage.cost_usd },
   };
@@ -77,6 +82,7 @@ function acted(s: SessionStatus) {
     ...(s.pending ? { pending: s.pending } : {}),
     ...(s.queued_permissions.length > 0 ? { queued_permissions: s.queued_permissions } : {}),
     ...(s.held ? { held: s.held } : {}),
+    ...(s.parked ? { parked: { reason: s.parked.reason, resumes_at: s.parked.resumes_at } } : {}),
   };
 }
 
@@ -173,6 +179,18 @@ export function registerSessionTools(registry: ToolRegistry, sessions: SessionsS
       if (!ctx.human) throw new DomainError('permission_denied', 'release_session: only the user releases a held session');
       return acted(await sessions.release(a.session, 'user'));
     },
+  });
+
+  // Not gated: resuming early only sends the worker's own turn again, and keeping it parked only waits (neither widens anything).
+  registry.register<{ session: string; keep_parked?: boolean }>({
+    name: 'resume_session',
+    audience: 'main_brain',
+    description:
+      "A session parked at its model's usage or rate limit resumes by itself when the limit resets: nothing is needed. " +
+      'This resumes it now (a refusal parks it again, with a longer wait), or with keep_parked true keeps it parked until someone resumes it. ' +
+      'A session not parked is refused (session_not_parked).',
+    parameters: ResumeSessionArgs,
+    handler: async (a, ctx) => acted(await sessions.resume(a.session, a.keep_parked === true, ctx.actor === 'user' ? 'user' : 'main_brain')),
   });
 }
 

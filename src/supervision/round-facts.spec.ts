@@ -85,7 +85,7 @@ describe('the facts a round takes as it starts', () => {
   });
 
   describe('boardOf', () => {
-    const facts = (over: Partial<SessionFacts> = {}): SessionFacts => ({ runtime: 'claude-code', held: null, loop: null, rate_limited_until: null, spend_usd: 0, budget_usd: null, deny_rules: 0, worktree: null, unsandboxed: false, ...over });
+    const facts = (over: Partial<SessionFacts> = {}): SessionFacts => ({ runtime: 'claude-code', held: null, loop: null, rate_limited_until: null, parked: null, spend_usd: 0, budget_usd: null, deny_rules: 0, worktree: null, unsandboxed: false, ...over });
 
     it('Given supervised sessions, Then those waiting come first (longest first), then live ones, then the exited ones named; excluded ones never', () => {
       const sessions = [
@@ -125,6 +125,12 @@ describe('the facts a round takes as it starts', () => {
       });
       expect(Object.keys(line)).toEqual([...Object.keys(line)].sort());
       expect(boardOf([view('cs_2', { facts: facts() })], new Set()).board).toEqual([{ alias: 'w2', runtime: 'claude-code', session_id: 'cs_2', since: T - 60_000, state: 'working' }]);
+    });
+
+    it('Given a session parked at its limit, Then its line says until when, in key order', () => {
+      const [line] = boardOf([view('cs_1', { facts: facts({ parked: { reason: 'usage_limit', resumes_at: T + 3_600_000 } }) })], new Set()).board;
+      expect(line).toEqual({ alias: 'w1', parked: { reason: 'usage_limit', resumes_at: T + 3_600_000 }, runtime: 'claude-code', session_id: 'cs_1', since: T - 60_000, state: 'working' });
+      expect(Object.keys(line)).toEqual([...Object.keys(line)].sort());
     });
 
     it('Given more sessions than a board lists, Then it lists the first and counts the rest', () => {

@@ -102,6 +102,7 @@ function boardLine(s: SessionView): BoardLine {
     ...(f && f.deny_rules > 0 ? { deny_rules: f.deny_rules } : {}),
     ...(f?.held ? { held: f.held } : {}),
     ...(f?.loop ? { loop: f.loop } : {}),
+    ...(f?.parked ? { parked: f.parked } : {}),
     ...(f?.rate_limited_until != null ? { rate_limited_until: f.rate_limited_until } : {}),
     ...(f ? { runtime: f.runtime } : {}),
     session_id: s.id,

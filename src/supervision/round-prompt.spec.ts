@@ -159,6 +159,20 @@ describe('round prompt', () => {
       expect(text).toContain(`End this round with complete_round {"round_id":"rd_1","summary":"…"}.`);
     });
 
+    it('Given sessions parked at their limit, Then each line says until when it is parked and that nothing is needed, or that it is kept parked', () => {
+      const text = roundPrompt({
+        ...base,
+        started_at: T,
+        reasons: [],
+        board: [
+          { alias: 'w1', session_id: 'cs_a', state: 'working', since: T - 60_000, parked: { reason: 'usage_limit', resumes_at: T + 4_200_000 } },
+          { alias: 'w2', session_id: 'cs_b', state: 'working', since: T - 60_000, parked: { reason: 'rate_limit', resumes_at: null } },
+        ],
+      });
+      expect(text).toContain('  w1 (cs_a) working since 08:59:00 · parked (usage limit) until 10:10:00, resumes by itself: nothing needed\n');
+      expect(text).toContain('  w2 (cs_b) working since 08:59:00 · parked (rate limit), kept parked: resume_session resumes it\n');
+    });
+
     it('Given the round before as the conversation read it, Then the next is sent without the guide and without the sessions whose line is unchanged', () => {
       const board = (w2: string) => [
         { alias: 'w1', session_id: 'cs_a', state: 'working', since: T - 60_000 },

@@ -228,6 +228,14 @@ export function stamp(ms: number, roundAt: number): string {
 
 const usd = (n: number): string => `$${n.toFixed(2)}`;
 
+/** A parked session needs nothing: it says so, so the brain neither waits on it nor works around it. */
+function parkedText(p: NonNullable<BoardLine['parked']>, at: number): string {
+  const why = p.reason === 'usage_limit' ? 'usage limit' : 'rate limit';
+  return p.resumes_at === null
+    ? `parked (${why}), kept parked: resume_session resumes it`
+    : `parked (${why}) until ${stamp(p.resumes_at, at)}, resumes by itself: nothing needed`;
+}
+
 /** One supervised session on one line: state, for how long, what it waits on, and Brainstem's facts about it. */
 function boardText(b: BoardLine, at: number): string {
   const parts = [`${b.alias} (${b.session_id}) ${b.state} since ${stamp(b.since, at)}${b.waits ? `, waits on a ${b.waits}` : ''}`];
@@ -239,6 +247,7 @@ function boardText(b: BoardLine, at: number): string {
   }
   if (b.held) parts.push(`held (${b.held})`);
   if (b.loop) parts.push(`loop: ${b.loop}`);
+  if (b.parked) parts.push(parkedText(b.parked, at));
   if (b.rate_limited_until !== undefined) parts.push(b.rate_limited_until > 0 ? `rate-limited until ${new Date(b.rate_limited_until).toISOString()}` : 'rate-limited');
   if (b.unsandboxed) parts.push('unsandboxed');
   return `  ${parts.join(' · ')}`;

@@ -43,8 +43,10 @@ export interface SessionFacts {
   held: string | null;
   /** The pattern of the latest loop detected, or null. */
   loop: string | null;
-  /** Until when its model's rate limit holds it (epoch ms; 0: no reset time said), or null when not limited. */
+  /** Until when its model's rate limit holds it (epoch ms; 0: no reset time said), or null when not limited or parked. */
   rate_limited_until: number | null;
+  /** Parked at its model's limit: why, and when it resumes by itself (epoch ms; null: kept parked); null otherwise. */
+  parked: { reason: 'usage_limit' | 'rate_limit'; resumes_at: number | null } | null;
   spend_usd: number;
   budget_usd: number | null;
   /** How many deny rules its Agent Profile gives it (a pending request matched none of them). */

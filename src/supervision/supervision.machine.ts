@@ -117,6 +117,8 @@ export interface BoardLine {
   loop?: string;
   /** Until when its model's rate limit holds it (epoch ms; 0: no reset said). */
   rate_limited_until?: number;
+  /** Parked at its model's limit, until when (epoch ms; null: kept parked until someone resumes it). */
+  parked?: { reason: 'usage_limit' | 'rate_limit'; resumes_at: number | null };
   spend_usd?: number;
   budget_usd?: number;
   /** How many deny rules its profile gives it: a pending request matched none of them. */

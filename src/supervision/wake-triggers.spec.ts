@@ -131,16 +131,9 @@ describe('wake triggers', () => {
     expect(what).toEqual({ kind: 'wake', reason: expect.objectContaining({ trigger: 'budget_exceeded', message: expect.stringContaining("its profile's budget for today (UTC) of $5.00") }) });
   });
 
-  it('given a rate limit that refuses, then it wakes the brain saying when the limit resets (or that none was said); one that allows wakes nothing', () => {
-    const resets = Date.parse('2026-11-23T05:00:00.000Z');
-    expect(classifySessionEvent(event('session.rate_limited', { at: 1, status: 'rejected', resets_at: resets, limit_type: 'five_hour' }), () => view)).toEqual({
-      kind: 'wake',
-      reason: expect.objectContaining({ trigger: 'rate_limited', message: 'rate-limited (five_hour) until 2026-11-23T05:00:00.000Z' }),
-    });
-    expect(classifySessionEvent(event('session.rate_limited', { at: 1, status: 'rejected', resets_at: null, limit_type: null }), () => view)).toEqual({
-      kind: 'wake',
-      reason: expect.objectContaining({ message: 'rate-limited; its runtime said no reset time' }),
-    });
-    expect(classifySessionEvent(event('session.rate_limited', { at: 1, status: 'allowed', resets_at: null, limit_type: null }), () => view)).toBeNull();
+  it('given a rate limit that refuses, or a session parked at its limit, then nothing wakes the brain: it resumes by itself, and the next round says so', () => {
+    expect(classifySessionEvent(event('session.rate_limited', { at: 1, status: 'rejected', resets_at: Date.parse('2026-11-23T05:00:00.000Z'), limit_type: 'five_hour' }), () => view)).toBeNull();
+    const parked = { at: 1, reason: 'usage_limit', resumes_at: 2, source: 'runtime', limit_type: 'five_hour', attempt: 1, prompt: null };
+    expect(classifySessionEvent(event('session.parked', parked), () => view)).toBeNull();
   });
 });

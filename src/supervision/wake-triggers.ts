@@ -42,12 +42,6 @@ function budgetText(d: Record<string, unknown>): string {
   return describeCrossing({ scope: scope as BudgetScope, unit, level: 'exceeded', used: n(d.used), limit: n(d.limit) });
 }
 
-/** When a rate-limited worker can go on: the reset its runtime reported, or that it said none. */
-function rateLimitText(d: Record<string, unknown>): string {
-  const which = typeof d.limit_type === 'string' ? ` (${d.limit_type})` : '';
-  return typeof d.resets_at === 'number' ? `rate-limited${which} until ${new Date(d.resets_at).toISOString()}` : `rate-limited${which}; its runtime said no reset time`;
-}
-
 /** A session's wake reason; one that waits in the state the reason names says since when (what it waits on began). */
 function reasonOf(s: SessionView, trigger: string, message: string | null, state: string | null, request: Pick<WakeReason, 'request_id' | 'input'> = {}): WakeReason {
   const since = state === s.state && NEEDS_ATTENTION.has(state) ? new Date(s.attention_since).toISOString() : undefined;
@@ -100,12 +94,11 @@ export function classifySessionEvent(e: JournalEvent, session: (id: string) => S
       const loop = wakeReason({ session_id: s.id, alias: s.alias, trigger: `loop_${pattern}`, state: s.state, message: summary, evidence });
       return { kind: 'loop', reason: loop, pattern, signature: String(d.signature), summary, escalate_after };
     }
-    // Budgets and rate limits: Brainstem's own words, from the numbers the event carries.
+    // Budgets: Brainstem's own words, from the numbers the event carries. A model's limit wakes no one: the session
+    // parks and resumes by itself, and the board of the next round says so (docs/guide/usage.md#usage-limits).
     case 'session.budget_warning':
     case 'session.budget_exceeded':
       return { kind: 'wake', reason: reason(e.type.slice('session.'.length), budgetText(d)) };
-    case 'session.rate_limited':
-      return d.status === 'rejected' ? { kind: 'wake', reason: reason('rate_limited', rateLimitText(d)) } : null;
     default:
       return null;
   }

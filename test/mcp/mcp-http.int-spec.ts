@@ -22,6 +22,7 @@ const MAIN_TOOLS = [
   'read_chat',
   'read_session_output',
   'release_session',
+  'resume_session',
   'reply_to_human',
   'resolve_permission',
   'send_to_session',

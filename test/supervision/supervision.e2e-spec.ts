@@ -276,6 +276,7 @@ describe('autonomous supervision over HTTP with real command workers', () => {
         'read_chat',
         'read_session_output',
         'release_session',
+        'resume_session',
         'reply_to_human',
         'resolve_permission',
         'send_to_session',
