@@ -5,7 +5,7 @@
  */
 
 /** What a notification can be about; each kind's events are in src/notifications/notification-triggers.ts. */
-export const NOTIFICATION_KINDS = ['permission', 'question', 'blocked', 'stall', 'loop', 'budget', 'brain_question', 'confirmation'] as const;
+export const NOTIFICATION_KINDS = ['permission', 'question', 'blocked', 'stall', 'loop', 'budget', 'limit', 'brain_question', 'confirmation'] as const;
 export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
 
 export type WebhookFormat = 'brainstem' | 'slack';

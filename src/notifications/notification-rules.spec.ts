@@ -40,6 +40,24 @@ function run(signals: Array<{ at: number; signal: Signal; handled?: boolean }>, 
 const wait = (item: WaitingItem) => ({ at: item.at, signal: { type: 'wait', item } as Signal });
 
 describe('the notification rules (virtual time)', () => {
+  it('given five workers parked at one limit, then one notice for them all, updated once at the window end; a re-park and their work go on silently; a resume settles it', () => {
+    const parked = (n: number, at: number): WaitingItem => ({ item: `limit:cs_${n}`, kind: 'limit', session_id: `cs_${n}`, target: null, subject: 'usage limit', detail: '2025-01-06T16:10:00.000Z', at });
+    const signals = [
+      ...[1, 2, 3, 4, 5].map((n) => wait(parked(n, T0 + n * 1000))),
+      // A parked session works on (state working): that does not settle its limit.
+      { at: T0 + 6000, signal: { type: 'settle_session', session_id: 'cs_1', permissions: false } as Signal },
+      // Its resume refused again, an hour later: parked again in the same episode.
+      wait(parked(2, T0 + 3_600_000)),
+    ];
+    const sent = run(signals, settings({ digest_after: 2 }), T0 + 2 * 3_600_000);
+    expect(sent.map((n) => [n.key, n.digest, n.items.length])).toEqual([
+      ['limit', false, 1],
+      ['limit', false, 5],
+    ]);
+    const resumed = run([...signals.slice(0, 5), ...[1, 2, 3, 4, 5].map((n) => ({ at: T0 + 10_000, signal: { type: 'settle', item: `limit:cs_${n}` } as Signal }))], settings(), T0 + 3_600_000);
+    expect(resumed.map((n) => n.items.length)).toEqual([1]);
+  });
+
   it('given 20 triggers from one session in 10 s, then at most 2 notifications: the first at once, one update at the window end', () => {
     const burst = Array.from({ length: 20 }, (_, i) => wait(permission('cs_a', i, T0 + i * 500)));
     const sent = run(burst, settings(), T0 + 10 * 60_000);

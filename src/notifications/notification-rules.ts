@@ -7,7 +7,8 @@ import { Signal, WaitingItem } from './notification-triggers';
  * - only the kinds chosen notify;
  * - what the main brain handles (a supervised session's permission, block, stall, loop or budget while supervision is
  *   on) does not, unless it asks the person (its questions, its gate's confirmations, a worker's ask_human);
- * - a merge window per session (the brain's own things share one key): the first thing notifies at once, what follows
+ * - a merge window per session (the brain's own things share one key, and so do sessions parked at their model's limit,
+ *   notified once per episode): the first thing notifies at once, what follows
  *   within the window is sent once at its end as one notification, updated, under the same key;
  * - when more sessions than `digest_after` have something waiting, one digest goes instead;
  * - quiet hours send nothing; when they end, one notification (a digest if several wait) says what still waits.
@@ -61,7 +62,10 @@ export interface Clock {
 
 export const emptyNotifierState = (): NotifierState => ({ waiting: new Map(), windows: new Map(), held: false });
 
-export const keyOf = (item: WaitingItem): string => item.session_id ?? MAIN_BRAIN_KEY;
+/** The key of sessions parked at their model's limit: one notice for them all ("5 workers paused until 04:10"). */
+export const LIMIT_KEY = 'limit';
+
+export const keyOf = (item: WaitingItem): string => (item.kind === 'limit' ? LIMIT_KEY : (item.session_id ?? MAIN_BRAIN_KEY));
 
 export function isQuiet(settings: RuleSettings, minute: number): boolean {
   const q = settings.quiet;
@@ -79,11 +83,14 @@ export function onSignal(state: NotifierState, signal: Signal, clock: Clock, set
   if (signal.type !== 'wait') return { state: { ...state, waiting: settle(state.waiting, signal) }, notices: [] };
   const item = signal.item;
   if (!settings.kinds.has(item.kind) || (handledByBrain && BRAIN_HANDLED.has(item.kind))) return { state, notices: [] };
+  // A session parked again in the same episode (a resume refused) was notified already: its item is only updated.
+  const again = item.kind === 'limit' && state.waiting.has(item.item);
   const waiting = new Map(state.waiting);
   waiting.delete(item.item);
   waiting.set(item.item, item);
   while (waiting.size > MAX_WAITING) waiting.delete(waiting.keys().next().value as string);
   const next: NotifierState = { ...state, waiting };
+  if (again) return { state: next, notices: [] };
   if (isQuiet(settings, clock.minute)) return { state: { ...next, held: true }, notices: [] };
   return send(next, keyOf(item), clock.now, settings);
 }
@@ -131,7 +138,8 @@ function settle(waiting: ReadonlyMap<string, WaitingItem>, signal: Exclude<Signa
   const gone = (w: WaitingItem): boolean => {
     if (signal.type === 'settle') return w.item === signal.item;
     if (signal.type === 'settle_kind') return w.kind === signal.kind;
-    return w.session_id === signal.session_id && (signal.permissions || w.kind !== 'permission');
+    // A parked session works on (state working) while it waits for its reset.
+    return w.session_id === signal.session_id && (signal.permissions || (w.kind !== 'permission' && w.kind !== 'limit'));
   };
   const kept = [...waiting.values()].filter((w) => !gone(w));
   return kept.length === waiting.size ? waiting : new Map(kept.map((w) => [w.item, w]));

@@ -19,6 +19,16 @@ function itemOf(type: string, data: Record<string, unknown>, stream = 'session-c
 const notice = (items: WaitingItem[], over: Partial<Notice> = {}): Notice => ({ key: 'cs_a', digest: false, items, at: T0, ...over });
 
 describe('what a notification says', () => {
+  it('says the workers parked at a limit in one notice: how many, until when, and that they resume by themselves', () => {
+    const parked = (stream: string) => itemOf('session.parked', { reason: 'usage_limit', resumes_at: Date.UTC(2025, 0, 6, 4, 10), source: 'runtime', attempt: 1 }, stream);
+    const one = compose(notice([parked('session-cs_a')], { key: 'limit' }), lookup);
+    expect(one).toMatchObject({ kind: 'limit', title: 'w1 paused until 04:10 UTC (usage limit)', text: 'w1: it resumes by itself at the reset', card: '#/', actions: [] });
+    const five = compose(notice([parked('session-cs_a'), ...['cs_b', 'cs_c', 'cs_d', 'cs_e'].map((id) => parked(`session-${id}`))], { key: 'limit' }), lookup);
+    expect(five.title).toBe('5 workers paused until 04:10 UTC (usage limit)');
+    expect(five.text).toBe('w1, cs_b, cs_c, cs_d, cs_e: they resume by themselves at the reset');
+    expect(signalsOf({ type: 'session.unparked', stream: 'session-cs_a', at: new Date(T0).toISOString(), seq: 2, data: { by: 'timer' } })).toEqual([{ type: 'settle', item: 'limit:cs_a' }]);
+  });
+
   it('names the session (alias, title, runtime), the permission with its command, links to its card, and offers Allow and Deny', () => {
     const c = compose(notice([itemOf('session.permission_requested', { request_id: 'perm_1', tool: 'Bash', input: { command: 'npm test' } })]), lookup);
     expect(c).toMatchObject({ kind: 'permission', title: 'w1 wants to use Bash', card: '#/?session=cs_a', session: w1 });

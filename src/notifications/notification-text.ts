@@ -1,5 +1,5 @@
 import { NotificationKind } from '../config/notify-config';
-import { Notice } from './notification-rules';
+import { LIMIT_KEY, Notice } from './notification-rules';
 import { ActionTarget, WaitingItem } from './notification-triggers';
 
 /**
@@ -44,6 +44,21 @@ const cut = (s: string, n: number): string => (s.length > n ? `${s.slice(0, n - 
 /** One line: a worker's text may hold line breaks, which would read as more lines of ours. */
 const line = (s: string, n = LINE_CHARS): string => cut(s.replace(/\s+/g, ' ').trim(), n);
 
+/** Until when a parked session waits ("until 04:10 UTC (usage limit)"), from its item: the reset as ISO, or none. */
+function untilText(w: WaitingItem): string {
+  const when = w.detail ? `until ${w.detail.slice(11, 16)} UTC` : 'until resumed';
+  return `${when} (${w.subject ?? 'usage limit'})`;
+}
+
+/** Workers parked at their limit, as one notice: how many, and until when the last parked waits. */
+function limitNotice(notice: Notice, lookup: (sessionId: string) => SessionInfo | null): Composed {
+  const items = notice.items;
+  const last = items[items.length - 1];
+  const aliases = items.map((w) => (w.session_id ? (lookup(w.session_id)?.alias ?? w.session_id) : '?'));
+  const title = items.length === 1 ? `${aliases[0]} ${SHORT.limit(last)}` : `${items.length} workers paused ${untilText(last)}`;
+  return { kind: 'limit', key: notice.key, session: null, title: cut(title, TITLE_CHARS), text: cut(`${line(aliases.join(', '))}: ${items.length === 1 ? 'it resumes by itself' : 'they resume by themselves'} at the reset`, TEXT_CHARS), card: '#/', actions: [] };
+}
+
 const SHORT: Readonly<Record<NotificationKind, (w: WaitingItem) => string>> = {
   permission: (w) => `wants to use ${w.subject ?? 'a tool'}`,
   question: () => 'asks you a question',
@@ -51,6 +66,7 @@ const SHORT: Readonly<Record<NotificationKind, (w: WaitingItem) => string>> = {
   stall: () => 'has stalled',
   loop: () => 'seems to be looping',
   budget: (w) => (w.subject === 'exceeded' ? 'reached its budget and is held' : 'is near its budget'),
+  limit: (w) => `paused ${untilText(w)}`,
   brain_question: () => 'asks you',
   confirmation: (w) => `waits for your confirmation${w.subject ? ` (${w.subject})` : ''}`,
 };
@@ -62,6 +78,7 @@ const WHY: Readonly<Record<NotificationKind, (w: WaitingItem) => string>> = {
   stall: (w) => `Stalled${w.subject ? ` (${w.subject})` : ''}: ${w.detail}`,
   loop: (w) => `Looping: ${w.detail}`,
   budget: (w) => `Budget: ${w.detail}`,
+  limit: (w) => `Paused ${untilText(w)}; it resumes by itself`,
   brain_question: (w) => `The main brain asks: ${w.detail}`,
   confirmation: (w) => `Confirm${w.subject ? ` ${w.subject}` : ''}: ${w.detail}`,
 };
@@ -97,6 +114,7 @@ export function compose(notice: Notice, lookup: (sessionId: string) => SessionIn
     const lines = items.map((w) => `${w.session_id ? (lookup(w.session_id)?.alias ?? w.session_id) : 'main brain'}: ${whyOf(w)}`);
     return { kind: 'digest', key: notice.key, session: null, title: `${items.length} things wait on you`, text: cut(lines.join('\n'), TEXT_CHARS), card: '#/', actions: [] };
   }
+  if (notice.key === LIMIT_KEY && items.length > 0) return limitNotice(notice, lookup);
   const last = items[items.length - 1] ?? null;
   const session = last?.session_id ? lookup(last.session_id) : null;
   const kind = last?.kind ?? 'question';

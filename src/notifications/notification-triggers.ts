@@ -29,7 +29,7 @@ export interface WaitingItem {
 export type Signal =
   | { type: 'wait'; item: WaitingItem }
   | { type: 'settle'; item: string }
-  /** The session went back to work or exited: what it waited on is over (its permissions too once it exited). */
+  /** The session went back to work or exited: what it waited on is over (its permissions and its limit too once it exited). */
   | { type: 'settle_session'; session_id: string; permissions: boolean }
   /** The person spoke in the main chat: the brain's questions to them are answered. */
   | { type: 'settle_kind'; kind: NotificationKind };
@@ -95,6 +95,20 @@ export const TRIGGERS: Readonly<Record<string, Row>> = {
     s === null ? [] : wait({ item: `loop:${s}`, kind: 'loop', session_id: s, target: null, subject: text(d.pattern), detail: text(d.summary), at: Date.parse(e.at) }),
   'session.budget_warning': (e, d, s) => budgetWait(e, d, s, 'warning'),
   'session.budget_exceeded': (e, d, s) => budgetWait(e, d, s, 'exceeded'),
+  // Parked at its model's limit: one item per session, which the limit's key merges into one notice per episode.
+  'session.parked': (e, d, s) =>
+    s === null
+      ? []
+      : wait({
+          item: `limit:${s}`,
+          kind: 'limit',
+          session_id: s,
+          target: null,
+          subject: d.reason === 'rate_limit' ? 'rate limit' : 'usage limit',
+          detail: typeof d.resumes_at === 'number' ? new Date(d.resumes_at).toISOString() : '',
+          at: Date.parse(e.at),
+        }),
+  'session.unparked': (_e, _d, s) => (s === null ? [] : [{ type: 'settle', item: `limit:${s}` }]),
   'session.released': (_e, _d, s) =>
     s === null
       ? []

@@ -73,7 +73,7 @@ const MEANING: Record<string, string> = {
   BRAINSTEM_RETENTION_S: 'How long exited sessions, ended rounds and converged workflow runs stay in memory and lists (the journal keeps them).',
   BRAINSTEM_LOG_LEVEL: 'The least severe level logged. The line saying where the service listens is written whatever the level.',
   BRAINSTEM_PUBLIC_URL: "The base URL of the links in notifications (your reverse proxy or Tailscale name). Unset: the service's own URL.",
-  BRAINSTEM_NOTIFY_KINDS: 'Which kinds notify: `permission`, `question`, `blocked`, `stall`, `loop`, `budget`, `brain_question`, `confirmation`. Empty: all.',
+  BRAINSTEM_NOTIFY_KINDS: 'Which kinds notify: `permission`, `question`, `blocked`, `stall`, `loop`, `budget`, `limit`, `brain_question`, `confirmation`. Empty: all.',
   BRAINSTEM_NOTIFY_QUIET_HOURS: '`HH:MM-HH:MM` in local time: nothing is sent; then one notification says what still waits.',
   BRAINSTEM_NOTIFY_MERGE_WINDOW_S: "A session's notifications within this window are one notification, updated once at its end.",
   BRAINSTEM_NOTIFY_DIGEST_AFTER: 'When more sessions than this wait, one digest is sent instead of one notification each.',

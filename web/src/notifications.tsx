@@ -13,6 +13,7 @@ const KIND_LABELS: Record<NotificationKind, string> = {
   stall: 'Stalls',
   loop: 'Loops',
   budget: 'Budgets',
+  limit: 'Workers paused at a usage limit',
   brain_question: 'The main brain asking you',
   confirmation: 'Confirmations of the human gate',
 };
