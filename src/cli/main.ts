@@ -8,6 +8,7 @@ import { doctorCommand } from './commands/doctor.command';
 import { logsCommand } from './commands/logs.command';
 import { lsCommand } from './commands/ls.command';
 import { releaseCommand } from './commands/release.command';
+import { resumeCommand } from './commands/resume.command';
 import { sendCommand } from './commands/send.command';
 import { serveCommand } from './commands/serve.command';
 import { showCommand } from './commands/show.command';
@@ -49,6 +50,7 @@ export const COMMANDS: readonly Command[] = [
   sendCommand,
   approveCommand,
   releaseCommand,
+  resumeCommand,
   superviseCommand,
   chatCommand,
   startCommand,

@@ -1,6 +1,6 @@
 import type { SessionStatus } from '../sessions/session.status';
 import type { AutonomousView } from '../supervision/supervision.view';
-import { ago, dollars, pendingSummary, sessionDetail, sessionTable, supervisionLine } from './session-format';
+import { ago, dollars, parkedFlag, pendingSummary, sessionDetail, sessionTable, supervisionLine } from './session-format';
 
 const NOW = Date.parse('2026-11-22T21:45:00.000Z');
 const session = (s: Partial<SessionStatus>): SessionStatus => ({
@@ -113,6 +113,58 @@ describe('sessions as terminal text', () => {
     expect(lines).toContain('held        budget: its session budget of $2.00: $2.10 used (105%) (1m ago; brainstem release w1)');
     expect(lines).toContain('loop        repeated_call ×5: the same call 5 times (2m ago)');
     expect(sessionTable([session({ held: { reason: 'loop', detail: 'the same call 5 times', since: '2026-11-22T21:44:00.000Z' } })], NOW)[1]).toMatch(/held: the same call 5 times$/);
+  });
+
+  describe('a session parked at its limit', () => {
+    // Built on the terminal's own clock, so the clock time printed is the same in every time zone.
+    const resumesAt = new Date(2026, 10, 23, 4, 10).getTime();
+    const parked = (p: Partial<NonNullable<SessionStatus['parked']>> = {}): NonNullable<SessionStatus['parked']> => ({
+      reason: 'usage_limit',
+      resumes_at: new Date(resumesAt).toISOString(),
+      source: 'runtime',
+      limit_type: 'five_hour',
+      attempt: 1,
+      since: new Date(resumesAt - 3 * 3_600_000).toISOString(),
+      ...p,
+    });
+
+    it('given a parked session with a reset ahead, when flagged, then it says which limit and counts down to the clock time', () => {
+      expect(parkedFlag(parked(), resumesAt - 42 * 60_000)).toBe('parked (usage limit) · resumes in 42m (04:10)');
+      expect(parkedFlag(parked({ reason: 'rate_limit' }), resumesAt - 45_000)).toBe('parked (rate limit) · resumes in 45s (04:10)');
+      // A part of a second left is a second left, never "0s"
+      expect(parkedFlag(parked(), resumesAt - 1)).toBe('parked (usage limit) · resumes in 1s (04:10)');
+      expect(parkedFlag(parked(), resumesAt - (3 * 60 + 5) * 60_000)).toBe('parked (usage limit) · resumes in 3h 5m (04:10)');
+    });
+
+    it('given a reset on another day than now, when flagged, then its date is printed with the time', () => {
+      expect(parkedFlag(parked(), resumesAt - 5 * 3_600_000)).toBe('parked (usage limit) · resumes in 5h (2026-11-23 04:10)');
+      expect(parkedFlag(parked(), resumesAt - (2 * 24 + 3) * 3_600_000)).toBe('parked (usage limit) · resumes in 2d 3h (2026-11-23 04:10)');
+    });
+
+    it('given a session kept parked, when flagged, then it says so, with no countdown', () => {
+      expect(parkedFlag(parked({ reason: 'rate_limit', resumes_at: null, source: 'user' }), resumesAt)).toBe('parked (rate limit) · kept parked');
+    });
+
+    it('given a session still parked past its time, when flagged, then the resume is due since then', () => {
+      expect(parkedFlag(parked(), resumesAt + 2000)).toBe('parked (usage limit) · resume due since 04:10');
+    });
+
+    it('given a parked session, when listed and shown, then ls flags it as what it waits for and show adds its limit, attempt and how to resume it', () => {
+      const now = resumesAt - 42 * 60_000;
+      expect(sessionTable([session({ parked: parked() })], now)[1]).toMatch(/ {2}parked \(usage limit\) · resumes in 42m \(04:10\)$/);
+      expect(sessionDetail(session({ parked: parked() }), now)).toContain('limit       parked (usage limit) · resumes in 42m (04:10); five_hour, attempt 1, parked 2h ago (brainstem resume w1)');
+      const backoff = sessionDetail(session({ parked: parked({ reason: 'rate_limit', source: 'backoff', limit_type: null, attempt: 3 }) }), now);
+      expect(backoff).toContain('limit       parked (rate limit) · resumes in 42m (04:10); attempt 3, a backoff (the runtime named no reset), parked 2h ago (brainstem resume w1)');
+    });
+
+    it('given a parked session that is also held, when listed, then the hold is what it waits for (only a release resumes it)', () => {
+      const held = session({ parked: parked(), held: { reason: 'budget', detail: 'its budget is spent', since: '2026-11-22T21:44:00.000Z' } });
+      expect(sessionTable([held], resumesAt - 60_000)[1]).toMatch(/held: its budget is spent$/);
+    });
+
+    it('given a session not parked, when shown, then it has no limit line', () => {
+      expect(sessionDetail(session({}), NOW).some((l) => l.startsWith('limit'))).toBe(false);
+    });
   });
 
   it('says whether supervision is on, with its goal and turns, or off and why', () => {

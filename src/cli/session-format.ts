@@ -12,6 +12,38 @@ export function ago(iso: string, now: number): string {
   return `${Math.floor(s / 86400)}d`;
 }
 
+/** How long until, in whole units from the largest two down: `45s`, `42m`, `1h 5m`, `2d 3h`. */
+function countdown(ms: number): string {
+  const s = Math.ceil(ms / 1000);
+  if (s < 60) return `${s}s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m}m`;
+  const [h, d] = [Math.floor(m / 60), Math.floor(m / 1440)];
+  if (d === 0) return `${h}h${m % 60 ? ` ${m % 60}m` : ''}`;
+  return `${d}d${h % 24 ? ` ${h % 24}h` : ''}`;
+}
+
+/** A time on the terminal's own clock: `04:10` on the day of `now`, with its date on another. */
+function clockTime(at: number, now: number): string {
+  const [d, today] = [new Date(at), new Date(now)];
+  const two = (n: number) => String(n).padStart(2, '0');
+  const time = `${two(d.getHours())}:${two(d.getMinutes())}`;
+  return d.toDateString() === today.toDateString() ? time : `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())} ${time}`;
+}
+
+/**
+ * A session parked at its model's limit, in a few words: which kind of limit, and when it resumes by itself (a
+ * countdown and the clock time) or that it is kept parked until someone resumes it.
+ */
+export function parkedFlag(parked: NonNullable<SessionStatus['parked']>, now: number): string {
+  const flag = `parked (${parked.reason.replace('_', ' ')})`;
+  if (parked.resumes_at === null) return `${flag} · kept parked`;
+  const at = Date.parse(parked.resumes_at);
+  // Past its time it is still parked: its timer is about to fire, or its worker could not take the resume.
+  if (at <= now) return `${flag} · resume due since ${clockTime(at, now)}`;
+  return `${flag} · resumes in ${countdown(at - now)} (${clockTime(at, now)})`;
+}
+
 /** What the session waits for, in a few words: the permission's tool and command or file, the question, the block. */
 export function pendingSummary(pending: Pending | null, max = 80): string {
   if (!pending) return '';
@@ -28,16 +60,17 @@ export function dollars(usd: number, estimated = false): string {
   return `${estimated ? '~' : ''}$${usd > 0 && usd < 0.01 ? usd.toFixed(4) : usd.toFixed(2)}`;
 }
 
-/** What holds the session, or what it waits for. */
-function waitsFor(s: SessionStatus, max: number): string {
+/** What holds the session, or what it waits for: its request, its hold (a held session resumes only once released), its limit. */
+function waitsFor(s: SessionStatus, max: number, now: number): string {
   if (s.pending) return pendingSummary(s.pending, max);
-  return s.held ? oneLine(`held: ${s.held.detail}`, max) : '';
+  if (s.held) return oneLine(`held: ${s.held.detail}`, max);
+  return s.parked ? parkedFlag(s.parked, now) : '';
 }
 
 /** `brainstem ls`: one row per session, what it spent and what it waits for last. */
 export function sessionTable(sessions: readonly SessionStatus[], now: number): string[] {
   if (sessions.length === 0) return ['no sessions'];
-  const rows = sessions.map((s) => [s.alias, s.state, `${s.runtime}${unsandboxed(s) ? ' UNSANDBOXED' : ''}`, ago(s.state_since, now), dollars(s.usage.cost_usd, s.usage.cost_estimated), oneLine(s.title, 40), waitsFor(s, 60)]);
+  const rows = sessions.map((s) => [s.alias, s.state, `${s.runtime}${unsandboxed(s) ? ' UNSANDBOXED' : ''}`, ago(s.state_since, now), dollars(s.usage.cost_usd, s.usage.cost_estimated), oneLine(s.title, 40), waitsFor(s, 60, now)]);
   return columns([['ALIAS', 'STATE', 'RUNTIME', 'SINCE', 'COST', 'TITLE', 'WAITS FOR'], ...rows]);
 }
 
@@ -57,6 +90,12 @@ function budgetText(b: NonNullable<SessionStatus['budget']>): string {
   return [b.tokens !== undefined ? `${b.tokens} tokens` : null, b.usd !== undefined ? dollars(b.usd) : null].filter((x) => x !== null).join(', ');
 }
 
+/** The rest of a parking: which limit, how many refusals in a row, since when, and whether its time is only a backoff. */
+function parkedDetail(p: NonNullable<SessionStatus['parked']>, now: number): string {
+  const backoff = p.source === 'backoff' ? ', a backoff (the runtime named no reset)' : '';
+  return `${p.limit_type ? `${p.limit_type}, ` : ''}attempt ${p.attempt}${backoff}, parked ${ago(p.since, now)} ago`;
+}
+
 /** `brainstem show`: every field a person reads, one per line. */
 export function sessionDetail(s: SessionStatus, now: number): string[] {
   const rows: string[][] = [
@@ -74,6 +113,7 @@ export function sessionDetail(s: SessionStatus, now: number): string[] {
   if (s.worktree) rows.push(['worktree', `branch ${s.worktree.branch} (${s.worktree.state}) at ${s.worktree.path}`]);
   if (s.held) rows.push(['held', `${s.held.reason}: ${oneLine(s.held.detail, 160)} (${ago(s.held.since, now)} ago; brainstem release ${s.alias})`]);
   if (s.loop) rows.push(['loop', `${s.loop.pattern} ×${s.loop.count}: ${oneLine(s.loop.summary, 160)} (${ago(s.loop.detected_at, now)} ago)`]);
+  if (s.parked) rows.push(['limit', `${parkedFlag(s.parked, now)}; ${parkedDetail(s.parked, now)} (brainstem resume ${s.alias})`]);
   if (s.rate_limit?.status === 'rejected') rows.push(['rate limit', `refused${s.rate_limit.resets_at ? ` until ${s.rate_limit.resets_at}` : ''}`]);
   if (s.last_progress) {
     rows.push(['progress', `${s.last_progress.status}${s.last_progress.message ? `: ${oneLine(s.last_progress.message, 100)}` : ''} (${ago(s.last_progress.at, now)} ago)`]);

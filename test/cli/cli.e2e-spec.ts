@@ -123,6 +123,34 @@ describe('the brainstem CLI', () => {
     expect(await cli('release', 'w1')).toEqual({ code: 0, out: 'released w1; it is pending_handling\n', err: '' });
   });
 
+  it("shows a session its model's limit parked, counting down to the reset; keeps it parked, then resumes it", async () => {
+    // Given a worker whose first turn its model's rate limit refuses (the fake claude's resets in an hour)
+    const { alias, pid } = await json<SessionStatus>('start', '--runtime', 'claude-code', '--cwd', work.path, '--title', 'limited', 'hit the rate limit');
+    reaper.track(pid);
+    const parked = await waitFor(async () => (await show(alias)).parked ?? undefined, { what: `${alias} to be parked` });
+    expect(parked).toMatchObject({ reason: 'rate_limit', source: 'runtime', limit_type: 'five_hour', attempt: 1, resumes_at: expect.stringMatching(/^\d{4}-/) });
+    // Then ls and show flag it, with the time left and the clock time it resumes at (its date too, past midnight)
+    const countdown = '· resumes in (59m|1h) \\((\\d{4}-\\d\\d-\\d\\d )?\\d\\d:\\d\\d\\)';
+    expect((await cli('ls')).out).toMatch(new RegExp(`^${alias} .* limited +parked \\(rate limit\\) ${countdown}$`, 'm'));
+    expect((await cli('show', alias)).out).toMatch(new RegExp(`^limit +parked \\(rate limit\\) ${countdown}; five_hour, attempt 1, parked \\d+s ago \\(brainstem resume ${alias}\\)$`, 'm'));
+
+    // When it is kept parked, Then it waits past the reset until resumed, and says so
+    expect(await cli('resume', alias, '--keep-parked')).toEqual({ code: 0, out: `kept ${alias} parked until resumed (brainstem resume ${alias})\n`, err: '' });
+    expect((await show(alias)).parked).toMatchObject({ resumes_at: null, source: 'user' });
+    expect((await cli('ls')).out).toMatch(new RegExp(`^${alias} .* limited +parked \\(rate limit\\) · kept parked$`, 'm'));
+    expect((await cli('show', alias)).out).toMatch(/^limit +parked \(rate limit\) · kept parked; five_hour, attempt 1, parked \d+s ago/m);
+
+    // When it is resumed, Then it is no longer parked and its worker continues (the fake claude echoes what it got)
+    expect(await cli('resume', alias)).toEqual({ code: 0, out: `resumed ${alias}; it is working\n`, err: '' });
+    expect((await show(alias)).parked).toBeNull();
+    await stateOf(alias, 'pending_handling');
+    expect(await output(alias)).toContain('"result":"echo: Your model usage limit has reset. Continue where you stopped."');
+    expect((await cli('show', alias)).out).not.toMatch(/^limit /m);
+
+    // And resuming a session not parked prints the service's 409 and exits 1
+    expect(await cli('resume', alias)).toEqual({ code: 1, out: '', err: `brainstem resume: 409 session_not_parked: session ${alias} is not parked at a limit\n` });
+  });
+
   it('turns supervision on with a goal and off, and reports it in status', async () => {
     const on = await json<{ enabled: boolean; task_hint: string; max_turns: number }>('supervise', 'on', '--goal', 'ship it', '--max-turns', '5');
     expect(on).toMatchObject({ enabled: true, task_hint: 'ship it', max_turns: 5 });
@@ -163,7 +191,7 @@ describe('the brainstem CLI', () => {
   });
 
   it("answers a missing session with the service's 404 code and message, exit 1", async () => {
-    for (const args of [['show', 'w99'], ['send', 'w99', 'hi'], ['approve', 'w99'], ['logs', 'w99'], ['logs', 'w99', '-f']]) {
+    for (const args of [['show', 'w99'], ['send', 'w99', 'hi'], ['approve', 'w99'], ['resume', 'w99'], ['logs', 'w99'], ['logs', 'w99', '-f']]) {
       const r = await cli(...args);
       expect({ args, ...r }).toEqual({ args, code: 1, out: '', err: expect.stringMatching(new RegExp(`^brainstem ${args[0]}: 404 not_found: no coding session "w99"`)) });
     }
@@ -177,6 +205,8 @@ describe('the brainstem CLI', () => {
       ['ls', 'extra'],
       ['show'],
       ['send', 'w1'],
+      ['resume'],
+      ['resume', 'w1', '--keep'],
       ['logs', 'w1', '-n', '0'],
       ['supervise', 'maybe'],
       ['supervise', 'off', '--goal', 'x'],
