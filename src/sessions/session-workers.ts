@@ -287,7 +287,8 @@ export class SessionWorkers {
     this.logger.log(`session ${actor.context.alias}: parked at its ${p.reason.replace('_', ' ')} ${when}`);
     if (p.clamped) {
       const named = p.reported_resets_at == null ? 'none' : new Date(p.reported_resets_at).toISOString();
-      this.logger.warn(`session ${actor.context.alias}: its runtime named a reset ${p.clamped === 'past' ? 'already past' : 'too far away'} (${named}): resumes at ${when}`);
+      const at = p.resumes_at === null ? 'when resumed' : `at ${new Date(p.resumes_at).toISOString()} instead`;
+      this.logger.warn(`session ${actor.context.alias}: its runtime named a reset ${p.clamped === 'past' ? 'already past' : 'too far away'} (${named}): it resumes ${at}`);
     }
   }
 
