@@ -3,6 +3,7 @@ import { useEffect, useRef } from 'preact/hooks';
 import { useAction } from './action';
 import { api } from './api';
 import { ErrorAlert } from './error-alert';
+import { ParkedGroup } from './parked';
 import { memo, useChunked } from './progressive';
 import { readableInput } from './readable-input';
 import { attention, now, putFresh, stallThresholdS } from './store';
@@ -282,6 +283,7 @@ export function AttentionView() {
           </li>
         ))}
       </ol>
+      <ParkedGroup />
       <p class="hint muted">
         Keys: <kbd>j</kbd>/<kbd>k</kbd> move between requests, <kbd>a</kbd> allows, <kbd>d</kbd> denies with a reason.
       </p>

@@ -9,6 +9,7 @@ import { Reply, StateChip } from './attention';
 import { Flip, NO_FILTER, SessionFilter, invertPreview, matchesFilter } from './session-filter';
 import { StartSessionForm } from './start-session';
 import { SessionSpending, SpendLine } from './session-spending';
+import { ParkedActions, ParkedFlag } from './parked';
 import { memo, useChunked } from './progressive';
 import { byText, putFresh, sessions } from './store';
 import { Session, SessionState } from './types';
@@ -238,6 +239,7 @@ const SessionRow = memo(function SessionRow({ session: s }: { session: Session }
         <strong class="alias">{s.alias}</strong>
         <span class="title">{s.title}</span>
         <StateChip session={s} />
+        <ParkedFlag session={s} />
         <button
           type="button"
           role="switch"
@@ -284,6 +286,7 @@ const SessionRow = memo(function SessionRow({ session: s }: { session: Session }
       <ErrorAlert message={error.value} />
       {open.value ? (
         <div class="details">
+          <ParkedActions session={s} />
           {s.pending?.kind === 'question' ? <blockquote class="question">{s.pending.question}</blockquote> : null}
           {s.pending?.kind === 'blocked' ? <blockquote class="blocked">{s.pending.reason}</blockquote> : null}
           {s.worktree ? <Worktree session={s} /> : null}

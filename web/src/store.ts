@@ -35,6 +35,19 @@ export const attention = computed(() => {
   return items.sort((a, b) => byText(a.since, b.since)).map(({ s }) => s);
 });
 
+/** A session parked at its model's limit (docs/guide/usage.md#usage-limits). */
+type ParkedSession = Session & { parked: NonNullable<Session['parked']> };
+
+/**
+ * Sessions parked at their model's limit, soonest resume first and those kept parked last: apart from the attention
+ * queue, since each resumes by itself (a parked session that also waits on someone is in the queue as well).
+ */
+export const parked = computed(() =>
+  [...sessions.value.values()]
+    .filter((s): s is ParkedSession => s.parked !== null)
+    .sort((a, b) => (a.parked.resumes_at === null ? 1 : 0) - (b.parked.resumes_at === null ? 1 : 0) || byText(a.parked.resumes_at ?? '', b.parked.resumes_at ?? '')),
+);
+
 /** Sets a timer for the earliest loop cooldown still running, and again whenever the sessions change. */
 function watchLoopEnds(): () => void {
   let timer: ReturnType<typeof setTimeout> | undefined;
