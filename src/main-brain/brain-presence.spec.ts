@@ -28,6 +28,14 @@ describe('brain presence', () => {
     });
   });
 
+  it('Given the hosted brain parked at its limit, Then it is still connected, and says until when rounds and messages wait', () => {
+    const parked = { ...claude, parked: { reason: 'usage_limit' as const, resumes_at: '2026-12-06T04:10:00.000Z' } };
+    expect(brainPresence(facts({ driver: 'agent', hosted: parked }))).toMatchObject({
+      connected: true,
+      summary: "The hosted brain reads the messages: claude-code 2.1.332 on this node, conversation c0ffee. It is paused at its model's usage limit until 04:10 UTC: rounds and messages wait, and the first round after it covers them.",
+    });
+  });
+
   it('Given a follower node, When the lease holder is up, Then the hosted brain is connected there; When no holder is up, Then none is, saying why and what to check', () => {
     const follower = facts({ driver: 'agent', hosted: { ...claude, running_here: false, conversation_id: null }, lease_holder: 'b' });
     expect(brainPresence(follower)).toMatchObject({ connected: true, node: 'b', conversation_id: null, summary: 'The hosted brain reads the messages: claude-code 2.1.332 on node b, which holds the supervisor lease.' });

@@ -13,6 +13,8 @@ export interface HostedFacts {
   running_here: boolean;
   /** The conversation's id, when it runs here and has one. */
   conversation_id: string | null;
+  /** Parked at its model's limit, when it runs here: until when (ISO), and which limit; null otherwise. */
+  parked?: { reason: 'usage_limit' | 'rate_limit'; resumes_at: string } | null;
 }
 
 export interface PresenceFacts {
@@ -56,7 +58,8 @@ function hosted(f: PresenceFacts, h: HostedFacts): BrainPresence {
   const who = `${h.runtime}${h.version ? ` ${h.version}` : ''}`;
   if (h.running_here) {
     const conversation = h.conversation_id ? `, conversation ${h.conversation_id}` : ', no conversation yet';
-    return { ...base, connected: true, conversation_id: h.conversation_id, node: f.node, summary: `The hosted brain reads the messages: ${who} on this node${conversation}.`, how_to_connect: null };
+    const paused = h.parked ? ` It is paused at its model's ${h.parked.reason.replace('_', ' ')} until ${h.parked.resumes_at.slice(11, 16)} UTC: rounds and messages wait, and the first round after it covers them.` : '';
+    return { ...base, connected: true, conversation_id: h.conversation_id, node: f.node, summary: `The hosted brain reads the messages: ${who} on this node${conversation}.${paused}`, how_to_connect: null };
   }
   if (f.lease_holder !== null && f.lease_holder !== f.node && f.lease_holder_up) {
     return { ...base, connected: true, conversation_id: null, node: f.lease_holder, summary: `The hosted brain reads the messages: ${who} on node ${f.lease_holder}, which holds the supervisor lease.`, how_to_connect: null };

@@ -150,6 +150,7 @@ const newId = () => randomBytes(6).toString('hex');
               version: versions.version(brain.runtime),
               running_here: brain.active,
               conversation_id: brain.active ? brain.view().conversation_id : null,
+              parked: brain.active ? brain.view().parked : null,
             },
             node: lease.holder,
             lease_holder: holder,

@@ -15,6 +15,11 @@ export interface RoundDriver {
    * round starts then, so its facts are taken as the brain reads them, not while it could not. Absent: at once.
    */
   ready?(): Promise<void>;
+  /**
+   * Until when the brain takes no round (epoch ms; a hosted brain parked at its model's limit), or null. Rounds wait
+   * for it: the runner starts none before, and keeps the reasons of one refused for the first round after.
+   */
+  pausedUntil?(): number | null;
   deliver(round: RoundView, signal: AbortSignal): Promise<{ summary: string } | null>;
 }
 

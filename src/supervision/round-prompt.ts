@@ -228,6 +228,8 @@ export function stamp(ms: number, roundAt: number): string {
 
 const usd = (n: number): string => `$${n.toFixed(2)}`;
 
+const WAITS_TEXT: Readonly<Record<NonNullable<BoardLine['waits']>, string>> = { permission: 'waits on a permission', question: 'waits on a question', blocked: 'is blocked' };
+
 /** A parked session needs nothing: it says so, so the brain neither waits on it nor works around it. */
 function parkedText(p: NonNullable<BoardLine['parked']>, at: number): string {
   const why = p.reason === 'usage_limit' ? 'usage limit' : 'rate limit';
@@ -238,7 +240,7 @@ function parkedText(p: NonNullable<BoardLine['parked']>, at: number): string {
 
 /** One supervised session on one line: state, for how long, what it waits on, and Brainstem's facts about it. */
 function boardText(b: BoardLine, at: number): string {
-  const parts = [`${b.alias} (${b.session_id}) ${b.state} since ${stamp(b.since, at)}${b.waits ? `, waits on a ${b.waits}` : ''}`];
+  const parts = [`${b.alias} (${b.session_id}) ${b.state} since ${stamp(b.since, at)}${b.waits ? `, ${WAITS_TEXT[b.waits]}` : ''}`];
   if (b.runtime) parts.push(b.runtime);
   if (b.spend_usd !== undefined || b.budget_usd !== undefined) parts.push(b.budget_usd !== undefined ? `${usd(b.spend_usd ?? 0)} of ${usd(b.budget_usd)}` : usd(b.spend_usd ?? 0));
   if (b.worktree) {

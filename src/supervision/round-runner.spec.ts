@@ -127,6 +127,37 @@ describe('round runner (virtual time)', () => {
     never.runner.stop();
   });
 
+  it('given the brain parked at its limit during a round, then that round fails, no round starts before the reset, and the first after it carries its reasons and all that came meanwhile', async () => {
+    // Given a brain whose turn the limit refuses: parked for an hour from then, its round refused
+    const RESET_MS = 3_600_000;
+    let until: number | null = null;
+    const { driver, delivered } = recordingDriver(async (signal) => {
+      if (delivered.length > 1) return untilAborted(signal);
+      until = Date.now() + RESET_MS;
+      throw new Error("its model's usage limit refused the turn");
+    });
+    const h = await harness({ ...driver, pausedUntil: () => (until !== null && until > Date.now() ? until : null) });
+    h.runner.trigger(reason('cs_1'));
+    await jest.advanceTimersByTimeAsync(DEBOUNCE_MS);
+    expect(h.rounds().map((r) => r.status)).toEqual(['failed']);
+    // When triggers come in during the limit, one of them the same as the refused round's (the latest wins)
+    h.runner.trigger(reason('cs_2'));
+    await jest.advanceTimersByTimeAsync(RESET_MS / 2);
+    h.runner.trigger(reason('cs_3', 'pending_handling'));
+    h.runner.trigger(reason('cs_1'));
+    await jest.advanceTimersByTimeAsync(RESET_MS / 2 - 1);
+    // Then no round starts before the reset
+    expect(h.rounds()).toHaveLength(1);
+    // And the first round after it carries every reason, each once
+    await jest.advanceTimersByTimeAsync(10);
+    const after = h.rounds().slice(1);
+    expect(after.map((r) => [r.status, r.reasons.map((x) => x.session_id).sort()])).toEqual([['in_flight', ['cs_1', 'cs_2', 'cs_3']]]);
+    // At the reset, give or take the scheduler's tick that kicks the next round
+    expect(Date.parse(after[0].started_at) - T0 - DEBOUNCE_MS - RESET_MS).toBeGreaterThanOrEqual(0);
+    expect(delivered).toHaveLength(2);
+    h.runner.stop();
+  });
+
   it('given an immediate trigger, then its round starts without waiting for the window', async () => {
     const h = await harness(recordingDriver().driver);
     h.runner.trigger(reason('-', 'initial'), true);

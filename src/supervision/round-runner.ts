@@ -1,4 +1,4 @@
-import { EMPTY, Observable, SchedulerLike, Subject, Subscription, asyncScheduler, defer, from, of, race, switchMap, take, timer } from 'rxjs';
+import { EMPTY, Observable, SchedulerLike, Subject, Subscription, asyncScheduler, concat, defer, from, ignoreElements, of, race, switchMap, take, tap, timer } from 'rxjs';
 import { RoundDriver } from './round-driver.port';
 import { RoundEnding, RoundStatus, RoundView } from './round.view';
 import { SupervisionLog, reasonOf } from './supervision-log';
@@ -124,6 +124,7 @@ export class RoundRunner {
   private run(batch: Trigger[]): Observable<unknown> {
     const adopted = batch.find((t) => t.adopt)?.adopt;
     if (adopted) return this.commands.status(adopted.id) === 'in_flight' ? this.open(adopted, false) : EMPTY;
+    if (this.pausedFor() !== null) return this.hold(batch);
     const reasons = batch.map((t) => t.reason);
     const started = () =>
       this.commands.start(reasons).catch((e: unknown) => {
@@ -135,14 +136,36 @@ export class RoundRunner {
       const driver = this.driver();
       return driver.ready ? race(from(driver.ready().catch(() => undefined)), timer(READY_WAIT_MS, this.scheduler)).pipe(take(1)) : of(null);
     };
-    return defer(ready).pipe(
+    let how: RoundEnding | null = null;
+    const round$ = defer(ready).pipe(
       switchMap(() => from(started())),
       switchMap((round) => {
         // Ended before it could be handed over (another node's complete_round, a close): nothing to deliver.
         if (!round || this.commands.status(round.id) !== 'in_flight') return EMPTY;
-        return this.open(round, true);
+        return this.open(round, true).pipe(tap((ending) => (how = ending)));
       }),
     );
+    // The brain parked at its limit during the round (refused by it): its reasons go to the first round after the reset.
+    return concat(round$, defer(() => (how === 'failed' && this.pausedFor() !== null ? this.hold(batch) : EMPTY)));
+  }
+
+  /** How long the brain takes no round yet (parked at its model's limit), or null. */
+  private pausedFor(): number | null {
+    const until = this.driver().pausedUntil?.() ?? null;
+    return until === null ? null : Math.max(0, until - this.options.now());
+  }
+
+  /**
+   * A batch the brain cannot take now: its triggers wait again (a newer one of the same key replaces it), and no round
+   * starts until the brain goes on; then what waits, this batch and all that came meanwhile, is one round.
+   */
+  private hold(batch: Trigger[]): Observable<never> {
+    for (const t of batch) this.triggers.next({ reason: t.reason, immediate: false });
+    const wait = (): Observable<never> => {
+      const left = this.pausedFor();
+      return left === null ? EMPTY : concat(timer(left, this.scheduler).pipe(ignoreElements()), defer(wait));
+    };
+    return wait();
   }
 
   /** A round in flight, timed out at its deadline; handed to the driver unless its brain has it already. */

@@ -4,7 +4,8 @@ import { ServiceHost } from '../../src/config/service-host';
 import { Journal } from '../../src/journal/journal.port';
 import { JOURNAL } from '../../src/journal/journal.tokens';
 import { CONTINUE_TEXT } from '../../src/sessions/session-limit.model';
-import { FakeAnthropicApi } from '../support/fake-anthropic-api';
+import { FakeAnthropicApi, MessagesRequest, ModelReply } from '../support/fake-anthropic-api';
+import { WORKERS } from '../support/workers';
 import { FakeOpenAiApi } from '../support/fake-openai-api';
 import { tempDir } from '../support/temp-dir';
 import { TestApp, startTestApp } from '../support/test-app';
@@ -44,14 +45,16 @@ const answered = (t: TestApp, id: string, result: string, timeoutMs = 120_000) =
   let resetAt = 0;
   let t: TestApp | null = null;
   let host: ServiceHost;
+  /** What the fake model answers: the first request is refused with a reset 3 s away, and any before that reset too. */
+  let reply = (n: number, _request: MessagesRequest): ModelReply => {
+    if (n === 1) resetAt = Math.ceil((Date.now() + 3000) / 1000) * 1000;
+    return Date.now() < resetAt ? { usage_limited: { resets_at: resetAt / 1000, claim: 'five_hour' } } : { text: `reply ${n}` };
+  };
 
   beforeAll(async () => {
     symlinkSync(REAL_CLAUDE!, join(dirs.bin.path, 'claude'));
     // The first request is refused with a reset 3 s away; any before that reset would be refused again.
-    api = new FakeAnthropicApi((n) => {
-      if (n === 1) resetAt = Math.ceil((Date.now() + 3000) / 1000) * 1000;
-      return Date.now() < resetAt ? { usage_limited: { resets_at: resetAt / 1000, claim: 'five_hour' } } : { text: `reply ${n}` };
-    });
+    api = new FakeAnthropicApi((n, request) => reply(n, request));
     api.releaseAll();
     // A subscription's credential: claude then takes a usage limit as one (no retries of its own) and says when it resets.
     const { ANTHROPIC_API_KEY: _key, ...inherited } = process.env;
@@ -99,6 +102,59 @@ const answered = (t: TestApp, id: string, result: string, timeoutMs = 120_000) =
     expect(facts.map((e) => e.type)).toEqual(['session.message_dispatched', 'session.parked', 'session.unparked', 'session.message_dispatched', 'session.turn_ended']);
     expect(facts[2].data).toMatchObject({ by: 'timer' });
     expect(facts[2].data.at).toBeGreaterThanOrEqual(resetAt);
+  });
+
+  it('given a hosted brain its limit refuses, then it parks: no request before the reset, the triggers meanwhile all reach the first round after it, and none is lost', async () => {
+    const first = api.requests.length;
+    let refusedAt = 0;
+    // The brain's first turn (the round supervision starts with) is refused with a reset 5 s away; after it, each round is answered.
+    reply = (_n, request) => {
+      if (refusedAt === 0) {
+        refusedAt = Date.now();
+        resetAt = Math.ceil((Date.now() + 5000) / 1000) * 1000;
+      }
+      if (Date.now() < resetAt) return { usage_limited: { resets_at: resetAt / 1000, claim: 'five_hour' } };
+      return { text: JSON.stringify(request.messages).includes('Supervision round') ? 'Looked at every session.' : 'Noted.' };
+    };
+    t = await startTestApp(
+      { BRAINSTEM_JOURNAL_DIR: join(dirs.data.path, 'brain'), BRAINSTEM_MAIN_BRAIN_DRIVER: 'agent', BRAINSTEM_MAIN_BRAIN_RUNTIME: 'claude-code', BRAINSTEM_MAIN_BRAIN_ROUND_TIMEOUT_S: '120' },
+      { listen: true, host },
+    );
+    const app = t;
+    const workers: Json[] = [];
+    for (let i = 0; i < 3; i++) {
+      const res = await app.inject({ method: 'POST', url: '/api/v1/coding-sessions', payload: { runtime: 'command', command: process.execPath, args: [join(WORKERS, 'quiet.js')], cwd: dirs.cwd.path } });
+      expect(res.statusCode).toBe(201);
+      reaper.track(res.json().pid);
+      workers.push(res.json());
+    }
+    // /supervise: supervision on, and its first round at once.
+    expect((await app.inject({ method: 'POST', url: '/api/v1/session-os/main-brain/messages', payload: { text: '/supervise ship it' } })).statusCode).toBe(201);
+    const rounds = async () => (await get(app, '/session-os/main-brain/rounds')).rounds as Json[];
+    // The first round's turn is refused: the brain parks, and says until when.
+    await waitFor(async () => ((await rounds()).some((r) => r.status === 'failed') ? true : undefined), { timeoutMs: 90_000, what: 'the refused round' });
+    const parked = await waitFor(async () => (await get(app, '/session-os/main-brain/conversation')).conversation.parked ?? undefined, { what: 'the brain parked' });
+    expect(parked).toEqual({ reason: 'usage_limit', resumes_at: new Date(resetAt).toISOString() });
+    const notice = (await get(app, '/session-os/main-brain/messages')).messages.find((m: Json) => m.kind === 'notice' && String(m.text).startsWith('The main brain is paused'));
+    expect(notice.text).toContain(`until ${new Date(resetAt).toISOString().slice(11, 16)} UTC`);
+    // The chat's and the supervision view's banner says it too.
+    expect((await get(app, '/session-os/main-brain/presence')).presence.summary).toContain(`paused at its model's usage limit until ${new Date(resetAt).toISOString().slice(11, 16)} UTC`);
+    // Triggers during the limit: a question, a block, a turn's end.
+    const signal = (w: Json, body: Json) => app.inject({ method: 'POST', url: `/api/v1/coding-sessions/${w.id}/signals`, payload: body });
+    expect((await signal(workers[0], { type: 'ask_human', question: 'which region?' })).statusCode).toBe(200);
+    expect((await signal(workers[1], { type: 'notify_blocked', reason: 'no credentials' })).statusCode).toBe(200);
+    expect((await signal(workers[2], { type: 'report_progress', status: 'needs_review', message: 'PR ready' })).statusCode).toBe(200);
+    const done = await waitFor(async () => (await rounds()).find((r) => r.status === 'completed'), { timeoutMs: 120_000, what: 'a round after the reset' });
+    // No round started before the reset, and the first after it names every session that waited.
+    const all = await rounds();
+    expect(all.filter((r) => r.status !== 'failed' && Date.parse(r.started_at) < resetAt)).toEqual([]);
+    expect(done.summary).toBe('Looked at every session.');
+    expect(done.reasons.map((r: Json) => r.session_id).sort()).toEqual(expect.arrayContaining(workers.map((w) => w.id).sort()));
+    expect(done.reasons.map((r: Json) => r.trigger)).toContain('initial');
+    // The refused request, then none until the reset.
+    const arrivals = api.arrivals.slice(first);
+    expect(arrivals.filter((a) => a > refusedAt && a < resetAt)).toEqual([]);
+    expect((await get(app, '/session-os/main-brain/conversation')).conversation.parked).toBeNull();
   });
 });
 

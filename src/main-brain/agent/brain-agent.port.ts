@@ -1,5 +1,6 @@
 import { JsonObject, PermissionDecision } from '../../sessions/session.events';
 import { ModelUsage } from '../../usage/usage.model';
+import type { LimitHit } from '../../sessions/session-limit.model';
 
 /** What the hosted brain's runtime reports while a turn runs, in the order it happens. */
 export type BrainActivity =
@@ -30,6 +31,8 @@ export type BrainTurnEnd =
       resume_failed?: boolean;
       /** The runtime said the conversation's context is full: a new one is needed. */
       context_full?: boolean;
+      /** Its model's usage or rate limit refused the turn: the brain parks until the reset (docs/guide/usage.md#usage-limits). */
+      limit?: Omit<LimitHit, 'prompt'>;
     };
 
 /**

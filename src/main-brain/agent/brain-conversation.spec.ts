@@ -10,7 +10,9 @@ import {
   evolveBrain,
   initialBrainState,
   keptSummary,
+  parkedUntil,
 } from './brain-conversation';
+import { DEFAULT_LIMIT_SETTINGS } from '../../sessions/session-limit.model';
 import { ROUND_GUIDE } from '../../supervision/round-prompt';
 
 const fold = (events: BrainEvent[]): BrainState => events.reduce(evolveBrain, initialBrainState);
@@ -90,6 +92,20 @@ describe('the brain conversation', () => {
       const e = step(t.state, endTurn('t1'));
       expect(e.events).toEqual([{ type: 'brain.turn_ended', data: { turn_id: 't1', outcome: 'completed', text: 'Done.', reason: null, context_tokens: 900 } }]);
       expect(e.state).toMatchObject({ turn: null, turns: 1, context_tokens: 900, recent: ['Done.'] });
+    });
+
+    it("given a turn its model's limit refused, when parked, then it waits for the runtime's reset, or backs off longer each refusal in a row; a turn answered starts the count again", () => {
+      const park = (resets_at: number | null, at: number): BrainCommand => ({ type: 'park', at, limit: { reason: 'usage_limit', resets_at, limit_type: 'five_hour', prompt: null }, settings: DEFAULT_LIMIT_SETTINGS, jitter: 0 });
+      const failed = (id: string): BrainCommand => ({ type: 'end_turn', turn_id: id, outcome: 'failed', text: null, reason: 'refused', context_tokens: null });
+      const s = fold([started(), identified('c-1')]);
+      const first = step(step(step(s, startTurn('t1')).state, failed('t1')).state, park(HOUR, 10), 10);
+      expect(first.events).toEqual([{ type: 'brain.parked', data: { reason: 'usage_limit', resumes_at: HOUR, source: 'runtime', limit_type: 'five_hour', attempt: 1 } }]);
+      expect([parkedUntil(first.state, HOUR - 1), parkedUntil(first.state, HOUR)]).toEqual([HOUR, null]);
+      // Its turn after the reset refused again, with no reset named: a backoff, the second in a row
+      const again = step(step(step(first.state, startTurn('t2')).state, failed('t2')).state, park(null, HOUR), HOUR);
+      expect(again.events[0].data).toMatchObject({ source: 'backoff', resumes_at: HOUR + 2 * DEFAULT_LIMIT_SETTINGS.backoff_base_ms, attempt: 2 });
+      const answered = step(step(again.state, startTurn('t3')).state, endTurn('t3'));
+      expect(answered.state.parked).toBeNull();
     });
 
     it('given a turn still open (its end could not be journaled), when the next starts, then the open one ends failed first', () => {

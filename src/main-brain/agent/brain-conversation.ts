@@ -3,6 +3,7 @@ import { JournalEvent } from '../../journal/journal.port';
 import { promptAfterGuide, promptDelta, quoteWorkerData } from '../../supervision/round-prompt';
 import { BudgetLine, BudgetScope, BudgetUnit, crossings } from '../../usage/budget.rules';
 import { PricedUsage, addTurn } from '../../usage/usage.model';
+import { LimitHit, LimitReason, LimitSettings, resumeTime } from '../../sessions/session-limit.model';
 
 /** Why the brain's conversation is a new one. */
 export type ConversationReason = 'first' | 'runtime_changed' | 'restore_expired' | 'context_budget' | 'context_full' | 'resume_failed';
@@ -24,6 +25,11 @@ export interface BrainEventMap {
   'brain.budget_warning': BrainBudgetCrossing;
   /** A turn reached the brain's day budget, or Brainstem's: the brain takes no turns until it has room again. */
   'brain.budget_exceeded': BrainBudgetCrossing;
+  /**
+   * A turn its model's limit refused (docs/guide/usage.md#usage-limits): the brain takes no turn until `resumes_at`;
+   * rounds and chat messages wait for it. `attempt`: which refusal in a row (the backoff grows with it).
+   */
+  'brain.parked': { reason: LimitReason; resumes_at: number; source: 'runtime' | 'backoff'; limit_type: string | null; attempt: number };
 }
 
 export interface BrainBudgetCrossing {
@@ -63,6 +69,8 @@ export interface BrainState {
   recent: string[];
   turns: number;
   last_at: number;
+  /** Parked at its model's limit until `resumes_at` (its next turn unparks it), or null. */
+  parked: { reason: LimitReason; resumes_at: number; attempt: number } | null;
 }
 
 /** How many of the brain's recent turns the kept summary recalls. */
@@ -82,6 +90,7 @@ export const initialBrainState: BrainState = {
   recent: [],
   turns: 0,
   last_at: 0,
+  parked: null,
 };
 
 export function evolveBrain(state: BrainState, event: BrainEvent): BrainState {
@@ -93,13 +102,20 @@ export function evolveBrain(state: BrainState, event: BrainEvent): BrainState {
       return { ...next, conversation_id: event.data.conversation_id };
     case 'brain.turn_started': {
       const taken = Math.max(state.chat_seq_taken, ...event.data.chat_seqs);
-      return { ...next, seed: null, guided: state.guided || event.data.round_id !== null, turn: { ...event.data }, chat_seq_taken: taken, turns: state.turns + 1 };
+      // Its turn after the reset: unparked, though the count of refusals in a row holds until a turn is answered.
+      const parked = state.parked ? { ...state.parked, resumes_at: 0 } : null;
+      return { ...next, seed: null, guided: state.guided || event.data.round_id !== null, turn: { ...event.data }, chat_seq_taken: taken, turns: state.turns + 1, parked };
     }
     case 'brain.turn_ended': {
       const { text, context_tokens } = event.data;
       const recent = text ? [...state.recent, text.slice(0, RECENT_MAX_CHARS)].slice(-RECENT_KEPT) : state.recent;
       const read = event.data.outcome === 'completed' && state.turn?.turn_id === event.data.turn_id ? state.turn.round_id : null;
-      return { ...next, turn: null, recent, last_round_id: read ?? state.last_round_id, context_tokens: context_tokens ?? state.context_tokens };
+      const parked = event.data.outcome === 'completed' ? null : state.parked;
+      return { ...next, turn: null, recent, last_round_id: read ?? state.last_round_id, context_tokens: context_tokens ?? state.context_tokens, parked };
+    }
+    case 'brain.parked': {
+      const { reason, resumes_at, attempt } = event.data;
+      return { ...next, parked: { reason, resumes_at, attempt } };
     }
     // Spending is the usage projection's to sum; the conversation's state does not change with it.
     case 'brain.usage':
@@ -119,7 +135,9 @@ export type BrainCommand =
   | { type: 'start_turn'; turn_id: string; round_id: string | null; chat_seqs: number[] }
   | { type: 'end_turn'; turn_id: string; outcome: BrainTurnOutcome; text: string | null; reason: string | null; context_tokens: number | null }
   /** What a turn used (priced), and the day budgets it counts against, with what they had used before it. */
-  | { type: 'record_usage'; turn_id: string; entries: readonly PricedUsage[]; budgets: readonly BudgetLine[] };
+  | { type: 'record_usage'; turn_id: string; entries: readonly PricedUsage[]; budgets: readonly BudgetLine[] }
+  /** A turn its model's limit refused: when the brain goes on (the runtime's reset, else a backoff with `jitter` in [0, 1]). */
+  | { type: 'park'; at: number; limit: LimitHit; settings: LimitSettings; jitter: number };
 
 /** An event decided, before the journal stores it (and stamps its time). */
 export type BrainDecided = { [K in BrainEventType]: { type: K; data: BrainEventMap[K] } }[BrainEventType];
@@ -154,8 +172,16 @@ export function decideBrain(cmd: BrainCommand, state: BrainState): Decision<Brai
       const budget = said.map(({ scope, unit, used, limit, level }): BrainDecided => ({ type: level === 'exceeded' ? 'brain.budget_exceeded' : 'brain.budget_warning', data: { scope, unit, used, limit } }));
       return { events: [...usage, ...budget] };
     }
+    case 'park': {
+      const attempt = (state.parked?.attempt ?? 0) + 1;
+      const when = resumeTime(cmd.at, cmd.limit, attempt, cmd.settings, cmd.jitter);
+      return { events: [{ type: 'brain.parked', data: { reason: cmd.limit.reason, resumes_at: when.resumes_at, source: when.source, limit_type: cmd.limit.limit_type, attempt } }] };
+    }
   }
 }
+
+/** Until when the brain is parked at its model's limit at `now` (epoch ms), or null when it may take turns. */
+export const parkedUntil = (state: BrainState, now: number): number | null => (state.parked && state.parked.resumes_at > now ? state.parked.resumes_at : null);
 
 export interface ConversationPolicy {
   runtime: string;

@@ -1,3 +1,4 @@
+import { limitSettings } from '../../sessions/session-limit.model';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { inheritedEnv } from '../../auth/child-env';
@@ -115,6 +116,8 @@ export async function createBrainHost(d: BrainHostDeps): Promise<BrainHost> {
       context_budget: d.config.main_brain.context_budget_tokens,
       fence: () => d.supervision.fence(),
       spending: new BrainSpending(d.usage, { brain_usd_per_day: d.config.main_brain.budget_usd, usd_per_day: d.config.budget.usd_per_day, prices: d.config.prices }),
+      limits: limitSettings(d.config.limits),
+      jitter: Math.random,
     },
     d.now,
     d.newId,

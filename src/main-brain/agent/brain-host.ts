@@ -27,7 +27,9 @@ import {
   evolveStoredBrain,
   initialBrainState,
   keptSummary,
+  parkedUntil,
 } from './brain-conversation';
+import { LimitSettings } from '../../sessions/session-limit.model';
 
 export const BRAIN_STREAM = 'main-brain';
 /** The human gate's name for the brain's own runtime permission requests. */
@@ -42,6 +44,9 @@ export interface BrainHostSettings {
   fence?: () => Fence | undefined;
   /** What the brain spends, and the day budgets that stop it; none counted without it. */
   spending?: BrainSpending;
+  /** How long a brain its model's limit refused waits (BRAINSTEM_LIMIT_*), and the jitter of its backoff, in [0, 1]. */
+  limits: LimitSettings;
+  jitter: () => number;
 }
 
 /** What the host reads of the rest of the service to seed a new conversation. */
@@ -62,6 +67,8 @@ export interface BrainConversationView {
   turns: number;
   turn_in_flight: string | null;
   waiting: { round: string | null; chat_messages: number };
+  /** Parked at its model's limit: why, and when its next turn runs (ISO); null when it takes turns. */
+  parked: { reason: 'usage_limit' | 'rate_limit'; resumes_at: string } | null;
 }
 
 interface PendingRound {
@@ -102,11 +109,18 @@ export class BrainHost {
   /** Confirmation id → the brain's permission request it stands for. */
   private readonly permissions = new Map<string, PendingPermission>();
   private readonly logger = new Logger('main-brain');
+  /** The timer of the turn after the brain's limit resets. */
+  private resumeTimer: NodeJS.Timeout | null = null;
 
   /** Waiting for the turn that runs to end: the next round starts then (see RoundDriver.ready). */
   private readonly idle: Array<() => void> = [];
 
-  readonly driver: RoundDriver = { name: 'agent', ready: () => this.whenIdle(), deliver: (round, signal) => this.deliver(round, signal) };
+  readonly driver: RoundDriver = {
+    name: 'agent',
+    ready: () => this.whenIdle(),
+    deliver: (round, signal) => this.deliver(round, signal),
+    pausedUntil: () => this.parkedUntil(),
+  };
 
   constructor(
     private readonly bus: EventBus,
@@ -162,11 +176,14 @@ export class BrainHost {
     }
     this.woken = this.chats.some((c) => c.role === 'user' && c.session_id === null);
     this.sub = this.bus.events$.pipe(filter((e) => e.type === 'chat.message' || e.type === 'confirmation.refused' || e.type === 'confirmation.expired')).subscribe((e) => this.onEvent(e as unknown as JournalEvent));
+    this.armResume();
     this.kick();
   }
 
   stop(): Promise<void> {
     this.closed = true;
+    if (this.resumeTimer) clearTimeout(this.resumeTimer);
+    this.resumeTimer = null;
     for (const resolve of this.idle.splice(0)) resolve();
     this.stream.stop();
     this.sub?.unsubscribe();
@@ -183,7 +200,25 @@ export class BrainHost {
       turns: this.state.turns,
       turn_in_flight: this.running?.turn_id ?? null,
       waiting: { round: this.round?.round.id ?? null, chat_messages: this.chats.length },
+      parked: this.state.parked && this.parkedUntil() !== null ? { reason: this.state.parked.reason, resumes_at: new Date(this.state.parked.resumes_at).toISOString() } : null,
     };
+  }
+
+  /** Until when the brain is parked at its model's limit (epoch ms), or null when it takes turns. */
+  private parkedUntil(): number | null {
+    return parkedUntil(this.state, this.now());
+  }
+
+  /** The turn after the reset: armed from the journaled resumes_at, so a restart or a new leader arms it as well. */
+  private armResume(): void {
+    if (this.resumeTimer) clearTimeout(this.resumeTimer);
+    this.resumeTimer = null;
+    const until = this.parkedUntil();
+    if (until === null || this.closed) return;
+    this.resumeTimer = setTimeout(() => {
+      this.resumeTimer = null;
+      this.kick();
+    }, until - this.now());
   }
 
   /** Runs a confirmed permission request of the brain (the human gate's arguments): its runtime is told to go ahead. */
@@ -204,6 +239,9 @@ export class BrainHost {
   private deliver(round: RoundView, signal: AbortSignal): Promise<{ summary: string } | null> {
     // Stopped: this node does not hold the supervisor lease (its rounds are another node's), or the service is stopping.
     if (this.closed) return Promise.reject(new Error('the main brain is not hosted on this node now (it does not hold the supervisor lease, or it is stopping)'));
+    const until = this.parkedUntil();
+    // Refused at once: the round runner keeps its reasons for the first round after the reset.
+    if (until !== null) return Promise.reject(new Error(`the main brain is parked at its model's limit until ${new Date(until).toISOString()}`));
     return new Promise((resolve, reject) => {
       const pending: PendingRound = { round, resolve, reject };
       // Supervision is single-flight, so a round never waits behind another round; only behind a chat turn.
@@ -244,6 +282,7 @@ export class BrainHost {
 
   private kick(): void {
     if (this.closed || this.running || (!this.round && !this.woken)) return;
+    if (this.parkedUntil() !== null) return;
     if (this.overBudget()) return;
     const round = this.round;
     this.round = null;
@@ -304,8 +343,21 @@ export class BrainHost {
       await this.newConversation(end.context_full ? 'context_full' : 'resume_failed');
       end = await this.attempt(`bt_${this.newId()}`, round, chats);
     }
-    if (end.outcome === 'failed' && !this.closed) await this.notice(`The main brain's turn failed: ${end.reason}`);
+    if (end.outcome === 'failed' && end.limit && !this.closed) await this.park(end.limit);
+    else if (end.outcome === 'failed' && !this.closed) await this.notice(`The main brain's turn failed: ${end.reason}`);
     return end;
+  }
+
+  /** Refused by its model's limit: parked until the reset (journaled), the chat told once, and the turn after it armed. */
+  private async park(limit: NonNullable<Extract<BrainTurnEnd, { outcome: 'failed' }>['limit']>): Promise<void> {
+    const [e] = await this.command({ type: 'park', at: this.now(), limit: { ...limit, prompt: null }, settings: this.settings.limits, jitter: this.settings.jitter() });
+    if (e?.type !== 'brain.parked') return;
+    const d = e.data;
+    const when = new Date(d.resumes_at).toISOString().slice(11, 16);
+    const why = `${d.reason.replace('_', ' ')}${d.limit_type ? ` (${d.limit_type})` : ''}`;
+    this.logger.warn(`the main brain is parked at its model's ${why} until ${new Date(d.resumes_at).toISOString()} (${d.source === 'runtime' ? 'its reset' : `backoff, refusal ${d.attempt} in a row`})`);
+    await this.notice(`The main brain is paused at its model's ${why} until ${when} UTC. Rounds and your messages wait; the first round after it covers everything that came in meanwhile.`);
+    this.armResume();
   }
 
   private async attempt(turnId: string, round: PendingRound | null, chats: ChatInput[]): Promise<BrainTurnEnd> {

@@ -3,7 +3,8 @@ import { isPlainObject } from '../../profiles/merge-patch';
 import { JsonObject, PermissionDecision } from '../../sessions/session.events';
 import { LineSplitter, MAX_LINE_CHARS } from '../../sessions/session-log';
 import { CLAUDE_ARGS } from '../../sessions/runtimes/claude-code.runtime';
-import { claudeTurnUsage } from '../../sessions/runtimes/runtime-usage';
+import { claudeRateLimit, claudeTurnUsage } from '../../sessions/runtimes/runtime-usage';
+import { claudeLimit } from '../../sessions/runtimes/runtime-limits';
 import { ProcessRunner, WorkerProcess } from '../../sessions/runtimes/process-runner';
 import { BrainActivity, BrainAgent, BrainLaunch, BrainTurnEnd } from './brain-agent.port';
 
@@ -67,6 +68,8 @@ export class ClaudeBrainAgent implements BrainAgent {
   /** The model of the last answer, and the process's running cost at its last result: a turn's usage from its result. */
   private model: string | null = null;
   private costSoFar = 0;
+  /** The account's limit refusing, as this turn's rate_limit_event said: a 429 that ends the turn resets then. */
+  private rejected: { resets_at: number | null; limit_type: string | null } | null = null;
 
   constructor(
     private readonly runner: ProcessRunner,
@@ -184,6 +187,9 @@ export class ClaudeBrainAgent implements BrainAgent {
       }
     } else if (msg.type === 'assistant' && isPlainObject(msg.message)) {
       this.onAssistant(msg.message);
+    } else if (msg.type === 'rate_limit_event') {
+      const limit = claudeRateLimit(msg);
+      this.rejected = limit?.status === 'rejected' ? limit : null;
     } else if (msg.type === 'result') {
       this.onResult(msg);
     } else if (msg.type === 'control_request' && typeof msg.request_id === 'string' && isPlainObject(msg.request)) {
@@ -227,6 +233,12 @@ export class ClaudeBrainAgent implements BrainAgent {
     }
     if (result?.includes(TOO_LONG)) {
       this.end({ outcome: 'failed', reason: result, context_full: true });
+      return;
+    }
+    const limit = claudeLimit(msg, this.rejected);
+    this.rejected = null;
+    if (limit) {
+      this.end({ outcome: 'failed', reason: `its model's ${limit.reason.replace('_', ' ')} refused the turn: ${result ?? 'no detail'}`, limit });
       return;
     }
     if (typeof msg.api_error_status === 'number' || msg.subtype === 'success') {

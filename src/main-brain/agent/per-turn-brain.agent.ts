@@ -137,6 +137,8 @@ export class PerTurnBrainAgent implements BrainAgent {
     }
     const refused = e.conversationId !== null && e.threadId === null ? lineWith(e.stderr, this.brain.protocol.resumeRefused) : null;
     if (refused !== null) return { outcome: 'failed', reason: `${runtime} could not resume conversation ${e.conversationId}: ${refused}`, resume_failed: true };
+    const limit = e.turn.limit;
+    if (limit !== null) return { outcome: 'failed', reason: `its model's ${limit.reason.replace('_', ' ')} refused the turn${e.turn.failureReason ? `: ${e.turn.failureReason}` : ''}`, limit };
     const failure = e.turn.failureReason;
     if (failure !== null) return { outcome: 'failed', reason: failure, ...(e.turn.contextExceeded ? { context_full: true } : {}) };
     if (e.exit.code !== 0 || e.exit.signal !== null) {
