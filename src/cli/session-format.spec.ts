@@ -125,6 +125,7 @@ describe('sessions as terminal text', () => {
       limit_type: 'five_hour',
       attempt: 1,
       since: new Date(resumesAt - 3 * 3_600_000).toISOString(),
+      fallback_session_id: null,
       ...p,
     });
 

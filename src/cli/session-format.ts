@@ -93,7 +93,8 @@ function budgetText(b: NonNullable<SessionStatus['budget']>): string {
 /** The rest of a parking: which limit, how many refusals in a row, since when, and whether its time is only a backoff. */
 function parkedDetail(p: NonNullable<SessionStatus['parked']>, now: number): string {
   const backoff = p.source === 'backoff' ? ', a backoff (the runtime named no reset)' : '';
-  return `${p.limit_type ? `${p.limit_type}, ` : ''}attempt ${p.attempt}${backoff}, parked ${ago(p.since, now)} ago`;
+  const fallback = p.fallback_session_id ? `, its work goes on in ${p.fallback_session_id}` : '';
+  return `${p.limit_type ? `${p.limit_type}, ` : ''}attempt ${p.attempt}${backoff}${fallback}, parked ${ago(p.since, now)} ago`;
 }
 
 /** `brainstem show`: every field a person reads, one per line. */

@@ -327,3 +327,30 @@ describe('built-in templates', () => {
     for (const t of BUILTIN_PROFILES) expect([t.id, lint(t.doc)]).toEqual([t.id, { valid: true, errors: [], warnings: [] }]);
   });
 });
+
+describe('profile lint: on_limit.fallback_profile', () => {
+  // Profiles by id, and each one's own fallback: `plain` has none, `chained` has one.
+  const fallbacks: Record<string, string | null> = { plain: null, chained: 'plain' };
+  const fallbackOf = (id: string) => (id in fallbacks ? fallbacks[id] : undefined);
+  const withFallback = (id: string) => profile({ on_limit: { fallback_profile: id } });
+
+  it('Given a fallback that exists and has none of its own, Then it lints clean', () => {
+    expect(codes(lint(withFallback('plain'), { fallbackOf, selfId: 'mine' }))).toEqual({ errors: [], warnings: [] });
+  });
+
+  it('Given a fallback that does not exist, itself, or one with a fallback of its own, Then each is an error naming on_limit.fallback_profile', () => {
+    for (const [id, code, says] of [
+      ['missing', 'on_limit_unknown_profile', 'no profile "missing"'],
+      ['mine', 'on_limit_chained', 'its own fallback'],
+      ['chained', 'on_limit_chained', 'has a fallback of its own ("plain")'],
+    ] as const) {
+      const r = lint(withFallback(id), { fallbackOf, selfId: 'mine' });
+      expect(r.errors).toEqual([{ path: 'on_limit.fallback_profile', code, message: expect.stringContaining(says) }]);
+      expect(r.valid).toBe(false);
+    }
+  });
+
+  it('Given a document linted on its own (no other profiles known), Then the reference is not judged', () => {
+    expect(lint(withFallback('missing')).errors).toEqual([]);
+  });
+});

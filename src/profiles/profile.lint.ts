@@ -28,6 +28,8 @@ export type LintCode =
   | 'sandbox_loopback_allowed'
   | 'sandbox_write_too_wide'
   | 'sandbox_hides_cwd'
+  | 'on_limit_unknown_profile'
+  | 'on_limit_chained'
   | 'schema';
 
 export interface LintFinding {
@@ -49,6 +51,13 @@ export interface LintContext {
   metadataKeys: readonly MetadataField[];
   /** Whether `<skill path>/SKILL.md` exists; injected so the linter stays free of fs. */
   skillFileExists: (skillPath: string) => boolean;
+  /**
+   * Another profile's `on_limit.fallback_profile` by its id: null when it names none, undefined when there is no such
+   * profile. Absent: references to other profiles are not checked (a document linted on its own).
+   */
+  fallbackOf?: (profileId: string) => string | null | undefined;
+  /** The id of the profile linted, when it has one: it cannot be its own fallback. */
+  selfId?: string;
 }
 
 /** The service's own MCP server name (docs/architecture/decisions.md#names): profiles must not reuse it. */
@@ -133,7 +142,22 @@ export function lintProfile(doc: ProfileDoc, ctx: LintContext): LintResult {
   lintLoops(doc, warn);
   lintBudget(doc, warn);
   lintSandbox(doc, error, warn);
+  lintOnLimit(doc, ctx, error);
   return { valid: errors.length === 0, errors, warnings };
+}
+
+/**
+ * `on_limit.fallback_profile` names a profile that exists, not this one, and one with no fallback of its own: a chain
+ * could go round in circles, starting a session at each limit.
+ */
+function lintOnLimit(doc: ProfileDoc, ctx: LintContext, error: (path: string, code: LintCode, message: string) => void): void {
+  const id = doc.on_limit?.fallback_profile;
+  if (id === undefined || !ctx.fallbackOf) return;
+  const at = 'on_limit.fallback_profile';
+  if (id === ctx.selfId) return error(at, 'on_limit_chained', 'a profile cannot be its own fallback');
+  const next = ctx.fallbackOf(id);
+  if (next === undefined) return error(at, 'on_limit_unknown_profile', `no profile ${JSON.stringify(id)}: name an existing profile's id`);
+  if (next !== null) error(at, 'on_limit_chained', `profile ${JSON.stringify(id)} has a fallback of its own (${JSON.stringify(next)}); a fallback profile cannot have one`);
 }
 
 /** The patterns a `loops:` section can set, each a count or a time (docs/guide/loops.md). */

@@ -223,6 +223,12 @@ export class HooksConfig {
   PostToolUse?: HookHandler[];
 }
 
+/** A profile's `on_limit` section: the profile a parked worker goes on under (the linter checks it exists). */
+export class OnLimitConfig {
+  @IsString() @Matches(PROFILE_ID_PATTERN, { message: '$property must be a profile id ([a-z0-9][a-z0-9-]{0,63})' })
+  fallback_profile!: string;
+}
+
 /** Fields shared by the YAML document and the REST bodies (which name the runtime `target_runtime`). */
 export abstract class ProfileFields {
   @IsOptional() @IsInt() @IsIn([1, 2])
@@ -273,6 +279,10 @@ export abstract class ProfileFields {
   /** What its workers may do in Brainstem's sandbox beyond the defaults (profile-sandbox.ts reads it with them). */
   @IsOptional() @ValidateNested() @Type(() => SandboxConfig)
   sandbox?: SandboxConfig;
+
+  /** What a worker its model's limit refused does: go on at once under another profile (docs/guide/usage.md#a-fallback-profile). */
+  @IsOptional() @ValidateNested() @Type(() => OnLimitConfig)
+  on_limit?: OnLimitConfig;
 }
 
 /** The document as stored on disk and exported. Metadata keys are tolerated so hand-written files stay readable. */
@@ -340,6 +350,8 @@ export interface ProfileDoc {
   budget?: ProfileBudget;
   /** As written (absent when the profile has none); profileSandbox() reads it with the defaults. */
   sandbox?: ProfileSandboxSection;
+  /** The profile a worker its model's limit parked goes on under; absent when none. */
+  on_limit?: { fallback_profile: string };
 }
 
 /** The profile's `sandbox` section as written: every field optional. */
@@ -409,5 +421,6 @@ export function normalizeDocument(d: Partial<ProfileDoc> & { name: string }): Pr
     ...normalizeBudget(d.budget),
     // Only when set, as isolation: a profile without one reads and writes back as it was.
     ...(d.sandbox ? { sandbox: d.sandbox } : {}),
+    ...(d.on_limit ? { on_limit: { fallback_profile: d.on_limit.fallback_profile } } : {}),
   };
 }

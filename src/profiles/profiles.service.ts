@@ -257,11 +257,24 @@ export class ProfilesService implements OnModuleInit, OnModuleDestroy {
   }
 
   private lintEntry(entry: ValidEntry, scope?: ProfileScope): LintResult {
-    return this.lintDoc(entry.doc, entry.metadataKeys, entry.meta.source === 'builtin' || (scope ?? entry.meta.scope) === 'shared');
+    return this.lintDoc(entry.doc, entry.metadataKeys, entry.meta.source === 'builtin' || (scope ?? entry.meta.scope) === 'shared', entry.id);
   }
 
-  private lintDoc(doc: ProfileDoc, metadataKeys: MetadataField[], shared: boolean): LintResult {
-    return lintProfile(doc, { shared, metadataKeys, skillFileExists: (p) => existsSync(join(this.skillDir(doc, p), 'SKILL.md')) });
+  private lintDoc(doc: ProfileDoc, metadataKeys: MetadataField[], shared: boolean, selfId?: string): LintResult {
+    return lintProfile(doc, {
+      shared,
+      metadataKeys,
+      skillFileExists: (p) => existsSync(join(this.skillDir(doc, p), 'SKILL.md')),
+      fallbackOf: (id) => this.fallbackOf(id),
+      ...(selfId !== undefined ? { selfId } : {}),
+    });
+  }
+
+  /** A profile's own fallback, for the linter: undefined when there is no valid profile by that id. */
+  private fallbackOf(id: string): string | null | undefined {
+    const entry = this.disk.profile(id);
+    if (!entry || !('doc' in entry)) return undefined;
+    return entry.doc.on_limit?.fallback_profile ?? null;
   }
 
   private defaultId(): string {

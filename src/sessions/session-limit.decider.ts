@@ -11,7 +11,8 @@ export type LimitCommand =
   /** Resume a parked session now (its timer, the user, the brain); a session not parked decides nothing. */
   | { type: 'resume_parked'; at: number; by: 'timer' | 'user' | 'main_brain'; worker: WorkerReach }
   /** Keep a parked session parked until someone resumes it: its timer is disarmed. */
-  | { type: 'keep_parked'; at: number };
+  /** `fallback`: the session that goes on with its work under the profile's fallback (kept parked for it). */
+  | { type: 'keep_parked'; at: number; fallback?: string };
 
 export const isLimitCommand = (c: { type: string }): c is LimitCommand => c.type === 'report_limit' || c.type === 'resume_parked' || c.type === 'keep_parked';
 
@@ -45,8 +46,9 @@ export function decideLimitCommand(state: SessionSnapshot, cmd: LimitCommand, ac
     }
     case 'keep_parked':
       if (parked === null) return notParked(state);
-      if (parked.resumes_at === null) return { events: [] };
-      return taken([{ type: 'session.parked', at, reason: parked.reason, resumes_at: null, source: 'user', limit_type: parked.limit_type, attempt: parked.attempt, prompt: parked.prompt }]);
+      if (parked.resumes_at === null && cmd.fallback === undefined) return { events: [] };
+      const by = cmd.fallback === undefined ? { source: 'user' as const } : { source: 'fallback' as const, fallback_session_id: cmd.fallback };
+      return taken([{ type: 'session.parked', at, reason: parked.reason, resumes_at: null, ...by, limit_type: parked.limit_type, attempt: parked.attempt, prompt: parked.prompt }]);
     case 'resume_parked': {
       const timer = cmd.by === 'timer';
       if (parked === null) return timer ? { events: [] } : notParked(state);

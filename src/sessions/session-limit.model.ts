@@ -8,7 +8,8 @@
 /** `usage_limit`: the account's or plan's own limit (claude's 5-hour window, codex's plan); `rate_limit`: a 429 throttle. */
 export type LimitReason = 'usage_limit' | 'rate_limit';
 /** Where `resumes_at` came from: the runtime's reset, Brainstem's backoff, or the user or brain keeping it parked. */
-export type ParkSource = 'runtime' | 'backoff' | 'user';
+/** Where its resume time came from: the runtime's reset, a backoff, someone who kept it parked, or its fallback session going on. */
+export type ParkSource = 'runtime' | 'backoff' | 'user' | 'fallback';
 
 /** What a runtime says of a turn its model's limit refused or cut short. */
 export interface LimitHit {
@@ -33,6 +34,8 @@ export interface Parked {
   /** What the resume sends: the interrupted prompt, or null for CONTINUE_TEXT. */
   prompt: string | null;
   since: number;
+  /** Kept parked because a session under its profile's on_limit.fallback_profile goes on with its work. */
+  fallback_session_id?: string;
 }
 
 /** What a parked worker is sent at its resume, when its conversation holds the turn the limit cut short. */

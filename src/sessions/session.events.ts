@@ -280,6 +280,8 @@ export interface SessionEventData extends WorktreeEventData {
     prompt: string | null;
     clamped?: 'past' | 'far';
     reported_resets_at?: number | null;
+    /** source fallback: the session that goes on with its work under its profile's on_limit.fallback_profile. */
+    fallback_session_id?: string;
   };
   /** A parked session resumed: by its timer at the reset, or by the user or the brain (its resume message follows). */
   'session.unparked': { at: number; by: 'timer' | 'user' | 'main_brain' };

@@ -55,7 +55,7 @@ export interface SessionStatus {
    * Parked at its model's limit (docs/guide/usage.md#usage-limits): why, when it resumes by itself (null: kept parked
    * until someone resumes it), where that time came from, and since when; null when not parked.
    */
-  parked: { reason: LimitReason; resumes_at: string | null; source: ParkSource; limit_type: string | null; attempt: number; since: string } | null;
+  parked: { reason: LimitReason; resumes_at: string | null; source: ParkSource; limit_type: string | null; attempt: number; since: string; fallback_session_id: string | null } | null;
   /** `external`: a claude started outside Brainstem that reports through its hooks (docs/guide/external-sessions.md). */
   origin: SessionOrigin;
   /** An external session's claude session id and transcript; null for Brainstem's own sessions. */
@@ -145,7 +145,7 @@ export function toStatus(actor: SessionActor, warnings: SessionWarning[] = []): 
       ? { status: c.rate_limit.status, resets_at: c.rate_limit.resets_at === null ? null : iso(c.rate_limit.resets_at), limit_type: c.rate_limit.limit_type, since: iso(c.rate_limit.since) }
       : null,
     parked: c.parked
-      ? { reason: c.parked.reason, resumes_at: c.parked.resumes_at === null ? null : iso(c.parked.resumes_at), source: c.parked.source, limit_type: c.parked.limit_type, attempt: c.parked.attempt, since: iso(c.parked.since) }
+      ? { reason: c.parked.reason, resumes_at: c.parked.resumes_at === null ? null : iso(c.parked.resumes_at), source: c.parked.source, limit_type: c.parked.limit_type, attempt: c.parked.attempt, since: iso(c.parked.since), fallback_session_id: c.parked.fallback_session_id ?? null }
       : null,
     origin: c.origin ?? 'brainstem',
     external: c.external ?? null,

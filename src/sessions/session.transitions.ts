@@ -56,7 +56,9 @@ export const ACTIONS = {
     if (!e) return {};
     // One episode from its first refusal: a refusal again, or kept parked, does not start it anew.
     const since = context.parked?.since ?? e.at;
-    return { parked: { reason: e.reason, resumes_at: e.resumes_at, source: e.source, limit_type: e.limit_type, attempt: e.attempt, prompt: e.prompt, since }, limit_attempts: e.attempt };
+    const fallback = e.fallback_session_id ?? context.parked?.fallback_session_id;
+    const parked = { reason: e.reason, resumes_at: e.resumes_at, source: e.source, limit_type: e.limit_type, attempt: e.attempt, prompt: e.prompt, since };
+    return { parked: fallback === undefined ? parked : { ...parked, fallback_session_id: fallback }, limit_attempts: e.attempt };
   },
   unparked: () => ({ parked: null }),
   progress: (_c, event) => {

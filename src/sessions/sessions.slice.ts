@@ -26,6 +26,7 @@ import { DEFAULT_LOOP_THRESHOLDS, LoopThresholds } from './loops/loop-thresholds
 import { RuntimeCatalog } from './runtimes/runtime-catalog';
 import { DEFAULT_LIMIT_SETTINGS, LimitSettings, limitCommandOf } from './session-limit.model';
 import { SessionParking } from './session-parking';
+import { SessionFallbacks } from './session-fallback';
 
 /** Everything the sessions slice runs on: the journal, and one adapter per port. */
 export interface SessionsSliceDeps {
@@ -95,8 +96,13 @@ export function sessionsSlice(deps: SessionsSliceDeps): SessionsSlice {
   const commands = new SessionCommands(deps.journal, registry, deps.clock);
   const output = new SessionOutput(deps.logsDir, deps.host.home);
   const loops = new SessionLoops(deps.loops ?? DEFAULT_LOOP_THRESHOLDS, () => deps.clock.now(), (actor, body) => commands.execute(actor, body));
+  const fallbacks = new SessionFallbacks(registry, commands, deps.profiles, async (id) => {
+    const sent = (await deps.journal.readStream(`session-${id}`)).find((e) => e.type === 'session.message_dispatched');
+    return sent ? (sent.data as { text: string }).text : null;
+  });
   commands.observeWith((actor, facts) => {
     parking.facts(facts);
+    fallbacks.facts(actor, facts);
     return loops.facts(actor, facts);
   });
   const environment = workerEnvironment(deps.host, deps.endpoint);
@@ -127,5 +133,6 @@ export function sessionsSlice(deps: SessionsSliceDeps): SessionsSlice {
   registry.holdWhile({ holds: worktreeKept, loaded: Promise.resolve() });
   const reads = new SessionOutputReads(registry, output, peers);
   const service = new SessionsService(registry, commands, workers, output, setup, deps.ids, worktrees, spending, deps.runner, reads, deps.network ?? { ask_wait_s: ASK_WAIT_S }, parking);
+  fallbacks.startWith((dto) => service.create(dto));
   return { registry, commands, workers, worktrees, service, spending, parking };
 }

@@ -96,6 +96,61 @@ describe('parking at a limit, with fake claude workers', () => {
     expect((await resumed(past.id)).unparked.by).toBe('timer');
   });
 
+  it("given a profile whose on_limit names a fallback, when its worker parks, then a session under the fallback goes on at once with its task, the parked one is kept parked and linked to it, and the fallback's budget holds", async () => {
+    t = await startTestApp();
+    const req = async (method: 'GET' | 'POST' | 'DELETE', url: string, payload?: object) => {
+      const res = await app().inject({ method, url: `/api/v1${url}`, payload });
+      return { status: res.statusCode, body: res.json() as Json };
+    };
+    // The fallback: its sessions may spend 100 tokens each; every fake turn reports 160.
+    const fallback = await req('POST', '/agent-profiles', { name: 'Spare account', target_runtime: 'claude-code', budget: { per_session: { tokens: 100 } } });
+    expect(fallback.status).toBe(201);
+    const main = await req('POST', '/agent-profiles', { name: 'Main account', target_runtime: 'claude-code', on_limit: { fallback_profile: fallback.body.id } });
+    expect(main.status).toBe(201);
+    expect(main.body.on_limit).toEqual({ fallback_profile: fallback.body.id });
+    expect((await req('GET', `/agent-profiles/${main.body.id}/lint`)).body.errors).toEqual([]);
+    const env = { ...claudeEnv, FAKE_CLAUDE_USAGE: JSON.stringify({ input_tokens: 100, output_tokens: 60 }) };
+    const res = await req('POST', '/coding-sessions', { cwd: cwd.path, runtime: 'claude-code', env, prompt: 'write the parser', profile_id: main.body.id });
+    expect(res.status).toBe(201);
+    reaper.track(res.body.pid);
+    const x = res.body;
+    await waitFor(async () => ((await ofType(x.id, 'session.turn_ended')).length >= 1 ? true : undefined), { what: 'its first turn' });
+    expect((await req('POST', `/coding-sessions/${x.id}/messages`, { text: 'hit the rate limit' })).status).toBe(200);
+    const kept = await waitFor(async () => {
+      const s = await get(`/coding-sessions/${x.id}`);
+      return s.parked?.source === 'fallback' ? s : undefined;
+    }, { what: `${x.alias} kept parked for its fallback` });
+    expect(kept.parked).toMatchObject({ reason: 'rate_limit', resumes_at: null, fallback_session_id: expect.stringMatching(/^cs_/) });
+    const y = await get(`/coding-sessions/${kept.parked.fallback_session_id}`);
+    reaper.track(y.pid);
+    expect(y).toMatchObject({ profile_id: fallback.body.id, runtime: 'claude-code', title: `goes on for ${x.alias}` });
+    const [task] = await ofType(y.id, 'session.message_dispatched');
+    expect(task.text).toContain(`You go on with the work of session ${x.alias}`);
+    expect(task.text).toContain('write the parser');
+    // Its first turn spends 160 tokens of its profile's 100 a session: held, as any session of that profile is.
+    const held = await waitFor(async () => {
+      const s = await get(`/coding-sessions/${y.id}`);
+      return s.held ? s : undefined;
+    }, { what: `${y.alias} held by its profile's budget` });
+    expect(held.held).toMatchObject({ reason: 'budget' });
+    // The parked one has no timer: it waits for someone to resume it, and started no second fallback.
+    expect((await get('/coding-sessions')).sessions.filter((s: Json) => s.profile_id === fallback.body.id)).toHaveLength(1);
+  });
+
+  it('given a profile whose on_limit names a profile that does not exist, then its lint says so and a session of it is refused at its start', async () => {
+    t = await startTestApp();
+    const made = await app().inject({ method: 'POST', url: '/api/v1/agent-profiles', payload: { name: 'Dangling', target_runtime: 'claude-code', on_limit: { fallback_profile: 'no-such-profile' } } });
+    expect(made.statusCode).toBe(201);
+    const lint = (await app().inject({ method: 'GET', url: `/api/v1/agent-profiles/${made.json().id}/lint` })).json();
+    expect(lint.errors).toEqual([expect.objectContaining({ path: 'on_limit.fallback_profile', code: 'on_limit_unknown_profile' })]);
+    const bad = await app().inject({ method: 'POST', url: '/api/v1/agent-profiles', payload: { name: 'Bad', target_runtime: 'claude-code', on_limit: { fallback_profile: 'Not An Id' } } });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().message).toContain('fallback_profile');
+    const res = await app().inject({ method: 'POST', url: '/api/v1/coding-sessions', payload: { cwd: cwd.path, runtime: 'claude-code', env: claudeEnv, prompt: 'x', profile_id: made.json().id } });
+    expect(res.statusCode).toBe(422);
+    expect(res.json()).toMatchObject({ code: 'profile_has_errors', message: expect.stringContaining('on_limit.fallback_profile: no profile "no-such-profile"') });
+  });
+
   it('given a worker parked before a restart, when the service starts again, then it resumes at its journaled time, not before', async () => {
     const env = { BRAINSTEM_JOURNAL_DIR: `${data.path}/journal`, BRAINSTEM_PROFILES_DIR: `${data.path}/profiles` };
     t = await startTestApp(env);

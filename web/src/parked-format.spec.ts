@@ -2,7 +2,7 @@ import { ParkedStatus, countdown, parkedDetail, parkedFlag, parkedNote } from '.
 
 // Local times, so the clock the page shows reads the same in any time zone.
 const at = (h: number, m: number, s = 0): string => new Date(2026, 10, 26, h, m, s).toISOString();
-const parked = (over: Partial<ParkedStatus> = {}): ParkedStatus => ({ reason: 'usage_limit', resumes_at: at(4, 10), source: 'runtime', limit_type: 'five_hour', attempt: 1, since: at(3, 28), ...over });
+const parked = (over: Partial<ParkedStatus> = {}): ParkedStatus => ({ reason: 'usage_limit', resumes_at: at(4, 10), source: 'runtime', limit_type: 'five_hour', attempt: 1, since: at(3, 28), fallback_session_id: null, ...over });
 
 describe('a parked session on the page', () => {
   it('Given a resume time ahead, Then the flag counts down to it and names its clock time; past it, it is resuming', () => {

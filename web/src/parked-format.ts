@@ -8,6 +8,7 @@ const SOURCES: Record<ParkedStatus['source'], string> = {
   runtime: 'The resume time is the reset the runtime named.',
   backoff: 'The runtime named no reset: it is tried again after a backoff.',
   user: 'It was kept parked: it waits for someone to resume it.',
+  fallback: "It was kept parked: a session under its profile's fallback goes on with its work.",
 };
 
 /** HH:MM, local, 24-hour: toTimeString, not an Intl formatter, which costs a page milliseconds of locale data. */
