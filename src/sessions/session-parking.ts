@@ -95,6 +95,11 @@ export class SessionParking {
     actor
       .run(async () => {
         const events = await this.commands.execute(actor, { type: 'resume_parked', by: 'timer', worker: this.workers.reachOf(actor) });
+        // The stagger counts from when it did resume (a busy node journals it later than planned), not from the plan.
+        const unparked = events.find((e) => e.type === 'session.unparked');
+        const went = this.resumed.get(key) ?? [];
+        const planned = went.indexOf(at);
+        if (unparked && planned >= 0) this.resumed.set(key, went.map((t, i) => (i === planned ? Math.max(at, unparked.at) : t)));
         const sent = events.find((e) => e.type === 'session.message_dispatched');
         if (sent) {
           this.workers.deliver(actor, sent.text);
