@@ -3,9 +3,10 @@
 // calls Brainstem's MCP tools on what each round prompt names) and counts tokens under Anthropic's prompt caching.
 // 20 workers: command workers whose turns, questions and permission requests the bench signals, two in worktrees whose
 // changes the brain merges, one looping, one with a permission its profile denies, plus two real claude workers on the
-// same fake API (one past 80% of its budget). A simulated person confirms what reaches them after a delay. The service
-// restarts once in the middle. With --baseline, the same script runs from that checkout too (its own service and round
-// prompt), and the table shows both, the bytes of the facts themselves as a lower bound, and the ratios.
+// same fake API (one past 80% of its budget), and a third on a subscription whose usage limit refuses its turn once. A
+// simulated person confirms what reaches them after a delay. The service restarts once in the middle. With --baseline,
+// the same script runs from that checkout too (its own service and round prompt), and the table shows both, the bytes
+// of the facts themselves as a lower bound, and the ratios.
 // --rounds N (part 3): instead, a long run of N rounds of one worker's turns on a small context budget, to show tokens
 // per round stay flat across roll-overs and the kept summary carries the goal.
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
@@ -40,6 +41,9 @@ const SETTLED_MS = 8000;
 /** What each claude worker request reports: its third turn (the brain sends it two) crosses 80% of its budget, not 100%. */
 const WORKER_USAGE = { input_tokens: 1000, output_tokens: 100 };
 const BUDGET_TOKENS = 3600;
+/** A claude worker on a subscription whose turn its usage limit refuses: its requests carry this, and the reset is this far off. */
+const LIMITED_MARK = 'the appendix';
+const LIMIT_RESET_MS = 6000;
 
 type Json = Record<string, unknown>;
 
@@ -160,8 +164,15 @@ async function openRun(root: string, claude: string, extraEnv: Record<string, st
   const brainRequests: BrainRequest[] = [];
   const replies = new Map<number, ModelReply>();
   const isBrain = (r: MessagesRequest) => (r.tools ?? []).some((t) => t.name === 'mcp__brainstem__complete_round');
+  /** When the limited worker's limit resets: set by its first request, which it refuses. */
+  let limitResetAt = 0;
+  const limited = (r: MessagesRequest): ModelReply | null => {
+    if (!JSON.stringify(r.messages).includes(LIMITED_MARK)) return null;
+    if (limitResetAt === 0) limitResetAt = Math.ceil((Date.now() + LIMIT_RESET_MS) / 1000) * 1000;
+    return Date.now() < limitResetAt ? { usage_limited: { resets_at: limitResetAt / 1000, claim: 'five_hour' } } : null;
+  };
   const api = new FakeAnthropicApi((n, request) => {
-    const reply = isBrain(request) ? brain.reply(request) : { text: 'Done with this step.' };
+    const reply = isBrain(request) ? brain.reply(request) : (limited(request) ?? { text: 'Done with this step.' });
     replies.set(n, reply);
     return reply;
   });
@@ -275,6 +286,14 @@ async function runScenario(label: string, root: string, claude: string): Promise
       roles.set(s.id, 'claude');
       if (n === 1) await svc.ok('PATCH', `/coding-sessions/${s.id}/budget`, { tokens: BUDGET_TOKENS });
     }
+    // On a subscription (no API key): claude takes its usage limit as one, with its reset, and does not retry.
+    const limitedWorker = await svc.ok<{ id: string }>('POST', '/coding-sessions', {
+      runtime: 'claude-code',
+      cwd: dirs.work.path,
+      prompt: `Write ${LIMITED_MARK} of the report.`,
+      env: { ANTHROPIC_API_KEY: '', CLAUDE_CODE_OAUTH_TOKEN: 'sk-ant-oat01-fake' },
+    });
+    roles.set(limitedWorker.id, 'claude');
     await svc.ok('POST', '/session-os/main-brain/autonomous', { enabled: true, task_hint: 'Finish the twenty parts of the scenario and merge the two features.', max_turns: 500 });
     const totalSteps = SCRIPT.reduce((a, p) => a + p.count * p.steps(0).length, 0);
     let posted = 0;

@@ -54,6 +54,20 @@ describe('the scenario bench metrics', () => {
     });
   });
 
+  describe('given a worker its model\'s limit parked, resumed by its timer, and a round a limit woke', () => {
+    it('when reported, then the parks, the resumes by themselves and the rounds woken are counted; a park kept by the user is not a refusal', () => {
+      const journal = [
+        ev('session-cs_a', 'session.parked', { source: 'runtime', reason: 'usage_limit' }, T0),
+        ev('session-cs_a', 'session.parked', { source: 'user', reason: 'usage_limit' }, T0 + 10),
+        ev('session-cs_a', 'session.unparked', { by: 'timer' }, T0 + 3000),
+        ev('session-cs_b', 'session.unparked', { by: 'user' }, T0 + 3000),
+        started('rd_1', T0 + 300, [reason('cs_a', 'rate_limited', 'working')]),
+        completed('rd_1', T0 + 400),
+      ];
+      expect(scenarioReport(input(journal)).limits).toEqual({ parked: 1, resumed_by_itself: 1, rounds_woken: 1 });
+    });
+  });
+
   describe('given a round whose reason says a state the session had already left', () => {
     it('when reported, then it is one stale fact, and the round had nothing to act on', () => {
       const journal = [state('cs_a', 'working', 'pending_handling', T0), state('cs_a', 'pending_handling', 'working', T0 + 100), started('rd_1', T0 + 300, [reason('cs_a', 'pending_handling', 'pending_handling')]), completed('rd_1', T0 + 400)];

@@ -82,6 +82,8 @@ export interface ScenarioReport {
   confirmations: number;
   notices: number;
   merges: number;
+  /** Workers parked at their model's limit (each refusal by the limit), resumed by their own timer, and rounds a limit woke. */
+  limits: { parked: number; resumed_by_itself: number; rounds_woken: number };
   /** The models the brain's requests named. */
   models: string[];
 }
@@ -149,6 +151,7 @@ export function scenarioReport(input: ScenarioInput): ScenarioReport {
   let confirmations = 0;
   let notices = 0;
   let merges = 0;
+  const limits = { parked: 0, resumed_by_itself: 0, rounds_woken: 0 };
   for (const e of input.journal) {
     const d = (e.data ?? {}) as Record<string, unknown>;
     const session = sessionOf(e.stream);
@@ -170,6 +173,7 @@ export function scenarioReport(input: ScenarioInput): ScenarioReport {
       goal = d.task_hint;
     } else if (e.type === 'round.started') {
       const round = d.round as { id: string; started_at: number; reasons: Reason[] };
+      if (round.reasons.some((r) => r.trigger === 'rate_limited')) limits.rounds_woken++;
       const named = new Set(round.reasons.map((r) => r.session_id));
       started.push({
         id: round.id,
@@ -186,6 +190,10 @@ export function scenarioReport(input: ScenarioInput): ScenarioReport {
       deliveries.set(d.round_id, Date.parse(e.at));
     } else if (e.type === 'session.worktree_merged') {
       merges++;
+    } else if (e.type === 'session.parked' && (d.source === 'runtime' || d.source === 'backoff')) {
+      limits.parked++;
+    } else if (e.type === 'session.unparked' && d.by === 'timer') {
+      limits.resumed_by_itself++;
     } else if (e.type === 'confirmation.requested') {
       confirmations++;
     } else if (e.type === 'chat.message' && d.kind === 'notice') {
@@ -292,6 +300,7 @@ export function scenarioReport(input: ScenarioInput): ScenarioReport {
     confirmations,
     notices,
     merges,
+    limits,
     models: [...new Set(input.brainRequests.map((q) => q.model))],
   };
 }

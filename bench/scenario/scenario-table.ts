@@ -36,6 +36,8 @@ export function printTable(columns: readonly TableColumn[]): void {
     ['triggers; attention lost (must be 0)', (r) => `${r.triggers}; ${r.attention_lost}`],
     ['reached the person: confirmations; notices', (r) => `${r.confirmations}; ${r.notices}`],
     ['worktrees merged', (r) => n(r.merges)],
+    ['model limits: parked; resumed by itself', (r) => `${r.limits.parked}; ${r.limits.resumed_by_itself}`],
+    ['  rounds a limit woke', (r) => n(r.limits.rounds_woken)],
     ["brain's model (as claude asked)", (r) => r.models.join(', ')],
   ];
   const width = 44;

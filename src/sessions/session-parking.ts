@@ -6,6 +6,10 @@ import { LimitSettings, ParkedEntry, resumeSchedule } from './session-limit.mode
 import { SessionRegistry } from './session.registry';
 import type { SessionWorkers } from './session-workers';
 
+/** A resume whose worker is not ready yet is tried again this often, this many times, before it waits for someone. */
+const NOT_READY_RETRY_MS = 1000;
+const NOT_READY_RETRIES = 30;
+
 /** Facts that change whether, or when, a session of this node resumes from its limit. */
 const RESCHEDULES: ReadonlySet<string> = new Set(['session.parked', 'session.unparked', 'session.message_dispatched', 'session.exited', 'session.held', 'session.released', 'session.recovered']);
 
@@ -27,6 +31,8 @@ export class SessionParking {
   private readonly resumed = new Map<string, number[]>();
   /** A resume that found its worker unable to take it, by its resumes_at: not tried again until it parks anew. */
   private readonly stuck = new Map<string, number>();
+  /** Resumes that found the worker not ready yet (a restart still bringing it back), by session: tried again shortly. */
+  private readonly retries = new Map<string, number>();
   private pending = false;
   private released = false;
 
@@ -87,11 +93,19 @@ export class SessionParking {
     }
   }
 
+  private rearm(actor: SessionActor, at: number): void {
+    if (this.released || this.timers.has(actor.id)) return;
+    const timer = setTimeout(() => this.fire(actor, at), NOT_READY_RETRY_MS);
+    timer.unref();
+    this.timers.set(actor.id, { at, timer });
+  }
+
   private fire(actor: SessionActor, at: number): void {
     this.timers.delete(actor.id);
     const key = keyOf(actor);
     const resumesAt = actor.context.parked?.resumes_at ?? null;
-    this.resumed.set(key, [...(this.resumed.get(key) ?? []), at].slice(-Math.max(1, this.settings.resume_batch)));
+    // Planned now (a retry was counted when it was first planned).
+    if (!this.retries.has(actor.id)) this.resumed.set(key, [...(this.resumed.get(key) ?? []), at].slice(-Math.max(1, this.settings.resume_batch)));
     actor
       .run(async () => {
         const events = await this.commands.execute(actor, { type: 'resume_parked', by: 'timer', worker: this.workers.reachOf(actor) });
@@ -102,9 +116,15 @@ export class SessionParking {
         if (unparked && planned >= 0) this.resumed.set(key, went.map((t, i) => (i === planned ? Math.max(at, unparked.at) : t)));
         const sent = events.find((e) => e.type === 'session.message_dispatched');
         if (sent) {
+          this.retries.delete(actor.id);
           this.workers.deliver(actor, sent.text);
           this.logger.log(`session ${actor.context.alias}: its limit reset, resumed`);
+        } else if (actor.context.parked && resumesAt !== null && (this.retries.get(actor.id) ?? 0) < NOT_READY_RETRIES) {
+          // Its worker is still coming back (a restart recovers it): the timer goes again in a moment.
+          this.retries.set(actor.id, (this.retries.get(actor.id) ?? 0) + 1);
+          this.rearm(actor, at);
         } else if (actor.context.parked && resumesAt !== null) {
+          this.retries.delete(actor.id);
           this.stuck.set(actor.id, resumesAt);
           this.logger.warn(`session ${actor.context.alias}: its limit reset, but its worker cannot take the resume; it stays parked until someone resumes it`);
         }

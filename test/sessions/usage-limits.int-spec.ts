@@ -166,4 +166,18 @@ describe('parking at a limit, with fake claude workers', () => {
     expect(dispatched.text).toBe(CONTINUE_TEXT);
     expect((await get(`/coding-sessions/${s.id}`)).parked).toBeNull();
   });
+
+  it('given a worker whose reset passed while the service was down, when it starts again, then it resumes as soon as its worker is back', async () => {
+    const env = { BRAINSTEM_JOURNAL_DIR: `${data.path}/journal-down`, BRAINSTEM_PROFILES_DIR: `${data.path}/profiles-down` };
+    t = await startTestApp(env);
+    const s = await start('hit the rate limit for 2 s');
+    const [p] = await parked(s.id);
+    await t.close();
+    t = null;
+    await waitFor(() => Date.now() > p.resumes_at + 500, { what: 'the reset to pass while the service is down' });
+    t = await startTestApp(env);
+    const { unparked, dispatched } = await resumed(s.id);
+    expect(unparked.by).toBe('timer');
+    expect(dispatched.text).toBe(CONTINUE_TEXT);
+  });
 });
