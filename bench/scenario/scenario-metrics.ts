@@ -64,6 +64,8 @@ export interface ScenarioReport {
   stale_facts: number;
   stale_examples: string[];
   nothing_to_act_on: number;
+  /** A few of them: the round, its reasons (alias, trigger, state then) and the brain's calls. */
+  nothing_examples: string[];
   /** Permissions pending at a round's start on a session its reasons name, and how many of them the prompt shows with their id and input. */
   permissions_in_rounds: number;
   permissions_shown: number;
@@ -205,6 +207,7 @@ export function scenarioReport(input: ScenarioInput): ScenarioReport {
   let stale = 0;
   const staleExamples: string[] = [];
   let nothing = 0;
+  const nothingExamples: string[] = [];
   let permissionsInRounds = 0;
   let permissionsShown = 0;
   const facts: number[] = [];
@@ -219,7 +222,11 @@ export function scenarioReport(input: ScenarioInput): ScenarioReport {
     }
     const actionable = r.reasons.some((x) => x.session_id !== '-' && (WAITING.has(r.states.get(x.session_id) ?? '') || NEWS.test(x.trigger)));
     const calls = input.brainCalls.get(r.id) ?? [];
-    if (!actionable || calls.every((c) => c.tool === 'complete_round')) nothing++;
+    if (!actionable || calls.every((c) => c.tool === 'complete_round')) {
+      nothing++;
+      const why = r.reasons.map((x) => `${x.alias} ${x.trigger} (${r.states.get(x.session_id) ?? '-'})`).join(', ');
+      if (nothingExamples.length < 5) nothingExamples.push(`${r.id}: ${why}; calls ${calls.map((c) => c.tool).join(', ') || 'none'}`);
+    }
     const prompt = prompts.get(r.id) ?? '';
     const pending = [...r.permissions.values()].flat();
     permissionsInRounds += pending.length;
@@ -284,6 +291,7 @@ export function scenarioReport(input: ScenarioInput): ScenarioReport {
     stale_facts: stale,
     stale_examples: staleExamples,
     nothing_to_act_on: nothing,
+    nothing_examples: nothingExamples,
     permissions_in_rounds: permissionsInRounds,
     permissions_shown: permissionsShown,
     fresh_per_round: spread(roundSums.map((s) => s.fresh)),

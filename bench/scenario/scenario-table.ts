@@ -47,6 +47,7 @@ export function printTable(columns: readonly TableColumn[]): void {
   console.log(`${'settled; wall time'.padEnd(width)}${columns.map((c) => `${c.settled ? 'yes' : 'NO (deadline)'}; ${(c.elapsed_ms / 1000).toFixed(0)} s`.padEnd(colWidth)).join('')}`);
   for (const c of columns) {
     for (const x of c.report.stale_examples) console.log(`  stale (${c.label}): ${x}`);
+    for (const x of c.report.nothing_examples) console.log(`  nothing to act on (${c.label}): ${x}`);
     for (const x of c.report.lost_examples) console.log(`  lost (${c.label}): ${x}`);
   }
   const [mine, base] = columns;

@@ -471,7 +471,9 @@ export class SupervisionService {
       if (!what) return;
       if (what.kind === 'loop') return void this.loops.take(what).catch(failed);
       // The directory has applied every event published so far (exits committed together included).
-      if (what.kind === 'wake' || this.sessions.list().some((s) => s.active && !s.excluded)) return this.runner.trigger(what.reason);
+      if (what.kind === 'wake') return this.runner.trigger(what.reason);
+      // A stop someone asked for is no news to wake the brain for: the next round says it under "Since round …".
+      if (this.sessions.list().some((s) => s.active && !s.excluded)) return what.requested ? undefined : this.runner.trigger(what.reason);
       this.disable('converged').catch((err: unknown) =>
         this.logger.error(`${what.reason.alias} (${what.reason.session_id}) exited and no supervised worker is left, but closing supervision (converged) failed: ${reasonOf(err)}`),
       );

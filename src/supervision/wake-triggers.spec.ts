@@ -131,6 +131,11 @@ describe('wake triggers', () => {
     expect(what).toEqual({ kind: 'wake', reason: expect.objectContaining({ trigger: 'budget_exceeded', message: expect.stringContaining("its profile's budget for today (UTC) of $5.00") }) });
   });
 
+  it('given an exit, then it is an exit to check, marked requested when it was a stop someone asked for', () => {
+    expect(classifySessionEvent(event('session.exited', { at: 1, code: 1, signal: null, reason: 'exited' }), () => view)).toMatchObject({ kind: 'exit', requested: false, reason: { trigger: 'worker_exited' } });
+    expect(classifySessionEvent(event('session.exited', { at: 1, code: null, signal: 'SIGTERM', reason: 'stopped' }), () => view)).toMatchObject({ kind: 'exit', requested: true });
+  });
+
   it('given a rate limit that refuses, or a session parked at its limit, then nothing wakes the brain: it resumes by itself, and the next round says so', () => {
     expect(classifySessionEvent(event('session.rate_limited', { at: 1, status: 'rejected', resets_at: Date.parse('2026-11-23T05:00:00.000Z'), limit_type: 'five_hour' }), () => view)).toBeNull();
     const parked = { at: 1, reason: 'usage_limit', resumes_at: 2, source: 'runtime', limit_type: 'five_hour', attempt: 1, prompt: null };

@@ -15,7 +15,8 @@ export interface LoopTrigger {
   escalate_after: number;
 }
 
-export type TriggerOrExit = { kind: 'wake'; reason: WakeReason } | { kind: 'exit'; session_id: string; reason: WakeReason } | LoopTrigger | null;
+/** `requested`: the exit of a stop someone asked for (the user, the brain's stop_session): it wakes no round of its own. */
+export type TriggerOrExit = { kind: 'wake'; reason: WakeReason } | { kind: 'exit'; session_id: string; reason: WakeReason; requested: boolean } | LoopTrigger | null;
 
 /**
  * Events that wake the brain on their own, also when the session waits already and its state's name stays the same
@@ -84,7 +85,7 @@ export function classifySessionEvent(e: JournalEvent, session: (id: string) => S
     case 'session.asked_human':
       return { kind: 'wake', reason: reason('ask_human', text(d.question)) };
     case 'session.exited':
-      return { kind: 'exit', session_id: s.id, reason: reason('worker_exited', text(d.reason), 'exited') };
+      return { kind: 'exit', session_id: s.id, reason: reason('worker_exited', text(d.reason), 'exited'), requested: d.reason === 'stopped' };
     // The summary is Brainstem's words; the evidence the worker's text, which the round quotes as data.
     case 'session.loop_detected': {
       const summary = text(d.summary) ?? 'a loop';

@@ -117,6 +117,14 @@ describe('supervision service over a real journal', () => {
     expect(svc.listRounds()).toHaveLength(2);
   });
 
+  it('wakes no round for a stop someone asked for while other workers live; the next round says it since', async () => {
+    await svc.enable({}, 'user', 'test');
+    await sessions.emit('cs_a', 'session.exited', { code: null, signal: 'SIGTERM', reason: 'stopped' });
+    await sessions.emit('cs_b', 'session.blocked', { reason: 'no creds' });
+    const rounds = await waitFor(() => (svc.listRounds().length ? svc.listRounds() : undefined), { what: 'a round' });
+    expect(rounds[0].reasons.map((r) => [r.session_id, r.trigger])).toEqual([['cs_b', 'notify_blocked']]);
+  });
+
   it('closes with converged and no round when the last supervised worker exits', async () => {
     await svc.enable({ scope_mode: 'only', scope_session_ids: ['cs_a', 'cs_b'] }, 'user', 'test');
     await sessions.emit('cs_a', 'session.exited', { code: 0, reason: 'done' });
