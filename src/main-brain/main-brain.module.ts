@@ -40,6 +40,7 @@ import { UsageService } from '../usage/usage.service';
 import { registerWorkerTools } from './worker.tools';
 import { registerWorktreeTools } from './worktree.tools';
 import { registerUsageTools } from './usage.tools';
+import { WorktreeOverlaps } from '../worktrees/worktree-overlaps.service';
 import { BudgetAsks } from './budget-asks';
 
 /** How long a call waits for the user's confirmation before it expires unrun. */
@@ -63,14 +64,23 @@ const newId = () => randomBytes(6).toString('hex');
     },
     {
       provide: ToolRegistry,
-      inject: [SupervisionService, ChatService, SessionsService, ProfilesService, ProfileApplier, EventBus, UsageService],
-      useFactory: (supervision: SupervisionService, chat: ChatService, sessions: SessionsService, profiles: ProfilesService, applier: ProfileApplier, bus: EventBus, usage: UsageService) => {
+      inject: [SupervisionService, ChatService, SessionsService, ProfilesService, ProfileApplier, EventBus, UsageService, WorktreeOverlaps],
+      useFactory: (
+        supervision: SupervisionService,
+        chat: ChatService,
+        sessions: SessionsService,
+        profiles: ProfilesService,
+        applier: ProfileApplier,
+        bus: EventBus,
+        usage: UsageService,
+        overlaps: WorktreeOverlaps,
+      ) => {
         const registry = new ToolRegistry();
         registerUsageTools(registry, usage, sessions);
         registerSupervisionTools(registry, supervision, chat);
         registerSessionTools(registry, sessions);
         registerSessionSightTools(registry, sessions, profiles);
-        registerWorktreeTools(registry, sessions);
+        registerWorktreeTools(registry, sessions, overlaps);
         registerProfileTools(registry, profiles, applier);
         registerWorkerTools(registry, sessions, bus);
         return registry;

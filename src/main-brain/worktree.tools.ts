@@ -6,6 +6,8 @@ import { WORKTREE_OPS, WorktreeOp } from '../sessions/session-worktree';
 import { SessionsService } from '../sessions/sessions.service';
 import { MAX_DIFF_LINES } from '../worktrees/diff-page';
 import { MERGE_STRATEGIES, MergeStrategy } from '../worktrees/merge-plan';
+import { OverlapsArgs } from '../worktrees/worktree-overlaps.dto';
+import { WorktreeOverlaps } from '../worktrees/worktree-overlaps.service';
 import { ToolRegistry } from './tool-registry';
 
 const SESSION_REF = 'A cs_ session id or its alias (w1, w2, …).';
@@ -47,9 +49,10 @@ function irreversible(sessions: SessionsService, a: { session: string; action?: 
 /**
  * The main brain's view of what a session changed, and its way to bring the work back. A merge or a discard waits for
  * the user (the human gate); keeping the branch only does not, since it loses nothing (uncommitted work refuses it).
- * A brain never forces: removing a worktree with uncommitted changes is the user's own call.
+ * A brain never forces: removing a worktree with uncommitted changes is the user's own call. Before merging, it can
+ * see which worktree sessions would collide and in what order to merge them: those only read, so nothing gates them.
  */
-export function registerWorktreeTools(registry: ToolRegistry, sessions: SessionsService): void {
+export function registerWorktreeTools(registry: ToolRegistry, sessions: SessionsService, overlaps: WorktreeOverlaps): void {
   registry.register<{ session: string; file?: string; cursor?: string; limit?: number }>({
     name: 'session_diff',
     audience: 'main_brain',
@@ -76,5 +79,27 @@ export function registerWorktreeTools(registry: ToolRegistry, sessions: Sessions
     },
     irreversible: (a) => irreversible(sessions, a),
     handler: async (a, ctx) => brief(await sessions.operateWorktree(a.session, a.action ?? 'merge', { strategy: a.strategy }, ctx.actor)),
+  });
+
+  registry.register<{ repo?: string }>({
+    name: 'overlaps',
+    audience: 'main_brain',
+    description:
+      "Which live worktree sessions would collide on merge, predicted before any merge: for each repository (repo: its main checkout's absolute path; default every one " +
+      'with live worktree sessions on this node), the files each session changed since its base (committed or not), every pair of sessions with the files both changed ' +
+      'and whether merging both would conflict (conflicting_paths), and each session against its base branch as it is now. Nothing is changed.',
+    parameters: OverlapsArgs,
+    handler: async (a) => ({ repos: a.repo === undefined ? await overlaps.allOverlaps() : [await overlaps.overlaps(a.repo)] }),
+  });
+
+  registry.register<{ repo?: string }>({
+    name: 'suggest_merge_order',
+    audience: 'main_brain',
+    description:
+      'An order to merge the live worktree sessions of each repository in (repo, or every one) so that as many as possible merge without conflict: the steps ' +
+      'with clean: true first (each conflicts with none before it, nor with its base), then the rest, oldest first, naming whom they conflict with ' +
+      '(conflicts_with, base_conflicts): merge those after the clean ones, once rebased or resolved. A prediction from the work as it is now; nothing is merged.',
+    parameters: OverlapsArgs,
+    handler: async (a) => ({ repos: await overlaps.mergeOrders(a.repo) }),
   });
 }

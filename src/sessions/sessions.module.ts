@@ -46,6 +46,10 @@ import { PerTurnRuntime } from './runtimes/turn-conversation';
 import { GitCli } from '../worktrees/git-cli';
 import { CliWorktreeGit } from '../worktrees/worktree-git';
 import { WORKTREE_GIT, WorktreeGit } from '../worktrees/worktree-git.port';
+import { CliOverlapGit } from '../worktrees/worktree-overlap.git';
+import { OverlapSession } from '../worktrees/worktree-overlap.port';
+import { WorktreeOverlapsController } from '../worktrees/worktree-overlaps.controller';
+import { WorktreeOverlaps } from '../worktrees/worktree-overlaps.service';
 
 const SESSIONS_SLICE = Symbol('SessionsSlice');
 
@@ -94,7 +98,7 @@ function sessionProfiles(profiles: ProfilesService, applier: ProfileApplier): Se
 
 @Module({
   imports: [BusModule, ProfilesModule, UsageModule],
-  controllers: [SessionsController],
+  controllers: [SessionsController, WorktreeOverlapsController],
   providers: [
     { provide: CLOCK, useValue: systemClock },
     { provide: ID_GENERATOR, useValue: randomIds },
@@ -179,12 +183,27 @@ function sessionProfiles(profiles: ProfilesService, applier: ProfileApplier): Se
       inject: [CONFIG, JOURNAL, NODE_DIRECTORY, RuntimeCatalog, PROCESS_RUNNER, SESSION_PROFILES, SESSION_WORKSPACE, SESSION_HOST, WORKER_ENDPOINT, CLOCK, ID_GENERATOR, WORKTREE_GIT, UsageService, NODE_PEERS],
     },
     { provide: SessionRegistry, useFactory: (slice: SessionsSlice) => slice.registry, inject: [SESSIONS_SLICE] },
+    {
+      provide: WorktreeOverlaps,
+      // The worktrees on this node's disk whose work may still be merged: ready, and live or not merged yet.
+      useFactory: (registry: SessionRegistry, host: SessionHost) =>
+        new WorktreeOverlaps(
+          () =>
+            registry.list().flatMap((a): OverlapSession[] => {
+              const w = a.context.worktree;
+              if (!w || w.state !== 'ready' || (w.merged && !a.live) || !registry.owns(a)) return [];
+              return [{ session_id: a.id, alias: a.context.alias, branch: w.branch, path: w.path, repo: w.repo, base_branch: w.base_branch, base_sha: w.base_sha, created_at: a.context.created_at }];
+            }),
+          new CliOverlapGit(new GitCli(inheritedEnv(host.env))),
+        ),
+      inject: [SessionRegistry, SESSION_HOST],
+    },
     { provide: SessionsService, useFactory: (slice: SessionsSlice) => slice.service, inject: [SESSIONS_SLICE] },
     { provide: WORKER_SESSIONS, useExisting: SessionsService },
     RuntimeVersionCheck,
     { provide: SESSION_DIRECTORY, useFactory: (sessions: SessionsService) => sessions.directory(), inject: [SessionsService] },
   ],
-  exports: [SessionsService, RuntimeCatalog, SESSION_DIRECTORY, PROCESS_RUNNER, WORKER_SESSIONS, RuntimeVersionCheck],
+  exports: [SessionsService, RuntimeCatalog, SESSION_DIRECTORY, PROCESS_RUNNER, WORKER_SESSIONS, RuntimeVersionCheck, WorktreeOverlaps],
 })
 export class SessionsModule implements OnApplicationBootstrap, OnModuleDestroy {
   private profileChanges: Subscription | null = null;

@@ -5,6 +5,7 @@ declare module '../common/domain-error' {
     invalid_ref: 400;
     path_outside_tree: 400;
     worktrees_dir_in_repository: 400;
+    no_worktree_sessions: 404;
     no_worktree: 409;
     worktree_not_ready: 409;
     worktree_busy: 409;
@@ -29,11 +30,12 @@ declare module '../common/domain-error' {
 /**
  * Worktree isolation's error codes and their statuses. 400: a create whose isolation cannot be set up from what it
  * names (not a git repository, a ref that does not exist or is malformed, a path leading out of the tree, a worktrees
- * folder inside the repository). 409: the worktree's state or the repository's refuses the operation (none, not ready,
- * another operation running, removed, deleted by hand, uncommitted changes, the session still live, a conflict, the main
- * checkout's changes in the way, no fast-forward, nothing to merge, no base branch, the base or the branch checked out elsewhere, an
- * operation a restart cut short). 500: git failed unexpectedly (its message is given). 503: no usable git. 504: the
- * owner node did not perform an operation in time.
+ * folder inside the repository). 404: no live worktree session of a repository on this node (its overlaps). 409: the
+ * worktree's state or the repository's refuses the operation (none, not ready, another operation running, removed,
+ * deleted by hand, uncommitted changes, the session still live, a conflict, the main checkout's changes in the way, no
+ * fast-forward, nothing to merge, no base branch, the base or the branch checked out elsewhere, an operation a restart
+ * cut short). 500: git failed unexpectedly (its message is given). 503: no usable git. 504: the owner node did not
+ * perform an operation in time.
  */
 export const WORKTREE_ERRORS = {
   not_a_git_repository: 400,
@@ -41,6 +43,7 @@ export const WORKTREE_ERRORS = {
   invalid_ref: 400,
   path_outside_tree: 400,
   worktrees_dir_in_repository: 400,
+  no_worktree_sessions: 404,
   no_worktree: 409,
   worktree_not_ready: 409,
   worktree_busy: 409,

@@ -19,6 +19,7 @@ const MAIN_TOOLS = [
   'list_sessions',
   'manage_agent_profile',
   'merge_session',
+  'overlaps',
   'read_chat',
   'read_session_output',
   'release_session',
@@ -31,6 +32,7 @@ const MAIN_TOOLS = [
   'set_supervision_scope',
   'start_session',
   'stop_session',
+  'suggest_merge_order',
   'supervision_status',
   'usage_report',
 ];
