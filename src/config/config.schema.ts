@@ -20,7 +20,7 @@ export interface BrainstemConfig {
   journal: { dir: string; url: string | null; sync: boolean; checkpoint_every: number };
   sessions: { max_sessions: number };
   /** Where sessions' git worktrees go, one folder per repository: BRAINSTEM_WORKTREES_DIR, else `<journal dir>/worktrees`. */
-  worktrees: { dir: string };
+  worktrees: { dir: string; overlap_interval_s: number };
   /**
    * This service among the nodes sharing a PostgreSQL journal: its id (owner of the sessions it starts) and the lease
    * time after which a silent node counts as down and another takes the supervisor's lease; the base URL the other
@@ -116,6 +116,7 @@ export const KNOBS: readonly Knob[] = [
   { path: 'journal.checkpoint_every', env: 'BRAINSTEM_JOURNAL_CHECKPOINT_EVERY', kind: 'int', min: 1, max: 1_000_000 },
   { path: 'sessions.max_sessions', env: 'BRAINSTEM_MAX_SESSIONS', kind: 'int', min: 1, max: 100_000 },
   { path: 'worktrees.dir', env: 'BRAINSTEM_WORKTREES_DIR', kind: 'string', nullable: true },
+  { path: 'worktrees.overlap_interval_s', env: 'BRAINSTEM_WORKTREES_OVERLAP_INTERVAL_S', kind: 'int', min: 0, max: 86_400 },
   { path: 'node.id', env: 'BRAINSTEM_NODE_ID', kind: 'string' },
   { path: 'node.lease_ttl_s', env: 'BRAINSTEM_NODE_LEASE_TTL_S', kind: 'int', min: 1, max: 3600 },
   { path: 'node.url', env: 'BRAINSTEM_NODE_URL', kind: 'string', nullable: true },

@@ -50,6 +50,10 @@ import { CliOverlapGit } from '../worktrees/worktree-overlap.git';
 import { OverlapSession } from '../worktrees/worktree-overlap.port';
 import { WorktreeOverlapsController } from '../worktrees/worktree-overlaps.controller';
 import { WorktreeOverlaps } from '../worktrees/worktree-overlaps.service';
+import { OverlapWatcher } from '../worktrees/overlap-watcher';
+
+/** Turn ends and merges within this window are one look at the overlaps. */
+const OVERLAP_DEBOUNCE_MS = 2000;
 
 const SESSIONS_SLICE = Symbol('SessionsSlice');
 
@@ -198,6 +202,22 @@ function sessionProfiles(profiles: ProfilesService, applier: ProfileApplier): Se
         ),
       inject: [SessionRegistry, SESSION_HOST],
     },
+    {
+      provide: OverlapWatcher,
+      useFactory: (config: BrainstemConfig, journal: Journal, bus: EventBus, overlaps: WorktreeOverlaps, registry: SessionRegistry) =>
+        new OverlapWatcher(
+          journal,
+          bus.events$,
+          {
+            repos: () => overlaps.repos(),
+            overlaps: (repo) => overlaps.overlaps(repo),
+            working: () => registry.list().some((a) => a.live && a.state === 'working' && a.context.worktree?.state === 'ready' && registry.owns(a)),
+          },
+          `worktree-overlaps-${config.node.id}`,
+          { debounce_ms: OVERLAP_DEBOUNCE_MS, interval_ms: config.worktrees.overlap_interval_s * 1000 },
+        ),
+      inject: [CONFIG, JOURNAL, EventBus, WorktreeOverlaps, SessionRegistry],
+    },
     { provide: SessionsService, useFactory: (slice: SessionsSlice) => slice.service, inject: [SESSIONS_SLICE] },
     { provide: WORKER_SESSIONS, useExisting: SessionsService },
     RuntimeVersionCheck,
@@ -211,13 +231,14 @@ export class SessionsModule implements OnApplicationBootstrap, OnModuleDestroy {
   constructor(
     private readonly bus: EventBus,
     private readonly sessions: SessionsService,
+    private readonly overlaps: OverlapWatcher,
   ) {}
 
   /**
    * A profile edited (over REST or on disk) may have changed its budgets: its sessions are checked against them again.
    * The brain's turn that spent Brainstem's day budget holds every worker, as a worker's would.
    */
-  onApplicationBootstrap(): void {
+  onApplicationBootstrap(): Promise<void> {
     this.profileChanges = merge(
       this.bus.ofType('profile.updated', 'profile.edited_on_disk').pipe(map((e) => e.data.id)),
       this.bus.ofType('brain.budget_exceeded').pipe(
@@ -227,9 +248,11 @@ export class SessionsModule implements OnApplicationBootstrap, OnModuleDestroy {
     )
       .pipe(concatMap((profileId) => this.sessions.budgetsChanged(profileId)))
       .subscribe();
+    return this.overlaps.start();
   }
 
   onModuleDestroy(): void {
+    this.overlaps.stop();
     this.profileChanges?.unsubscribe();
   }
 }

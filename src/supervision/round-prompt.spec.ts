@@ -159,6 +159,16 @@ describe('round prompt', () => {
       expect(text).toContain(`End this round with complete_round {"round_id":"rd_1","summary":"…"}.`);
     });
 
+    it('Given a conflict predicted between two worktree sessions, Then the reason says so in Brainstem\'s words, quotes the paths as worker data, and names the tools that act on it', () => {
+      const text = roundPrompt({
+        ...base,
+        started_at: T,
+        reasons: [{ session_id: 'cs_a', alias: 'w1', trigger: 'conflict_predicted', state: 'working', message: 'merging it and w2 (cs_b) would conflict in 1 path', evidence: 'src/auth.ts' }],
+      });
+      expect(text).toContain('  - w1 (cs_a) would conflict on merge (predicted from the work in its worktree now) [state: working]\n    Brainstem saw: merging it and w2 (cs_b) would conflict in 1 path\n    the conflicting paths:\n    ```worker-data\n    src/auth.ts\n    ```\n');
+      expect(text).toContain('    act: suggest_merge_order {} says which to merge first; tell the one that waits, with send_to_session, to stay off those files or to rebase once the other is merged; session_diff {"session":"w1"} shows this side');
+    });
+
     it('Given sessions parked at their limit, Then each line says until when it is parked and that nothing is needed, or that it is kept parked', () => {
       const text = roundPrompt({
         ...base,

@@ -49,10 +49,11 @@ const TRIGGER_TEXT: Record<string, string> = {
   budget_warning: 'is past 80% of a budget',
   budget_exceeded: 'reached a budget: Brainstem held it and interrupted its turn, and asks the user to raise the budget',
   rate_limited: 'is rate-limited by its model API',
+  conflict_predicted: 'would conflict on merge (predicted from the work in its worktree now)',
 };
 
 /** Triggers whose message Brainstem writes itself (the stall watchdog's, a loop's summary, a budget's, a rate limit's), not the worker. */
-const SERVICE_MESSAGES = new Set(['stall', 'loop_repeated_call', 'loop_alternation', 'loop_repeated_failure', 'loop_repeated_text', 'loop_no_progress', 'budget_warning', 'budget_exceeded', 'rate_limited']);
+const SERVICE_MESSAGES = new Set(['stall', 'loop_repeated_call', 'loop_alternation', 'loop_repeated_failure', 'loop_repeated_text', 'loop_no_progress', 'budget_warning', 'budget_exceeded', 'rate_limited', 'conflict_predicted']);
 
 /** Control characters other than tab and newline (terminal escapes in output) are dropped; CR ends a line. */
 function cleanText(text: string): string {
@@ -283,6 +284,9 @@ function actLine(r: WakeReason, board: BoardLine | undefined): string | null {
   if (t === 'budget_warning') return `act: nothing needed; set_session_budget ${args({ session })} with more (the person confirms) if its work is worth it`;
   if (t === 'budget_exceeded') return `act: it is held: set_session_budget ${args({ session })} raises it (the person confirms), or leave it held`;
   if (t === 'rate_limited') return 'act: nothing: it goes on when its limit resets';
+  if (t === 'conflict_predicted') {
+    return `act: suggest_merge_order {} says which to merge first; tell the one that waits, with send_to_session, to stay off those files or to rebase once the other is merged; session_diff ${args({ session })} shows this side`;
+  }
   return null;
 }
 
@@ -306,12 +310,13 @@ function reasonLines(r: WakeReason, results: ReadonlyMap<string, string>, board:
   const head = system ? `  - ${what}` : `  - ${r.alias} (${r.session_id}) ${what}${chat}${state}`;
   const act = actLine(r, board);
   const tail = act ? [`    ${act}`] : [];
-  // A loop's evidence is what the worker tried and what came back: its own text.
-  const evidence = r.evidence ? ['    what it tried and what came back:', ...quoteWorkerData(r.evidence)] : [];
+  // A loop's evidence is what the worker tried and what came back; a predicted conflict's, the paths: the workers' text.
+  const label = r.trigger === 'conflict_predicted' ? '    the conflicting paths:' : '    what it tried and what came back:';
+  const evidence = r.evidence ? [label, ...quoteWorkerData(r.evidence)] : [];
   if (r.trigger === 'pending_authorization' && !system) return [head, ...permissionLines(r, board), ...tail];
   // The first round's system reason carries the goal, which the prompt says already.
   if (!r.message || (system && r.trigger === 'initial')) return [head, ...evidence, ...tail];
-  if (system || SERVICE_MESSAGES.has(r.trigger)) return [`${head}\n    ${r.trigger.startsWith('loop_') ? 'Brainstem saw' : 'says'}: ${r.message}`, ...evidence, ...tail];
+  if (system || SERVICE_MESSAGES.has(r.trigger)) return [`${head}\n    ${r.trigger.startsWith('loop_') || r.trigger === 'conflict_predicted' ? 'Brainstem saw' : 'says'}: ${r.message}`, ...evidence, ...tail];
   if (quotesResult(r, results)) return [`${head}; its turn result:`, ...quoteWorkerData(r.message), ...tail];
   return [head, '    says:', ...quoteWorkerData(r.message), ...tail];
 }

@@ -190,7 +190,7 @@ export class SupervisionService {
     this.followScopeRules();
     this.busSub = this.bus.events$.subscribe((e) => {
       if (e.stream === SUPERVISION_STREAM) this.store.follow(e as unknown as JournalEvent);
-      else if (e.type.startsWith('session.')) this.onSessionEvent(e as unknown as JournalEvent);
+      else if (e.type.startsWith('session.') || e.type === 'worktree.conflict_predicted') this.onSessionEvent(e as unknown as JournalEvent);
       if (this.since) this.noteSince(e as unknown as JournalEvent);
     });
     this.watchdog.start();

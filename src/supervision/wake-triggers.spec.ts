@@ -131,6 +131,17 @@ describe('wake triggers', () => {
     expect(what).toEqual({ kind: 'wake', reason: expect.objectContaining({ trigger: 'budget_exceeded', message: expect.stringContaining("its profile's budget for today (UTC) of $5.00") }) });
   });
 
+  it("given a conflict newly predicted with another worktree session or its base, then it wakes the brain in Brainstem's words, the paths as evidence", () => {
+    const other = { ...view, id: 'cs_b', alias: 'w2' };
+    const lookup = (id: string) => (id === 'cs_b' ? other : view);
+    const e = (b: string) => ({ seq: 9, stream: 'worktree-overlaps-local', type: 'worktree.conflict_predicted', at: '2026-12-06T10:00:00.000Z', version: 1, data: { repo: '/r', session_id: view.id, b, files: ['a.ts'], conflicting_paths: ['a.ts', 'b.ts'] }, meta: { actor: 'brainstem', correlation_id: null, causation_seq: null }, hash: '', prev_hash: '' });
+    expect(classifySessionEvent(e('cs_b') as never, lookup)).toEqual({
+      kind: 'wake',
+      reason: expect.objectContaining({ session_id: view.id, trigger: 'conflict_predicted', message: 'merging it and w2 (cs_b) would conflict in 2 paths', evidence: 'a.ts\nb.ts' }),
+    });
+    expect(classifySessionEvent(e('base') as never, lookup)).toMatchObject({ reason: { message: 'merging it and its base branch as it is now would conflict in 2 paths' } });
+  });
+
   it('given an exit, then it is an exit to check, marked requested when it was a stop someone asked for', () => {
     expect(classifySessionEvent(event('session.exited', { at: 1, code: 1, signal: null, reason: 'exited' }), () => view)).toMatchObject({ kind: 'exit', requested: false, reason: { trigger: 'worker_exited' } });
     expect(classifySessionEvent(event('session.exited', { at: 1, code: null, signal: 'SIGTERM', reason: 'stopped' }), () => view)).toMatchObject({ kind: 'exit', requested: true });

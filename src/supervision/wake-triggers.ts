@@ -95,6 +95,15 @@ export function classifySessionEvent(e: JournalEvent, session: (id: string) => S
       const loop = wakeReason({ session_id: s.id, alias: s.alias, trigger: `loop_${pattern}`, state: s.state, message: summary, evidence });
       return { kind: 'loop', reason: loop, pattern, signature: String(d.signature), summary, escalate_after };
     }
+    // A collision newly predicted between two worktree sessions (or one and its moved base): Brainstem's words, and the
+    // paths as git named them (the workers' file names), quoted as evidence.
+    case 'worktree.conflict_predicted': {
+      const other = typeof d.b === 'string' && d.b !== 'base' ? session(d.b) : undefined;
+      const paths = Array.isArray(d.conflicting_paths) ? d.conflicting_paths.filter((p): p is string => typeof p === 'string') : [];
+      const withWhom = d.b === 'base' ? 'its base branch as it is now' : other ? `${other.alias} (${other.id})` : String(d.b);
+      const message = `merging it and ${withWhom} would conflict in ${paths.length} path${paths.length === 1 ? '' : 's'}`;
+      return { kind: 'wake', reason: wakeReason({ session_id: s.id, alias: s.alias, trigger: 'conflict_predicted', state: s.state, message, evidence: paths.slice(0, 20).join('\n') }) };
+    }
     // Budgets: Brainstem's own words, from the numbers the event carries. A model's limit wakes no one: the session
     // parks and resumes by itself, and the board of the next round says so (docs/guide/usage.md#usage-limits).
     case 'session.budget_warning':

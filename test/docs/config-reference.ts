@@ -29,6 +29,7 @@ const MEANING: Record<string, string> = {
   BRAINSTEM_JOURNAL_SYNC: 'fsync every group commit (LevelDB; PostgreSQL commits as the server is configured).',
   BRAINSTEM_JOURNAL_CHECKPOINT_EVERY: 'A verified checkpoint every N events; boot re-verifies only the events after the last one.',
   BRAINSTEM_MAX_SESSIONS: 'Live coding sessions at most (per node).',
+  BRAINSTEM_WORKTREES_OVERLAP_INTERVAL_S: 'While a worktree session\'s worker works, its [overlaps](../guide/worktrees.md#overlaps-and-predicted-conflicts) are predicted again at least this often (besides at each turn\'s end and merge). 0: only then.',
   BRAINSTEM_WORKTREES_DIR: "Where sessions' git worktrees go (`isolation: \"worktree\"`), a folder per repository. Unset: `<journal dir>/worktrees`. Never inside a repository worked on.",
   BRAINSTEM_NODE_ID: "This node's name among the nodes sharing a PostgreSQL journal (lowercase letters, digits, `-`).",
   BRAINSTEM_NODE_LEASE_TTL_S: "Seconds a silent node still counts as up; after them another node takes the supervisor's lease.",
